@@ -1,0 +1,1 @@
+"""tapegrad benchmarks against NumPy, PyTorch, TensorFlow and JAX (see README.md)."""

@@ -1,0 +1,114 @@
+"""Matrix multiply, float32 1024x1024: reduce_sum(A @ B) forward, and with both gradients.
+
+Flops counted (for GFLOP/s): 2 n^3 per GEMM; forward is one GEMM, forward +
+backward three (A @ B, g @ B^T, A^T @ g); the reduce_sum is not counted. The
+TensorFlow and tapegrad cases are one function of a module `tf`, with A and B as
+tf.Variable (watched by the tape without tape.watch).
+"""
+
+import sys
+
+try:
+    from . import _harness as h
+except ImportError:          # run as a script: python benchmarks/bench_matmul.py
+    import _harness as h
+
+import numpy as np  # noqa: E402  (after _harness, which configures NumPy's OpenBLAS)
+
+GROUP = "matmul"
+N = 1024
+
+
+def input_data():
+    """Entries in [0, 1): no cancellation in the sums, so float32 results compare tightly."""
+    rng = np.random.default_rng(1)
+    return rng.random((N, N), dtype=np.float32), rng.random((N, N), dtype=np.float32)
+
+
+A, B = input_data()
+
+fwd = h.Workload(GROUP, "reduce_sum(A @ B) forward, %dx%d float32" % (N, N), flops=2 * N ** 3,
+                 note="GFLOP/s counts one GEMM, 2 n^3", rtol=1e-4)
+bwd = h.Workload(GROUP, "reduce_sum(A @ B) forward+backward, dA and dB, %dx%d float32" % (N, N),
+                 flops=3 * 2 * N ** 3,
+                 note="GFLOP/s counts three GEMMs, 3 * 2 n^3 (numpy: the three GEMMs by hand)",
+                 rtol=1e-4)
+
+
+@fwd.case("tensorflow", "tapegrad")
+def _(tf):
+    a, b = tf.Variable(A), tf.Variable(B)
+    return lambda: tf.reduce_sum(tf.matmul(a, b))
+
+
+@bwd.case("tensorflow", "tapegrad")
+def _(tf):
+    a, b = tf.Variable(A), tf.Variable(B)
+
+    def step():
+        with tf.GradientTape() as tape:
+            s = tf.reduce_sum(tf.matmul(a, b))
+        return tape.gradient(s, [a, b])
+    return step
+
+
+@fwd.case("numpy")
+def _(np):
+    return lambda: (A @ B).sum()
+
+
+@bwd.case("numpy")
+def _(np):
+    def step():
+        c = A @ B
+        c.sum()
+        g = np.ones_like(c)              # d sum / dc
+        return [g @ B.T, A.T @ g]
+    return step
+
+
+@fwd.case("torch")
+def _(torch):
+    a, b = torch.from_numpy(A.copy()), torch.from_numpy(B.copy())
+    return lambda: (a @ b).sum()
+
+
+@bwd.case("torch")
+def _(torch):
+    a = torch.from_numpy(A.copy()).requires_grad_(True)
+    b = torch.from_numpy(B.copy()).requires_grad_(True)
+
+    def step():
+        s = (a @ b).sum()
+        return list(torch.autograd.grad(s, [a, b]))
+    return step
+
+
+@fwd.case("jax")
+def _(jax):
+    f = jax.jit(lambda a, b: jax.numpy.sum(a @ b))
+    a, b = jax.numpy.asarray(A), jax.numpy.asarray(B)
+    return lambda: f(a, b).block_until_ready()
+
+
+@bwd.case("jax")
+def _(jax):
+    # value_and_grad, not grad: with grad alone XLA prunes the unused forward GEMM.
+    vdf = jax.jit(jax.value_and_grad(lambda a, b: jax.numpy.sum(a @ b), argnums=(0, 1)))
+    a, b = jax.numpy.asarray(A), jax.numpy.asarray(B)
+
+    def step():
+        s, (ga, gb) = jax.block_until_ready(vdf(a, b))
+        return [ga, gb]
+    return step
+
+
+WORKLOADS = [fwd, bwd]
+
+
+def main(argv=None, print_env=True):
+    return h.main(WORKLOADS, __doc__.splitlines()[0], argv, print_env)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

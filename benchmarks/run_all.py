@@ -1,0 +1,29 @@
+"""Run every benchmark of this folder in one process, one environment header first.
+
+    env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/run_all.py [options]
+
+Options are those of every bench_*.py (see --help): --frameworks, --filter, --budget,
+--json FILE, --quick.
+"""
+
+import sys
+
+try:
+    from . import _harness as h
+    from . import bench_dispatch, bench_elementwise, bench_matmul
+except ImportError:          # run as a script
+    import _harness as h
+    import bench_dispatch
+    import bench_elementwise
+    import bench_matmul
+
+SUITES = (bench_dispatch, bench_elementwise, bench_matmul)
+
+
+def main(argv=None):
+    workloads = [w for suite in SUITES for w in suite.WORKLOADS]
+    return h.main(workloads, __doc__.splitlines()[0], argv)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,130 @@
+// convert.cpp -- Python values to tensors (TF dtype rules) and tensors to NumPy arrays.
+#include "bindings/convert.h"
+#include <cmath>
+#include <pybind11/stl.h>
+#include "core/error.h"
+
+namespace tg {
+
+static py::dtype np_dtype(DType d) {
+  switch (d) {
+    case DType::Float32: return py::dtype::of<float>();
+    case DType::Float64: return py::dtype::of<double>();
+    case DType::Int32: return py::dtype::of<int32_t>();
+    case DType::Int64: return py::dtype::of<int64_t>();
+    default: return py::dtype::of<bool>();
+  }
+}
+
+static int dtype_from_numpy(const py::dtype& dt) {
+  char k = dt.kind();
+  size_t sz = dt.itemsize();
+  if (k == 'f') return sz == 8 ? (int)DType::Float64 : (int)DType::Float32;
+  if (k == 'i' || k == 'u') return sz == 8 || (k == 'u' && sz == 4) ? (int)DType::Int64 : (int)DType::Int32;
+  if (k == 'b') return (int)DType::Bool;
+  throw InvalidArgument(cat("cannot convert a NumPy array of dtype ", std::string(py::str(dt)), " to a tensor"));
+}
+
+Tensor from_array(py::handle obj, int dtype) {
+  py::array arr = py::array::ensure(obj);
+  if (!arr) throw InvalidArgument("cannot convert value to a tensor");
+  if (dtype < 0) dtype = dtype_from_numpy(arr.dtype());
+  if (is_floating((DType)dtype) == false && arr.dtype().kind() == 'f') {
+    // TF refuses to silently truncate floats into integer tensors.
+    throw InvalidArgument(cat("cannot convert float values to a tensor of dtype ", dtype_name((DType)dtype)));
+  }
+  py::array c = py::array::ensure(arr.attr("astype")(np_dtype((DType)dtype)), py::array::c_style);
+  Shape shape(c.shape(), c.shape() + c.ndim());
+  Tensor t = empty(shape, (DType)dtype);
+  std::memcpy(t->data(), c.data(), t->nbytes());
+  return t;
+}
+
+int default_dtype_of(py::handle obj) {
+  if (py::isinstance<py::bool_>(obj)) return (int)DType::Bool;
+  if (py::isinstance<py::int_>(obj)) return (int)DType::Int32;
+  if (py::isinstance<py::float_>(obj)) return (int)DType::Float32;
+  return -1;
+}
+
+Tensor to_tensor(py::handle obj, int hint) {
+  if (py::isinstance<TensorImpl>(obj)) return obj.cast<Tensor>();
+  // Fast path for Python scalars.
+  if (PyFloat_CheckExact(obj.ptr()) || PyLong_CheckExact(obj.ptr()) || PyBool_Check(obj.ptr())) {
+    int d = hint >= 0 ? hint : default_dtype_of(obj);
+    if (PyFloat_CheckExact(obj.ptr()) && !is_floating((DType)d)) {
+      double v = PyFloat_AsDouble(obj.ptr());
+      throw InvalidArgument(cat("cannot convert ", std::string(py::repr(obj)), " to a tensor of dtype ", dtype_name((DType)d),
+                                v == std::floor(v) ? "" : " without losing its fractional part"));
+    }
+    if (PyLong_CheckExact(obj.ptr())) {
+      int overflow = 0;
+      long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
+      if (overflow || (d == (int)DType::Int32 && (v > INT32_MAX || v < INT32_MIN))) {
+        if (hint < 0 && !overflow) return scalar((double)v, DType::Int64);
+        throw InvalidArgument(cat("integer ", std::string(py::repr(obj)), " is out of range for dtype ", dtype_name((DType)d)));
+      }
+      if (d == (int)DType::Int64) { Tensor t = empty({}, DType::Int64); *t->data_as<int64_t>() = v; return t; }
+      return scalar((double)v, (DType)d);
+    }
+    return scalar(PyFloat_Check(obj.ptr()) ? PyFloat_AsDouble(obj.ptr()) : (double)(obj.ptr() == Py_True), (DType)d);
+  }
+  if (py::isinstance<py::array>(obj)) return from_array(obj, hint);
+  // Nested lists: NumPy infers the structure; Python floats mean float32, ints int32.
+  py::array arr = py::array::ensure(obj);
+  if (!arr) throw InvalidArgument(cat("cannot convert ", std::string(py::repr(obj)), " to a tensor"));
+  int d = hint;
+  if (d < 0) {
+    char k = arr.dtype().kind();
+    d = k == 'f' ? (int)DType::Float32 : k == 'b' ? (int)DType::Bool : (k == 'i' || k == 'u') ? (int)DType::Int32 : -1;
+    if (d == (int)DType::Int32) {
+      // Promote to int64 only when values do not fit, as TF does.
+      py::object mx = arr.attr("max")(), mn = arr.attr("min")();
+      if (arr.size() && (mx.cast<long long>() > INT32_MAX || mn.cast<long long>() < INT32_MIN)) d = (int)DType::Int64;
+    }
+  }
+  return from_array(arr, d);
+}
+
+Tensor to_tensor_dtype(py::handle obj, int dtype) {
+  if (py::isinstance<TensorImpl>(obj)) {
+    Tensor t = obj.cast<Tensor>();
+    if (dtype >= 0 && (int)t->dtype != dtype)
+      throw InvalidArgument(cat("expected a tensor of dtype ", dtype_name((DType)dtype), ", got ", meta_str(t)));
+    return t;
+  }
+  return to_tensor(obj, dtype);
+}
+
+py::array to_numpy(const Tensor& t, bool writable_copy) {
+  std::vector<py::ssize_t> shape(t->shape.begin(), t->shape.end());
+  if (writable_copy) {
+    py::array a(np_dtype(t->dtype), shape);
+    std::memcpy(a.mutable_data(), t->data(), t->nbytes());
+    return a;
+  }
+  // Zero-copy, read-only; the capsule keeps the storage alive.
+  auto* keep = new std::shared_ptr<Storage>(t->storage);
+  py::capsule base(keep, [](void* p) { delete static_cast<std::shared_ptr<Storage>*>(p); });
+  py::array a(np_dtype(t->dtype), shape, {}, t->data(), base);
+  py::detail::array_proxy(a.ptr())->flags &= ~py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+  return a;
+}
+
+Attrs to_attrs(py::handle kwargs) {
+  Attrs a;
+  if (!kwargs || kwargs.is_none()) return a;
+  for (auto kv : py::reinterpret_borrow<py::dict>(kwargs)) {
+    std::string key = py::str(kv.first);
+    py::handle v = kv.second;
+    if (v.is_none()) continue;
+    if (PyBool_Check(v.ptr())) a.set(key.c_str(), v.cast<bool>());
+    else if (PyLong_Check(v.ptr())) a.set(key.c_str(), v.cast<int64_t>());
+    else if (PyFloat_Check(v.ptr())) a.set(key.c_str(), v.cast<double>());
+    else if (py::isinstance<py::str>(v)) a.set(key.c_str(), v.cast<std::string>());
+    else a.set(key.c_str(), v.cast<std::vector<int64_t>>());
+  }
+  return a;
+}
+
+}  // namespace tg

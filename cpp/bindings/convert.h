@@ -1,0 +1,24 @@
+// convert.h -- Python <-> engine conversions shared by the binding files.
+#pragma once
+#include <pybind11/pybind11.h>
+#include <pybind11/numpy.h>
+#include "engine/registry.h"
+
+namespace tg {
+
+namespace py = pybind11;
+
+// A variable: a tensor whose value can be assigned in place.
+struct VariableImpl : TensorImpl {};
+
+// Converts a Tensor, Python number/bool, nested list or NumPy array to a Tensor.
+// `hint` (or -1) is the dtype a non-tensor value takes, as TF's convert_to_tensor(dtype_hint=).
+Tensor to_tensor(py::handle obj, int hint = -1);
+// Converts with an exact dtype (-1: infer); a Tensor of another dtype raises.
+Tensor to_tensor_dtype(py::handle obj, int dtype);
+Tensor from_array(py::handle arr, int dtype);  // copies
+py::array to_numpy(const Tensor& t, bool writable_copy);
+Attrs to_attrs(py::handle kwargs);
+int default_dtype_of(py::handle obj);          // float -> float32, int -> int32, ...
+
+}  // namespace tg

@@ -1,0 +1,67 @@
+// ops.cpp -- the generic op entry points: apply(name, inputs, attrs), op handles, the registry list.
+#include <pybind11/stl.h>
+#include "bindings/convert.h"
+#include "core/error.h"
+#include "engine/eager.h"
+#include "kernels/elementwise.h"
+
+namespace tg {
+
+namespace {
+
+constexpr int64_t kReleaseGilMin = 1 << 15;
+
+// A callable bound to one OpDef: handle(*inputs, **attrs). Non-tensor inputs take the dtype of
+// the first tensor input (TF's dtype_hint), or their Python default.
+struct OpHandle {
+  const OpDef* op;
+  Tensor call(py::args args, py::kwargs kwargs) const {
+    int hint = -1;
+    for (auto a : args)
+      if (py::isinstance<TensorImpl>(a)) { hint = (int)a.cast<const TensorImpl&>().dtype; break; }
+    Tensors x;
+    x.reserve(args.size());
+    int64_t n = 0;
+    for (auto a : args) {
+      x.push_back(to_tensor(a, hint));
+      n += x.back()->size;
+    }
+    Attrs attrs = to_attrs(kwargs);
+    if (n >= kReleaseGilMin) {
+      py::gil_scoped_release nogil;
+      return apply(*op, x, attrs);
+    }
+    return apply(*op, x, attrs);
+  }
+};
+
+}  // namespace
+
+void bind_ops(py::module_& m) {
+  py::class_<OpHandle>(m, "OpHandle")
+      .def("__call__", &OpHandle::call)
+      .def_property_readonly("name", [](const OpHandle& h) { return h.op->name; })
+      .def_property_readonly("differentiable", [](const OpHandle& h) { return h.op->differentiable; })
+      .def("__repr__", [](const OpHandle& h) { return "<op " + h.op->name + ">"; });
+  m.def("op", [](const std::string& name) { return OpHandle{&op_def(name.c_str())}; }, py::arg("name"));
+  m.def("apply", [](const std::string& name, py::sequence inputs, py::object attrs) {
+          Tensors x;
+          for (auto a : inputs) x.push_back(to_tensor(a));
+          return apply(op_def(name.c_str()), x, to_attrs(attrs));
+        }, py::arg("name"), py::arg("inputs"), py::arg("attrs") = py::none());
+  m.def("registered_ops", &registered_ops, "Names of every op in the C++ registry.");
+  m.def("is_differentiable", [](const std::string& n) { return op_def(n.c_str()).differentiable; });
+  m.def("convert", [](py::handle v, int dtype) { return to_tensor_dtype(v, dtype); },
+        py::arg("value"), py::arg("dtype") = -1);
+  m.def("convert_hint", [](py::handle v, int hint) { return to_tensor(v, hint); });
+  m.def("from_numpy", [](py::handle v, int dtype) { return from_array(v, dtype); }, py::arg("value"), py::arg("dtype") = -1);
+  m.def("fill", [](std::vector<int64_t> shape, double v, int dtype) { return full(shape, (DType)dtype, v); });
+  m.def("active_isa", [] { return std::string(isa_name(active_isa())); });
+  m.def("best_isa", [] { return std::string(isa_name(best_supported_isa())); });
+  m.def("set_isa", [](const std::string& n) {
+          set_active_isa(n == "baseline" ? 0 : n == "avx2" ? 1 : n == "avx512" ? 2 : throw InvalidArgument("unknown ISA level " + n));
+        });
+  m.def("_set_check_numerics", [](bool on) { g_check_numerics = on; });
+}
+
+}  // namespace tg

@@ -1,0 +1,183 @@
+// tape.cpp -- GradientTape (TF semantics) over the C++ tape, nested structures, custom entries.
+#include <pybind11/stl.h>
+#include "bindings/convert.h"
+#include "core/error.h"
+#include "engine/tape.h"
+
+namespace tg {
+
+namespace {
+
+// Nested lists, tuples and dicts of tensors, flattened in iteration order.
+void flatten(py::handle obj, std::vector<py::handle>& out) {
+  if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
+    for (auto item : obj) flatten(item, out);
+  } else if (PyDict_Check(obj.ptr())) {
+    for (auto kv : py::reinterpret_borrow<py::dict>(obj)) flatten(kv.second, out);
+  } else {
+    out.push_back(obj);
+  }
+}
+
+py::object unflatten(py::handle like, const std::vector<py::object>& flat, size_t& i) {
+  if (PyList_Check(like.ptr())) {
+    py::list l;
+    for (auto item : like) l.append(unflatten(item, flat, i));
+    return std::move(l);
+  }
+  if (PyTuple_Check(like.ptr())) {
+    py::list l;
+    for (auto item : like) l.append(unflatten(item, flat, i));
+    py::tuple t(l);
+    if (py::hasattr(like, "_fields")) return like.get_type()(*t);  // namedtuple
+    return std::move(t);
+  }
+  if (PyDict_Check(like.ptr())) {
+    py::dict d;
+    for (auto kv : py::reinterpret_borrow<py::dict>(like)) d[kv.first] = unflatten(kv.second, flat, i);
+    return std::move(d);
+  }
+  return flat[i++];
+}
+
+Tensors as_tensors(const std::vector<py::handle>& items, const char* what, bool allow_none) {
+  Tensors r;
+  for (auto h : items) {
+    if (h.is_none() && allow_none) { r.push_back(nullptr); continue; }
+    if (!py::isinstance<TensorImpl>(h))
+      throw InvalidArgument(cat("GradientTape.gradient: every ", what, " must be a Tensor or Variable, got ",
+                                std::string(py::str(h.get_type().attr("__name__")))));
+    r.push_back(h.cast<Tensor>());
+  }
+  return r;
+}
+
+bool wants_zeros(py::handle u) {
+  if (u.is_none()) return false;
+  py::object v = py::hasattr(u, "value") ? u.attr("value") : py::reinterpret_borrow<py::object>(u);
+  std::string s = py::str(v);
+  if (s == "zero") return true;
+  if (s == "none") return false;
+  throw InvalidArgument("unconnected_gradients must be UnconnectedGradients.NONE or UnconnectedGradients.ZERO, got " + s);
+}
+
+// A Python object whose last reference may be dropped without the GIL (a sweep runs without it).
+struct GilObject {
+  py::object obj;
+  ~GilObject() {
+    py::gil_scoped_acquire gil;
+    obj = py::object();
+  }
+};
+
+struct PyTape {
+  std::shared_ptr<Tape> tape = std::make_shared<Tape>();
+  bool active = false;
+
+  py::object gradient(py::handle target, py::handle sources, py::handle output_gradients, py::handle unconnected) {
+    if (target.is_none()) throw InvalidArgument("GradientTape.gradient: target is None");
+    if (!tape->persistent && active && tape->used)
+      throw TapeMisuse("A non-persistent GradientTape can only be used to compute one set of gradients");
+    GradientRequest req;
+    std::vector<py::handle> ft, fs, fo;
+    flatten(target, ft);
+    flatten(sources, fs);
+    req.targets = as_tensors(ft, "target", false);
+    req.sources = as_tensors(fs, "source", false);
+    if (!output_gradients.is_none()) {
+      flatten(output_gradients, fo);
+      if (fo.size() != ft.size())
+        throw InvalidArgument(cat("GradientTape.gradient: ", fo.size(), " output_gradients for ", ft.size(), " targets"));
+      req.output_gradients = as_tensors(fo, "output gradient", true);
+    }
+    req.unconnected_zero = wants_zeros(unconnected);
+    Tensors grads;
+    {
+      py::gil_scoped_release nogil;
+      grads = tg::gradient(*tape, req);
+    }
+    std::vector<py::object> flat;
+    for (auto& g : grads) flat.push_back(g ? py::cast(g) : py::none());
+    size_t i = 0;
+    return unflatten(sources, flat, i);
+  }
+};
+
+struct StopRecording {
+  std::shared_ptr<Tape> tape;
+};
+
+}  // namespace
+
+void bind_tape(py::module_& m) {
+  py::class_<PyTape>(m, "GradientTape", py::dynamic_attr())
+      .def(py::init([](bool persistent, bool watch_accessed_variables) {
+             PyTape t;
+             t.tape->persistent = persistent;
+             t.tape->watch_accessed_variables = watch_accessed_variables;
+             return t;
+           }), py::arg("persistent") = false, py::arg("watch_accessed_variables") = true)
+      .def("__enter__", [](py::object self) {
+             PyTape& t = self.cast<PyTape&>();
+             if (t.active) throw TapeMisuse("This GradientTape is already recording");
+             push_tape(t.tape.get());
+             t.active = true;
+             return self;
+           })
+      .def("__exit__", [](PyTape& t, py::args) {
+             pop_tape(t.tape.get());
+             t.active = false;
+           })
+      .def("watch", [](PyTape& t, py::handle x) {
+             std::vector<py::handle> items;
+             flatten(x, items);
+             for (auto h : items) {
+               if (!py::isinstance<TensorImpl>(h))
+                 throw InvalidArgument(cat("GradientTape.watch: expected Tensors or Variables, got ",
+                                           std::string(py::str(h.get_type().attr("__name__")))));
+               t.tape->watch(h.cast<Tensor>());
+             }
+           }, py::arg("tensor"))
+      .def("watched_variables", [](PyTape& t) { return py::tuple(py::cast(t.tape->watched_variables)); })
+      .def("gradient", &PyTape::gradient, py::arg("target"), py::arg("sources"),
+           py::arg("output_gradients") = py::none(), py::arg("unconnected_gradients") = py::none())
+      .def("reset", [](PyTape& t) { t.tape->reset(); })
+      .def("stop_recording", [](PyTape& t) {
+             if (!t.active) throw TapeMisuse("Tape.stop_recording() can only be used while the tape is recording");
+             return StopRecording{t.tape};
+           })
+      .def("release", [](PyTape& t) { t.tape->entries.clear(); t.tape->entries.shrink_to_fit(); },
+           "Frees everything a (persistent) tape holds.")
+      .def_property_readonly("nbytes", [](PyTape& t) { return t.tape->nbytes(); })
+      .def_property_readonly("persistent", [](PyTape& t) { return t.tape->persistent; })
+      .def_property_readonly("_num_entries", [](PyTape& t) { return t.tape->entries.size(); });
+  py::class_<StopRecording>(m, "_StopRecording")
+      .def("__enter__", [](StopRecording& s) { s.tape->paused++; })
+      .def("__exit__", [](StopRecording& s, py::args) { s.tape->paused--; });
+
+  m.def("record_custom", [](py::sequence inputs, py::sequence outputs, py::function fn) {
+          Tensors x, outs;
+          for (auto h : inputs) x.push_back(h.cast<Tensor>());
+          for (auto h : outputs) outs.push_back(h.cast<Tensor>());
+          auto holder = std::make_shared<GilObject>();
+          holder->obj = fn;
+          auto rule = std::make_shared<CustomGradFn>([holder](const Tensors& gs) {
+            py::gil_scoped_acquire gil;
+            py::list l;
+            for (auto& g : gs) l.append(g ? py::cast(g) : py::none());
+            py::object r = holder->obj(l);
+            Tensors grads;
+            for (auto h : r) grads.push_back(h.is_none() ? nullptr : to_tensor(h));
+            return grads;
+          });
+          record_custom(x, outs, rule);
+        }, "Records one tape entry whose gradient is fn(list of output grads) -> list of input grads.");
+  m.def("should_record", [](py::sequence inputs) {
+          Tensors x;
+          for (auto h : inputs) x.push_back(h.cast<Tensor>());
+          return should_record(x);
+        });
+  m.def("any_tape_recording", &any_tape_recording);
+}
+
+}  // namespace tg

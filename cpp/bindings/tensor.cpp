@@ -1,0 +1,142 @@
+// tensor.cpp -- the Tensor and Variable classes: storage access, NumPy interop and operators.
+#include <pybind11/stl.h>
+#include "bindings/convert.h"
+#include "core/error.h"
+#include "engine/math.h"
+#include "engine/tape.h"
+
+namespace tg {
+
+namespace {
+
+// Large kernels run without the GIL (releasing it costs ~0.04 us, so not for small ones).
+constexpr int64_t kReleaseGilMin = 1 << 15;
+
+Tensor run(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
+  int64_t n = 0;
+  for (auto& t : x) n += t->size;
+  if (n >= kReleaseGilMin) {
+    py::gil_scoped_release nogil;
+    return apply(op, x, attrs);
+  }
+  return apply(op, x, attrs);
+}
+
+Tensor binary(const char* name, py::handle self, py::handle other, bool reflected) {
+  Tensor a = self.cast<Tensor>();
+  Tensor b = to_tensor(other, (int)a->dtype);
+  const OpDef& op = op_def(name);
+  return reflected ? run(op, {b, a}) : run(op, {a, b});
+}
+
+// Python's / on integer tensors gives float64, as in TF.
+Tensor true_divide(py::handle self, py::handle other, bool reflected) {
+  Tensor a = self.cast<Tensor>();
+  Tensor b = to_tensor(other, (int)a->dtype);
+  if (reflected) std::swap(a, b);
+  if (is_integer(a->dtype) && a->dtype == b->dtype) {
+    a = cast(a, DType::Float64);
+    b = cast(b, DType::Float64);
+  }
+  return run(op_def("RealDiv"), {a, b});
+}
+
+void assign_value(const Tensor& var, py::handle value, int mode) {  // mode: 0 set, 1 add, 2 sub
+  Tensor v = to_tensor(value, (int)var->dtype);
+  if (v->dtype != var->dtype)
+    throw InvalidArgument(cat("assign: value of ", meta_str(v), " does not match variable of ", meta_str(var)));
+  if (v->shape != var->shape)
+    throw InvalidArgument(cat("assign: value of shape ", shape_str(v->shape), " does not match variable of shape ",
+                              shape_str(var->shape)));
+  if (mode == 1) v = apply("Add", {view(var, var->shape), v});
+  if (mode == 2) v = apply("Sub", {view(var, var->shape), v});
+  // Tapes and NumPy views may hold the old storage: write in place only when nobody else does.
+  if (var->storage.use_count() == 1) std::memcpy(var->data(), v->data(), var->nbytes());
+  else {
+    var->storage = std::make_shared<Storage>(var->nbytes());
+    var->offset = 0;
+    std::memcpy(var->data(), v->data(), var->nbytes());
+  }
+}
+
+}  // namespace
+
+void bind_tensor(py::module_& m) {
+  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> t(m, "Tensor");
+  t.def_property_readonly("_shape", [](const TensorImpl& s) { return py::tuple(py::cast(s.shape)); })
+      .def_property_readonly("_dtype", [](const TensorImpl& s) { return (int)s.dtype; })
+      .def_property_readonly("ndim", &TensorImpl::ndim)
+      .def_property_readonly("_id", [](const TensorImpl& s) { return s.id; })
+      .def_property_readonly("_size", [](const TensorImpl& s) { return s.size; })
+      .def_property_readonly("_is_variable", [](const TensorImpl& s) { return s.is_variable; })
+      .def("numpy", [](const Tensor& s) { return to_numpy(s, s->is_variable); },
+           "The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).")
+      .def("__array__", [](const Tensor& s, py::object dtype, py::object copy) {
+             py::array a = to_numpy(s, s->is_variable || (!copy.is_none() && copy.cast<bool>()));
+             return dtype.is_none() ? a : py::array(a.attr("astype")(dtype));
+           }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
+      .def("_item", [](const Tensor& s) -> py::object {
+             if (s->size != 1) throw InvalidArgument(cat("only a tensor with one element can be converted to a Python scalar, got ", meta_str(s)));
+             double v = scalar_value(s);
+             if (s->dtype == DType::Bool) return py::bool_(v != 0);
+             if (is_integer(s->dtype)) return py::int_(s->dtype == DType::Int64 ? *s->data_as<int64_t>() : (int64_t)v);
+             return py::float_(v);
+           })
+      .def("__len__", [](const TensorImpl& s) {
+             if (s.shape.empty()) throw py::type_error("len() of a 0-d tensor");
+             return s.shape[0];
+           })
+      .def("__hash__", [](py::handle s) { return (py::ssize_t)(uintptr_t)s.ptr(); })
+      .def("__neg__", [](const Tensor& s) { return run(op_def("Neg"), {s}); })
+      .def("__abs__", [](const Tensor& s) { return run(op_def("Abs"), {s}); })
+      .def("__invert__", [](const Tensor& s) { return run(op_def("LogicalNot"), {s}); })
+      .def("__truediv__", [](py::handle s, py::handle o) { return true_divide(s, o, false); })
+      .def("__rtruediv__", [](py::handle s, py::handle o) { return true_divide(s, o, true); })
+      .def("__eq__", [](py::handle s, py::handle o) -> py::object {
+             if (o.is_none()) return py::bool_(false);
+             return py::cast(binary("Equal", s, o, false));
+           })
+      .def("__ne__", [](py::handle s, py::handle o) -> py::object {
+             if (o.is_none()) return py::bool_(true);
+             return py::cast(binary("NotEqual", s, o, false));
+           });
+  // Operators with a reflected form, one row each: Python name, op, reflected Python name.
+  struct Row { const char* py; const char* op; const char* rpy; };
+  static const Row rows[] = {
+      {"__add__", "Add", "__radd__"},       {"__sub__", "Sub", "__rsub__"},
+      {"__mul__", "Mul", "__rmul__"},       {"__floordiv__", "FloorDiv", "__rfloordiv__"},
+      {"__mod__", "FloorMod", "__rmod__"},  {"__pow__", "Pow", "__rpow__"},
+      {"__matmul__", "MatMul", "__rmatmul__"}, {"__and__", "LogicalAnd", "__rand__"},
+      {"__or__", "LogicalOr", "__ror__"},   {"__lt__", "Less", nullptr},
+      {"__le__", "LessEqual", nullptr},     {"__gt__", "Greater", nullptr},
+      {"__ge__", "GreaterEqual", nullptr},
+  };
+  for (const Row& r : rows) {
+    const char* op = r.op;
+    t.def(r.py, [op](py::handle s, py::handle o) { return binary(op, s, o, false); }, py::is_operator());
+    if (r.rpy) t.def(r.rpy, [op](py::handle s, py::handle o) { return binary(op, s, o, true); }, py::is_operator());
+  }
+
+  py::class_<VariableImpl, TensorImpl, std::shared_ptr<VariableImpl>>(m, "Variable", py::dynamic_attr())
+      .def(py::init([](py::object value, int dtype, bool trainable) {
+             Tensor v = to_tensor_dtype(value, dtype);
+             if (dtype >= 0 && (int)v->dtype != dtype) v = cast(v, (DType)dtype);
+             auto var = std::make_shared<VariableImpl>();
+             var->shape = v->shape;
+             var->size = v->size;
+             var->dtype = v->dtype;
+             var->storage = std::make_shared<Storage>(v->nbytes());
+             std::memcpy(var->data(), v->data(), v->nbytes());
+             var->is_variable = true;
+             var->trainable = trainable;
+             return var;
+           }), py::arg("value"), py::arg("dtype") = -1, py::arg("trainable") = true)
+      .def_property("trainable", [](const VariableImpl& v) { return v.trainable; },
+                    [](VariableImpl& v, bool b) { v.trainable = b; })
+      .def("_assign", [](const Tensor& v, py::handle value) { assign_value(v, value, 0); })
+      .def("_assign_add", [](const Tensor& v, py::handle value) { assign_value(v, value, 1); })
+      .def("_assign_sub", [](const Tensor& v, py::handle value) { assign_value(v, value, 2); })
+      .def("read_value", [](const Tensor& v) { return copy(v); });
+}
+
+}  // namespace tg

@@ -1,0 +1,115 @@
+// tensor.cpp -- storage allocation and basic tensor constructors.
+#include "core/tensor.h"
+#include <algorithm>
+#include <cstdlib>
+#include <new>
+#include "core/error.h"
+
+namespace tg {
+
+Storage::Storage(size_t n) : nbytes(n) {
+  size_t padded = (n + 63) / 64 * 64;
+  data = std::aligned_alloc(64, padded ? padded : 64);
+  if (!data) throw std::bad_alloc();
+}
+Storage::~Storage() { std::free(data); }
+
+static std::atomic<int64_t> g_next_id{1};
+int64_t next_tensor_id() { return g_next_id.fetch_add(1, std::memory_order_relaxed); }
+TensorImpl::TensorImpl() : id(next_tensor_id()) {}
+
+const char* dtype_name(DType d) {
+  switch (d) {
+    case DType::Float32: return "float32";
+    case DType::Float64: return "float64";
+    case DType::Int32: return "int32";
+    case DType::Int64: return "int64";
+    case DType::Bool: return "bool";
+  }
+  return "?";
+}
+
+int64_t num_elements(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+std::string shape_str(const Shape& s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+bool broadcast_shapes(const Shape& a, const Shape& b, Shape& out) {
+  size_t n = std::max(a.size(), b.size());
+  out.assign(n, 1);
+  for (size_t i = 0; i < n; ++i) {
+    int64_t da = i < n - a.size() ? 1 : a[i - (n - a.size())];
+    int64_t db = i < n - b.size() ? 1 : b[i - (n - b.size())];
+    if (da != db && da != 1 && db != 1) return false;
+    out[i] = da == 1 ? db : da;
+  }
+  return true;
+}
+
+int normalize_axis(int64_t axis, int ndim, const char* op) {
+  if (axis < -ndim || axis >= std::max(ndim, 1))
+    throw InvalidArgument(cat(op, ": axis ", axis, " is out of range for a tensor of rank ", ndim));
+  return (int)(axis < 0 ? axis + ndim : axis);
+}
+
+Tensor empty(const Shape& shape, DType dtype) {
+  for (int64_t d : shape)
+    if (d < 0) throw InvalidArgument(cat("negative dimension in shape ", shape_str(shape)));
+  auto t = std::make_shared<TensorImpl>();
+  t->shape = shape;
+  t->size = num_elements(shape);
+  t->dtype = dtype;
+  t->storage = std::make_shared<Storage>(t->nbytes());
+  return t;
+}
+
+Tensor zeros(const Shape& shape, DType dtype) {
+  Tensor t = empty(shape, dtype);
+  std::memset(t->data(), 0, t->nbytes());
+  return t;
+}
+
+Tensor full(const Shape& shape, DType dtype, double value) {
+  Tensor t = empty(shape, dtype);
+  dispatch_dtype(dtype, [&](auto v) {
+    using T = decltype(v);
+    T* p = t->data_as<T>();
+    T x = static_cast<T>(value);
+    for (int64_t i = 0; i < t->size; ++i) p[i] = x;
+    return 0;
+  });
+  return t;
+}
+
+Tensor scalar(double value, DType dtype) { return full({}, dtype, value); }
+
+Tensor view(const Tensor& t, const Shape& shape) {
+  auto v = std::make_shared<TensorImpl>();
+  v->storage = t->storage;
+  v->offset = t->offset;
+  v->shape = shape;
+  v->size = num_elements(shape);
+  v->dtype = t->dtype;
+  return v;
+}
+
+Tensor copy(const Tensor& t) {
+  Tensor c = empty(t->shape, t->dtype);
+  std::memcpy(c->data(), t->data(), t->nbytes());
+  return c;
+}
+
+double scalar_value(const Tensor& t, int64_t i) {
+  return dispatch_dtype(t->dtype, [&](auto v) { return (double)t->data_as<decltype(v)>()[i]; });
+}
+
+std::string meta_str(const Tensor& t) { return std::string(dtype_name(t->dtype)) + shape_str(t->shape); }
+
+}  // namespace tg

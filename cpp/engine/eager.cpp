@@ -1,0 +1,38 @@
+// eager.cpp -- the single entry point through which every op runs.
+#include "engine/eager.h"
+#include <cmath>
+#include "core/error.h"
+#include "engine/tape.h"
+
+namespace tg {
+
+bool g_check_numerics = false;
+
+Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
+  if (op.num_inputs >= 0 && (int)x.size() != op.num_inputs)
+    throw InvalidArgument(cat(op.name, ": expected ", op.num_inputs, " inputs, got ", x.size()));
+  for (auto& xi : x)
+    if (!xi) throw InvalidArgument(cat(op.name, ": an input is None"));
+  OutMeta m = op.infer(op, x, attrs);
+  Tensor out = op.kernel(op, x, attrs, m);
+  if (g_check_numerics) check_finite(out, op.name);
+  if (op.differentiable && !active_tapes().empty()) record_op(op, x, attrs, out);
+  return out;
+}
+
+Tensor apply(const char* op, const Tensors& x, const Attrs& attrs) { return apply(op_def(op), x, attrs); }
+
+void check_finite(const Tensor& t, const std::string& what) {
+  if (!is_floating(t->dtype)) return;
+  dispatch_dtype(t->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T* p = t->data_as<T>();
+    for (int64_t i = 0; i < t->size; ++i)
+      if (!std::isfinite((double)p[i]))
+        throw NumericsError(cat(what, " produced a non-finite value (", std::to_string((double)p[i]),
+                                ") in a tensor of ", meta_str(t)));
+    return 0;
+  });
+}
+
+}  // namespace tg

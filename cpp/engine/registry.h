@@ -1,0 +1,68 @@
+// registry.h -- the op table: one OpDef per primitive (name, shape/dtype rule, kernel, gradient rule).
+#pragma once
+#include <functional>
+#include <string>
+#include <vector>
+#include "core/tensor.h"
+#include "engine/attrs.h"
+
+namespace tg {
+
+using Tensors = std::vector<Tensor>;
+
+// Inputs, output, upstream gradient and attributes handed to a gradient rule.
+// Rules return one gradient per input (null = no gradient); the engine sums each back
+// to its input's shape (see Note [Broadcast reduction] in backprop.cpp).
+struct GradCtx {
+  const Tensors& x;     // inputs (saved values)
+  const Tensor& out;    // the op's output
+  const Tensor& g;      // upstream gradient, shape of out
+  const Attrs& attrs;
+  std::vector<bool> needs_grad;
+};
+
+struct OutMeta {
+  Shape shape;
+  DType dtype;
+};
+
+struct OpDef;
+using InferFn = OutMeta (*)(const OpDef& op, const Tensors& x, const Attrs& attrs);
+struct OpDef;
+using KernelFn = Tensor (*)(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
+using GradFn = std::function<Tensors(GradCtx&)>;
+
+constexpr int kIsaLevels = 3;  // baseline, x86-64-v3 (AVX2), x86-64-v4 (AVX-512)
+
+struct EwArgs;
+using EwKernel = void (*)(const EwArgs&);
+
+struct OpDef {
+  std::string name;
+  int num_inputs = 1;  // -1: variadic
+  InferFn infer = nullptr;
+  KernelFn kernel = nullptr;
+  GradFn grad;             // current rule (RegisterGradient may replace it)
+  GradFn builtin_grad;     // the rule declared in cpp/ops
+  bool differentiable = true;
+  EwKernel ew[kIsaLevels][5] = {};  // elementwise kernels per ISA level and input DType
+
+  // Builder used by the op table rows.
+  OpDef& inputs(int n) { num_inputs = n; return *this; }
+  OpDef& shape(InferFn f) { infer = f; return *this; }
+  OpDef& forward(KernelFn f) { kernel = f; return *this; }
+  OpDef& gradient(GradFn f) { grad = builtin_grad = std::move(f); return *this; }
+  OpDef& not_differentiable() { differentiable = false; return *this; }
+};
+
+// Registration is explicit: register_all_ops() calls each family in a fixed order.
+OpDef& def_op(const char* name);
+const OpDef* find_op(const std::string& name);
+const OpDef& op_def(const char* name);  // throws InvalidArgument if unknown
+OpDef& mutable_op(const std::string& name);
+std::vector<std::string> registered_ops();
+void register_all_ops();
+// Kernel passes (compiled per ISA level) hand their loops to the registry by name.
+void set_ew_kernel(const char* op, int isa, int dtype_index, EwKernel k);
+
+}  // namespace tg

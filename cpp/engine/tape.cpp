@@ -1,0 +1,111 @@
+// tape.cpp -- watching and recording; the entries are consumed by backprop.cpp.
+#include "engine/tape.h"
+#include "core/error.h"
+
+namespace tg {
+
+std::vector<Tape*>& active_tapes() {
+  thread_local std::vector<Tape*> stack;
+  return stack;
+}
+
+void push_tape(Tape* t) { active_tapes().push_back(t); }
+
+void pop_tape(Tape* t) {
+  auto& s = active_tapes();
+  for (size_t i = s.size(); i-- > 0;)
+    if (s[i] == t) { s.erase(s.begin() + (long)i); return; }
+}
+
+bool any_tape_recording() {
+  for (Tape* t : active_tapes())
+    if (!t->paused) return true;
+  return false;
+}
+
+void Tape::watch(const Tensor& t) {
+  if (tracked.insert(t->id).second && t->is_variable) watched_variables.push_back(t);
+}
+
+void Tape::reset() {
+  entries.clear();
+  tracked.clear();
+  watched_variables.clear();
+  used = false;
+}
+
+size_t Tape::nbytes() const {
+  std::unordered_set<const Storage*> seen;
+  size_t n = 0;
+  for (auto& e : entries)
+    for (auto* list : {&e.inputs, &e.outputs})
+      for (auto& t : *list)
+        if (t && t->storage && seen.insert(t->storage.get()).second) n += t->storage->nbytes;
+  return n;
+}
+
+// Does tape t record an op on x? Reading a trainable variable watches it when
+// watch_accessed_variables is on (TensorFlow semantics).
+static bool tape_wants(Tape* t, const Tensors& x) {
+  if (t->paused) return false;
+  bool hit = false;
+  for (auto& xi : x) {
+    if (!xi) continue;
+    if (t->tracked.count(xi->id)) hit = true;
+    else if (xi->is_variable && xi->trainable && t->watch_accessed_variables) {
+      t->watch(xi);
+      hit = true;
+    }
+  }
+  return hit;
+}
+
+bool should_record(const Tensors& x) {
+  for (Tape* t : active_tapes())
+    if (!t->paused) {
+      for (auto& xi : x)
+        if (xi && (t->tracked.count(xi->id) || (xi->is_variable && xi->trainable && t->watch_accessed_variables)))
+          return true;
+    }
+  return false;
+}
+
+// A variable's value may later change in place; the tape keeps the value it read.
+static Tensor saved_value(const Tensor& t) { return t && t->is_variable ? view(t, t->shape) : t; }
+
+static TapeEntry make_entry(const Tensors& x, const Tensors& outs) {
+  TapeEntry e;
+  e.in_ids.reserve(x.size());
+  e.inputs.reserve(x.size());
+  for (auto& xi : x) {
+    e.in_ids.push_back(xi->id);
+    e.inputs.push_back(saved_value(xi));
+    e.in_meta.push_back({xi->shape, xi->dtype});
+  }
+  for (auto& o : outs) e.out_ids.push_back(o->id);
+  e.outputs = outs;
+  return e;
+}
+
+void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
+  for (Tape* t : active_tapes()) {
+    if (!tape_wants(t, x)) continue;
+    TapeEntry e = make_entry(x, {out});
+    e.op = &op;
+    e.attrs = attrs;
+    t->tracked.insert(out->id);
+    t->entries.push_back(std::move(e));
+  }
+}
+
+void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<CustomGradFn> fn) {
+  for (Tape* t : active_tapes()) {
+    if (!tape_wants(t, x)) continue;
+    TapeEntry e = make_entry(x, outs);
+    e.custom = fn;
+    for (auto& o : outs) t->tracked.insert(o->id);
+    t->entries.push_back(std::move(e));
+  }
+}
+
+}  // namespace tg

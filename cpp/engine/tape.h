@@ -1,0 +1,60 @@
+// tape.h -- tape state only: recorded entries, tracked tensor ids, and the stack of active tapes.
+//
+// Terminology: an *entry* is one recorded op (or custom-gradient call). A tape *tracks* a
+// tensor id when the id was watched or is the output of an entry on that tape; an op is
+// recorded on every active tape that tracks one of its inputs, and on no other.
+#pragma once
+#include <functional>
+#include <memory>
+#include <unordered_set>
+#include "engine/registry.h"
+
+namespace tg {
+
+// A custom gradient (custom_gradient, recompute_grad): output gradients -> input gradients.
+using CustomGradFn = std::function<Tensors(const Tensors& out_grads)>;
+
+struct TapeEntry {
+  const OpDef* op = nullptr;          // null for a custom entry
+  std::shared_ptr<CustomGradFn> custom;
+  Attrs attrs;
+  std::vector<int64_t> in_ids, out_ids;
+  Tensors inputs, outputs;            // saved values; dropped by a non-persistent sweep
+  std::vector<OutMeta> in_meta;       // shapes and dtypes survive dropping
+};
+
+struct Tape {
+  bool persistent = false;
+  bool watch_accessed_variables = true;
+  bool used = false;                  // a non-persistent tape computed its gradient
+  int paused = 0;                     // stop_recording depth; also set during gradient()
+  std::unordered_set<int64_t> tracked;
+  std::vector<TapeEntry> entries;
+  Tensors watched_variables;
+
+  void watch(const Tensor& t);
+  void reset();
+  size_t nbytes() const;              // bytes of saved tensors
+};
+
+// The active tapes of this thread, innermost last.
+std::vector<Tape*>& active_tapes();
+void push_tape(Tape* t);
+void pop_tape(Tape* t);
+bool any_tape_recording();
+
+// Records a primitive op on each active tape that tracks one of x (called by apply).
+void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
+// Records a custom entry: the outputs get their gradients from fn.
+void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<CustomGradFn> fn);
+// True when an active tape would record an op on x.
+bool should_record(const Tensors& x);
+
+// backprop.cpp
+struct GradientRequest {
+  Tensors targets, sources, output_gradients;  // output_gradients: empty or one per target
+  bool unconnected_zero = false;
+};
+Tensors gradient(Tape& tape, const GradientRequest& req);
+
+}  // namespace tg

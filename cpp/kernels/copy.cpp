@@ -1,0 +1,52 @@
+// copy.cpp -- the one strided-gather loop behind Transpose, BroadcastTo, Tile and StridedSlice.
+#include "kernels/copy.h"
+#include <cstring>
+
+namespace tg {
+
+std::vector<int64_t> contiguous_strides(const std::vector<int64_t>& shape) {
+  std::vector<int64_t> s(shape.size());
+  int64_t st = 1;
+  for (size_t d = shape.size(); d-- > 0;) {
+    s[d] = st;
+    st *= shape[d];
+  }
+  return s;
+}
+
+template <class T>
+static void gather_rows(const T* src, T* dst, const std::vector<int64_t>& shape, const std::vector<int64_t>& st) {
+  const int nd = (int)shape.size();
+  if (nd == 0) { dst[0] = src[0]; return; }
+  const int64_t inner = shape[nd - 1], sin = st[nd - 1];
+  int64_t rows = 1;
+  for (int d = 0; d < nd - 1; ++d) rows *= shape[d];
+  std::vector<int64_t> idx(nd, 0);
+  int64_t off = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    const T* s = src + off;
+    if (sin == 1) std::memcpy(dst, s, sizeof(T) * inner);
+    else if (sin == 0) for (int64_t i = 0; i < inner; ++i) dst[i] = s[0];
+    else for (int64_t i = 0; i < inner; ++i) dst[i] = s[i * sin];
+    dst += inner;
+    for (int d = nd - 2; d >= 0; --d) {  // odometer over the outer dimensions
+      off += st[d];
+      if (++idx[d] < shape[d]) break;
+      off -= st[d] * shape[d];
+      idx[d] = 0;
+    }
+  }
+}
+
+void strided_copy(const void* src, void* dst, size_t elem_size, const std::vector<int64_t>& shape,
+                  const std::vector<int64_t>& strides) {
+  for (int64_t d : shape)
+    if (d == 0) return;
+  switch (elem_size) {
+    case 1: gather_rows((const uint8_t*)src, (uint8_t*)dst, shape, strides); break;
+    case 4: gather_rows((const uint32_t*)src, (uint32_t*)dst, shape, strides); break;
+    default: gather_rows((const uint64_t*)src, (uint64_t*)dst, shape, strides); break;
+  }
+}
+
+}  // namespace tg

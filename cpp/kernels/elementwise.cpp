@@ -1,0 +1,79 @@
+// elementwise.cpp -- broadcast set-up for elementwise kernels: collapse dimensions, fill EwArgs.
+#include "kernels/elementwise.h"
+#include "core/error.h"
+#include "kernels/ew_args.h"
+
+namespace tg {
+
+// Fills shape/strides for the output shape `out`, collapsing adjacent dimensions
+// that every input treats the same way (both broadcast or both contiguous).
+static void fill_strides(EwArgs& a, const Tensors& x, const Shape& out, const char* op) {
+  const int nd = (int)out.size(), nin = (int)x.size();
+  int64_t st[3][64];
+  int64_t sh[64];
+  if (nd > 64) throw InvalidArgument(cat(op, ": tensors of rank ", nd, " are not supported"));
+  for (int k = 0; k < nin; ++k) {
+    const Shape& s = x[k]->shape;
+    int off = nd - (int)s.size();
+    int64_t stride = 1;
+    for (int d = nd - 1; d >= 0; --d) {
+      int64_t dim = d < off ? 1 : s[d - off];
+      st[k][d] = dim == 1 ? 0 : stride;
+      stride *= dim;
+    }
+  }
+  for (int d = 0; d < nd; ++d) sh[d] = out[d];
+  // Collapse: walk from the innermost dimension, merging d into the current run when
+  // for every input stride[d] == stride[run] * shape[run] (or both zero).
+  int m = 0;
+  int64_t cs[3][64], csh[64];
+  for (int d = nd - 1; d >= 0; --d) {
+    if (sh[d] == 1) continue;
+    bool merge = m > 0;
+    for (int k = 0; k < nin && merge; ++k)
+      merge = (st[k][d] == 0 && cs[k][m - 1] == 0) ||
+              (cs[k][m - 1] != 0 && st[k][d] == cs[k][m - 1] * csh[m - 1]);
+    if (merge && m > 0) {
+      // keep the inner stride; extend the run's length
+      csh[m - 1] *= sh[d];
+    } else {
+      csh[m] = sh[d];
+      for (int k = 0; k < nin; ++k) cs[k][m] = st[k][d];
+      ++m;
+    }
+  }
+  if (m == 0) {
+    csh[0] = 1;
+    for (int k = 0; k < nin; ++k) cs[k][0] = 0;
+    m = 1;
+  }
+  if (m > kMaxDims)
+    throw InvalidArgument(cat(op, ": broadcasting over more than ", kMaxDims, " distinct dimensions is not supported"));
+  a.ndim = m;
+  for (int d = 0; d < m; ++d) {  // reverse back to outer-first order
+    a.shape[d] = csh[m - 1 - d];
+    for (int k = 0; k < nin; ++k) a.stride[k][d] = cs[k][m - 1 - d];
+  }
+}
+
+Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m) {
+  // The kernel is chosen by the dtype of the last input (Select's condition is first).
+  DType dt = x.back()->dtype;
+  int isa = active_isa();
+  EwKernel k = nullptr;
+  for (int level = isa; level >= 0 && !k; --level) k = op.ew[level][(int)dt];
+  if (!k) throw InvalidArgument(cat(op.name, ": no kernel for dtype ", dtype_name(dt)));
+  Tensor out = empty(m.shape, m.dtype);
+  if (out->size == 0) return out;
+  EwArgs a{};
+  for (size_t i = 0; i < x.size(); ++i) a.in[i] = x[i]->data();
+  a.out = out->data();
+  a.n = out->size;
+  a.alpha = attrs.f("alpha", 0.0);
+  a.beta = attrs.f("beta", 0.0);
+  fill_strides(a, x, m.shape, op.name.c_str());
+  k(a);
+  return out;
+}
+
+}  // namespace tg

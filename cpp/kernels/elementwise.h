@@ -1,0 +1,16 @@
+// elementwise.h -- running a registered elementwise kernel on tensors (broadcasting, ISA choice).
+#pragma once
+#include "engine/registry.h"
+
+namespace tg {
+
+// KernelFn shared by every elementwise row: allocates the output, broadcasts, dispatches.
+Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
+
+// The ISA level kernels run at: 0 baseline, 1 AVX2 (x86-64-v3), 2 AVX-512 (x86-64-v4).
+int active_isa();
+int best_supported_isa();
+void set_active_isa(int level);   // clamps to what the CPU supports
+const char* isa_name(int level);
+
+}  // namespace tg

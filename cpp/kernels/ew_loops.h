@@ -1,0 +1,102 @@
+// ew_loops.h -- loop templates for elementwise kernels: contiguous, scalar-broadcast and N-d paths.
+// Everything here has internal linkage: see Note [ISA dispatch] in cpu_dispatch.cpp.
+#pragma once
+#include "kernels/ew_args.h"
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace tg {
+namespace {
+
+// Below this many elements a second thread costs more than it saves.
+constexpr int64_t kParallelMin = 1 << 16;
+
+template <class T, class R, class F>
+void unary_loop(const EwArgs& a, F f) {
+  const T* x = static_cast<const T*>(a.in[0]);
+  R* o = static_cast<R*>(a.out);
+  const int64_t n = a.n;
+  if (n >= kParallelMin) {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+  } else {
+    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+  }
+}
+
+// Inner loop over the last dimension with strides 0 or 1 specialised so the compiler vectorizes.
+template <class T, class R, class F>
+inline void binary_row(const T* x, int64_t sx, const T* y, int64_t sy, R* o, int64_t n, F f) {
+  if (sx == 1 && sy == 1) for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i]);
+  else if (sx == 1 && sy == 0) { T b = y[0]; for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], b); }
+  else if (sx == 0 && sy == 1) { T b = x[0]; for (int64_t i = 0; i < n; ++i) o[i] = f(b, y[i]); }
+  else for (int64_t i = 0; i < n; ++i) o[i] = f(x[i * sx], y[i * sy]);
+}
+
+template <class T, class R, class F>
+void binary_loop(const EwArgs& a, F f) {
+  const T* x = static_cast<const T*>(a.in[0]);
+  const T* y = static_cast<const T*>(a.in[1]);
+  R* o = static_cast<R*>(a.out);
+  const int last = a.ndim - 1;
+  const int64_t inner = a.shape[last];
+  const int64_t rows = a.n / (inner ? inner : 1);
+  if (rows == 1) {
+    if (a.n >= kParallelMin) {
+      const int64_t sx = a.stride[0][last], sy = a.stride[1][last];
+#pragma omp parallel
+      {
+        // Split the single row into one contiguous chunk per thread.
+        int64_t nt = 1, t = 0;
+#ifdef _OPENMP
+        nt = omp_get_num_threads();
+        t = omp_get_thread_num();
+#endif
+        int64_t lo = inner * t / nt, hi = inner * (t + 1) / nt;
+        binary_row(x + lo * sx, sx, y + lo * sy, sy, o + lo, hi - lo, f);
+      }
+    } else {
+      binary_row(x, a.stride[0][last], y, a.stride[1][last], o, inner, f);
+    }
+    return;
+  }
+#pragma omp parallel for schedule(static) if (a.n >= kParallelMin)
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t ox = 0, oy = 0, rem = r;
+    for (int d = last - 1; d >= 0; --d) {
+      int64_t idx = rem % a.shape[d];
+      rem /= a.shape[d];
+      ox += idx * a.stride[0][d];
+      oy += idx * a.stride[1][d];
+    }
+    binary_row(x + ox, a.stride[0][last], y + oy, a.stride[1][last], o + r * inner, inner, f);
+  }
+}
+
+template <class C, class T, class F>
+void ternary_loop(const EwArgs& a, F f) {
+  const C* c = static_cast<const C*>(a.in[0]);
+  const T* x = static_cast<const T*>(a.in[1]);
+  const T* y = static_cast<const T*>(a.in[2]);
+  T* o = static_cast<T*>(a.out);
+  const int last = a.ndim - 1;
+  const int64_t inner = a.shape[last];
+  const int64_t rows = a.n / (inner ? inner : 1);
+  const int64_t sc = a.stride[0][last], sx = a.stride[1][last], sy = a.stride[2][last];
+#pragma omp parallel for schedule(static) if (a.n >= kParallelMin)
+  for (int64_t r = 0; r < rows; ++r) {
+    int64_t oc = 0, ox = 0, oy = 0, rem = r;
+    for (int d = last - 1; d >= 0; --d) {
+      int64_t idx = rem % a.shape[d];
+      rem /= a.shape[d];
+      oc += idx * a.stride[0][d];
+      ox += idx * a.stride[1][d];
+      oy += idx * a.stride[2][d];
+    }
+    for (int64_t i = 0; i < inner; ++i) o[r * inner + i] = f(c[oc + i * sc], x[ox + i * sx], y[oy + i * sy]);
+  }
+}
+
+}  // namespace
+}  // namespace tg

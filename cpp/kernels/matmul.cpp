@@ -1,0 +1,68 @@
+// matmul.cpp -- GEMM through scipy-openblas32 for float32/float64, a plain loop for integers.
+#include "kernels/matmul.h"
+#include <cblas.h>
+#include <vector>
+
+namespace tg {
+
+namespace {
+
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
+  const int64_t lda = ta ? m : k, ldb = tb ? k : n;
+  if constexpr (std::is_same_v<T, float>) {
+    scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n,
+                      (int)k, 1.0f, a, (int)lda, b, (int)ldb, 0.0f, c, (int)n);
+  } else if constexpr (std::is_same_v<T, double>) {
+    scipy_cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n,
+                      (int)k, 1.0, a, (int)lda, b, (int)ldb, 0.0, c, (int)n);
+  } else {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) {
+        T s = 0;
+        for (int64_t p = 0; p < k; ++p) s += (ta ? a[p * lda + i] : a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
+        c[i * n + j] = s;
+      }
+  }
+}
+
+}  // namespace
+
+void matmul_into(const Tensor& a, const Tensor& b, bool ta, bool tb, Tensor& out) {
+  const int ra = a->ndim(), rb = b->ndim(), ro = out->ndim();
+  const int64_t m = ta ? a->shape[ra - 1] : a->shape[ra - 2];
+  const int64_t k = ta ? a->shape[ra - 2] : a->shape[ra - 1];
+  const int64_t n = tb ? b->shape[rb - 2] : b->shape[rb - 1];
+  int64_t batch = 1;
+  for (int d = 0; d < ro - 2; ++d) batch *= out->shape[d];
+  if (out->size == 0) return;
+  const int64_t sa = m * k, sb = k * n;
+  // Batch offsets of a and b for each output batch index (broadcast dims step 0).
+  auto offset = [&](const Tensor& t, int64_t bi, int64_t mat) {
+    int64_t off = 0, stride = 1, rem = bi;
+    const int rt = t->ndim();
+    std::vector<int64_t> idx(ro - 2);
+    for (int d = ro - 3; d >= 0; --d) { idx[d] = rem % out->shape[d]; rem /= out->shape[d]; }
+    for (int d = rt - 3, od = ro - 3; d >= 0; --d, --od) {
+      if (t->shape[d] != 1) off += idx[od] * stride;
+      stride *= t->shape[d];
+    }
+    return off * mat;
+  };
+  dispatch_dtype(out->dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (!std::is_same_v<T, bool>) {
+      for (int64_t bi = 0; bi < batch; ++bi) {
+        if (k == 0) {
+          for (int64_t i = 0; i < m * n; ++i) out->data_as<T>()[bi * m * n + i] = 0;
+          continue;
+        }
+        gemm<T>(ta, tb, m, n, k, a->data_as<T>() + offset(a, bi, sa), b->data_as<T>() + offset(b, bi, sb),
+                out->data_as<T>() + bi * m * n);
+      }
+    }
+    return 0;
+  });
+}
+
+}  // namespace tg

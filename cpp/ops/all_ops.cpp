@@ -1,0 +1,28 @@
+// all_ops.cpp -- registers every op family in a fixed order, then the kernels of each ISA level.
+#include "engine/registry.h"
+
+namespace tg {
+
+#define TG_FAMILIES(X) X(unary) X(binary) X(activation)
+#define TG_DECLARE(f) void register_##f##_ops(); void f##_kernels_baseline(); void f##_kernels_v3(); void f##_kernels_v4();
+TG_FAMILIES(TG_DECLARE)
+void register_reduce_ops();
+void register_shape_ops();
+void register_linalg_ops();
+void register_nn_ops();
+void register_index_ops();
+
+void register_all_ops() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+#define TG_REGISTER(f) register_##f##_ops(); f##_kernels_baseline(); f##_kernels_v3(); f##_kernels_v4();
+  TG_FAMILIES(TG_REGISTER)
+  register_reduce_ops();
+  register_shape_ops();
+  register_linalg_ops();
+  register_nn_ops();
+  register_index_ops();
+}
+
+}  // namespace tg

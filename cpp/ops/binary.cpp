@@ -1,0 +1,38 @@
+// binary.cpp -- elementwise binary ops (broadcasting), comparisons, logical ops and Select.
+#include "ops/op_macros.h"
+
+namespace tg {
+
+TG_FAMILY(binary) {
+  TG_BINARY(Add,        x + y,                 g, g)
+  TG_BINARY(Sub,        x - y,                 g, -g)
+  TG_BINARY(Mul,        x * y,                 g * y, g * x)
+  TG_BINARY_FLOAT(RealDiv, x / y,              safe_div(g, y), -(g * out) / y)  // d/dy x/y = -(x/y)/y
+  TG_BINARY(Maximum,    x < y ? y : x,         where(greater_equal(x, y), g, zeros_like(g)),
+                                               where(less(x, y), g, zeros_like(g)))
+  TG_BINARY(Minimum,    y < x ? y : x,         where(less_equal(x, y), g, zeros_like(g)),
+                                               where(greater(x, y), g, zeros_like(g)))
+  TG_BINARY(SquaredDifference, (x - y) * (x - y), g * (x - y) * 2.0, g * (y - x) * 2.0)
+  // x^y: d/dx = y x^(y-1); d/dy = x^y log x (taken as 0 where x <= 0)
+  TG_BINARY_FLOAT(Pow,  std::pow(x, y),        safe_mul(g, y * pow(x, y - 1.0)),
+                                               safe_mul(g, out * where(greater(x, zeros_like(x)), log(x), zeros_like(x))))
+  // MulNoNan(x, y) = 0 where y == 0, else x * y.
+  TG_BINARY_FLOAT(MulNoNan, y == T(0) ? T(0) : x * y, (call("MulNoNan", {g, y})), (call("MulNoNan", {x, g})))
+  TG_BINARY(FloorDiv,   floor_div(x, y),       zeros_like(x), zeros_like(y))
+  TG_BINARY(FloorMod,   floor_mod(x, y),       g, (-(g * call("FloorDiv", {x, y}))))      // x - floor(x/y) y
+  // Fused backward ops: TanhGrad(t, g) = g (1 - t^2); SigmoidGrad(s, g) = g s (1 - s).
+  TG_BINARY_FLOAT(TanhGrad,    y * (T(1) - x * x),  g * y * x * -2.0, tanh_grad(x, g))
+  TG_BINARY_FLOAT(SigmoidGrad, y * x * (T(1) - x),  g * y * (1.0 - x * 2.0), sigmoid_grad(x, g))
+  // no gradient:
+  TG_COMPARE(Less,         x < y)
+  TG_COMPARE(LessEqual,    x <= y)
+  TG_COMPARE(Greater,      x > y)
+  TG_COMPARE(GreaterEqual, x >= y)
+  TG_COMPARE(Equal,        x == y)
+  TG_COMPARE(NotEqual,     x != y)
+  TG_LOGICAL(LogicalAnd,   x && y)
+  TG_LOGICAL(LogicalOr,    x || y)
+  TG_SELECT()   // Select(c, x, y) = c ? x : y; d/dx = where(c, g, 0), d/dy = where(c, 0, g)
+}
+
+}  // namespace tg

@@ -1,0 +1,78 @@
+// elementwise_rules.cpp -- validation of elementwise inputs with errors naming op, shapes and dtypes.
+#include "ops/elementwise_rules.h"
+#include "core/error.h"
+
+namespace tg {
+
+static std::string describe(const Tensors& x) {
+  std::string s;
+  for (size_t i = 0; i < x.size(); ++i) s += (i ? " and " : "") + meta_str(x[i]);
+  return s;
+}
+
+static Shape broadcast_all(const Tensors& x, const char* op) {
+  Shape out = x[0]->shape;
+  for (size_t i = 1; i < x.size(); ++i) {
+    Shape next;
+    if (!broadcast_shapes(out, x[i]->shape, next))
+      throw InvalidArgument(cat(op, ": incompatible shapes for broadcasting: ", describe(x)));
+    out = next;
+  }
+  return out;
+}
+
+static void require_same_dtype(const Tensors& x, size_t from, const char* op) {
+  for (size_t i = from + 1; i < x.size(); ++i)
+    if (x[i]->dtype != x[from]->dtype)
+      throw InvalidArgument(cat(op, ": inputs must have the same dtype, got ", describe(x)));
+}
+
+OutMeta infer_unary_float(const OpDef& d, const Tensors& x, const Attrs&) {
+  if (!is_floating(x[0]->dtype))
+    throw InvalidArgument(cat(d.name.c_str(), ": expected a float32 or float64 tensor, got ", describe(x)));
+  return {x[0]->shape, x[0]->dtype};
+}
+
+OutMeta infer_unary_numeric(const OpDef& d, const Tensors& x, const Attrs&) {
+  if (x[0]->dtype == DType::Bool)
+    throw InvalidArgument(cat(d.name.c_str(), ": expected a numeric tensor, got ", describe(x)));
+  return {x[0]->shape, x[0]->dtype};
+}
+
+OutMeta infer_binary_numeric(const OpDef& d, const Tensors& x, const Attrs&) {
+  const char* op = d.name.c_str();
+  require_same_dtype(x, 0, op);
+  if (x[0]->dtype == DType::Bool) throw InvalidArgument(cat(op, ": expected numeric tensors, got ", describe(x)));
+  return {broadcast_all(x, op), x[0]->dtype};
+}
+
+OutMeta infer_binary_float(const OpDef& d, const Tensors& x, const Attrs&) {
+  const char* op = d.name.c_str();
+  require_same_dtype(x, 0, op);
+  if (!is_floating(x[0]->dtype))
+    throw InvalidArgument(cat(op, ": expected float32 or float64 tensors, got ", describe(x)));
+  return {broadcast_all(x, op), x[0]->dtype};
+}
+
+OutMeta infer_compare(const OpDef& d, const Tensors& x, const Attrs&) {
+  const char* op = d.name.c_str();
+  require_same_dtype(x, 0, op);
+  return {broadcast_all(x, op), DType::Bool};
+}
+
+OutMeta infer_logical(const OpDef& d, const Tensors& x, const Attrs&) {
+  const char* op = d.name.c_str();
+  for (auto& t : x)
+    if (t->dtype != DType::Bool) throw InvalidArgument(cat(op, ": expected bool tensors, got ", describe(x)));
+  return {broadcast_all(x, op), DType::Bool};
+}
+
+OutMeta infer_select(const OpDef& d, const Tensors& x, const Attrs&) {
+  const char* op = d.name.c_str();
+  if (x[0]->dtype != DType::Bool)
+    throw InvalidArgument(cat(op, ": the condition must be a bool tensor, got ", describe(x)));
+  require_same_dtype(x, 1, op);
+  return {broadcast_all(x, op), x[1]->dtype};
+}
+
+}  // namespace tg

@@ -1,0 +1,55 @@
+// linalg.cpp -- matrix products.
+#include <climits>
+#include "core/error.h"
+#include "engine/math.h"
+#include "kernels/matmul.h"
+
+namespace tg {
+
+namespace {
+
+// [..., m, k] x [..., k, n] -> [..., m, n]; batch dimensions broadcast.
+OutMeta matmul_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  const Tensor &A = x[0], &B = x[1];
+  auto bad = [&](const char* why) {
+    return InvalidArgument(cat(op.name, ": ", why, " for inputs ", meta_str(A), " and ", meta_str(B),
+                               a.b("transpose_a") ? " (transpose_a)" : "", a.b("transpose_b") ? " (transpose_b)" : ""));
+  };
+  if (A->dtype != B->dtype) throw bad("inputs must have the same dtype");
+  if (A->dtype == DType::Bool) throw bad("bool inputs are not supported");
+  if (A->ndim() < 2 || B->ndim() < 2) throw bad("inputs must have rank >= 2");
+  bool ta = a.b("transpose_a"), tb = a.b("transpose_b");
+  int64_t m = A->shape[A->ndim() - (ta ? 1 : 2)], k = A->shape[A->ndim() - (ta ? 2 : 1)];
+  int64_t k2 = B->shape[B->ndim() - (tb ? 1 : 2)], n = B->shape[B->ndim() - (tb ? 2 : 1)];
+  if (k != k2) throw bad("inner dimensions differ");
+  if (m > INT_MAX || n > INT_MAX || k > INT_MAX) throw bad("matrix dimensions exceed 2^31 - 1");
+  Shape ba(A->shape.begin(), A->shape.end() - 2), bb(B->shape.begin(), B->shape.end() - 2), out;
+  if (!broadcast_shapes(ba, bb, out)) throw bad("batch dimensions do not broadcast");
+  out.push_back(m);
+  out.push_back(n);
+  return {out, A->dtype};
+}
+
+Tensor matmul_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  matmul_into(x[0], x[1], a.b("transpose_a"), a.b("transpose_b"), out);
+  return out;
+}
+
+// dA = g B^T, dB = A^T g, with the transposes folded into the products.
+Tensors matmul_grad(GradCtx& ctx) {
+  const Tensor &A = ctx.x[0], &B = ctx.x[1], &g = ctx.g;
+  bool ta = ctx.attrs.b("transpose_a"), tb = ctx.attrs.b("transpose_b");
+  Tensors r(2);
+  if (ctx.needs_grad[0]) r[0] = ta ? matmul(B, g, tb, true) : matmul(g, B, false, !tb);
+  if (ctx.needs_grad[1]) r[1] = tb ? matmul(g, A, true, ta) : matmul(A, g, !ta, false);
+  return r;
+}
+
+}  // namespace
+
+void register_linalg_ops() {
+  def_op("MatMul").inputs(2).shape(matmul_infer).forward(matmul_kernel).gradient(matmul_grad);
+}
+
+}  // namespace tg

@@ -1,0 +1,149 @@
+// op_macros.h -- the row macros of the elementwise op tables.
+//
+// An elementwise family file is compiled once as the *register pass* (rows declare OpDefs with
+// their dtype rule and gradient rule) and once per ISA level as a *kernel pass* (rows become
+// vectorized loops handed to the registry). See Note [ISA dispatch] in cpu_dispatch.cpp.
+//
+// Rows:
+//   TG_UNARY(Name, forward_expr_in_x, grad_expr)                  float32/float64
+//   TG_UNARY_NUMERIC(Name, forward_expr_in_x, grad_expr)          also int32/int64
+//   (unary forward expressions may use T, the element type, and alpha, the op's "alpha" attribute)
+//   TG_BINARY(Name, forward_expr_in_x_y, grad_x, grad_y)          all numeric dtypes
+//   TG_BINARY_FLOAT(Name, forward_expr_in_x_y, grad_x, grad_y)    float32/float64
+//   TG_COMPARE(Name, bool_expr_in_x_y)                            numeric -> bool, no gradient
+//   TG_LOGICAL(Name, bool_expr_in_x_y)                            bool -> bool, no gradient
+// Rules see x (and y), out, g and ctx (see GradCtx); a rule expression that contains a comma
+// must be wrapped in parentheses. A gradient is only computed where ctx.needs_grad says so.
+#pragma once
+
+#define TG_CAT2(a, b) a##b
+#define TG_CAT(a, b) TG_CAT2(a, b)
+
+#ifdef TG_KERNEL_PASS
+#include <cmath>
+#include <cstdint>
+#include "kernels/ew_loops.h"
+#if __has_include("kernels/vmath.h")
+#include "kernels/vmath.h"
+#else
+// Temporary stand-in until the vectorized math header lands.
+namespace tg { namespace vmath { namespace {
+template <class T> T exp(T x) { return std::exp(x); }
+template <class T> T expm1(T x) { return std::expm1(x); }
+template <class T> T log(T x) { return std::log(x); }
+template <class T> T log1p(T x) { return std::log1p(x); }
+template <class T> T tanh(T x) { return std::tanh(x); }
+template <class T> T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
+template <class T> T softplus(T x) { return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
+template <class T> T erf(T x) { return std::erf(x); }
+}}}
+#endif
+namespace vm = tg::vmath;
+#include <type_traits>
+
+namespace tg {
+namespace {
+// Python/TF floor semantics; integer division by 0 gives 0 and INT_MIN / -1 wraps, never a trap.
+template <class T> T floor_div(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::floor(x / y);
+  } else {
+    if (y == 0) return 0;
+    if (y == -1) return (T)(0 - (std::make_unsigned_t<T>)x);
+    T q = x / y;
+    return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
+  }
+}
+template <class T> T floor_mod(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    T r = std::fmod(x, y);
+    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+  } else {
+    if (y == 0 || y == -1) return 0;
+    T r = x % y;
+    return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
+  }
+}
+}  // namespace
+}  // namespace tg
+
+namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void (*k)(const EwArgs&)); }
+
+#define TG_FAMILY(family) void TG_CAT(TG_CAT(family, _kernels_), TG_ISA)()
+#define TG_EW_SET(Name, Ty, dt, ...) \
+  set_ew_kernel(#Name, TG_ISA_INDEX, dt, [](const EwArgs& a) { __VA_ARGS__; });
+#define TG_UNARY_KERNEL(Name, Ty, dt, expr) \
+  TG_EW_SET(Name, Ty, dt, const Ty alpha = (Ty)a.alpha; (void)alpha; \
+            unary_loop<Ty, Ty>(a, [alpha](Ty x) -> Ty { using T = Ty; (void)alpha; return (expr); }))
+#define TG_BINARY_KERNEL(Name, Ty, R, dt, expr) \
+  TG_EW_SET(Name, Ty, dt, binary_loop<Ty, R>(a, [](Ty x, Ty y) -> R { using T = Ty; return (expr); }))
+#define TG_UNARY(Name, expr, rule) \
+  TG_UNARY_KERNEL(Name, float, 0, expr) TG_UNARY_KERNEL(Name, double, 1, expr)
+#define TG_UNARY_NUMERIC(Name, expr, rule) \
+  TG_UNARY(Name, expr, rule) TG_UNARY_KERNEL(Name, int32_t, 2, expr) TG_UNARY_KERNEL(Name, int64_t, 3, expr)
+#define TG_BINARY_FLOAT(Name, expr, gx, gy) \
+  TG_BINARY_KERNEL(Name, float, float, 0, expr) TG_BINARY_KERNEL(Name, double, double, 1, expr)
+#define TG_BINARY(Name, expr, gx, gy) \
+  TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_KERNEL(Name, int32_t, int32_t, 2, expr) \
+  TG_BINARY_KERNEL(Name, int64_t, int64_t, 3, expr)
+#define TG_COMPARE(Name, expr) \
+  TG_BINARY_KERNEL(Name, float, bool, 0, expr) TG_BINARY_KERNEL(Name, double, bool, 1, expr) \
+  TG_BINARY_KERNEL(Name, int32_t, bool, 2, expr) TG_BINARY_KERNEL(Name, int64_t, bool, 3, expr) \
+  TG_BINARY_KERNEL(Name, bool, bool, 4, expr)
+#define TG_LOGICAL(Name, expr) TG_BINARY_KERNEL(Name, bool, bool, 4, expr)
+#define TG_SELECT_KERNEL(Ty, dt) \
+  TG_EW_SET(Select, Ty, dt, ternary_loop<bool, Ty>(a, [](bool c, Ty x, Ty y) -> Ty { return c ? x : y; }))
+#define TG_SELECT() \
+  TG_SELECT_KERNEL(float, 0) TG_SELECT_KERNEL(double, 1) TG_SELECT_KERNEL(int32_t, 2) \
+  TG_SELECT_KERNEL(int64_t, 3) TG_SELECT_KERNEL(bool, 4)
+#define TG_LOGICAL_NOT() TG_EW_SET(LogicalNot, bool, 4, unary_loop<bool, bool>(a, [](bool x) -> bool { return !x; }))
+// Rows outside the elementwise macros exist only in the register pass.
+#define TG_REGISTER_ONLY(...)
+
+#else  // register pass
+#include "engine/math.h"
+#include "ops/elementwise_rules.h"
+
+#define TG_FAMILY(family) void TG_CAT(register_, TG_CAT(family, _ops))()
+#define TG_RULE_LOCALS                                                           \
+  const Tensor& x = ctx.x[0]; const Tensor& out = ctx.out; const Tensor& g = ctx.g; \
+  (void)x; (void)out; (void)g;
+#define TG_UNARY_ROW(Name, infer_fn, rule)                                              \
+  def_op(#Name).inputs(1).shape(infer_fn).forward(run_elementwise).gradient(          \
+      [](GradCtx& ctx) -> Tensors { TG_RULE_LOCALS return {rule}; });
+#define TG_UNARY(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
+#define TG_UNARY_NUMERIC(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_numeric, rule)
+#define TG_BINARY_ROW(Name, infer_fn, gx, gy)                                           \
+  def_op(#Name).inputs(2).shape(infer_fn).forward(run_elementwise).gradient(          \
+      [](GradCtx& ctx) -> Tensors {                                                      \
+        TG_RULE_LOCALS const Tensor& y = ctx.x[1]; (void)y;                              \
+        Tensors r(2);                                                                    \
+        if (ctx.needs_grad[0]) r[0] = (gx);                                              \
+        if (ctx.needs_grad[1]) r[1] = (gy);                                              \
+        return r;                                                                        \
+      });
+#define TG_BINARY(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_numeric, gx, gy)
+#define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
+#define TG_COMPARE(Name, expr) \
+  def_op(#Name).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
+#define TG_LOGICAL(Name, expr) \
+  def_op(#Name).inputs(2).shape(infer_logical).forward(run_elementwise).not_differentiable();
+#define TG_SELECT()                                                                        \
+  def_op("Select").inputs(3).shape(infer_select).forward(run_elementwise).gradient(        \
+      [](GradCtx& ctx) -> Tensors {                                                         \
+        const Tensor &c = ctx.x[0], &g = ctx.g;                                             \
+        Tensor z = zeros_like(g);                                                           \
+        return {nullptr, ctx.needs_grad[1] ? where(c, g, z) : nullptr,                      \
+                ctx.needs_grad[2] ? where(c, z, g) : nullptr};                              \
+      });
+#define TG_LOGICAL_NOT() \
+  def_op("LogicalNot").inputs(1).shape(infer_logical).forward(run_elementwise).not_differentiable();
+#define TG_REGISTER_ONLY(...) __VA_ARGS__
+
+namespace tg {
+// Rule helpers for ops singular at a finite input: exactly zero where the upstream gradient
+// is exactly zero, so a masked lane (where(x > 0, sqrt(x), 0)) never turns 0 * inf into NaN.
+inline Tensor safe_mul(const Tensor& g, const Tensor& d) { return call("MulNoNan", {d, g}); }
+inline Tensor safe_div(const Tensor& g, const Tensor& x) { return safe_mul(g, reciprocal(x)); }
+}  // namespace tg
+#endif

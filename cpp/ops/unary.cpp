@@ -1,0 +1,35 @@
+// unary.cpp -- elementwise unary ops: forward as a scalar expression, gradient in registered ops.
+// Register pass: rows declare OpDefs; kernel passes: rows become loops (see op_macros.h).
+#include "ops/op_macros.h"
+
+namespace tg {
+
+TG_FAMILY(unary) {
+  // d/dx depends on the result:
+  TG_UNARY(Exp,     vm::exp(x),                  g * out)                      // d/dx e^x = e^x
+  TG_UNARY(Expm1,   vm::expm1(x),                g * (out + 1.0))              // d/dx (e^x - 1) = e^x
+  TG_UNARY(Sqrt,    std::sqrt(x),                safe_div(g * 0.5, out))       // 1 / (2 sqrt x)
+  TG_UNARY(Rsqrt,   T(1) / std::sqrt(x),         safe_mul(g, out * out * out * -0.5))  // -x^-3/2 / 2
+  TG_UNARY(Tanh,    vm::tanh(x),                 tanh_grad(out, g))            // 1 - tanh^2
+  TG_UNARY(Sigmoid, vm::sigmoid(x),              sigmoid_grad(out, g))         // s (1 - s)
+  TG_UNARY(Reciprocal, T(1) / x,                 safe_mul(g, -(out * out)))    // -1/x^2
+  // d/dx depends on the argument:
+  TG_UNARY(Log,     vm::log(x),                  safe_div(g, x))               // 1/x
+  TG_UNARY(Log1p,   vm::log1p(x),                safe_div(g, x + 1.0))         // 1/(1+x)
+  TG_UNARY(Softplus, vm::softplus(x),            g * sigmoid(x))               // sigmoid(x)
+  TG_UNARY(Sin,     std::sin(x),                 g * cos(x))
+  TG_UNARY(Cos,     std::cos(x),                 -(g * sin(x)))
+  TG_UNARY(Tan,     std::tan(x),                 g * (square(out) + 1.0))      // 1 + tan^2
+  TG_UNARY(Erf,     vm::erf(x),                  g * exp(-square(x)) * 1.1283791670955126)  // 2/sqrt(pi) e^-x^2
+  TG_UNARY_NUMERIC(Neg,    -x,                   -g)
+  TG_UNARY_NUMERIC(Square, x * x,                g * x * 2.0)
+  TG_UNARY_NUMERIC(Abs,    x < T(0) ? -x : x,    g * sign(x))
+  // zero gradient almost everywhere:
+  TG_UNARY_NUMERIC(Sign,   T((x > T(0)) - (x < T(0))), zeros_like(x))
+  TG_UNARY(Floor,   std::floor(x),               zeros_like(x))
+  TG_UNARY(Ceil,    std::ceil(x),                zeros_like(x))
+  TG_LOGICAL_NOT()
+  TG_UNARY(Round,   std::nearbyint(x),           zeros_like(x))                // half to even, as TF
+}
+
+}  // namespace tg

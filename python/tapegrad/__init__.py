@@ -1,0 +1,23 @@
+"""tapegrad: tape-based automatic differentiation with a C++ core and TensorFlow 2's eager API.
+
+    import tapegrad as tf
+    from tapegrad import keras
+"""
+import os as _os
+
+# OpenMP and OpenBLAS threads spinning against each other slow alternating kernels down
+# many times over; a short OpenBLAS spin timeout avoids it. Must be set before the load.
+_os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+
+from tapegrad import _core  # noqa: E402
+from tapegrad import dtypes, errors  # noqa: E402
+from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int64  # noqa: E402,A004
+from tapegrad._tensor import *  # noqa: E402,F401,F403
+from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: E402
+from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
+from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
+from tapegrad._ops.array import *  # noqa: E402,F401,F403
+from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
+from tapegrad import math, nn, linalg  # noqa: E402
+
+__version__ = "0.1.0"

@@ -1,0 +1,64 @@
+"""Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
+from tapegrad import _core, dtypes
+from tapegrad._ops._wrap import binary, export, unary
+from tapegrad._tensor import Tensor, convert_to_tensor
+
+_UNARY = {
+    "negative": "Neg", "square": "Square", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "exp": "Exp", "log": "Log",
+    "log1p": "Log1p", "expm1": "Expm1", "sin": "Sin", "cos": "Cos", "tan": "Tan", "tanh": "Tanh",
+    "sigmoid": "Sigmoid", "softplus": "Softplus", "abs": "Abs", "sign": "Sign", "reciprocal": "Reciprocal",
+    "floor": "Floor", "ceil": "Ceil", "round": "Round", "erf": "Erf", "logical_not": "LogicalNot",
+}
+_BINARY = {
+    "add": "Add", "subtract": "Sub", "multiply": "Mul", "maximum": "Maximum", "minimum": "Minimum",
+    "pow": "Pow", "floordiv": "FloorDiv", "floormod": "FloorMod", "squared_difference": "SquaredDifference",
+    "multiply_no_nan": "MulNoNan", "less": "Less", "less_equal": "LessEqual", "greater": "Greater",
+    "greater_equal": "GreaterEqual", "equal": "Equal", "not_equal": "NotEqual",
+    "logical_and": "LogicalAnd", "logical_or": "LogicalOr",
+}
+__all__ = export(globals(), _UNARY, unary) + export(globals(), _BINARY, binary) + [
+    "divide", "truediv", "realdiv", "where", "clip_by_value", "logical_xor", "mod", "neg",
+]
+neg = globals()["negative"]
+mod = globals()["floormod"]
+_realdiv = _core.op("RealDiv")
+_select = _core.op("Select")
+
+
+def truediv(x, y, name=None):
+    """x / y; integer inputs are divided as float64, as in TF."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, dtype_hint=y.dtype if isinstance(y, Tensor) else None)
+    return x / y
+
+
+divide = truediv
+
+
+def realdiv(x, y, name=None):
+    return _realdiv(x, y)
+
+
+def where(condition, x=None, y=None, name=None):
+    """Picks x where condition is true, else y (all three broadcast)."""
+    if x is None and y is None:
+        raise NotImplementedError("where(condition) with one argument (the indices of true entries) is not supported")
+    if x is None or y is None:
+        raise ValueError("where: x and y must both be given")
+    c = convert_to_tensor(condition, dtype=dtypes.bool)
+    if not isinstance(x, Tensor) and isinstance(y, Tensor):
+        x = convert_to_tensor(x, dtype_hint=y.dtype)
+    x = convert_to_tensor(x)
+    y = convert_to_tensor(y, dtype_hint=x.dtype)
+    return _select(c, x, y)
+
+
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """min(max(t, clip_value_min), clip_value_max); the gradient is zero where t was clipped."""
+    t = convert_to_tensor(t)
+    return globals()["minimum"](globals()["maximum"](t, clip_value_min), clip_value_max)
+
+
+def logical_xor(x, y, name=None):
+    return globals()["not_equal"](convert_to_tensor(x, dtype=dtypes.bool), y)
+

@@ -1,0 +1,31 @@
+"""GradientTape and UnconnectedGradients: the C++ tape with TF's Python surface."""
+import enum
+
+from tapegrad import _core
+
+__all__ = ["GradientTape", "UnconnectedGradients"]
+
+
+class UnconnectedGradients(enum.Enum):
+    """What ``gradient`` returns for a source the target does not depend on."""
+
+    NONE = "none"
+    ZERO = "zero"
+
+
+class GradientTape(_core.GradientTape):
+    """Records operations on watched tensors for reverse-mode differentiation (TF semantics).
+
+    Args:
+      persistent: allow several ``gradient`` calls (otherwise the second one raises).
+      watch_accessed_variables: watch trainable variables read inside the context.
+
+    >>> w = tf.Variable(3.0)
+    >>> with tf.GradientTape() as tape:
+    ...     y = w * w
+    >>> float(tape.gradient(y, w))
+    6.0
+    """
+
+    def __init__(self, persistent=False, watch_accessed_variables=True):
+        super().__init__(persistent, watch_accessed_variables)

@@ -1,0 +1,313 @@
+"""Tensor and Variable: the Python-side surface of the C++ tensor (shape, dtype, repr, conversion)."""
+import numpy as np
+
+from tapegrad import _core, dtypes
+
+__all__ = [
+    "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
+    "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace",
+    "cast", "identity", "stop_gradient", "shape", "size", "rank",
+]
+
+Tensor = _core.Tensor
+
+
+class TensorShape(tuple):
+    """The shape of a tensor: a tuple of ints (None for unknown dimensions) with TF's helpers."""
+
+    def as_list(self):
+        return list(self)
+
+    @property
+    def rank(self):
+        return len(self)
+
+    @property
+    def ndims(self):
+        return len(self)
+
+    def num_elements(self):
+        n = 1
+        for d in self:
+            if d is None:
+                return None
+            n *= d
+        return n
+
+    def is_compatible_with(self, other):
+        other = TensorShape(other)
+        return len(self) == len(other) and all(a is None or b is None or a == b for a, b in zip(self, other))
+
+    def __repr__(self):
+        return f"TensorShape({list(self)})"
+
+    def __str__(self):
+        return "(" + ", ".join("None" if d is None else str(d) for d in self) + ("," if len(self) == 1 else "") + ")"
+
+
+def _dtype_of(value):
+    return None if value is None else dtypes.as_dtype(value)
+
+
+def _repr_numpy(t):
+    a = t.numpy()
+    text = np.array2string(a, separator=", ") if a.ndim else repr(a.item())
+    return text
+
+
+def _tensor_repr(self):
+    kind = "tf.Tensor"
+    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_repr_numpy(self)}>"
+
+
+def _tensor_str(self):
+    return f"tf.Tensor({_repr_numpy(self)}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
+
+
+def _scalar(self, kind):
+    if self._size != 1:
+        raise TypeError(f"only tensors with one element can be converted to Python {kind.__name__}, "
+                        f"got shape {TensorShape(self._shape)}")
+    return kind(self._item())
+
+
+def _bool(self):
+    if self._size != 1:
+        raise ValueError("The truth value of a tensor with more than one element is ambiguous; "
+                         "use tf.reduce_any or tf.reduce_all")
+    return bool(self._item())
+
+
+def _format(self, spec):
+    if self._size == 1 and spec:
+        return format(self._item(), spec)
+    return format(str(self), spec)
+
+
+def _iter(self):
+    if not self._shape:
+        raise TypeError("iterating over a 0-d tensor is not allowed")
+    return (self[i] for i in builtins_range(self._shape[0]))
+
+
+builtins_range = range
+Tensor.shape = property(lambda self: TensorShape(self._shape), doc="The shape, as a TensorShape.")
+Tensor.dtype = property(lambda self: dtypes.from_code(self._dtype), doc="The element type.")
+Tensor.__repr__ = _tensor_repr
+Tensor.__str__ = _tensor_str
+Tensor.__float__ = lambda self: _scalar(self, float)
+Tensor.__int__ = lambda self: _scalar(self, int)
+Tensor.__index__ = lambda self: _scalar(self, int) if self.dtype.is_integer else NotImplemented
+Tensor.__bool__ = _bool
+Tensor.__format__ = _format
+Tensor.__iter__ = _iter
+Tensor.__array_priority__ = 100  # NumPy defers to our reflected operators
+Tensor.get_shape = lambda self: TensorShape(self._shape)
+Tensor.device = "/job:localhost/replica:0/task:0/device:CPU:0"
+
+
+class Variable(_core.Variable):
+    """A mutable tensor: the state of a model (TF's ``tf.Variable``).
+
+    Args:
+      initial_value: a tensor, NumPy array, Python value, or a callable returning one.
+      trainable: whether tapes watch it automatically and optimizers update it.
+      name: an optional name.
+      dtype: convert the initial value to this dtype.
+      constraint: a function applied after optimizer updates (by the training loop).
+
+    >>> v = tf.Variable(3.0); v.assign_add(1.0); float(v)
+    4.0
+    """
+
+    _counter = 0
+
+    def __init__(self, initial_value=None, trainable=True, name=None, dtype=None, constraint=None,
+                 shape=None, **kwargs):
+        if initial_value is None:
+            raise ValueError("Variable: initial_value must be given")
+        if callable(initial_value):
+            initial_value = initial_value()
+        dt = _dtype_of(dtype)
+        if dt is not None and isinstance(initial_value, Tensor) and initial_value.dtype != dt:
+            initial_value = cast(initial_value, dt)
+        super().__init__(initial_value, -1 if dt is None else dt.code, bool(trainable))
+        if name is None:
+            Variable._counter += 1
+            name = "Variable" if Variable._counter == 1 else f"Variable_{Variable._counter - 1}"
+        self._name = name
+        self.constraint = constraint
+
+    @property
+    def name(self):
+        return self._name + ":0"
+
+    def assign(self, value, use_locking=None, name=None, read_value=True):
+        self._assign(value)
+        return self
+
+    def assign_add(self, delta, use_locking=None, name=None, read_value=True):
+        self._assign_add(delta)
+        return self
+
+    def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
+        self._assign_sub(delta)
+        return self
+
+    def value(self):
+        return self.read_value()
+
+    def __repr__(self):
+        return (f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name}, "
+                f"numpy={_repr_numpy(self)}>")
+
+    def __reduce__(self):
+        return (Variable, (self.numpy(), self.trainable, self._name))
+
+
+class TensorSpec:
+    """Describes a tensor argument: shape (None for unknown dimensions) and dtype."""
+
+    def __init__(self, shape, dtype=dtypes.float32, name=None):
+        self.shape = TensorShape([None if d is None else int(d) for d in shape]) if shape is not None else None
+        self.dtype = dtypes.as_dtype(dtype)
+        self.name = name
+
+    def __repr__(self):
+        return f"TensorSpec(shape={self.shape}, dtype={self.dtype!r}, name={self.name!r})"
+
+    def __eq__(self, other):
+        return isinstance(other, TensorSpec) and (self.shape, self.dtype) == (other.shape, other.dtype)
+
+    def __hash__(self):
+        return hash((self.shape, self.dtype))
+
+    def is_compatible_with(self, t):
+        return self.dtype == t.dtype and (self.shape is None or self.shape.is_compatible_with(t.shape))
+
+
+def is_tensor(x):
+    return isinstance(x, Tensor)
+
+
+def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
+    """Converts a value to a Tensor (Python floats become float32, ints int32, as in TF)."""
+    dt = _dtype_of(dtype)
+    if dt is not None:
+        return _core.convert(value, dt.code)
+    hint = _dtype_of(dtype_hint)
+    if hint is not None and not isinstance(value, Tensor):
+        try:
+            return _core.convert_hint(value, hint.code)
+        except _core.InvalidArgumentError:
+            pass
+    return _core.convert(value, -1)
+
+
+def constant(value, dtype=None, shape=None, name=None):
+    """Creates a tensor from a value; unlike convert_to_tensor it casts to ``dtype`` freely."""
+    dt = _dtype_of(dtype)
+    if isinstance(value, Tensor):
+        t = value if dt is None or value.dtype == dt else cast(value, dt)
+    elif dt is not None:
+        t = _core.from_numpy(np.asarray(value, dtype=dt.as_numpy_dtype), dt.code)
+    else:
+        t = _core.convert(value, -1)
+    if shape is not None:
+        shape = [int(d) for d in shape]
+        if t._size == 1:
+            t = _core.fill(shape, float(t._item()), t._dtype) if t.dtype != dtypes.int64 else \
+                _core.from_numpy(np.full(shape, t._item(), np.int64), 3)
+        elif list(t._shape) != shape:
+            t = _core.op("Reshape")(t, shape=shape)
+    return t
+
+
+def fill(dims, value, name=None):
+    v = convert_to_tensor(value)
+    return _core.from_numpy(np.full([int(d) for d in dims], v.numpy()), v._dtype)
+
+
+def zeros(shape, dtype=dtypes.float32, name=None):
+    return _core.fill([int(d) for d in _as_shape(shape)], 0.0, dtypes.as_dtype(dtype).code)
+
+
+def ones(shape, dtype=dtypes.float32, name=None):
+    return _core.fill([int(d) for d in _as_shape(shape)], 1.0, dtypes.as_dtype(dtype).code)
+
+
+def zeros_like(input, dtype=None, name=None):
+    t = convert_to_tensor(input)
+    return zeros(t._shape, dtype or t.dtype)
+
+
+def ones_like(input, dtype=None, name=None):
+    t = convert_to_tensor(input)
+    return ones(t._shape, dtype or t.dtype)
+
+
+def _as_shape(shape):
+    if isinstance(shape, Tensor):
+        return [int(d) for d in shape.numpy().reshape(-1)]
+    if isinstance(shape, (int, np.integer)):
+        return [int(shape)]
+    return list(shape)
+
+
+def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    m = np.eye(num_rows, num_columns, dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
+    if batch_shape:
+        m = np.broadcast_to(m, tuple(batch_shape) + m.shape)
+    return _core.from_numpy(m, dtypes.as_dtype(dtype).code)
+
+
+def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -- TF's name
+    if limit is None:
+        start, limit = 0, start
+    vals = [_item(v) for v in (start, limit, delta)]
+    dt = _dtype_of(dtype) or (dtypes.float32 if any(isinstance(v, float) for v in vals) else dtypes.int32)
+    return _core.from_numpy(np.arange(*vals, dtype=dt.as_numpy_dtype), dt.code)
+
+
+def linspace(start, stop, num, name=None, axis=0):
+    s, e = convert_to_tensor(start), convert_to_tensor(stop)
+    dt = s.dtype if s.dtype.is_floating else dtypes.float32
+    return _core.from_numpy(np.linspace(s.numpy(), e.numpy(), int(num), axis=axis).astype(dt.as_numpy_dtype), dt.code)
+
+
+def _item(v):
+    return v._item() if isinstance(v, Tensor) else v
+
+
+_cast = _core.op("Cast")
+_identity = _core.op("Identity")
+_stop_gradient = _core.op("StopGradient")
+
+
+def cast(x, dtype, name=None):
+    """Casts to ``dtype``; the gradient flows between float types only."""
+    x = convert_to_tensor(x)
+    dt = dtypes.as_dtype(dtype)
+    return x if x._dtype == dt.code else _cast(x, dtype=dt.code)
+
+
+def identity(input, name=None):
+    return _identity(input)
+
+
+def stop_gradient(input, name=None):
+    """Returns ``input``; no gradient flows back through it."""
+    return _stop_gradient(input)
+
+
+def shape(input, out_type=dtypes.int32, name=None):
+    t = convert_to_tensor(input)
+    return constant(list(t._shape), dtype=out_type)
+
+
+def size(input, out_type=dtypes.int32, name=None):
+    return constant(convert_to_tensor(input)._size, dtype=out_type)
+
+
+def rank(input, name=None):
+    return constant(convert_to_tensor(input).ndim, dtype=dtypes.int32)

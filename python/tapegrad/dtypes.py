@@ -1,0 +1,90 @@
+"""Element types: ``tf.float32`` and friends, with their NumPy equivalents."""
+import builtins
+
+import numpy as np
+
+__all__ = ["DType", "float32", "float64", "int32", "int64", "bool", "as_dtype"]
+
+
+class DType:
+    """A tensor element type. Compares equal to its name and to the NumPy dtype."""
+
+    __slots__ = ("name", "code", "as_numpy_dtype", "size")
+
+    def __init__(self, name, code, np_type):
+        self.name = name
+        self.code = code
+        self.as_numpy_dtype = np_type
+        self.size = np.dtype(np_type).itemsize
+
+    @property
+    def is_floating(self):
+        return self.code in (0, 1)
+
+    @property
+    def is_integer(self):
+        return self.code in (2, 3)
+
+    @property
+    def is_bool(self):
+        return self.code == 4
+
+    @property
+    def base_dtype(self):
+        return self
+
+    @property
+    def min(self):
+        return np.finfo(self.as_numpy_dtype).min if self.is_floating else np.iinfo(self.as_numpy_dtype).min
+
+    @property
+    def max(self):
+        return np.finfo(self.as_numpy_dtype).max if self.is_floating else np.iinfo(self.as_numpy_dtype).max
+
+    def __repr__(self):
+        return "tf." + self.name
+
+    def __eq__(self, other):
+        try:
+            return self is as_dtype(other)
+        except TypeError:
+            return False
+
+    def __hash__(self):
+        return hash(self.name)
+
+
+float32 = DType("float32", 0, np.float32)
+float64 = DType("float64", 1, np.float64)
+int32 = DType("int32", 2, np.int32)
+int64 = DType("int64", 3, np.int64)
+bool = DType("bool", 4, np.bool_)  # noqa: A001 -- TF's name
+_BY_CODE = (float32, float64, int32, int64, bool)
+_BY_NAME = {d.name: d for d in _BY_CODE}
+_BY_NAME.update(double=float64, float=float32, half=None)
+
+
+def as_dtype(value):
+    """Converts a DType, its name, a NumPy dtype or a Python type to a DType."""
+    if isinstance(value, DType):
+        return value
+    if isinstance(value, str) and _BY_NAME.get(value) is not None:
+        return _BY_NAME[value]
+    if value is float:
+        return float32
+    if value is int:
+        return int32
+    if value is builtins.bool:
+        return bool
+    try:
+        np_dtype = np.dtype(value)
+    except TypeError:
+        raise TypeError(f"Cannot convert {value!r} to a tapegrad dtype") from None
+    for d in _BY_CODE:
+        if np.dtype(d.as_numpy_dtype) == np_dtype:
+            return d
+    raise TypeError(f"tapegrad has no dtype matching {value!r} (supported: float32, float64, int32, int64, bool)")
+
+
+def from_code(code):
+    return _BY_CODE[code]

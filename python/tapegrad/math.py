@@ -1,0 +1,3 @@
+"""``tf.math``: elementwise math and reductions."""
+from tapegrad._ops.elementwise import *  # noqa: F401,F403
+from tapegrad._ops.reduction import *  # noqa: F401,F403
