@@ -251,6 +251,26 @@ TG_VMATH_INLINE float small_uint_to_fp(std::uint32_t k) {
 // exp: Cody-Waite reduction by ln2 (k = round(x/ln2) via the 1.5*2^52 rounding constant),
 // degree-11 (double) / degree-6 (float) minimax for e^r, scaling by 2^k split into two
 // normal powers of two so subnormal results round once and overflow gives +inf.
+// exp_nonpos: the same for x <= 0 or NaN only (one clamp less; used by sigmoid/softplus).
+TG_VMATH_INLINE double exp_nonpos(double x) {
+    x = x < -746.0 ? -746.0 : x;  // NaN passes the clamp
+    double kd;
+    std::int64_t ki;
+    const double r = reduce_ln2(x, kd, ki);
+    const double p = 1.0 + expm1_poly(r);
+    const std::int64_t k1 = static_cast<std::int64_t>(static_cast<std::uint64_t>(ki + 2048) >> 1) - 1024;
+    return (p * pow2i(k1)) * pow2i(ki - k1);
+}
+TG_VMATH_INLINE float exp_nonpos(float x) {
+    x = x < -104.0f ? -104.0f : x;
+    float kd;
+    std::int32_t ki;
+    const float r = reduce_ln2(x, kd, ki);
+    const float p = 1.0f + expm1_poly(r);
+    const std::int32_t k1 = (ki >> 1);
+    return (p * pow2i(k1)) * pow2i(ki - k1);
+}
+
 TG_VMATH_INLINE double exp(double x) {
     x = x < -746.0 ? -746.0 : x;  // NaN passes both clamps
     x = x > 710.0 ? 710.0 : x;
@@ -364,11 +384,11 @@ TG_VMATH_INLINE float tanh(float x) {
 // sigmoid: t = exp(-|x|) in (0, 1]; 1/(1+t) for x >= 0, t/(1+t) for x < 0 (no overflow,
 // relatively accurate deep in the left tail, subnormal results included).
 TG_VMATH_INLINE double sigmoid(double x) {
-    const double t = exp(-abs_(x));
+    const double t = exp_nonpos(-abs_(x));
     return (x >= 0.0 ? 1.0 : t) / (1.0 + t);
 }
 TG_VMATH_INLINE float sigmoid(float x) {
-    const float t = exp(-abs_(x));
+    const float t = exp_nonpos(-abs_(x));
     return (x >= 0.0f ? 1.0f : t) / (1.0f + t);
 }
 
@@ -376,7 +396,7 @@ TG_VMATH_INLINE float sigmoid(float x) {
 // [1, 2]: one compare against sqrt(2) replaces the exponent extraction of log1p.
 TG_VMATH_INLINE double softplus(double x) {
     using C = K<double>;
-    const double t = exp(-abs_(x));
+    const double t = exp_nonpos(-abs_(x));
     const double u = 1.0 + t;
     const double d = t - (u - 1.0);  // exact rounding error of 1 + t
     const bool hi = u >= 0x1.6a09e667f3bcdp+0;
@@ -387,7 +407,7 @@ TG_VMATH_INLINE double softplus(double x) {
 }
 TG_VMATH_INLINE float softplus(float x) {
     using C = K<float>;
-    const float t = exp(-abs_(x));
+    const float t = exp_nonpos(-abs_(x));
     const float u = 1.0f + t;
     const float d = t - (u - 1.0f);
     const bool hi = u >= 0x1.6a09e6p+0f;

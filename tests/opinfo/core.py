@@ -1,0 +1,63 @@
+"""OpInfo: one test row per op (how to call it, sample inputs, NumPy reference, input domain)."""
+import dataclasses
+from typing import Callable, Optional
+
+import numpy as np
+
+UNARY_SHAPES = [(), (5,), (2, 3)]
+BINARY_SHAPES = [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (2, 3)), ((4,), ())]
+
+
+@dataclasses.dataclass
+class SampleInput:
+    args: list              # NumPy arrays (inputs) and plain Python values (attributes)
+    kwargs: dict = dataclasses.field(default_factory=dict)
+    grad_args: Optional[list] = None   # indices of args to differentiate; default: every float array
+
+
+@dataclasses.dataclass
+class OpInfo:
+    """A row of the op table the tests are driven by.
+
+    name: the registry op name (or a Python-level name for composites, with op=None).
+    fn: calls the op through the public API: fn(*tensors_and_values, **kwargs).
+    ref: the NumPy forward reference with the same signature on arrays (None: no forward check).
+    samples: sample_fn(rng, np_dtype) -> iterable of SampleInput; default from ``arity``.
+    domain: (low, high) for random float inputs.
+    order: 2 adds a second-derivative check through nested tapes.
+    differentiable: False for ops with no gradient (checked to give None).
+    """
+
+    name: str
+    fn: Callable
+    ref: Optional[Callable] = None
+    arity: int = 1
+    samples: Optional[Callable] = None
+    domain: tuple = (-2.0, 2.0)
+    order: int = 1
+    differentiable: bool = True
+    dtypes: tuple = ("float32", "float64")
+    int_inputs: bool = False       # sample with integers (for int dtypes)
+    atol: float = 1e-5
+    rtol: float = 1e-4
+    fwd_rtol32: float = 2e-6
+    op: Optional[str] = "same"     # registry op covered by this row ("same": name; None: composite)
+
+    @property
+    def registry_op(self):
+        return self.name if self.op == "same" else self.op
+
+    def sample_inputs(self, rng, dtype):
+        if self.samples is not None:
+            yield from self.samples(rng, dtype)
+            return
+        lo, hi = self.domain
+        shapes = UNARY_SHAPES if self.arity == 1 else BINARY_SHAPES if self.arity == 2 else \
+            [((2, 3),) * self.arity]
+        for s in shapes:
+            s = (s,) if self.arity == 1 else s
+            yield SampleInput([rng.uniform(lo, hi, size=sh).astype(dtype) for sh in s])
+
+
+def uniform(rng, shape, dtype, lo=-2.0, hi=2.0):
+    return rng.uniform(lo, hi, size=shape).astype(dtype)

@@ -1,0 +1,133 @@
+"""Rows for elementwise ops (unary, binary, comparisons, logical, Select)."""
+import math
+
+import numpy as np
+
+import tapegrad as tf
+from opinfo.core import OpInfo, SampleInput
+
+
+def _away_from_zero(rng, dtype):
+    for s in [(), (5,), (2, 3)]:
+        x = rng.uniform(0.3, 2.0, size=s) * rng.choice([-1, 1], size=s)
+        yield SampleInput([np.asarray(x, dtype)])
+
+
+def _positive_base(rng, dtype):
+    for sx, sy in [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (4,))]:
+        yield SampleInput([rng.uniform(0.5, 2.0, sx).astype(dtype), rng.uniform(-1.5, 1.5, sy).astype(dtype)])
+
+
+def _distinct_pairs(rng, dtype):
+    # Maximum/Minimum/Mod are not differentiable where the inputs tie or at jumps: keep them apart.
+    for sx, sy in [((2, 3), (2, 3)), ((2, 3), (3,)), ((2, 1), (1, 3))]:
+        x = rng.uniform(-2, 2, sx)
+        y = rng.uniform(-2, 2, sy)
+        y = np.where(np.abs(x - y) < 0.2, y + 0.5, y)
+        yield SampleInput([x.astype(dtype), np.asarray(y, dtype)])
+
+
+def _mod_pairs(rng, dtype):
+    for sx, sy in [((2, 3), (2, 3)), ((5,), ())]:
+        x = rng.uniform(0.1, 0.9, sx) + rng.integers(-3, 3, sx)
+        y = rng.uniform(1.1, 1.9, sy) * rng.choice([-1, 1], sy)
+        r = np.mod(x, y)
+        x = np.where((np.abs(r) < 0.1) | (np.abs(np.abs(r) - np.abs(y)) < 0.1), x + 0.3, x)
+        yield SampleInput([x.astype(dtype), np.asarray(y, dtype)])
+
+
+def _select(rng, dtype):
+    for sc, sx, sy in [((2, 3), (2, 3), (2, 3)), ((3,), (2, 3), ()), ((2, 1), (1, 3), (2, 3))]:
+        c = rng.uniform(size=sc) > 0.5
+        yield SampleInput([c, rng.uniform(-2, 2, sx).astype(dtype), rng.uniform(-2, 2, sy).astype(dtype)],
+                          grad_args=[1, 2])
+
+
+def _bools(rng, dtype):
+    for sx, sy in [((2, 3), (2, 3)), ((2, 3), (3,))]:
+        yield SampleInput([rng.uniform(size=sx) > 0.5, rng.uniform(size=sy) > 0.5])
+
+
+def _tanh_grad(t, g):
+    return g * (1 - t * t)
+
+
+def _sigmoid_grad(s, g):
+    return g * s * (1 - s)
+
+
+def _sigmoid(x):
+    return 1 / (1 + np.exp(-x))
+
+
+def _cmp(name, fn, ref):
+    return OpInfo(name, fn, ref, arity=2, differentiable=False)
+
+
+rows = [
+    # unary, d/dx depends on the result
+    OpInfo("Exp", tf.exp, np.exp, order=2),
+    OpInfo("Expm1", tf.math.expm1, np.expm1, order=2),
+    OpInfo("Sqrt", tf.sqrt, np.sqrt, domain=(0.2, 3.0), order=2),
+    OpInfo("Rsqrt", tf.math.rsqrt, lambda x: 1 / np.sqrt(x), domain=(0.3, 3.0), order=2),
+    OpInfo("Tanh", tf.tanh, np.tanh, order=2),
+    OpInfo("Sigmoid", tf.sigmoid, _sigmoid, order=2),
+    OpInfo("Reciprocal", tf.math.reciprocal, lambda x: 1 / x, samples=_away_from_zero, order=2),
+    # unary, d/dx depends on the argument
+    OpInfo("Log", tf.math.log, np.log, domain=(0.2, 3.0), order=2),
+    OpInfo("Log1p", tf.math.log1p, np.log1p, domain=(-0.7, 3.0), order=2),
+    OpInfo("Softplus", tf.nn.softplus, lambda x: np.logaddexp(0, x), domain=(-5.0, 5.0), order=2),
+    OpInfo("Sin", tf.sin, np.sin, order=2),
+    OpInfo("Cos", tf.cos, np.cos, order=2),
+    OpInfo("Tan", tf.tan, np.tan, domain=(-1.2, 1.2), order=2),
+    OpInfo("Erf", tf.math.erf, np.vectorize(math.erf, otypes=[float]), order=2),
+    OpInfo("Neg", tf.negative, np.negative, order=2),
+    OpInfo("Square", tf.square, np.square, order=2),
+    OpInfo("Abs", tf.abs, np.abs, samples=_away_from_zero, order=2),
+    OpInfo("Sign", tf.sign, np.sign, samples=_away_from_zero),
+    OpInfo("Floor", tf.floor, np.floor, samples=_away_from_zero),
+    OpInfo("Ceil", tf.math.ceil, np.ceil, samples=_away_from_zero),
+    OpInfo("Round", tf.round, np.round, samples=_away_from_zero),
+    # binary
+    OpInfo("Add", tf.add, np.add, arity=2, order=2),
+    OpInfo("Sub", tf.subtract, np.subtract, arity=2, order=2),
+    OpInfo("Mul", tf.multiply, np.multiply, arity=2, order=2),
+    OpInfo("RealDiv", tf.math.realdiv, np.divide, arity=2, order=2,
+           samples=lambda rng, dt: (SampleInput([rng.uniform(-2, 2, sx).astype(dt), rng.uniform(0.5, 2, sy).astype(dt)])
+                                    for sx, sy in [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (4,))])),
+    OpInfo("Maximum", tf.maximum, np.maximum, arity=2, samples=_distinct_pairs),
+    OpInfo("Minimum", tf.minimum, np.minimum, arity=2, samples=_distinct_pairs),
+    OpInfo("SquaredDifference", tf.math.squared_difference, lambda x, y: (x - y) ** 2, arity=2, order=2),
+    OpInfo("Pow", tf.pow, np.power, arity=2, samples=_positive_base, order=2),
+    OpInfo("MulNoNan", tf.math.multiply_no_nan, lambda x, y: np.where(y == 0, 0, x * y), arity=2, order=2),
+    OpInfo("FloorDiv", tf.math.floordiv, np.floor_divide, arity=2, samples=_mod_pairs),
+    OpInfo("FloorMod", tf.math.floormod, np.mod, arity=2, samples=_mod_pairs),
+    OpInfo("TanhGrad", lambda t, g: tf._core.op("TanhGrad")(t, g), _tanh_grad, arity=2, order=2),
+    OpInfo("SigmoidGrad", lambda s, g: tf._core.op("SigmoidGrad")(s, g), _sigmoid_grad, arity=2, order=2),
+    OpInfo("Select", tf.where, np.where, samples=_select, order=2),
+    # no gradient
+    _cmp("Less", tf.less, np.less),
+    _cmp("LessEqual", tf.less_equal, np.less_equal),
+    _cmp("Greater", tf.greater, np.greater),
+    _cmp("GreaterEqual", tf.greater_equal, np.greater_equal),
+    _cmp("Equal", tf.equal, np.equal),
+    _cmp("NotEqual", tf.not_equal, np.not_equal),
+    OpInfo("LogicalAnd", tf.logical_and, np.logical_and, samples=_bools, differentiable=False, dtypes=("bool",)),
+    OpInfo("LogicalOr", tf.logical_or, np.logical_or, samples=_bools, differentiable=False, dtypes=("bool",)),
+    OpInfo("LogicalNot", tf.logical_not, np.logical_not, differentiable=False, dtypes=("bool",),
+           samples=lambda rng, dt: [SampleInput([rng.uniform(size=(2, 3)) > 0.5])]),
+    # activations
+    OpInfo("Relu", tf.nn.relu, lambda x: np.maximum(x, 0), samples=_away_from_zero, order=2),
+    OpInfo("Relu6", tf.nn.relu6, lambda x: np.clip(x, 0, 6),
+           samples=lambda rng, dt: [SampleInput([np.array([-1.0, 0.5, 3.0, 5.5, 7.0, -0.3], dt)])]),
+    OpInfo("LeakyRelu", tf.nn.leaky_relu, lambda x, alpha=0.2: np.where(x > 0, x, alpha * x), order=2,
+           samples=lambda rng, dt: [SampleInput([a], kw) for a in _away_from_zero_list(rng, dt)
+                                    for kw in ({}, {"alpha": 0.1})]),
+    OpInfo("Elu", tf.nn.elu, lambda x: np.where(x > 0, x, np.expm1(x)), samples=_away_from_zero, order=2),
+    OpInfo("Selu", tf.nn.selu, lambda x: 1.0507009873554805 * np.where(x > 0, x, 1.6732632423543772 * np.expm1(x)),
+           samples=_away_from_zero, order=2),
+]
+
+
+def _away_from_zero_list(rng, dtype):
+    return [s.args[0] for s in _away_from_zero(rng, dtype)]
