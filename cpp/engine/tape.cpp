@@ -70,8 +70,14 @@ bool should_record(const Tensors& x) {
   return false;
 }
 
-// A variable's value may later change in place; the tape keeps the value it read.
-static Tensor saved_value(const Tensor& t) { return t && t->is_variable ? view(t, t->shape) : t; }
+// A variable's value may later change in place; the tape keeps the value it read, under the
+// variable's id so that rules run on it are still connected to the variable (nested tapes).
+static Tensor saved_value(const Tensor& t) {
+  if (!t || !t->is_variable) return t;
+  Tensor v = view(t, t->shape);
+  v->id = t->id;
+  return v;
+}
 
 static TapeEntry make_entry(const Tensors& x, const Tensors& outs) {
   TapeEntry e;
