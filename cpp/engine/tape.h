@@ -6,7 +6,7 @@
 #pragma once
 #include <functional>
 #include <memory>
-#include <unordered_set>
+#include "engine/id_map.h"
 #include "engine/registry.h"
 
 namespace tg {
@@ -14,13 +14,13 @@ namespace tg {
 // A custom gradient (custom_gradient, recompute_grad): output gradients -> input gradients.
 using CustomGradFn = std::function<Tensors(const Tensors& out_grads)>;
 
+// Inputs and outputs are saved by value; their ids (and shapes) are read from them.
+// A variable is saved as a snapshot carrying the variable's id (see saved_value in tape.cpp).
 struct TapeEntry {
   const OpDef* op = nullptr;          // null for a custom entry
   std::shared_ptr<CustomGradFn> custom;
   Attrs attrs;
-  std::vector<int64_t> in_ids, out_ids;
-  Tensors inputs, outputs;            // saved values; dropped by a non-persistent sweep
-  std::vector<OutMeta> in_meta;       // shapes and dtypes survive dropping
+  Tensors inputs, outputs;            // dropped by a non-persistent sweep once the rule has run
 };
 
 struct Tape {
@@ -28,7 +28,7 @@ struct Tape {
   bool watch_accessed_variables = true;
   bool used = false;                  // a non-persistent tape computed its gradient
   int paused = 0;                     // stop_recording depth; also set during gradient()
-  std::unordered_set<int64_t> tracked;
+  IdSet tracked;
   std::vector<TapeEntry> entries;
   Tensors watched_variables;
 

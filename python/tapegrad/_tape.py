@@ -26,6 +26,3 @@ class GradientTape(_core.GradientTape):
     >>> float(tape.gradient(y, w))
     6.0
     """
-
-    def __init__(self, persistent=False, watch_accessed_variables=True):
-        super().__init__(persistent, watch_accessed_variables)
