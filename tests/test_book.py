@@ -76,3 +76,36 @@ def test_my_softplus_gives_nan_at_100():
     with tf.GradientTape() as tape:
         z = my_softplus(x)
     assert np.isnan(tape.gradient(z, [x])[0].numpy()).all()
+
+
+def test_my_better_softplus_custom_gradient():
+    @tf.custom_gradient
+    def my_better_softplus(z):
+        exp = tf.exp(z)
+
+        def my_softplus_gradients(grad):
+            return grad / (1 + 1 / exp)
+
+        return tf.math.log(exp + 1), my_softplus_gradients
+
+    x = tf.Variable([100.])
+    with tf.GradientTape() as tape:
+        z = my_better_softplus(x)
+    np.testing.assert_allclose(tape.gradient(z, [x])[0].numpy(), [1.0])
+
+
+def test_tf_reference_log1pexp():
+    @tf.custom_gradient
+    def log1pexp(x):
+        e = tf.exp(x)
+
+        def grad(dy):
+            return dy * (1 - 1 / (1 + e))
+
+        return tf.math.log(1 + e), grad
+
+    x = tf.constant(100.)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = log1pexp(x)
+    assert float(tape.gradient(y, x)) == 1.0

@@ -109,4 +109,27 @@ void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<Custom
   }
 }
 
+PauseAllTapes::PauseAllTapes() : paused(active_tapes()) {
+  for (Tape* t : paused) t->paused++;
+}
+PauseAllTapes::~PauseAllTapes() {
+  for (Tape* t : paused) t->paused--;
+}
+
+std::vector<VariableWatcher*>& variable_watchers() {
+  thread_local std::vector<VariableWatcher*> stack;
+  return stack;
+}
+
+void note_variables(const Tensors& x) {
+  for (auto& xi : x) {
+    if (!xi->is_variable || !xi->trainable) continue;
+    for (VariableWatcher* w : variable_watchers()) {
+      bool known = false;
+      for (auto& v : w->seen) known |= v.get() == xi.get();
+      if (!known) w->seen.push_back(xi);
+    }
+  }
+}
+
 }  // namespace tg

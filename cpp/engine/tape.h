@@ -50,6 +50,21 @@ void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<Custom
 // True when an active tape would record an op on x.
 bool should_record(const Tensors& x);
 
+// Pauses every active tape (custom_gradient runs its function this way); RAII.
+struct PauseAllTapes {
+  std::vector<Tape*> paused;
+  PauseAllTapes();
+  ~PauseAllTapes();
+};
+
+// Collects the trainable variables read by ops while it is active (custom_gradient's
+// `variables=`); apply() reports every input to the innermost watchers.
+struct VariableWatcher {
+  Tensors seen;
+};
+std::vector<VariableWatcher*>& variable_watchers();
+void note_variables(const Tensors& x);
+
 // backprop.cpp
 struct GradientRequest {
   Tensors targets, sources, output_gradients;  // output_gradients: empty or one per target
