@@ -62,8 +62,13 @@ Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutM
 }
 
 // g, reshaped to keep the reduced axes, broadcast back over x.
+// (With a batched g the batch axes stay in front; see Note [Batched gradients].)
 Tensor spread(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
-  return broadcast_to(reshape(t, kept_shape(ctx.x[0], reduce_mask(op, ctx.x[0], ctx.attrs))), ctx.x[0]->shape);
+  const int extra = t->ndim() - ctx.out->ndim();  // batch axes carried by t
+  Shape kept = kept_shape(ctx.x[0], reduce_mask(op, ctx.x[0], ctx.attrs)), full = ctx.x[0]->shape;
+  kept.insert(kept.begin(), t->shape.begin(), t->shape.begin() + extra);
+  full.insert(full.begin(), t->shape.begin(), t->shape.begin() + extra);
+  return broadcast_to(reshape(t, kept), full);
 }
 
 int64_t reduced_count(const GradCtx& ctx, const OpDef& op) {
@@ -84,16 +89,16 @@ Tensors extremum_grad(GradCtx& ctx, const OpDef& op) {
 }  // namespace
 
 void register_reduce_ops() {
-  def_op("Sum").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>)
+  def_op("Sum").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {spread(ctx, op_def("Sum"), ctx.g)}; });  // d/dx sum = 1
-  def_op("Mean").shape(reduce_infer).forward(mean_kernel)
+  def_op("Mean").shape(reduce_infer).forward(mean_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                                                  // 1/n
         const OpDef& op = op_def("Mean");
         return {spread(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
       });
-  def_op("Max").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>)
+  def_op("Max").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>).batched()
       .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Max")); });
-  def_op("Min").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>)
+  def_op("Min").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>).batched()
       .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Min")); });
 }
 

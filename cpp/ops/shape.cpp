@@ -119,23 +119,24 @@ Tensor transpose_kernel(const OpDef&, const Tensors& x, const Attrs& a, const Ou
 }  // namespace
 
 void register_shape_ops() {
-  def_op("Reshape").shape(reshape_infer).forward(view_kernel)
-      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, ctx.x[0]->shape)}; });
-  def_op("Cast").shape(cast_infer).forward(cast_kernel)
+  def_op("Reshape").shape(reshape_infer).forward(view_kernel).batched()
+      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, batched_shape(ctx, ctx.x[0]->shape))}; });
+  def_op("Cast").shape(cast_infer).forward(cast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // float -> float only
         bool ok = is_floating(ctx.x[0]->dtype) && is_floating(ctx.out->dtype);
         return {ok ? cast(ctx.g, ctx.x[0]->dtype) : nullptr};
       });
-  def_op("BroadcastTo").shape(broadcast_infer).forward(broadcast_kernel)
+  def_op("BroadcastTo").shape(broadcast_infer).forward(broadcast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; });  // summed back by the engine
-  def_op("Transpose").shape(transpose_infer).forward(transpose_kernel)
+  def_op("Transpose").shape(transpose_infer).forward(transpose_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // transpose by the inverse perm
         auto perm = full_perm(ctx.x[0], ctx.attrs);
-        std::vector<int64_t> inv(perm.size());
-        for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = (int64_t)i;
+        std::vector<int64_t> inv(ctx.batch + perm.size());
+        for (int b = 0; b < ctx.batch; ++b) inv[b] = b;
+        for (size_t i = 0; i < perm.size(); ++i) inv[ctx.batch + perm[i]] = ctx.batch + (int64_t)i;
         return {transpose(ctx.g, inv)};
       });
-  def_op("Identity").shape(same_meta).forward(view_kernel)
+  def_op("Identity").shape(same_meta).forward(view_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; });
   def_op("StopGradient").shape(same_meta).forward(view_kernel).not_differentiable();
 }
