@@ -4,7 +4,7 @@ from tapegrad._ops._wrap import export, unary
 from tapegrad._ops.array import squeeze
 from tapegrad._ops.elementwise import sigmoid, softplus  # noqa: F401 -- tf.nn.sigmoid, tf.nn.softplus
 from tapegrad._ops.reduction import reduce_mean, reduce_sum
-from tapegrad._tensor import cast, convert_to_tensor, stop_gradient
+from tapegrad._tensor import cast, convert_to_tensor
 
 _UNARY = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "selu": "Selu"}
 __all__ = export(globals(), _UNARY, unary) + [
@@ -139,8 +139,9 @@ def moments(x, axes, shift=None, keepdims=False, name=None):
     """Mean and (biased) variance of ``x`` over ``axes``, as ``(mean, variance)``."""
     y = convert_to_tensor(x)
     mean = reduce_mean(y, axis=axes, keepdims=True)
-    # The variance's gradient through the mean is zero (sum of deviations), so it is not followed.
-    d = y - stop_gradient(mean)
+    # The mean is not cut out of the variance's tape (as TF does): its first-order contribution
+    # is zero, but second derivatives need it.
+    d = y - mean
     variance = reduce_mean(d * d, axis=axes, keepdims=True)
     if not keepdims:
         mean, variance = squeeze(mean, axes), squeeze(variance, axes)
