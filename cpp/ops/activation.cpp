@@ -1,6 +1,15 @@
 // activation.cpp -- elementwise activations of tf.nn (relu family, elu, selu, gelu, silu) and the
 // elementwise sigmoid cross-entropy.
 #include "ops/op_macros.h"
+#ifdef TG_KERNEL_PASS
+#include "kernels/softmax_rows.h"
+// Row loops of the nn ops (Softmax, LogSoftmax, sparse cross-entropy) ride along with this family
+// to get one build per ISA level; their rows (shape and gradient rules) are in nn.cpp.
+#define TG_ROW_KERNELS(Name, loop) \
+  set_ew_kernel(#Name, TG_ISA_INDEX, 0, loop<float>); set_ew_kernel(#Name, TG_ISA_INDEX, 1, loop<double>);
+#else
+#define TG_ROW_KERNELS(Name, loop)
+#endif
 
 namespace tg {
 
@@ -47,6 +56,10 @@ TG_FAMILY(activation) {
   TG_BINARY_FLOAT(SigmoidCrossEntropyWithLogits,
                   (x > T(0) ? x : T(0)) - x * y + vm::softplus(x < T(0) ? x : -x),
                   g * (sigmoid(x) - y), -(g * x))
+  TG_ROW_KERNELS(Softmax, softmax_rows)
+  TG_ROW_KERNELS(LogSoftmax, softmax_rows)
+  TG_ROW_KERNELS(SparseSoftmaxCrossEntropyWithLogits, sparse_xent_rows)
+  TG_ROW_KERNELS(SparseSoftmaxCrossEntropyWithLogitsGrad, sparse_xent_rows)
 }
 
 }  // namespace tg

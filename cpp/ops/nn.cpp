@@ -1,7 +1,9 @@
 // nn.cpp -- softmax, log-softmax and the fused sparse softmax cross-entropy (attr axis; max-shifted kernels).
+// The row loops are compiled per ISA level with the activation family (kernels/softmax_rows.h).
 #include "core/error.h"
 #include "engine/math.h"
-#include "kernels/softmax.h"
+#include "kernels/elementwise.h"
+#include "kernels/ew_args.h"
 
 namespace tg {
 
@@ -18,9 +20,27 @@ OutMeta softmax_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   return {x[0]->shape, x[0]->dtype};
 }
 
+// The row loop of `op` for dtype dt at the active ISA level (or the best lower one).
+EwKernel row_kernel(const OpDef& op, DType dt) {
+  for (int level = active_isa(); level >= 0; --level)
+    if (EwKernel k = op.ew[level][(int)dt]) return k;
+  throw InvalidArgument(cat(op.name, ": no kernel for dtype ", dtype_name(dt)));
+}
+
 template <bool Log>
-Tensor softmax_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta&) {
-  return softmax(x[0], softmax_axis(op, x[0], a), Log);
+Tensor softmax_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  if (out->size == 0) return out;
+  const int axis = softmax_axis(op, x[0], a);
+  EwArgs e{};
+  e.in[0] = x[0]->data();
+  e.out = out->data();
+  e.n = out->size;
+  e.shape[0] = e.shape[1] = e.shape[2] = 1;  // [outer, n, inner] around the axis
+  for (int d = 0; d < x[0]->ndim(); ++d) e.shape[d < axis ? 0 : d == axis ? 1 : 2] *= x[0]->shape[d];
+  e.alpha = Log ? 1.0 : 0.0;
+  row_kernel(op, m.dtype)(e);
+  return out;
 }
 
 // (logits [..., n], labels [...] of int32/int64) -> per-example loss [...] (or [..., n] for the Grad op).
@@ -40,16 +60,28 @@ OutMeta sparse_xent_infer(const OpDef& op, const Tensors& x, const Attrs&) {
 
 // Labels are data, so they are checked here, before any row is read through them.
 template <bool Grad>
-Tensor sparse_xent_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta&) {
+Tensor sparse_xent_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
   const Tensor &logits = x[0], &labels = x[1];
   const int64_t n = logits->shape.back();
+  std::vector<int64_t> label(labels->size);
   for (int64_t r = 0; r < labels->size; ++r) {
-    int64_t v = labels->dtype == DType::Int32 ? labels->data_as<int32_t>()[r] : labels->data_as<int64_t>()[r];
-    if (v < 0 || v >= n)
-      throw InvalidArgument(cat(op.name, ": received a label value of ", v, " which is outside the valid range of [0, ",
+    label[r] = labels->dtype == DType::Int32 ? labels->data_as<int32_t>()[r] : labels->data_as<int64_t>()[r];
+    if (label[r] < 0 || label[r] >= n)
+      throw InvalidArgument(cat(op.name, ": received a label value of ", label[r], " which is outside the valid range of [0, ",
                                 n, ") for logits ", meta_str(logits)));
   }
-  return sparse_xent(logits, labels, Grad);
+  Tensor out = empty(m.shape, m.dtype);
+  if (out->size == 0) return out;
+  EwArgs e{};
+  e.in[0] = logits->data();
+  e.in[1] = label.data();
+  e.out = out->data();
+  e.n = out->size;
+  e.shape[0] = labels->size;
+  e.shape[1] = n;
+  e.alpha = Grad ? 1.0 : 0.0;
+  row_kernel(op, m.dtype)(e);
+  return out;
 }
 
 // softmax'(x)^T g = y * (g - sum(g * y)) along the axis, y = softmax(x).
