@@ -167,6 +167,7 @@ Tensors prod_grad(GradCtx& ctx) {
 
 // ProdOthers along the last axis: d out_i / d x_j = prod_{k != i, j} x_k for j != i, 0 for j == i.
 // Row i of M = x with entry i replaced by 1, so ProdOthers(M)[i, j] is that cofactor (j != i).
+// This builds an n x n tensor per row: first derivatives of Prod stay O(n), higher ones cost O(n^2).
 Tensors prod_others_grad(GradCtx& ctx) {
   const Tensor& x = ctx.x[0];
   const int64_t n = x->shape.back();
