@@ -253,11 +253,12 @@ def _getitem(self, key):
     key = key if isinstance(key, tuple) else (key,)
     shape = list(self._shape)
     real = [k for k in key if k is not None and k is not Ellipsis]
-    if sum(k is Ellipsis for k in key) > 1:
+    ellipses = sum(k is Ellipsis for k in key)
+    if ellipses > 1:
         raise _InvalidArgument("StridedSlice: an index can contain at most one ellipsis (`...`)")
     if len(real) > len(shape):
         raise _InvalidArgument(f"StridedSlice: too many indices ({len(real)}) for a tensor of shape {tuple(shape)}")
-    if Ellipsis not in key:
+    if not ellipses:
         key = key + (Ellipsis,)
     begin, end, strides, out, gather_at = [], [], [], [], None
     for k in key:
@@ -291,6 +292,8 @@ def _getitem(self, key):
             raise _InvalidArgument(f"StridedSlice: index {idx} is out of range for dimension {d} of shape {tuple(shape)}")
         idx %= n
         begin.append(idx), end.append(idx + 1), strides.append(1)
+    if gather_at is not None:
+        _check_adjacent(key)
     y = self
     if begin != [0] * len(shape) or end != shape or strides != [1] * len(shape):
         y = _strided_slice(self, begin=begin, end=end, strides=strides)
@@ -299,6 +302,13 @@ def _getitem(self, key):
     if gather_at is not None:
         y = _gather(y, convert_to_tensor(gather_at[1]), axis=gather_at[0])
     return y
+
+
+def _check_adjacent(key):
+    """NumPy moves an index list to the front when integers sit apart from it; that case is refused."""
+    at = [i for i, k in enumerate(key) if k is not None and k is not Ellipsis and not isinstance(k, builtins.slice)]
+    if at[-1] - at[0] + 1 != len(at):
+        raise TypeError(f"{_VALID}; an index list combined with integers separated by slices is not supported: {key}")
 
 
 def _index_value(k):
