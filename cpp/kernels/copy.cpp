@@ -47,15 +47,34 @@ static void walk_rows(const T* src, T* dst, const std::vector<int64_t>& shape, c
   }
 }
 
+// The same walk over fewer dimensions: length-1 dimensions dropped, and a dimension merged into the
+// one before it when stepping the outer one equals running through the inner one.
+static void compact(const std::vector<int64_t>& shape, const std::vector<int64_t>& strides,
+                    std::vector<int64_t>& cs, std::vector<int64_t>& cst) {
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1) continue;
+    if (!cs.empty() && cst.back() == strides[d] * shape[d]) {
+      cs.back() *= shape[d];
+      cst.back() = strides[d];
+    } else {
+      cs.push_back(shape[d]);
+      cst.push_back(strides[d]);
+    }
+  }
+  if (cs.empty()) { cs.push_back(1); cst.push_back(1); }
+}
+
 template <bool Scatter>
 static void walk(const void* src, void* dst, size_t elem_size, const std::vector<int64_t>& shape,
                  const std::vector<int64_t>& strides) {
   for (int64_t d : shape)
     if (d == 0) return;
+  std::vector<int64_t> cs, cst;
+  compact(shape, strides, cs, cst);
   switch (elem_size) {
-    case 1: walk_rows<Scatter>((const uint8_t*)src, (uint8_t*)dst, shape, strides); break;
-    case 4: walk_rows<Scatter>((const uint32_t*)src, (uint32_t*)dst, shape, strides); break;
-    default: walk_rows<Scatter>((const uint64_t*)src, (uint64_t*)dst, shape, strides); break;
+    case 1: walk_rows<Scatter>((const uint8_t*)src, (uint8_t*)dst, cs, cst); break;
+    case 4: walk_rows<Scatter>((const uint32_t*)src, (uint32_t*)dst, cs, cst); break;
+    default: walk_rows<Scatter>((const uint64_t*)src, (uint64_t*)dst, cs, cst); break;
   }
 }
 

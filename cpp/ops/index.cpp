@@ -12,8 +12,10 @@ namespace {
 // Note [Normalised slices]: StridedSlice takes one (begin, end, stride) per input dimension, already
 // resolved by Python (no masks): stride != 0; for stride > 0, 0 <= begin, end <= n; for stride < 0,
 // -1 <= begin, end <= n - 1 (end = -1 means "through index 0"), exactly what slice.indices(n) gives.
+// Bit d of shrink_axis_mask drops dimension d (of length 1) from the output, as x[i] does.
 struct SliceSpec {
-  Shape out;                     // length of each sliced dimension
+  Shape out;                     // length of each sliced dimension (before shrinking)
+  Shape shrunk;                  // the output shape
   int64_t offset = 0;            // first element, in elements (0 when the slice is empty)
   std::vector<int64_t> strides;  // in elements
   bool contiguous = true;        // the slice is one contiguous block of the input
@@ -42,6 +44,14 @@ SliceSpec slice_spec(const OpDef& op, const Shape& in, const std::string& what, 
     empty |= len == 0;
   }
   if (empty) r.offset = 0;
+  const int64_t shrink = a.i("shrink_axis_mask", 0);
+  for (size_t d = 0; d < nd; ++d) {
+    if (d >= 63 || !(shrink >> d & 1)) r.shrunk.push_back(r.out[d]);
+    else if (r.out[d] != 1)
+      throw InvalidArgument(cat(op.name, ": shrink_axis_mask drops dimension ", d, " whose slice has length ", r.out[d]));
+  }
+  if (shrink < 0 || (nd < 63 && shrink >> nd))
+    throw InvalidArgument(cat(op.name, ": shrink_axis_mask ", shrink, " names a dimension past the rank of ", what));
   // Contiguous: leading length-1 dims, then one forward unit-stride dim, then whole dims.
   size_t k = 0;
   while (k < nd && r.out[k] == 1) ++k;
@@ -52,7 +62,7 @@ SliceSpec slice_spec(const OpDef& op, const Shape& in, const std::string& what, 
 }
 
 OutMeta slice_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
-  return {slice_spec(op, x[0]->shape, meta_str(x[0]), a).out, x[0]->dtype};
+  return {slice_spec(op, x[0]->shape, meta_str(x[0]), a).shrunk, x[0]->dtype};
 }
 
 Tensor slice_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
@@ -78,8 +88,8 @@ Shape grad_shape(const OpDef& op, const Attrs& a) {
 OutMeta slice_grad_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   Shape s = grad_shape(op, a);
   SliceSpec sp = slice_spec(op, s, "shape " + shape_str(s), a);
-  if (sp.out != x[0]->shape)
-    throw InvalidArgument(cat(op.name, ": gradient ", meta_str(x[0]), " does not match the slice shape ", shape_str(sp.out)));
+  if (sp.shrunk != x[0]->shape)
+    throw InvalidArgument(cat(op.name, ": gradient ", meta_str(x[0]), " does not match the slice shape ", shape_str(sp.shrunk)));
   return {s, x[0]->dtype};
 }
 
@@ -92,7 +102,8 @@ Tensor slice_grad_kernel(const OpDef& op, const Tensors& x, const Attrs& a, cons
 }
 
 Attrs slice_attrs(const Attrs& a) {
-  return Attrs().set("begin", a.ints("begin")).set("end", a.ints("end")).set("strides", a.ints("strides"));
+  return Attrs().set("begin", a.ints("begin")).set("end", a.ints("end")).set("strides", a.ints("strides"))
+      .set("shrink_axis_mask", a.i("shrink_axis_mask", 0));
 }
 
 // ---- GatherV2: params viewed as [B, P, N, inner], indices as [B, I], out as [B, P, I, inner].

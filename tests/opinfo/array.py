@@ -57,11 +57,14 @@ def _slice_grad_samples(rng, dtype):
     for shape, key in [((5,), np.s_[1:4:2]), ((3, 4), np.s_[::-1, 1:3]), ((2, 3, 4), np.s_[1:, ::-2, 3::-3])]:
         g = uniform(rng, np.zeros(shape)[key].shape, dtype)
         yield SampleInput([g], _slice_attrs(shape, key))
+    attrs = _slice_attrs((2, 3, 4), np.s_[1:2, :, 2:3])  # x[1, :, 2]: dimensions 0 and 2 shrunk
+    yield SampleInput([uniform(rng, (3,), dtype)], dict(attrs, shrink_axis_mask=0b101))
 
 
-def _slice_grad_ref(g, shape, begin, end, strides):
+def _slice_grad_ref(g, shape, begin, end, strides, shrink_axis_mask=0):
     out = np.zeros(shape, g.dtype)
-    out[tuple(slice(b, None if e < 0 else e, s) for b, e, s in zip(begin, end, strides))] = g
+    key = tuple(slice(b, None if e < 0 else e, s) for b, e, s in zip(begin, end, strides))
+    out[key] = g.reshape(out[key].shape)
     return out
 
 

@@ -247,7 +247,17 @@ _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), s
 
 
 def _getitem(self, key):
-    """x[key] as one StridedSlice (+ Reshape for new and removed axes, + GatherV2 for an index list)."""
+    """x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list)."""
+    if type(key) is int and self._shape:  # fast path: x[i], as in iteration
+        shape = list(self._shape)
+        n = shape[0]
+        if not -n <= key < n:
+            raise _InvalidArgument(f"StridedSlice: index {key} is out of range for dimension 0 of shape {tuple(shape)}")
+        key %= n
+        end = shape[:]
+        end[0] = key + 1
+        return _strided_slice(self, begin=[key] + [0] * (len(shape) - 1), end=end, strides=[1] * len(shape),
+                              shrink_axis_mask=1)
     if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
         return boolean_mask(self, key)
     key = key if isinstance(key, tuple) else (key,)
@@ -260,10 +270,11 @@ def _getitem(self, key):
         raise _InvalidArgument(f"StridedSlice: too many indices ({len(real)}) for a tensor of shape {tuple(shape)}")
     if not ellipses:
         key = key + (Ellipsis,)
-    begin, end, strides, out, gather_at = [], [], [], [], None
+    begin, end, strides, out, gather_at, shrink, new_axes = [], [], [], [], None, 0, False
     for k in key:
         if k is None:
             out.append(1)
+            new_axes = True
             continue
         if k is Ellipsis:
             for _ in range(len(shape) - len(real)):
@@ -292,12 +303,13 @@ def _getitem(self, key):
             raise _InvalidArgument(f"StridedSlice: index {idx} is out of range for dimension {d} of shape {tuple(shape)}")
         idx %= n
         begin.append(idx), end.append(idx + 1), strides.append(1)
+        shrink |= 1 << d
     if gather_at is not None:
         _check_adjacent(key)
     y = self
-    if begin != [0] * len(shape) or end != shape or strides != [1] * len(shape):
-        y = _strided_slice(self, begin=begin, end=end, strides=strides)
-    if list(y._shape) != out:
+    if shrink or begin != [0] * len(shape) or end != shape or strides != [1] * len(shape):
+        y = _strided_slice(self, begin=begin, end=end, strides=strides, shrink_axis_mask=shrink)
+    if new_axes:
         y = _reshape(y, shape=out)
     if gather_at is not None:
         y = _gather(y, convert_to_tensor(gather_at[1]), axis=gather_at[0])
