@@ -113,6 +113,7 @@ void bind_tape(py::module_& m) {
   py::class_<PyTape>(m, "GradientTape", py::dynamic_attr())
       .def(py::init([](bool persistent, bool watch_accessed_variables) {
              PyTape t;
+             t.tape->entries.reserve(8);
              t.tape->persistent = persistent;
              t.tape->watch_accessed_variables = watch_accessed_variables;
              return t;
@@ -172,6 +173,22 @@ void bind_tape(py::module_& m) {
           });
           record_custom(x, outs, rule);
         }, "Records one tape entry whose gradient is fn(list of output grads) -> list of input grads.");
+  py::class_<PauseAllTapes>(m, "_PauseAllTapes")
+      .def(py::init<>())
+      .def("__enter__", [](PauseAllTapes&) {})
+      .def("__exit__", [](PauseAllTapes& p, py::args) {
+        for (Tape* t : p.paused) t->paused--;
+        p.paused.clear();
+      });
+  py::class_<VariableWatcher>(m, "_VariableWatcher")
+      .def(py::init<>())
+      .def("__enter__", [](VariableWatcher& w) { variable_watchers().push_back(&w); })
+      .def("__exit__", [](VariableWatcher& w, py::args) {
+        auto& s = variable_watchers();
+        for (size_t i = s.size(); i-- > 0;)
+          if (s[i] == &w) { s.erase(s.begin() + (long)i); break; }
+      })
+      .def("variables", [](VariableWatcher& w) { return py::list(py::cast(w.seen)); });
   m.def("should_record", [](py::sequence inputs) {
           Tensors x;
           for (auto h : inputs) x.push_back(h.cast<Tensor>());
