@@ -159,10 +159,11 @@ struct PyTape {
     flatten(sources, fs);
     Tensors src = as_tensors(fs, "source", false);
     int64_t chunk = parallel_iterations.is_none() ? 0 : parallel_iterations.cast<int64_t>();
+    const bool zero = wants_zeros(unconnected);
     Tensors rows;
     {
       py::gil_scoped_release nogil;
-      rows = jacobian_rows(t, src, t->size, t->shape, 1, chunk, use_pfor, wants_zeros(unconnected));
+      rows = jacobian_rows(t, src, t->size, t->shape, 1, chunk, use_pfor, zero);
     }
     std::vector<py::object> flat;
     for (size_t i = 0; i < src.size(); ++i) {
@@ -185,11 +186,12 @@ struct PyTape {
                                 " must share their first (batch) dimension"));
     const int64_t b = t->shape[0], per = t->size / std::max<int64_t>(b, 1);
     int64_t chunk = parallel_iterations.is_none() ? 0 : parallel_iterations.cast<int64_t>();
+    const bool zero = wants_zeros(unconnected);
     Tensors rows;
     {
       py::gil_scoped_release nogil;
       // Row j: a one at element j of every example -> d y[i, j] / d x[i] for all i at once.
-      rows = jacobian_rows(t, {x}, per, t->shape, b, chunk, use_pfor, wants_zeros(unconnected));
+      rows = jacobian_rows(t, {x}, per, t->shape, b, chunk, use_pfor, zero);
     }
     if (!rows[0] || !is_floating(x->dtype)) return py::none();
     // rows: [per, b, x...] -> [b, per, x...] -> [b] + t.shape[1:] + x.shape[1:]
