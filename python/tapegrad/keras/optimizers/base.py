@@ -6,7 +6,7 @@ that calls one fused C++ kernel from tapegrad._core; everything shared happens h
   2. clip: clipvalue, then clipnorm (per gradient), then global_clipnorm (all gradients together);
   3. lr = learning_rate(iterations) for a schedule, else the float;
   4. update_step per variable, with decoupled weight decay fused into the kernel (decay = lr * weight_decay);
-  5. iterations += 1.
+  5. variable constraints (``var.constraint``) projected; iterations += 1.
 """
 import math
 import warnings
@@ -155,6 +155,9 @@ class Optimizer:
         self._before_step(lr)
         for g, v in zip(grads, variables):
             self.update_step(g, v, lr)
+        for v in variables:  # as Keras: constraints project each variable right after its update
+            if getattr(v, "constraint", None) is not None:
+                v.assign(v.constraint(v))
         self._step += 1
         self._iterations.assign(np.int64(self._step))
         return self._iterations
