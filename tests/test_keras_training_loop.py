@@ -20,7 +20,8 @@ def test_dataset_splits_are_standardized_and_licensed():
     np.testing.assert_allclose(X_train.mean(0), 0, atol=1e-5)
     np.testing.assert_allclose(X_train.std(0), 1, rtol=1e-4)
     here = os.path.dirname(diabetes.__file__)
-    assert "BSD 3-Clause" in open(os.path.join(here, "data", "LICENSE-diabetes.txt")).read()
+    with open(os.path.join(here, "data", "LICENSE-diabetes.txt")) as f:
+        assert "BSD 3-Clause" in f.read()
 
 
 def test_book_loop_beats_least_squares_on_validation(capsys):

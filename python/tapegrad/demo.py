@@ -22,8 +22,9 @@ def build_model():
     ])
 
 
-def train(n_epochs=20, batch_size=32, seed=42, verbose=1, out=sys.stdout):
+def train(n_epochs=20, batch_size=32, seed=42, verbose=1, out=None):
     """Runs the loop; returns (model, history dict of per-epoch lists, validation MSE, baseline MSE)."""
+    out = out or sys.stdout
     keras.utils.set_random_seed(seed)
     (X_train, y_train), (X_valid, y_valid), _ = diabetes.load_data()
     model = build_model()
