@@ -28,6 +28,10 @@ static int dtype_from_numpy(const py::dtype& dt) {
 Tensor from_array(py::handle obj, int dtype) {
   py::array arr = py::array::ensure(obj);
   if (!arr) throw InvalidArgument("cannot convert value to a tensor");
+  char kind = arr.dtype().kind();
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b')
+    throw InvalidArgument(cat("cannot convert ", std::string(py::repr(obj)), " (NumPy dtype ",
+                              std::string(py::str(arr.dtype())), ") to a tensor"));
   if (dtype < 0) dtype = dtype_from_numpy(arr.dtype());
   if (is_floating((DType)dtype) == false && arr.dtype().kind() == 'f') {
     // TF refuses to silently truncate floats into integer tensors.

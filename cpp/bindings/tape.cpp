@@ -103,6 +103,12 @@ struct PyTape {
   }
 };
 
+py::dict attrs_dict(const Attrs& a) {
+  py::dict d;
+  for (auto& kv : a.items) std::visit([&](auto& v) { d[py::str(kv.first)] = py::cast(v); }, kv.second);
+  return d;
+}
+
 struct StopRecording {
   std::shared_ptr<Tape> tape;
 };
@@ -113,6 +119,7 @@ void bind_tape(py::module_& m) {
   py::class_<PyTape>(m, "GradientTape", py::dynamic_attr())
       .def(py::init([](bool persistent, bool watch_accessed_variables) {
              PyTape t;
+             t.tape->entries.reserve(8);
              t.tape->persistent = persistent;
              t.tape->watch_accessed_variables = watch_accessed_variables;
              return t;
@@ -172,6 +179,45 @@ void bind_tape(py::module_& m) {
           });
           record_custom(x, outs, rule);
         }, "Records one tape entry whose gradient is fn(list of output grads) -> list of input grads.");
+  py::class_<PauseAllTapes>(m, "_PauseAllTapes")
+      .def(py::init<>())
+      .def("__enter__", [](PauseAllTapes&) {})
+      .def("__exit__", [](PauseAllTapes& p, py::args) {
+        for (Tape* t : p.paused) t->paused--;
+        p.paused.clear();
+      });
+  py::class_<VariableWatcher>(m, "_VariableWatcher")
+      .def(py::init<>())
+      .def("__enter__", [](VariableWatcher& w) { variable_watchers().push_back(&w); })
+      .def("__exit__", [](VariableWatcher& w, py::args) {
+        auto& s = variable_watchers();
+        for (size_t i = s.size(); i-- > 0;)
+          if (s[i] == &w) { s.erase(s.begin() + (long)i); break; }
+      })
+      .def("variables", [](VariableWatcher& w) { return py::list(py::cast(w.seen)); });
+  m.def("set_gradient", [](const std::string& name, py::object fn) {
+          OpDef& op = mutable_op(name);
+          if (fn.is_none()) {
+            op.grad = op.builtin_grad;
+            return;
+          }
+          // Deliberately never released: OpDefs outlive the interpreter, and a reference
+          // dropped after finalisation would crash at exit.
+          auto* f = new py::object(fn);
+          op.grad = [f](GradCtx& ctx) -> Tensors {
+            py::gil_scoped_acquire gil;
+            py::object r = (*f)(ctx.x, ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs));
+            Tensors grads;
+            if (py::isinstance<TensorImpl>(r) || r.is_none()) {
+              grads.push_back(r.is_none() ? nullptr : r.cast<Tensor>());
+            } else {
+              for (auto h : r) grads.push_back(h.is_none() ? nullptr : to_tensor(h));
+            }
+            return grads;
+          };
+          op.differentiable = true;
+        }, py::arg("name"), py::arg("fn"),
+        "Replaces the gradient rule of a registered op with fn(inputs, output, grad, attrs) (None restores it).");
   m.def("should_record", [](py::sequence inputs) {
           Tensors x;
           for (auto h : inputs) x.push_back(h.cast<Tensor>());

@@ -22,10 +22,9 @@ Tensor run(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
   return apply(op, x, attrs);
 }
 
-Tensor binary(const char* name, py::handle self, py::handle other, bool reflected) {
+Tensor binary(const OpDef& op, py::handle self, py::handle other, bool reflected) {
   Tensor a = self.cast<Tensor>();
   Tensor b = to_tensor(other, (int)a->dtype);
-  const OpDef& op = op_def(name);
   return reflected ? run(op, {b, a}) : run(op, {a, b});
 }
 
@@ -94,11 +93,11 @@ void bind_tensor(py::module_& m) {
       .def("__rtruediv__", [](py::handle s, py::handle o) { return true_divide(s, o, true); })
       .def("__eq__", [](py::handle s, py::handle o) -> py::object {
              if (o.is_none()) return py::bool_(false);
-             return py::cast(binary("Equal", s, o, false));
+             return py::cast(binary(op_def("Equal"), s, o, false));
            })
       .def("__ne__", [](py::handle s, py::handle o) -> py::object {
              if (o.is_none()) return py::bool_(true);
-             return py::cast(binary("NotEqual", s, o, false));
+             return py::cast(binary(op_def("NotEqual"), s, o, false));
            });
   // Operators with a reflected form, one row each: Python name, op, reflected Python name.
   struct Row { const char* py; const char* op; const char* rpy; };
@@ -112,9 +111,9 @@ void bind_tensor(py::module_& m) {
       {"__ge__", "GreaterEqual", nullptr},
   };
   for (const Row& r : rows) {
-    const char* op = r.op;
-    t.def(r.py, [op](py::handle s, py::handle o) { return binary(op, s, o, false); }, py::is_operator());
-    if (r.rpy) t.def(r.rpy, [op](py::handle s, py::handle o) { return binary(op, s, o, true); }, py::is_operator());
+    const OpDef* op = &op_def(r.op);
+    t.def(r.py, [op](py::handle s, py::handle o) { return binary(*op, s, o, false); }, py::is_operator());
+    if (r.rpy) t.def(r.rpy, [op](py::handle s, py::handle o) { return binary(*op, s, o, true); }, py::is_operator());
   }
 
   py::class_<VariableImpl, TensorImpl, std::shared_ptr<VariableImpl>>(m, "Variable", py::dynamic_attr())

@@ -12,7 +12,6 @@
 // Note [Broadcast reduction]: rules return gradients in the broadcast shape of the op's
 // output; accumulate() sums them back to the input's shape once, here, for every rule.
 #include <algorithm>
-#include <unordered_map>
 #include "core/error.h"
 #include "engine/math.h"
 #include "engine/tape.h"
@@ -22,8 +21,8 @@ namespace tg {
 namespace {
 
 struct Pruned {
-  std::vector<size_t> entries;                  // indices into tape.entries, oldest first
-  std::unordered_set<int64_t> from_sources;     // ids that depend on a source
+  std::vector<size_t> entries;  // indices into tape.entries, oldest first
+  IdSet from_sources;           // ids that depend on a source
 };
 
 Pruned prune(const Tape& tape, const GradientRequest& req) {
@@ -32,35 +31,34 @@ Pruned prune(const Tape& tape, const GradientRequest& req) {
   std::vector<size_t> reachable;
   for (size_t i = 0; i < tape.entries.size(); ++i) {
     auto& e = tape.entries[i];
-    for (int64_t id : e.in_ids)
-      if (p.from_sources.count(id)) {
-        for (int64_t o : e.out_ids) p.from_sources.insert(o);
+    for (auto& x : e.inputs)
+      if (p.from_sources.contains(x->id)) {
+        for (auto& o : e.outputs) p.from_sources.insert(o->id);
         reachable.push_back(i);
         break;
       }
   }
-  std::unordered_set<int64_t> needed;
+  IdSet needed;
   for (auto& t : req.targets) needed.insert(t->id);
   for (size_t k = reachable.size(); k-- > 0;) {
     auto& e = tape.entries[reachable[k]];
     bool use = false;
-    for (int64_t o : e.out_ids) use |= needed.count(o) > 0;
+    for (auto& o : e.outputs) use |= needed.contains(o->id);
     if (!use) continue;
     p.entries.push_back(reachable[k]);
-    for (int64_t id : e.in_ids) needed.insert(id);
+    for (auto& x : e.inputs) needed.insert(x->id);
   }
   std::reverse(p.entries.begin(), p.entries.end());
   return p;
 }
 
-using GradMap = std::unordered_map<int64_t, Tensor>;
+using GradMap = IdMap<Tensor>;
 
-void accumulate(GradMap& grads, int64_t id, Tensor g, const OutMeta& meta) {
-  g = sum_to(g, meta.shape);
-  if (g->dtype != meta.dtype) g = cast(g, meta.dtype);
-  auto it = grads.find(id);
-  if (it == grads.end()) grads.emplace(id, std::move(g));
-  else it->second = it->second + g;
+void accumulate(GradMap& grads, const Tensor& like, Tensor g) {
+  g = sum_to(g, like->shape);
+  if (g->dtype != like->dtype) g = cast(g, like->dtype);
+  auto slot = grads.insert(like->id);
+  *slot.first = *slot.first ? *slot.first + g : std::move(g);
 }
 
 void initial_grads(GradMap& grads, const GradientRequest& req) {
@@ -70,7 +68,7 @@ void initial_grads(GradMap& grads, const GradientRequest& req) {
                                                                             : req.output_gradients[i];
     if (seed->shape != t->shape)
       seed = broadcast_to(seed, t->shape);
-    accumulate(grads, t->id, seed, {t->shape, t->dtype});
+    accumulate(grads, t, seed);
   }
 }
 
@@ -82,31 +80,31 @@ Tensors run_rule(TapeEntry& e, const Tensors& out_grads, const std::vector<bool>
   return op.grad(ctx);
 }
 
-void sweep(Tape& tape, const Pruned& p, GradMap& grads, const std::unordered_set<int64_t>& keep) {
+void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep) {
   for (size_t k = p.entries.size(); k-- > 0;) {
     TapeEntry& e = tape.entries[p.entries[k]];
     Tensors out_grads;
     bool any = false;
-    for (size_t j = 0; j < e.out_ids.size(); ++j) {
-      auto it = grads.find(e.out_ids[j]);
-      if (it != grads.end()) {
-        out_grads.push_back(it->second);
+    for (auto& o : e.outputs) {
+      Tensor* g = grads.find(o->id);
+      if (g && *g) {
+        out_grads.push_back(*g);
         any = true;
-        if (!keep.count(e.out_ids[j])) grads.erase(it);
+        if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
       } else {
-        out_grads.push_back(e.outputs.size() > j && e.outputs[j] ? zeros_like(e.outputs[j]) : nullptr);
+        out_grads.push_back(zeros_like(o));
       }
     }
     if (!any) continue;
-    std::vector<bool> needs(e.in_ids.size());
+    std::vector<bool> needs(e.inputs.size());
     for (size_t i = 0; i < needs.size(); ++i)
-      needs[i] = p.from_sources.count(e.in_ids[i]) && is_floating(e.in_meta[i].dtype);
+      needs[i] = p.from_sources.contains(e.inputs[i]->id) && is_floating(e.inputs[i]->dtype);
     Tensors in_grads = run_rule(e, out_grads, needs);
-    if (in_grads.size() > e.in_ids.size())
+    if (in_grads.size() > e.inputs.size())
       throw InvalidArgument(cat(e.op ? e.op->name : std::string("custom_gradient"), ": the gradient function returned ",
-                                in_grads.size(), " gradients for ", e.in_ids.size(), " inputs"));
+                                in_grads.size(), " gradients for ", e.inputs.size(), " inputs"));
     for (size_t i = 0; i < in_grads.size(); ++i)
-      if (in_grads[i] && needs[i]) accumulate(grads, e.in_ids[i], in_grads[i], e.in_meta[i]);
+      if (in_grads[i] && needs[i]) accumulate(grads, e.inputs[i], in_grads[i]);
     if (!tape.persistent) {
       e.inputs.clear();
       e.outputs.clear();
@@ -121,7 +119,7 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
     throw TapeMisuse("A non-persistent GradientTape can only be used to compute one set of gradients "
                      "(or jacobians)");
   Pruned p = prune(tape, req);
-  std::unordered_set<int64_t> keep;
+  IdSet keep;
   for (auto& s : req.sources) keep.insert(s->id);
   GradMap grads;
   tape.paused++;
@@ -140,9 +138,9 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
   }
   Tensors result;
   for (auto& s : req.sources) {
-    auto it = grads.find(s->id);
+    Tensor* g = grads.find(s->id);
     bool integral = !is_floating(s->dtype);
-    if (it != grads.end() && !integral) result.push_back(it->second);
+    if (g && *g && !integral) result.push_back(*g);
     else if (req.unconnected_zero && !integral) result.push_back(zeros_like(s));
     else result.push_back(nullptr);
   }

@@ -17,6 +17,7 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   Tensor out = op.kernel(op, x, attrs, m);
   if (g_check_numerics) check_finite(out, op.name);
   if (op.differentiable && !active_tapes().empty()) record_op(op, x, attrs, out);
+  if (!variable_watchers().empty()) note_variables(x);
   return out;
 }
 

@@ -55,6 +55,8 @@ Tensor scalar_like(const Tensor& x, double v) { return scalar(v, x->dtype); }
 
 Tensor sum_to(const Tensor& g, const Shape& shape) {
   if (g->shape == shape) return g;
+  Shape b;
+  if (broadcast_shapes(g->shape, shape, b) && b == shape) return broadcast_to(g, shape);  // e.g. a scalar gradient
   int lead = g->ndim() - (int)shape.size();
   std::vector<int64_t> axes;
   for (int i = 0; i < g->ndim(); ++i)

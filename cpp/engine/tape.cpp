@@ -1,5 +1,6 @@
 // tape.cpp -- watching and recording; the entries are consumed by backprop.cpp.
 #include "engine/tape.h"
+#include <unordered_set>
 #include "core/error.h"
 
 namespace tg {
@@ -35,7 +36,7 @@ void Tape::reset() {
 }
 
 size_t Tape::nbytes() const {
-  std::unordered_set<const Storage*> seen;
+  std::unordered_set<const Storage*> seen;  // views share storage: count it once
   size_t n = 0;
   for (auto& e : entries)
     for (auto* list : {&e.inputs, &e.outputs})
@@ -51,7 +52,7 @@ static bool tape_wants(Tape* t, const Tensors& x) {
   bool hit = false;
   for (auto& xi : x) {
     if (!xi) continue;
-    if (t->tracked.count(xi->id)) hit = true;
+    if (t->tracked.contains(xi->id)) hit = true;
     else if (xi->is_variable && xi->trainable && t->watch_accessed_variables) {
       t->watch(xi);
       hit = true;
@@ -64,25 +65,25 @@ bool should_record(const Tensors& x) {
   for (Tape* t : active_tapes())
     if (!t->paused) {
       for (auto& xi : x)
-        if (xi && (t->tracked.count(xi->id) || (xi->is_variable && xi->trainable && t->watch_accessed_variables)))
+        if (xi && (t->tracked.contains(xi->id) || (xi->is_variable && xi->trainable && t->watch_accessed_variables)))
           return true;
     }
   return false;
 }
 
-// A variable's value may later change in place; the tape keeps the value it read.
-static Tensor saved_value(const Tensor& t) { return t && t->is_variable ? view(t, t->shape) : t; }
+// A variable's value may later change in place; the tape keeps the value it read, under the
+// variable's id so that rules run on it are still connected to the variable (nested tapes).
+static Tensor saved_value(const Tensor& t) {
+  if (!t || !t->is_variable) return t;
+  Tensor v = view(t, t->shape);
+  v->id = t->id;
+  return v;
+}
 
 static TapeEntry make_entry(const Tensors& x, const Tensors& outs) {
   TapeEntry e;
-  e.in_ids.reserve(x.size());
   e.inputs.reserve(x.size());
-  for (auto& xi : x) {
-    e.in_ids.push_back(xi->id);
-    e.inputs.push_back(saved_value(xi));
-    e.in_meta.push_back({xi->shape, xi->dtype});
-  }
-  for (auto& o : outs) e.out_ids.push_back(o->id);
+  for (auto& xi : x) e.inputs.push_back(saved_value(xi));
   e.outputs = outs;
   return e;
 }
@@ -105,6 +106,29 @@ void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<Custom
     e.custom = fn;
     for (auto& o : outs) t->tracked.insert(o->id);
     t->entries.push_back(std::move(e));
+  }
+}
+
+PauseAllTapes::PauseAllTapes() : paused(active_tapes()) {
+  for (Tape* t : paused) t->paused++;
+}
+PauseAllTapes::~PauseAllTapes() {
+  for (Tape* t : paused) t->paused--;
+}
+
+std::vector<VariableWatcher*>& variable_watchers() {
+  thread_local std::vector<VariableWatcher*> stack;
+  return stack;
+}
+
+void note_variables(const Tensors& x) {
+  for (auto& xi : x) {
+    if (!xi->is_variable || !xi->trainable) continue;
+    for (VariableWatcher* w : variable_watchers()) {
+      bool known = false;
+      for (auto& v : w->seen) known |= v.get() == xi.get();
+      if (!known) w->seen.push_back(xi);
+    }
   }
 }
 

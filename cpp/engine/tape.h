@@ -6,7 +6,7 @@
 #pragma once
 #include <functional>
 #include <memory>
-#include <unordered_set>
+#include "engine/id_map.h"
 #include "engine/registry.h"
 
 namespace tg {
@@ -14,13 +14,13 @@ namespace tg {
 // A custom gradient (custom_gradient, recompute_grad): output gradients -> input gradients.
 using CustomGradFn = std::function<Tensors(const Tensors& out_grads)>;
 
+// Inputs and outputs are saved by value; their ids (and shapes) are read from them.
+// A variable is saved as a snapshot carrying the variable's id (see saved_value in tape.cpp).
 struct TapeEntry {
   const OpDef* op = nullptr;          // null for a custom entry
   std::shared_ptr<CustomGradFn> custom;
   Attrs attrs;
-  std::vector<int64_t> in_ids, out_ids;
-  Tensors inputs, outputs;            // saved values; dropped by a non-persistent sweep
-  std::vector<OutMeta> in_meta;       // shapes and dtypes survive dropping
+  Tensors inputs, outputs;            // dropped by a non-persistent sweep once the rule has run
 };
 
 struct Tape {
@@ -28,7 +28,7 @@ struct Tape {
   bool watch_accessed_variables = true;
   bool used = false;                  // a non-persistent tape computed its gradient
   int paused = 0;                     // stop_recording depth; also set during gradient()
-  std::unordered_set<int64_t> tracked;
+  IdSet tracked;
   std::vector<TapeEntry> entries;
   Tensors watched_variables;
 
@@ -49,6 +49,21 @@ void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tens
 void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<CustomGradFn> fn);
 // True when an active tape would record an op on x.
 bool should_record(const Tensors& x);
+
+// Pauses every active tape (custom_gradient runs its function this way); RAII.
+struct PauseAllTapes {
+  std::vector<Tape*> paused;
+  PauseAllTapes();
+  ~PauseAllTapes();
+};
+
+// Collects the trainable variables read by ops while it is active (custom_gradient's
+// `variables=`); apply() reports every input to the innermost watchers.
+struct VariableWatcher {
+  Tensors seen;
+};
+std::vector<VariableWatcher*>& variable_watchers();
+void note_variables(const Tensors& x);
 
 // backprop.cpp
 struct GradientRequest {

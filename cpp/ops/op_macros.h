@@ -23,21 +23,7 @@
 #include <cmath>
 #include <cstdint>
 #include "kernels/ew_loops.h"
-#if __has_include("kernels/vmath.h")
 #include "kernels/vmath.h"
-#else
-// Temporary stand-in until the vectorized math header lands.
-namespace tg { namespace vmath { namespace {
-template <class T> T exp(T x) { return std::exp(x); }
-template <class T> T expm1(T x) { return std::expm1(x); }
-template <class T> T log(T x) { return std::log(x); }
-template <class T> T log1p(T x) { return std::log1p(x); }
-template <class T> T tanh(T x) { return std::tanh(x); }
-template <class T> T sigmoid(T x) { return T(1) / (T(1) + std::exp(-x)); }
-template <class T> T softplus(T x) { return x > T(0) ? x + std::log1p(std::exp(-x)) : std::log1p(std::exp(x)); }
-template <class T> T erf(T x) { return std::erf(x); }
-}}}
-#endif
 namespace vm = tg::vmath;
 #include <type_traits>
 

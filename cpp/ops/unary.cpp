@@ -17,8 +17,8 @@ TG_FAMILY(unary) {
   TG_UNARY(Log,     vm::log(x),                  safe_div(g, x))               // 1/x
   TG_UNARY(Log1p,   vm::log1p(x),                safe_div(g, x + 1.0))         // 1/(1+x)
   TG_UNARY(Softplus, vm::softplus(x),            g * sigmoid(x))               // sigmoid(x)
-  TG_UNARY(Sin,     std::sin(x),                 g * cos(x))
-  TG_UNARY(Cos,     std::cos(x),                 -(g * sin(x)))
+  TG_UNARY(Sin,     vm::sin(x),                  g * cos(x))
+  TG_UNARY(Cos,     vm::cos(x),                  -(g * sin(x)))
   TG_UNARY(Tan,     std::tan(x),                 g * (square(out) + 1.0))      // 1 + tan^2
   TG_UNARY(Erf,     vm::erf(x),                  g * exp(-square(x)) * 1.1283791670955126)  // 2/sqrt(pi) e^-x^2
   TG_UNARY_NUMERIC(Neg,    -x,                   -g)

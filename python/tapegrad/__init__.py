@@ -14,6 +14,8 @@ from tapegrad import dtypes, errors  # noqa: E402
 from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int64  # noqa: E402,A004
 from tapegrad._tensor import *  # noqa: E402,F401,F403
 from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: E402
+from tapegrad._custom_gradient import custom_gradient  # noqa: E402
+from tapegrad._register_gradient import RegisterGradient  # noqa: E402
 from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403

@@ -1,0 +1,122 @@
+"""Error paths of the core ops and the tape: each is fed bad input and must name the op."""
+import numpy as np
+import pytest
+
+import tapegrad as tf
+
+E = tf.errors.InvalidArgumentError
+
+
+def test_incompatible_broadcast_names_op_and_shapes():
+    with pytest.raises(E, match=r"Add.*\(2, 3\).*\(4,\)"):
+        tf.constant(np.ones((2, 3), np.float32)) + tf.constant(np.ones(4, np.float32))
+
+
+def test_float_op_on_int_tensor():
+    with pytest.raises(E, match="Exp.*int32"):
+        tf.exp(tf.constant([1, 2]))
+
+
+def test_logical_op_needs_bool():
+    with pytest.raises(E, match="LogicalAnd"):
+        tf.logical_and(tf.constant([1.0]), tf.constant([0.0]))
+
+
+def test_where_condition_must_be_bool():
+    with pytest.raises(E, match="Select"):
+        tf._core.op("Select")(tf.constant([1.0]), tf.constant([1.0]), tf.constant([2.0]))
+
+
+def test_reshape_to_wrong_size():
+    with pytest.raises(E, match=r"Reshape.*\(2, 3\).*\(4,\)"):
+        tf.reshape(tf.zeros([2, 3]), [4])
+    with pytest.raises(E, match="Reshape.*-1"):
+        tf.reshape(tf.zeros([2, 3]), [-1, -1])
+
+
+def test_reduce_axis_out_of_range():
+    with pytest.raises(E, match="Sum.*axis 2"):
+        tf.reduce_sum(tf.zeros([2, 3]), axis=2)
+
+
+def test_transpose_bad_perm():
+    with pytest.raises(E, match="Transpose"):
+        tf.transpose(tf.zeros([2, 3]), perm=[0, 0])
+
+
+def test_matmul_shape_mismatch():
+    with pytest.raises(E, match=r"MatMul.*inner dimensions.*\(2, 3\).*\(2, 3\)"):
+        tf.matmul(tf.zeros([2, 3]), tf.zeros([2, 3]))
+    with pytest.raises(E, match="MatMul.*rank"):
+        tf.matmul(tf.zeros([3]), tf.zeros([3]))
+
+
+def test_broadcast_to_bad_shape():
+    with pytest.raises(E, match="BroadcastTo"):
+        tf.broadcast_to(tf.zeros([3]), [2, 4])
+
+
+def test_negative_dimension():
+    with pytest.raises(E):
+        tf.zeros([-1, 2])
+
+
+def test_unconvertible_values():
+    with pytest.raises((E, TypeError)):
+        tf.constant(1.0) + "a"
+    with pytest.raises(E):
+        tf.constant([1, 2], dtype=tf.int32) + np.array([1.5, 2.5])
+
+
+def test_unknown_op():
+    with pytest.raises(E, match="NoSuchOp"):
+        tf._core.op("NoSuchOp")
+
+
+def test_wrong_input_count():
+    with pytest.raises(E, match="Exp.*expected 1 inputs"):
+        tf._core.op("Exp")(tf.constant(1.0), tf.constant(2.0))
+
+
+def test_gradient_of_non_tensor_source():
+    x = tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        y = x * 2.0
+    with pytest.raises(E, match="source"):
+        tape.gradient(y, [x, 3.0])
+
+
+def test_gradient_target_none():
+    with tf.GradientTape() as tape:
+        pass
+    with pytest.raises(E, match="target"):
+        tape.gradient(None, [])
+
+
+def test_watch_non_tensor():
+    with tf.GradientTape() as tape:
+        with pytest.raises(E, match="watch"):
+            tape.watch("x")
+
+
+def test_bad_unconnected_gradients():
+    x = tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        y = x * 2.0
+    with pytest.raises(E, match="unconnected"):
+        tape.gradient(y, x, unconnected_gradients="sometimes")
+
+
+def test_output_gradients_count():
+    x = tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        y = x * 2.0
+    with pytest.raises(E, match="output_gradients"):
+        tape.gradient([y], x, output_gradients=[tf.constant(1.0), tf.constant(2.0)])
+
+
+def test_tape_entered_twice():
+    tape = tf.GradientTape()
+    with tape:
+        with pytest.raises(RuntimeError):
+            tape.__enter__()

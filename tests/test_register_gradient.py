@@ -1,0 +1,59 @@
+"""RegisterGradient replaces a primitive's rule for every tape, and restore() undoes it."""
+import pytest
+
+import tapegrad as tf
+
+
+@pytest.fixture
+def restore_exp():
+    yield
+    tf.RegisterGradient.restore("Exp")
+
+
+def test_replaces_rule_everywhere(restore_exp):
+    @tf.RegisterGradient("Exp")
+    def _exp_grad(op, grad):
+        assert op.type == "Exp" and len(op.inputs) == 1
+        return grad * 3.0
+
+    x = tf.Variable(0.7)
+    with tf.GradientTape() as tape:
+        y = tf.exp(x)
+    assert float(tape.gradient(y, x)) == pytest.approx(3.0)
+    with tf.GradientTape() as outer:
+        with tf.GradientTape() as inner:
+            y = tf.exp(x) * x
+        g = inner.gradient(y, x)
+    assert float(g) == pytest.approx(3.0 * 0.7 + float(tf.exp(x)))
+
+
+def test_restore_brings_back_builtin(restore_exp):
+    tf.RegisterGradient("Exp")(lambda op, grad: grad * 0.0)
+    tf.RegisterGradient.restore("Exp")
+    x = tf.Variable(0.0)
+    with tf.GradientTape() as tape:
+        y = tf.exp(x)
+    assert float(tape.gradient(y, x)) == 1.0
+
+
+def test_rule_sees_attributes():
+    seen = {}
+
+    @tf.RegisterGradient("LeakyRelu")
+    def _leaky(op, grad):
+        seen["alpha"] = op.get_attr("alpha")
+        return grad
+
+    try:
+        x = tf.Variable([-1.0])
+        with tf.GradientTape() as tape:
+            y = tf.nn.leaky_relu(x, alpha=0.3)
+        tape.gradient(y, x)
+        assert seen["alpha"] == pytest.approx(0.3)
+    finally:
+        tf.RegisterGradient.restore("LeakyRelu")
+
+
+def test_unknown_op_raises():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="NotAnOp"):
+        tf.RegisterGradient("NotAnOp")
