@@ -8,6 +8,7 @@ namespace tg {
 namespace {
 
 // Below this size one thread is faster than waking the OpenMP team.
+// Optional slots and flags are template parameters, so each loop body is branch-free and vectorizes.
 constexpr int64_t kParallelMin = 1 << 16;
 
 // Runs body.template operator()<T>() for the float dtype.
@@ -17,21 +18,28 @@ template <class F> void float_dispatch(DType dtype, const char* name, F&& body) 
   else throw InvalidArgument(cat(name, ": optimizer updates need float32 or float64 variables"));
 }
 
-template <class T> void sgd(int64_t n, T* x, T* p, const T* g, T lr, T mu, bool nesterov, T keep) {
-  if (!p) {
-#pragma omp parallel for simd if (n >= kParallelMin)
-    for (int64_t i = 0; i < n; ++i) x[i] = keep * x[i] - lr * g[i];
-    return;
-  }
+template <class T, bool NESTEROV> void sgd_momentum(int64_t n, T* x, T* p, const T* g, T lr, T mu, T keep) {
 #pragma omp parallel for simd if (n >= kParallelMin)
   for (int64_t i = 0; i < n; ++i) {
     T m = mu * p[i] - lr * g[i];
     p[i] = m;
-    x[i] = keep * x[i] + (nesterov ? mu * m - lr * g[i] : m);
+    x[i] = keep * x[i] + (NESTEROV ? mu * m - lr * g[i] : m);
   }
 }
 
-template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2, T eps, T keep) {
+template <class T> void sgd(int64_t n, T* x, T* p, const T* g, T lr, T mu, bool nesterov, T keep) {
+  if (!p) {
+#pragma omp parallel for simd if (n >= kParallelMin)
+    for (int64_t i = 0; i < n; ++i) x[i] = keep * x[i] - lr * g[i];
+  } else if (nesterov) {
+    sgd_momentum<T, true>(n, x, p, g, lr, mu, keep);
+  } else {
+    sgd_momentum<T, false>(n, x, p, g, lr, mu, keep);
+  }
+}
+
+template <class T, bool AMS> void adam_loop(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2,
+                                            T eps, T keep) {
 #pragma omp parallel for simd if (n >= kParallelMin)
   for (int64_t i = 0; i < n; ++i) {
     T gi = g[i];
@@ -39,12 +47,17 @@ template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T
     T vi = v[i] + (gi * gi - v[i]) * (1 - b2);
     m[i] = mi;
     v[i] = vi;
-    if (vmax) {
+    if constexpr (AMS) {
       vi = vmax[i] > vi ? vmax[i] : vi;
       vmax[i] = vi;
     }
     x[i] = keep * x[i] - alpha * mi / (std::sqrt(vi) + eps);
   }
+}
+
+template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2, T eps, T keep) {
+  if (vmax) adam_loop<T, true>(n, x, m, v, vmax, g, alpha, b1, b2, eps, keep);
+  else adam_loop<T, false>(n, x, m, v, vmax, g, alpha, b1, b2, eps, keep);
 }
 
 template <class T> void nadam(int64_t n, T* x, T* m, T* v, const T* g, T lr, T b1, T b2, T eps, T c_m, T c_g,
@@ -61,25 +74,33 @@ template <class T> void nadam(int64_t n, T* x, T* m, T* v, const T* g, T lr, T b
   }
 }
 
-template <class T> void rmsprop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
+template <class T, bool CENTERED, bool MOMENTUM>
+void rmsprop_loop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
 #pragma omp parallel for simd if (n >= kParallelMin)
   for (int64_t i = 0; i < n; ++i) {
     T gi = g[i];
     T si = rho * s[i] + (1 - rho) * gi * gi;
     s[i] = si;
     T den = si + eps;
-    if (a) {
+    if constexpr (CENTERED) {
       T ai = rho * a[i] + (1 - rho) * gi;
       a[i] = ai;
       den -= ai * ai;
     }
     T inc = lr * gi / std::sqrt(den);
-    if (p) {
+    if constexpr (MOMENTUM) {
       inc += mu * p[i];
       p[i] = inc;
     }
     x[i] = keep * x[i] - inc;
   }
+}
+
+template <class T> void rmsprop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
+  if (a && p) rmsprop_loop<T, true, true>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
+  else if (a) rmsprop_loop<T, true, false>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
+  else if (p) rmsprop_loop<T, false, true>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
+  else rmsprop_loop<T, false, false>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
 }
 
 template <class T> void adagrad(int64_t n, T* x, T* acc, const T* g, T lr, T eps, T keep) {

@@ -76,37 +76,63 @@ def _values_and_weights(values, sample_weight, dtype):
         raise ValueError(f"{'sample_weight'} of shape {w.shape} does not broadcast to values of shape {v.shape}") from None
 
 
-class Sum(Metric):
+class _Accumulating(Metric):
+    """State as two Python floats (total, weight count), accumulated in float64; reset to zero."""
+
+    def __init__(self, name, dtype):
+        super().__init__(name, dtype)
+        self._total = self._count = 0.0
+
+    def _accumulate(self, values, sample_weight):
+        if sample_weight is None:
+            v = values.numpy() if isinstance(values, tf.Tensor) else np.asarray(values, dtype=np.float64)
+            self._total += float(v.sum())
+            self._count += float(v.size)
+        else:
+            v, w = _values_and_weights(values, sample_weight, tf.float64)
+            self._total += float((v * w).sum())
+            self._count += float(w.sum())
+
+    @property
+    def total(self):
+        return tf.constant(self._total, dtype=self.dtype)
+
+    @property
+    def count(self):
+        return tf.constant(self._count, dtype=self.dtype)
+
+    @property
+    def variables(self):
+        return [self.total, self.count]
+
+    def reset_state(self):
+        self._total = self._count = 0.0
+
+
+class Sum(_Accumulating):
     """The (weighted) sum of all values seen."""
 
     def __init__(self, name="sum", dtype=None):
         super().__init__(name, dtype)
-        self.total = self.add_variable(name="total")
 
     def update_state(self, values, sample_weight=None):
-        v, w = _values_and_weights(values, sample_weight, self.dtype)
-        self.total.assign_add(np.asarray((v * w).sum(), self.dtype.as_numpy_dtype))
+        self._accumulate(values, sample_weight)
 
     def result(self):
-        return tf.identity(self.total)
+        return tf.constant(self._total, dtype=self.dtype)
 
 
-class Mean(Metric):
+class Mean(_Accumulating):
     """The (weighted) mean of all values seen: total / count."""
 
     def __init__(self, name="mean", dtype=None):
         super().__init__(name, dtype)
-        self.total = self.add_variable(name="total")
-        self.count = self.add_variable(name="count")
 
     def update_state(self, values, sample_weight=None):
-        v, w = _values_and_weights(values, sample_weight, self.dtype)
-        self.total.assign_add(np.asarray((v * w).sum(), self.dtype.as_numpy_dtype))
-        self.count.assign_add(np.asarray(w.sum(), self.dtype.as_numpy_dtype))
+        self._accumulate(values, sample_weight)
 
     def result(self):
-        count = float(self.count.numpy())
-        return tf.constant(float(self.total.numpy()) / count if count else 0.0, dtype=self.dtype)
+        return tf.constant(self._total / self._count if self._count else 0.0, dtype=self.dtype)
 
 
 class MeanMetricWrapper(Mean):

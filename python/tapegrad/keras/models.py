@@ -5,6 +5,7 @@ import tapegrad as tf
 
 from tapegrad.keras import _saving
 from tapegrad.keras._training import TrainingMixin
+from tapegrad.keras.layers import base as _base
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.layers.core import InputLayer, KerasInput
 
@@ -99,12 +100,14 @@ class Sequential(Model):
         elif not self._layers and layer._input_shape_arg is not None:
             self._input_shape = layer._input_shape_arg
         self._layers.append(layer)
+        _base._STRUCTURE[0] += 1
         self.built = False
         if rebuild:
             self._maybe_build_from_shape()
 
     def pop(self):
         layer = self._layers.pop()
+        _base._STRUCTURE[0] += 1
         self.built = False
         return layer
 

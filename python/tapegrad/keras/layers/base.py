@@ -1,5 +1,9 @@
 """keras.layers.Layer: weights, lazy build, losses, sublayer tracking and the ``training`` call context.
 
+Note [Weight caches]: ``weights`` and ``trainable_weights`` are read every training step, so each
+layer caches its flattened lists, keyed by the global structure version. A variable's own
+``trainable`` flag is still checked at every access.
+
 Note [Training propagation]: the outermost ``layer(x, training=...)`` call sets the call context; a
 nested layer called with ``training=None`` takes the context's value (False when nobody set it), so
 ``model(X, training=True)`` reaches every Dropout and BatchNormalization without threading the flag.
@@ -16,6 +20,9 @@ from tapegrad.keras import constraints, initializers, regularizers
 __all__ = ["Layer", "InputSpec"]
 
 _NAME_COUNTS = {}
+# Bumped whenever any layer's structure changes (a weight or sublayer added, trainable flipped): the
+# flattened weight lists each layer caches are valid while it is unchanged. See Note [Weight caches].
+_STRUCTURE = [0]
 _CONTEXT = []  # stack of dicts: {"training": bool or None}; see Note [Training propagation]
 
 
@@ -33,6 +40,15 @@ def unique_name(base):
 class InputSpec:
     def __init__(self, ndim=None, min_ndim=None, axes=None, shape=None, dtype=None):
         self.ndim, self.min_ndim, self.axes, self.shape, self.dtype = ndim, min_ndim, axes or {}, shape, dtype
+
+
+def _unique(variables):
+    out, seen = [], set()
+    for w in variables:
+        if id(w) not in seen:
+            seen.add(id(w))
+            out.append(w)
+    return out
 
 
 def _to_input(x, dtype):
@@ -86,10 +102,11 @@ class Layer:
 
     # ---- attribute tracking: sublayers assigned as attributes (or in lists) are tracked.
     def __setattr__(self, name, value):
-        if getattr(self, "_tracking", False) and not name.startswith("_"):
+        if name[0] != "_" and getattr(self, "_tracking", False):
             for item in (value if isinstance(value, (list, tuple)) else [value]):
                 if isinstance(item, Layer) and item is not self and not any(item is l for l in self._layers):
                     self._layers.append(item)
+                    _STRUCTURE[0] += 1
         object.__setattr__(self, name, value)
 
     # ---- weights
@@ -107,6 +124,7 @@ class Layer:
         var.regularizer = regularizers.get(regularizer)
         var.path = f"{self.name}/{name or 'variable'}"
         (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
+        _STRUCTURE[0] += 1
         return var
 
     add_variable = add_weight
@@ -118,6 +136,7 @@ class Layer:
     @trainable.setter
     def trainable(self, value):
         self._trainable = bool(value)
+        _STRUCTURE[0] += 1
         for layer in self._layers:
             layer.trainable = value
 
@@ -128,30 +147,28 @@ class Layer:
     def _flat_layers(self):
         return list(self._layers)
 
+    def _cached_lists(self):
+        """(all weights, weights of trainable layers) flattened; see Note [Weight caches]."""
+        cache = self.__dict__.get("_weight_cache")
+        if cache is not None and cache[0] == _STRUCTURE[0]:
+            return cache[1], cache[2]
+        every = _unique(self._trainable_variables + self._non_trainable_variables +
+                        [w for layer in self._flat_layers() for w in layer.weights])
+        candidates = [] if not self._trainable else _unique(
+            self._trainable_variables + [w for layer in self._flat_layers() for w in layer._cached_lists()[1]])
+        object.__setattr__(self, "_weight_cache", (_STRUCTURE[0], every, candidates))
+        return every, candidates
+
     @property
     def weights(self):
         """Own trainable, then own non-trainable, then each sublayer's weights (no duplicates)."""
-        out, seen = [], set()
-        for w in self._trainable_variables + self._non_trainable_variables + \
-                [w for layer in self._flat_layers() for w in layer.weights]:
-            if id(w) not in seen:
-                seen.add(id(w))
-                out.append(w)
-        return out
+        return list(self._cached_lists()[0])
 
     variables = weights
 
     @property
     def trainable_weights(self):
-        if not self._trainable:
-            return []
-        own = [w for w in self._trainable_variables if w.trainable]
-        out, seen = [], set()
-        for w in own + [w for layer in self._flat_layers() for w in layer.trainable_weights]:
-            if id(w) not in seen:
-                seen.add(id(w))
-                out.append(w)
-        return out
+        return [w for w in self._cached_lists()[1] if w.trainable]
 
     trainable_variables = trainable_weights
 

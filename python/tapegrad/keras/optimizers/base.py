@@ -179,6 +179,8 @@ class Optimizer:
 
     @staticmethod
     def _as_grad(g, v):
+        if isinstance(g, tf.Tensor) and g._dtype == v._dtype and g._shape == v._shape:
+            return g
         g = tf.convert_to_tensor(g)
         if g.dtype != v.dtype:
             g = tf.cast(g, v.dtype)
