@@ -69,10 +69,23 @@ warn_slow_blas_env()
 # ---------------------------------------------------------------------------------
 # Framework registry
 
+# Threads per framework: None keeps each framework's default (2 for torch, which is
+# this machine's core count); main() sets it from --threads before anything loads.
+THREADS = None
+
+
 def _load_torch():
     import torch
-    torch.set_num_threads(2)
+    torch.set_num_threads(THREADS or 2)
     return torch
+
+
+def _load_tensorflow():
+    import tensorflow as tf
+    if THREADS:
+        tf.config.threading.set_intra_op_parallelism_threads(THREADS)
+        tf.config.threading.set_inter_op_parallelism_threads(THREADS)
+    return tf
 
 
 def _load_jax():
@@ -85,7 +98,7 @@ _LOADERS = {
     "tapegrad": lambda: importlib.import_module("tapegrad"),
     "numpy": lambda: np,
     "torch": _load_torch,
-    "tensorflow": lambda: importlib.import_module("tensorflow"),
+    "tensorflow": _load_tensorflow,
     "jax": _load_jax,
 }
 
@@ -454,6 +467,9 @@ def arg_parser(description):
                         "before go idle")
     p.add_argument("--min-rounds", type=int, default=7)
     p.add_argument("--max-rounds", type=int, default=51)
+    p.add_argument("--threads", type=int, default=0,
+                   help="limit every framework to this many threads (1: per-core figures, "
+                        "steadier on a shared machine); default: each framework's own")
     p.add_argument("--json", default="", help="append results to this JSON-lines file")
     p.add_argument("--quick", action="store_true", help="short budget, for a smoke run")
     return p
@@ -486,15 +502,44 @@ def run_workloads(workloads, opts, out=sys.stdout):
         if opts.json:
             with open(opts.json, "a") as f:
                 f.write(json.dumps({"workload": w.title, "nbytes": w.nbytes, "flops": w.flops,
-                                    "other_load": other, "results": [r.as_dict() for r in results]}) + "\n")
+                                    "threads": opts.threads or None, "other_load": other,
+                                    "results": [r.as_dict() for r in results]}) + "\n")
     return all_results
+
+
+def limit_threads(n):
+    """Every framework to n threads; before load() for the environment variables to count."""
+    global THREADS
+    THREADS = n
+    os.environ["OMP_NUM_THREADS"] = str(n)          # tapegrad's (and torch's) OpenMP
+    os.environ["OPENBLAS_NUM_THREADS"] = str(n)     # tapegrad's OpenBLAS
+    if n == 1:                                      # XLA's CPU thread pool, read at first use
+        os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
+                                   " --xla_cpu_multi_thread_eigen=false"
+                                   " intra_op_parallelism_threads=1").strip()
+
+
+def limit_loaded_threads(n):
+    """NumPy's OpenBLAS was loaded with the harness: limit it (and any other) at run time."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        print("WARNING: --threads needs threadpoolctl to limit NumPy's OpenBLAS; "
+              "NumPy keeps its default", file=sys.stderr)
+        return None
+    return threadpool_limits(limits=n)
 
 
 def main(workloads, description, argv=None, print_env=True):
     opts = parse_args(description, argv)
+    if opts.threads:
+        limit_threads(opts.threads)
     for fw in opts.framework_list:
         load(fw)
+    if opts.threads:
+        limit_loaded_threads(opts.threads)
     if print_env:
         print_environment(opts.framework_list)
+        print("  threads: %s" % (opts.threads or "defaults (torch 2, the others all cores)"))
     results = run_workloads(workloads, opts)
     return results

@@ -54,8 +54,8 @@ Pruned prune(const Tape& tape, const GradientRequest& req) {
 
 using GradMap = IdMap<Tensor>;
 
-void accumulate(GradMap& grads, const Tensor& like, Tensor g) {
-  g = sum_to(g, like->shape);
+void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch_prefix) {
+  g = sum_to(g, like->shape, batch_prefix);
   if (g->dtype != like->dtype) g = cast(g, like->dtype);
   auto slot = grads.insert(like->id);
   *slot.first = *slot.first ? *slot.first + g : std::move(g);
@@ -66,21 +66,53 @@ void initial_grads(GradMap& grads, const GradientRequest& req) {
     const Tensor& t = req.targets[i];
     Tensor seed = req.output_gradients.empty() || !req.output_gradients[i] ? ones_like(t)
                                                                             : req.output_gradients[i];
-    if (seed->shape != t->shape)
-      seed = broadcast_to(seed, t->shape);
-    accumulate(grads, t, seed);
+    if (seed->dtype != t->dtype)
+      throw InvalidArgument(cat("output_gradients of ", meta_str(seed), " does not match target of ", meta_str(t)));
+    accumulate(grads, t, seed, req.batch ? Shape{seed->shape.at(0)} : Shape{});
   }
 }
 
-Tensors run_rule(TapeEntry& e, const Tensors& out_grads, const std::vector<bool>& needs) {
+Tensors run_rule_once(TapeEntry& e, const Tensors& out_grads, const std::vector<bool>& needs, int batch) {
   if (e.custom) return (*e.custom)(out_grads);
   const OpDef& op = *e.op;
   if (!op.grad) throw InvalidArgument(cat("no gradient is defined for op '", op.name, "'"));
-  GradCtx ctx{e.inputs, e.outputs[0], out_grads[0], e.attrs, needs};
+  GradCtx ctx{e.inputs, e.outputs[0], out_grads[0], e.attrs, needs, batch};
   return op.grad(ctx);
 }
 
-void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep) {
+// Row b of a batched gradient, through registered ops so outer tapes can follow it.
+Tensor batch_row(const Tensor& g, int64_t b) {
+  std::vector<int64_t> begin(g->ndim(), 0), end(g->shape.begin(), g->shape.end()), strides(g->ndim(), 1);
+  begin[0] = b;
+  end[0] = b + 1;
+  return reshape(strided_slice(g, begin, end, strides), Shape(g->shape.begin() + 1, g->shape.end()));
+}
+
+// See Note [Batched gradients]: a rule that cannot take a batched g runs once per row.
+Tensors run_rule(TapeEntry& e, const Tensors& out_grads, const std::vector<bool>& needs, int batch) {
+  if (!batch || (e.op && e.op->batched_rule)) return run_rule_once(e, out_grads, needs, batch);
+  const int64_t rows = out_grads[0]->shape[0];
+  std::vector<Tensors> per_input(e.inputs.size());
+  for (int64_t b = 0; b < rows; ++b) {
+    Tensors row;
+    for (auto& g : out_grads) row.push_back(batch_row(g, b));
+    Tensors r = run_rule_once(e, row, needs, 0);
+    for (size_t i = 0; i < r.size() && i < per_input.size(); ++i)
+      if (r[i]) {
+        Tensor gi = sum_to(r[i], e.inputs[i]->shape);
+        Shape one = gi->shape;
+        one.insert(one.begin(), 1);
+        per_input[i].push_back(reshape(gi, one));
+      }
+  }
+  Tensors result(e.inputs.size());
+  for (size_t i = 0; i < result.size(); ++i)
+    if (per_input[i].size() == (size_t)rows && rows > 0) result[i] = concat(per_input[i], 0);
+  return result;
+}
+
+void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int batch, int64_t rows,
+           bool drop_saved) {
   for (size_t k = p.entries.size(); k-- > 0;) {
     TapeEntry& e = tape.entries[p.entries[k]];
     Tensors out_grads;
@@ -92,20 +124,22 @@ void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep) {
         any = true;
         if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
       } else {
-        out_grads.push_back(zeros_like(o));
+        Shape s = o->shape;
+        if (batch) s.insert(s.begin(), rows);
+        out_grads.push_back(zeros(s, o->dtype));
       }
     }
     if (!any) continue;
     std::vector<bool> needs(e.inputs.size());
     for (size_t i = 0; i < needs.size(); ++i)
       needs[i] = p.from_sources.contains(e.inputs[i]->id) && is_floating(e.inputs[i]->dtype);
-    Tensors in_grads = run_rule(e, out_grads, needs);
+    Tensors in_grads = run_rule(e, out_grads, needs, batch);
     if (in_grads.size() > e.inputs.size())
       throw InvalidArgument(cat(e.op ? e.op->name : std::string("custom_gradient"), ": the gradient function returned ",
                                 in_grads.size(), " gradients for ", e.inputs.size(), " inputs"));
     for (size_t i = 0; i < in_grads.size(); ++i)
-      if (in_grads[i] && needs[i]) accumulate(grads, e.inputs[i], in_grads[i]);
-    if (!tape.persistent) {
+      if (in_grads[i] && needs[i]) accumulate(grads, e.inputs[i], in_grads[i], batch ? Shape{rows} : Shape{});
+    if (drop_saved) {
       e.inputs.clear();
       e.outputs.clear();
     }
@@ -125,14 +159,15 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
   tape.paused++;
   try {
     initial_grads(grads, req);
-    sweep(tape, p, grads, keep);
+    const int64_t rows = req.batch ? req.output_gradients.at(0)->shape.at(0) : 0;
+    sweep(tape, p, grads, keep, req.batch, rows, !tape.persistent && !req.keep_tape);
   } catch (...) {
     tape.paused--;
-    if (!tape.persistent) tape.used = true;
+    if (!tape.persistent && !req.keep_tape) tape.used = true;
     throw;
   }
   tape.paused--;
-  if (!tape.persistent) {
+  if (!tape.persistent && !req.keep_tape) {
     tape.used = true;
     tape.entries.clear();
   }
@@ -141,7 +176,11 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
     Tensor* g = grads.find(s->id);
     bool integral = !is_floating(s->dtype);
     if (g && *g && !integral) result.push_back(*g);
-    else if (req.unconnected_zero && !integral) result.push_back(zeros_like(s));
+    else if (req.unconnected_zero && !integral) {
+      Shape shape = s->shape;
+      if (req.batch) shape.insert(shape.begin(), req.output_gradients[0]->shape[0]);
+      result.push_back(zeros(shape, s->dtype));
+    }
     else result.push_back(nullptr);
   }
   return result;

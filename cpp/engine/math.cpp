@@ -1,5 +1,6 @@
 // math.cpp -- thin C++ wrappers over registered ops used by gradient rules.
 #include "engine/math.h"
+#include "core/error.h"
 
 namespace tg {
 
@@ -53,16 +54,38 @@ Tensor zeros_like(const Tensor& x) { return zeros(x->shape, x->dtype); }
 Tensor ones_like(const Tensor& x) { return full(x->shape, x->dtype, 1.0); }
 Tensor scalar_like(const Tensor& x, double v) { return scalar(v, x->dtype); }
 
-Tensor sum_to(const Tensor& g, const Shape& shape) {
-  if (g->shape == shape) return g;
+Tensor sum_to(const Tensor& g, const Shape& shape, const Shape& batch_prefix) {
+  const int batch = (int)batch_prefix.size();
+  Shape want = batch_prefix;
+  want.insert(want.end(), shape.begin(), shape.end());
+  if (g->shape == want) return g;
   Shape b;
-  if (broadcast_shapes(g->shape, shape, b) && b == shape) return broadcast_to(g, shape);  // e.g. a scalar gradient
-  int lead = g->ndim() - (int)shape.size();
+  if (broadcast_shapes(g->shape, want, b) && b == want) return broadcast_to(g, want);  // e.g. a scalar gradient
+  int lead = g->ndim() - (int)want.size();  // broadcast axes between the batch axes and the shape
+  if (lead < 0)
+    throw InvalidArgument(cat("a gradient of ", meta_str(g), " cannot be reduced to shape ", shape_str(want)));
   std::vector<int64_t> axes;
-  for (int i = 0; i < g->ndim(); ++i)
-    if (i < lead || (shape[i - lead] == 1 && g->shape[i] != 1)) axes.push_back(i);
+  for (int i = batch; i < g->ndim(); ++i)
+    if (i < batch + lead || (want[i - lead] == 1 && g->shape[i] != 1)) axes.push_back(i);
   Tensor s = axes.empty() ? g : reduce_sum(g, axes, true);
-  return s->shape == shape ? s : reshape(s, shape);
+  return s->shape == want ? s : reshape(s, want);
+}
+
+Shape batched_shape(const GradCtx& ctx, const Shape& shape) {
+  Shape s(ctx.g->shape.begin(), ctx.g->shape.begin() + ctx.batch);
+  s.insert(s.end(), shape.begin(), shape.end());
+  return s;
+}
+
+int64_t batched_axis(const GradCtx& ctx, int64_t axis, int ndim) { return (axis < 0 ? axis + ndim : axis) + ctx.batch; }
+
+Tensor strided_slice(const Tensor& x, const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
+                     const std::vector<int64_t>& strides) {
+  return call("StridedSlice", {x}, Attrs().set("begin", begin).set("end", end).set("strides", strides));
+}
+
+Tensor concat(const Tensors& xs, int64_t axis) {
+  return xs.size() == 1 ? xs[0] : call("ConcatV2", xs, Attrs().set("axis", axis));
 }
 
 }  // namespace tg

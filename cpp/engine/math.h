@@ -49,7 +49,14 @@ Tensor broadcast_to(const Tensor& x, const Shape& shape);
 Tensor zeros_like(const Tensor& x);
 Tensor ones_like(const Tensor& x);
 Tensor scalar_like(const Tensor& x, double v);   // a 0-d tensor of x's dtype
-// Sums g over broadcast dimensions so that it has `shape` (see Note [Broadcast reduction]).
-Tensor sum_to(const Tensor& g, const Shape& shape);
+// Sums g over broadcast dimensions so that it has `shape` (see Note [Broadcast reduction]);
+// with a batch prefix the result has shape prefix + shape (see Note [Batched gradients]).
+Tensor sum_to(const Tensor& g, const Shape& shape, const Shape& batch_prefix = {});
+// `shape` with the batch axes of ctx.g in front, and an axis shifted past them.
+Shape batched_shape(const GradCtx& ctx, const Shape& shape);
+int64_t batched_axis(const GradCtx& ctx, int64_t axis, int ndim);
+Tensor strided_slice(const Tensor& x, const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
+                     const std::vector<int64_t>& strides);
+Tensor concat(const Tensors& xs, int64_t axis);
 
 }  // namespace tg

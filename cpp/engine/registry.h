@@ -13,12 +13,19 @@ using Tensors = std::vector<Tensor>;
 // Inputs, output, upstream gradient and attributes handed to a gradient rule.
 // Rules return one gradient per input (null = no gradient); the engine sums each back
 // to its input's shape (see Note [Broadcast reduction] in backprop.cpp).
+//
+// Note [Batched gradients]: jacobian() sweeps once with a batch of upstream gradients: g then
+// has `batch` (0 or 1) extra leading axes before the output's shape, and rules return gradients
+// with the same leading axes. Rules of ops declared .batched() handle that (elementwise rules
+// do so for free by broadcasting; shape rules use batched_shape()); for other ops the sweep
+// runs the rule once per batch row (see run_rule in backprop.cpp).
 struct GradCtx {
   const Tensors& x;     // inputs (saved values)
   const Tensor& out;    // the op's output
-  const Tensor& g;      // upstream gradient, shape of out
+  const Tensor& g;      // upstream gradient: `batch` leading axes + the shape of out
   const Attrs& attrs;
   std::vector<bool> needs_grad;
+  int batch = 0;
 };
 
 struct OutMeta {
@@ -45,6 +52,7 @@ struct OpDef {
   GradFn grad;             // current rule (RegisterGradient may replace it)
   GradFn builtin_grad;     // the rule declared in cpp/ops
   bool differentiable = true;
+  bool batched_rule = false;  // the rule accepts a batched g (see Note [Batched gradients])
   EwKernel ew[kIsaLevels][5] = {};  // elementwise kernels per ISA level and input DType
 
   // Builder used by the op table rows.
@@ -53,6 +61,7 @@ struct OpDef {
   OpDef& forward(KernelFn f) { kernel = f; return *this; }
   OpDef& gradient(GradFn f) { grad = builtin_grad = std::move(f); return *this; }
   OpDef& not_differentiable() { differentiable = false; return *this; }
+  OpDef& batched() { batched_rule = true; return *this; }
 };
 
 // Registration is explicit: register_all_ops() calls each family in a fixed order.

@@ -69,6 +69,8 @@ void note_variables(const Tensors& x);
 struct GradientRequest {
   Tensors targets, sources, output_gradients;  // output_gradients: empty or one per target
   bool unconnected_zero = false;
+  int batch = 0;           // 1: output_gradients carry a leading batch axis (jacobian)
+  bool keep_tape = false;  // a non-persistent tape stays usable (the rows of a jacobian)
 };
 Tensors gradient(Tape& tape, const GradientRequest& req);
 

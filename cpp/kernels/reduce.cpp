@@ -2,6 +2,7 @@
 // per block and pairwise combination of blocks (accurate and vectorizable).
 #include "kernels/reduce.h"
 #include <cmath>
+#include <algorithm>
 #include <limits>
 #include <type_traits>
 
@@ -107,12 +108,8 @@ Tensor reduce(const Tensor& x, const std::vector<bool>& mask, ReduceKind kind) {
       } else {
         dispatch_dtype(x->dtype, [&](auto v) {
           using T = decltype(v);
-          if constexpr (std::is_same_v<T, bool>) {
-            return 0;  // bool reductions are not registered
-          } else {
-            reduce_block<T>(cur->data_as<T>(), out->data_as<T>(), outer, r, inner, kind);
-            return 0;
-          }
+          reduce_block<T>(cur->data_as<T>(), out->data_as<T>(), outer, r, inner, kind);
+          return 0;
         });
       }
     }
@@ -149,6 +146,63 @@ Tensor arg_reduce(const Tensor& x, int axis, bool is_max, DType out_dtype) {
         if (out_dtype == DType::Int64) out->data_as<int64_t>()[o * inner + j] = best;
         else out->data_as<int32_t>()[o * inner + j] = (int32_t)best;
       }
+    return 0;
+  });
+  return out;
+}
+
+// Views x as [outer, r, inner] around `axis`.
+static void split_at(const Tensor& x, int axis, int64_t& outer, int64_t& r, int64_t& inner) {
+  outer = 1, inner = 1, r = x->shape[axis];
+  for (int i = 0; i < x->ndim(); ++i) {
+    if (i < axis) outer *= x->shape[i];
+    if (i > axis) inner *= x->shape[i];
+  }
+}
+
+Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse) {
+  Tensor out = empty(x->shape, x->dtype);
+  int64_t outer, r, inner;
+  split_at(x, axis, outer, r, inner);
+  dispatch_dtype(x->dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* p = x->data_as<T>();
+      T* q = out->data_as<T>();
+      std::vector<T> acc(inner);
+      for (int64_t o = 0; o < outer; ++o) {
+        std::fill(acc.begin(), acc.end(), T(0));
+        for (int64_t s = 0; s < r; ++s) {
+          const int64_t i = reverse ? r - 1 - s : s;
+          const T* row = p + (o * r + i) * inner;
+          T* dst = q + (o * r + i) * inner;
+          for (int64_t j = 0; j < inner; ++j) {
+            if (exclusive) { dst[j] = acc[j]; acc[j] += row[j]; }
+            else { acc[j] += row[j]; dst[j] = acc[j]; }
+          }
+        }
+      }
+    }
+    return 0;
+  });
+  return out;
+}
+
+Tensor prod_others(const Tensor& x) {
+  Tensor out = empty(x->shape, x->dtype);
+  const int64_t n = x->ndim() ? x->shape.back() : 1;
+  const int64_t rows = n ? x->size / n : 0;
+  dispatch_dtype(x->dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (!std::is_same_v<T, bool>) {
+      for (int64_t o = 0; o < rows; ++o) {
+        const T* p = x->data_as<T>() + o * n;
+        T* q = out->data_as<T>() + o * n;
+        T left = 1, right = 1;
+        for (int64_t i = 0; i < n; ++i) { q[i] = left; left *= p[i]; }          // exclusive prefix
+        for (int64_t i = n - 1; i >= 0; --i) { q[i] *= right; right *= p[i]; }  // times exclusive suffix
+      }
+    }
     return 0;
   });
   return out;

@@ -1,7 +1,37 @@
-// activation.cpp -- elementwise activations of tf.nn (relu family, elu, selu).
+// activation.cpp -- elementwise activations of tf.nn (relu family, elu, selu, gelu, silu) and the
+// elementwise sigmoid cross-entropy.
 #include "ops/op_macros.h"
+#ifdef TG_KERNEL_PASS
+#include "kernels/softmax_rows.h"
+// Row loops of the nn ops (Softmax, LogSoftmax, sparse cross-entropy) ride along with this family
+// to get one build per ISA level; their rows (shape and gradient rules) are in nn.cpp.
+#define TG_ROW_KERNELS(Name, loop) \
+  set_ew_kernel(#Name, TG_ISA_INDEX, 0, loop<float>); set_ew_kernel(#Name, TG_ISA_INDEX, 1, loop<double>);
+#else
+#define TG_ROW_KERNELS(Name, loop)
+#endif
 
 namespace tg {
+
+#ifndef TG_KERNEL_PASS
+namespace {
+// d/dx x Phi(x) = Phi(x) + x phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2, phi(x) = e^(-x^2/2) / sqrt(2 pi)
+Tensor gelu_grad(const Tensor& x, const Tensor& g) {
+  return g * ((erf(x * 0.7071067811865476) + 1.0) * 0.5 + x * exp(square(x) * -0.5) * 0.3989422804014327);
+}
+// gelu ~ x (1 + t) / 2, t = tanh(c (x + k x^3)): d/dx = (1 + t) / 2 + x (1 - t^2) c (1 + 3 k x^2) / 2
+Tensor gelu_tanh_grad(const Tensor& x, const Tensor& g) {
+  const double c = 0.7978845608028654, k = 0.044715;
+  Tensor t = tanh((x + x * square(x) * k) * c);
+  return g * ((t + 1.0) * 0.5 + tanh_grad(t, x * (square(x) * (3 * k) + 1.0) * (0.5 * c)));
+}
+// d/dx x s(x) = s + x s (1 - s), s = sigmoid(x)
+Tensor silu_grad(const Tensor& x, const Tensor& g) {
+  Tensor s = sigmoid(x);
+  return g * (s + x * sigmoid_grad(s, ones_like(s)));
+}
+}  // namespace
+#endif
 
 TG_FAMILY(activation) {
   TG_UNARY(Relu,  x > T(0) ? x : T(0),                          where(greater(x, zeros_like(x)), g, zeros_like(g)))
@@ -15,6 +45,21 @@ TG_FAMILY(activation) {
   // scale * (x > 0 ? x : alpha (e^x - 1)), scale = 1.0507..., alpha = 1.6732...
   TG_UNARY(Selu,  x > T(0) ? T(1.0507009873554805) * x : T(1.7580993408473766) * vm::expm1(x),
            where(greater(x, zeros_like(x)), g * 1.0507009873554805, g * (out + 1.7580993408473766)))
+  // x Phi(x), exact (erf) and tanh-approximated; fused backward helpers above
+  TG_UNARY(Gelu,     T(0.5) * x * (T(1) + vm::erf(x * T(0.7071067811865476))),        gelu_grad(x, g))
+  TG_UNARY(GeluTanh, T(0.5) * x * (T(1) + vm::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x))),
+           gelu_tanh_grad(x, g))
+  // x sigmoid(x)
+  TG_UNARY(Silu,     x * vm::sigmoid(x),                                               silu_grad(x, g))
+  // (logits x, labels y) -> max(x, 0) - x y + log(1 + e^-|x|), never overflowing;
+  // d/dx = sigmoid(x) - y, d/dy = -x
+  TG_BINARY_FLOAT(SigmoidCrossEntropyWithLogits,
+                  (x > T(0) ? x : T(0)) - x * y + vm::softplus(x < T(0) ? x : -x),
+                  g * (sigmoid(x) - y), -(g * x))
+  TG_ROW_KERNELS(Softmax, softmax_rows)
+  TG_ROW_KERNELS(LogSoftmax, softmax_rows)
+  TG_ROW_KERNELS(SparseSoftmaxCrossEntropyWithLogits, sparse_xent_rows)
+  TG_ROW_KERNELS(SparseSoftmaxCrossEntropyWithLogitsGrad, sparse_xent_rows)
 }
 
 }  // namespace tg

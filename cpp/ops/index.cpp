@@ -1,9 +1,321 @@
-// index.cpp -- index ops (see the rows below).
+// index.cpp -- ops that select elements by position: StridedSlice (+ its scatter StridedSliceGrad),
+// GatherV2 (+ its scatter-add UnsortedSegmentSum) and OneHot.
+#include <cstring>
 #include "core/error.h"
 #include "engine/math.h"
+#include "kernels/copy.h"
 
 namespace tg {
 
-void register_index_ops() {}
+namespace {
+
+// Note [Normalised slices]: StridedSlice takes one (begin, end, stride) per input dimension, already
+// resolved by Python (no masks): stride != 0; for stride > 0, 0 <= begin, end <= n; for stride < 0,
+// -1 <= begin, end <= n - 1 (end = -1 means "through index 0"), exactly what slice.indices(n) gives.
+// Bit d of shrink_axis_mask drops dimension d (of length 1) from the output, as x[i] does.
+struct SliceSpec {
+  Shape out;                     // length of each sliced dimension (before shrinking)
+  Shape shrunk;                  // the output shape
+  int64_t offset = 0;            // first element, in elements (0 when the slice is empty)
+  std::vector<int64_t> strides;  // in elements
+  bool contiguous = true;        // the slice is one contiguous block of the input
+};
+
+SliceSpec slice_spec(const OpDef& op, const Shape& in, const std::string& what, const Attrs& a) {
+  auto b = a.ints("begin"), e = a.ints("end"), s = a.ints("strides");
+  const size_t nd = in.size();
+  if (b.size() != nd || e.size() != nd || s.size() != nd)
+    throw InvalidArgument(cat(op.name, ": begin, end and strides need one entry per dimension of ", what, ", got ",
+                              b.size(), ", ", e.size(), " and ", s.size()));
+  SliceSpec r;
+  auto cs = contiguous_strides(in);
+  bool empty = false;
+  for (size_t d = 0; d < nd; ++d) {
+    const int64_t n = in[d], lo = s[d] > 0 ? 0 : -1, hi = s[d] > 0 ? n : n - 1;
+    if (s[d] == 0) throw InvalidArgument(cat(op.name, ": stride of dimension ", d, " is zero"));
+    if (b[d] < lo || b[d] > hi || e[d] < lo || e[d] > hi)
+      throw InvalidArgument(cat(op.name, ": begin ", b[d], " / end ", e[d], " out of range [", lo, ", ", hi,
+                                "] for dimension ", d, " of ", what));
+    int64_t len = s[d] > 0 ? (e[d] > b[d] ? (e[d] - b[d] + s[d] - 1) / s[d] : 0)
+                           : (b[d] > e[d] ? (b[d] - e[d] - s[d] - 1) / -s[d] : 0);
+    r.out.push_back(len);
+    r.strides.push_back(s[d] * cs[d]);
+    r.offset += b[d] * cs[d];
+    empty |= len == 0;
+  }
+  if (empty) r.offset = 0;
+  const int64_t shrink = a.i("shrink_axis_mask", 0);
+  for (size_t d = 0; d < nd; ++d) {
+    if (d >= 63 || !(shrink >> d & 1)) r.shrunk.push_back(r.out[d]);
+    else if (r.out[d] != 1)
+      throw InvalidArgument(cat(op.name, ": shrink_axis_mask drops dimension ", d, " whose slice has length ", r.out[d]));
+  }
+  if (shrink < 0 || (nd < 63 && shrink >> nd))
+    throw InvalidArgument(cat(op.name, ": shrink_axis_mask ", shrink, " names a dimension past the rank of ", what));
+  // Contiguous: leading length-1 dims, then one forward unit-stride dim, then whole dims.
+  size_t k = 0;
+  while (k < nd && r.out[k] == 1) ++k;
+  if (k < nd && s[k] != 1) r.contiguous = false;
+  for (size_t j = k + 1; j < nd; ++j)
+    if (r.out[j] != in[j] || (s[j] != 1 && in[j] != 1)) r.contiguous = false;
+  return r;
+}
+
+OutMeta slice_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  return {slice_spec(op, x[0]->shape, meta_str(x[0]), a).shrunk, x[0]->dtype};
+}
+
+Tensor slice_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  SliceSpec sp = slice_spec(op, x[0]->shape, "", a);
+  const size_t es = dtype_size(m.dtype);
+  if (sp.contiguous && num_elements(m.shape) > 0) {  // a view into the same storage
+    Tensor v = view(x[0], m.shape);
+    v->offset += (size_t)sp.offset * es;
+    return v;
+  }
+  Tensor out = empty(m.shape, m.dtype);
+  if (out->size) strided_copy((const char*)x[0]->data() + sp.offset * es, out->data(), es, sp.out, sp.strides);
+  return out;
+}
+
+Shape grad_shape(const OpDef& op, const Attrs& a) {
+  Shape s = a.ints("shape");
+  for (int64_t d : s)
+    if (d < 0) throw InvalidArgument(cat(op.name, ": invalid shape ", shape_str(s)));
+  return s;
+}
+
+OutMeta slice_grad_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  Shape s = grad_shape(op, a);
+  SliceSpec sp = slice_spec(op, s, "shape " + shape_str(s), a);
+  if (sp.shrunk != x[0]->shape)
+    throw InvalidArgument(cat(op.name, ": gradient ", meta_str(x[0]), " does not match the slice shape ", shape_str(sp.shrunk)));
+  return {s, x[0]->dtype};
+}
+
+Tensor slice_grad_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  SliceSpec sp = slice_spec(op, m.shape, "", a);
+  Tensor out = zeros(m.shape, m.dtype);
+  const size_t es = dtype_size(m.dtype);
+  if (x[0]->size) strided_scatter(x[0]->data(), (char*)out->data() + sp.offset * es, es, sp.out, sp.strides);
+  return out;
+}
+
+Attrs slice_attrs(const Attrs& a) {
+  return Attrs().set("begin", a.ints("begin")).set("end", a.ints("end")).set("strides", a.ints("strides"))
+      .set("shrink_axis_mask", a.i("shrink_axis_mask", 0));
+}
+
+// ---- GatherV2: params viewed as [B, P, N, inner], indices as [B, I], out as [B, P, I, inner].
+struct GatherGeom {
+  int axis, bd;
+  int64_t B = 1, P = 1, N, I = 1, inner = 1;
+  Shape out;
+};
+
+void check_index_dtype(const OpDef& op, const Tensor& t, const char* what) {
+  if (!is_integer(t->dtype)) throw InvalidArgument(cat(op.name, ": ", what, " must be int32 or int64, got ", meta_str(t)));
+}
+
+// Every index in [0, n), checked before any kernel reads memory through it.
+void check_indices(const OpDef& op, const Tensor& idx, int64_t n, const std::string& what) {
+  dispatch_dtype(idx->dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T* p = idx->data_as<T>();
+      for (int64_t i = 0; i < idx->size; ++i)
+        if (p[i] < 0 || (int64_t)p[i] >= n)
+          throw InvalidArgument(cat(op.name, ": index ", (int64_t)p[i], " at position ", i, " is out of range [0, ",
+                                    n, ") for ", what));
+    }
+    return 0;
+  });
+}
+
+GatherGeom gather_geom(const OpDef& op, const Tensor& params, const Tensor& idx, const Attrs& a) {
+  check_index_dtype(op, idx, "indices");
+  auto where = [&] { return cat(" for params ", meta_str(params), " and indices ", meta_str(idx)); };
+  GatherGeom g;
+  int64_t bd = a.i("batch_dims", 0), axis = a.i("axis", bd);
+  if (bd < 0) bd += idx->ndim();
+  if (bd < 0 || bd > idx->ndim()) throw InvalidArgument(cat(op.name, ": batch_dims ", a.i("batch_dims", 0), " is out of range", where()));
+  if (axis < 0) axis += params->ndim();
+  if (axis < 0 || axis >= params->ndim()) throw InvalidArgument(cat(op.name, ": axis ", a.i("axis", bd), " is out of range", where()));
+  if (bd > axis) throw InvalidArgument(cat(op.name, ": batch_dims ", bd, " must be <= axis ", axis, where()));
+  for (int d = 0; d < bd; ++d)
+    if (params->shape[d] != idx->shape[d]) throw InvalidArgument(cat(op.name, ": batch dimension ", d, " differs", where()));
+  g.axis = (int)axis;
+  g.bd = (int)bd;
+  g.N = params->shape[axis];
+  for (int d = 0; d < params->ndim(); ++d) {
+    int64_t n = params->shape[d];
+    if (d < bd) g.B *= n;
+    else if (d < axis) g.P *= n;
+    else if (d > axis) g.inner *= n;
+    if (d == axis) g.out.insert(g.out.end(), idx->shape.begin() + bd, idx->shape.end());
+    else g.out.push_back(n);
+  }
+  for (int d = (int)bd; d < idx->ndim(); ++d) g.I *= idx->shape[d];
+  return g;
+}
+
+OutMeta gather_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  GatherGeom g = gather_geom(op, x[0], x[1], a);
+  check_indices(op, x[1], g.N, cat("axis ", g.axis, " of params ", meta_str(x[0])));
+  return {g.out, x[0]->dtype};
+}
+
+template <class Idx>
+void gather_rows(const GatherGeom& g, const char* src, const Idx* idx, char* dst, size_t row) {
+  for (int64_t b = 0; b < g.B; ++b)
+    for (int64_t p = 0; p < g.P; ++p) {
+      const char* s = src + (b * g.P + p) * g.N * row;
+      for (int64_t i = 0; i < g.I; ++i, dst += row) std::memcpy(dst, s + (int64_t)idx[b * g.I + i] * row, row);
+    }
+}
+
+Tensor gather_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  GatherGeom g = gather_geom(op, x[0], x[1], a);
+  Tensor out = empty(m.shape, m.dtype);
+  if (!out->size) return out;
+  const size_t row = g.inner * dtype_size(m.dtype);
+  const char* src = (const char*)x[0]->data();
+  if (x[1]->dtype == DType::Int32) gather_rows(g, src, x[1]->data_as<int32_t>(), (char*)out->data(), row);
+  else gather_rows(g, src, x[1]->data_as<int64_t>(), (char*)out->data(), row);
+  return out;
+}
+
+Tensor gather(const Tensor& params, const Tensor& idx, int64_t axis, int64_t batch_dims) {
+  return call("GatherV2", {params, idx}, Attrs().set("axis", axis).set("batch_dims", batch_dims));
+}
+
+Tensor transpose_unless_identity(const Tensor& t, const std::vector<int64_t>& perm) {
+  for (size_t i = 0; i < perm.size(); ++i)
+    if (perm[i] != (int64_t)i) return transpose(t, perm);
+  return t;
+}
+
+// d gather / d params: scatter-add g back to the gathered rows. g is [batch, pre, ind, post]; move
+// ind next to batch, fold (batch, index) into one segment id b * N + idx, sum, and move N back.
+Tensors gather_grad(GradCtx& ctx) {
+  if (!ctx.needs_grad[0]) return {nullptr, nullptr};
+  const Tensor &params = ctx.x[0], &idx = ctx.x[1];
+  GatherGeom geo = gather_geom(op_def("GatherV2"), params, idx, ctx.attrs);
+  const int bd = geo.bd, k = idx->ndim() - bd, pre = geo.axis - bd, nd = ctx.g->ndim();
+  std::vector<int64_t> perm;
+  for (int d = 0; d < bd; ++d) perm.push_back(d);
+  for (int d = 0; d < k; ++d) perm.push_back(geo.axis + d);
+  for (int d = 0; d < pre; ++d) perm.push_back(bd + d);
+  for (int d = geo.axis + k; d < nd; ++d) perm.push_back(d);
+  Tensor data = transpose_unless_identity(ctx.g, perm), ids = idx;
+  if (bd > 0) {
+    Shape oshape(idx->shape.begin(), idx->shape.begin() + bd);
+    oshape.resize(idx->ndim(), 1);
+    Tensor offsets = empty(oshape, idx->dtype);
+    for (int64_t b = 0; b < geo.B; ++b)
+      dispatch_dtype(idx->dtype, [&](auto v) { offsets->data_as<decltype(v)>()[b] = (decltype(v))(b * geo.N); return 0; });
+    ids = idx + offsets;
+  }
+  Tensor s = call("UnsortedSegmentSum", {data, ids}, Attrs().set("num_segments", geo.B * geo.N));
+  if (bd > 0) {  // [B*N, pre, post] -> [batch, N, pre, post]
+    Shape sh(params->shape.begin(), params->shape.begin() + bd);
+    sh.push_back(geo.N);
+    sh.insert(sh.end(), s->shape.begin() + 1, s->shape.end());
+    s = reshape(s, sh);
+  }
+  std::vector<int64_t> back;  // [batch, N, pre, post] -> [batch, pre, N, post]
+  for (int d = 0; d < bd; ++d) back.push_back(d);
+  for (int d = 0; d < pre; ++d) back.push_back(bd + 1 + d);
+  back.push_back(bd);
+  for (int d = geo.axis + 1; d < params->ndim(); ++d) back.push_back(d);
+  return {transpose_unless_identity(s, back), nullptr};
+}
+
+// ---- UnsortedSegmentSum(data, segment_ids; num_segments): out[s, ...] = sum over ids[i] == s of data[i, ...].
+OutMeta segment_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  const Tensor &data = x[0], &ids = x[1];
+  check_index_dtype(op, ids, "segment_ids");
+  if (data->dtype == DType::Bool) throw InvalidArgument(cat(op.name, ": expected numeric data, got ", meta_str(data)));
+  const int64_t n = a.i("num_segments", -1);
+  if (n < 0) throw InvalidArgument(cat(op.name, ": num_segments must be given and >= 0, got ", n));
+  if (ids->ndim() > data->ndim() || !std::equal(ids->shape.begin(), ids->shape.end(), data->shape.begin()))
+    throw InvalidArgument(cat(op.name, ": segment_ids ", meta_str(ids), " must be a prefix of the shape of data ", meta_str(data)));
+  check_indices(op, ids, n, cat("num_segments = ", n));
+  Shape out{n};
+  out.insert(out.end(), data->shape.begin() + ids->ndim(), data->shape.end());
+  return {out, data->dtype};
+}
+
+Tensor segment_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  Tensor out = zeros(m.shape, m.dtype);
+  const Tensor &data = x[0], &ids = x[1];
+  const int64_t inner = num_elements(Shape(m.shape.begin() + 1, m.shape.end()));
+  dispatch_dtype(m.dtype, [&](auto v) {
+    using T = decltype(v);
+    const T* src = data->data_as<T>();
+    T* dst = out->data_as<T>();
+    for (int64_t i = 0; i < ids->size; ++i) {
+      int64_t s = ids->dtype == DType::Int32 ? ids->data_as<int32_t>()[i] : ids->data_as<int64_t>()[i];
+      T* d = dst + s * inner;
+      for (int64_t j = 0; j < inner; ++j) d[j] += src[i * inner + j];
+    }
+    return 0;
+  });
+  return out;
+}
+
+// ---- OneHot(indices; depth, on_value, off_value, axis, dtype).
+OutMeta one_hot_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  check_index_dtype(op, x[0], "indices");
+  const int64_t depth = a.i("depth", -1), axis = a.i("axis", -1), dt = a.i("dtype", 0);
+  if (depth < 0) throw InvalidArgument(cat(op.name, ": depth must be given and >= 0, got ", depth));
+  if (axis < -1 || axis > x[0]->ndim())
+    throw InvalidArgument(cat(op.name, ": axis ", axis, " is out of range for indices ", meta_str(x[0])));
+  if (dt < 0 || dt > 4) throw InvalidArgument(cat(op.name, ": invalid dtype code ", dt));
+  Shape s = x[0]->shape;
+  s.insert(s.begin() + (axis < 0 ? s.size() : (size_t)axis), depth);
+  return {s, (DType)dt};
+}
+
+// out[o, d, i] = on if indices[o, i] == d else off (indices out of [0, depth) give a row of off).
+Tensor one_hot_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  const int64_t depth = a.i("depth"), ax = a.i("axis", -1), axis = ax < 0 ? x[0]->ndim() : ax;
+  int64_t inner = 1;
+  for (int d = (int)axis; d < x[0]->ndim(); ++d) inner *= x[0]->shape[d];
+  const int64_t outer = inner ? x[0]->size / inner : 0;
+  dispatch_dtype(m.dtype, [&](auto v) {
+    using T = decltype(v);
+    const T on = (T)a.f("on_value", 1.0), off = (T)a.f("off_value", 0.0);
+    T* p = out->data_as<T>();
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t d = 0; d < depth; ++d)
+        for (int64_t i = 0; i < inner; ++i, ++p) {
+          int64_t k = o * inner + i;
+          int64_t idx = x[0]->dtype == DType::Int32 ? x[0]->data_as<int32_t>()[k] : x[0]->data_as<int64_t>()[k];
+          *p = idx == d ? on : off;
+        }
+    return 0;
+  });
+  return out;
+}
+
+}  // namespace
+
+void register_index_ops() {
+  // d slice / dx: g scattered into zeros at the sliced positions
+  def_op("StridedSlice").shape(slice_infer).forward(slice_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors {
+        return {call("StridedSliceGrad", {ctx.g}, slice_attrs(ctx.attrs).set("shape", ctx.x[0]->shape))};
+      });
+  // linear in g: its gradient is the slice again
+  def_op("StridedSliceGrad").shape(slice_grad_infer).forward(slice_grad_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors { return {call("StridedSlice", {ctx.g}, slice_attrs(ctx.attrs))}; });
+  def_op("GatherV2").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad);
+  // d segment_sum / d data: each row receives its segment's gradient, a gather
+  def_op("UnsortedSegmentSum").inputs(2).shape(segment_infer).forward(segment_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors { return {gather(ctx.g, ctx.x[1], 0, 0), nullptr}; });
+  def_op("OneHot").shape(one_hot_infer).forward(one_hot_kernel).not_differentiable();
+}
 
 }  // namespace tg

@@ -49,7 +49,8 @@ Tensors matmul_grad(GradCtx& ctx) {
 }  // namespace
 
 void register_linalg_ops() {
-  def_op("MatMul").inputs(2).shape(matmul_infer).forward(matmul_kernel).gradient(matmul_grad);
+  // Batch axes of g broadcast as matmul batch dimensions.
+  def_op("MatMul").inputs(2).shape(matmul_infer).forward(matmul_kernel).batched().gradient(matmul_grad);
 }
 
 }  // namespace tg

@@ -95,12 +95,12 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
   const Tensor& x = ctx.x[0]; const Tensor& out = ctx.out; const Tensor& g = ctx.g; \
   (void)x; (void)out; (void)g;
 #define TG_UNARY_ROW(Name, infer_fn, rule)                                              \
-  def_op(#Name).inputs(1).shape(infer_fn).forward(run_elementwise).gradient(          \
+  def_op(#Name).inputs(1).shape(infer_fn).forward(run_elementwise).batched().gradient( \
       [](GradCtx& ctx) -> Tensors { TG_RULE_LOCALS return {rule}; });
 #define TG_UNARY(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
 #define TG_UNARY_NUMERIC(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_numeric, rule)
 #define TG_BINARY_ROW(Name, infer_fn, gx, gy)                                           \
-  def_op(#Name).inputs(2).shape(infer_fn).forward(run_elementwise).gradient(          \
+  def_op(#Name).inputs(2).shape(infer_fn).forward(run_elementwise).batched().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                      \
         TG_RULE_LOCALS const Tensor& y = ctx.x[1]; (void)y;                              \
         Tensors r(2);                                                                    \
@@ -115,7 +115,7 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
 #define TG_LOGICAL(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_logical).forward(run_elementwise).not_differentiable();
 #define TG_SELECT()                                                                        \
-  def_op("Select").inputs(3).shape(infer_select).forward(run_elementwise).gradient(        \
+  def_op("Select").inputs(3).shape(infer_select).forward(run_elementwise).batched().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                         \
         const Tensor &c = ctx.x[0], &g = ctx.g;                                             \
         Tensor z = zeros_like(g);                                                           \

@@ -1,4 +1,5 @@
-// reduce.cpp -- reductions over axes (attrs: axis = list of ints, absent = all; keepdims).
+// reduce.cpp -- reductions over axes (attrs: axis = list of ints, absent = all; keepdims), Prod and its
+// ProdOthers helper, Any/All, ArgMax/ArgMin and Cumsum.
 #include <limits>
 #include "core/error.h"
 #include "engine/math.h"
@@ -26,15 +27,76 @@ Shape kept_shape(const Tensor& x, const std::vector<bool>& mask) {
   return s;
 }
 
+Shape reduced_shape(const OpDef& op, const Tensor& x, const Attrs& a) {
+  auto mask = reduce_mask(op, x, a);
+  Shape s;
+  for (int i = 0; i < x->ndim(); ++i)
+    if (!mask[i]) s.push_back(x->shape[i]);
+    else if (a.b("keepdims")) s.push_back(1);
+  return s;
+}
+
 OutMeta reduce_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   if (x[0]->dtype == DType::Bool) throw InvalidArgument(cat(op.name, ": expected a numeric tensor, got ", meta_str(x[0])));
-  auto mask = reduce_mask(op, x[0], a);
-  Shape s;
-  for (int i = 0; i < x[0]->ndim(); ++i)
-    if (!mask[i]) s.push_back(x[0]->shape[i]);
-    else if (a.b("keepdims")) s.push_back(1);
-  return {s, x[0]->dtype};
+  return {reduced_shape(op, x[0], a), x[0]->dtype};
 }
+
+OutMeta bool_reduce_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (x[0]->dtype != DType::Bool) throw InvalidArgument(cat(op.name, ": expected a bool tensor, got ", meta_str(x[0])));
+  return {reduced_shape(op, x[0], a), DType::Bool};
+}
+
+OutMeta same_meta_numeric(const OpDef& op, const Tensors& x, const Attrs&) {
+  if (x[0]->dtype == DType::Bool) throw InvalidArgument(cat(op.name, ": expected a numeric tensor, got ", meta_str(x[0])));
+  return {x[0]->shape, x[0]->dtype};
+}
+
+// ArgMax/ArgMin: attr axis (int, default 0), output_type (dtype code, default int64).
+OutMeta arg_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  const Tensor& t = x[0];
+  if (t->dtype == DType::Bool) throw InvalidArgument(cat(op.name, ": expected a numeric tensor, got ", meta_str(t)));
+  int64_t ax = a.i("axis", 0), ot = a.i("output_type", (int64_t)DType::Int64);
+  if (ot != (int64_t)DType::Int32 && ot != (int64_t)DType::Int64)
+    throw InvalidArgument(cat(op.name, ": output_type must be int32 or int64, got dtype code ", ot));
+  if (ax < -t->ndim() || ax >= t->ndim())
+    throw InvalidArgument(cat(op.name, ": axis ", ax, " is out of range for input ", meta_str(t)));
+  int axis = (int)(ax < 0 ? ax + t->ndim() : ax);
+  if (t->shape[axis] == 0) throw InvalidArgument(cat(op.name, ": reduction axis ", ax, " is empty in input ", meta_str(t)));
+  Shape s;
+  for (int i = 0; i < t->ndim(); ++i)
+    if (i != axis) s.push_back(t->shape[i]);
+  return {s, (DType)ot};
+}
+
+template <bool IsMax>
+Tensor arg_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  int64_t ax = a.i("axis", 0);
+  return arg_reduce(x[0], (int)(ax < 0 ? ax + x[0]->ndim() : ax), IsMax, m.dtype);
+}
+
+// Cumsum: attrs axis (int, default 0), exclusive, reverse.
+int cumsum_axis(const OpDef& op, const Tensor& t, const Attrs& a) {
+  int64_t ax = a.i("axis", 0);
+  if (ax < -t->ndim() || ax >= t->ndim())
+    throw InvalidArgument(cat(op.name, ": axis ", ax, " is out of range for input ", meta_str(t)));
+  return (int)(ax < 0 ? ax + t->ndim() : ax);
+}
+
+OutMeta cumsum_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  cumsum_axis(op, x[0], a);
+  return same_meta_numeric(op, x, a);
+}
+
+Tensor cumsum_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta&) {
+  return cumsum(x[0], cumsum_axis(op, x[0], a), a.b("exclusive"), a.b("reverse"));
+}
+
+OutMeta prod_others_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (x[0]->ndim() == 0) throw InvalidArgument(cat(op.name, ": expected a tensor of rank >= 1, got ", meta_str(x[0])));
+  return same_meta_numeric(op, x, a);
+}
+
+Tensor prod_others_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta&) { return prod_others(x[0]); }
 
 template <ReduceKind K>
 Tensor reduce_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
@@ -62,8 +124,13 @@ Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutM
 }
 
 // g, reshaped to keep the reduced axes, broadcast back over x.
+// (With a batched g the batch axes stay in front; see Note [Batched gradients].)
 Tensor spread(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
-  return broadcast_to(reshape(t, kept_shape(ctx.x[0], reduce_mask(op, ctx.x[0], ctx.attrs))), ctx.x[0]->shape);
+  const int extra = t->ndim() - ctx.out->ndim();  // batch axes carried by t
+  Shape kept = kept_shape(ctx.x[0], reduce_mask(op, ctx.x[0], ctx.attrs)), full = ctx.x[0]->shape;
+  kept.insert(kept.begin(), t->shape.begin(), t->shape.begin() + extra);
+  full.insert(full.begin(), t->shape.begin(), t->shape.begin() + extra);
+  return broadcast_to(reshape(t, kept), full);
 }
 
 int64_t reduced_count(const GradCtx& ctx, const OpDef& op) {
@@ -81,20 +148,70 @@ Tensors extremum_grad(GradCtx& ctx, const OpDef& op) {
   return {hit * spread(ctx, op, ctx.g / count)};
 }
 
+// d/dx_i prod_j x_j = prod_{j != i} x_j. The reduced axes are moved last and flattened so that
+// ProdOthers (prefix times suffix products, no division) gives every entry's cofactor.
+Tensors prod_grad(GradCtx& ctx) {
+  const OpDef& op = op_def("Prod");
+  const Tensor& x = ctx.x[0];
+  auto mask = reduce_mask(op, x, ctx.attrs);
+  std::vector<int64_t> perm, inv(x->ndim());
+  Shape flat, moved;
+  int64_t n = 1;
+  for (int i = 0; i < x->ndim(); ++i)
+    if (!mask[i]) { perm.push_back(i); flat.push_back(x->shape[i]); }
+  for (int i = 0; i < x->ndim(); ++i)
+    if (mask[i]) { perm.push_back(i); n *= x->shape[i]; }
+  for (int i = 0; i < x->ndim(); ++i) { inv[perm[i]] = i; moved.push_back(x->shape[perm[i]]); }
+  flat.push_back(n);
+  bool in_order = true;
+  for (int i = 0; i < x->ndim(); ++i) in_order = in_order && perm[i] == i;
+  Tensor xt = in_order ? x : transpose(x, perm);
+  Tensor others = reshape(call("ProdOthers", {reshape(xt, flat)}), moved);
+  return {(in_order ? others : transpose(others, inv)) * spread(ctx, op, ctx.g)};
+}
+
+// ProdOthers along the last axis: d out_i / d x_j = prod_{k != i, j} x_k for j != i, 0 for j == i.
+// Row i of M = x with entry i replaced by 1, so ProdOthers(M)[i, j] is that cofactor (j != i).
+// This builds an n x n tensor per row: first derivatives of Prod stay O(n), higher ones cost O(n^2).
+Tensors prod_others_grad(GradCtx& ctx) {
+  const Tensor& x = ctx.x[0];
+  const int64_t n = x->shape.back();
+  Tensor eye = empty({n, n}, DType::Bool);
+  for (int64_t i = 0; i < n * n; ++i) eye->data_as<bool>()[i] = (i / n == i % n);
+  Shape row = x->shape, col = x->shape;
+  row.insert(row.end() - 1, 1);   // [..., 1, n]: x_k along the last axis
+  col.push_back(1);               // [..., n, 1]: g_i along the second-last axis
+  Tensor M = where(eye, scalar_like(x, 1.0), reshape(x, row));
+  Tensor cof = where(eye, scalar_like(x, 0.0), call("ProdOthers", {M}));
+  return {reduce_sum(reshape(ctx.g, col) * cof, {-2}, false)};
+}
+
 }  // namespace
 
 void register_reduce_ops() {
-  def_op("Sum").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>)
+  def_op("Sum").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {spread(ctx, op_def("Sum"), ctx.g)}; });  // d/dx sum = 1
-  def_op("Mean").shape(reduce_infer).forward(mean_kernel)
+  def_op("Mean").shape(reduce_infer).forward(mean_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                                                  // 1/n
         const OpDef& op = op_def("Mean");
         return {spread(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
       });
-  def_op("Max").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>)
+  def_op("Max").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>).batched()
       .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Max")); });
-  def_op("Min").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>)
+  def_op("Min").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>).batched()
       .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Min")); });
+  def_op("Prod").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Prod>).gradient(prod_grad);
+  def_op("ProdOthers").shape(prod_others_infer).forward(prod_others_kernel).gradient(prod_others_grad);
+  def_op("Cumsum").shape(cumsum_infer).forward(cumsum_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors {          // d/dx cumsum = cumsum of g run the other way
+        Attrs a = ctx.attrs;
+        return {call("Cumsum", {ctx.g}, a.set("reverse", !ctx.attrs.b("reverse")))};
+      });
+  // no gradient
+  def_op("Any").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Max>).not_differentiable();
+  def_op("All").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Min>).not_differentiable();
+  def_op("ArgMax").shape(arg_infer).forward(arg_kernel<true>).not_differentiable();
+  def_op("ArgMin").shape(arg_infer).forward(arg_kernel<false>).not_differentiable();
 }
 
 }  // namespace tg

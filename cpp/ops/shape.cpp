@@ -1,5 +1,5 @@
 // shape.cpp -- ops that change shape or dtype: Reshape (a view), Cast, BroadcastTo, Transpose,
-// Identity and StopGradient.
+// Identity, StopGradient, and the copies ConcatV2, Pad and Tile.
 #include "core/error.h"
 #include "engine/math.h"
 #include "kernels/copy.h"
@@ -116,28 +116,154 @@ Tensor transpose_kernel(const OpDef&, const Tensors& x, const Attrs& a, const Ou
   return out;
 }
 
+// The slice [begin, begin + size) of g with unit strides (see Note [Normalised slices] in index.cpp).
+Tensor slice_of(const Tensor& g, const std::vector<int64_t>& begin, const Shape& size) {
+  std::vector<int64_t> end(begin.size()), ones(begin.size(), 1);
+  for (size_t d = 0; d < begin.size(); ++d) end[d] = begin[d] + size[d];
+  return call("StridedSlice", {g}, Attrs().set("begin", begin).set("end", end).set("strides", ones));
+}
+
+// ConcatV2(x_0, ..., x_n-1; axis): inputs agree on every dimension but `axis`.
+OutMeta concat_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (x.empty()) throw InvalidArgument(cat(op.name, ": expected at least one input"));
+  if (x[0]->ndim() == 0) throw InvalidArgument(cat(op.name, ": cannot concatenate scalars, got ", meta_str(x[0])));
+  const int axis = normalize_axis(a.i("axis"), x[0]->ndim(), op.name.c_str());
+  Shape s = x[0]->shape;
+  s[axis] = 0;
+  for (auto& xi : x) {
+    bool ok = xi->dtype == x[0]->dtype && xi->ndim() == x[0]->ndim();
+    for (int d = 0; ok && d < xi->ndim(); ++d) ok = d == axis || xi->shape[d] == x[0]->shape[d];
+    if (!ok) throw InvalidArgument(cat(op.name, ": cannot concatenate ", meta_str(xi), " with ", meta_str(x[0]), " along axis ", axis));
+    s[axis] += xi->shape[axis];
+  }
+  return {s, x[0]->dtype};
+}
+
+Tensor concat_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  const int axis = normalize_axis(a.i("axis"), (int)m.shape.size(), op.name.c_str());
+  const auto cs = contiguous_strides(m.shape);
+  const size_t es = dtype_size(m.dtype);
+  int64_t at = 0;
+  for (auto& xi : x) {
+    strided_scatter(xi->data(), (char*)out->data() + at * cs[axis] * es, es, xi->shape, cs);
+    at += xi->shape[axis];
+  }
+  return out;
+}
+
+// d concat / d x_i: the slice of g that x_i filled.
+Tensors concat_grad(GradCtx& ctx) {
+  const int axis = normalize_axis(ctx.attrs.i("axis"), ctx.g->ndim(), "ConcatV2");
+  Tensors r(ctx.x.size());
+  std::vector<int64_t> begin(ctx.g->ndim(), 0);
+  for (size_t i = 0; i < ctx.x.size(); ++i) {
+    if (ctx.needs_grad[i]) r[i] = slice_of(ctx.g, begin, ctx.x[i]->shape);
+    begin[axis] += ctx.x[i]->shape[axis];
+  }
+  return r;
+}
+
+// Pad(x; paddings = [before_0, after_0, ...], constant_values): x surrounded by a constant.
+std::vector<int64_t> pad_before(const Tensor& x, const Attrs& a) {
+  auto p = a.ints("paddings");
+  std::vector<int64_t> b;
+  for (int d = 0; d < x->ndim(); ++d) b.push_back(p[2 * d]);
+  return b;
+}
+
+OutMeta pad_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  auto p = a.ints("paddings");
+  if (p.size() != 2 * (size_t)x[0]->ndim())
+    throw InvalidArgument(cat(op.name, ": paddings must have shape [", x[0]->ndim(), ", 2] for input ", meta_str(x[0]),
+                              ", got ", p.size(), " values"));
+  Shape s = x[0]->shape;
+  for (int d = 0; d < x[0]->ndim(); ++d) {
+    if (p[2 * d] < 0 || p[2 * d + 1] < 0)
+      throw InvalidArgument(cat(op.name, ": paddings must be non-negative, got ", p[2 * d], ", ", p[2 * d + 1],
+                                " for dimension ", d, " of ", meta_str(x[0])));
+    s[d] += p[2 * d] + p[2 * d + 1];
+  }
+  return {s, x[0]->dtype};
+}
+
+Tensor pad_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  Tensor out = full(m.shape, m.dtype, a.f("constant_values", 0.0));
+  const auto cs = contiguous_strides(m.shape), before = pad_before(x[0], a);
+  int64_t at = 0;
+  for (size_t d = 0; d < cs.size(); ++d) at += before[d] * cs[d];
+  const size_t es = dtype_size(m.dtype);
+  if (x[0]->size) strided_scatter(x[0]->data(), (char*)out->data() + at * es, es, x[0]->shape, cs);
+  return out;
+}
+
+// Tile(x; multiples): out[i] = x[i mod shape], copied from x seen as [m0, d0, m1, d1, ...] with zero
+// strides on the m axes.
+OutMeta tile_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  auto m = a.ints("multiples");
+  if (m.size() != (size_t)x[0]->ndim())
+    throw InvalidArgument(cat(op.name, ": multiples has ", m.size(), " entries for input ", meta_str(x[0])));
+  Shape s = x[0]->shape;
+  for (size_t d = 0; d < m.size(); ++d) {
+    if (m[d] < 0) throw InvalidArgument(cat(op.name, ": multiples must be non-negative, got ", m[d], " for input ", meta_str(x[0])));
+    s[d] *= m[d];
+  }
+  return {s, x[0]->dtype};
+}
+
+Shape interleaved(const Tensor& x, const Attrs& a) {  // [m0, d0, m1, d1, ...]
+  auto m = a.ints("multiples");
+  Shape s;
+  for (int d = 0; d < x->ndim(); ++d) { s.push_back(m[d]); s.push_back(x->shape[d]); }
+  return s;
+}
+
+Tensor tile_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  const auto cs = contiguous_strides(x[0]->shape);
+  std::vector<int64_t> st;
+  for (int64_t c : cs) { st.push_back(0); st.push_back(c); }
+  if (out->size) strided_copy(x[0]->data(), out->data(), dtype_size(m.dtype), interleaved(x[0], a), st);
+  return out;
+}
+
+// d tile / dx: g seen as [m0, d0, m1, d1, ...], summed over the m axes.
+Tensors tile_grad(GradCtx& ctx) {
+  if (ctx.x[0]->ndim() == 0) return {ctx.g};
+  std::vector<int64_t> axes;
+  for (int d = 0; d < ctx.x[0]->ndim(); ++d) axes.push_back(2 * d);
+  return {reduce_sum(reshape(ctx.g, interleaved(ctx.x[0], ctx.attrs)), axes, false)};
+}
+
 }  // namespace
 
 void register_shape_ops() {
-  def_op("Reshape").shape(reshape_infer).forward(view_kernel)
-      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, ctx.x[0]->shape)}; });
-  def_op("Cast").shape(cast_infer).forward(cast_kernel)
+  def_op("Reshape").shape(reshape_infer).forward(view_kernel).batched()
+      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, batched_shape(ctx, ctx.x[0]->shape))}; });
+  def_op("Cast").shape(cast_infer).forward(cast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // float -> float only
         bool ok = is_floating(ctx.x[0]->dtype) && is_floating(ctx.out->dtype);
         return {ok ? cast(ctx.g, ctx.x[0]->dtype) : nullptr};
       });
-  def_op("BroadcastTo").shape(broadcast_infer).forward(broadcast_kernel)
+  def_op("BroadcastTo").shape(broadcast_infer).forward(broadcast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; });  // summed back by the engine
-  def_op("Transpose").shape(transpose_infer).forward(transpose_kernel)
+  def_op("Transpose").shape(transpose_infer).forward(transpose_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // transpose by the inverse perm
         auto perm = full_perm(ctx.x[0], ctx.attrs);
-        std::vector<int64_t> inv(perm.size());
-        for (size_t i = 0; i < perm.size(); ++i) inv[perm[i]] = (int64_t)i;
+        std::vector<int64_t> inv(ctx.batch + perm.size());
+        for (int b = 0; b < ctx.batch; ++b) inv[b] = b;
+        for (size_t i = 0; i < perm.size(); ++i) inv[ctx.batch + perm[i]] = ctx.batch + (int64_t)i;
         return {transpose(ctx.g, inv)};
       });
-  def_op("Identity").shape(same_meta).forward(view_kernel)
+  def_op("Identity").shape(same_meta).forward(view_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; });
   def_op("StopGradient").shape(same_meta).forward(view_kernel).not_differentiable();
+  def_op("ConcatV2").inputs(-1).shape(concat_infer).forward(concat_kernel).gradient(concat_grad);
+  def_op("Pad").shape(pad_infer).forward(pad_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors {                       // the interior of g
+        return {slice_of(ctx.g, pad_before(ctx.x[0], ctx.attrs), ctx.x[0]->shape)};
+      });
+  def_op("Tile").shape(tile_infer).forward(tile_kernel).gradient(tile_grad);
 }
 
 }  // namespace tg

@@ -1,3 +1,4 @@
 """``tf.math``: elementwise math and reductions."""
 from tapegrad._ops.elementwise import *  # noqa: F401,F403
 from tapegrad._ops.reduction import *  # noqa: F401,F403
+from tapegrad._ops.array import unsorted_segment_sum  # noqa: F401,E402

@@ -1,18 +1,42 @@
-"""Shape manipulation: reshape, transpose, broadcast_to, expand_dims, squeeze."""
-from tapegrad import _core
+"""Shape and indexing: reshape, transpose, concat, stack, split, tile, gather, pad, slicing, Tensor.__getitem__."""
+import builtins
+
+import numpy as np
+
+from tapegrad import _core, dtypes
 from tapegrad._tensor import Tensor, convert_to_tensor
 
-__all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze"]
+__all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concat", "stack", "unstack",
+           "split", "tile", "gather", "one_hot", "pad", "slice", "strided_slice", "reverse", "boolean_mask",
+           "newaxis"]
 
+newaxis = None
+_InvalidArgument = _core.InvalidArgumentError
 _reshape = _core.op("Reshape")
 _transpose = _core.op("Transpose")
 _broadcast_to = _core.op("BroadcastTo")
+_strided_slice = _core.op("StridedSlice")
+_concat = _core.op("ConcatV2")
+_pad = _core.op("Pad")
+_tile = _core.op("Tile")
+_gather = _core.op("GatherV2")
+_one_hot = _core.op("OneHot")
+_segment_sum = _core.op("UnsortedSegmentSum")
 
 
 def _ints(v):
     if isinstance(v, Tensor):
         return [int(d) for d in v.numpy().reshape(-1)]
-    return [int(d) for d in v]
+    if isinstance(v, (int, np.integer)):
+        return [int(v)]
+    return [int(d) for d in np.asarray(v).reshape(-1)]
+
+
+def _axis(axis, rank, op):
+    axis = int(axis)
+    if not -rank <= axis < rank:
+        raise _InvalidArgument(f"{op}: axis {axis} is out of range for a tensor of rank {rank}")
+    return axis % rank
 
 
 def reshape(tensor, shape, name=None):
@@ -32,7 +56,7 @@ def expand_dims(input, axis, name=None):
     s = list(t._shape)
     axis = int(axis)
     if not -len(s) - 1 <= axis <= len(s):
-        raise _core.InvalidArgumentError(f"ExpandDims: axis {axis} is out of range for a tensor of rank {len(s)}")
+        raise _InvalidArgument(f"ExpandDims: axis {axis} is out of range for a tensor of rank {len(s)}")
     s.insert(axis if axis >= 0 else len(s) + 1 + axis, 1)
     return _reshape(t, shape=s)
 
@@ -46,6 +70,270 @@ def squeeze(input, axis=None, name=None):
         axes = {(a + len(s)) if a < 0 else a for a in ([axis] if isinstance(axis, int) else axis)}
         for a in axes:
             if not 0 <= a < len(s) or s[a] != 1:
-                raise _core.InvalidArgumentError(f"Squeeze: cannot squeeze axis {a} of shape {tuple(s)}")
+                raise _InvalidArgument(f"Squeeze: cannot squeeze axis {a} of shape {tuple(s)}")
         keep = [d for i, d in enumerate(s) if i not in axes]
     return _reshape(t, shape=keep)
+
+
+def _slice_along(x, axis, begin, end, stride=1):
+    """x[..., begin:end:stride, ...] on one axis (bounds already normalised, see Note [Normalised slices])."""
+    s = x._shape
+    b = [0] * len(s)
+    e = list(s)
+    st = [1] * len(s)
+    b[axis], e[axis], st[axis] = begin, end, stride
+    return _strided_slice(x, begin=b, end=e, strides=st)
+
+
+def concat(values, axis, name="concat"):
+    """Joins tensors along an existing axis; the gradient slices g back into the pieces."""
+    values = list(values)
+    if len(values) == 1:
+        return convert_to_tensor(values[0])
+    return _concat(*values, axis=int(axis))
+
+
+def stack(values, axis=0, name="stack"):
+    """Joins same-shape tensors along a new axis."""
+    ts = [convert_to_tensor(v) for v in values]
+    if not ts:
+        raise _InvalidArgument("Pack: expected at least one tensor to stack")
+    shape = ts[0]._shape
+    for t in ts:
+        if t._shape != shape:
+            raise _InvalidArgument(f"Pack: shapes of all inputs must match, got {tuple(shape)} and {tuple(t._shape)}")
+    return concat([expand_dims(t, axis) for t in ts], axis)
+
+
+def unstack(value, num=None, axis=0, name="unstack"):
+    """Splits a tensor into a list of tensors along ``axis``, removing it."""
+    x = convert_to_tensor(value)
+    axis = _axis(axis, x.ndim, "Unpack")
+    n = x._shape[axis]
+    if num is not None and int(num) != n:
+        raise _InvalidArgument(f"Unpack: num={num} does not match dimension {axis} of shape {tuple(x._shape)}")
+    lead = (builtins.slice(None),) * axis
+    return [x[lead + (i,)] for i in range(n)]
+
+
+def split(value, num_or_size_splits, axis=0, num=None, name="split"):
+    """Splits into ``num_or_size_splits`` equal pieces, or pieces of the listed sizes (one may be -1)."""
+    x = convert_to_tensor(value)
+    axis = _axis(axis, x.ndim, "Split")
+    n = x._shape[axis]
+    if isinstance(num_or_size_splits, (int, np.integer)) or (
+            isinstance(num_or_size_splits, Tensor) and num_or_size_splits.ndim == 0):
+        k = int(num_or_size_splits)
+        if k <= 0 or n % k:
+            raise _InvalidArgument(f"Split: dimension {axis} of shape {tuple(x._shape)} is not divisible into {k} pieces")
+        sizes = [n // k] * k
+    else:
+        sizes = _ints(num_or_size_splits)
+        if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
+            raise _InvalidArgument(f"SplitV: invalid size_splits {sizes}")
+        if -1 in sizes:
+            sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
+        if sum(sizes) != n or min(sizes, default=0) < 0:
+            raise _InvalidArgument(f"SplitV: size_splits {sizes} do not add up to dimension {axis} of shape {tuple(x._shape)}")
+    out, at = [], 0
+    for s in sizes:
+        out.append(_slice_along(x, axis, at, at + s))
+        at += s
+    return out
+
+
+def tile(input, multiples, name=None):
+    return _tile(input, multiples=_ints(multiples))
+
+
+def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
+    """params[..., indices, ...] along ``axis`` (default ``batch_dims``); out-of-range indices raise."""
+    idx = indices if isinstance(indices, Tensor) else convert_to_tensor(indices, dtype_hint=dtypes.int32)
+    batch_dims = int(batch_dims)
+    return _gather(params, idx, axis=batch_dims if axis is None else int(axis), batch_dims=batch_dims)
+
+
+def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
+    """out[s] = sum of data[i] over segment_ids[i] == s; ids outside [0, num_segments) raise."""
+    return _segment_sum(data, convert_to_tensor(segment_ids), num_segments=int(num_segments))
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """A tensor with ``on_value`` where the last (or ``axis``) index equals ``indices``, ``off_value`` elsewhere."""
+    if dtype is None:
+        given = [convert_to_tensor(v).dtype for v in (on_value, off_value) if v is not None]
+        dtype = given[0] if given else dtypes.float32
+    dt = dtypes.as_dtype(dtype)
+    on = 1 if on_value is None else convert_to_tensor(on_value)._item()
+    off = 0 if off_value is None else convert_to_tensor(off_value)._item()
+    return _one_hot(convert_to_tensor(indices), depth=int(depth), on_value=float(on), off_value=float(off),
+                    axis=-1 if axis is None else int(axis), dtype=dt.code)
+
+
+def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
+    """Pads with a constant, or mirrors the edges (mode REFLECT without, SYMMETRIC with the edge)."""
+    x = convert_to_tensor(tensor)
+    flat = _ints(paddings)
+    mode = str(mode).upper()
+    if mode == "CONSTANT":
+        return _pad(x, paddings=flat, constant_values=float(convert_to_tensor(constant_values)._item()))
+    if mode not in ("REFLECT", "SYMMETRIC"):
+        raise _InvalidArgument(f"Pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}")
+    if len(flat) != 2 * x.ndim:
+        raise _InvalidArgument(f"MirrorPad: paddings must have shape [{x.ndim}, 2], got {len(flat)} values")
+    for axis in range(x.ndim):
+        x = _mirror(x, axis, flat[2 * axis], flat[2 * axis + 1], 1 if mode == "REFLECT" else 0)
+    return x
+
+
+def _mirror(x, axis, before, after, edge):
+    n = x._shape[axis]
+    if min(before, after) < 0 or max(before, after) > n - edge:
+        raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must be in [0, {n - edge}] for dimension "
+                               f"{axis} of shape {tuple(x._shape)}")
+    parts = [x]
+    if before:  # x[before - 1 + edge], ..., x[edge]
+        parts.insert(0, _slice_along(x, axis, before - 1 + edge, edge - 1, -1))
+    if after:   # x[n - 1 - edge], ..., x[n - edge - after]
+        parts.append(_slice_along(x, axis, n - 1 - edge, n - 1 - edge - after, -1))
+    return concat(parts, axis)
+
+
+def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
+    """input_[begin : begin + size] in every dimension; a size of -1 takes the rest."""
+    x = convert_to_tensor(input_)
+    b, s = _ints(begin), _ints(size)
+    if len(b) != x.ndim or len(s) != x.ndim:
+        raise _InvalidArgument(f"Slice: begin {b} and size {s} need one entry per dimension of shape {tuple(x._shape)}")
+    e = [n if k == -1 else bb + k for bb, k, n in zip(b, s, x._shape)]
+    for bb, ee, n in zip(b, e, x._shape):
+        if not 0 <= bb <= ee <= n:
+            raise _InvalidArgument(f"Slice: begin {b} and size {s} are out of range for shape {tuple(x._shape)}")
+    return _strided_slice(x, begin=b, end=e, strides=[1] * x.ndim)
+
+
+def strided_slice(input_, begin, end, strides=None, name=None):
+    """input_[begin_0:end_0:strides_0, ...] with Python slice semantics per dimension (no masks)."""
+    strides = [1] * len(_ints(begin)) if strides is None else _ints(strides)
+    return convert_to_tensor(input_)[tuple(builtins.slice(b, e, s) for b, e, s in zip(_ints(begin), _ints(end), strides))]
+
+
+def reverse(tensor, axis, name=None):
+    """Reverses the listed axes (a strided slice with stride -1)."""
+    x = convert_to_tensor(tensor)
+    axes = [_axis(a, x.ndim, "ReverseV2") for a in _ints(axis)]
+    if len(set(axes)) != len(axes):
+        raise _InvalidArgument(f"ReverseV2: axis {_ints(axis)} lists an axis twice")
+    key = [builtins.slice(None, None, -1) if d in axes else builtins.slice(None) for d in range(x.ndim)]
+    return x[tuple(key)]
+
+
+def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
+    """The entries of ``tensor`` where ``mask`` is True; ``mask`` covers dimensions axis..axis+mask.ndim."""
+    x = convert_to_tensor(tensor)
+    m = np.asarray(mask.numpy() if isinstance(mask, Tensor) else mask)
+    axis = 0 if axis is None else _axis(axis, x.ndim, "BooleanMask")
+    k, s = m.ndim, list(x._shape)
+    if m.dtype != np.bool_ or k == 0 or tuple(s[axis:axis + k]) != m.shape:
+        raise _InvalidArgument(f"BooleanMask: mask of {m.dtype}{m.shape} does not match dimensions {axis}.."
+                               f"{axis + k - 1} of shape {tuple(s)}")
+    flat = reshape(x, s[:axis] + [-1 if m.size else 0] + s[axis + k:]) if k != 1 else x
+    return _gather(flat, convert_to_tensor(np.flatnonzero(m).astype(np.int64)), axis=axis)
+
+
+# ---- Tensor.__getitem__: ints, slices, None (newaxis), Ellipsis, one int list/tensor (a gather), bool masks.
+_VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), scalar int32/int64 tensors and "
+          "one integer list or tensor are valid indices")
+
+
+def _getitem(self, key):
+    """x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list)."""
+    if type(key) is int and self._shape:  # fast path: x[i], as in iteration
+        shape = list(self._shape)
+        n = shape[0]
+        if not -n <= key < n:
+            raise _InvalidArgument(f"StridedSlice: index {key} is out of range for dimension 0 of shape {tuple(shape)}")
+        key %= n
+        end = shape[:]
+        end[0] = key + 1
+        return _strided_slice(self, begin=[key] + [0] * (len(shape) - 1), end=end, strides=[1] * len(shape),
+                              shrink_axis_mask=1)
+    if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
+        return boolean_mask(self, key)
+    key = key if isinstance(key, tuple) else (key,)
+    shape = list(self._shape)
+    real = [k for k in key if k is not None and k is not Ellipsis]
+    ellipses = sum(k is Ellipsis for k in key)
+    if ellipses > 1:
+        raise _InvalidArgument("StridedSlice: an index can contain at most one ellipsis (`...`)")
+    if len(real) > len(shape):
+        raise _InvalidArgument(f"StridedSlice: too many indices ({len(real)}) for a tensor of shape {tuple(shape)}")
+    if not ellipses:
+        key = key + (Ellipsis,)
+    begin, end, strides, out, gather_at, shrink, new_axes = [], [], [], [], None, 0, False
+    for k in key:
+        if k is None:
+            out.append(1)
+            new_axes = True
+            continue
+        if k is Ellipsis:
+            for _ in range(len(shape) - len(real)):
+                n = shape[len(begin)]
+                begin.append(0), end.append(n), strides.append(1), out.append(n)
+            continue
+        d, n = len(begin), shape[len(begin)]
+        if isinstance(k, builtins.slice):
+            try:
+                b, e, s = k.indices(n)
+            except ValueError as err:
+                raise _InvalidArgument(f"StridedSlice: {err} (dimension {d} of shape {tuple(shape)})") from None
+            begin.append(b), end.append(e), strides.append(s), out.append(len(range(b, e, s)))
+            continue
+        idx = _index_value(k)
+        if isinstance(idx, np.ndarray):  # an index list: slice the whole axis, gather afterwards
+            if gather_at is not None:
+                raise TypeError(f"{_VALID}; got more than one index list in {key}")
+            if idx.size and (idx.min() < -n or idx.max() >= n):
+                raise _InvalidArgument(f"StridedSlice: indices {idx.tolist()} are out of range for dimension {d} "
+                                       f"of shape {tuple(shape)}")
+            gather_at = (len(out), np.where(idx < 0, idx + n, idx))
+            begin.append(0), end.append(n), strides.append(1), out.append(n)
+            continue
+        if not -n <= idx < n:
+            raise _InvalidArgument(f"StridedSlice: index {idx} is out of range for dimension {d} of shape {tuple(shape)}")
+        idx %= n
+        begin.append(idx), end.append(idx + 1), strides.append(1)
+        shrink |= 1 << d
+    if gather_at is not None:
+        _check_adjacent(key)
+    y = self
+    if shrink or begin != [0] * len(shape) or end != shape or strides != [1] * len(shape):
+        y = _strided_slice(self, begin=begin, end=end, strides=strides, shrink_axis_mask=shrink)
+    if new_axes:
+        y = _reshape(y, shape=out)
+    if gather_at is not None:
+        y = _gather(y, convert_to_tensor(gather_at[1]), axis=gather_at[0])
+    return y
+
+
+def _check_adjacent(key):
+    """NumPy moves an index list to the front when integers sit apart from it; that case is refused."""
+    at = [i for i, k in enumerate(key) if k is not None and k is not Ellipsis and not isinstance(k, builtins.slice)]
+    if at[-1] - at[0] + 1 != len(at):
+        raise TypeError(f"{_VALID}; an index list combined with integers separated by slices is not supported: {key}")
+
+
+def _index_value(k):
+    """An int, or an int64 array for an index list; anything else is a TypeError (as in TF)."""
+    if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+        return int(k)
+    if isinstance(k, Tensor) and k.dtype.is_integer:
+        return int(k._item()) if k.ndim == 0 else k.numpy().astype(np.int64)
+    if isinstance(k, (list, np.ndarray)):
+        a = np.asarray(k)
+        if a.dtype.kind in "iu" or a.size == 0:
+            return a.astype(np.int64)
+    raise TypeError(f"{_VALID}, got {k!r}")
+
+
+Tensor.__getitem__ = _getitem

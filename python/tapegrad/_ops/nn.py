@@ -1,13 +1,148 @@
-"""Neural-network ops of tf.nn: activations (more in the nn op family)."""
+"""Neural-network ops of tf.nn: activations, softmax, dropout and the cross-entropy losses."""
+from tapegrad import _core
 from tapegrad._ops._wrap import export, unary
+from tapegrad._ops.array import squeeze
+from tapegrad._ops.elementwise import sigmoid, softplus  # noqa: F401 -- tf.nn.sigmoid, tf.nn.softplus
+from tapegrad._ops.reduction import reduce_mean, reduce_sum
+from tapegrad._tensor import cast, convert_to_tensor
 
 _UNARY = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "selu": "Selu"}
-__all__ = export(globals(), _UNARY, unary) + ["leaky_relu"]
+__all__ = export(globals(), _UNARY, unary) + [
+    "leaky_relu", "gelu", "silu", "swish", "sigmoid", "softplus", "softmax", "log_softmax", "dropout",
+    "l2_loss", "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
+    "sigmoid_cross_entropy_with_logits", "moments",
+]
 
-from tapegrad import _core  # noqa: E402
-
-_leaky = _core.op("LeakyRelu")
+_ops = {n: _core.op(n) for n in (
+    "LeakyRelu", "Gelu", "GeluTanh", "Silu", "Softmax", "LogSoftmax",
+    "SparseSoftmaxCrossEntropyWithLogits", "SigmoidCrossEntropyWithLogits")}
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    return _leaky(features, alpha=float(alpha))
+    """``x`` for ``x > 0``, else ``alpha * x``."""
+    return _ops["LeakyRelu"](features, alpha=float(alpha))
+
+
+def gelu(features, approximate=False, name=None):
+    """Gaussian error linear unit.
+
+    Formula:
+    ```
+    exact:       x * (1 + erf(x / sqrt(2))) / 2
+    approximate: x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2
+    ```
+    """
+    return _ops["GeluTanh" if approximate else "Gelu"](features)
+
+
+def silu(features, beta=1.0, name=None):
+    """Sigmoid linear unit (swish): ``x * sigmoid(beta * x)``."""
+    if beta == 1.0:
+        return _ops["Silu"](features)
+    x = convert_to_tensor(features)
+    return x * sigmoid(x * beta)
+
+
+swish = silu
+
+
+def softmax(logits, axis=None, name=None):
+    """``exp(x) / sum(exp(x))`` along ``axis`` (default -1), computed from ``x - max(x)``.
+
+    >>> tf.nn.softmax([1000., 0.]).numpy()
+    array([1., 0.], dtype=float32)
+    """
+    return _ops["Softmax"](logits, axis=-1 if axis is None else int(axis))
+
+
+def log_softmax(logits, axis=None, name=None):
+    """``x - log(sum(exp(x)))`` along ``axis`` (default -1); finite for any finite logits."""
+    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else int(axis))
+
+
+def dropout(x, rate, noise_shape=None, seed=None, name=None):
+    """Zeroes each entry with probability ``rate`` and scales the kept ones by ``1 / (1 - rate)``.
+
+    Args:
+      x: a float tensor.
+      rate: the drop probability, ``0 <= rate < 1``.
+      noise_shape: shape of the keep/drop mask, broadcast against ``x`` (``None`` entries take
+        ``x``'s dimension).
+      seed: makes the mask reproducible.
+    """
+    from tapegrad import random  # the random module imports the package; import it lazily
+
+    x = convert_to_tensor(x)
+    rate = float(rate.numpy()) if hasattr(rate, "numpy") else float(rate)
+    if not 0.0 <= rate < 1.0:
+        raise ValueError(f"dropout: rate must be a scalar in [0, 1), got {rate}")
+    if not x.dtype.is_floating:
+        raise ValueError(f"dropout: x must be a float tensor, got {x.dtype.name}")
+    if rate == 0.0:
+        return x
+    shape = list(x.shape)
+    if noise_shape is not None:
+        noise_shape = [int(d) if d is not None else None for d in _as_list(noise_shape)]
+        if len(noise_shape) != len(shape) or any(n not in (None, 1, s) for n, s in zip(noise_shape, shape)):
+            raise _core.InvalidArgumentError(
+                f"dropout: noise_shape {noise_shape} does not broadcast to x of shape {tuple(shape)}")
+        shape = [s if n is None else n for n, s in zip(noise_shape, shape)]
+    keep = random.uniform(shape, dtype=x.dtype, seed=seed) >= rate
+    return x * (cast(keep, x.dtype) * (1.0 / (1.0 - rate)))
+
+
+def _as_list(v):
+    if hasattr(v, "numpy"):
+        return v.numpy().reshape(-1).tolist()
+    return list(v)
+
+
+def l2_loss(t, name=None):
+    """``sum(t ** 2) / 2``."""
+    t = convert_to_tensor(t)
+    return reduce_sum(t * t) * 0.5
+
+
+def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
+    """Per-example ``logsumexp(logits) - logits[label]`` for integer class ``labels``.
+
+    ``labels`` has the shape of ``logits`` without its last axis; each label must be in
+    ``[0, num_classes)`` (otherwise ``InvalidArgumentError``). The gradient with respect to
+    ``logits`` is ``softmax(logits) - one_hot(labels)``.
+    """
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels)
+    return _ops["SparseSoftmaxCrossEntropyWithLogits"](logits, labels)
+
+
+def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
+    """``-sum(labels * log_softmax(logits), axis)``; differentiable in both arguments."""
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
+    return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
+
+
+def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
+    """Elementwise ``max(x, 0) - x * z + log(1 + exp(-|x|))`` for logits ``x`` and labels ``z``."""
+    if labels is None or logits is None:
+        raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits must be given")
+    logits = convert_to_tensor(logits)
+    labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
+    if tuple(labels.shape) != tuple(logits.shape):
+        raise _core.InvalidArgumentError(
+            f"SigmoidCrossEntropyWithLogits: logits and labels must have the same shape, got "
+            f"{tuple(logits.shape)} and {tuple(labels.shape)}")
+    return _ops["SigmoidCrossEntropyWithLogits"](logits, labels)
+
+
+def moments(x, axes, shift=None, keepdims=False, name=None):
+    """Mean and (biased) variance of ``x`` over ``axes``, as ``(mean, variance)``."""
+    y = convert_to_tensor(x)
+    mean = reduce_mean(y, axis=axes, keepdims=True)
+    # The mean is not cut out of the variance's tape (as TF does): its first-order contribution
+    # is zero, but second derivatives need it.
+    d = y - mean
+    variance = reduce_mean(d * d, axis=axes, keepdims=True)
+    if not keepdims:
+        mean, variance = squeeze(mean, axes), squeeze(variance, axes)
+    return mean, variance

@@ -1,10 +1,20 @@
-"""Reductions over axes (reduce_sum and friends), add_n."""
-from tapegrad import _core
-from tapegrad._tensor import Tensor, convert_to_tensor
+"""Reductions over axes (reduce_sum and friends), arg-reductions, cumsum and add_n."""
+from tapegrad import _core, dtypes
+from tapegrad._ops.elementwise import where
+from tapegrad._tensor import Tensor, convert_to_tensor, stop_gradient
 
-__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "add_n"]
+__all__ = [
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
+    "reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidean_norm", "argmax", "argmin",
+    "cumsum", "add_n",
+]
 
-_ops = {name: _core.op(name) for name in ("Sum", "Mean", "Max", "Min")}
+_ops = {name: _core.op(name) for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")}
+_argmax = _core.op("ArgMax")
+_argmin = _core.op("ArgMin")
+_cumsum = _core.op("Cumsum")
+_exp, _log, _sqrt, _abs = (_core.op(n) for n in ("Exp", "Log", "Sqrt", "Abs"))
+_less, _reshape = _core.op("Less"), _core.op("Reshape")
 
 
 def _axes(axis):
@@ -17,20 +27,112 @@ def _axes(axis):
     return [int(axis)]
 
 
-def _reduce(op_name, doc):
+def _axis(axis, default=0):
+    """One axis as an int (a Python int, a 0-d or one-element tensor, or None for ``default``)."""
+    if axis is None:
+        return default
+    if isinstance(axis, Tensor):
+        return int(axis.numpy().reshape(-1)[0]) if axis._size == 1 else int(axis)
+    return int(axis)
+
+
+def _reduce(op_name, py_name, doc, as_bool=False):
     handle = _ops[op_name]
 
     def fn(input_tensor, axis=None, keepdims=False, name=None):
-        return handle(input_tensor, axis=_axes(axis), keepdims=bool(keepdims))
+        x = convert_to_tensor(input_tensor, dtype=dtypes.bool) if as_bool and not isinstance(input_tensor, Tensor) \
+            else input_tensor
+        return handle(x, axis=_axes(axis), keepdims=bool(keepdims))
 
+    fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
     return fn
 
 
-reduce_sum = _reduce("Sum", "Sum over ``axis`` (all axes if None).")
-reduce_mean = _reduce("Mean", "Mean over ``axis`` (all axes if None); integer inputs give an integer mean, as TF.")
-reduce_max = _reduce("Max", "Maximum over ``axis``; the gradient is shared among ties.")
-reduce_min = _reduce("Min", "Minimum over ``axis``; the gradient is shared among ties.")
+reduce_sum = _reduce("Sum", "reduce_sum", "Sum over ``axis`` (all axes if None).")
+reduce_mean = _reduce("Mean", "reduce_mean",
+                      "Mean over ``axis`` (all axes if None); integer inputs give an integer mean, as TF.")
+reduce_max = _reduce("Max", "reduce_max", "Maximum over ``axis``; the gradient is shared among ties.")
+reduce_min = _reduce("Min", "reduce_min", "Minimum over ``axis``; the gradient is shared among ties.")
+reduce_prod = _reduce("Prod", "reduce_prod",
+                      "Product over ``axis``; the gradient is the product of the other entries (exact with zeros).")
+reduce_any = _reduce("Any", "reduce_any", "Logical or over ``axis`` of a bool tensor.", as_bool=True)
+reduce_all = _reduce("All", "reduce_all", "Logical and over ``axis`` of a bool tensor.", as_bool=True)
+
+
+def _float_input(x, op):
+    x = convert_to_tensor(x)
+    if not x.dtype.is_floating:
+        raise TypeError(f"{op}: expected a float tensor, got {x.dtype.name}{tuple(x.shape)}")
+    return x
+
+
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+    """log(sum(exp(x))) over ``axis``, computed without overflow.
+
+    Formula:
+        m = stop_gradient(max(x))   (0 where the max is not finite)
+        logsumexp(x) = log(sum(exp(x - m))) + m
+    The gradient is softmax(x), finite for any finite input.
+
+    >>> float(tf.reduce_logsumexp([1000.0, 1000.0]))   # 1000 + log 2
+    1000.6931...
+    """
+    x = _float_input(input_tensor, "reduce_logsumexp")
+    axes = _axes(axis)
+    raw_max = _ops["Max"](x, axis=axes, keepdims=True)
+    finite = _less(_abs(raw_max), float("inf"))
+    m = stop_gradient(where(finite, raw_max, 0.0))
+    summed = _ops["Sum"](_exp(x - m), axis=axes, keepdims=bool(keepdims))
+    return _log(summed) + _reshape(m, shape=list(summed._shape))
+
+
+def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+    """Population variance over ``axis``: mean((x - mean(x))^2)."""
+    x = _float_input(input_tensor, "reduce_variance")
+    axes = _axes(axis)
+    centered = x - _ops["Mean"](x, axis=axes, keepdims=True)
+    return _ops["Mean"](centered * centered, axis=axes, keepdims=bool(keepdims))
+
+
+def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+    """Population standard deviation over ``axis``: sqrt(reduce_variance)."""
+    return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), axis, keepdims))
+
+
+def safe_sqrt(s):
+    """sqrt(s) for s >= 0 whose gradient at s == 0 is 0 (a subgradient) instead of inf * 0 = NaN."""
+    s = convert_to_tensor(s)
+    positive = _less(0.0, s)
+    return where(positive, _sqrt(where(positive, s, 1.0)), 0.0)
+
+
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+    """sqrt(sum(x^2)) over ``axis``; the gradient at an all-zero slice is 0."""
+    x = convert_to_tensor(input_tensor)
+    return safe_sqrt(_ops["Sum"](x * x, axis=_axes(axis), keepdims=bool(keepdims)))
+
+
+def argmax(input, axis=None, output_type=dtypes.int64, name=None):
+    """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
+    return _argmax(input, axis=_axis(axis), output_type=dtypes.as_dtype(output_type).code)
+
+
+def argmin(input, axis=None, output_type=dtypes.int64, name=None):
+    """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
+    return _argmin(input, axis=_axis(axis), output_type=dtypes.as_dtype(output_type).code)
+
+
+def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
+    """Running sum along ``axis``.
+
+    Formula:
+        out[i] = sum_{j <= i} x[j]   (j < i if exclusive; sums run from the end if reverse)
+
+    >>> tf.cumsum([1, 2, 3], exclusive=True).numpy()
+    array([0, 1, 3], dtype=int32)
+    """
+    return _cumsum(x, axis=_axis(axis), exclusive=bool(exclusive), reverse=bool(reverse))
 
 
 def add_n(inputs, name=None):

@@ -1,0 +1,174 @@
+"""einsum: parses the equation, then contracts operands pairwise with transpose, reshape and matmul.
+
+Terminology: a label is one index letter; '...' stands for broadcast axes, given private labels.
+Algorithm: (1) each operand takes its diagonal over repeated labels and sums labels used nowhere
+else; (2) operands are contracted left to right, a pair at a time, keeping the labels that the
+output or a later operand needs: shared kept labels are batch axes, shared others are summed by a
+matmul; (3) the result is transposed to the output order. Every step is a differentiable op.
+"""
+import collections
+import string
+
+import numpy as np
+
+from tapegrad import _core
+from tapegrad._ops.array import broadcast_to, transpose
+from tapegrad._ops.reduction import reduce_sum
+from tapegrad._tensor import convert_to_tensor
+
+__all__ = ["einsum"]
+
+_matmul = _core.op("MatMul")
+_reshape = _core.op("Reshape")
+_LETTERS = set(string.ascii_letters)
+
+
+def _error(msg):
+    return _core.InvalidArgumentError(f"Einsum: {msg}")
+
+
+def _split_term(term, equation):
+    if term.count("...") > 1 or "." in term.replace("...", ""):
+        raise _error(f"invalid ellipsis in '{term}' of equation '{equation}'")
+    named = term.replace("...", "")
+    bad = set(named) - _LETTERS
+    if bad:
+        raise _error(f"invalid labels {sorted(bad)} in equation '{equation}' (labels are letters a-z, A-Z)")
+    return named
+
+
+def _parse(equation, shapes):
+    """Returns (labels of each operand, output labels, ellipsis labels)."""
+    eq = equation.replace(" ", "")
+    if eq.count("->") > 1:
+        raise _error(f"equation '{equation}' has more than one '->'")
+    lhs, rhs = eq.split("->") if "->" in eq else (eq, None)
+    terms = lhs.split(",")
+    if len(terms) != len(shapes):
+        raise _error(f"equation '{equation}' names {len(terms)} operands, got {len(shapes)}")
+    named = [_split_term(t, equation) for t in terms]
+    ell_rank = 0
+    for t, n, s in zip(terms, named, shapes):
+        if len(n) > len(s) or ("..." not in t and len(n) != len(s)):
+            raise _error(f"term '{t}' of equation '{equation}' does not match an operand of shape {tuple(s)}")
+        ell_rank = max(ell_rank, len(s) - len(n))
+    ell = [chr(0x100 + i) for i in range(ell_rank)]
+    labels = [list(t.replace("...", "".join(ell[ell_rank - (len(s) - len(n)):])))
+              for t, n, s in zip(terms, named, shapes)]
+    if rhs is None:   # implicit output: broadcast axes, then the labels used once, sorted
+        counts = collections.Counter(l for ls in labels for l in ls)
+        out = ell + sorted(l for l, c in counts.items() if c == 1 and l in _LETTERS)
+    else:
+        _split_term(rhs, equation)
+        out = list(rhs.replace("...", "".join(ell)))
+        if len(set(out)) != len(out):
+            raise _error(f"output '{rhs}' of equation '{equation}' repeats a label")
+        missing = set(out) - {l for ls in labels for l in ls}
+        if missing - set(ell):
+            raise _error(f"output labels {sorted(missing)} of equation '{equation}' appear in no input")
+        out = [l for l in out if l not in missing]
+    return labels, out, set(ell)
+
+
+def _label_sizes(labels, shapes, ell, equation):
+    sizes = {}
+    for ls, s in zip(labels, shapes):
+        for l, d in zip(ls, s):
+            known = sizes.setdefault(l, d)
+            if known != d:
+                if l in ell and 1 in (known, d):
+                    sizes[l] = max(known, d)
+                else:
+                    name = "..." if l in ell else l
+                    raise _error(f"label '{name}' has sizes {known} and {d} in equation '{equation}' "
+                                 f"for operands of shapes {[tuple(x) for x in shapes]}")
+    return sizes
+
+
+def _diagonal(x, ls):
+    """Takes the diagonal over every label repeated within one operand ('ii->i')."""
+    while len(set(ls)) != len(ls):
+        l = next(l for l in ls if ls.count(l) > 1)
+        p = ls.index(l)
+        q = ls.index(l, p + 1)
+        n = x.shape[p]
+        mask_shape = [1] * x.ndim
+        mask_shape[p] = mask_shape[q] = n
+        mask = convert_to_tensor(np.eye(n).reshape(mask_shape).astype(x.dtype.as_numpy_dtype))
+        x = reduce_sum(x * mask, q)
+        ls = ls[:q] + ls[q + 1:]
+    return x, ls
+
+
+def _sum_unused(x, ls, keep):
+    axes = [i for i, l in enumerate(ls) if l not in keep]
+    if not axes:
+        return x, ls
+    return reduce_sum(x, axes), [l for l in ls if l in keep]
+
+
+def _permuted(x, ls, order):
+    perm = [ls.index(l) for l in order]
+    return x if perm == list(range(len(ls))) else transpose(x, perm)
+
+
+def _expand(x, ls, sizes, which):
+    """Broadcasts the size-1 broadcast axes among ``which`` to their full size."""
+    target = [sizes[l] if l in which else d for l, d in zip(ls, x._shape)]
+    return x if target == list(x._shape) else broadcast_to(x, target)
+
+
+def _contract(a, la, b, lb, keep, sizes):
+    shared = [l for l in la if l in lb]
+    batch = [l for l in shared if l in keep]
+    summed = [l for l in shared if l not in keep]
+    a_only = [l for l in la if l not in lb]
+    b_only = [l for l in lb if l not in la]
+    a, b = _expand(a, la, sizes, shared), _expand(b, lb, sizes, shared)
+    size = lambda ls: int(np.prod([sizes[l] for l in ls], dtype=np.int64))  # noqa: E731
+    B, M, K, N = size(batch), size(a_only), size(summed), size(b_only)
+    lead = [B] if batch else []
+    at = _reshape(_permuted(a, la, batch + a_only + summed), shape=lead + [M, K])
+    bt = _reshape(_permuted(b, lb, batch + summed + b_only), shape=lead + [K, N])
+    if not summed:        # outer product per batch entry: broadcasting multiply
+        out = at * bt
+    elif M == 1 and N == 1 and not a_only and not b_only:   # dot product per batch entry
+        out = reduce_sum(at * _reshape(bt, shape=lead + [1, K]), -1, keepdims=True)
+    else:
+        out = _matmul(at, bt, transpose_a=False, transpose_b=False)
+    labels = batch + a_only + b_only
+    return _reshape(out, shape=[sizes[l] for l in labels]), labels
+
+
+def einsum(equation, *inputs, **kwargs):
+    """Einstein summation, e.g. 'ij,jk->ik', 'bij,bjk->bik', 'i,i->', 'ij->ji', '...ij,...jk->...ik'.
+
+    Labels repeated within one operand take the diagonal ('ii->i'); labels missing from the output
+    are summed; '...' axes broadcast. Without '->' the output is the broadcast axes followed by the
+    labels that appear once, in alphabetical order.
+
+    >>> tf.einsum('ij,jk->ik', tf.ones((2, 3)), tf.ones((3, 4))).shape
+    TensorShape([2, 4])
+    """
+    if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
+        inputs = tuple(inputs[0])
+    if not inputs:
+        raise _error("no operands given")
+    xs = [convert_to_tensor(x) for x in inputs]
+    dtypes_ = {x.dtype for x in xs}
+    if len(dtypes_) > 1:
+        raise _error(f"operands must have one dtype, got {[f'{x.dtype.name}{tuple(x.shape)}' for x in xs]}")
+    shapes = [tuple(x._shape) for x in xs]
+    labels, out, ell = _parse(equation, shapes)
+    sizes = _label_sizes(labels, shapes, ell, equation)
+    ops = []
+    for i, (x, ls) in enumerate(zip(xs, labels)):
+        x, ls = _diagonal(x, ls)
+        elsewhere = set(out).union(*(set(o) for j, o in enumerate(labels) if j != i))
+        ops.append(_sum_unused(x, ls, elsewhere))
+    cur, cur_ls = ops[0]
+    for j in range(1, len(ops)):
+        keep = set(out).union(*(set(ls) for _, ls in ops[j + 1:]))
+        cur, cur_ls = _contract(cur, cur_ls, ops[j][0], ops[j][1], keep, sizes)
+    cur, cur_ls = _sum_unused(cur, cur_ls, set(out))
+    return _expand(_permuted(cur, cur_ls, out), out, sizes, set(out))

@@ -1,0 +1,193 @@
+"""Rows for shape and indexing ops (Reshape, Transpose, StridedSlice, ConcatV2, GatherV2, ...)."""
+import numpy as np
+
+import tapegrad as tf
+from opinfo.core import OpInfo, SampleInput, uniform
+
+
+def _op(name):
+    handle = tf._core.op(name)
+    return lambda *args, **kwargs: handle(*args, **kwargs)
+
+
+def _with_shapes(cases):
+    """samples(rng, dtype) yielding one float input of each shape, with that case's kwargs."""
+    def samples(rng, dtype):
+        for shape, kwargs in cases:
+            yield SampleInput([uniform(rng, shape, dtype)], dict(kwargs))
+    return samples
+
+
+# ---- existing shape ops
+def _cast_samples(rng, dtype):
+    yield SampleInput([uniform(rng, (2, 3), dtype)], {"dtype": tf.float64})
+    if dtype == np.float32:  # float64 -> float32 loses the precision finite differences need: forward only
+        yield SampleInput([uniform(rng, (2, 3), dtype)], {"dtype": tf.int32})
+        yield SampleInput([uniform(rng, (4,), dtype)], {"dtype": tf.float32})
+
+
+_cast_op = tf._core.op("Cast")
+
+
+def _cast(x, dtype):
+    return _cast_op(x, dtype=dtype.code)  # the op itself, even when the dtype does not change
+
+
+# ---- StridedSlice through Tensor.__getitem__ (normalisation, newaxis and shrink included)
+_KEYS = [((5,), np.s_[1:4]), ((5,), np.s_[::-1]), ((5,), np.s_[-2]), ((5,), np.s_[4:0:-2]),
+         ((3, 4), np.s_[1]), ((3, 4), np.s_[:, ::2]), ((3, 4), np.s_[::-1, 1:3]), ((3, 4), np.s_[None, 1:, ..., None]),
+         ((2, 3, 4), np.s_[..., 1]), ((2, 3, 4), np.s_[1, ::-2, -3:]), ((2, 3, 4), np.s_[:, 5:1]),
+         ((2, 3, 4), np.s_[-1:, :, 3::-3])]
+
+
+def _getitem_samples(rng, dtype):
+    for shape, key in _KEYS:
+        yield SampleInput([uniform(rng, shape, dtype), key])
+
+
+# ---- StridedSliceGrad, driven by a slice key on a shape
+def _slice_attrs(shape, key):
+    key = key if isinstance(key, tuple) else (key,)
+    idx = [k.indices(n) for k, n in zip(key, shape)]
+    return {"shape": list(shape), "begin": [i[0] for i in idx], "end": [i[1] for i in idx],
+            "strides": [i[2] for i in idx]}
+
+
+def _slice_grad_samples(rng, dtype):
+    for shape, key in [((5,), np.s_[1:4:2]), ((3, 4), np.s_[::-1, 1:3]), ((2, 3, 4), np.s_[1:, ::-2, 3::-3])]:
+        g = uniform(rng, np.zeros(shape)[key].shape, dtype)
+        yield SampleInput([g], _slice_attrs(shape, key))
+    attrs = _slice_attrs((2, 3, 4), np.s_[1:2, :, 2:3])  # x[1, :, 2]: dimensions 0 and 2 shrunk
+    yield SampleInput([uniform(rng, (3,), dtype)], dict(attrs, shrink_axis_mask=0b101))
+
+
+def _slice_grad_ref(g, shape, begin, end, strides, shrink_axis_mask=0):
+    out = np.zeros(shape, g.dtype)
+    key = tuple(slice(b, None if e < 0 else e, s) for b, e, s in zip(begin, end, strides))
+    out[key] = g.reshape(out[key].shape)
+    return out
+
+
+# ---- ConcatV2
+def _concat_samples(rng, dtype):
+    for shapes, axis in [([(2, 3), (1, 3)], 0), ([(2, 3), (2, 1), (2, 2)], -1), ([(2, 0, 2), (2, 2, 2)], 1),
+                         ([(4,), (2,)], 0)]:
+        yield SampleInput([uniform(rng, s, dtype) for s in shapes], {"axis": axis})
+
+
+# ---- GatherV2 and UnsortedSegmentSum (indices repeat, so the scatter-add accumulates)
+def _np_gather(p, idx, axis=None, batch_dims=0):
+    batch_dims += np.ndim(idx) if batch_dims < 0 else 0
+    axis = batch_dims if axis is None else axis % p.ndim
+    if batch_dims == 0:
+        return np.take(p, idx, axis=axis)
+    return np.stack([_np_gather(p[i], idx[i], axis - 1, batch_dims - 1) for i in range(p.shape[0])])
+
+
+def _gather_samples(rng, dtype):
+    cases = [((4, 3), [2, 0, 2], {}), ((4, 3), [[1, 1], [0, 3]], {"axis": 0}), ((2, 4, 3), [3, 0, 3, 1], {"axis": 1}),
+             ((2, 3), 1, {"axis": -1}), ((2, 4, 3), [[0, 3, 0], [2, 2, 1]], {"axis": 1, "batch_dims": 1}),
+             ((2, 3, 4), [[1, 3], [0, 0]], {"axis": 2, "batch_dims": 1}),
+             ((2, 3, 2), [[[0, 1], [1, 1], [0, 0]], [[1, 0], [0, 0], [1, 1]]], {"axis": 2, "batch_dims": -1})]
+    for shape, idx, kwargs in cases:
+        yield SampleInput([uniform(rng, shape, dtype), np.asarray(idx, np.int32)], kwargs)
+    yield SampleInput([uniform(rng, (5,), dtype), np.asarray([4, 4, 0], np.int64)])
+
+
+def _segment_samples(rng, dtype):
+    for shape, ids, n in [((5, 2), [0, 2, 2, 1, 0], 4), ((2, 3), [[1, 1, 0], [0, 2, 2]], 3), ((3,), [1, 1, 1], 2)]:
+        yield SampleInput([uniform(rng, shape, dtype), np.asarray(ids, np.int32), n])
+
+
+def _segment_ref(data, ids, n):
+    out = np.zeros((n,) + data.shape[ids.ndim:], data.dtype)
+    np.add.at(out, ids, data)
+    return out
+
+
+# ---- OneHot (the row's dtype is the output dtype)
+def _one_hot_samples(rng, dtype):
+    dt = tf.as_dtype(dtype)
+    yield SampleInput([np.asarray([0, 2, 1, 3], np.int32), 3], {"dtype": dt})
+    yield SampleInput([np.asarray([[0, -1], [2, 1]], np.int64), 4], {"axis": 0, "on_value": 5.0, "off_value": -1.0,
+                                                                     "dtype": dt})
+    yield SampleInput([np.asarray([[1, 0]], np.int32), 2], {"axis": 1, "dtype": dt})
+
+
+def _one_hot_ref(indices, depth, on_value=1.0, off_value=0.0, axis=-1, dtype=tf.float32):
+    hot = indices[..., None] == np.arange(depth)
+    out = np.where(hot, on_value, off_value).astype(dtype.as_numpy_dtype)
+    return np.moveaxis(out, -1, axis)
+
+
+# ---- composites over StridedSlice / ConcatV2 / GatherV2
+def _split_samples(rng, dtype):
+    for shape, sizes, axis, i in [((6, 2), 3, 0, 1), ((2, 7), [2, -1, 1], 1, 1), ((2, 7), [2, 4, 1], -1, 2)]:
+        yield SampleInput([uniform(rng, shape, dtype), sizes, axis, i])
+
+
+def _np_split(x, sizes, axis, i):
+    if isinstance(sizes, int):
+        return np.split(x, sizes, axis)[i]
+    sizes = [x.shape[axis] - (sum(sizes) + 1) if s == -1 else s for s in sizes]
+    return np.split(x, np.cumsum(sizes)[:-1], axis)[i]
+
+
+def _stack_samples(rng, dtype):
+    for n, shape, axis in [(3, (2,), 0), (2, (2, 3), -1), (2, (2, 3), 1)]:
+        yield SampleInput([uniform(rng, shape, dtype) for _ in range(n)], {"axis": axis})
+
+
+def _mirror_samples(rng, dtype):
+    for mode in ("REFLECT", "SYMMETRIC"):
+        yield SampleInput([uniform(rng, (3, 4), dtype), [[2, 1], [0, 3]]], {"mode": mode})
+
+
+def _bool_mask_samples(rng, dtype):
+    yield SampleInput([uniform(rng, (3, 2), dtype), np.asarray([True, False, True])])
+    yield SampleInput([uniform(rng, (2, 3, 2), dtype), rng.uniform(size=(3, 2)) > 0.4], {"axis": 1})
+
+
+def _np_bool_mask(x, mask, axis=0):
+    return x[(slice(None),) * axis + (mask,)]
+
+
+rows = [
+    OpInfo("Reshape", tf.reshape, lambda x, shape: np.reshape(x, shape), order=2, samples=_with_shapes(
+        [((2, 3), {"shape": [3, 2]}), ((2, 3), {"shape": [-1]}), ((6,), {"shape": [1, -1, 2]}), ((1,), {"shape": []})])),
+    OpInfo("Transpose", tf.transpose, lambda x, perm=None: np.transpose(x, perm), order=2, samples=_with_shapes(
+        [((2, 3), {}), ((2, 3, 4), {"perm": [1, 2, 0]}), ((2, 1, 3), {"perm": [2, 0, 1]}), ((), {})])),
+    OpInfo("BroadcastTo", tf.broadcast_to, np.broadcast_to, order=2, samples=_with_shapes(
+        [((3,), {"shape": [2, 3]}), ((2, 1), {"shape": [2, 4]}), ((), {"shape": [2, 2]}), ((1, 3), {"shape": [2, 1, 3]})])),
+    OpInfo("Cast", _cast, lambda x, dtype: x.astype(dtype.as_numpy_dtype), samples=_cast_samples, order=2),
+    OpInfo("StridedSlice", lambda x, key: x[key], lambda x, key: x[key], samples=_getitem_samples, order=2),
+    OpInfo("StridedSliceGrad", _op("StridedSliceGrad"), _slice_grad_ref, samples=_slice_grad_samples, order=2),
+    OpInfo("ConcatV2", lambda *xs, axis: tf.concat(xs, axis), lambda *xs, axis: np.concatenate(xs, axis),
+           samples=_concat_samples, order=2),
+    OpInfo("Pad", tf.pad, lambda x, p, constant_values=0: np.pad(x, p, constant_values=constant_values) if p else x, order=2,
+           samples=lambda rng, dt: [SampleInput([uniform(rng, (2, 3), dt), [[1, 0], [2, 1]]]),
+                                    SampleInput([uniform(rng, (3,), dt), [[0, 2]]], {"constant_values": 1.5}),
+                                    SampleInput([uniform(rng, (), dt), []])]),
+    OpInfo("Tile", tf.tile, np.tile, order=2, samples=lambda rng, dt: [
+        SampleInput([uniform(rng, s, dt), m]) for s, m in [((2, 3), [2, 1]), ((3,), [3]), ((2, 1, 2), [1, 3, 2]),
+                                                           ((2,), [0]), ((), [])]]),
+    OpInfo("GatherV2", tf.gather, _np_gather, samples=_gather_samples, order=2),
+    OpInfo("UnsortedSegmentSum", tf.math.unsorted_segment_sum, _segment_ref, samples=_segment_samples, order=2),
+    OpInfo("OneHot", tf.one_hot, _one_hot_ref, samples=_one_hot_samples, differentiable=False,
+           dtypes=("float32", "float64", "int32", "bool")),
+    # composites: each is a row so its gradient is checked too
+    OpInfo("split", lambda x, sizes, axis, i: tf.split(x, sizes, axis)[i], _np_split, samples=_split_samples, op=None),
+    OpInfo("unstack", lambda x, i, axis: tf.unstack(x, axis=axis)[i], lambda x, i, axis: np.moveaxis(x, axis, 0)[i],
+           op=None, samples=lambda rng, dt: [SampleInput([uniform(rng, (3, 2), dt), 1, 0]),
+                                             SampleInput([uniform(rng, (2, 3), dt), 2, -1])]),
+    OpInfo("stack", lambda *xs, axis: tf.stack(xs, axis), lambda *xs, axis: np.stack(xs, axis), samples=_stack_samples,
+           op=None),
+    OpInfo("reverse", tf.reverse, lambda x, axis: np.flip(x, axis), op=None,
+           samples=lambda rng, dt: [SampleInput([uniform(rng, (2, 3, 2), dt), a]) for a in ([0], [1, -1], [])]),
+    OpInfo("slice", tf.slice, lambda x, b, s: x[tuple(slice(i, None if n == -1 else i + n) for i, n in zip(b, s))],
+           op=None, samples=lambda rng, dt: [SampleInput([uniform(rng, (3, 4), dt), [1, 0], [2, -1]])]),
+    OpInfo("MirrorPad", tf.pad, lambda x, p, mode: np.pad(x, p, mode.lower()), samples=_mirror_samples, op=None),
+    OpInfo("boolean_mask", tf.boolean_mask, _np_bool_mask, samples=_bool_mask_samples, op=None),
+    OpInfo("getitem_list", lambda x, key: x[key], lambda x, key: x[key], op=None, samples=lambda rng, dt: [
+        SampleInput([uniform(rng, (4, 3), dt), ([3, -1, 0],)]), SampleInput([uniform(rng, (2, 4, 3), dt), np.s_[1:, [2, 2], ::-1]])]),
+]

@@ -1,0 +1,145 @@
+"""Rows for tf.nn: softmax family, fused cross-entropies, gelu/silu, and the Python-level composites."""
+import math
+
+import numpy as np
+
+import tapegrad as tf
+from opinfo.core import OpInfo, SampleInput
+
+_erf = np.vectorize(math.erf, otypes=[float])
+
+
+# NumPy references (computed in the input dtype; float64 for the float32 forward check).
+def _softmax(x, axis=None):
+    axis = -1 if axis is None else axis
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def _logsumexp(x, axis=-1, keepdims=False):
+    m = x.max(axis=axis, keepdims=True)
+    r = m + np.log(np.exp(x - m).sum(axis=axis, keepdims=True))
+    return r if keepdims else np.squeeze(r, axis=axis)
+
+
+def _log_softmax(x, axis=None):
+    axis = -1 if axis is None else axis
+    return x - _logsumexp(x, axis, keepdims=True)
+
+
+def _one_hot(labels, n, dtype):
+    return (labels[..., None] == np.arange(n)).astype(dtype)
+
+
+def _sparse_xent(labels, logits):
+    picked = np.take_along_axis(logits, labels[..., None].astype(np.int64), axis=-1)[..., 0]
+    return _logsumexp(logits) - picked
+
+
+def _sparse_xent_grad(logits, labels):
+    return _softmax(logits) - _one_hot(labels, logits.shape[-1], logits.dtype)
+
+
+def _xent(labels, logits, axis=-1):
+    return -np.sum(labels * _log_softmax(logits, axis), axis=axis)
+
+
+def _sigmoid_xent(labels, logits):
+    return np.maximum(logits, 0) - logits * labels + np.log1p(np.exp(-np.abs(logits)))
+
+
+def _gelu(x, approximate=False):
+    if approximate:
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1 + _erf(x / np.sqrt(2)))
+
+
+def _silu(x, beta=1.0):
+    return x / (1 + np.exp(-beta * x))
+
+
+# Sample generators.
+def _softmax_samples(rng, dtype):
+    for shape, kw in [((5,), {}), ((2, 3), {}), ((2, 3, 4), {"axis": 1}), ((3, 2), {"axis": 0}),
+                      ((2, 4), {"axis": -2})]:
+        yield SampleInput([rng.uniform(-3, 3, shape).astype(dtype)], kw)
+
+
+def _sparse_samples(rng, dtype):
+    for batch, n, ldt in [((4,), 3, np.int32), ((2, 3), 4, np.int64), ((), 5, np.int32)]:
+        labels = rng.integers(0, n, size=batch).astype(ldt)
+        yield SampleInput([labels, rng.uniform(-3, 3, batch + (n,)).astype(dtype)])
+
+
+def _sparse_grad_samples(rng, dtype):
+    for s in _sparse_samples(rng, dtype):
+        yield SampleInput([s.args[1], s.args[0]])
+
+
+def _xent_samples(rng, dtype):
+    for shape, kw in [((4, 3), {}), ((2, 3, 4), {"axis": 1}), ((5,), {})]:
+        labels = rng.uniform(0, 1, shape)
+        labels /= labels.sum(axis=kw.get("axis", -1), keepdims=True)
+        yield SampleInput([labels.astype(dtype), rng.uniform(-3, 3, shape).astype(dtype)], kw)
+
+
+def _sigmoid_xent_samples(rng, dtype):
+    for shape in [(), (5,), (2, 3)]:
+        x = rng.uniform(0.2, 4, shape) * rng.choice([-1, 1], shape)
+        yield SampleInput([rng.uniform(0, 1, shape).astype(dtype), np.asarray(x, dtype)])
+
+
+def _unary_samples(lo=-3.0, hi=3.0):
+    def gen(rng, dtype):
+        for shape in [(), (5,), (2, 3)]:
+            yield SampleInput([rng.uniform(lo, hi, shape).astype(dtype)])
+    return gen
+
+
+def _moments_samples(rng, dtype):
+    for shape, axes, keep in [((4, 3), [0], False), ((2, 3, 4), [0, 2], True), ((5,), [0], False)]:
+        yield SampleInput([rng.uniform(-2, 2, shape).astype(dtype), axes], {"keepdims": keep})
+
+
+def _moments_mean_ref(x, axes, keepdims=False):
+    return np.mean(x, axis=tuple(axes), keepdims=keepdims)
+
+
+def _moments_var_ref(x, axes, keepdims=False):
+    return np.var(x, axis=tuple(axes), keepdims=keepdims)
+
+
+def _dropout_samples(rng, dtype):
+    yield SampleInput([rng.uniform(-2, 2, (4, 5)).astype(dtype), 0.5], {"seed": 3})
+    yield SampleInput([rng.uniform(-2, 2, (3, 4)).astype(dtype), 0.25], {"seed": 7, "noise_shape": [3, 1]})
+
+
+_sparse_grad_op = tf._core.op("SparseSoftmaxCrossEntropyWithLogitsGrad")
+
+rows = [
+    # registered ops
+    OpInfo("Softmax", tf.nn.softmax, _softmax, samples=_softmax_samples, order=2),
+    OpInfo("LogSoftmax", tf.nn.log_softmax, _log_softmax, samples=_softmax_samples, order=2),
+    OpInfo("SparseSoftmaxCrossEntropyWithLogits", tf.nn.sparse_softmax_cross_entropy_with_logits,
+           _sparse_xent, samples=_sparse_samples, order=2),
+    OpInfo("SparseSoftmaxCrossEntropyWithLogitsGrad", lambda logits, labels: _sparse_grad_op(logits, tf.convert_to_tensor(labels)),
+           _sparse_xent_grad, samples=_sparse_grad_samples, order=2),
+    OpInfo("SigmoidCrossEntropyWithLogits",
+           lambda labels, logits: tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits),
+           _sigmoid_xent, samples=_sigmoid_xent_samples, order=2),
+    OpInfo("Gelu", tf.nn.gelu, _gelu, samples=_unary_samples(), order=2),
+    OpInfo("GeluTanh", lambda x: tf.nn.gelu(x, approximate=True), lambda x: _gelu(x, True),
+           samples=_unary_samples(), order=2),
+    OpInfo("Silu", tf.nn.silu, _silu, samples=_unary_samples(), order=2),
+    # Python-level composites of registered ops
+    OpInfo("softmax_cross_entropy_with_logits", tf.nn.softmax_cross_entropy_with_logits, _xent,
+           samples=_xent_samples, order=2, op=None),
+    OpInfo("silu_beta", lambda x: tf.nn.silu(x, beta=1.5), lambda x: _silu(x, 1.5),
+           samples=_unary_samples(), order=2, op=None),
+    OpInfo("l2_loss", tf.nn.l2_loss, lambda t: np.sum(t * t) / 2, order=2, op=None),
+    OpInfo("moments_mean", lambda x, axes, **kw: tf.nn.moments(x, axes, **kw)[0], _moments_mean_ref,
+           samples=_moments_samples, op=None),
+    OpInfo("moments_variance", lambda x, axes, **kw: tf.nn.moments(x, axes, **kw)[1], _moments_var_ref,
+           samples=_moments_samples, order=2, op=None),
+    OpInfo("dropout", tf.nn.dropout, None, samples=_dropout_samples, op=None),
+]
