@@ -54,15 +54,11 @@ def leaky_relu(x, negative_slope=0.2):
 
 
 def gelu(x, approximate=False):
-    # gelu(x) = x Phi(x); tanh form when approximate.
-    x = tf.convert_to_tensor(x)
-    if approximate:
-        return 0.5 * x * (1.0 + tf.tanh(0.7978845608028654 * (x + 0.044715 * x * x * x)))
-    return 0.5 * x * (1.0 + tf.math.erf(x * 0.7071067811865476))
+    return tf.nn.gelu(x, approximate=approximate)
 
 
 def silu(x):
-    return x * tf.sigmoid(x)
+    return tf.nn.silu(x)
 
 
 swish = silu
@@ -73,14 +69,11 @@ def hard_sigmoid(x):
 
 
 def log_softmax(x, axis=-1):
-    # x - logsumexp(x), shifted by the (constant) max for stability.
-    x = tf.convert_to_tensor(x)
-    shifted = x - tf.stop_gradient(tf.reduce_max(x, axis=axis, keepdims=True))
-    return shifted - tf.math.log(tf.reduce_sum(tf.exp(shifted), axis=axis, keepdims=True))
+    return tf.nn.log_softmax(x, axis=axis)
 
 
 def softmax(x, axis=-1):
-    return tf.exp(log_softmax(x, axis))
+    return tf.nn.softmax(x, axis=axis)
 
 
 _BY_NAME = {f.__name__: f for f in [linear, relu, relu6, elu, selu, sigmoid, tanh, softplus, softsign,

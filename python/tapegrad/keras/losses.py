@@ -1,8 +1,6 @@
 """keras.losses: loss functions (one loss per instance) and thin classes that reduce them."""
 import tapegrad as tf
 
-from tapegrad.keras import activations
-
 __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "Huber", "BinaryCrossentropy", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "mean_squared_error", "mean_absolute_error",
@@ -68,8 +66,7 @@ def binary_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=0.0, 
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
     if from_logits:
-        z = y_pred
-        per = tf.nn.relu(z) - z * y_true + tf.math.log1p(tf.exp(-tf.abs(z)))
+        per = tf.nn.sigmoid_cross_entropy_with_logits(labels=y_true, logits=y_pred)
     else:
         p = tf.clip_by_value(y_pred, _EPS, 1.0 - _EPS)
         per = -(y_true * tf.math.log(p) + (1.0 - y_true) * tf.math.log(1.0 - p))
@@ -86,11 +83,9 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
     if label_smoothing:
         y_true = y_true * (1.0 - label_smoothing) + label_smoothing / y_pred.shape[axis]
     if from_logits:
-        log_p = activations.log_softmax(y_pred, axis=axis)
-    else:
-        p = y_pred / tf.reduce_sum(y_pred, axis=axis, keepdims=True)
-        log_p = tf.math.log(tf.clip_by_value(p, _EPS, 1.0 - _EPS))
-    return -tf.reduce_sum(y_true * log_p, axis=axis)
+        return tf.nn.softmax_cross_entropy_with_logits(y_true, y_pred, axis=axis)
+    p = y_pred / tf.reduce_sum(y_pred, axis=axis, keepdims=True)
+    return -tf.reduce_sum(y_true * tf.math.log(tf.clip_by_value(p, _EPS, 1.0 - _EPS)), axis=axis)
 
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
@@ -108,7 +103,8 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     if ((labels[valid] < 0) | (labels[valid] >= n_classes)).any():
         raise ValueError(f"sparse_categorical_crossentropy: labels must be in [0, {n_classes}), "
                          f"got values in [{labels.min()}, {labels.max()}]")
-    # TODO: use tf.gather / one_hot when they are registered ops; the one-hot mask is a constant.
+    if ignore_class is None and from_logits and (axis == -1 or axis == y_pred.ndim - 1):
+        return tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant(labels), y_pred)
     onehot = (np.arange(n_classes) == np.where(valid, labels, 0)[..., None]) & valid[..., None]
     onehot = tf.constant(onehot.astype(y_pred.dtype.as_numpy_dtype))
     return categorical_crossentropy(onehot, y_pred, from_logits=from_logits, axis=axis)
