@@ -25,3 +25,4 @@ from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad import math, nn, linalg, random, debugging  # noqa: E402
 
 __version__ = "0.1.0"
+from tapegrad import keras  # noqa: E402
