@@ -201,10 +201,16 @@ void bind_graph(py::module_& m) {
              bool same = graph::same_structure(a, b, &why);
              return py::make_tuple(same, why);
            })
-      .def("relax", [](Graph& g, std::vector<std::vector<int64_t>> shapes) {
+      .def("relax", [](Graph& g, std::vector<std::vector<int64_t>> shapes, const Graph& other) {
              // shapes: per placeholder, the dims to keep (-1: any size); see Note [Relaxed graphs].
-             for (auto& n : g.nodes)
+             // other: a trace with the same structure; node dims that differ from it print as ?.
+             for (size_t i = 0; i < g.nodes.size(); ++i) {
+               auto& n = g.nodes[i];
                if (n.kind == graph::NodeKind::Placeholder && n.arg < (int)shapes.size()) n.meta.shape = shapes[n.arg];
+               else if (i < other.nodes.size() && other.nodes[i].meta.shape.size() == n.meta.shape.size())
+                 for (size_t d = 0; d < n.meta.shape.size(); ++d)
+                   if (n.meta.shape[d] != other.nodes[i].meta.shape[d]) n.meta.shape[d] = -1;
+             }
              g.relaxed = true;
            })
       .def("run", [](const Graph& g, py::sequence args) {

@@ -76,7 +76,7 @@ def traced_value_error(t, what):
     fname = trace.function.__name__ if trace is not None else "a tf.function"
     return OperatorNotAllowedInGraphError(
         f"{what} of a traced tensor{where} while tracing tf.function {fname!r}: the value "
-        f"{_core._describe_traced(t)} depends on the function's arguments or variables, so Python "
+        f"`{t.name if t._is_variable else _core._describe_traced(t)}` depends on the function's arguments or variables, so Python "
         "control flow on it would be decided once, at tracing time, and replayed for every call. "
         "Compute with tensor ops instead (tf.where, tf.maximum, masks), or pass the deciding value "
         "as a Python argument (each distinct value traces again).")
@@ -102,9 +102,9 @@ class ConcreteFunction:
     def inputs(self):
         return list(self._specs)
 
-    def _relax(self, shapes):
+    def _relax(self, shapes, other):
         self._specs = [TensorSpec(s, spec.dtype, name=spec.name) for s, spec in zip(shapes, self._specs)]
-        self.graph.relax([[-1 if d is None else d for d in s] for s in shapes])
+        self.graph.relax([[-1 if d is None else d for d in s] for s in shapes], other.graph)
 
     def _run(self, tensors):
         return self._concrete.run(tensors)
@@ -194,7 +194,7 @@ class Function(_core._FunctionBase):
             if same:
                 old = base[1] if base[1] is not None else [s.shape for s in base[0]._specs]
                 shapes = sig.merge_shapes(old, [tuple(t._shape) for t in call.tensors])
-                cf._relax(shapes)
+                cf._relax(shapes, base[0])
                 self._generic[call.erased] = [cf, shapes]
                 record["relaxed"] = f"the graph does not depend on these shapes; it now serves {_spec_text(cf)}"
             else:

@@ -10,7 +10,7 @@ __all__ = ["print"]
 
 
 def _format_tensor(t, summarize):
-    a = np.asarray(t)
+    a = t._numpy_unchecked()
     if a.ndim == 0:
         v = a.item()
         return f"{v:g}" if isinstance(v, float) else str(v)

@@ -115,10 +115,11 @@ def _guard_value_access(name):
     guarded.__name__ = name
     guarded.__doc__ = raw.__doc__
     setattr(Tensor, name, guarded)
+    return raw
 
 
 builtins_range = range
-_guard_value_access("numpy")
+Tensor._numpy_unchecked = _guard_value_access("numpy")  # tf.print reads traced values on purpose
 _guard_value_access("__array__")
 Tensor.shape = property(lambda self: TensorShape(self._shape), doc="The shape, as a TensorShape.")
 Tensor.dtype = property(lambda self: dtypes.from_code(self._dtype), doc="The element type.")
