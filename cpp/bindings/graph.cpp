@@ -3,6 +3,8 @@
 #include <pybind11/stl.h>
 #include "bindings/convert.h"
 #include "core/error.h"
+#include "engine/eager.h"
+#include "engine/tape.h"
 #include "graph/executor.h"
 #include "graph/optimize.h"
 #include "graph/trace.h"
@@ -270,8 +272,12 @@ void bind_graph(py::module_& m) {
   m.def("_tracing", &graph::tracing, "True while a tf.function is being traced on this thread.");
   m.def("_is_traced", [](const Tensor& t) { return graph::tracing() && graph::is_traced_value(t); },
         "True when t depends on a traced function's arguments or variables.");
-  m.def("_fresh_view", [](const Tensor& t) { return view(t, t->shape); },
-        "A view of t with its own id: what a traced function receives for each tensor argument.");
+  m.def("_fresh_view", [](const Tensor& t) {
+          // Under a tape that watches t, an Identity op links the view to t so gradients flow
+          // to the caller's tensor (no tracer is active yet, so the graph does not see it).
+          if (should_record({t})) return apply("Identity", {t});
+          return view(t, t->shape);
+        }, "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });
   m.def("_traced_assign", [](const Tensor& var, py::handle value, int mode) {
           Tensor v = to_tensor(value, (int)var->dtype);

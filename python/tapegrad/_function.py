@@ -76,8 +76,9 @@ def traced_value_error(t, what):
     fname = trace.function.__name__ if trace is not None else "a tf.function"
     return OperatorNotAllowedInGraphError(
         f"{what} of a traced tensor{where} while tracing tf.function {fname!r}: the value "
-        f"`{t.name if t._is_variable else _core._describe_traced(t)}` depends on the function's arguments or variables, so Python "
-        "control flow on it would be decided once, at tracing time, and replayed for every call. "
+        f"`{t.name if t._is_variable else _core._describe_traced(t)}` depends on the function's arguments or "
+        "variables, so Python code that needs its value (an `if`/`while` condition, int(), .numpy()) would "
+        "see it once, at tracing time, and the graph would replay that choice at every call. "
         "Compute with tensor ops instead (tf.where, tf.maximum, masks), or pass the deciding value "
         "as a Python argument (each distinct value traces again).")
 
