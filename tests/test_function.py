@@ -413,3 +413,19 @@ def test_errors_inside_function_propagate_and_do_not_cache():
         f(tf.ones([2, 3]), tf.ones([2, 3]))
     assert f.experimental_get_tracing_count() == 0
     assert f(tf.ones([2, 3]), tf.ones([3, 2])).shape == (2, 2)
+
+
+def test_optimizer_inside_function_fails_loudly():
+    from tapegrad import keras
+
+    v = tf.Variable(1.0)
+    opt = keras.optimizers.SGD(0.1)
+
+    @tf.function
+    def step():
+        with tf.GradientTape() as tape:
+            loss = v * v
+        opt.apply_gradients(zip(tape.gradient(loss, [v]), [v]))
+
+    with pytest.raises(NotImplementedError, match="apply_gradients inside a tf.function"):
+        step()
