@@ -4,6 +4,7 @@
 // effect (Assign, HostCall), so reads of a variable before and after an assignment stay
 // apart (the tracer gives each a separate VariableRead node; see trace.cpp).
 #include "graph/optimize.h"
+#include <algorithm>
 #include <cstring>
 #include <unordered_map>
 #include "core/error.h"
@@ -13,6 +14,7 @@ namespace tg::graph {
 
 // Folded constants larger than this stay ops: a huge constant costs memory on every trace.
 constexpr int64_t kMaxFoldElements = int64_t(1) << 22;
+constexpr int64_t kFoldExpandMax = int64_t(1) << 14;
 
 // Keeps the nodes marked in keep and renumbers inputs and outputs; remap[old] = new or -1.
 static void compact(Graph& g, const std::vector<int>& replace, const std::vector<bool>& keep) {
@@ -38,7 +40,14 @@ OptimizeStats fold_constants(Graph& g) {
     for (int in : n.inputs) all_const &= g.nodes[in].kind == NodeKind::Constant;
     if (!all_const || num_elements(n.meta.shape) > kMaxFoldElements) continue;
     Tensors x;
-    for (int in : n.inputs) x.push_back(g.nodes[in].value);
+    int64_t in_size = 0;
+    for (int in : n.inputs) {
+      x.push_back(g.nodes[in].value);
+      in_size += g.nodes[in].value->size;
+    }
+    // A broadcast of a small constant stays an op: a big folded constant is read from memory
+    // at every call, while the op's consumers would otherwise see a cheap broadcast.
+    if (num_elements(n.meta.shape) > std::max<int64_t>(in_size, kFoldExpandMax)) continue;
     n.value = n.op->kernel(*n.op, x, n.attrs, n.op->infer(*n.op, x, n.attrs));
     n.kind = NodeKind::Constant;
     n.op = nullptr;
