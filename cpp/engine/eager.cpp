@@ -3,6 +3,7 @@
 #include <cmath>
 #include "core/error.h"
 #include "engine/tape.h"
+#include "graph/trace.h"
 
 namespace tg {
 
@@ -20,6 +21,7 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   if (g_check_numerics) check_finite(out, op.name);
   if (op.differentiable && !active_tapes().empty()) record_op(op, x, attrs, out);
   if (!variable_watchers().empty()) note_variables(x);
+  if (graph::tracing()) graph::record_on_tracers(op, x, attrs, out);  // tf.function (cpp/graph/trace.h)
   return out;
 }
 
