@@ -87,3 +87,11 @@ def test_dropout_errors():
         tf.nn.dropout(tf.constant([1, 2]), 0.5)
     _raises("dropout", tf.nn.dropout, x, 0.5, noise_shape=[3, 2])
     _raises("dropout", tf.nn.dropout, x, 0.5, noise_shape=[4])
+
+
+@pytest.mark.parametrize("op", ["ReluGrad", "EluGrad"])
+def test_activation_grad_op_errors(op):
+    f = tf._core.op(op)
+    _raises(op, f, tf.constant([1, 2]), tf.constant([1, 2]))          # integer inputs
+    _raises(op, f, tf.ones((2, 3)), tf.ones((4,)))                      # shapes do not broadcast
+    _raises(op, f, tf.ones((2,)), tf.ones((2,), tf.float64))            # mixed dtypes

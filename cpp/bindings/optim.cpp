@@ -56,6 +56,56 @@ template <class F> void launch(const Tensor& var, F&& kernel) {
   }
 }
 
+// One list argument of a multi-tensor update, checked to have n items.
+py::sequence items(const char* op, const char* what, py::handle obj, size_t n) {
+  if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj))
+    throw InvalidArgument(cat(op, ": ", what, " must be a list"));
+  auto seq = py::reinterpret_borrow<py::sequence>(obj);
+  if (seq.size() != n)
+    throw InvalidArgument(cat(op, ": got ", seq.size(), " ", what, " for ", n, " variables"));
+  return seq;
+}
+
+// The tensors of one multi-tensor update: every variable, slot and gradient is checked before any
+// is written, then the kernels run back to back (without the GIL when the total is large).
+struct Group {
+  std::vector<Tensor> x, s1, s2, s3, g;
+  std::vector<double> decay;
+  int64_t total = 0;
+};
+
+Group group(const char* op, py::handle vars, py::handle slot1, const char* n1, py::handle slot2, const char* n2,
+            py::handle slot3, const char* n3, py::handle grads, py::handle decays) {
+  if (!py::isinstance<py::sequence>(vars)) throw InvalidArgument(cat(op, ": variables must be a list"));
+  auto xs = py::reinterpret_borrow<py::sequence>(vars);
+  const size_t n = xs.size();
+  auto a = items(op, n1, slot1, n), gs = items(op, "gradients", grads, n), ds = items(op, "decays", decays, n);
+  py::sequence b, c;
+  if (n2) b = items(op, n2, slot2, n);
+  if (n3 && !slot3.is_none()) c = items(op, n3, slot3, n);
+  Group r;
+  for (size_t i = 0; i < n; ++i) {
+    Tensor x = state(op, "variable", xs[i], nullptr);
+    r.x.push_back(x);
+    r.s1.push_back(state(op, n1, a[i], x));
+    r.s2.push_back(n2 ? state(op, n2, b[i], x) : nullptr);
+    r.s3.push_back(n3 && !slot3.is_none() ? state(op, n3, c[i], x) : nullptr);
+    r.g.push_back(gradient(op, gs[i], x));
+    r.decay.push_back(ds[i].cast<double>());
+    r.total += x->size;
+  }
+  return r;
+}
+
+template <class F> void launch_all(const Group& r, F&& kernel) {
+  if (r.total >= kReleaseGilMin) {
+    py::gil_scoped_release nogil;
+    for (size_t i = 0; i < r.x.size(); ++i) kernel(i);
+  } else {
+    for (size_t i = 0; i < r.x.size(); ++i) kernel(i);
+  }
+}
+
 }  // namespace
 
 void bind_optim(py::module_& m) {
@@ -85,6 +135,29 @@ void bind_optim(py::module_& m) {
   }, py::arg("var"), py::arg("m"), py::arg("v"), py::arg("grad"), py::arg("lr"), py::arg("beta_1"),
      py::arg("beta_2"), py::arg("epsilon"), py::arg("c_m"), py::arg("c_g"), py::arg("beta_2_power"),
      py::arg("decay") = 0.0);
+
+  // Multi-tensor forms: one call per step for every variable (lists of equal length; decays per variable).
+  m.def("adam_update_multi", [](py::handle vars, py::handle m1, py::handle m2, py::handle vmax, py::handle grads,
+                                double alpha, double b1, double b2, double eps, py::handle decays) {
+    Group r = group("Adam", vars, m1, "m", m2, "v", vmax, "vhat", grads, decays);
+    launch_all(r, [&](size_t i) {
+      adam_update(r.x[i]->dtype, r.x[i]->size, r.x[i]->data(), ptr(r.s1[i]), ptr(r.s2[i]), ptr(r.s3[i]),
+                  r.g[i]->data(), alpha, b1, b2, eps, r.decay[i]);
+    });
+  }, py::arg("variables"), py::arg("m"), py::arg("v"), py::arg("vhat"), py::arg("grads"), py::arg("alpha"),
+     py::arg("beta_1"), py::arg("beta_2"), py::arg("epsilon"), py::arg("decays"));
+
+  m.def("nadam_update_multi", [](py::handle vars, py::handle m1, py::handle m2, py::handle grads, double lr,
+                                 double b1, double b2, double eps, double c_m, double c_g, double b2_power,
+                                 py::handle decays) {
+    Group r = group("Nadam", vars, m1, "m", m2, "v", py::none(), nullptr, grads, decays);
+    launch_all(r, [&](size_t i) {
+      nadam_update(r.x[i]->dtype, r.x[i]->size, r.x[i]->data(), ptr(r.s1[i]), ptr(r.s2[i]), r.g[i]->data(), lr, b1,
+                   b2, eps, c_m, c_g, b2_power, r.decay[i]);
+    });
+  }, py::arg("variables"), py::arg("m"), py::arg("v"), py::arg("grads"), py::arg("lr"), py::arg("beta_1"),
+     py::arg("beta_2"), py::arg("epsilon"), py::arg("c_m"), py::arg("c_g"), py::arg("beta_2_power"),
+     py::arg("decays"));
 
   m.def("rmsprop_update", [](py::handle var, py::handle s1, py::handle a1, py::handle mom, py::handle grad, double lr,
                              double rho, double momentum, double eps, double decay) {

@@ -4,7 +4,18 @@
 
 namespace tg {
 
-Tensor call(const char* op, const Tensors& x, const Attrs& attrs) { return apply(op_def(op), x, attrs); }
+// Rules name ops by string literal: remember each literal's OpDef (per thread, since sweeps may run
+// without the GIL) instead of a map lookup by std::string on every call.
+static const OpDef& cached_op(const char* op) {
+  thread_local std::vector<std::pair<const char*, const OpDef*>> seen;
+  for (auto& kv : seen)
+    if (kv.first == op) return *kv.second;
+  const OpDef& d = op_def(op);
+  seen.emplace_back(op, &d);
+  return d;
+}
+
+Tensor call(const char* op, const Tensors& x, const Attrs& attrs) { return apply(cached_op(op), x, attrs); }
 
 // Each wrapper looks its OpDef up once; RegisterGradient edits OpDefs in place, so this stays valid.
 #define TG_DEFINE_UNARY(fn, op) \
@@ -67,7 +78,11 @@ Tensor sum_to(const Tensor& g, const Shape& shape, const Shape& batch_prefix) {
   std::vector<int64_t> axes;
   for (int i = batch; i < g->ndim(); ++i)
     if (i < batch + lead || (want[i - lead] == 1 && g->shape[i] != 1)) axes.push_back(i);
-  Tensor s = axes.empty() ? g : reduce_sum(g, axes, true);
+  if (axes.empty()) return g->shape == want ? g : reshape(g, want);
+  // Only leading axes summed away (a bias, say): one reduction without keepdims has the shape.
+  bool leading_only = true;
+  for (int64_t a : axes) leading_only &= a < batch + lead;
+  Tensor s = reduce_sum(g, axes, !leading_only);
   return s->shape == want ? s : reshape(s, want);
 }
 

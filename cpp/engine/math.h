@@ -31,7 +31,7 @@ Tensor call(const char* op, const Tensors& x, const Attrs& attrs = {});
   X(pow, "Pow") X(maximum, "Maximum") X(minimum, "Minimum") X(greater, "Greater") \
   X(greater_equal, "GreaterEqual") X(less, "Less") X(less_equal, "LessEqual") X(equal, "Equal") \
   X(not_equal, "NotEqual") X(logical_and, "LogicalAnd") X(logical_or, "LogicalOr") \
-  X(tanh_grad, "TanhGrad") X(sigmoid_grad, "SigmoidGrad")
+  X(tanh_grad, "TanhGrad") X(sigmoid_grad, "SigmoidGrad") X(relu_grad, "ReluGrad") X(elu_grad, "EluGrad")
 #define TG_DECLARE_UNARY(fn, op) Tensor fn(const Tensor& x);
 #define TG_DECLARE_BINARY(fn, op) Tensor fn(const Tensor& x, const Tensor& y);
 TG_RULE_VOCAB_UNARY(TG_DECLARE_UNARY)

@@ -61,8 +61,7 @@ void binary_loop(const EwArgs& a, F f) {
     }
     return;
   }
-#pragma omp parallel for schedule(static) if (a.n >= kParallelMin)
-  for (int64_t r = 0; r < rows; ++r) {
+  auto row = [&](int64_t r) {
     int64_t ox = 0, oy = 0, rem = r;
     for (int d = last - 1; d >= 0; --d) {
       int64_t idx = rem % a.shape[d];
@@ -71,6 +70,12 @@ void binary_loop(const EwArgs& a, F f) {
       oy += idx * a.stride[1][d];
     }
     binary_row(x + ox, a.stride[0][last], y + oy, a.stride[1][last], o + r * inner, inner, f);
+  };
+  if (a.n >= kParallelMin) {  // an `if` clause would still enter the OpenMP runtime for small tensors
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) row(r);
+  } else {
+    for (int64_t r = 0; r < rows; ++r) row(r);
   }
 }
 
@@ -84,8 +89,7 @@ void ternary_loop(const EwArgs& a, F f) {
   const int64_t inner = a.shape[last];
   const int64_t rows = a.n / (inner ? inner : 1);
   const int64_t sc = a.stride[0][last], sx = a.stride[1][last], sy = a.stride[2][last];
-#pragma omp parallel for schedule(static) if (a.n >= kParallelMin)
-  for (int64_t r = 0; r < rows; ++r) {
+  auto row = [&](int64_t r) {
     int64_t oc = 0, ox = 0, oy = 0, rem = r;
     for (int d = last - 1; d >= 0; --d) {
       int64_t idx = rem % a.shape[d];
@@ -95,6 +99,12 @@ void ternary_loop(const EwArgs& a, F f) {
       oy += idx * a.stride[2][d];
     }
     for (int64_t i = 0; i < inner; ++i) o[r * inner + i] = f(c[oc + i * sc], x[ox + i * sx], y[oy + i * sy]);
+  };
+  if (a.n >= kParallelMin) {
+#pragma omp parallel for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) row(r);
+  } else {
+    for (int64_t r = 0; r < rows; ++r) row(r);
   }
 }
 

@@ -11,6 +11,18 @@ namespace {
 // Optional slots and flags are template parameters, so each loop body is branch-free and vectorizes.
 constexpr int64_t kParallelMin = 1 << 16;
 
+// Runs step(i) for i in [0, n): across the OpenMP team when n is large, else inline (an `if` clause
+// on the pragma would still enter the OpenMP runtime for every small variable).
+template <class F> inline void for_each_index(int64_t n, F&& step) {
+  if (n >= kParallelMin) {
+#pragma omp parallel for simd
+    for (int64_t i = 0; i < n; ++i) step(i);
+  } else {
+#pragma omp simd
+    for (int64_t i = 0; i < n; ++i) step(i);
+  }
+}
+
 // Runs body.template operator()<T>() for the float dtype.
 template <class F> void float_dispatch(DType dtype, const char* name, F&& body) {
   if (dtype == DType::Float32) body(float{});
@@ -19,18 +31,16 @@ template <class F> void float_dispatch(DType dtype, const char* name, F&& body) 
 }
 
 template <class T, bool NESTEROV> void sgd_momentum(int64_t n, T* x, T* p, const T* g, T lr, T mu, T keep) {
-#pragma omp parallel for simd if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) {
+  for_each_index(n, [&](int64_t i) {
     T m = mu * p[i] - lr * g[i];
     p[i] = m;
     x[i] = keep * x[i] + (NESTEROV ? mu * m - lr * g[i] : m);
-  }
+  });
 }
 
 template <class T> void sgd(int64_t n, T* x, T* p, const T* g, T lr, T mu, bool nesterov, T keep) {
   if (!p) {
-#pragma omp parallel for simd if (n >= kParallelMin)
-    for (int64_t i = 0; i < n; ++i) x[i] = keep * x[i] - lr * g[i];
+    for_each_index(n, [&](int64_t i) { x[i] = keep * x[i] - lr * g[i]; });
   } else if (nesterov) {
     sgd_momentum<T, true>(n, x, p, g, lr, mu, keep);
   } else {
@@ -40,8 +50,7 @@ template <class T> void sgd(int64_t n, T* x, T* p, const T* g, T lr, T mu, bool 
 
 template <class T, bool AMS> void adam_loop(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2,
                                             T eps, T keep) {
-#pragma omp parallel for simd if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) {
+  for_each_index(n, [&](int64_t i) {
     T gi = g[i];
     T mi = m[i] + (gi - m[i]) * (1 - b1);
     T vi = v[i] + (gi * gi - v[i]) * (1 - b2);
@@ -52,7 +61,7 @@ template <class T, bool AMS> void adam_loop(int64_t n, T* x, T* m, T* v, T* vmax
       vmax[i] = vi;
     }
     x[i] = keep * x[i] - alpha * mi / (std::sqrt(vi) + eps);
-  }
+  });
 }
 
 template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2, T eps, T keep) {
@@ -62,8 +71,7 @@ template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T
 
 template <class T> void nadam(int64_t n, T* x, T* m, T* v, const T* g, T lr, T b1, T b2, T eps, T c_m, T c_g,
                               T b2_power, T keep) {
-#pragma omp parallel for simd if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) {
+  for_each_index(n, [&](int64_t i) {
     T gi = g[i];
     T mi = m[i] + (gi - m[i]) * (1 - b1);
     T vi = v[i] + (gi * gi - v[i]) * (1 - b2);
@@ -71,13 +79,12 @@ template <class T> void nadam(int64_t n, T* x, T* m, T* v, const T* g, T lr, T b
     v[i] = vi;
     T m_hat = c_m * mi + c_g * gi;
     x[i] = keep * x[i] - lr * m_hat / (std::sqrt(vi / (1 - b2_power)) + eps);
-  }
+  });
 }
 
 template <class T, bool CENTERED, bool MOMENTUM>
 void rmsprop_loop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
-#pragma omp parallel for simd if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) {
+  for_each_index(n, [&](int64_t i) {
     T gi = g[i];
     T si = rho * s[i] + (1 - rho) * gi * gi;
     s[i] = si;
@@ -93,7 +100,7 @@ void rmsprop_loop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T 
       p[i] = inc;
     }
     x[i] = keep * x[i] - inc;
-  }
+  });
 }
 
 template <class T> void rmsprop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
@@ -104,13 +111,12 @@ template <class T> void rmsprop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T
 }
 
 template <class T> void adagrad(int64_t n, T* x, T* acc, const T* g, T lr, T eps, T keep) {
-#pragma omp parallel for simd if (n >= kParallelMin)
-  for (int64_t i = 0; i < n; ++i) {
+  for_each_index(n, [&](int64_t i) {
     T gi = g[i];
     T ai = acc[i] + gi * gi;
     acc[i] = ai;
     x[i] = keep * x[i] - lr * gi / std::sqrt(ai + eps);
-  }
+  });
 }
 
 template <class T> T* as(void* p) { return static_cast<T*>(p); }

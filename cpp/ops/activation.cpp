@@ -34,14 +34,14 @@ Tensor silu_grad(const Tensor& x, const Tensor& g) {
 #endif
 
 TG_FAMILY(activation) {
-  TG_UNARY(Relu,  x > T(0) ? x : T(0),                          where(greater(x, zeros_like(x)), g, zeros_like(g)))
+  TG_UNARY(Relu,  x > T(0) ? x : T(0),                          relu_grad(x, g))
   TG_UNARY(Relu6, x > T(0) ? (x < T(6) ? x : T(6)) : T(0),
            where(logical_and(greater(x, zeros_like(x)), less(x, scalar_like(x, 6.0))), g, zeros_like(g)))
   // alpha * x for x < 0
   TG_UNARY(LeakyRelu, x > T(0) ? x : alpha * x,
            where(greater(x, zeros_like(x)), g, g * ctx.attrs.f("alpha", 0.2)))
   // d/dx = 1 for x > 0, else e^x = out + 1
-  TG_UNARY(Elu,   x > T(0) ? x : vm::expm1(x),                  where(greater(x, zeros_like(x)), g, g * (out + 1.0)))
+  TG_UNARY(Elu,   x > T(0) ? x : vm::expm1(x),                  elu_grad(out, g))
   // scale * (x > 0 ? x : alpha (e^x - 1)), scale = 1.0507..., alpha = 1.6732...
   TG_UNARY(Selu,  x > T(0) ? T(1.0507009873554805) * x : T(1.7580993408473766) * vm::expm1(x),
            where(greater(x, zeros_like(x)), g * 1.0507009873554805, g * (out + 1.7580993408473766)))
@@ -51,6 +51,11 @@ TG_FAMILY(activation) {
            gelu_tanh_grad(x, g))
   // x sigmoid(x)
   TG_UNARY(Silu,     x * vm::sigmoid(x),                                               silu_grad(x, g))
+  // Fused backward ops (one kernel per rule): ReluGrad(x, g) = x > 0 ? g : 0, whose derivative in x is 0;
+  // EluGrad(y, g) = y > 0 ? g : g (y + 1) with y = elu(x) (e^x = y + 1 below 0):
+  // d/dy = y > 0 ? 0 : g_up g = g_up g - ReluGrad(y, g_up g), d/dg = EluGrad(y, g_up).
+  TG_BINARY_FLOAT(ReluGrad, x > T(0) ? y : T(0),                zeros_like(x), relu_grad(x, g))
+  TG_BINARY_FLOAT(EluGrad,  x > T(0) ? y : y * (x + T(1)),      (g * y - relu_grad(x, g * y)), elu_grad(x, g))
   // (logits x, labels y) -> max(x, 0) - x y + log(1 + e^-|x|), never overflowing;
   // d/dx = sigmoid(x) - y, d/dy = -x
   TG_BINARY_FLOAT(SigmoidCrossEntropyWithLogits,

@@ -114,7 +114,15 @@ def _dropout_samples(rng, dtype):
     yield SampleInput([rng.uniform(-2, 2, (3, 4)).astype(dtype), 0.25], {"seed": 7, "noise_shape": [3, 1]})
 
 
+def _activation_grad_samples(rng, dtype):
+    # (saved value, upstream gradient); the saved value kept away from the kink at 0
+    for sx, sy in [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (4,)), ((4,), ())]:
+        x = rng.uniform(0.2, 0.9, sx) * rng.choice([-1, 1], sx)
+        yield SampleInput([np.asarray(x, dtype), rng.uniform(-2, 2, sy).astype(dtype)])
+
+
 _sparse_grad_op = tf._core.op("SparseSoftmaxCrossEntropyWithLogitsGrad")
+_relu_grad_op, _elu_grad_op = tf._core.op("ReluGrad"), tf._core.op("EluGrad")
 
 rows = [
     # registered ops
@@ -131,6 +139,11 @@ rows = [
     OpInfo("GeluTanh", lambda x: tf.nn.gelu(x, approximate=True), lambda x: _gelu(x, True),
            samples=_unary_samples(), order=2),
     OpInfo("Silu", tf.nn.silu, _silu, samples=_unary_samples(), order=2),
+    # fused backward ops of Relu and Elu: (x or y = elu(x), upstream g)
+    OpInfo("ReluGrad", _relu_grad_op, lambda x, g: np.where(x > 0, g, np.zeros_like(g)),
+           samples=_activation_grad_samples, order=2),
+    OpInfo("EluGrad", _elu_grad_op, lambda y, g: np.where(y > 0, g, g * (y + 1)),
+           samples=_activation_grad_samples, order=2),
     # Python-level composites of registered ops
     OpInfo("softmax_cross_entropy_with_logits", tf.nn.softmax_cross_entropy_with_logits, _xent,
            samples=_xent_samples, order=2, op=None),

@@ -1,5 +1,8 @@
 """keras.losses: loss functions (one loss per instance) and thin classes that reduce them."""
+import numpy as np
+
 import tapegrad as tf
+from tapegrad import _core
 
 __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "Huber", "BinaryCrossentropy", "CategoricalCrossentropy",
@@ -10,8 +13,22 @@ __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError
 _EPS = 1e-7
 
 
+_Tensor = tf.Tensor
+_FLOAT_TYPES = {0: np.float32, 1: np.float64}  # dtype codes of float32 and float64
+_square, _mean = _core.op("Square"), _core.op("Mean")
+
+
 def _pair(y_true, y_pred):
     """Tensors of one float dtype whose ranks differ by no more than Keras allows (a trailing 1 is squeezed)."""
+    if type(y_pred) is _Tensor and y_pred._dtype in _FLOAT_TYPES and type(y_true) is np.ndarray:
+        # The training-step case (predictions and a NumPy batch): cast in NumPy, same rounding as Cast.
+        y_true = _core.convert(y_true.astype(_FLOAT_TYPES[y_pred._dtype], copy=False), -1)
+        ts, ps = y_true._shape, y_pred._shape
+        if len(ts) == len(ps) + 1 and ts[-1] == 1:
+            y_true = tf.squeeze(y_true, -1)
+        elif len(ps) == len(ts) + 1 and ps[-1] == 1:
+            y_pred = tf.squeeze(y_pred, -1)
+        return y_true, y_pred
     y_pred = tf.convert_to_tensor(y_pred)
     if not y_pred.dtype.is_floating:
         y_pred = tf.cast(y_pred, tf.float32)
@@ -24,13 +41,13 @@ def _pair(y_true, y_pred):
 
 
 def _mean_last(x):
-    return tf.reduce_mean(x, axis=-1) if x.ndim else x
+    return _mean(x, axis=[-1], keepdims=False) if x._shape else x
 
 
 def mean_squared_error(y_true, y_pred):
     """mean((y_true - y_pred)^2, axis=-1): one loss per instance."""
     y_true, y_pred = _pair(y_true, y_pred)
-    return _mean_last(tf.square(y_pred - y_true))
+    return _mean_last(_square(y_pred - y_true))
 
 
 def mean_absolute_error(y_true, y_pred):

@@ -3,6 +3,7 @@ import numpy as np
 
 import tapegrad as tf
 
+from tapegrad import _core
 from tapegrad.keras import losses as _losses
 
 __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanAbsoluteError", "MeanSquaredError",
@@ -76,6 +77,11 @@ def _values_and_weights(values, sample_weight, dtype):
         raise ValueError(f"{'sample_weight'} of shape {w.shape} does not broadcast to values of shape {v.shape}") from None
 
 
+def _scalar(value, dtype):
+    """A 0-d tensor of ``dtype`` holding a Python float (read every step: no NumPy round trip for floats)."""
+    return _core.fill([], value, dtype.code) if dtype.is_floating else tf.constant(value, dtype=dtype)
+
+
 class _Accumulating(Metric):
     """State as two Python floats (total, weight count), accumulated in float64; reset to zero."""
 
@@ -119,7 +125,7 @@ class Sum(_Accumulating):
         self._accumulate(values, sample_weight)
 
     def result(self):
-        return tf.constant(self._total, dtype=self.dtype)
+        return _scalar(self._total, self.dtype)
 
 
 class Mean(_Accumulating):
@@ -132,7 +138,7 @@ class Mean(_Accumulating):
         self._accumulate(values, sample_weight)
 
     def result(self):
-        return tf.constant(self._total / self._count if self._count else 0.0, dtype=self.dtype)
+        return _scalar(self._total / self._count if self._count else 0.0, self.dtype)
 
 
 class MeanMetricWrapper(Mean):

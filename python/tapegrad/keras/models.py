@@ -113,10 +113,18 @@ class Sequential(Model):
 
     @property
     def layers(self):
-        return [l for l in self._layers if not isinstance(l, InputLayer)]
+        return list(self._stack())
+
+    def _stack(self):
+        """The layers without the InputLayer, cached while the structure is unchanged (read every call)."""
+        cache = self.__dict__.get("_stack_cache")
+        if cache is None or cache[0] != _base._STRUCTURE[0]:
+            cache = (_base._STRUCTURE[0], [l for l in self._layers if not isinstance(l, InputLayer)])
+            object.__setattr__(self, "_stack_cache", cache)
+        return cache[1]
 
     def _flat_layers(self):
-        return self.layers
+        return self._stack()
 
     def _maybe_build_from_shape(self):
         if self._input_shape is not None and self.layers and all(d is not None for d in self._input_shape[1:]):
@@ -136,7 +144,7 @@ class Sequential(Model):
 
     def call(self, inputs, training=None):
         x = inputs
-        for layer in self.layers:
+        for layer in self._stack():
             x = layer(x)
         return x
 

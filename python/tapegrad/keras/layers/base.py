@@ -15,15 +15,20 @@ import numpy as np
 
 import tapegrad as tf
 
+from tapegrad import _core
+
 from tapegrad.keras import constraints, initializers, regularizers
 
 __all__ = ["Layer", "InputSpec"]
+
+_Tensor = tf.Tensor
 
 _NAME_COUNTS = {}
 # Bumped whenever any layer's structure changes (a weight or sublayer added, trainable flipped): the
 # flattened weight lists each layer caches are valid while it is unchanged. See Note [Weight caches].
 _STRUCTURE = [0]
-_CONTEXT = []  # stack of dicts: {"training": bool or None}; see Note [Training propagation]
+_CONTEXT = []  # stack of the training flags (bool or None) of the calls in progress; Note [Training propagation]
+_set = object.__setattr__  # bypasses Layer.__setattr__ for private bookkeeping on the call path
 
 
 def _snake(name):
@@ -52,6 +57,10 @@ def _unique(variables):
 
 
 def _to_input(x, dtype):
+    if type(x) is np.ndarray and dtype is not None:  # the common case: a NumPy batch
+        if x.dtype.kind == "f" and x.dtype != dtype.as_numpy_dtype:
+            x = x.astype(dtype.as_numpy_dtype)
+        return _core.convert(x, -1)
     if isinstance(x, tf.Tensor):
         return tf.cast(x, dtype) if x.dtype.is_floating and x.dtype != dtype else x
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], tf.Tensor):
@@ -93,6 +102,7 @@ class Layer:
         self.built = False
         self.input_spec = None
         self._output_shape = None
+        self._last_out_shape = None
         if input_dim is not None and input_shape is None:
             input_shape = (input_dim,)
         self._input_shape_arg = tuple(batch_input_shape) if batch_input_shape is not None else \
@@ -204,19 +214,30 @@ class Layer:
     @property
     def losses(self):
         """Losses added in the last call, then one regularization loss per regularized weight, recursively."""
-        out = list(self._losses)
-        for w in self._trainable_variables + self._non_trainable_variables:
-            reg = getattr(w, "regularizer", None)
-            if reg is not None and w.trainable:
-                out.append(reg(w))
-        for layer in self._flat_layers():
-            out.extend(layer.losses)
+        out = []
+        for layer, regularized in self._loss_plan():
+            out.extend(layer._losses)
+            for w in regularized:
+                if w.trainable:
+                    out.append(w.regularizer(w))
         return out
 
-    def _clear_losses(self):
-        self._losses = []
+    def _loss_plan(self):
+        """[(layer, its weights with a regularizer)] in ``losses`` order, cached like the weight lists."""
+        cache = self.__dict__.get("_loss_cache")
+        if cache is not None and cache[0] == _STRUCTURE[0]:
+            return cache[1]
+        plan = [(self, [w for w in self._trainable_variables + self._non_trainable_variables
+                        if getattr(w, "regularizer", None) is not None])]
         for layer in self._flat_layers():
-            layer._clear_losses()
+            plan.extend(layer._loss_plan())
+        _set(self, "_loss_cache", (_STRUCTURE[0], plan))
+        return plan
+
+    def _clear_losses(self):
+        for layer, _ in self._loss_plan():
+            if layer._losses:
+                _set(layer, "_losses", [])
 
     # ---- build and call
     def build(self, input_shape):
@@ -236,22 +257,28 @@ class Layer:
         self.built = True
 
     def __call__(self, inputs, *args, training=None, **kwargs):
-        outermost = not _CONTEXT
-        if training is None and _CONTEXT:
-            training = _CONTEXT[-1]["training"]
-        if outermost:
+        context = _CONTEXT
+        if context:
+            if training is None:
+                training = context[-1]
+        else:
             self._clear_losses()
-        _CONTEXT.append({"training": training})
+        context.append(training)
         try:
-            inputs = _to_input(inputs, self._dtype)
-            self._maybe_build(inputs)
+            if type(inputs) is not _Tensor or inputs._dtype != self._dtype.code:
+                inputs = _to_input(inputs, self._dtype)
+            if not self.built:
+                self._maybe_build(inputs)
             if self._call_takes_training:
                 kwargs["training"] = bool(training)
             out = self.call(inputs, *args, **kwargs)
         finally:
-            _CONTEXT.pop()
-        if isinstance(out, tf.Tensor):
-            self._output_shape = (None,) + tuple(out.shape)[1:] if out.ndim else ()
+            context.pop()
+        if isinstance(out, _Tensor):
+            shape = out._shape
+            if shape != self._last_out_shape:
+                _set(self, "_last_out_shape", shape)
+                _set(self, "_output_shape", (None,) + shape[1:] if shape else ())
         return out
 
     @property

@@ -6,6 +6,8 @@ import tapegrad as tf
 from tapegrad.keras import activations, constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
+_matmul, _add = tf._core.op("MatMul"), tf._core.op("Add")
+
 __all__ = ["Dense", "Activation", "Flatten", "InputLayer", "Input", "KerasInput"]
 
 
@@ -54,16 +56,17 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        if inputs.shape[-1] != self.kernel.shape[0]:
-            raise ValueError(f"{self.name}: expected inputs with last axis {self.kernel.shape[0]}, "
+        shape, kernel = inputs._shape, self.kernel
+        if not shape or shape[-1] != kernel._shape[0]:
+            raise ValueError(f"{self.name}: expected inputs with last axis {kernel._shape[0]}, "
                              f"got shape {tuple(inputs.shape)}")
-        if inputs.ndim == 2:
-            out = tf.matmul(inputs, self.kernel)
+        if len(shape) == 2:
+            out = _matmul(inputs, kernel)
         else:
-            lead = list(inputs.shape[:-1])
-            out = tf.reshape(tf.matmul(tf.reshape(inputs, [-1, inputs.shape[-1]]), self.kernel), lead + [self.units])
+            lead = list(shape[:-1])
+            out = tf.reshape(_matmul(tf.reshape(inputs, [-1, shape[-1]]), kernel), lead + [self.units])
         if self.bias is not None:
-            out = out + self.bias
+            out = _add(out, self.bias)
         out = self.activation(out)
         if self.activity_regularizer is not None:
             self.add_loss(self.activity_regularizer(out) / out.shape[0])

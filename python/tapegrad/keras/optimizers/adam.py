@@ -31,6 +31,16 @@ class Adam(Optimizer):
         _core.adam_update(var, m, v, vhat[0] if vhat else None, grad, alpha, self.beta_1, self.beta_2, self.epsilon,
                           self._decay_for(var, lr))
 
+    def _apply_updates(self, grads, variables, lr):
+        if type(self).update_step is not Adam.update_step:  # a subclass's own rule runs per variable
+            return super()._apply_updates(grads, variables, lr)
+        t = self._step + 1
+        alpha = lr * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
+        slots = [self._slots[id(v)] for v in variables]
+        _core.adam_update_multi(variables, [s[0] for s in slots], [s[1] for s in slots],
+                                [s[2] for s in slots] if self.amsgrad else None, grads, alpha, self.beta_1,
+                                self.beta_2, self.epsilon, self._decays(variables, lr))
+
 
 class AdamW(Adam):
     """Adam with decoupled weight decay: var -= lr * weight_decay * var before each Adam update."""

@@ -21,6 +21,8 @@ from tapegrad.keras.optimizers.schedules import LearningRateSchedule
 
 __all__ = ["Optimizer"]
 
+_Tensor = tf.Tensor
+
 
 class Optimizer:
     """Base optimizer.
@@ -140,27 +142,31 @@ class Optimizer:
             raise NotImplementedError(
                 "optimizer.apply_gradients inside a tf.function is not supported yet: the update would run "
                 "only while tracing. Call it outside the Function, or update with Variable.assign_sub inside it.")
-        pairs = list(grads_and_vars)
-        missing = [v for g, v in pairs if g is None]
+        grads, variables, missing = [], [], []
+        for g, v in grads_and_vars:
+            if g is None:
+                missing.append(v)
+                continue
+            if not getattr(v, "_is_variable", False):
+                raise TypeError(f"{self.name}: apply_gradients needs Variables, got {type(v).__name__}")
+            grads.append(g if type(g) is _Tensor and g._dtype == v._dtype and g._shape == v._shape
+                         else self._as_grad(g, v))
+            variables.append(v)
         if missing:
             warnings.warn(f"Gradients do not exist for variables {[_var_name(v) for v in missing]} when minimizing "
                           "the loss. If using `model.compile()`, did you forget to provide a `loss` argument?",
                           UserWarning, stacklevel=2)
-        pairs = [(g, v) for g, v in pairs if g is not None]
-        if not pairs:
+        if not variables:
             return self._iterations
-        grads, variables = [g for g, _ in pairs], [v for _, v in pairs]
-        for v in variables:
-            if not getattr(v, "_is_variable", False):
-                raise TypeError(f"{self.name}: apply_gradients needs Variables, got {type(v).__name__}")
-        if not self.built or any(id(v) not in self._slots for v in variables):
+        slots = self._slots
+        if not self.built or any(id(v) not in slots for v in variables):
             self.build(variables)
             self.built = True
-        grads = self._clip([self._as_grad(g, v) for g, v in pairs])
+        if self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None:
+            grads = self._clip(grads)
         lr = self._current_lr()
         self._before_step(lr)
-        for g, v in zip(grads, variables):
-            self.update_step(g, v, lr)
+        self._apply_updates(grads, variables, lr)
         for v in variables:  # as Keras: constraints project each variable right after its update
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v))
@@ -182,6 +188,17 @@ class Optimizer:
 
     def _before_step(self, lr):
         """Hook for per-step (not per-variable) state, e.g. Nadam's momentum product."""
+
+    def _apply_updates(self, grads, variables, lr):
+        """One step for every variable: ``update_step`` each; subclasses may use one multi-tensor kernel."""
+        for g, v in zip(grads, variables):
+            self.update_step(g, v, lr)
+
+    def _decays(self, variables, lr):
+        """The decoupled weight decay (lr * weight_decay, or 0) of each variable."""
+        if not self.weight_decay:
+            return [0.0] * len(variables)
+        return [self._decay_for(v, lr) for v in variables]
 
     @staticmethod
     def _as_grad(g, v):

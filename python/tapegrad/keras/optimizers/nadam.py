@@ -37,3 +37,11 @@ class Nadam(Optimizer):
         m, v = self.slots(var)
         _core.nadam_update(var, m, v, grad, lr, self.beta_1, self.beta_2, self.epsilon, self._c_m, self._c_g,
                            self._b2_power, self._decay_for(var, lr))
+
+    def _apply_updates(self, grads, variables, lr):
+        if type(self).update_step is not Nadam.update_step:  # a subclass's own rule runs per variable
+            return super()._apply_updates(grads, variables, lr)
+        slots = [self._slots[id(v)] for v in variables]
+        _core.nadam_update_multi(variables, [s[0] for s in slots], [s[1] for s in slots], grads, lr, self.beta_1,
+                                 self.beta_2, self.epsilon, self._c_m, self._c_g, self._b2_power,
+                                 self._decays(variables, lr))
