@@ -71,7 +71,8 @@ book = h.Workload(GROUP, "the book's step (custom loop), batch 32, 10-30-1, elu,
 wide = h.Workload(GROUP, "wide MLP step, batch 256, 784-512-512-10, relu, Adam, sparse cross-entropy",
                   flops=WIDE_FLOPS, note="GFLOP/s counts the step's GEMMs", rtol=1e-4)
 optim = h.Workload(GROUP, "Adam update, 1M float32 parameters", nbytes=7 * 4 * OPT_N,
-                   note="GB/s counts one pass per state tensor: 28 bytes/element", rtol=1e-5)
+                   note="GB/s counts one pass per state tensor: 28 bytes/element "
+                        "(torch adds eps after the bias correction: a 1e-4 relative difference)", rtol=3e-4)
 
 
 # ---------------------------------------------------------------------------------
@@ -98,7 +99,7 @@ def _book_keras(tf, keras, optimizer):
     ])
     model(BOOK_X[:1])
     model.set_weights(BOOK_W)
-    loss_fn = keras.losses.mean_squared_error
+    loss_fn = getattr(keras.losses, "mean_squared_error", None) or keras.losses.mse  # tf.keras 3: mse only
     mean_loss = keras.metrics.Mean()
     metrics = [keras.metrics.MeanAbsoluteError()]
     X_batch, y_batch = BOOK_X, BOOK_Y

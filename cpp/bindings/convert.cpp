@@ -39,7 +39,12 @@ Tensor from_array(py::handle obj, int dtype) {
     // TF refuses to silently truncate floats into integer tensors.
     throw InvalidArgument(cat("cannot convert float values to a tensor of dtype ", dtype_name((DType)dtype)));
   }
-  py::array c = py::array::ensure(arr.attr("astype")(np_dtype((DType)dtype)), py::array::c_style);
+  // An array already of the tensor's dtype and C-contiguous (a training batch, say) is copied once,
+  // without NumPy's astype making a second copy first.
+  py::dtype want = np_dtype((DType)dtype);
+  const bool as_is = (arr.flags() & py::array::c_style) &&
+                     py::detail::npy_api::get().PyArray_EquivTypes_(arr.dtype().ptr(), want.ptr());
+  py::array c = as_is ? arr : py::array::ensure(arr.attr("astype")(want), py::array::c_style);
   Shape shape(c.shape(), c.shape() + c.ndim());
   Tensor t = empty(shape, (DType)dtype);
   std::memcpy(t->data(), c.data(), t->nbytes());

@@ -8,6 +8,9 @@ import os as _os
 # OpenMP and OpenBLAS threads spinning against each other slow alternating kernels down
 # many times over; a short OpenBLAS spin timeout avoids it. Must be set before the load.
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
+# The same from the other side: libgomp's idle threads spin 300,000 rounds by default and starve
+# the BLAS threads of the next GEMM (a wide MLP step ran 10x slower on a busy 2-core machine).
+_os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 from tapegrad import _core  # noqa: E402
 
