@@ -7,37 +7,9 @@ namespace tg {
 
 namespace {
 
-// Below this many multiply-adds a plain loop beats the BLAS call's fixed cost (argument checks,
-// thread decision, packing): the book's 32x10 @ 10x30 layer is 9,600.
-constexpr int64_t kSmallGemm = 1 << 14;
-
-// C = op(A) op(B) for small sizes: rows of C accumulate a(i,p) * row p of op(B), so the inner loop
-// runs over contiguous j when B is not transposed.
-template <class T>
-void small_gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
-                int64_t ldb, T* c) {
-  for (int64_t i = 0; i < m; ++i) {
-    T* ci = c + i * n;
-    for (int64_t j = 0; j < n; ++j) ci[j] = 0;
-    for (int64_t p = 0; p < k; ++p) {
-      const T aip = ta ? a[p * lda + i] : a[i * lda + p];
-      if (tb) {
-        for (int64_t j = 0; j < n; ++j) ci[j] += aip * b[j * ldb + p];
-      } else {
-        const T* bp = b + p * ldb;
-        for (int64_t j = 0; j < n; ++j) ci[j] += aip * bp[j];
-      }
-    }
-  }
-}
-
 template <class T>
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T* b, T* c) {
   const int64_t lda = ta ? m : k, ldb = tb ? k : n;
-  if (m * n * k <= kSmallGemm) {
-    small_gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, c);
-    return;
-  }
   if constexpr (std::is_same_v<T, float>) {
     scipy_cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n,
                       (int)k, 1.0f, a, (int)lda, b, (int)ldb, 0.0f, c, (int)n);
