@@ -17,6 +17,7 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   for (auto& xi : x)
     if (!xi) throw InvalidArgument(cat(op.name, ": an input is None"));
   OutMeta m = op.infer(op, x, attrs);
+  if (op.stateful && graph::tracing()) graph::before_stateful_op(x);
   Tensor out = op.kernel(op, x, attrs, m);
   if (g_check_numerics) check_finite(out, op.name);
   if (op.differentiable && !active_tapes().empty()) record_op(op, x, attrs, out);

@@ -53,6 +53,10 @@ struct OpDef {
   GradFn builtin_grad;     // the rule declared in cpp/ops
   bool differentiable = true;
   bool batched_rule = false;  // the rule accepts a batched g (see Note [Batched gradients])
+  // Updates its Variable inputs in place (optimizer steps) or state kept in C++ (random ops):
+  // never recorded on a tape, and a side effect for the graph passes (kept, never merged or
+  // folded, and reads of a Variable input after it are new reads).
+  bool stateful = false;
   EwKernel ew[kIsaLevels][5] = {};  // elementwise kernels per ISA level and input DType
 
   // Builder used by the op table rows.
@@ -62,6 +66,7 @@ struct OpDef {
   OpDef& gradient(GradFn f) { grad = builtin_grad = std::move(f); return *this; }
   OpDef& not_differentiable() { differentiable = false; return *this; }
   OpDef& batched() { batched_rule = true; return *this; }
+  OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }
 };
 
 // Registration is explicit: register_all_ops() calls each family in a fixed order.

@@ -4,8 +4,9 @@
 // list is already a topological order). A *placeholder* is a function argument, a *constant*
 // a tensor captured while tracing (created outside the trace, or by non-op code inside it),
 // a *variable read* a Variable captured by reference (its value is read when the graph runs,
-// so assignments between calls are seen). *Assign* and *host call* nodes are side effects:
-// they are kept by every pass and run in their recorded order.
+// so assignments between calls are seen). *Assign* and *host call* nodes, and ops with side
+// effects (OpDef::stateful: optimizer updates, random draws), are kept by every pass and run
+// in their recorded order.
 //
 // Note [Relaxed graphs]: a graph traced with concrete shapes is valid for exactly those shapes
 // (node metas are exact, the executor skips the shape rules). A graph confirmed to be the same
@@ -39,7 +40,9 @@ struct Node {
   std::string name;             // placeholder name / host call label
   std::shared_ptr<HostFn> host; // HostCall
 
-  bool side_effect() const { return kind == NodeKind::Assign || kind == NodeKind::HostCall; }
+  bool side_effect() const {
+    return kind == NodeKind::Assign || kind == NodeKind::HostCall || (kind == NodeKind::Op && op->stateful);
+  }
 };
 
 struct Graph {

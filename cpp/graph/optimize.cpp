@@ -71,7 +71,7 @@ static bool cse_key(const Graph& g, const Node& n, std::string& key) {
     put(n.value->data(), n.value->nbytes());
     return true;
   }
-  if (n.kind != NodeKind::Op) return false;
+  if (n.kind != NodeKind::Op || n.op->stateful) return false;  // each stateful call is its own
   key = "o" + n.op->name + "|" + attrs_text(n.attrs) + "|";
   for (int in : n.inputs) put(&in, sizeof in);
   return true;

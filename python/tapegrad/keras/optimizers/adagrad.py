@@ -4,6 +4,8 @@ from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Adagrad"]
 
+_APPLY = _core.op("ApplyAdagrad")
+
 
 class Adagrad(Optimizer):
     """Update rule (acc starts at initial_accumulator_value)::
@@ -21,4 +23,5 @@ class Adagrad(Optimizer):
         super().build(var_list)
 
     def update_step(self, grad, var, lr):
-        _core.adagrad_update(var, self.slots(var)[0], grad, lr, self.epsilon, self._decay_for(var, lr))
+        _APPLY(var, grad, lr, self._iterations, *self.slots(var), epsilon=self.epsilon,
+               weight_decay=self._decay_for(var))

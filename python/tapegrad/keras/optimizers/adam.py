@@ -1,10 +1,10 @@
 """keras.optimizers.Adam and AdamW (Adam with decoupled weight decay)."""
-import math
-
 from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Adam", "AdamW"]
+
+_APPLY = _core.op("ApplyAdam")
 
 
 class Adam(Optimizer):
@@ -25,11 +25,8 @@ class Adam(Optimizer):
         super().build(var_list)
 
     def update_step(self, grad, var, lr):
-        t = self._step + 1
-        alpha = lr * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
-        m, v, *vhat = self.slots(var)
-        _core.adam_update(var, m, v, vhat[0] if vhat else None, grad, alpha, self.beta_1, self.beta_2, self.epsilon,
-                          self._decay_for(var, lr))
+        _APPLY(var, grad, lr, self._iterations, *self.slots(var), beta_1=self.beta_1, beta_2=self.beta_2,
+               epsilon=self.epsilon, amsgrad=bool(self.amsgrad), weight_decay=self._decay_for(var))
 
 
 class AdamW(Adam):

@@ -1,12 +1,16 @@
 """keras.optimizers.Optimizer: slots, learning rate (float or schedule), clipping, weight decay, iterations.
 
 Subclasses give ``build(var_list)`` (create slots with ``add_slots``) and an ``update_step(grad, var, lr)``
-that calls one fused C++ kernel from tapegrad._core; everything shared happens here once, per step:
+that runs one registered stateful op (cpp/ops/optim.cpp: ApplySGD, ApplyAdam, ...) updating the variable
+and its slots in place; everything shared happens here once, per step:
   1. drop (None, var) pairs with a warning naming the variables;
   2. clip: clipvalue, then clipnorm (per gradient), then global_clipnorm (all gradients together);
-  3. lr = learning_rate(iterations) for a schedule, else the float;
-  4. update_step per variable, with decoupled weight decay fused into the kernel (decay = lr * weight_decay);
+  3. lr: the learning-rate Variable, or a schedule evaluated at ``iterations``;
+  4. update_step per variable; the op reads ``iterations`` for its step-dependent coefficients and fuses
+     decoupled weight decay (var *= 1 - lr * weight_decay);
   5. variable constraints (``var.constraint``) projected; iterations += 1.
+The state (slots, ``iterations``, the learning rate) lives in Variables, so the same calls traced inside a
+``tf.function`` replay the whole update in the graph.
 """
 import math
 import warnings
@@ -52,11 +56,11 @@ class Optimizer:
         if use_ema:
             raise NotImplementedError("use_ema is not supported")
         self.name = name or type(self).__name__
+        self._lr_var = tf.Variable(0.0, trainable=False, name="learning_rate", dtype=tf.float64)
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self._iterations = tf.Variable(np.int64(0), trainable=False, name="iteration")
-        self._step = 0
         self._slots = {}          # id(var) -> tuple of slot Variables
         self._variables = []
         self._exclude_ids, self._exclude_names = set(), ()
@@ -76,16 +80,30 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}: learning_rate must be a float, a schedule or a callable, "
                             f"got {value!r}")
         self._learning_rate = value
+        if isinstance(value, (int, float)):
+            self._lr_var.assign(np.float64(value))
 
     lr = learning_rate
 
     def _current_lr(self):
         lr = self._learning_rate
         if isinstance(lr, LearningRateSchedule):
-            return float(lr(self._step))
+            return float(lr(int(self._iterations.numpy())))
         if callable(lr):
             return float(lr())
         return float(lr)
+
+    def _lr_tensor(self):
+        """This step's learning rate as a scalar tensor: the Variable (a graph sees later changes), or
+        the schedule at ``iterations`` (with tensor ops while tracing, so each call evaluates it)."""
+        lr = self._learning_rate
+        if isinstance(lr, LearningRateSchedule):
+            if _core._tracing():
+                return tf.cast(lr(tf.cast(self._iterations, tf.float64)), tf.float64)
+            return tf.constant(float(lr(int(self._iterations.numpy()))), tf.float64)
+        if callable(lr):  # evaluated per step eagerly; once (while tracing) in a tf.function, as in TF
+            return tf.constant(float(lr()), tf.float64)
+        return self._lr_var
 
     @property
     def iterations(self):
@@ -94,8 +112,7 @@ class Optimizer:
 
     @iterations.setter
     def iterations(self, value):
-        self._step = int(value)
-        self._iterations.assign(np.int64(self._step))
+        self._iterations.assign(np.int64(int(value)))
 
     # ---- slots
     def build(self, var_list):
@@ -123,23 +140,21 @@ class Optimizer:
         self._exclude_ids |= {id(v) for v in var_list or ()}
         self._exclude_names = tuple(var_names or ())
 
-    def _decay_for(self, var, lr):
+    def _decay_for(self, var):
+        """The weight_decay attribute of var's update op (0 when var is excluded)."""
         if not self.weight_decay or id(var) in self._exclude_ids:
             return 0.0
         if any(n in _var_name(var) for n in self._exclude_names):
             return 0.0
-        return lr * self.weight_decay
+        return float(self.weight_decay)
 
     # ---- applying gradients
     def update_step(self, grad, var, lr):
+        """Updates var in place from grad; lr is a scalar tensor. Runs one Apply* op."""
         raise NotImplementedError
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""
-        if _core._tracing():  # the fused updates and the step counter are not graph nodes yet
-            raise NotImplementedError(
-                "optimizer.apply_gradients inside a tf.function is not supported yet: the update would run "
-                "only while tracing. Call it outside the Function, or update with Variable.assign_sub inside it.")
         pairs = list(grads_and_vars)
         missing = [v for g, v in pairs if g is None]
         if missing:
@@ -157,15 +172,13 @@ class Optimizer:
             self.build(variables)
             self.built = True
         grads = self._clip([self._as_grad(g, v) for g, v in pairs])
-        lr = self._current_lr()
-        self._before_step(lr)
+        lr = self._lr_tensor()
         for g, v in zip(grads, variables):
             self.update_step(g, v, lr)
         for v in variables:  # as Keras: constraints project each variable right after its update
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v))
-        self._step += 1
-        self._iterations.assign(np.int64(self._step))
+        self._iterations.assign_add(1)
         return self._iterations
 
     def minimize(self, loss, var_list, tape=None):
@@ -179,9 +192,6 @@ class Optimizer:
         grads = tape.gradient(value, var_list)
         self.apply_gradients(zip(grads, var_list))
         return self._iterations
-
-    def _before_step(self, lr):
-        """Hook for per-step (not per-variable) state, e.g. Nadam's momentum product."""
 
     @staticmethod
     def _as_grad(g, v):
@@ -198,6 +208,13 @@ class Optimizer:
     def _clip(self, grads):
         if self.clipvalue is not None:
             grads = [tf.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        if _core._tracing():  # norms as tensor ops, so each call of the graph measures its own gradients
+            if self.clipnorm is not None:
+                grads = [_scaled_traced(g, self.clipnorm, tf.sqrt(tf.reduce_sum(g * g))) for g in grads]
+            if self.global_clipnorm is not None:
+                total = tf.sqrt(tf.add_n([tf.reduce_sum(tf.cast(g * g, tf.float64)) for g in grads]))
+                grads = [_scaled_traced(g, self.global_clipnorm, total) for g in grads]
+            return grads
         if self.clipnorm is not None:
             grads = [_scaled(g, self.clipnorm, _norm(g)) for g in grads]
         if self.global_clipnorm is not None:
@@ -223,3 +240,8 @@ def _norm(g):
 def _scaled(g, limit, norm):
     """g * limit / max(norm, limit): unchanged when within the limit."""
     return g if norm <= limit else g * tf.constant(limit / norm, dtype=g.dtype)
+
+
+def _scaled_traced(g, limit, norm):
+    """_scaled with the norm a traced tensor."""
+    return g * tf.cast(limit / tf.maximum(tf.cast(norm, tf.float64), limit), g.dtype)

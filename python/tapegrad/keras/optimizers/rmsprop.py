@@ -4,6 +4,8 @@ from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["RMSprop"]
 
+_APPLY = _core.op("ApplyRMSprop")
+
 
 class RMSprop(Optimizer):
     """Update rule (s, a, p zero at first)::
@@ -25,7 +27,5 @@ class RMSprop(Optimizer):
         super().build(var_list)
 
     def update_step(self, grad, var, lr):
-        s, *rest = self.slots(var)
-        a = rest.pop(0) if self.centered else None
-        p = rest.pop(0) if self.momentum else None
-        _core.rmsprop_update(var, s, a, p, grad, lr, self.rho, self.momentum, self.epsilon, self._decay_for(var, lr))
+        _APPLY(var, grad, lr, self._iterations, *self.slots(var), rho=self.rho, momentum=self.momentum,
+               epsilon=self.epsilon, centered=bool(self.centered), weight_decay=self._decay_for(var))

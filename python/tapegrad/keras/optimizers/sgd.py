@@ -4,6 +4,8 @@ from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["SGD"]
 
+_APPLY = _core.op("ApplySGD")
+
 
 class SGD(Optimizer):
     """Update rule (m is the velocity, zero at first)::
@@ -25,5 +27,5 @@ class SGD(Optimizer):
         super().build(var_list)
 
     def update_step(self, grad, var, lr):
-        mom = self.slots(var)[0] if self.momentum else None
-        _core.sgd_update(var, mom, grad, lr, self.momentum, self.nesterov, self._decay_for(var, lr))
+        _APPLY(var, grad, lr, self._iterations, *(self.slots(var) if self.momentum else ()), momentum=self.momentum,
+               nesterov=self.nesterov, weight_decay=self._decay_for(var))
