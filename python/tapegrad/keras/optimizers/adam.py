@@ -1,10 +1,7 @@
 """keras.optimizers.Adam and AdamW (Adam with decoupled weight decay)."""
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Adam", "AdamW"]
-
-_APPLY = _core.op("ApplyAdam")
 
 
 class Adam(Optimizer):
@@ -15,6 +12,8 @@ class Adam(Optimizer):
         var -= lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) * m / (sqrt(v) + epsilon)
     """
 
+    _OP = "ApplyAdam"
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="Adam",
                  **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -24,9 +23,8 @@ class Adam(Optimizer):
         self.add_slots(var_list, ["m", "v", "vhat"] if self.amsgrad else ["m", "v"])
         super().build(var_list)
 
-    def update_step(self, grad, var, lr):
-        _APPLY(var, grad, lr, self._iterations, *self.slots(var), beta_1=self.beta_1, beta_2=self.beta_2,
-               epsilon=self.epsilon, amsgrad=bool(self.amsgrad), weight_decay=self._decay_for(var))
+    def _op_attrs(self):
+        return dict(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon, amsgrad=bool(self.amsgrad))
 
 
 class AdamW(Adam):

@@ -62,6 +62,7 @@ class Optimizer:
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self._iterations = tf.Variable(np.int64(0), trainable=False, name="iteration")
         self._slots = {}          # id(var) -> tuple of slot Variables
+        self._per_var = {}        # id(var) -> (its bound update op, its slots); see update_step
         self._variables = []
         self._exclude_ids, self._exclude_names = set(), ()
         self.built = False
@@ -139,6 +140,7 @@ class Optimizer:
     def exclude_from_weight_decay(self, var_list=None, var_names=None):
         self._exclude_ids |= {id(v) for v in var_list or ()}
         self._exclude_names = tuple(var_names or ())
+        self._per_var.clear()
 
     def _decay_for(self, var):
         """The weight_decay attribute of var's update op (0 when var is excluded)."""
@@ -149,9 +151,28 @@ class Optimizer:
         return float(self.weight_decay)
 
     # ---- applying gradients
+    # The update op of a subclass: its registry name and attributes (weight_decay is added per variable).
+    _OP = None
+
+    def _op_attrs(self):
+        return {}
+
     def update_step(self, grad, var, lr):
-        """Updates var in place from grad; lr is a scalar tensor. Runs one Apply* op."""
-        raise NotImplementedError
+        """Updates var in place from grad (lr is a scalar tensor): one ``_OP`` op on var and its slots.
+
+        The op with its attributes is bound once per variable (``_core._bind_op``), so a step pays only
+        for its inputs; setting a public attribute (``opt.beta_1 = ...``) rebinds.
+        """
+        entry = self._per_var.get(id(var))
+        if entry is None:
+            op = _core._bind_op(self._OP, weight_decay=self._decay_for(var), **self._op_attrs())
+            entry = self._per_var[id(var)] = (op, self._slots[id(var)])
+        entry[0](var, grad, lr, self._iterations, *entry[1])
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if not name.startswith("_") and "_per_var" in self.__dict__:
+            self._per_var.clear()
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""

@@ -1,10 +1,7 @@
 """keras.optimizers.Nadam: Adam with Nesterov momentum (Dozat's momentum schedule)."""
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Nadam"]
-
-_APPLY = _core.op("ApplyNadam")
 
 
 class Nadam(Optimizer):
@@ -15,6 +12,8 @@ class Nadam(Optimizer):
         var -= lr * m_hat / (sqrt(v / (1 - beta_2^t)) + epsilon)
     """
 
+    _OP = "ApplyNadam"
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Nadam", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
@@ -23,7 +22,5 @@ class Nadam(Optimizer):
         self.add_slots(var_list, ["m", "v"])
         super().build(var_list)
 
-    def update_step(self, grad, var, lr):
-        # The op computes u_t, P_t and beta_2^t from iterations (cpp/ops/optim.cpp).
-        _APPLY(var, grad, lr, self._iterations, *self.slots(var), beta_1=self.beta_1, beta_2=self.beta_2,
-               epsilon=self.epsilon, weight_decay=self._decay_for(var))
+    def _op_attrs(self):
+        return dict(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)  # u_t, P_t from iterations

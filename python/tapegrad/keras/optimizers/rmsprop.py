@@ -1,10 +1,7 @@
 """keras.optimizers.RMSprop: gradients scaled by a moving root mean square."""
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["RMSprop"]
-
-_APPLY = _core.op("ApplyRMSprop")
 
 
 class RMSprop(Optimizer):
@@ -16,6 +13,8 @@ class RMSprop(Optimizer):
         p = momentum * p + inc; var -= p   if momentum > 0   else   var -= inc
     """
 
+    _OP = "ApplyRMSprop"
+
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, name="RMSprop",
                  **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -26,6 +25,5 @@ class RMSprop(Optimizer):
         self.add_slots(var_list, names)
         super().build(var_list)
 
-    def update_step(self, grad, var, lr):
-        _APPLY(var, grad, lr, self._iterations, *self.slots(var), rho=self.rho, momentum=self.momentum,
-               epsilon=self.epsilon, centered=bool(self.centered), weight_decay=self._decay_for(var))
+    def _op_attrs(self):
+        return dict(rho=self.rho, momentum=self.momentum, epsilon=self.epsilon, centered=bool(self.centered))

@@ -1,10 +1,7 @@
 """keras.optimizers.SGD: gradient descent with optional (Nesterov) momentum."""
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["SGD"]
-
-_APPLY = _core.op("ApplySGD")
 
 
 class SGD(Optimizer):
@@ -15,6 +12,8 @@ class SGD(Optimizer):
         (var -= lr * g when momentum == 0)
     """
 
+    _OP = "ApplySGD"
+
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         if not 0 <= momentum <= 1:
@@ -22,10 +21,8 @@ class SGD(Optimizer):
         self.momentum, self.nesterov = float(momentum), bool(nesterov)
 
     def build(self, var_list):
-        if self.momentum:
-            self.add_slots(var_list, ["momentum"])
+        self.add_slots(var_list, ["momentum"] if self.momentum else [])
         super().build(var_list)
 
-    def update_step(self, grad, var, lr):
-        _APPLY(var, grad, lr, self._iterations, *(self.slots(var) if self.momentum else ()), momentum=self.momentum,
-               nesterov=self.nesterov, weight_decay=self._decay_for(var))
+    def _op_attrs(self):
+        return dict(momentum=self.momentum, nesterov=self.nesterov)
