@@ -45,8 +45,8 @@ def check_jvp(fn, args, kwargs, idx, rng, eps=1e-6, atol=1e-5, rtol=1e-4):
         assert tuple(got.shape) == tuple(y.shape), f"JVP shape {got.shape} != output shape {y.shape}"
         plus, minus = list(args), list(args)
         for i in which:
-            plus[i] = args[i] + eps * v[i]
-            minus[i] = args[i] - eps * v[i]
+            plus[i] = np.asarray(args[i] + eps * v[i])
+            minus[i] = np.asarray(args[i] - eps * v[i])
         want = (_value(fn, plus, kwargs) - _value(fn, minus, kwargs)) / (2 * eps)
         np.testing.assert_allclose(np.asarray(got.numpy(), np.float64), want, atol=atol, rtol=rtol,
                                    err_msg=f"JVP along input(s) {which}")
@@ -72,8 +72,8 @@ def check_hvp(fn, args, kwargs, idx, rng, eps=1e-5, atol=1e-4, rtol=1e-3):
     got = grads(args, forward=True)
     plus, minus = list(args), list(args)
     for i in idx:
-        plus[i] = args[i] + eps * v[i]
-        minus[i] = args[i] - eps * v[i]
+        plus[i] = np.asarray(args[i] + eps * v[i])
+        minus[i] = np.asarray(args[i] - eps * v[i])
     for k, (gp, gm) in enumerate(zip(grads(plus), grads(minus))):
         want = (np.asarray(gp.numpy(), np.float64) - np.asarray(gm.numpy(), np.float64)) / (2 * eps)
         np.testing.assert_allclose(got[k].numpy(), want, atol=atol, rtol=rtol, err_msg=f"H v, input {idx[k]}")
