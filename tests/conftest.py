@@ -11,3 +11,17 @@ sys.path.insert(0, os.path.dirname(__file__))
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+@pytest.fixture(params=["baseline", "avx2", "avx512"])
+def isa(request):
+    """Runs a test at each kernel ISA level the CPU supports."""
+    import tapegrad as tf
+
+    before = tf._core.active_isa()
+    tf._core.set_isa(request.param)
+    if tf._core.active_isa() != request.param:
+        tf._core.set_isa(before)
+        pytest.skip(f"this CPU does not support {request.param}")
+    yield request.param
+    tf._core.set_isa(before)

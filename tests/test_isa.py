@@ -5,19 +5,8 @@ import pytest
 import tapegrad as tf
 from opinfo import elementwise
 
-LEVELS = ["baseline", "avx2", "avx512"]
 ROWS = [o for o in elementwise.rows if o.ref is not None and o.dtypes == ("float32", "float64")]
 
-
-@pytest.fixture(params=LEVELS)
-def isa(request):
-    before = tf._core.active_isa()
-    tf._core.set_isa(request.param)
-    if tf._core.active_isa() != request.param:
-        tf._core.set_isa(before)
-        pytest.skip(f"this CPU does not support {request.param}")
-    yield request.param
-    tf._core.set_isa(before)
 
 
 @pytest.mark.parametrize("n", [1000, 70_000])  # 70_000 takes the multi-threaded path

@@ -8,16 +8,6 @@ from opinfo.nn import _log_softmax, _softmax, _sparse_xent, _sparse_xent_grad
 _grad_op = tf._core.op("SparseSoftmaxCrossEntropyWithLogitsGrad")
 
 
-@pytest.fixture(params=["baseline", "avx2", "avx512"])
-def isa(request):
-    before = tf._core.active_isa()
-    tf._core.set_isa(request.param)
-    if tf._core.active_isa() != request.param:
-        tf._core.set_isa(before)
-        pytest.skip(f"this CPU does not support {request.param}")
-    yield request.param
-    tf._core.set_isa(before)
-
 
 @pytest.mark.parametrize("shape", [(3, 37), (300, 250)])  # the larger one takes the multi-threaded path
 def test_rows_agree_with_numpy(shape, isa):

@@ -35,6 +35,30 @@ struct OpHandle {
   }
 };
 
+std::string g_package_dir = "\x01";  // set by tapegrad/__init__.py
+
+// The innermost Python frame outside the tapegrad package: the user's line that ran the op.
+std::string python_call_site() {
+  py::gil_scoped_acquire gil;
+  PyFrameObject* f = PyEval_GetFrame();
+  Py_XINCREF(f);
+  while (f) {
+    PyCodeObject* code = PyFrame_GetCode(f);
+    std::string file = py::str(code->co_filename);
+    int line = PyFrame_GetLineNumber(f);
+    Py_DECREF(code);
+    bool internal = file.rfind(g_package_dir, 0) == 0;
+    if (!internal) {
+      Py_DECREF(f);
+      return file + ":" + std::to_string(line);
+    }
+    PyFrameObject* back = PyFrame_GetBack(f);
+    Py_DECREF(f);
+    f = back;
+  }
+  return "?";
+}
+
 }  // namespace
 
 void bind_ops(py::module_& m) {
@@ -62,6 +86,9 @@ void bind_ops(py::module_& m) {
           set_active_isa(n == "baseline" ? 0 : n == "avx2" ? 1 : n == "avx512" ? 2 : throw InvalidArgument("unknown ISA level " + n));
         });
   m.def("_set_check_numerics", [](bool on) { g_check_numerics = on; });
+  m.def("_check_numerics_enabled", [] { return g_check_numerics; });
+  m.def("_set_package_dir", [](const std::string& d) { g_package_dir = d; });
+  g_call_site = [] { return python_call_site(); };
 }
 
 }  // namespace tg

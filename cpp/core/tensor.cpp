@@ -2,33 +2,21 @@
 #include "core/tensor.h"
 #include <algorithm>
 #include <cstdlib>
-#include <new>
-#include <sys/mman.h>
+#include "core/allocator.h"
 #include "core/error.h"
 
 namespace tg {
-
-// Large buffers are 2 MiB aligned and asked to use huge pages: a fresh 16 MB output otherwise
-// costs thousands of page faults, more than the kernel that fills it.
-constexpr size_t kHugePage = size_t(2) << 20;
 
 Storage::Storage(size_t n) : nbytes(n) {
   if (n <= sizeof(small)) {
     data = small;
     return;
   }
-  if (n >= kHugePage) {
-    size_t padded = (n + kHugePage - 1) / kHugePage * kHugePage;
-    data = std::aligned_alloc(kHugePage, padded);
-    if (data) madvise(data, padded, MADV_HUGEPAGE);
-  } else {
-    size_t padded = (n + 63) / 64 * 64;
-    data = std::aligned_alloc(64, padded ? padded : 64);
-  }
-  if (!data) throw std::bad_alloc();
+  data = allocate_block(n, size_class);
 }
+
 Storage::~Storage() {
-  if (data != small) std::free(data);
+  if (data != small) release_block(data, size_class);
 }
 
 static std::atomic<int64_t> g_next_id{1};

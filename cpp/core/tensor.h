@@ -11,6 +11,7 @@ namespace tg {
 struct Storage {
   void* data = nullptr;
   size_t nbytes = 0;
+  int size_class = -1;  // block cache class (see allocator.cpp), -1 for the inline buffer
   alignas(16) unsigned char small[64];  // tensors of up to 64 bytes live here: one allocation less
   explicit Storage(size_t nbytes);
   ~Storage();

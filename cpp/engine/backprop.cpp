@@ -133,10 +133,29 @@ void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int b
     std::vector<bool> needs(e.inputs.size());
     for (size_t i = 0; i < needs.size(); ++i)
       needs[i] = p.from_sources.contains(e.inputs[i]->id) && is_floating(e.inputs[i]->dtype);
-    Tensors in_grads = run_rule(e, out_grads, needs, batch);
+    Tensors in_grads;
+    if (g_check_numerics) {
+      const std::string context = cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
+                                      " (op run at ", e.site.empty() ? std::string("?") : e.site, ")");
+      g_backward_context = &context;
+      try {
+        in_grads = run_rule(e, out_grads, needs, batch);
+      } catch (...) {
+        g_backward_context = nullptr;
+        throw;
+      }
+      g_backward_context = nullptr;
+    } else {
+      in_grads = run_rule(e, out_grads, needs, batch);
+    }
     if (in_grads.size() > e.inputs.size())
       throw InvalidArgument(cat(e.op ? e.op->name : std::string("custom_gradient"), ": the gradient function returned ",
                                 in_grads.size(), " gradients for ", e.inputs.size(), " inputs"));
+    if (g_check_numerics)
+      for (size_t i = 0; i < in_grads.size(); ++i)
+        if (in_grads[i] && needs[i])
+          check_finite(in_grads[i], cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
+                                        " (input ", i, ", op run at ", e.site.empty() ? std::string("?") : e.site, ")"));
     for (size_t i = 0; i < in_grads.size(); ++i)
       if (in_grads[i] && needs[i]) accumulate(grads, e.inputs[i], in_grads[i], batch ? Shape{rows} : Shape{});
     if (drop_saved) {

@@ -8,6 +8,8 @@
 namespace tg {
 
 bool g_check_numerics = false;
+std::string (*g_call_site)() = nullptr;
+thread_local const std::string* g_backward_context = nullptr;
 
 Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   if (op.num_inputs >= 0 && (int)x.size() != op.num_inputs)
@@ -33,7 +35,9 @@ void check_finite(const Tensor& t, const std::string& what) {
     for (int64_t i = 0; i < t->size; ++i)
       if (!std::isfinite((double)p[i]))
         throw NumericsError(cat(what, " produced a non-finite value (", std::to_string((double)p[i]),
-                                ") in a tensor of ", meta_str(t)));
+                                ") in a tensor of ", meta_str(t),
+                                g_backward_context ? " while computing " + *g_backward_context
+                                : what.find(" at ") == std::string::npos && g_call_site ? ", at " + g_call_site() : ""));
     return 0;
   });
 }

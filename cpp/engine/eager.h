@@ -9,6 +9,11 @@ Tensor apply(const char* op, const Tensors& x, const Attrs& attrs = {});
 
 // debugging.enable_check_numerics(): raise on the first non-finite forward value or gradient.
 extern bool g_check_numerics;
+// Where the running op was called from ("file.py:12"), supplied by the bindings; only asked
+// for while check_numerics is on.
+extern std::string (*g_call_site)();
 void check_finite(const Tensor& t, const std::string& what);
+// Set by the sweep while a gradient rule runs, so check_finite can say whose gradient it was.
+extern thread_local const std::string* g_backward_context;
 
 }  // namespace tg

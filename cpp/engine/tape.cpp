@@ -2,6 +2,7 @@
 #include "engine/tape.h"
 #include <unordered_set>
 #include "core/error.h"
+#include "engine/eager.h"
 
 namespace tg {
 
@@ -82,6 +83,7 @@ static Tensor saved_value(const Tensor& t) {
 
 static TapeEntry make_entry(const Tensors& x, const Tensors& outs) {
   TapeEntry e;
+  if (g_check_numerics && g_call_site) e.site = g_call_site();
   e.inputs.reserve(x.size());
   for (auto& xi : x) e.inputs.push_back(saved_value(xi));
   e.outputs = outs;

@@ -21,6 +21,7 @@ struct TapeEntry {
   std::shared_ptr<CustomGradFn> custom;
   Attrs attrs;
   Tensors inputs, outputs;            // dropped by a non-persistent sweep once the rule has run
+  std::string site;                   // the Python line that ran the op (only under check_numerics)
 };
 
 struct Tape {

@@ -10,6 +10,8 @@ import os as _os
 _os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 from tapegrad import _core  # noqa: E402
+
+_core._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)) + _os.sep)
 from tapegrad import dtypes, errors  # noqa: E402
 from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int64  # noqa: E402,A004
 from tapegrad._tensor import *  # noqa: E402,F401,F403
@@ -21,7 +23,8 @@ from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
-from tapegrad import math, nn, linalg, random  # noqa: E402
+from tapegrad import math, nn, linalg, random, debugging  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
 
 __version__ = "0.1.0"
+from tapegrad import keras  # noqa: E402

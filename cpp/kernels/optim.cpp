@@ -1,0 +1,163 @@
+// optim.cpp -- fused optimizer update kernels (see optim.h for the update rules).
+#include "kernels/optim.h"
+#include <cmath>
+#include "core/error.h"
+
+namespace tg {
+
+namespace {
+
+// Below this size one thread is faster than waking the OpenMP team.
+// Optional slots and flags are template parameters, so each loop body is branch-free and vectorizes.
+constexpr int64_t kParallelMin = 1 << 16;
+
+// Runs body.template operator()<T>() for the float dtype.
+template <class F> void float_dispatch(DType dtype, const char* name, F&& body) {
+  if (dtype == DType::Float32) body(float{});
+  else if (dtype == DType::Float64) body(double{});
+  else throw InvalidArgument(cat(name, ": optimizer updates need float32 or float64 variables"));
+}
+
+template <class T, bool NESTEROV> void sgd_momentum(int64_t n, T* x, T* p, const T* g, T lr, T mu, T keep) {
+#pragma omp parallel for simd if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) {
+    T m = mu * p[i] - lr * g[i];
+    p[i] = m;
+    x[i] = keep * x[i] + (NESTEROV ? mu * m - lr * g[i] : m);
+  }
+}
+
+template <class T> void sgd(int64_t n, T* x, T* p, const T* g, T lr, T mu, bool nesterov, T keep) {
+  if (!p) {
+#pragma omp parallel for simd if (n >= kParallelMin)
+    for (int64_t i = 0; i < n; ++i) x[i] = keep * x[i] - lr * g[i];
+  } else if (nesterov) {
+    sgd_momentum<T, true>(n, x, p, g, lr, mu, keep);
+  } else {
+    sgd_momentum<T, false>(n, x, p, g, lr, mu, keep);
+  }
+}
+
+template <class T, bool AMS> void adam_loop(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2,
+                                            T eps, T keep) {
+#pragma omp parallel for simd if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) {
+    T gi = g[i];
+    T mi = m[i] + (gi - m[i]) * (1 - b1);
+    T vi = v[i] + (gi * gi - v[i]) * (1 - b2);
+    m[i] = mi;
+    v[i] = vi;
+    if constexpr (AMS) {
+      vi = vmax[i] > vi ? vmax[i] : vi;
+      vmax[i] = vi;
+    }
+    x[i] = keep * x[i] - alpha * mi / (std::sqrt(vi) + eps);
+  }
+}
+
+template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2, T eps, T keep) {
+  if (vmax) adam_loop<T, true>(n, x, m, v, vmax, g, alpha, b1, b2, eps, keep);
+  else adam_loop<T, false>(n, x, m, v, vmax, g, alpha, b1, b2, eps, keep);
+}
+
+template <class T> void nadam(int64_t n, T* x, T* m, T* v, const T* g, T lr, T b1, T b2, T eps, T c_m, T c_g,
+                              T b2_power, T keep) {
+#pragma omp parallel for simd if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) {
+    T gi = g[i];
+    T mi = m[i] + (gi - m[i]) * (1 - b1);
+    T vi = v[i] + (gi * gi - v[i]) * (1 - b2);
+    m[i] = mi;
+    v[i] = vi;
+    T m_hat = c_m * mi + c_g * gi;
+    x[i] = keep * x[i] - lr * m_hat / (std::sqrt(vi / (1 - b2_power)) + eps);
+  }
+}
+
+template <class T, bool CENTERED, bool MOMENTUM>
+void rmsprop_loop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
+#pragma omp parallel for simd if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) {
+    T gi = g[i];
+    T si = rho * s[i] + (1 - rho) * gi * gi;
+    s[i] = si;
+    T den = si + eps;
+    if constexpr (CENTERED) {
+      T ai = rho * a[i] + (1 - rho) * gi;
+      a[i] = ai;
+      den -= ai * ai;
+    }
+    T inc = lr * gi / std::sqrt(den);
+    if constexpr (MOMENTUM) {
+      inc += mu * p[i];
+      p[i] = inc;
+    }
+    x[i] = keep * x[i] - inc;
+  }
+}
+
+template <class T> void rmsprop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
+  if (a && p) rmsprop_loop<T, true, true>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
+  else if (a) rmsprop_loop<T, true, false>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
+  else if (p) rmsprop_loop<T, false, true>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
+  else rmsprop_loop<T, false, false>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
+}
+
+template <class T> void adagrad(int64_t n, T* x, T* acc, const T* g, T lr, T eps, T keep) {
+#pragma omp parallel for simd if (n >= kParallelMin)
+  for (int64_t i = 0; i < n; ++i) {
+    T gi = g[i];
+    T ai = acc[i] + gi * gi;
+    acc[i] = ai;
+    x[i] = keep * x[i] - lr * gi / std::sqrt(ai + eps);
+  }
+}
+
+template <class T> T* as(void* p) { return static_cast<T*>(p); }
+template <class T> const T* as(const void* p) { return static_cast<const T*>(p); }
+
+}  // namespace
+
+void sgd_update(DType dtype, int64_t n, void* var, void* mom, const void* g, double lr, double momentum,
+                bool nesterov, double decay) {
+  float_dispatch(dtype, "SGD", [&](auto t) {
+    using T = decltype(t);
+    sgd<T>(n, as<T>(var), as<T>(mom), as<T>(g), (T)lr, (T)momentum, nesterov, (T)(1 - decay));
+  });
+}
+
+void adam_update(DType dtype, int64_t n, void* var, void* m, void* v, void* vmax, const void* g, double alpha,
+                 double b1, double b2, double eps, double decay) {
+  float_dispatch(dtype, "Adam", [&](auto t) {
+    using T = decltype(t);
+    adam<T>(n, as<T>(var), as<T>(m), as<T>(v), as<T>(vmax), as<T>(g), (T)alpha, (T)b1, (T)b2, (T)eps, (T)(1 - decay));
+  });
+}
+
+void nadam_update(DType dtype, int64_t n, void* var, void* m, void* v, const void* g, double lr, double b1,
+                  double b2, double eps, double c_m, double c_g, double b2_power, double decay) {
+  float_dispatch(dtype, "Nadam", [&](auto t) {
+    using T = decltype(t);
+    nadam<T>(n, as<T>(var), as<T>(m), as<T>(v), as<T>(g), (T)lr, (T)b1, (T)b2, (T)eps, (T)c_m, (T)c_g,
+             (T)b2_power, (T)(1 - decay));
+  });
+}
+
+void rmsprop_update(DType dtype, int64_t n, void* var, void* s, void* a, void* mom, const void* g, double lr,
+                    double rho, double momentum, double eps, double decay) {
+  float_dispatch(dtype, "RMSprop", [&](auto t) {
+    using T = decltype(t);
+    rmsprop<T>(n, as<T>(var), as<T>(s), as<T>(a), as<T>(mom), as<T>(g), (T)lr, (T)rho, (T)momentum, (T)eps,
+               (T)(1 - decay));
+  });
+}
+
+void adagrad_update(DType dtype, int64_t n, void* var, void* acc, const void* g, double lr, double eps,
+                    double decay) {
+  float_dispatch(dtype, "Adagrad", [&](auto t) {
+    using T = decltype(t);
+    adagrad<T>(n, as<T>(var), as<T>(acc), as<T>(g), (T)lr, (T)eps, (T)(1 - decay));
+  });
+}
+
+}  // namespace tg

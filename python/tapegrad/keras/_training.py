@@ -1,0 +1,223 @@
+"""compile / fit / evaluate / predict for Model: the loop the book writes by hand, as Keras runs it.
+
+One training step (train_step) is exactly the book's custom loop body:
+  y_pred = model(x, training=True); loss = add_n([reduce_mean(loss_fn(y, y_pred))] + model.losses);
+  grads = tape.gradient(loss, trainable_variables); optimizer.apply_gradients(zip(grads, vars)),
+so ``fit`` and that loop give the same weights from the same seed and the same batches.
+Batches: fit shuffles with NumPy's global generator (np.random.permutation per epoch), which
+keras.utils.set_random_seed seeds.
+"""
+import numpy as np
+
+import tapegrad as tf
+
+from tapegrad.keras import losses as losses_mod
+from tapegrad.keras import metrics as metrics_mod
+from tapegrad.keras import optimizers as optimizers_mod
+from tapegrad.keras.callbacks import Callback, History
+from tapegrad.keras.utils import Progbar
+
+__all__ = ["TrainingMixin"]
+
+
+def _as_array(x, what):
+    if x is None:
+        return None
+    if isinstance(x, tf.Tensor):
+        return np.asarray(x.numpy())
+    if isinstance(x, (list, tuple)) and x and not np.isscalar(x[0]) and not hasattr(x[0], "__len__"):
+        raise TypeError(f"{what}: expected an array-like, got {type(x).__name__}")
+    return np.asarray(x)
+
+
+def _batches(n, batch_size, order):
+    for start in range(0, n, batch_size):
+        yield order[start:start + batch_size]
+
+
+class TrainingMixin:
+    def _init_training(self):
+        self.optimizer = None
+        self.loss = None
+        self.compiled = False
+        self.stop_training = False
+        self.history = None
+        self._compiled_metrics = []
+
+    # ---- compile
+    def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
+                run_eagerly=False, steps_per_execution=1, jit_compile="auto", **kwargs):
+        """Configures training: an optimizer (name or instance), a loss (name, function or Loss) and metrics."""
+        self.optimizer = optimizers_mod.get(optimizer)
+        self.loss = losses_mod.get(loss)
+        self._metric_specs = list(metrics or [])
+        self._compiled_metrics = [metrics_mod.get(m, self.loss) for m in self._metric_specs]
+        self._loss_tracker = metrics_mod.Mean(name="loss")
+        self.compiled = True
+
+    @property
+    def metrics(self):
+        return ([self._loss_tracker] if self.compiled else []) + list(self._compiled_metrics)
+
+    @property
+    def metrics_names(self):
+        return [m.name for m in self.metrics]
+
+    def reset_metrics(self):
+        for m in self.metrics:
+            m.reset_state()
+
+    def _check_compiled(self, what):
+        if not self.compiled:
+            raise RuntimeError(f"You must call compile() before {what}()")
+
+    # ---- one step
+    def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
+        """The compiled loss averaged over the batch, plus every loss in ``self.losses``."""
+        if self.loss is None:
+            main = None
+        elif isinstance(self.loss, losses_mod.Loss):
+            main = self.loss(y, y_pred, sample_weight=sample_weight)
+        else:
+            per_instance = self.loss(y, y_pred)
+            if sample_weight is not None:
+                per_instance = per_instance * tf.cast(tf.convert_to_tensor(sample_weight), per_instance.dtype)
+            main = tf.reduce_mean(per_instance)
+        terms = ([main] if main is not None else []) + self.losses
+        if not terms:
+            raise ValueError("No loss to compute: compile(loss=...) or add_loss in the model")
+        return tf.add_n(terms) if len(terms) > 1 else terms[0]
+
+    def train_step(self, x, y, sample_weight=None):
+        with tf.GradientTape() as tape:
+            y_pred = self(x, training=True)
+            loss = self.compute_loss(x, y, y_pred, sample_weight)
+        variables = self.trainable_variables
+        grads = tape.gradient(loss, variables)
+        self.optimizer.apply_gradients(zip(grads, variables))
+        return self._update_metrics(loss, y, y_pred, sample_weight, len(x))
+
+    def test_step(self, x, y, sample_weight=None):
+        y_pred = self(x, training=False)
+        loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
+        return self._update_metrics(loss, y, y_pred, sample_weight, len(x))
+
+    def _update_metrics(self, loss, y, y_pred, sample_weight, batch):
+        self._loss_tracker.update_state(loss, sample_weight=batch)
+        for m in self._compiled_metrics:
+            m.update_state(y, y_pred, sample_weight=sample_weight)
+        return {m.name: float(m.result()) for m in self.metrics}
+
+    # ---- loops
+    def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
+            validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
+            steps_per_epoch=None, validation_batch_size=None, validation_freq=1, **kwargs):
+        """Trains for ``epochs`` passes over (x, y) in batches; returns a History of per-epoch logs.
+
+        Logs hold "loss" (the batch-size-weighted mean of the training loss over the epoch) and each
+        compiled metric, plus "val_..." entries when validation data is given.
+        """
+        self._check_compiled("fit")
+        x, y = _as_array(x, "fit"), _as_array(y, "fit")
+        sw = _as_array(sample_weight, "fit")
+        if x is None or y is None:
+            raise ValueError("fit: x and y must be given (datasets and generators are not supported)")
+        if len(x) != len(y):
+            raise ValueError(f"fit: x has {len(x)} samples but y has {len(y)}")
+        if validation_split and validation_data is None:
+            cut = int(len(x) * (1.0 - validation_split))
+            validation_data = (x[cut:], y[cut:])
+            x, y = x[:cut], y[:cut]
+            sw = sw[:cut] if sw is not None else None
+        batch_size = batch_size or 32
+        n = len(x)
+        steps = -(-n // batch_size)
+        verbose = 1 if verbose == "auto" else verbose
+        history = History()
+        cbs = [c for c in (callbacks or []) if isinstance(c, Callback)] + [history]
+        params = {"epochs": epochs, "steps": steps, "verbose": verbose}
+        for c in cbs:
+            c.set_model(self)
+            c.set_params(params)
+            c.on_train_begin()
+        self.stop_training = False
+        for epoch in range(initial_epoch, epochs):
+            self.reset_metrics()
+            for c in cbs:
+                c.on_epoch_begin(epoch)
+            if verbose:
+                print(f"Epoch {epoch + 1}/{epochs}")
+            bar = Progbar(steps, verbose=verbose, stateful_metrics=self.metrics_names)
+            order = np.random.permutation(n) if shuffle else np.arange(n)
+            logs = {}
+            for step, idx in enumerate(_batches(n, batch_size, order)):
+                for c in cbs:
+                    c.on_train_batch_begin(step)
+                logs = self.train_step(x[idx], y[idx], None if sw is None else sw[idx])
+                for c in cbs:
+                    c.on_train_batch_end(step, logs)
+                if steps_per_epoch is not None and step + 1 >= steps_per_epoch:
+                    break
+                if step + 1 < steps:
+                    bar.update(step + 1, list(logs.items()))
+            epoch_logs = dict(logs)
+            if validation_data is not None and (epoch + 1) % validation_freq == 0:
+                vx, vy = validation_data[0], validation_data[1]
+                val = self.evaluate(vx, vy, batch_size=validation_batch_size or batch_size, verbose=0,
+                                    return_dict=True)
+                epoch_logs.update({"val_" + k: v for k, v in val.items()})
+            bar.update(steps, list(epoch_logs.items()), finalize=True)
+            for c in cbs:
+                c.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training:
+                break
+        for c in cbs:
+            c.on_train_end()
+        self.history = history
+        history.model = self
+        history.params = params
+        return history
+
+    def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
+                 callbacks=None, return_dict=False, **kwargs):
+        """The loss (and metrics) over (x, y): a scalar, a list [loss, *metrics], or a dict."""
+        self._check_compiled("evaluate")
+        x, y = _as_array(x, "evaluate"), _as_array(y, "evaluate")
+        sw = _as_array(sample_weight, "evaluate")
+        if len(x) != len(y):
+            raise ValueError(f"evaluate: x has {len(x)} samples but y has {len(y)}")
+        batch_size = batch_size or 32
+        n_steps = -(-len(x) // batch_size)
+        verbose = 1 if verbose == "auto" else verbose
+        bar = Progbar(n_steps, verbose=verbose, stateful_metrics=self.metrics_names)
+        self.reset_metrics()
+        logs = {}
+        for step, idx in enumerate(_batches(len(x), batch_size, np.arange(len(x)))):
+            logs = self.test_step(x[idx], y[idx], None if sw is None else sw[idx])
+            bar.update(step + 1, list(logs.items()))
+        if return_dict:
+            return logs
+        values = [logs[name] for name in self.metrics_names]
+        return values[0] if len(values) == 1 else values
+
+    def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
+        """The model's outputs for x (training=False), batch by batch, as one NumPy array."""
+        x = _as_array(x, "predict")
+        batch_size = batch_size or 32
+        n_steps = -(-len(x) // batch_size)
+        verbose = 1 if verbose == "auto" else verbose
+        bar = Progbar(n_steps, verbose=verbose)
+        outs = []
+        for step, idx in enumerate(_batches(len(x), batch_size, np.arange(len(x)))):
+            outs.append(np.asarray(self(x[idx], training=False).numpy()))
+            bar.update(step + 1)
+        return np.concatenate(outs, axis=0) if outs else np.zeros((0,))
+
+    def predict_on_batch(self, x):
+        return np.asarray(self(x, training=False).numpy())
+
+    def train_on_batch(self, x, y, sample_weight=None, return_dict=False):
+        self._check_compiled("train_on_batch")
+        self.reset_metrics()
+        logs = self.train_step(_as_array(x, "train_on_batch"), _as_array(y, "train_on_batch"), sample_weight)
+        return logs if return_dict else [logs[k] for k in self.metrics_names]

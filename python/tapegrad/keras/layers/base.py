@@ -1,0 +1,267 @@
+"""keras.layers.Layer: weights, lazy build, losses, sublayer tracking and the ``training`` call context.
+
+Note [Weight caches]: ``weights`` and ``trainable_weights`` are read every training step, so each
+layer caches its flattened lists, keyed by the global structure version. A variable's own
+``trainable`` flag is still checked at every access.
+
+Note [Training propagation]: the outermost ``layer(x, training=...)`` call sets the call context; a
+nested layer called with ``training=None`` takes the context's value (False when nobody set it), so
+``model(X, training=True)`` reaches every Dropout and BatchNormalization without threading the flag.
+"""
+import inspect
+import re
+
+import numpy as np
+
+import tapegrad as tf
+
+from tapegrad.keras import constraints, initializers, regularizers
+
+__all__ = ["Layer", "InputSpec"]
+
+_NAME_COUNTS = {}
+# Bumped whenever any layer's structure changes (a weight or sublayer added, trainable flipped): the
+# flattened weight lists each layer caches are valid while it is unchanged. See Note [Weight caches].
+_STRUCTURE = [0]
+_CONTEXT = []  # stack of dicts: {"training": bool or None}; see Note [Training propagation]
+
+
+def _snake(name):
+    s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+
+
+def unique_name(base):
+    n = _NAME_COUNTS.get(base, 0)
+    _NAME_COUNTS[base] = n + 1
+    return base if n == 0 else f"{base}_{n}"
+
+
+class InputSpec:
+    def __init__(self, ndim=None, min_ndim=None, axes=None, shape=None, dtype=None):
+        self.ndim, self.min_ndim, self.axes, self.shape, self.dtype = ndim, min_ndim, axes or {}, shape, dtype
+
+
+def _unique(variables):
+    out, seen = [], set()
+    for w in variables:
+        if id(w) not in seen:
+            seen.add(id(w))
+            out.append(w)
+    return out
+
+
+def _to_input(x, dtype):
+    if isinstance(x, tf.Tensor):
+        return tf.cast(x, dtype) if x.dtype.is_floating and x.dtype != dtype else x
+    if isinstance(x, (list, tuple)) and x and isinstance(x[0], tf.Tensor):
+        return type(x)(x)
+    arr = np.asarray(x)
+    if arr.dtype.kind == "f" and dtype is not None and arr.dtype != np.dtype(dtype.as_numpy_dtype):
+        arr = arr.astype(dtype.as_numpy_dtype)
+    return tf.constant(arr)
+
+
+class Layer:
+    """Base layer: subclass and define ``build(input_shape)`` (create weights) and ``call(inputs)``.
+
+    Args:
+      trainable: whether the layer's weights are trained.
+      name: the layer's name (unique default from the class name).
+      dtype: the dtype of weights and float inputs (float32 by default).
+      input_shape: (Keras 2 style) the input shape without the batch axis, for a model's first layer.
+
+    >>> class Scale(keras.layers.Layer):
+    ...     def build(self, input_shape):
+    ...         self.w = self.add_weight(shape=(input_shape[-1],), initializer="ones", name="w")
+    ...     def call(self, x):
+    ...         return x * self.w
+    """
+
+    def __init__(self, trainable=True, name=None, dtype=None, input_shape=None, batch_input_shape=None,
+                 input_dim=None, **kwargs):
+        self._tracking = False
+        kwargs.pop("autocast", None)
+        if kwargs:
+            raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
+        self.name = name or unique_name(_snake(type(self).__name__))
+        self._dtype = tf.as_dtype(dtype or "float32")
+        self._trainable = trainable
+        self._trainable_variables, self._non_trainable_variables = [], []
+        self._layers = []
+        self._losses = []
+        self.built = False
+        self.input_spec = None
+        self._output_shape = None
+        if input_dim is not None and input_shape is None:
+            input_shape = (input_dim,)
+        self._input_shape_arg = tuple(batch_input_shape) if batch_input_shape is not None else \
+            (None,) + tuple(input_shape) if input_shape is not None else None
+        self._call_takes_training = "training" in inspect.signature(self.call).parameters
+        self._tracking = True
+
+    # ---- attribute tracking: sublayers assigned as attributes (or in lists) are tracked.
+    def __setattr__(self, name, value):
+        if name[0] != "_" and getattr(self, "_tracking", False):
+            for item in (value if isinstance(value, (list, tuple)) else [value]):
+                if isinstance(item, Layer) and item is not self and not any(item is l for l in self._layers):
+                    self._layers.append(item)
+                    _STRUCTURE[0] += 1
+        object.__setattr__(self, name, value)
+
+    # ---- weights
+    def add_weight(self, shape=None, initializer="glorot_uniform", dtype=None, trainable=True, regularizer=None,
+                   constraint=None, name=None, autocast=True, aggregation=None, **kwargs):
+        """Creates a Variable owned by the layer (Keras 3 order of arguments; name by keyword is best)."""
+        shape = tuple(int(d) for d in (shape or ()))
+        dt = tf.as_dtype(dtype or self._dtype)
+        init = initializers.get(initializer) or initializers.get("glorot_uniform")
+        value = init(shape, dtype=dt)
+        if value.shape != shape:
+            raise ValueError(f"{self.name}: the initializer of '{name}' returned shape {value.shape}, expected {shape}")
+        var = tf.Variable(value, trainable=trainable, name=name or "variable", dtype=dt,
+                          constraint=constraints.get(constraint))
+        var.regularizer = regularizers.get(regularizer)
+        var.path = f"{self.name}/{name or 'variable'}"
+        (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
+        _STRUCTURE[0] += 1
+        return var
+
+    add_variable = add_weight
+
+    @property
+    def trainable(self):
+        return self._trainable
+
+    @trainable.setter
+    def trainable(self, value):
+        self._trainable = bool(value)
+        _STRUCTURE[0] += 1
+        for layer in self._layers:
+            layer.trainable = value
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    def _flat_layers(self):
+        return list(self._layers)
+
+    def _cached_lists(self):
+        """(all weights, weights of trainable layers) flattened; see Note [Weight caches]."""
+        cache = self.__dict__.get("_weight_cache")
+        if cache is not None and cache[0] == _STRUCTURE[0]:
+            return cache[1], cache[2]
+        every = _unique(self._trainable_variables + self._non_trainable_variables +
+                        [w for layer in self._flat_layers() for w in layer.weights])
+        candidates = [] if not self._trainable else _unique(
+            self._trainable_variables + [w for layer in self._flat_layers() for w in layer._cached_lists()[1]])
+        object.__setattr__(self, "_weight_cache", (_STRUCTURE[0], every, candidates))
+        return every, candidates
+
+    @property
+    def weights(self):
+        """Own trainable, then own non-trainable, then each sublayer's weights (no duplicates)."""
+        return list(self._cached_lists()[0])
+
+    variables = weights
+
+    @property
+    def trainable_weights(self):
+        return [w for w in self._cached_lists()[1] if w.trainable]
+
+    trainable_variables = trainable_weights
+
+    @property
+    def non_trainable_weights(self):
+        train = {id(w) for w in self.trainable_weights}
+        return [w for w in self.weights if id(w) not in train]
+
+    non_trainable_variables = non_trainable_weights
+
+    def count_params(self):
+        return int(sum(np.prod(w.shape) for w in self.weights))
+
+    def get_weights(self):
+        return [w.numpy() for w in self.weights]
+
+    def set_weights(self, weights):
+        params = self.weights
+        if len(weights) != len(params):
+            raise ValueError(f"{self.name}: set_weights got {len(weights)} arrays for {len(params)} weights")
+        for var, value in zip(params, weights):
+            value = np.asarray(value)
+            if tuple(value.shape) != tuple(var.shape):
+                raise ValueError(f"{self.name}: weight '{getattr(var, 'path', var.name)}' has shape "
+                                 f"{tuple(var.shape)}, got an array of shape {value.shape}")
+            var.assign(value.astype(var.dtype.as_numpy_dtype))
+
+    # ---- losses
+    def add_loss(self, loss):
+        """Adds a scalar loss (e.g. an activity penalty) to ``losses``; cleared at each outermost call."""
+        self._losses.append(tf.convert_to_tensor(loss))
+
+    @property
+    def losses(self):
+        """Losses added in the last call, then one regularization loss per regularized weight, recursively."""
+        out = list(self._losses)
+        for w in self._trainable_variables + self._non_trainable_variables:
+            reg = getattr(w, "regularizer", None)
+            if reg is not None and w.trainable:
+                out.append(reg(w))
+        for layer in self._flat_layers():
+            out.extend(layer.losses)
+        return out
+
+    def _clear_losses(self):
+        self._losses = []
+        for layer in self._flat_layers():
+            layer._clear_losses()
+
+    # ---- build and call
+    def build(self, input_shape):
+        self.built = True
+
+    def call(self, inputs, *args, **kwargs):
+        return inputs
+
+    def compute_output_shape(self, input_shape):
+        return input_shape
+
+    def _maybe_build(self, inputs):
+        if self.built:
+            return
+        shapes = [t.shape for t in inputs] if isinstance(inputs, (list, tuple)) else inputs.shape
+        self.build(tuple(shapes) if isinstance(shapes, list) else tuple(shapes))
+        self.built = True
+
+    def __call__(self, inputs, *args, training=None, **kwargs):
+        outermost = not _CONTEXT
+        if training is None and _CONTEXT:
+            training = _CONTEXT[-1]["training"]
+        if outermost:
+            self._clear_losses()
+        _CONTEXT.append({"training": training})
+        try:
+            inputs = _to_input(inputs, self._dtype)
+            self._maybe_build(inputs)
+            if self._call_takes_training:
+                kwargs["training"] = bool(training)
+            out = self.call(inputs, *args, **kwargs)
+        finally:
+            _CONTEXT.pop()
+        if isinstance(out, tf.Tensor):
+            self._output_shape = (None,) + tuple(out.shape)[1:] if out.ndim else ()
+        return out
+
+    @property
+    def output_shape(self):
+        if self._output_shape is None:
+            raise AttributeError(f"The layer '{self.name}' has not been called yet, so it has no output shape")
+        return self._output_shape
+
+    def get_config(self):
+        return {"name": self.name, "trainable": self.trainable, "dtype": self._dtype.name}
+
+    def __repr__(self):
+        return f"<{type(self).__name__} name={self.name}, built={self.built}>"

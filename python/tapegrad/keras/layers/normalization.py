@@ -1,0 +1,66 @@
+"""keras.layers.BatchNormalization: batch statistics in training, moving statistics at inference."""
+import numpy as np
+
+import tapegrad as tf
+
+from tapegrad.keras import constraints, initializers, regularizers
+from tapegrad.keras.layers.base import Layer
+
+__all__ = ["BatchNormalization"]
+
+
+class BatchNormalization(Layer):
+    """outputs = gamma (x - mean) / sqrt(var + epsilon) + beta, statistics over every axis but ``axis``.
+
+    In training, mean and var are the batch's (biased variance) and the moving statistics are updated:
+    moving = moving * momentum + batch * (1 - momentum). At inference the moving statistics are used.
+    """
+
+    def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
+                 beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        self.axis, self.momentum, self.epsilon, self.center, self.scale = axis, momentum, epsilon, center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.moving_mean_initializer = initializers.get(moving_mean_initializer)
+        self.moving_variance_initializer = initializers.get(moving_variance_initializer)
+        self.beta_regularizer, self.gamma_regularizer = regularizers.get(beta_regularizer), regularizers.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = constraints.get(beta_constraint), constraints.get(gamma_constraint)
+
+    def build(self, input_shape):
+        ndim = len(input_shape)
+        axis = self.axis + ndim if self.axis < 0 else self.axis
+        if not 0 <= axis < ndim or input_shape[axis] is None:
+            raise ValueError(f"{self.name}: axis {self.axis} is invalid or unknown for input shape {input_shape}")
+        self._axis = axis
+        self._reduce_axes = [a for a in range(ndim) if a != axis]
+        self._bshape = [input_shape[axis] if a == axis else 1 for a in range(ndim)]
+        n = (input_shape[axis],)
+        self.gamma = self.add_weight(shape=n, initializer=self.gamma_initializer, regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint, name="gamma") if self.scale else None
+        self.beta = self.add_weight(shape=n, initializer=self.beta_initializer, regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint, name="beta") if self.center else None
+        self.moving_mean = self.add_weight(shape=n, initializer=self.moving_mean_initializer, trainable=False,
+                                           name="moving_mean")
+        self.moving_variance = self.add_weight(shape=n, initializer=self.moving_variance_initializer,
+                                               trainable=False, name="moving_variance")
+        self.built = True
+
+    def call(self, inputs, training=False):
+        if training and self.trainable:
+            mean = tf.reduce_mean(inputs, axis=self._reduce_axes, keepdims=True)
+            var = tf.reduce_mean(tf.square(inputs - mean), axis=self._reduce_axes, keepdims=True)
+            m = self.momentum
+            self.moving_mean.assign(self.moving_mean.numpy() * m + np.reshape(mean.numpy(), -1) * (1 - m))
+            self.moving_variance.assign(self.moving_variance.numpy() * m + np.reshape(var.numpy(), -1) * (1 - m))
+        else:
+            mean = tf.reshape(self.moving_mean, self._bshape)
+            var = tf.reshape(self.moving_variance, self._bshape)
+        out = (inputs - mean) * tf.math.rsqrt(var + self.epsilon)
+        if self.gamma is not None:
+            out = out * tf.reshape(self.gamma, self._bshape)
+        if self.beta is not None:
+            out = out + tf.reshape(self.beta, self._bshape)
+        return out

@@ -1,0 +1,148 @@
+"""keras.models: Model (subclass it and define call) and Sequential; training lives in _training.py."""
+import numpy as np
+
+import tapegrad as tf
+
+from tapegrad.keras import _saving
+from tapegrad.keras._training import TrainingMixin
+from tapegrad.keras.layers import base as _base
+from tapegrad.keras.layers.base import Layer
+from tapegrad.keras.layers.core import InputLayer, KerasInput
+
+__all__ = ["Model", "Sequential", "clone_model"]
+
+
+class Model(TrainingMixin, Layer):
+    """A layer with training: subclass it, create layers in ``__init__`` and use them in ``call``.
+
+    >>> class Net(keras.Model):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.hidden = keras.layers.Dense(8, activation="relu")
+    ...         self.out = keras.layers.Dense(1)
+    ...     def call(self, inputs, training=None):
+    ...         return self.out(self.hidden(inputs))
+    """
+
+    def __init__(self, *args, **kwargs):
+        if args or "inputs" in kwargs or "outputs" in kwargs:
+            raise NotImplementedError("The functional API (Model(inputs, outputs)) is not supported; "
+                                      "use Sequential or subclass Model")
+        super().__init__(**kwargs)
+        self._init_training()
+
+    @property
+    def layers(self):
+        return list(self._layers)
+
+    def get_layer(self, name=None, index=None):
+        if index is not None:
+            return self.layers[index]
+        for layer in self.layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}")
+
+    def save_weights(self, filepath, overwrite=True):
+        """Saves ``weights`` to a ``.weights.npz`` file; see Note [Weights file format] in _saving.py."""
+        _saving.save_weights(self, filepath, overwrite)
+
+    def load_weights(self, filepath, skip_mismatch=False, **kwargs):
+        """Loads weights saved by ``save_weights`` into this (built) model, checking every shape."""
+        _saving.load_weights(self, filepath)
+
+    def summary(self, line_length=None, positions=None, print_fn=None, **kwargs):
+        """Prints one row per layer (name, type, output shape, parameter count) and the totals."""
+        print_fn = print_fn or print
+        rows = [("Layer (type)", "Output Shape", "Param #")]
+        for layer in self.layers:
+            shape = layer._output_shape if layer._output_shape is not None else "?"
+            rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{layer.count_params():,}"))
+        widths = [max(len(r[i]) for r in rows) + 2 for i in range(3)]
+        line = "─" * sum(widths)
+        fmt = lambda r: r[0].ljust(widths[0]) + r[1].ljust(widths[1]) + r[2].rjust(widths[2])  # noqa: E731
+        count = lambda ws: int(sum(np.prod(w.shape) for w in ws))  # noqa: E731
+        out = [f'Model: "{self.name}"', line, fmt(rows[0]), line] + [fmt(r) for r in rows[1:]] + [line]
+        out += [f" Total params: {count(self.weights):,}",
+                f" Trainable params: {count(self.trainable_weights):,}",
+                f" Non-trainable params: {count(self.non_trainable_weights):,}", line]
+        for text in out:
+            print_fn(text)
+
+
+class Sequential(Model):
+    """A stack of layers, each feeding the next.
+
+    Args:
+      layers: a list of layers (the first may be an InputLayer or ``keras.Input(shape)``).
+      name: the model's name.
+
+    When the input shape is known (InputLayer, Input, or ``input_shape=`` on the first layer) the model
+    is built at once; otherwise on its first call.
+    """
+
+    def __init__(self, layers=None, trainable=True, name=None):
+        super().__init__(trainable=trainable, name=name)
+        self._input_shape = None
+        for layer in layers or []:
+            self.add(layer, rebuild=False)
+        self._maybe_build_from_shape()
+
+    def add(self, layer, rebuild=True):
+        if isinstance(layer, KerasInput):
+            layer = InputLayer(shape=layer.shape[1:], batch_size=layer.shape[0], dtype=layer.dtype)
+        if not isinstance(layer, Layer):
+            raise TypeError(f"Sequential.add: expected a Layer, got {type(layer).__name__}")
+        if isinstance(layer, InputLayer):
+            if self._layers:
+                raise ValueError("Sequential: an InputLayer can only be the first layer")
+            self._input_shape = layer.batch_shape
+        elif not self._layers and layer._input_shape_arg is not None:
+            self._input_shape = layer._input_shape_arg
+        self._layers.append(layer)
+        _base._STRUCTURE[0] += 1
+        self.built = False
+        if rebuild:
+            self._maybe_build_from_shape()
+
+    def pop(self):
+        layer = self._layers.pop()
+        _base._STRUCTURE[0] += 1
+        self.built = False
+        return layer
+
+    @property
+    def layers(self):
+        return [l for l in self._layers if not isinstance(l, InputLayer)]
+
+    def _flat_layers(self):
+        return self.layers
+
+    def _maybe_build_from_shape(self):
+        if self._input_shape is not None and self.layers and all(d is not None for d in self._input_shape[1:]):
+            self.build(self._input_shape)
+
+    def build(self, input_shape=None):
+        """Builds every layer by running a batch of zeros of ``input_shape`` (batch axis may be None)."""
+        input_shape = tuple(input_shape or self._input_shape)
+        dtype = self._layers[0].dtype if self._layers else tf.float32
+        zeros = np.zeros((1,) + tuple(input_shape[1:]), dtype.as_numpy_dtype)
+        self.built = True
+        self(zeros, training=False)
+        self._clear_losses()
+
+    def _maybe_build(self, inputs):
+        self.built = True
+
+    def call(self, inputs, training=None):
+        x = inputs
+        for layer in self.layers:
+            x = layer(x)
+        return x
+
+    def get_config(self):
+        return {"name": self.name, "layers": [l.get_config() for l in self.layers]}
+
+
+def clone_model(model):
+    raise NotImplementedError("clone_model is not supported; build a new model with the same layers")

@@ -1,0 +1,24 @@
+"""keras.optimizers.Adagrad: per-parameter rates from the accumulated squared gradients."""
+from tapegrad import _core
+from tapegrad.keras.optimizers.base import Optimizer
+
+__all__ = ["Adagrad"]
+
+
+class Adagrad(Optimizer):
+    """Update rule (acc starts at initial_accumulator_value)::
+
+        acc += g^2
+        var -= lr * g / sqrt(acc + epsilon)
+    """
+
+    def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad", **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.initial_accumulator_value, self.epsilon = float(initial_accumulator_value), float(epsilon)
+
+    def build(self, var_list):
+        self.add_slots(var_list, ["accumulator"], self.initial_accumulator_value)
+        super().build(var_list)
+
+    def update_step(self, grad, var, lr):
+        _core.adagrad_update(var, self.slots(var)[0], grad, lr, self.epsilon, self._decay_for(var, lr))

@@ -1,0 +1,43 @@
+"""keras.optimizers.Adam and AdamW (Adam with decoupled weight decay)."""
+import math
+
+from tapegrad import _core
+from tapegrad.keras.optimizers.base import Optimizer
+
+__all__ = ["Adam", "AdamW"]
+
+
+class Adam(Optimizer):
+    """Update rule at step t = iterations + 1 (m, v zero at first)::
+
+        m = m + (g - m) * (1 - beta_1)
+        v = v + (g^2 - v) * (1 - beta_2)        (amsgrad: v_hat = max(v_hat, v), used below instead of v)
+        var -= lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) * m / (sqrt(v) + epsilon)
+    """
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="Adam",
+                 **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon, self.amsgrad = float(beta_1), float(beta_2), float(epsilon), amsgrad
+
+    def build(self, var_list):
+        self.add_slots(var_list, ["m", "v", "vhat"] if self.amsgrad else ["m", "v"])
+        super().build(var_list)
+
+    def update_step(self, grad, var, lr):
+        t = self._step + 1
+        alpha = lr * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
+        m, v, *vhat = self.slots(var)
+        _core.adam_update(var, m, v, vhat[0] if vhat else None, grad, alpha, self.beta_1, self.beta_2, self.epsilon,
+                          self._decay_for(var, lr))
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: var -= lr * weight_decay * var before each Adam update."""
+
+    def __init__(self, learning_rate=0.001, weight_decay=0.004, beta_1=0.9, beta_2=0.999, epsilon=1e-7,
+                 amsgrad=False, name="AdamW", **kwargs):
+        if weight_decay is None:
+            raise ValueError("AdamW: weight_decay must be a float, got None")
+        super().__init__(learning_rate=learning_rate, beta_1=beta_1, beta_2=beta_2, epsilon=epsilon, amsgrad=amsgrad,
+                         name=name, weight_decay=weight_decay, **kwargs)

@@ -1,0 +1,39 @@
+"""keras.optimizers.Nadam: Adam with Nesterov momentum (Dozat's momentum schedule)."""
+from tapegrad import _core
+from tapegrad.keras.optimizers.base import Optimizer
+
+__all__ = ["Nadam"]
+
+
+class Nadam(Optimizer):
+    """Update rule at step t = iterations + 1, with u_t = beta_1 (1 - 0.5 * 0.96^t) and P_t = u_1 ... u_t::
+
+        m = m + (g - m) * (1 - beta_1);  v = v + (g^2 - v) * (1 - beta_2)
+        m_hat = u_{t+1} m / (1 - P_t u_{t+1}) + (1 - u_t) g / (1 - P_t)
+        var -= lr * m_hat / (sqrt(v / (1 - beta_2^t)) + epsilon)
+    """
+
+    def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Nadam", **kwargs):
+        super().__init__(learning_rate=learning_rate, name=name, **kwargs)
+        self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
+        self._u_product = 1.0
+
+    def build(self, var_list):
+        self.add_slots(var_list, ["m", "v"])
+        super().build(var_list)
+
+    def _u(self, t):
+        return self.beta_1 * (1.0 - 0.5 * 0.96 ** t)
+
+    def _before_step(self, lr):
+        t = self._step + 1
+        self._u_product *= self._u(t)
+        u_t, u_next = self._u(t), self._u(t + 1)
+        self._c_m = u_next / (1.0 - self._u_product * u_next)
+        self._c_g = (1.0 - u_t) / (1.0 - self._u_product)
+        self._b2_power = self.beta_2 ** t
+
+    def update_step(self, grad, var, lr):
+        m, v = self.slots(var)
+        _core.nadam_update(var, m, v, grad, lr, self.beta_1, self.beta_2, self.epsilon, self._c_m, self._c_g,
+                           self._b2_power, self._decay_for(var, lr))

@@ -1,0 +1,116 @@
+"""keras.utils: Progbar (a console progress bar like Keras's) and set_random_seed."""
+import random as _random
+import sys
+import time
+
+import numpy as np
+
+import tapegrad as tf
+
+__all__ = ["Progbar", "set_random_seed", "to_categorical"]
+
+
+def set_random_seed(seed):
+    """Seeds Python's ``random``, NumPy's global generator and tapegrad's (initializers, dropout)."""
+    if not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"set_random_seed: seed must be an int, got {seed!r}")
+    _random.seed(int(seed))
+    np.random.seed(int(seed))
+    tf.random.set_seed(int(seed))
+
+
+def to_categorical(x, num_classes=None):
+    x = np.asarray(x, dtype="int64")
+    num_classes = int(x.max()) + 1 if num_classes is None else num_classes
+    return np.eye(num_classes, dtype="float32")[x.reshape(-1)].reshape(x.shape + (num_classes,))
+
+
+def _value(v):
+    return float(v.numpy()) if hasattr(v, "numpy") else float(v)
+
+
+class Progbar:
+    """Displays progress: ``12/50 [=====>........] - ETA: 3s - loss: 0.4321``.
+
+    Args:
+      target: total number of steps (None if unknown).
+      width: width of the bar in characters.
+      verbose: 1 for the bar, 2 for one line at the end, 0 for silence.
+      stateful_metrics: names of values shown as given rather than averaged over steps.
+      unit_name: what a step is called ("step").
+
+    ``update(current, values)`` takes ``values`` as a list of (name, value) pairs; values of names
+    not in ``stateful_metrics`` are averaged, weighted by the steps since the last update.
+    """
+
+    def __init__(self, target, width=30, verbose=1, interval=0.05, stateful_metrics=None, unit_name="step",
+                 file=None):
+        self.target, self.width, self.verbose, self.interval = target, width, verbose, interval
+        self.stateful_metrics = set(stateful_metrics or ())
+        self.unit_name = unit_name
+        self.file = file if file is not None else sys.stdout
+        self._sums, self._order = {}, []
+        self._seen = 0
+        self._start = self._last = time.time()
+        self._dynamic = hasattr(self.file, "isatty") and self.file.isatty()
+        self._prev_len = 0
+
+    def _accumulate(self, current, values):
+        for name, v in values or []:
+            if name not in self._order:
+                self._order.append(name)
+            if name in self.stateful_metrics:
+                self._sums[name] = [_value(v), 1]
+            else:
+                steps = max(1, current - self._seen)
+                total, count = self._sums.get(name, [0.0, 0])
+                self._sums[name] = [total + _value(v) * steps, count + steps]
+        self._seen = current
+
+    def _metrics_text(self):
+        parts = []
+        for name in self._order:
+            total, count = self._sums[name]
+            avg = total / max(count, 1)
+            parts.append(f" - {name}: {avg:.4f}" if abs(avg) >= 1e-3 or avg == 0 else f" - {name}: {avg:.4e}")
+        return "".join(parts)
+
+    def _bar(self, current):
+        if self.target is None:
+            return f"{current}/Unknown"
+        digits = len(str(self.target))
+        text = f"{current:{digits}d}/{self.target} ["
+        filled = int(self.width * current / self.target) if self.target else self.width
+        if filled > 0:
+            text += "=" * (filled - 1) + (">" if current < self.target else "=")
+        return text + "." * (self.width - filled) + "]"
+
+    def _timing(self, current, now):
+        elapsed = now - self._start
+        if self.target is not None and current < self.target:
+            eta = elapsed / max(current, 1) * (self.target - current)
+            return f" - ETA: {eta:.0f}s"
+        per = elapsed / max(current, 1)
+        unit = f"{per * 1e3:.0f}ms/{self.unit_name}" if per >= 1e-3 else f"{per * 1e6:.0f}us/{self.unit_name}"
+        return f" - {elapsed:.0f}s {unit}"
+
+    def update(self, current, values=None, finalize=None):
+        self._accumulate(current, values)
+        finalize = (self.target is not None and current >= self.target) if finalize is None else finalize
+        if self.verbose == 0:
+            return
+        now = time.time()
+        if self.verbose == 1:
+            if not finalize and now - self._last < self.interval:
+                return
+            line = self._bar(current) + self._timing(current, now) + self._metrics_text()
+            pad = " " * max(0, self._prev_len - len(line))
+            self.file.write(("\r" if self._dynamic else "") + line + pad + ("\n" if finalize or not self._dynamic else ""))
+            self._prev_len = len(line)
+        elif finalize:
+            self.file.write(self._bar(current).split(" [")[0] + self._timing(current, now) + self._metrics_text() + "\n")
+        self.file.flush()
+        self._last = now
+
+    def add(self, n, values=None):
+        self.update(self._seen + n, values)

@@ -1,0 +1,177 @@
+"""Each optimizer's 1-step and 3-step updates against the update rule written out in NumPy."""
+import math
+
+import numpy as np
+import pytest
+
+import tapegrad as tf
+from tapegrad import keras
+
+RNG = np.random.default_rng(0)
+W0 = RNG.normal(size=(3, 4))
+GRADS = [RNG.normal(size=(3, 4)) for _ in range(3)]
+
+
+def run(opt, steps, dtype=np.float64):
+    var = tf.Variable(W0.astype(dtype))
+    for g in GRADS[:steps]:
+        opt.apply_gradients([(tf.constant(g.astype(dtype)), var)])
+    return var.numpy()
+
+
+# NumPy references: each takes the gradients and returns the variable after them.
+def ref_sgd(grads, lr=0.01, momentum=0.0, nesterov=False, wd=0.0):
+    w, m = W0.copy(), np.zeros_like(W0)
+    for g in grads:
+        w = w - lr * wd * w
+        if momentum:
+            m = momentum * m - lr * g
+            w = w + (momentum * m - lr * g if nesterov else m)
+        else:
+            w = w - lr * g
+    return w
+
+
+def ref_adam(grads, lr=0.001, b1=0.9, b2=0.999, eps=1e-7, wd=0.0, amsgrad=False):
+    w, m, v, vmax = W0.copy(), np.zeros_like(W0), np.zeros_like(W0), np.zeros_like(W0)
+    for t, g in enumerate(grads, start=1):
+        w = w - lr * wd * w
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        vmax = np.maximum(vmax, v)
+        m_hat, v_hat = m / (1 - b1 ** t), (vmax if amsgrad else v) / (1 - b2 ** t)
+        # Keras folds the bias corrections into the rate, so epsilon is scaled by sqrt(1 - b2^t).
+        w = w - lr * m_hat / (np.sqrt(v_hat) + eps / math.sqrt(1 - b2 ** t))
+    return w
+
+
+def ref_nadam(grads, lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
+    w, m, v, prod = W0.copy(), np.zeros_like(W0), np.zeros_like(W0), 1.0
+    u = lambda t: b1 * (1 - 0.5 * 0.96 ** t)  # noqa: E731
+    for t, g in enumerate(grads, start=1):
+        prod_t = prod * u(t)
+        m = b1 * m + (1 - b1) * g
+        v = b2 * v + (1 - b2) * g * g
+        m_hat = u(t + 1) * m / (1 - prod_t * u(t + 1)) + (1 - u(t)) * g / (1 - prod_t)
+        w = w - lr * m_hat / (np.sqrt(v / (1 - b2 ** t)) + eps)
+        prod = prod_t
+    return w
+
+
+def ref_rmsprop(grads, lr=0.001, rho=0.9, momentum=0.0, eps=1e-7, centered=False):
+    w, s, a, p = W0.copy(), np.zeros_like(W0), np.zeros_like(W0), np.zeros_like(W0)
+    for g in grads:
+        s = rho * s + (1 - rho) * g * g
+        a = rho * a + (1 - rho) * g
+        inc = lr * g / np.sqrt(s - a * a + eps if centered else s + eps)
+        p = momentum * p + inc
+        w = w - (p if momentum else inc)
+    return w
+
+
+def ref_adagrad(grads, lr=0.001, acc0=0.1, eps=1e-7):
+    w, acc = W0.copy(), np.full_like(W0, acc0)
+    for g in grads:
+        acc = acc + g * g
+        w = w - lr * g / np.sqrt(acc + eps)
+    return w
+
+
+CASES = [
+    ("sgd", lambda: keras.optimizers.SGD(0.1), lambda gs: ref_sgd(gs, 0.1)),
+    ("sgd_momentum", lambda: keras.optimizers.SGD(0.1, momentum=0.9), lambda gs: ref_sgd(gs, 0.1, 0.9)),
+    ("sgd_nesterov", lambda: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+     lambda gs: ref_sgd(gs, 0.1, 0.9, True)),
+    ("adam", lambda: keras.optimizers.Adam(0.01), lambda gs: ref_adam(gs, 0.01)),
+    ("adam_amsgrad", lambda: keras.optimizers.Adam(0.01, amsgrad=True), lambda gs: ref_adam(gs, 0.01, amsgrad=True)),
+    ("adamw", lambda: keras.optimizers.AdamW(0.01, weight_decay=0.1), lambda gs: ref_adam(gs, 0.01, wd=0.1)),
+    ("nadam", lambda: keras.optimizers.Nadam(0.01), lambda gs: ref_nadam(gs, 0.01)),
+    ("nadam_lr_alias", lambda: keras.optimizers.Nadam(lr=0.02), lambda gs: ref_nadam(gs, 0.02)),
+    ("rmsprop", lambda: keras.optimizers.RMSprop(0.01), lambda gs: ref_rmsprop(gs, 0.01)),
+    ("rmsprop_centered_momentum", lambda: keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
+     lambda gs: ref_rmsprop(gs, 0.01, momentum=0.5, centered=True)),
+    ("adagrad", lambda: keras.optimizers.Adagrad(0.1), lambda gs: ref_adagrad(gs, 0.1)),
+    ("sgd_weight_decay", lambda: keras.optimizers.SGD(0.1, weight_decay=0.2), lambda gs: ref_sgd(gs, 0.1, wd=0.2)),
+]
+
+
+@pytest.mark.parametrize("steps", [1, 3])
+@pytest.mark.parametrize("name,make,ref", CASES, ids=[c[0] for c in CASES])
+def test_update_matches_numpy_float64(name, make, ref, steps):
+    np.testing.assert_allclose(run(make(), steps), ref(GRADS[:steps]), rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize("name,make,ref", CASES, ids=[c[0] for c in CASES])
+def test_update_matches_numpy_float32(name, make, ref):
+    np.testing.assert_allclose(run(make(), 3, np.float32), ref(GRADS), rtol=1e-5, atol=1e-6)
+
+
+def test_iterations_count_steps():
+    opt = keras.optimizers.Adam()
+    run(opt, 3)
+    assert int(opt.iterations) == 3
+
+
+def test_none_gradient_is_skipped_with_a_warning_naming_the_variable():
+    a, b = tf.Variable([1.0, 2.0], name="alpha"), tf.Variable([3.0], name="beta")
+    opt = keras.optimizers.SGD(0.5)
+    with pytest.warns(UserWarning, match="beta"):
+        opt.apply_gradients([(tf.constant([1.0, 1.0]), a), (None, b)])
+    np.testing.assert_allclose(a.numpy(), [0.5, 1.5])
+    np.testing.assert_allclose(b.numpy(), [3.0])
+
+
+def test_exponential_decay_schedule():
+    sched = keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=2, decay_rate=0.5)
+    opt = keras.optimizers.SGD(sched)
+    var = tf.Variable(np.zeros(1))
+    for _ in range(3):
+        opt.apply_gradients([(tf.constant(np.ones(1)), var)])
+    lrs = [0.1 * 0.5 ** (k / 2) for k in range(3)]
+    np.testing.assert_allclose(var.numpy(), [-sum(lrs)], rtol=1e-12)
+    stair = keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5, staircase=True)
+    assert [stair(k) for k in range(4)] == [0.1, 0.1, 0.05, 0.05]
+
+
+def test_clipvalue_clipnorm_global_clipnorm():
+    g1, g2 = np.array([3.0, -4.0]), np.array([12.0])
+    cases = {"clipvalue": (1.0, [np.clip(g1, -1, 1), np.clip(g2, -1, 1)]),
+             "clipnorm": (1.0, [g1 / 5.0, g2 / 12.0]),
+             "global_clipnorm": (1.0, [g1 / 13.0, g2 / 13.0])}
+    for arg, (limit, expect) in cases.items():
+        a, b = tf.Variable(np.zeros(2)), tf.Variable(np.zeros(1))
+        keras.optimizers.SGD(1.0, **{arg: limit}).apply_gradients([(tf.constant(g1), a), (tf.constant(g2), b)])
+        np.testing.assert_allclose(a.numpy(), -expect[0], err_msg=arg)
+        np.testing.assert_allclose(b.numpy(), -expect[1], err_msg=arg)
+
+
+def test_update_in_place_keeps_old_values_seen_by_others():
+    var = tf.Variable(np.ones(3))
+    before = tf.identity(var)
+    keras.optimizers.SGD(1.0).apply_gradients([(tf.constant(np.ones(3)), var)])
+    np.testing.assert_allclose(before.numpy(), 1.0)
+    np.testing.assert_allclose(var.numpy(), 0.0)
+
+
+def test_minimize_and_constraint():
+    var = tf.Variable([2.0, -3.0], constraint=keras.constraints.NonNeg())
+    keras.optimizers.SGD(0.1).minimize(lambda: tf.reduce_sum(var * var), [var])
+    np.testing.assert_allclose(var.numpy(), [1.6, 0.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize("bad", [dict(clipnorm=-1.0), dict(clipnorm=1.0, global_clipnorm=1.0), dict(foo=1)])
+def test_bad_arguments(bad):
+    with pytest.raises((ValueError, TypeError)):
+        keras.optimizers.Adam(**bad)
+
+
+def test_kernel_errors_name_the_optimizer():
+    var = tf.Variable(np.zeros(2))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Adagrad"):
+        tf._core.adagrad_update(var, tf.Variable(np.zeros(3)), tf.constant(np.zeros(2)), 0.1, 1e-7)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="SGD"):
+        tf._core.sgd_update(tf.constant(np.zeros(2)), None, tf.constant(np.zeros(2)), 0.1, 0.0, False)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="SGD"):
+        tf._core.sgd_update(tf.Variable(np.zeros(2, np.int32)), None, tf.constant(np.zeros(2, np.int32)), 0.1, 0.0, False)
+    with pytest.raises(ValueError, match="shape"):
+        keras.optimizers.SGD().apply_gradients([(tf.constant(np.zeros(3)), var)])
