@@ -80,12 +80,17 @@ def test_bad_arguments():
         ForwardAccumulator(tf.constant([1, 2]), tf.constant([1, 1]))
     with pytest.raises(ValueError, match="structure"):
         ForwardAccumulator([x, x], [x])
+    with pytest.raises(TypeError, match="primals must be Tensors"):
+        ForwardAccumulator([1.0], [1.0])
     acc = ForwardAccumulator(x, x)
     with acc:
         with pytest.raises(RuntimeError, match="already active"):
             acc.__enter__()
     with pytest.raises(ValueError, match="unconnected_gradients"):
         acc.jvp(x, unconnected_gradients="sometimes")
+    with pytest.raises(TypeError, match="jvp"):
+        acc.jvp([x, "y"])
+    assert tf.autodiff.GradientTape is tf.GradientTape
 
 
 def _f(W, x):
@@ -238,3 +243,36 @@ def test_tangents_of_dead_intermediates_are_dropped():
             y = tf.sin(x) * 1.0   # each step's intermediates die at once
     assert acc._acc._num_tangents < 4096
     np.testing.assert_allclose(acc.jvp(y).numpy(), np.cos([1.0, 2.0]), rtol=1e-6)
+
+
+def test_jacobian_inside_an_accumulator():
+    """Forward over a batched reverse sweep: the JVP of a Jacobian is the Hessian contracted with v."""
+    rng = np.random.default_rng(3)
+    W = tf.constant(rng.standard_normal((4, 3)))
+    x, v = tf.constant(rng.standard_normal(3)), tf.constant(rng.standard_normal(3))
+    with ForwardAccumulator(x, v) as acc:
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.tanh(tf.linalg.matvec(W, x))
+        J = tape.jacobian(y, x)
+    dJ = acc.jvp(J).numpy()
+    eps = 1e-6
+
+    def jac(xx):
+        with tf.GradientTape() as t:
+            t.watch(xx)
+            yy = tf.tanh(tf.linalg.matvec(W, xx))
+        return t.jacobian(yy, xx).numpy()
+    want = (jac(x + eps * v) - jac(x - eps * v)) / (2 * eps)
+    np.testing.assert_allclose(dJ, want, rtol=1e-6, atol=1e-8)
+
+
+def test_forward_mode_through_a_tape_with_a_persistent_accumulator_over_steps():
+    """Entering the same accumulator again after exit keeps its tangents (TF allows re-entry)."""
+    x = tf.constant(1.5)
+    acc = ForwardAccumulator(x, tf.constant(1.0))
+    with acc:
+        y = x * x
+    with acc:
+        z = y * x
+    assert float(acc.jvp(z)) == pytest.approx(3 * 1.5 ** 2)

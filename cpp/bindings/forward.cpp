@@ -11,6 +11,9 @@ namespace {
 struct PyAccumulator {
   Accumulator acc;
   bool active = false;
+  ~PyAccumulator() {
+    if (active) pop_accumulator(&acc);  // never leave a dangling pointer on the stack
+  }
 };
 
 }  // namespace

@@ -1,9 +1,9 @@
 """tf.autodiff: forward-mode differentiation (ForwardAccumulator) over the C++ accumulator."""
 from tapegrad import _core
-from tapegrad._tape import UnconnectedGradients
+from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: F401  (tf.autodiff.GradientTape)
 from tapegrad._tensor import Tensor, convert_to_tensor
 
-__all__ = ["ForwardAccumulator"]
+__all__ = ["ForwardAccumulator", "GradientTape"]
 
 
 def _flatten(obj, out):
