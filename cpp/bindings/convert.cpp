@@ -6,6 +6,8 @@
 
 namespace tg {
 
+PyTypeObject* g_tensor_type = nullptr;
+
 static py::dtype np_dtype(DType d) {
   switch (d) {
     case DType::Float32: return py::dtype::of<float>();
@@ -52,7 +54,7 @@ int default_dtype_of(py::handle obj) {
 }
 
 Tensor to_tensor(py::handle obj, int hint) {
-  if (py::isinstance<TensorImpl>(obj)) return obj.cast<Tensor>();
+  if (is_tensor(obj)) return tensor_of(obj);
   // Fast path for Python scalars.
   if (PyFloat_CheckExact(obj.ptr()) || PyLong_CheckExact(obj.ptr()) || PyBool_Check(obj.ptr())) {
     int d = hint >= 0 ? hint : default_dtype_of(obj);
@@ -91,8 +93,8 @@ Tensor to_tensor(py::handle obj, int hint) {
 }
 
 Tensor to_tensor_dtype(py::handle obj, int dtype) {
-  if (py::isinstance<TensorImpl>(obj)) {
-    Tensor t = obj.cast<Tensor>();
+  if (is_tensor(obj)) {
+    Tensor t = tensor_of(obj);
     if (dtype >= 0 && (int)t->dtype != dtype)
       throw InvalidArgument(cat("expected a tensor of dtype ", dtype_name((DType)dtype), ", got ", meta_str(t)));
     return t;

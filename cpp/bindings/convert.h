@@ -11,6 +11,16 @@ namespace py = pybind11;
 // A variable: a tensor whose value can be assigned in place.
 struct VariableImpl : TensorImpl {};
 
+// The Python type of Tensor (set once the class is bound); subclasses pass the check too.
+extern PyTypeObject* g_tensor_type;
+inline bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), g_tensor_type); }
+// The Tensor held by a Python Tensor/Variable object, without pybind11's type lookups.
+// Valid only when is_tensor(h). (VariableImpl derives from TensorImpl at offset 0.)
+inline Tensor tensor_of(py::handle h) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  return inst->get_value_and_holder().template holder<Tensor>();
+}
+
 // Converts a Tensor, Python number/bool, nested list or NumPy array to a Tensor.
 // `hint` (or -1) is the dtype a non-tensor value takes, as TF's convert_to_tensor(dtype_hint=).
 Tensor to_tensor(py::handle obj, int hint = -1);

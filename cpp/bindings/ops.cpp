@@ -18,7 +18,7 @@ struct OpHandle {
   Tensor call(py::args args, py::kwargs kwargs) const {
     int hint = -1;
     for (auto a : args)
-      if (py::isinstance<TensorImpl>(a)) { hint = (int)a.cast<const TensorImpl&>().dtype; break; }
+      if (is_tensor(a)) { hint = (int)tensor_of(a)->dtype; break; }
     Tensors x;
     x.reserve(args.size());
     int64_t n = 0;

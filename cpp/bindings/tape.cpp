@@ -45,10 +45,10 @@ Tensors as_tensors(const std::vector<py::handle>& items, const char* what, bool 
   Tensors r;
   for (auto h : items) {
     if (h.is_none() && allow_none) { r.push_back(nullptr); continue; }
-    if (!py::isinstance<TensorImpl>(h))
+    if (!is_tensor(h))
       throw InvalidArgument(cat("GradientTape.gradient: every ", what, " must be a Tensor or Variable, got ",
                                 std::string(py::str(h.get_type().attr("__name__")))));
-    r.push_back(h.cast<Tensor>());
+    r.push_back(tensor_of(h));
   }
   return r;
 }
@@ -208,6 +208,17 @@ struct PyTape {
     if (!tape->persistent && active && tape->used)
       throw TapeMisuse("A non-persistent GradientTape can only be used to compute one set of gradients");
     GradientRequest req;
+    if (is_tensor(target) && is_tensor(sources) && output_gradients.is_none() && unconnected.is_none()) {
+      // The common case, one target and one source: no nested structures to walk.
+      req.targets = {tensor_of(target)};
+      req.sources = {tensor_of(sources)};
+      Tensors grads;
+      {
+        py::gil_scoped_release nogil;
+        grads = tg::gradient(*tape, req);
+      }
+      return grads[0] ? py::cast(grads[0]) : py::none();
+    }
     std::vector<py::handle> ft, fs, fo;
     flatten(target, ft);
     flatten(sources, fs);
@@ -247,10 +258,10 @@ struct StopRecording {
 }  // namespace
 
 void bind_tape(py::module_& m) {
-  py::class_<PyTape>(m, "GradientTape", py::dynamic_attr())
+  py::class_<PyTape>(m, "GradientTape")
       .def(py::init([](bool persistent, bool watch_accessed_variables) {
              PyTape t;
-             t.tape->entries.reserve(8);
+             t.tape->entries.reserve(4);
              t.tape->persistent = persistent;
              t.tape->watch_accessed_variables = watch_accessed_variables;
              return t;
@@ -270,10 +281,10 @@ void bind_tape(py::module_& m) {
              std::vector<py::handle> items;
              flatten(x, items);
              for (auto h : items) {
-               if (!py::isinstance<TensorImpl>(h))
+               if (!is_tensor(h))
                  throw InvalidArgument(cat("GradientTape.watch: expected Tensors or Variables, got ",
                                            std::string(py::str(h.get_type().attr("__name__")))));
-               t.tape->watch(h.cast<Tensor>());
+               t.tape->watch(tensor_of(h));
              }
            }, py::arg("tensor"))
       .def("watched_variables", [](PyTape& t) { return py::tuple(py::cast(t.tape->watched_variables)); })

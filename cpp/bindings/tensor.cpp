@@ -23,7 +23,7 @@ Tensor run(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
 }
 
 Tensor binary(const OpDef& op, py::handle self, py::handle other, bool reflected) {
-  Tensor a = self.cast<Tensor>();
+  Tensor a = tensor_of(self);
   Tensor b = to_tensor(other, (int)a->dtype);
   return reflected ? run(op, {b, a}) : run(op, {a, b});
 }
@@ -62,6 +62,7 @@ void assign_value(const Tensor& var, py::handle value, int mode) {  // mode: 0 s
 
 void bind_tensor(py::module_& m) {
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>> t(m, "Tensor");
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(t.ptr());
   t.def_property_readonly("_shape", [](const TensorImpl& s) { return py::tuple(py::cast(s.shape)); })
       .def_property_readonly("_dtype", [](const TensorImpl& s) { return (int)s.dtype; })
       .def_property_readonly("ndim", &TensorImpl::ndim)

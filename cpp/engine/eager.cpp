@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "engine/forward.h"
 #include "engine/tape.h"
+#include "graph/trace.h"
 
 namespace tg {
 
@@ -22,6 +23,7 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   if (op.differentiable && !active_tapes().empty()) record_op(op, x, attrs, out);
   if (!active_accumulators().empty()) forward_op(op, x, attrs, out);
   if (!variable_watchers().empty()) note_variables(x);
+  if (graph::tracing()) graph::record_on_tracers(op, x, attrs, out);  // tf.function (cpp/graph/trace.h)
   return out;
 }
 

@@ -24,7 +24,7 @@ struct GradCtx {
   const Tensor& out;    // the op's output
   const Tensor& g;      // upstream gradient: `batch` leading axes + the shape of out
   const Attrs& attrs;
-  std::vector<bool> needs_grad;
+  const std::vector<bool>& needs_grad;
   int batch = 0;
 };
 

@@ -23,6 +23,8 @@ from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
+from tapegrad._function import function  # noqa: E402
+from tapegrad._print import print  # noqa: E402,A004
 from tapegrad import math, nn, linalg, random, debugging  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
 

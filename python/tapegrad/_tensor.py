@@ -57,14 +57,26 @@ def _repr_numpy(t):
 
 def _tensor_repr(self):
     kind = "tf.Tensor"
+    if _core._is_traced(self):  # no fixed value while tracing: show how it is computed
+        return f"<{kind} (traced) {_core._describe_traced(self)} shape={TensorShape(self._shape)} dtype={self.dtype.name}>"
     return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_repr_numpy(self)}>"
 
 
 def _tensor_str(self):
+    if _core._is_traced(self):
+        return _tensor_repr(self)
     return f"tf.Tensor({_repr_numpy(self)}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
 
 
+def _check_concrete(self, what):
+    """Inside a tf.function trace, a tensor computed from the arguments has no fixed value."""
+    if _core._is_traced(self):
+        from tapegrad._function import traced_value_error
+        raise traced_value_error(self, what)
+
+
 def _scalar(self, kind):
+    _check_concrete(self, f"{kind.__name__}()")
     if self._size != 1:
         raise TypeError(f"only tensors with one element can be converted to Python {kind.__name__}, "
                         f"got shape {TensorShape(self._shape)}")
@@ -72,6 +84,7 @@ def _scalar(self, kind):
 
 
 def _bool(self):
+    _check_concrete(self, "bool()")
     if self._size != 1:
         raise ValueError("The truth value of a tensor with more than one element is ambiguous; "
                          "use tf.reduce_any or tf.reduce_all")
@@ -79,6 +92,7 @@ def _bool(self):
 
 
 def _format(self, spec):
+    _check_concrete(self, "format()")
     if self._size == 1 and spec:
         return format(self._item(), spec)
     return format(str(self), spec)
@@ -90,7 +104,23 @@ def _iter(self):
     return (self[i] for i in builtins_range(self._shape[0]))
 
 
+def _guard_value_access(name):
+    raw = getattr(Tensor, name)
+
+    def guarded(self, *args, **kwargs):
+        if _core._tracing():
+            _check_concrete(self, f".{name}()" if name == "numpy" else "np.asarray()")
+        return raw(self, *args, **kwargs)
+
+    guarded.__name__ = name
+    guarded.__doc__ = raw.__doc__
+    setattr(Tensor, name, guarded)
+    return raw
+
+
 builtins_range = range
+Tensor._numpy_unchecked = _guard_value_access("numpy")  # tf.print reads traced values on purpose
+_guard_value_access("__array__")
 Tensor.shape = property(lambda self: TensorShape(self._shape), doc="The shape, as a TensorShape.")
 Tensor.dtype = property(lambda self: dtypes.from_code(self._dtype), doc="The element type.")
 Tensor.__repr__ = _tensor_repr
@@ -126,6 +156,9 @@ class Variable(_core.Variable):
                  shape=None, **kwargs):
         if initial_value is None:
             raise ValueError("Variable: initial_value must be given")
+        if _core._tracing():
+            from tapegrad._function import _on_variable_created
+            _on_variable_created()
         if callable(initial_value):
             initial_value = initial_value()
         dt = _dtype_of(dtype)
@@ -143,21 +176,32 @@ class Variable(_core.Variable):
         return self._name + ":0"
 
     def assign(self, value, use_locking=None, name=None, read_value=True):
-        self._assign(value)
+        if _core._tracing():  # a tf.function records the assignment in its graph
+            _core._traced_assign(self, value, 0)
+        else:
+            self._assign(value)
         return self
 
     def assign_add(self, delta, use_locking=None, name=None, read_value=True):
-        self._assign_add(delta)
+        if _core._tracing():
+            _core._traced_assign(self, delta, 1)
+        else:
+            self._assign_add(delta)
         return self
 
     def assign_sub(self, delta, use_locking=None, name=None, read_value=True):
-        self._assign_sub(delta)
+        if _core._tracing():
+            _core._traced_assign(self, delta, 2)
+        else:
+            self._assign_sub(delta)
         return self
 
     def value(self):
         return self.read_value()
 
     def __repr__(self):
+        if _core._is_traced(self):
+            return f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name} (traced)>"
         return (f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name}, "
                 f"numpy={_repr_numpy(self)}>")
 

@@ -13,6 +13,8 @@ import warnings
 
 import numpy as np
 
+from tapegrad import _core
+
 import tapegrad as tf
 
 from tapegrad.keras.optimizers.schedules import LearningRateSchedule
@@ -134,6 +136,10 @@ class Optimizer:
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""
+        if _core._tracing():  # the fused updates and the step counter are not graph nodes yet
+            raise NotImplementedError(
+                "optimizer.apply_gradients inside a tf.function is not supported yet: the update would run "
+                "only while tracing. Call it outside the Function, or update with Variable.assign_sub inside it.")
         pairs = list(grads_and_vars)
         missing = [v for g, v in pairs if g is None]
         if missing:

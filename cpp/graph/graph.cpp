@@ -1,0 +1,190 @@
+// graph.cpp -- printing a graph as text and Graphviz DOT, and comparing two traces.
+#include "graph/graph.h"
+#include <cstring>
+#include <sstream>
+#include "core/error.h"
+
+namespace tg::graph {
+
+std::string meta_text(const OutMeta& m) {
+  std::string s = dtype_name(m.dtype);
+  s += "[";
+  for (size_t i = 0; i < m.shape.size(); ++i) s += (i ? ", " : "") + (m.shape[i] < 0 ? std::string("?") : std::to_string(m.shape[i]));
+  return s + "]";
+}
+
+static std::string attr_value_text(const AttrValue& v) {
+  return std::visit([](auto& x) -> std::string {
+    using T = std::decay_t<decltype(x)>;
+    if constexpr (std::is_same_v<T, bool>) return x ? "true" : "false";
+    else if constexpr (std::is_same_v<T, std::string>) return "\"" + x + "\"";
+    else if constexpr (std::is_same_v<T, std::vector<int64_t>>) {
+      std::string s = "[";
+      for (size_t i = 0; i < x.size(); ++i) s += (i ? ", " : "") + std::to_string(x[i]);
+      return s + "]";
+    } else if constexpr (std::is_same_v<T, double>) {
+      std::ostringstream o;
+      o << x;
+      return o.str();
+    } else return std::to_string(x);
+  }, v);
+}
+
+std::string attrs_text(const Attrs& a) {
+  if (a.items.empty()) return "";
+  std::string s = "{";
+  for (size_t i = 0; i < a.items.size(); ++i) s += (i ? ", " : "") + a.items[i].first + "=" + attr_value_text(a.items[i].second);
+  return s + "}";
+}
+
+// A constant's value when it is small enough to read at a glance.
+static std::string constant_text(const Tensor& t) {
+  if (t->size != 1) return "<" + meta_str(t) + ">";
+  std::ostringstream o;
+  double v = scalar_value(t);
+  if (t->dtype == DType::Bool) o << (v != 0 ? "true" : "false");
+  else o << v;
+  return o.str();
+}
+
+static std::string node_head(const Node& n) {
+  switch (n.kind) {
+    case NodeKind::Placeholder: return "Placeholder " + n.name;
+    case NodeKind::Constant: return "Const " + constant_text(n.value);
+    case NodeKind::VariableRead: return "ReadVariable";
+    case NodeKind::Op: return n.op->name;
+    case NodeKind::Assign: return n.mode == 0 ? "AssignVariable" : n.mode == 1 ? "AssignAddVariable" : "AssignSubVariable";
+    case NodeKind::HostCall: return "HostCall " + n.name;
+  }
+  return "?";
+}
+
+std::string Graph::to_text() const {
+  std::ostringstream o;
+  o << "graph(" << num_args << " args -> " << outputs.size() << " outputs, " << nodes.size() << " nodes"
+    << (relaxed ? ", relaxed shapes" : "") << ")\n";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    std::string line = "  %" + std::to_string(i) + " = " + node_head(n);
+    if (n.kind == NodeKind::Op || n.kind == NodeKind::Assign || n.kind == NodeKind::HostCall) {
+      line += "(";
+      for (size_t k = 0; k < n.inputs.size(); ++k) line += (k ? ", %" : "%") + std::to_string(n.inputs[k]);
+      line += ")";
+      if (n.kind == NodeKind::Op && !n.attrs.items.empty()) line += " " + attrs_text(n.attrs);
+    }
+    if (n.kind == NodeKind::Op || n.kind == NodeKind::Placeholder || n.kind == NodeKind::Constant ||
+        n.kind == NodeKind::VariableRead) {
+      if (line.size() < 48) line.resize(48, ' ');
+      line += " : " + meta_text(n.meta);
+    }
+    o << line << "\n";
+  }
+  o << "  return";
+  for (size_t k = 0; k < outputs.size(); ++k) o << (k ? ", %" : " %") << outputs[k];
+  o << "\n";
+  return o.str();
+}
+
+static std::string dot_escape(const std::string& s) {
+  std::string r;
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r;
+}
+
+std::string Graph::to_dot() const {
+  std::ostringstream o;
+  o << "digraph G {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    std::string label = dot_escape(node_head(n));
+    if (n.kind == NodeKind::Op && !n.attrs.items.empty()) label += "\\n" + dot_escape(attrs_text(n.attrs));
+    if (!n.side_effect()) label += "\\n" + meta_text(n.meta);
+    const char* style = n.kind == NodeKind::Placeholder ? ", style=filled, fillcolor=lightblue"
+                        : n.kind == NodeKind::Constant ? ", style=filled, fillcolor=lightgrey"
+                        : n.kind == NodeKind::VariableRead ? ", style=filled, fillcolor=lightyellow"
+                        : n.side_effect() ? ", style=filled, fillcolor=pink" : "";
+    o << "  n" << i << " [label=\"" << label << "\"" << style << "];\n";
+    for (int in : n.inputs) o << "  n" << in << " -> n" << i << ";\n";
+  }
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    o << "  out" << k << " [label=\"output " << k << "\", shape=ellipse];\n";
+    o << "  n" << outputs[k] << " -> out" << k << ";\n";
+  }
+  o << "}\n";
+  return o.str();
+}
+
+void Graph::finalize() {
+  work = 0;
+  variables.clear();
+  has_host_calls = false;
+  std::vector<int> last(nodes.size(), -1);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    if (n.kind == NodeKind::Op) {
+      int64_t s = 1;
+      for (int64_t d : n.meta.shape) s *= d < 0 ? 1024 : d;
+      work += s;
+    }
+    if (n.kind == NodeKind::VariableRead || n.kind == NodeKind::Assign) {
+      bool known = false;
+      for (auto& v : variables) known |= v == n.value;
+      if (!known) variables.push_back(n.value);
+    }
+    has_host_calls |= n.kind == NodeKind::HostCall;
+    for (int in : n.inputs) last[in] = (int)i;
+  }
+  for (int o : outputs) last[o] = (int)nodes.size();  // outputs live to the end
+  drop_after.assign(nodes.size(), {});
+  for (size_t v = 0; v < nodes.size(); ++v)
+    if (last[v] >= 0 && last[v] < (int)nodes.size()) drop_after[last[v]].push_back((int)v);
+}
+
+static bool same_constant(const Tensor& a, const Tensor& b) {
+  if (a == b) return true;
+  return a->dtype == b->dtype && a->shape == b->shape && std::memcmp(a->data(), b->data(), a->nbytes()) == 0;
+}
+
+bool same_structure(const Graph& a, const Graph& b, std::string* why) {
+  auto fail = [&](size_t i, const std::string& what) {
+    if (why) *why = cat("node %", i, " (", i < a.nodes.size() ? node_head(a.nodes[i]) : std::string("?"), "): ", what);
+    return false;
+  };
+  if (a.nodes.size() != b.nodes.size())
+    return fail(std::min(a.nodes.size(), b.nodes.size()), cat("the traces have ", a.nodes.size(), " and ", b.nodes.size(), " nodes"));
+  if (a.outputs != b.outputs) return fail(0, "the outputs differ");
+  for (size_t i = 0; i < a.nodes.size(); ++i) {
+    const Node &x = a.nodes[i], &y = b.nodes[i];
+    if (x.kind != y.kind || x.op != y.op) return fail(i, "a different op was traced");
+    if (x.inputs != y.inputs) return fail(i, "the inputs differ");
+    if (x.meta.dtype != y.meta.dtype || x.meta.shape.size() != y.meta.shape.size()) return fail(i, "the dtype or rank differs");
+    switch (x.kind) {
+      case NodeKind::Placeholder:
+        if (x.arg != y.arg) return fail(i, "argument order differs");
+        break;
+      case NodeKind::Constant:
+        if (!same_constant(x.value, y.value))
+          return fail(i, cat("a constant differs (", meta_str(x.value), " vs ", meta_str(y.value),
+                             "): the function computed it from an argument's shape"));
+        break;
+      case NodeKind::VariableRead:
+      case NodeKind::Assign:
+        if (x.value != y.value || x.mode != y.mode) return fail(i, "a different variable");
+        break;
+      case NodeKind::Op:
+        if (!(x.attrs.items == y.attrs.items))
+          return fail(i, cat("attributes differ (", attrs_text(x.attrs), " vs ", attrs_text(y.attrs),
+                             "): the function computed them from an argument's shape"));
+        break;
+      case NodeKind::HostCall:
+        if (x.name != y.name) return fail(i, "a different host call");
+        break;
+    }
+  }
+  return true;
+}
+
+}  // namespace tg::graph

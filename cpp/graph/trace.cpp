@@ -1,0 +1,145 @@
+// trace.cpp -- recording ops, variable reads, assignments and host calls into a Graph.
+#include "graph/trace.h"
+#include <sstream>
+#include "core/error.h"
+#include "graph/executor.h"
+
+namespace tg::graph {
+
+std::vector<Tracer*>& active_tracers() {
+  thread_local std::vector<Tracer*> stack;
+  return stack;
+}
+
+static int add_node(Graph& g, Node n) {
+  g.nodes.push_back(std::move(n));
+  return (int)g.nodes.size() - 1;
+}
+
+int Tracer::placeholder(const Tensor& t, const std::string& name) {
+  Node n;
+  n.kind = NodeKind::Placeholder;
+  n.meta = {t->shape, t->dtype};
+  n.arg = g.num_args++;
+  n.dynamic = true;
+  n.name = name;
+  int i = add_node(g, std::move(n));
+  node_of[t->id] = i;
+  return i;
+}
+
+// A variable read is valid until the variable is assigned (record_assign forgets it), so
+// common-subexpression elimination never merges reads across an assignment.
+int Tracer::input_node(const Tensor& t) {
+  auto it = node_of.find(t->id);
+  if (it != node_of.end()) return it->second;
+  Node n;
+  n.meta = {t->shape, t->dtype};
+  if (t->is_variable) {
+    n.kind = NodeKind::VariableRead;
+    n.value = t;
+    n.dynamic = true;
+  } else {
+    n.kind = NodeKind::Constant;
+    n.value = t;
+  }
+  int i = add_node(g, std::move(n));
+  node_of[t->id] = i;
+  return i;
+}
+
+void Tracer::record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
+  Node n;
+  n.kind = NodeKind::Op;
+  n.op = &op;
+  n.attrs = attrs;
+  n.meta = {out->shape, out->dtype};
+  for (auto& xi : x) {
+    int k = input_node(xi);
+    n.inputs.push_back(k);
+    n.dynamic |= g.nodes[k].dynamic;
+  }
+  node_of[out->id] = add_node(g, std::move(n));
+}
+
+void Tracer::before_assign(const Tensor& var) {
+  if (!dry) return;
+  for (auto& sv : saved_vars)
+    if (sv.first == var) return;
+  saved_vars.emplace_back(var, copy(var));
+}
+
+void Tracer::record_assign(const Tensor& var, const Tensor& value, int mode) {
+  Node n;
+  n.kind = NodeKind::Assign;
+  n.value = var;
+  n.mode = mode;
+  n.inputs.push_back(input_node(value));
+  n.meta = {var->shape, var->dtype};
+  add_node(g, std::move(n));
+  node_of.erase(var->id);
+}
+
+void Tracer::record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label) {
+  Node n;
+  n.kind = NodeKind::HostCall;
+  n.host = std::move(fn);
+  n.name = label;
+  for (auto& xi : x) n.inputs.push_back(input_node(xi));
+  add_node(g, std::move(n));
+}
+
+const Node* Tracer::node_for(const Tensor& t) const {
+  auto it = node_of.find(t->id);
+  return it == node_of.end() ? nullptr : &g.nodes[it->second];
+}
+
+void Tracer::restore_variables() {
+  for (auto it = saved_vars.rbegin(); it != saved_vars.rend(); ++it) assign_into(it->first, it->second, 0);
+  saved_vars.clear();
+}
+
+void record_on_tracers(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
+  for (Tracer* t : active_tracers()) t->record_op(op, x, attrs, out);
+}
+
+bool is_traced_value(const Tensor& t) {
+  for (Tracer* tr : active_tracers()) {
+    const Node* n = tr->node_for(t);
+    if (n && n->dynamic) return true;
+  }
+  return false;
+}
+
+static std::string operand_text(const Graph& g, int i) {
+  const Node& n = g.nodes[i];
+  switch (n.kind) {
+    case NodeKind::Placeholder: return n.name;
+    case NodeKind::VariableRead: return "a variable";
+    case NodeKind::Constant:
+      if (n.value->size == 1) {
+        std::ostringstream o;
+        o << scalar_value(n.value);
+        return o.str();
+      }
+      return "a constant " + meta_str(n.value);
+    case NodeKind::Op: return n.op->name + "(...)";
+    default: return "?";
+  }
+}
+
+std::string describe_traced(const Tensor& t) {
+  for (auto it = active_tracers().rbegin(); it != active_tracers().rend(); ++it) {
+    const Tracer& tr = **it;
+    auto f = tr.node_of.find(t->id);
+    if (f == tr.node_of.end()) continue;
+    const Node& n = tr.g.nodes[f->second];
+    if (n.kind != NodeKind::Op) return operand_text(tr.g, f->second);
+    std::string s = n.op->name + "(";
+    for (size_t k = 0; k < n.inputs.size(); ++k) s += (k ? ", " : "") + operand_text(tr.g, n.inputs[k]);
+    return s + ")";
+  }
+  return "a tensor";
+}
+
+}  // namespace tg::graph

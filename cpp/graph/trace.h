@@ -1,0 +1,41 @@
+// trace.h -- the graph recorder: while a Tracer is active, apply() appends every op it runs.
+//
+// Tracing runs the Python function once with the call's real argument tensors (so every value
+// is concrete and every shape rule has run); the Tracer maps each tensor id it has seen to the
+// node that produces it. An input it has not seen is a constant (captured or created by non-op
+// code) or, for a Variable, a variable read. Tracers nest (a Function traced inside another):
+// every active tracer records.
+#pragma once
+#include <unordered_map>
+#include "graph/graph.h"
+
+namespace tg::graph {
+
+struct Tracer {
+  Graph g;
+  bool dry = false;  // get_concrete_function: variables assigned while tracing are restored after
+  std::unordered_map<int64_t, int> node_of;           // tensor id -> node
+  std::vector<std::pair<Tensor, Tensor>> saved_vars;  // (variable, value before the trace assigned it)
+
+  int placeholder(const Tensor& t, const std::string& name);
+  int input_node(const Tensor& t);
+  void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
+  void before_assign(const Tensor& var);  // a dry trace saves the variable's value once
+  void record_assign(const Tensor& var, const Tensor& value, int mode);
+  void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label);
+  const Node* node_for(const Tensor& t) const;  // null when the tracer has not seen t
+  void restore_variables();
+};
+
+// The active tracers of this thread, innermost last.
+std::vector<Tracer*>& active_tracers();
+inline bool tracing() { return !active_tracers().empty(); }
+
+// Called by apply() for every op while tracing.
+void record_on_tracers(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
+// True when some active tracer sees t as depending on an argument or variable.
+bool is_traced_value(const Tensor& t);
+// A short description of how the innermost tracer computes t: "Greater(x, 0)".
+std::string describe_traced(const Tensor& t);
+
+}  // namespace tg::graph

@@ -1,0 +1,423 @@
+"""tf.function: trace a Python function into a C++ graph once per signature, then replay the graph.
+
+Tracing runs the Python function with the call's real tensors while a C++ tracer records every
+op (cpp/graph/trace.h), so the first call's results are the traced run's own results. The
+graph is optimized (constant folding, common subexpressions, dead nodes) and cached; a later
+call with the same signature runs entirely in C++ (the key lookup included, _core._FunctionBase).
+"""
+import functools
+import inspect
+import logging
+import threading
+import warnings
+import weakref
+
+from tapegrad import _core
+from tapegrad import _function_signature as sig
+from tapegrad._tensor import Tensor, TensorSpec, constant, ones, zeros
+
+__all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning"]
+
+_log = logging.getLogger("tapegrad.function")
+_local = threading.local()  # .stack: the traces running on this thread, innermost last
+_RETRACE_WARNING_AFTER = 5
+
+
+class RetracingWarning(UserWarning):
+    """A Function traced again many times; the message names the argument that keeps changing."""
+
+
+class _Trace:
+    def __init__(self, function, dry):
+        self.function, self.dry = function, dry
+
+
+def _trace_stack():
+    stack = getattr(_local, "stack", None)
+    if stack is None:
+        stack = _local.stack = []
+    return stack
+
+
+def current_trace():
+    """The innermost trace on this thread, or None."""
+    stack = _trace_stack()
+    return stack[-1] if stack else None
+
+
+def _on_variable_created():
+    """Called by Variable() while tracing: only a Function's first trace may create variables."""
+    trace = current_trace()
+    if trace is not None and trace.function._num_traces > 0:
+        f = trace.function
+        raise ValueError(
+            f"tf.function {f.__name__!r} tried to create a Variable on trace #{f._num_traces + 1}; "
+            "a Function may create variables only on its first trace (the graph keeps them). "
+            "Create the variable outside the function, or only once (e.g. `if self.v is None: ...`).")
+
+
+def traced_value_error(t, what):
+    """The error for Python asking a traced tensor for a value: names the condition and its line."""
+    import linecache
+    import os
+    import sys
+
+    from tapegrad.errors import OperatorNotAllowedInGraphError
+
+    package = os.path.dirname(os.path.abspath(__file__))
+    frame = sys._getframe(1)
+    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
+        frame = frame.f_back
+    where = ""
+    if frame is not None:
+        line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
+        where = f" at {frame.f_code.co_filename}:{frame.f_lineno}" + (f" (`{line}`)" if line else "")
+    trace = current_trace()
+    fname = trace.function.__name__ if trace is not None else "a tf.function"
+    return OperatorNotAllowedInGraphError(
+        f"{what} of a traced tensor{where} while tracing tf.function {fname!r}: the value "
+        f"`{t.name if t._is_variable else _core._describe_traced(t)}` depends on the function's arguments or "
+        "variables, so Python code that needs its value (an `if`/`while` condition, int(), .numpy()) would "
+        "see it once, at tracing time, and the graph would replay that choice at every call. "
+        "Compute with tensor ops instead (tf.where, tf.maximum, masks), or pass the deciding value "
+        "as a Python argument (each distinct value traces again).")
+
+
+class ConcreteFunction:
+    """One traced graph for one signature. ``graph`` prints as text and exports ``to_dot()``."""
+
+    def __init__(self, function, concrete, call, stats):
+        self._function = function
+        self._concrete = concrete
+        self.graph = concrete.graph
+        self.optimizations = stats  # nodes folded, merged and pruned by the passes
+        self._paths = list(call.paths)
+        self._specs = [TensorSpec(t._shape, t.dtype, name=p) for t, p in zip(call.tensors, call.paths)]
+        self._python_desc = {p: d for p, d in call.desc.items() if d[0] != "tensor"}
+
+    @property
+    def structured_input_signature(self):
+        return tuple(self._specs)
+
+    @property
+    def inputs(self):
+        return list(self._specs)
+
+    def _relax(self, shapes, other):
+        self._specs = [TensorSpec(s, spec.dtype, name=spec.name) for s, spec in zip(shapes, self._specs)]
+        self.graph.relax([[-1 if d is None else d for d in s] for s in shapes], other.graph)
+
+    def _run(self, tensors):
+        return self._concrete.run(tensors)
+
+    def __call__(self, *args):
+        """Runs the graph on its tensor arguments (Python arguments were fixed by the trace)."""
+        if len(args) != len(self._specs):
+            raise TypeError(f"this concrete function takes {len(self._specs)} tensor arguments "
+                            f"({', '.join(self._paths)}), got {len(args)}")
+        tensors = []
+        for a, spec in zip(args, self._specs):
+            t = a if isinstance(a, Tensor) else constant(a, dtype=spec.dtype)
+            if t.dtype != spec.dtype or not spec.shape.is_compatible_with(t.shape):
+                raise _core.InvalidArgumentError(
+                    f"concrete function of {self._function.__name__}: argument {spec.name} must be "
+                    f"{spec.dtype.name}{spec.shape}, got {t.dtype.name}{t.shape}")
+            tensors.append(t)
+        return self._run(tensors)
+
+    def pretty_printed_graph(self):
+        return str(self.graph)
+
+    def __repr__(self):
+        specs = ", ".join(f"{s.name}: {s.dtype.name}{s.shape}" for s in self._specs)
+        return f"<ConcreteFunction {self._function.__name__}({specs}) with {self.graph.num_nodes} nodes>"
+
+
+class Function(_core._FunctionBase):
+    """A Python function traced into graphs (``tf.function``); see ``function``.
+
+    Calls with a signature seen before run the cached graph in C++; a new signature traces
+    again, and ``tracing_report()`` says which argument changed and how.
+    """
+
+    def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None):
+        super().__init__()
+        functools.update_wrapper(self, python_function, updated=())
+        self.python_function = python_function
+        self.input_signature = None if input_signature is None else list(input_signature)
+        if self.input_signature is not None and not all(isinstance(s, TensorSpec) for s in self.input_signature):
+            raise TypeError("input_signature must be a list of tf.TensorSpec")
+        self.reduce_retracing = bool(reduce_retracing)
+        self.__name__ = name or getattr(python_function, "__name__", "function")
+        try:
+            self._signature = inspect.signature(python_function)
+        except (TypeError, ValueError):
+            self._signature = None
+        self._concrete = {}   # exact call key -> ConcreteFunction
+        self._generic = {}    # erased key -> [ConcreteFunction, relaxed shapes] (Note [Relaxed graphs])
+        self._history = []    # one record per trace
+        self._num_traces = 0
+        self._warned = False
+        self._bound = weakref.WeakKeyDictionary()
+
+    # -- the slow path: everything the C++ key cannot decide -----------------------------------
+    def _call_slow(self, *args, **kwargs):
+        call = sig.make_call(self._signature, args, kwargs, self.input_signature)
+        cf = self._find(call)
+        if cf is None:
+            cf, result = self._trace_for(call, dry=False)
+        else:
+            result = cf._run(call.tensors)
+        if call.simple and not kwargs and self.input_signature is None:
+            self._memo_insert(cf._concrete, *args)
+        return result
+
+    def _relaxable(self):
+        return self.reduce_retracing or (
+            self.input_signature is not None and any(s.shape is None or None in s.shape for s in self.input_signature))
+
+    def _find(self, call):
+        cf = self._concrete.get(call.key)
+        if cf is None and self._relaxable():
+            entry = self._generic.get(call.erased)
+            if entry is not None and entry[1] is not None and sig.shapes_fit(entry[1], [t._shape for t in call.tensors]):
+                cf = self._concrete[call.key] = entry[0]
+        return cf
+
+    def _trace_for(self, call, dry):
+        """Traces for a call; with relaxation allowed, tries to make one graph serve both shapes."""
+        base = self._generic.get(call.erased) if self._relaxable() else None
+        cf, result = self._trace(call, dry, verifying=base is not None)
+        self._concrete[call.key] = cf
+        if base is not None:
+            same, why = base[0].graph.same_structure(cf.graph)
+            record = self._history[-1]
+            if same:
+                old = base[1] if base[1] is not None else [s.shape for s in base[0]._specs]
+                shapes = sig.merge_shapes(old, [tuple(t._shape) for t in call.tensors])
+                cf._relax(shapes, base[0])
+                self._generic[call.erased] = [cf, shapes]
+                record["relaxed"] = f"the graph does not depend on these shapes; it now serves {_spec_text(cf)}"
+            else:
+                record["relaxed"] = f"the graph cannot be shared across shapes: {why}"
+        elif self._relaxable():
+            self._generic[call.erased] = [cf, None]
+        self._after_trace(call, self._history[-1])
+        return cf, result
+
+    def _trace(self, call, dry, verifying=False):
+        args, kwargs, views = sig.traced_arguments(call)
+        tracer = _core._Tracer(dry)
+        for view, path in zip(views, call.paths):
+            tracer.placeholder(view, path)
+        stack = _trace_stack()
+        stack.append(_Trace(self, dry))
+        try:
+            with tracer:
+                result = self.python_function(*args, **kwargs)
+                flat, template, single = _flatten_outputs(result)
+        finally:
+            stack.pop()
+            if dry:
+                tracer.restore_variables()
+        graph, stats = tracer.finish([t for t in flat])
+        concrete = _core._Concrete(graph, template, single)
+        cf = ConcreteFunction(self, concrete, call, stats)
+        self._num_traces += 1
+        self._history.append({"trace": self._num_traces, "signature": sig.describe(call.desc), "desc": call.desc,
+                              "changes": [], "dry": dry, "verifying": verifying})
+        return cf, _result_value(result, flat, template, single)
+
+    def _after_trace(self, call, record):
+        previous = [r for r in self._history[:-1]]
+        if previous:
+            # Explain against the closest earlier trace (most recent on ties).
+            best = min((sig.differences(r["desc"], call.desc) for r in reversed(previous)), key=_weight)
+            record["changes"] = best
+            reason = "; ".join(c[2] for c in best) or "same signature (a new trace was requested)"
+            _log.debug("tf.function %s: tracing again (trace #%d) because %s%s", self.__name__, record["trace"],
+                       reason, f" -- {record['relaxed']}" if "relaxed" in record else "")
+        else:
+            _log.debug("tf.function %s: first trace for %s", self.__name__, record["signature"])
+        if len(self._history) - 1 >= _RETRACE_WARNING_AFTER and not self._warned:
+            self._warned = True
+            warnings.warn(self._retrace_warning(), RetracingWarning, stacklevel=4)
+
+    def _retrace_warning(self):
+        counts = {}
+        for r in self._history[1:]:
+            for path, category, text in r["changes"]:
+                counts.setdefault((path, category), []).append(text)
+        n = len(self._history) - 1
+        if not counts:
+            return f"tf.function {self.__name__!r} was traced {n} more times after its first trace."
+        (path, category), texts = max(counts.items(), key=lambda kv: len(kv[1]))
+        advice = {
+            "Python value": f"pass {path} as a tensor (tf.constant) so that its value is not part of the signature",
+            "shape": "use reduce_retracing=True or an input_signature with None dimensions",
+            "rank": "use an input_signature or keep the rank fixed",
+        }.get(category, "keep this argument's type and structure fixed between calls")
+        return (f"tf.function {self.__name__!r} was traced {n} more times after its first trace; "
+                f"{len(texts)} of them because the {category} of {path} changed (last: {texts[-1]}). "
+                f"Each trace runs the Python function and builds a graph; {advice}.")
+
+    # -- public API --------------------------------------------------------------------------
+    def get_concrete_function(self, *args, **kwargs):
+        """The graph for these arguments (tensors, TensorSpecs or Python values), tracing if needed.
+
+        Tracing for a TensorSpec uses placeholder values (ones, zeros for integers); variable
+        assignments made while tracing are undone and ``tf.print`` does not print.
+        """
+        if not args and not kwargs and self.input_signature is not None:
+            args = tuple(self.input_signature)
+        specs = [a for a in list(args) + list(kwargs.values()) if isinstance(a, TensorSpec)]
+        sizes = [2, 3] if any(s.shape is None or None in s.shape for s in specs) else [None]
+        cf = None
+        for size in sizes:
+            a = tuple(_example(x, size) for x in args)
+            k = {n: _example(x, size) for n, x in kwargs.items()}
+            call = sig.make_call(self._signature, a, k, self.input_signature)
+            cf = self._find(call)
+            if cf is None:
+                saved = self.reduce_retracing
+                self.reduce_retracing = saved or size is not None
+                try:
+                    cf, _ = self._trace_for(call, dry=True)
+                finally:
+                    self.reduce_retracing = saved
+        return cf
+
+    def experimental_get_tracing_count(self):
+        """How many times the Python function was traced."""
+        return self._num_traces
+
+    def tracing_report(self):
+        """Every trace so far: the signature, and for each retrace the argument that changed and how."""
+        lines = [f"tf.function {self.__name__!r}: {self._num_traces} trace(s), "
+                 f"{len(set(map(id, self._concrete.values())))} graph(s)"]
+        for r in self._history:
+            tag = " (get_concrete_function)" if r["dry"] else ""
+            if r["trace"] == 1:
+                lines.append(f"  trace 1{tag}: first call with {r['signature']}")
+            else:
+                why = "; ".join(c[2] for c in r["changes"]) or "same signature"
+                lines.append(f"  trace {r['trace']}{tag}: {why}")
+            if "relaxed" in r:
+                lines.append(f"    shape relaxation: {r['relaxed']}")
+        return "\n".join(lines)
+
+    @property
+    def tracing_history(self):
+        return [dict(trace=r["trace"], signature=r["signature"], changes=[c[2] for c in r["changes"]],
+                     relaxed=r.get("relaxed")) for r in self._history]
+
+    def __get__(self, instance, owner):
+        # A method: one Function per instance, so each instance traces with its own variables.
+        if instance is None:
+            return self
+        try:
+            f = self._bound.get(instance)
+        except TypeError:
+            f = None
+        if f is None:
+            f = Function(functools.partial(self.python_function, instance), self.input_signature,
+                         self.reduce_retracing, name=self.__name__)
+            try:
+                self._bound[instance] = f
+            except TypeError:
+                pass
+        return f
+
+    def __repr__(self):
+        return f"<tapegrad.Function {self.__name__} at {hex(id(self))}>"
+
+
+def _weight(changes):
+    return sum(3 if c[1] in ("type", "structure") else 1 for c in changes)
+
+
+def _spec_text(cf):
+    return ", ".join(f"{s.name}: {s.dtype.name}{s.shape}" for s in cf._specs)
+
+
+def _example(x, size):
+    """A value to trace with for a TensorSpec (None dims become `size`)."""
+    if not isinstance(x, TensorSpec):
+        return x
+    shape = [size if d is None else d for d in (x.shape or [])]
+    return ones(shape, x.dtype) if x.dtype.is_floating else zeros(shape, x.dtype)
+
+
+def _flatten_outputs(result):
+    """Tensors of the traced result in order, its structure with _core._OUT slots, single?"""
+    if isinstance(result, Tensor):
+        return [result], _core._OUT, True
+    flat = []
+
+    def walk(v):
+        if isinstance(v, Tensor):
+            flat.append(v)
+            return _core._OUT
+        if isinstance(v, (bool, int, float)):
+            flat.append(constant(v))
+            return _core._OUT
+        if isinstance(v, (list, tuple)):
+            items = [walk(x) for x in v]
+            return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return v
+
+    template = walk(result)
+    return flat, template, template is _core._OUT
+
+
+def _result_value(result, flat, template, single):
+    """The first call's result, as later calls will return it (numbers as tensors, variables read)."""
+    values = [t.read_value() if t._is_variable else t for t in flat]
+    if single:
+        return values[0]
+    if template is None or not flat:
+        return template
+    it = iter(values)
+
+    def fill(v):
+        if v is _core._OUT:
+            return next(it)
+        if isinstance(v, (list, tuple)):
+            items = [fill(x) for x in v]
+            return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
+        if isinstance(v, dict):
+            return {k: fill(x) for k, x in v.items()}
+        return v
+
+    return fill(template)
+
+
+def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,
+             experimental_relax_shapes=None, name=None, **kwargs):
+    """Compiles a Python function into a graph-backed callable (as a call or a decorator).
+
+    The function is traced once per signature: the dtypes and shapes of its tensor arguments
+    and the values of its Python arguments (each new Python value traces again). Python side
+    effects run only while tracing; ``tf.print`` prints at every call. Branching in Python on a
+    traced tensor raises ``OperatorNotAllowedInGraphError``.
+
+    Args:
+      func: the function to compile.
+      input_signature: a list of ``tf.TensorSpec``; ``None`` dimensions accept any size.
+      reduce_retracing: on a call whose tensor shapes differ from a traced one, trace once more
+        and, if the graph does not depend on those shapes, keep one graph for all of them.
+
+    >>> @tf.function
+    ... def cube(x):
+    ...     return x ** 3
+    >>> cube(tf.constant(2.0))
+    <tf.Tensor: shape=(), dtype=float32, numpy=8.0>
+    """
+    relax = reduce_retracing or bool(experimental_relax_shapes)
+
+    def decorate(f):
+        return Function(f, input_signature=input_signature, reduce_retracing=relax, name=name)
+
+    return decorate if func is None else decorate(func)
