@@ -276,3 +276,18 @@ def test_forward_mode_through_a_tape_with_a_persistent_accumulator_over_steps():
     with acc:
         z = y * x
     assert float(acc.jvp(z)) == pytest.approx(3 * 1.5 ** 2)
+
+
+def test_function_inside_an_accumulator():
+    """A tf.function runs its graph op by op through the accumulator (as it does for a tape)."""
+    @tf.function
+    def f(x):
+        return tf.reduce_sum(tf.sin(x) * x)
+
+    x = tf.constant([0.3, 1.2])
+    d = np.cos(x.numpy()) * x.numpy() + np.sin(x.numpy())
+    for _ in range(2):  # traced inside the accumulator, then replayed
+        with ForwardAccumulator(x, tf.constant([1.0, 2.0])) as acc:
+            y = f(x)
+        np.testing.assert_allclose(float(acc.jvp(y)), d @ [1.0, 2.0], rtol=1e-5)
+    assert f.experimental_get_tracing_count() == 1

@@ -128,6 +128,14 @@ Tensor fit(Tensor t, const Tensor& like) {
 
 }  // namespace
 
+bool any_tangent(const Tensors& x) {
+  for (Accumulator* a : active_accumulators())
+    if (!a->paused)
+      for (auto& xi : x)
+        if (xi && a->tangents.contains(xi->id)) return true;
+  return false;
+}
+
 void forward_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
   if (!op.differentiable || !is_floating(out->dtype)) return;
   const std::vector<Accumulator*> stack = active_accumulators();  // a rule may push or pop

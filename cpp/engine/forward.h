@@ -43,6 +43,8 @@ inline std::vector<Accumulator*>& active_accumulators() {
 void push_accumulator(Accumulator* a);
 void pop_accumulator(Accumulator* a);
 
+// True when an active accumulator holds a tangent for one of x.
+bool any_tangent(const Tensors& x);
 // Pushes an op forward through every active accumulator (called by apply after the kernel).
 void forward_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
 // Pushes a custom entry (custom_gradient) forward by the double-VJP trick on its gradient function.
