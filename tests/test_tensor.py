@@ -157,3 +157,10 @@ def test_random_seeded():
     np.testing.assert_array_equal(a.numpy(), b.numpy())
     u = tf.random.uniform([1000], 2.0, 3.0)
     assert u.dtype == tf.float32 and 2.0 <= float(tf.reduce_min(u)) and float(tf.reduce_max(u)) < 3.0
+
+
+def test_integer_pow():
+    assert (tf.constant(10) ** 3).numpy() == 1000
+    np.testing.assert_array_equal(tf.pow(tf.constant([2, -3]), tf.constant([10, 3])).numpy(), [1024, -27])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Pow.*negative"):
+        tf.constant(2) ** -1

@@ -14,8 +14,8 @@ TG_FAMILY(binary) {
                                                where(greater(x, y), g, zeros_like(g)))
   TG_BINARY(SquaredDifference, (x - y) * (x - y), g * (x - y) * 2.0, g * (y - x) * 2.0)
   // x^y: d/dx = y x^(y-1); d/dy = x^y log x (taken as 0 where x <= 0)
-  TG_BINARY_FLOAT(Pow,  std::pow(x, y),        safe_mul(g, y * pow(x, y - 1.0)),
-                                               safe_mul(g, out * where(greater(x, zeros_like(x)), log(x), zeros_like(x))))
+  TG_BINARY_ROW_WITH(Pow, infer_pow, pow_any(x, y), safe_mul(g, y * pow(x, y - 1.0)),
+                    safe_mul(g, out * where(greater(x, zeros_like(x)), log(x), zeros_like(x))))
   // MulNoNan(x, y) = 0 where y == 0, else x * y.
   TG_BINARY_FLOAT(MulNoNan, y == T(0) ? T(0) : x * y, (call("MulNoNan", {g, y})), (call("MulNoNan", {x, g})))
   TG_BINARY(FloorDiv,   floor_div(x, y),       zeros_like(x), zeros_like(y))

@@ -54,6 +54,15 @@ OutMeta infer_binary_float(const OpDef& d, const Tensors& x, const Attrs&) {
   return {broadcast_all(x, op), x[0]->dtype};
 }
 
+OutMeta infer_pow(const OpDef& d, const Tensors& x, const Attrs& a) {
+  OutMeta m = infer_binary_numeric(d, x, a);
+  if (is_integer(x[1]->dtype))
+    for (int64_t i = 0; i < x[1]->size; ++i)
+      if (scalar_value(x[1], i) < 0)
+        throw InvalidArgument(cat(d.name, ": integers to negative integer powers are not allowed, got ", describe(x)));
+  return m;
+}
+
 OutMeta infer_compare(const OpDef& d, const Tensors& x, const Attrs&) {
   const char* op = d.name.c_str();
   require_same_dtype(x, 0, op);

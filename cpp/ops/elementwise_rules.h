@@ -11,6 +11,7 @@ OutMeta infer_binary_numeric(const OpDef& op, const Tensors& x, const Attrs&); /
 OutMeta infer_binary_float(const OpDef& op, const Tensors& x, const Attrs&);   // equal float dtypes, broadcast
 OutMeta infer_compare(const OpDef& op, const Tensors& x, const Attrs&);        // equal dtypes, broadcast -> bool
 OutMeta infer_logical(const OpDef& op, const Tensors& x, const Attrs&);        // bool, broadcast -> bool
+OutMeta infer_pow(const OpDef& op, const Tensors& x, const Attrs&);        // numeric; no negative int exponents
 OutMeta infer_select(const OpDef& op, const Tensors& x, const Attrs&);         // (bool, T, T) broadcast -> T
 
 }  // namespace tg

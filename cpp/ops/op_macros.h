@@ -40,6 +40,20 @@ template <class T> T floor_div(T x, T y) {
     return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
   }
 }
+// x^y; integers by repeated squaring (negative exponents are rejected by infer_pow).
+template <class T> T pow_any(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::pow(x, y);
+  } else {
+    using U = std::make_unsigned_t<T>;  // wrap on overflow instead of undefined behaviour
+    U r = 1, b = (U)x;
+    for (T e = y; e > 0; e >>= 1) {
+      if (e & 1) r *= b;
+      b *= b;
+    }
+    return (T)r;
+  }
+}
 template <class T> T floor_mod(T x, T y) {
   if constexpr (std::is_floating_point_v<T>) {
     T r = std::fmod(x, y);
@@ -72,6 +86,7 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
 #define TG_BINARY(Name, expr, gx, gy) \
   TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_KERNEL(Name, int32_t, int32_t, 2, expr) \
   TG_BINARY_KERNEL(Name, int64_t, int64_t, 3, expr)
+#define TG_BINARY_ROW_WITH(Name, infer_fn, expr, gx, gy) TG_BINARY(Name, expr, gx, gy)
 #define TG_COMPARE(Name, expr) \
   TG_BINARY_KERNEL(Name, float, bool, 0, expr) TG_BINARY_KERNEL(Name, double, bool, 1, expr) \
   TG_BINARY_KERNEL(Name, int32_t, bool, 2, expr) TG_BINARY_KERNEL(Name, int64_t, bool, 3, expr) \
@@ -116,6 +131,7 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
         return r;                                                                        \
       }) TG_EW_JVP(Name);
 #define TG_BINARY(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_numeric, gx, gy)
+#define TG_BINARY_ROW_WITH(Name, infer_fn, expr, gx, gy) TG_BINARY_ROW(Name, infer_fn, gx, gy)
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
 #define TG_COMPARE(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
