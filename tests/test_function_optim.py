@@ -146,3 +146,31 @@ def test_traced_book_training_step_matches_eager():
     np.testing.assert_allclose(lt, le, rtol=1e-5)
     for a, b in zip(vt, ve):
         np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_update_ops_print_in_text_and_dot():
+    X, y, w0, b0 = _problem()
+    opt, w, b = keras.optimizers.Adam(0.01), tf.Variable(w0), tf.Variable(b0)
+    step = tf.function(_step_fn(opt, w, b))
+    step(X, y)
+    graph = step.get_concrete_function(X, y).graph
+    assert "ApplyAdam(" in graph.to_text() and "beta_1=0.9" in graph.to_text()
+    assert "ApplyAdam" in graph.to_dot()
+
+
+def test_traced_step_inside_traced_loop():
+    """A Function calling the training-step Function replays the updates of the inner graph."""
+    X, y, w0, b0 = _problem()
+    ref_opt, rw, rb = keras.optimizers.Nadam(0.01), tf.Variable(w0), tf.Variable(b0)
+    ref = _step_fn(ref_opt, rw, rb)
+    opt, w, b = keras.optimizers.Nadam(0.01), tf.Variable(w0), tf.Variable(b0)
+    inner = tf.function(_step_fn(opt, w, b))
+    inner(X, y)  # traced and run once on its own
+    ref(X, y)
+    outer = tf.function(lambda X, y: [inner(X, y), inner(X, y)][1])
+    for _ in range(2):
+        outer(X, y)
+        ref(X, y)
+        ref(X, y)
+    np.testing.assert_allclose(w.numpy(), rw.numpy(), rtol=1e-12)
+    assert int(opt.iterations) == int(ref_opt.iterations) == 5

@@ -91,3 +91,23 @@ def test_random_op_errors_name_the_op():
         tf.random.normal([2], dtype=tf.int32)
     with pytest.raises(ValueError, match="maxval"):
         tf.random.uniform([2], dtype=tf.int32)
+
+
+def test_graph_passes_keep_every_random_draw():
+    """Two identical random ops are two draws (no CSE), and an unused one still advances the stream."""
+    f = tf.function(lambda: (tf.random.uniform([4]), tf.random.uniform([4])))
+    a, b = f()
+    assert not np.array_equal(a.numpy(), b.numpy())
+    assert f.get_concrete_function().graph.ops.count("RandomUniform") == 2
+
+    def draws(unused):
+        tf.random.set_seed(2)
+        g = tf.function(lambda: (tf.random.normal([2]) if unused else None, tf.random.normal([3]))[1])
+        return [g().numpy() for _ in range(2)]
+
+    eager = []
+    tf.random.set_seed(2)
+    for _ in range(2):
+        tf.random.normal([2])
+        eager.append(tf.random.normal([3]).numpy())
+    np.testing.assert_array_equal(draws(True), eager)
