@@ -82,17 +82,6 @@ def test_traced_dropout_in_training_step_reproduces_eager_after_set_seed():
     np.testing.assert_allclose(run(True), run(False), rtol=1e-12)
 
 
-def test_random_op_errors_name_the_op():
-    with pytest.raises(tf.errors.InvalidArgumentError, match="RandomUniform"):
-        tf._core.op("RandomUniform")(shape=[2, -1], dtype=tf.float32.code, seed=-1)
-    with pytest.raises(tf.errors.InvalidArgumentError, match="RandomStandardNormal"):
-        tf._core.op("RandomStandardNormal")(shape=[2], dtype=tf.int32.code, seed=-1)
-    with pytest.raises(ValueError, match="normal"):
-        tf.random.normal([2], dtype=tf.int32)
-    with pytest.raises(ValueError, match="maxval"):
-        tf.random.uniform([2], dtype=tf.int32)
-
-
 def test_graph_passes_keep_every_random_draw():
     """Two identical random ops are two draws (no CSE), and an unused one still advances the stream."""
     f = tf.function(lambda: (tf.random.uniform([4]), tf.random.uniform([4])))

@@ -7,6 +7,7 @@
 #include "engine/forward.h"
 #include "engine/tape.h"
 #include "graph/executor.h"
+#include "graph/grad_graph.h"
 #include "graph/optimize.h"
 #include "graph/trace.h"
 
@@ -82,6 +83,10 @@ struct Concrete {
   py::object tmpl;     // nested outputs with out_slot() leaves
   bool single = false; // the function returned exactly one tensor
 
+  // Note [Backward graphs]: built at the first call under one tape; null if unsuitable.
+  mutable std::shared_ptr<const graph::BackwardPlan> plan;
+  mutable bool plan_tried = false;
+
   py::object run(const Tensors& args) const {
     Tensors outs;
     if (!graph::needs_eager(*g, args)) {
@@ -91,6 +96,16 @@ struct Concrete {
       } else {
         outs = graph::run_graph(*g, args, false);
       }
+    } else if ((plan || !plan_tried) && graph::wants_single_entry(*g, args)) {
+      if (!plan_tried) {
+        plan_tried = true;
+        try {
+          plan = graph::build_backward_plan(*g, args);
+        } catch (const std::exception&) {
+          plan = nullptr;  // a gradient rule failed while building: keep the op-by-op replay
+        }
+      }
+      outs = plan ? graph::run_with_single_entry(plan, args) : graph::run_graph(*g, args, true);
     } else {
       outs = graph::run_graph(*g, args, true);
     }
@@ -254,6 +269,9 @@ void bind_graph(py::module_& m) {
              return c;
            }))
       .def_property_readonly("graph", [](const Concrete& c) { return c.g; })
+      .def_property_readonly("backward_graph", [](const Concrete& c) {
+             return c.plan ? c.plan->backward : std::shared_ptr<Graph>();
+           }, "The backward graph (Note [Backward graphs]), once a call under a tape built it; else None.")
       .def("run", [](const Concrete& c, py::sequence args) { return c.run(to_tensor_list(args)); });
 
   py::class_<FunctionBase>(m, "_FunctionBase")
