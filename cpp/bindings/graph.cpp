@@ -4,6 +4,7 @@
 #include "bindings/convert.h"
 #include "core/error.h"
 #include "engine/eager.h"
+#include "engine/forward.h"
 #include "engine/tape.h"
 #include "graph/executor.h"
 #include "graph/optimize.h"
@@ -273,9 +274,10 @@ void bind_graph(py::module_& m) {
   m.def("_is_traced", [](const Tensor& t) { return graph::tracing() && graph::is_traced_value(t); },
         "True when t depends on a traced function's arguments or variables.");
   m.def("_fresh_view", [](const Tensor& t) {
-          // Under a tape that watches t, an Identity op links the view to t so gradients flow
-          // to the caller's tensor (no tracer is active yet, so the graph does not see it).
-          if (should_record({t})) return apply("Identity", {t});
+          // Under a tape that watches t (or an accumulator with a tangent for t), an Identity op
+          // links the view to t so gradients (tangents) flow to and from the caller's tensor (no
+          // tracer is active yet, so the graph does not see it).
+          if (should_record({t}) || any_tangent({t})) return apply("Identity", {t});
           return view(t, t->shape);
         }, "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });

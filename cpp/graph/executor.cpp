@@ -9,6 +9,7 @@
 #include <algorithm>
 #include "core/error.h"
 #include "engine/eager.h"
+#include "engine/forward.h"
 #include "engine/tape.h"
 #include "graph/fusion.h"
 #include "graph/trace.h"
@@ -37,7 +38,7 @@ void assign_into(const Tensor& var, const Tensor& value, int mode) {
 }
 
 bool needs_eager(const Graph& g, const Tensors& args) {
-  if (tracing() || !variable_watchers().empty()) return true;
+  if (tracing() || !variable_watchers().empty() || !active_accumulators().empty()) return true;  // forward mode too
   if (active_tapes().empty()) return false;
   return should_record(args) || should_record(g.variables);
 }
