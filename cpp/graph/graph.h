@@ -25,6 +25,8 @@ namespace tg::graph {
 // A host callback run at its place in the graph (tf.print); it receives the input values.
 using HostFn = std::function<void(const Tensors&)>;
 
+struct FusedGroup;  // fusion.h
+
 enum class NodeKind : uint8_t { Placeholder, Constant, VariableRead, Op, Assign, HostCall };
 
 struct Node {
@@ -39,6 +41,7 @@ struct Node {
   bool dynamic = false;         // depends on an argument or a variable
   std::string name;             // placeholder name / host call label
   std::shared_ptr<HostFn> host; // HostCall
+  std::shared_ptr<const FusedGroup> fused;  // Op "Fused": its member ops and kernel program
 
   bool side_effect() const {
     return kind == NodeKind::Assign || kind == NodeKind::HostCall || (kind == NodeKind::Op && op->stateful);

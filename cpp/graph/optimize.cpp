@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 #include "core/error.h"
+#include "graph/fusion.h"
 #include "graph/trace.h"
 
 namespace tg::graph {
@@ -124,6 +125,7 @@ OptimizeStats optimize(Graph& g) {
   total.folded = a.folded;
   total.merged = b.merged;
   total.pruned = c.pruned;
+  total.fused = fuse_elementwise(g);
   g.finalize();
   return total;
 }

@@ -25,7 +25,8 @@ OutMeta reshape_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
     } else if (s[i] < 0) {
       throw InvalidArgument(cat(op.name, ": invalid target shape ", shape_str(s)));
     } else {
-      known *= s[i];
+      if (__builtin_mul_overflow(known, s[i], &known))
+        throw InvalidArgument(cat(op.name, ": target shape ", shape_str(s), " has too many elements"));
     }
   }
   if (infer_at >= 0) {
@@ -207,8 +208,10 @@ OutMeta tile_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   Shape s = x[0]->shape;
   for (size_t d = 0; d < m.size(); ++d) {
     if (m[d] < 0) throw InvalidArgument(cat(op.name, ": multiples must be non-negative, got ", m[d], " for input ", meta_str(x[0])));
-    s[d] *= m[d];
+    if (__builtin_mul_overflow(s[d], m[d], &s[d]))
+      throw InvalidArgument(cat(op.name, ": multiples are too large for input ", meta_str(x[0])));
   }
+  num_elements(s);  // throws if the total overflows
   return {s, x[0]->dtype};
 }
 
