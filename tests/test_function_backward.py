@@ -78,3 +78,19 @@ def test_multiple_outputs_and_persistent_tape():
     np.testing.assert_allclose(tape.gradient(a, x).numpy(), 2 * x.numpy())
     np.testing.assert_allclose(tape.gradient(b, x).numpy(), np.exp(x.numpy()))
     np.testing.assert_allclose(tape.gradient([a, b], x).numpy(), 2 * x.numpy() + np.exp(x.numpy()))
+
+
+def test_fused_forward_values_are_saved_not_captured():
+    """A fused group's inner values (softplus(x), tanh(x)) are read by the backward: each call its own."""
+    f = tf.function(lambda x: tf.reduce_sum(tf.nn.softplus(x) * tf.tanh(x)))
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        x = tf.constant(rng.normal(size=4096))
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x)
+        xn = x.numpy()
+        th = np.tanh(xn)
+        want = th / (1 + np.exp(-xn)) + np.log1p(np.exp(xn)) * (1 - th ** 2)
+        np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-12, atol=1e-14)
+    assert f.get_concrete_function(x).backward_graph is not None

@@ -6,6 +6,7 @@
 #include "engine/forward.h"
 #include "engine/tape.h"
 #include "graph/executor.h"
+#include "graph/fusion.h"
 #include "graph/optimize.h"
 #include "graph/trace.h"
 
@@ -26,6 +27,43 @@ bool suitable(const Graph& g) {
   return true;
 }
 
+// The graph with every fused node replaced by its member ops (Note [Fused nodes]), so that each
+// value the gradient rules read is a node; the forward plan graph is fused again afterwards.
+Graph unfused(const Graph& g) {
+  Graph e;
+  e.num_args = g.num_args;
+  e.relaxed = g.relaxed;
+  std::vector<int> at(g.nodes.size(), -1);  // g node -> e node
+  std::vector<std::vector<int>> member_at(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (is_fused_output(n)) {  // output k of the fused node that is its input
+      at[i] = member_at[n.inputs[0]].at((size_t)n.attrs.i("index"));
+      continue;
+    }
+    if (!n.fused) {
+      Node c = n;
+      for (int& in : c.inputs) in = at[in];
+      at[i] = (int)e.nodes.size();
+      e.nodes.push_back(std::move(c));
+      continue;
+    }
+    const FusedGroup& f = *n.fused;
+    std::vector<int> mem(f.members.size());
+    for (size_t m = 0; m < f.members.size(); ++m) {
+      Node c = f.members[m];
+      for (int& in : c.inputs) in = in >= 0 ? mem[in] : at[n.inputs[-1 - in]];
+      mem[m] = (int)e.nodes.size();
+      e.nodes.push_back(std::move(c));
+    }
+    for (int o : f.outputs) member_at[i].push_back(mem[o]);
+    at[i] = member_at[i][0];
+  }
+  for (int o : g.outputs) e.outputs.push_back(at[o]);
+  e.finalize();
+  return e;
+}
+
 }  // namespace
 
 bool wants_single_entry(const Graph& g, const Tensors& args) {
@@ -34,8 +72,9 @@ bool wants_single_entry(const Graph& g, const Tensors& args) {
   return should_record(args) || should_record(g.variables);
 }
 
-std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& g, const Tensors& args) {
-  if (!suitable(g)) return nullptr;
+std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& fused_graph, const Tensors& args) {
+  if (!suitable(fused_graph)) return nullptr;
+  const Graph g = unfused(fused_graph);
   auto plan = std::make_shared<BackwardPlan>();
   Tensors sources;
   for (size_t i = 0; i < args.size(); ++i)
@@ -96,6 +135,7 @@ std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& g, const Tensors&
     req.output_gradients.push_back(u);
   }
   req.sources = sources;
+  const int64_t first_new_id = next_tensor_id();  // tensors made by the gradient rules have larger ids
   active_tracers().push_back(&tr);
   Tensors grads;
   try {
@@ -110,6 +150,12 @@ std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& g, const Tensors&
     if (gr) tr.g.outputs.push_back(tr.input_node(gr));
   }
   tr.node_of.clear();
+  // Guard: a value of the forward run captured as a constant would be stale at the next call.
+  IdSet constants;
+  for (auto& n : g.nodes)
+    if (n.kind == NodeKind::Constant) constants.insert(n.value->id);
+  for (auto& n : tr.g.nodes)
+    if (n.kind == NodeKind::Constant && n.value->id < first_new_id && !constants.contains(n.value->id)) return nullptr;
   optimize(tr.g);
 
   // 3. The forward graph also returns the saved values the backward graph reads.
@@ -131,7 +177,7 @@ std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& g, const Tensors&
       plan->forward->outputs.push_back(saved_node[a]);
     }
   }
-  plan->forward->finalize();
+  optimize(*plan->forward);  // fuses again, keeping every saved value an output
   plan->backward = std::make_shared<Graph>(std::move(tr.g));
   return plan;
 }

@@ -1,10 +1,11 @@
 // grad_graph.h -- one tape entry per Function call: the backward of a graph as a graph of its own.
 //
 // Note [Backward graphs]: built once per graph, at its first call under a single tape. The
-// forward graph is replayed op by op under a private tape, then that tape's gradient (from
+// forward graph, its fused nodes expanded back into their member ops, is replayed op by op
+// under a private tape, then that tape's gradient (from
 // placeholder upstream gradients to the arguments and trainable variables) is traced while
 // every forward value is a placeholder. The result: a forward graph whose extra outputs are
-// the values the backward reads (`saved`), and a backward graph from (saved values, upstream
+// the values the backward reads (`saved`; the graph is fused again around them), and a backward graph from (saved values, upstream
 // gradients) to one gradient per source. A call then runs the forward graph in C++ and records
 // one custom tape entry whose gradient runs the backward graph. Graphs with side effects,
 // relaxed shapes or non-float outputs keep the op-by-op replay, and so do calls under nested
