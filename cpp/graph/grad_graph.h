@@ -2,14 +2,14 @@
 //
 // Note [Backward graphs]: built once per graph, at its first call under a single tape. The
 // forward graph, its fused nodes expanded back into their member ops, is replayed op by op
-// under a private tape, then that tape's gradient (from
-// placeholder upstream gradients to the arguments and trainable variables) is traced while
-// every forward value is a placeholder. The result: a forward graph whose extra outputs are
-// the values the backward reads (`saved`; the graph is fused again around them), and a backward graph from (saved values, upstream
-// gradients) to one gradient per source. A call then runs the forward graph in C++ and records
-// one custom tape entry whose gradient runs the backward graph. Graphs with side effects,
-// relaxed shapes or non-float outputs keep the op-by-op replay, and so do calls under nested
-// tapes (their second derivatives need the forward ops on the outer tape).
+// under a private tape; then that tape's gradient (from placeholder upstream gradients to the
+// arguments and trainable variables) is traced while every forward value is a placeholder.
+// The result: a forward graph whose extra outputs are the values the backward reads (`saved`;
+// it is fused again around them), and a backward graph from (saved values, upstream gradients)
+// to one gradient per source. A call then runs the forward graph in C++ and records one custom
+// tape entry whose gradient runs the backward graph. Graphs with side effects, relaxed shapes
+// or non-float outputs keep the op-by-op replay, and so do calls under nested tapes (their
+// second derivatives need the forward ops on the outer tape).
 #pragma once
 #include <memory>
 #include "graph/graph.h"
@@ -18,7 +18,7 @@ namespace tg::graph {
 
 struct BackwardPlan {
   std::shared_ptr<Graph> forward;   // the graph, its outputs followed by the saved values
-  std::shared_ptr<Graph> backward;  // args: (backward placeholder k -> saved_slot[k] or upstream), outputs: grads
+  std::shared_ptr<Graph> backward;  // args: saved values and upstream gradients; outputs: gradients
   size_t num_outputs = 0;
   std::vector<int> arg_slot;        // backward arg -> index into forward outputs (saved) or -1 - upstream index
   std::vector<int> source_arg;      // per source: the forward argument, or -1 - variable index
