@@ -257,6 +257,7 @@ void bind_graph(py::module_& m) {
              d["folded"] = stats.folded;
              d["merged"] = stats.merged;
              d["pruned"] = stats.pruned;
+             d["fused"] = stats.fused;
              return py::make_tuple(result, d);
            });
 
