@@ -10,14 +10,16 @@ import sys
 
 try:
     from . import _harness as h
-    from . import bench_dispatch, bench_elementwise, bench_matmul
+    from . import bench_autodiff, bench_dispatch, bench_elementwise, bench_function, bench_matmul
 except ImportError:          # run as a script
     import _harness as h
+    import bench_autodiff
     import bench_dispatch
     import bench_elementwise
+    import bench_function
     import bench_matmul
 
-SUITES = (bench_dispatch, bench_elementwise, bench_matmul)
+SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff)
 
 
 def main(argv=None):

@@ -120,3 +120,16 @@ def test_tape_entered_twice():
     with tape:
         with pytest.raises(RuntimeError):
             tape.__enter__()
+
+
+def test_shapes_too_large_raise_instead_of_wrapping():
+    with pytest.raises(E, match="too many elements"):
+        tf.zeros([2 ** 40, 2 ** 40])
+    with pytest.raises(E):
+        tf.reshape(tf.zeros([4]), [2 ** 40, 2 ** 40, -1])
+    with pytest.raises(E):
+        tf.tile(tf.zeros([2, 2]), [2 ** 62, 2 ** 62])
+    with pytest.raises((E, MemoryError)):
+        tf.zeros([2 ** 50])
+    with pytest.raises((E, MemoryError)):
+        tf.zeros([2 ** 57])

@@ -118,3 +118,20 @@ def test_jacobian_errors():
         tape.batch_jacobian(tf.zeros([2, 1]), tf.zeros([3, 1]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="target"):
         tape.jacobian([y], x)
+
+
+@pytest.mark.parametrize("ta", [False, True])
+@pytest.mark.parametrize("tb", [False, True])
+def test_batched_matmul_against_one_matrix(rng, ta, tb):
+    # Both folded GEMM paths: a batch on the left of one matrix, and one matrix times a batch of vectors.
+    A = rng.standard_normal((5, 3, 4))
+    B = rng.standard_normal((4, 2) if not tb else (2, 4))
+    want = np.matmul(A if not ta else np.swapaxes(A, -1, -2).copy(), B if not tb else B.T) if not ta else None
+    if not ta:
+        got = tf.matmul(tf.constant(A), tf.constant(B), transpose_b=tb).numpy()
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    M = rng.standard_normal((3, 4) if not ta else (4, 3))
+    V = rng.standard_normal((6, 4, 1) if not tb else (6, 1, 4))
+    got = tf.matmul(tf.constant(M), tf.constant(V), transpose_a=ta, transpose_b=tb).numpy()
+    want = np.matmul(M.T if ta else M, np.swapaxes(V, -1, -2) if tb else V)
+    np.testing.assert_allclose(got, want, rtol=1e-12)

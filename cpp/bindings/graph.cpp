@@ -4,8 +4,10 @@
 #include "bindings/convert.h"
 #include "core/error.h"
 #include "engine/eager.h"
+#include "engine/forward.h"
 #include "engine/tape.h"
 #include "graph/executor.h"
+#include "graph/grad_graph.h"
 #include "graph/optimize.h"
 #include "graph/trace.h"
 
@@ -81,6 +83,10 @@ struct Concrete {
   py::object tmpl;     // nested outputs with out_slot() leaves
   bool single = false; // the function returned exactly one tensor
 
+  // Note [Backward graphs]: built at the first call under one tape; null if unsuitable.
+  mutable std::shared_ptr<const graph::BackwardPlan> plan;
+  mutable bool plan_tried = false;
+
   py::object run(const Tensors& args) const {
     Tensors outs;
     if (!graph::needs_eager(*g, args)) {
@@ -90,6 +96,16 @@ struct Concrete {
       } else {
         outs = graph::run_graph(*g, args, false);
       }
+    } else if ((plan || !plan_tried) && graph::wants_single_entry(*g, args)) {
+      if (!plan_tried) {
+        plan_tried = true;
+        try {
+          plan = graph::build_backward_plan(*g, args);
+        } catch (const std::exception&) {
+          plan = nullptr;  // a gradient rule failed while building: keep the op-by-op replay
+        }
+      }
+      outs = plan ? graph::run_with_single_entry(plan, args) : graph::run_graph(*g, args, true);
     } else {
       outs = graph::run_graph(*g, args, true);
     }
@@ -241,6 +257,7 @@ void bind_graph(py::module_& m) {
              d["folded"] = stats.folded;
              d["merged"] = stats.merged;
              d["pruned"] = stats.pruned;
+             d["fused"] = stats.fused;
              return py::make_tuple(result, d);
            });
 
@@ -253,6 +270,9 @@ void bind_graph(py::module_& m) {
              return c;
            }))
       .def_property_readonly("graph", [](const Concrete& c) { return c.g; })
+      .def_property_readonly("backward_graph", [](const Concrete& c) {
+             return c.plan ? c.plan->backward : std::shared_ptr<Graph>();
+           }, "The backward graph (Note [Backward graphs]), once a call under a tape built it; else None.")
       .def("run", [](const Concrete& c, py::sequence args) { return c.run(to_tensor_list(args)); });
 
   py::class_<FunctionBase>(m, "_FunctionBase")
@@ -273,9 +293,10 @@ void bind_graph(py::module_& m) {
   m.def("_is_traced", [](const Tensor& t) { return graph::tracing() && graph::is_traced_value(t); },
         "True when t depends on a traced function's arguments or variables.");
   m.def("_fresh_view", [](const Tensor& t) {
-          // Under a tape that watches t, an Identity op links the view to t so gradients flow
-          // to the caller's tensor (no tracer is active yet, so the graph does not see it).
-          if (should_record({t})) return apply("Identity", {t});
+          // Under a tape that watches t (or an accumulator with a tangent for t), an Identity op
+          // links the view to t so gradients (tangents) flow to and from the caller's tensor (no
+          // tracer is active yet, so the graph does not see it).
+          if (should_record({t}) || any_tangent({t})) return apply("Identity", {t});
           return view(t, t->shape);
         }, "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });

@@ -11,6 +11,7 @@ void bind_ops(py::module_& m);
 void bind_tape(py::module_& m);
 void bind_graph(py::module_& m);
 void bind_optim(py::module_& m);
+void bind_forward(py::module_& m);
 }  // namespace tg
 
 PYBIND11_MODULE(_core, m) {
@@ -24,4 +25,5 @@ PYBIND11_MODULE(_core, m) {
   tg::bind_tape(m);
   tg::bind_graph(m);
   tg::bind_optim(m);
+  tg::bind_forward(m);
 }

@@ -1,179 +1,52 @@
-// optim.cpp -- bindings of the fused optimizer kernels: validate, unshare storage, update in place.
+// optim.cpp -- bindings for stateful ops: ops bound to fixed attributes (the optimizers' per-variable
+// update calls) and the random ops' global seed.
 #include <pybind11/pybind11.h>
 #include "bindings/convert.h"
 #include "core/error.h"
-#include "kernels/optim.h"
+#include "engine/eager.h"
+#include "ops/random.h"
 
 namespace tg {
 
 namespace {
 
-// Kernels at least this large run without the GIL.
 constexpr int64_t kReleaseGilMin = 1 << 15;
 
-// The variable or slot as an engine tensor; checks it is a variable matching `like`.
-// An optional slot may be None (the kernel then skips it).
-Tensor state(const char* op, const char* what, py::handle obj, const Tensor& like, bool optional = false) {
-  if (obj.is_none()) {
-    if (optional) return nullptr;
-    throw InvalidArgument(cat(op, ": ", what, " must be a Variable, got None"));
+// An op with its attributes converted once: bound(*inputs) runs it. An optimizer calls one per
+// variable and step, so the per-call cost is only the inputs (tensors, or numbers taking the
+// first tensor's dtype).
+struct BoundOp {
+  const OpDef* op;
+  Attrs attrs;
+
+  Tensor call(py::args args) const {
+    Tensors x;
+    x.reserve(args.size());
+    int hint = -1;
+    int64_t n = 0;
+    for (auto a : args) {
+      x.push_back(is_tensor(a) ? tensor_of(a) : to_tensor(a, hint));
+      if (hint < 0) hint = (int)x.back()->dtype;
+      n += x.back()->size;
+    }
+    if (n >= kReleaseGilMin) {
+      py::gil_scoped_release nogil;
+      return apply(*op, x, attrs);
+    }
+    return apply(*op, x, attrs);
   }
-  if (!py::isinstance<TensorImpl>(obj))
-    throw InvalidArgument(cat(op, ": ", what, " must be a Variable, got ", py::str(py::type::of(obj)).cast<std::string>()));
-  Tensor t = obj.cast<Tensor>();
-  if (!t->is_variable || !t->storage)
-    throw InvalidArgument(cat(op, ": ", what, " must be a Variable, got a Tensor of ", meta_str(t)));
-  if (like && (t->dtype != like->dtype || t->shape != like->shape))
-    throw InvalidArgument(cat(op, ": ", what, " of ", meta_str(t), " does not match the variable of ", meta_str(like)));
-  // Tapes and views may still hold the old value: update a private copy then, as assign does.
-  if (t->storage.use_count() > 1) {
-    auto fresh = std::make_shared<Storage>(t->nbytes());
-    std::memcpy(fresh->data, t->data(), t->nbytes());
-    t->storage = fresh;
-    t->offset = 0;
-  }
-  return t;
-}
-
-Tensor gradient(const char* op, py::handle obj, const Tensor& var) {
-  if (!py::isinstance<TensorImpl>(obj))
-    throw InvalidArgument(cat(op, ": the gradient must be a Tensor, got ", py::str(py::type::of(obj)).cast<std::string>()));
-  Tensor g = obj.cast<Tensor>();
-  if (g->dtype != var->dtype || g->shape != var->shape)
-    throw InvalidArgument(cat(op, ": gradient of ", meta_str(g), " does not match the variable of ", meta_str(var)));
-  return g;
-}
-
-void* ptr(const Tensor& t) { return t ? t->data() : nullptr; }
-
-// Runs the kernel, without the GIL when it is large.
-template <class F> void launch(const Tensor& var, F&& kernel) {
-  if (var->size >= kReleaseGilMin) {
-    py::gil_scoped_release nogil;
-    kernel();
-  } else {
-    kernel();
-  }
-}
-
-// One list argument of a multi-tensor update, checked to have n items.
-py::sequence items(const char* op, const char* what, py::handle obj, size_t n) {
-  if (!py::isinstance<py::sequence>(obj) || py::isinstance<py::str>(obj))
-    throw InvalidArgument(cat(op, ": ", what, " must be a list"));
-  auto seq = py::reinterpret_borrow<py::sequence>(obj);
-  if (seq.size() != n)
-    throw InvalidArgument(cat(op, ": got ", seq.size(), " ", what, " for ", n, " variables"));
-  return seq;
-}
-
-// The tensors of one multi-tensor update: every variable, slot and gradient is checked before any
-// is written, then the kernels run back to back (without the GIL when the total is large).
-struct Group {
-  std::vector<Tensor> x, s1, s2, s3, g;
-  std::vector<double> decay;
-  int64_t total = 0;
 };
-
-Group group(const char* op, py::handle vars, py::handle slot1, const char* n1, py::handle slot2, const char* n2,
-            py::handle slot3, const char* n3, py::handle grads, py::handle decays) {
-  if (!py::isinstance<py::sequence>(vars)) throw InvalidArgument(cat(op, ": variables must be a list"));
-  auto xs = py::reinterpret_borrow<py::sequence>(vars);
-  const size_t n = xs.size();
-  auto a = items(op, n1, slot1, n), gs = items(op, "gradients", grads, n), ds = items(op, "decays", decays, n);
-  py::sequence b, c;
-  if (n2) b = items(op, n2, slot2, n);
-  if (n3 && !slot3.is_none()) c = items(op, n3, slot3, n);
-  Group r;
-  for (size_t i = 0; i < n; ++i) {
-    Tensor x = state(op, "variable", xs[i], nullptr);
-    r.x.push_back(x);
-    r.s1.push_back(state(op, n1, a[i], x));
-    r.s2.push_back(n2 ? state(op, n2, b[i], x) : nullptr);
-    r.s3.push_back(n3 && !slot3.is_none() ? state(op, n3, c[i], x) : nullptr);
-    r.g.push_back(gradient(op, gs[i], x));
-    r.decay.push_back(ds[i].cast<double>());
-    r.total += x->size;
-  }
-  return r;
-}
-
-template <class F> void launch_all(const Group& r, F&& kernel) {
-  if (r.total >= kReleaseGilMin) {
-    py::gil_scoped_release nogil;
-    for (size_t i = 0; i < r.x.size(); ++i) kernel(i);
-  } else {
-    for (size_t i = 0; i < r.x.size(); ++i) kernel(i);
-  }
-}
 
 }  // namespace
 
 void bind_optim(py::module_& m) {
-  m.def("sgd_update", [](py::handle var, py::handle mom, py::handle grad, double lr, double momentum, bool nesterov,
-                         double decay) {
-    Tensor x = state("SGD", "variable", var, nullptr), p = state("SGD", "momentum", mom, x, true);
-    Tensor g = gradient("SGD", grad, x);
-    launch(x, [&] { sgd_update(x->dtype, x->size, x->data(), ptr(p), g->data(), lr, momentum, nesterov, decay); });
-  }, py::arg("var"), py::arg("momentum_slot"), py::arg("grad"), py::arg("lr"), py::arg("momentum"),
-     py::arg("nesterov"), py::arg("decay") = 0.0);
-
-  m.def("adam_update", [](py::handle var, py::handle m1, py::handle m2, py::handle vmax, py::handle grad,
-                          double alpha, double b1, double b2, double eps, double decay) {
-    Tensor x = state("Adam", "variable", var, nullptr);
-    Tensor m = state("Adam", "m", m1, x), v = state("Adam", "v", m2, x), vm = state("Adam", "vhat", vmax, x, true);
-    Tensor g = gradient("Adam", grad, x);
-    launch(x, [&] { adam_update(x->dtype, x->size, x->data(), ptr(m), ptr(v), ptr(vm), g->data(), alpha, b1, b2, eps, decay); });
-  }, py::arg("var"), py::arg("m"), py::arg("v"), py::arg("vhat"), py::arg("grad"), py::arg("alpha"),
-     py::arg("beta_1"), py::arg("beta_2"), py::arg("epsilon"), py::arg("decay") = 0.0);
-
-  m.def("nadam_update", [](py::handle var, py::handle m1, py::handle m2, py::handle grad, double lr, double b1,
-                           double b2, double eps, double c_m, double c_g, double b2_power, double decay) {
-    Tensor x = state("Nadam", "variable", var, nullptr);
-    Tensor m = state("Nadam", "m", m1, x), v = state("Nadam", "v", m2, x);
-    Tensor g = gradient("Nadam", grad, x);
-    launch(x, [&] { nadam_update(x->dtype, x->size, x->data(), ptr(m), ptr(v), g->data(), lr, b1, b2, eps, c_m, c_g, b2_power, decay); });
-  }, py::arg("var"), py::arg("m"), py::arg("v"), py::arg("grad"), py::arg("lr"), py::arg("beta_1"),
-     py::arg("beta_2"), py::arg("epsilon"), py::arg("c_m"), py::arg("c_g"), py::arg("beta_2_power"),
-     py::arg("decay") = 0.0);
-
-  // Multi-tensor forms: one call per step for every variable (lists of equal length; decays per variable).
-  m.def("adam_update_multi", [](py::handle vars, py::handle m1, py::handle m2, py::handle vmax, py::handle grads,
-                                double alpha, double b1, double b2, double eps, py::handle decays) {
-    Group r = group("Adam", vars, m1, "m", m2, "v", vmax, "vhat", grads, decays);
-    launch_all(r, [&](size_t i) {
-      adam_update(r.x[i]->dtype, r.x[i]->size, r.x[i]->data(), ptr(r.s1[i]), ptr(r.s2[i]), ptr(r.s3[i]),
-                  r.g[i]->data(), alpha, b1, b2, eps, r.decay[i]);
-    });
-  }, py::arg("variables"), py::arg("m"), py::arg("v"), py::arg("vhat"), py::arg("grads"), py::arg("alpha"),
-     py::arg("beta_1"), py::arg("beta_2"), py::arg("epsilon"), py::arg("decays"));
-
-  m.def("nadam_update_multi", [](py::handle vars, py::handle m1, py::handle m2, py::handle grads, double lr,
-                                 double b1, double b2, double eps, double c_m, double c_g, double b2_power,
-                                 py::handle decays) {
-    Group r = group("Nadam", vars, m1, "m", m2, "v", py::none(), nullptr, grads, decays);
-    launch_all(r, [&](size_t i) {
-      nadam_update(r.x[i]->dtype, r.x[i]->size, r.x[i]->data(), ptr(r.s1[i]), ptr(r.s2[i]), r.g[i]->data(), lr, b1,
-                   b2, eps, c_m, c_g, b2_power, r.decay[i]);
-    });
-  }, py::arg("variables"), py::arg("m"), py::arg("v"), py::arg("grads"), py::arg("lr"), py::arg("beta_1"),
-     py::arg("beta_2"), py::arg("epsilon"), py::arg("c_m"), py::arg("c_g"), py::arg("beta_2_power"),
-     py::arg("decays"));
-
-  m.def("rmsprop_update", [](py::handle var, py::handle s1, py::handle a1, py::handle mom, py::handle grad, double lr,
-                             double rho, double momentum, double eps, double decay) {
-    Tensor x = state("RMSprop", "variable", var, nullptr);
-    Tensor s = state("RMSprop", "velocity", s1, x), a = state("RMSprop", "average gradient", a1, x, true);
-    Tensor p = state("RMSprop", "momentum", mom, x, true);
-    Tensor g = gradient("RMSprop", grad, x);
-    launch(x, [&] { rmsprop_update(x->dtype, x->size, x->data(), ptr(s), ptr(a), ptr(p), g->data(), lr, rho, momentum, eps, decay); });
-  }, py::arg("var"), py::arg("velocity"), py::arg("average_gradient"), py::arg("momentum_slot"), py::arg("grad"),
-     py::arg("lr"), py::arg("rho"), py::arg("momentum"), py::arg("epsilon"), py::arg("decay") = 0.0);
-
-  m.def("adagrad_update", [](py::handle var, py::handle acc1, py::handle grad, double lr, double eps, double decay) {
-    Tensor x = state("Adagrad", "variable", var, nullptr), acc = state("Adagrad", "accumulator", acc1, x);
-    Tensor g = gradient("Adagrad", grad, x);
-    launch(x, [&] { adagrad_update(x->dtype, x->size, x->data(), ptr(acc), g->data(), lr, eps, decay); });
-  }, py::arg("var"), py::arg("accumulator"), py::arg("grad"), py::arg("lr"), py::arg("epsilon"), py::arg("decay") = 0.0);
+  py::class_<BoundOp>(m, "_BoundOp")
+      .def("__call__", &BoundOp::call)
+      .def_property_readonly("name", [](const BoundOp& b) { return b.op->name; });
+  m.def("_bind_op", [](const std::string& name, py::kwargs attrs) { return BoundOp{&op_def(name.c_str()), to_attrs(attrs)}; },
+        py::arg("name"), "The op `name` with these attributes fixed: returns a callable taking the inputs.");
+  m.def("_set_random_seed", &set_random_seed, py::arg("seed"),
+        "Sets the random ops' global seed and restarts their streams (tf.random.set_seed).");
 }
 
 }  // namespace tg

@@ -255,6 +255,76 @@ struct StopRecording {
 
 
 
+// Note [Fast tape methods]: `with tape:`, watch and the one-tensor gradient are called once per
+// training step or scalar evaluation, and pybind11's dispatcher costs more than the work they
+// do; these C-level methods replace them in the class dict and hand anything unusual to the
+// pybind11 method they replace (kept in g_slow).
+PyTape& tape_of(PyObject* self) {
+  return *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<PyTape>();
+}
+
+// name -> the pybind11 function a fast method falls back to; never freed (it must outlive
+// the interpreter's finalisation, which would otherwise drop it too late).
+PyObject* g_slow = nullptr;
+
+PyObject* call_slow(const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  PyObject* f = PyDict_GetItemString(g_slow, name);
+  std::vector<PyObject*> all(1 + (size_t)nargs + (kwnames ? (size_t)PyTuple_GET_SIZE(kwnames) : 0));
+  all[0] = self;
+  for (size_t i = 1; i < all.size(); ++i) all[i] = args[i - 1];
+  return PyObject_Vectorcall(f, all.data(), 1 + (size_t)nargs, kwnames);
+}
+
+PyObject* fast_enter(PyObject* self, PyObject*) {
+  PyTape& t = tape_of(self);
+  if (t.active) return call_slow("__enter__", self, nullptr, 0, nullptr);
+  push_tape(t.tape.get());
+  t.active = true;
+  Py_INCREF(self);
+  return self;
+}
+
+PyObject* fast_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
+  PyTape& t = tape_of(self);
+  pop_tape(t.tape.get());
+  t.active = false;
+  Py_RETURN_NONE;
+}
+
+PyObject* fast_watch(PyObject* self, PyObject* arg) {
+  if (!is_tensor(arg)) return call_slow("watch", self, &arg, 1, nullptr);
+  tape_of(self).tape->watch(tensor_of(arg));
+  Py_RETURN_NONE;
+}
+
+PyObject* fast_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (nargs != 2 || kwnames || !is_tensor(args[0]) || !is_tensor(args[1]))
+    return call_slow("gradient", self, args, nargs, kwnames);
+  try {
+    return tape_of(self).gradient(args[0], args[1], py::none(), py::none()).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+void install_fast_methods(py::handle cls) {
+  static PyMethodDef defs[] = {
+      {"__enter__", (PyCFunction)fast_enter, METH_NOARGS, nullptr},
+      {"__exit__", (PyCFunction)(void (*)())fast_exit, METH_FASTCALL, nullptr},
+      {"watch", (PyCFunction)fast_watch, METH_O, "Watches a tensor (or nested structure of tensors)."},
+      {"gradient", (PyCFunction)(void (*)())fast_gradient, METH_FASTCALL | METH_KEYWORDS,
+       "gradient(target, sources, output_gradients=None, unconnected_gradients=NONE)"},
+  };
+  auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
+  g_slow = PyDict_New();
+  for (auto& d : defs) {
+    if (PyDict_SetItemString(g_slow, d.ml_name, cls.attr(d.ml_name).ptr()) != 0) throw py::error_already_set();
+    py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &d));
+    if (!descr || PyObject_SetAttrString(cls.ptr(), d.ml_name, descr.ptr()) != 0) throw py::error_already_set();
+  }
+}
+
 }  // namespace
 
 void bind_tape(py::module_& m) {
@@ -307,6 +377,7 @@ void bind_tape(py::module_& m) {
       .def_property_readonly("nbytes", [](PyTape& t) { return t.tape->nbytes(); })
       .def_property_readonly("persistent", [](PyTape& t) { return t.tape->persistent; })
       .def_property_readonly("_num_entries", [](PyTape& t) { return t.tape->entries.size(); });
+  install_fast_methods(m.attr("GradientTape"));
   py::class_<StopRecording>(m, "_StopRecording")
       .def("__enter__", [](StopRecording& s) { s.tape->paused++; })
       .def("__exit__", [](StopRecording& s, py::args) { s.tape->paused--; });

@@ -58,7 +58,76 @@ void assign_value(const Tensor& var, py::handle value, int mode) {  // mode: 0 s
   }
 }
 
+// Note [Number slots]: the hot arithmetic operators are installed straight into the type's
+// number protocol (nb_add, ...), so `x * y` calls into the engine without a method lookup or
+// pybind11's dispatcher (about half of a small op's cost). The pybind11-defined __add__ etc.
+// stay for explicit calls (`x.__add__(y)`); slots are inherited by Variable and its Python
+// subclass, which are created after install_number_slots runs.
+const char* const kAddName = "Add";
+const char* const kSubName = "Sub";
+const char* const kMulName = "Mul";
+const char* const kMatMulName = "MatMul";
+const char* const kPowName = "Pow";
+
+template <const char* const* OpName>
+PyObject* nb_binary(PyObject* a, PyObject* b) {
+  static const OpDef* op = &op_def(*OpName);
+  try {
+    Tensor x, y;
+    if (is_tensor(a)) {
+      x = tensor_of(a);
+      y = to_tensor(b, (int)x->dtype);
+    } else {
+      y = tensor_of(b);
+      x = to_tensor(a, (int)y->dtype);
+    }
+    return py::cast(run(*op, {x, y})).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+PyObject* nb_true_divide(PyObject* a, PyObject* b) {
+  try {
+    bool self_first = is_tensor(a);
+    return py::cast(true_divide(self_first ? a : b, self_first ? b : a, !self_first)).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) {
+    PyErr_SetString(PyExc_TypeError, "pow() with a modulus is not supported for tensors");
+    return nullptr;
+  }
+  return nb_binary<&kPowName>(a, b);
+}
+
+PyObject* nb_negative(PyObject* a) {
+  static const OpDef* op = &op_def("Neg");
+  try {
+    return py::cast(run(*op, {tensor_of(a)})).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
 }  // namespace
+
+static void install_number_slots(PyTypeObject* type) {
+  PyNumberMethods* nb = type->tp_as_number;
+  nb->nb_add = nb_binary<&kAddName>;
+  nb->nb_subtract = nb_binary<&kSubName>;
+  nb->nb_multiply = nb_binary<&kMulName>;
+  nb->nb_matrix_multiply = nb_binary<&kMatMulName>;
+  nb->nb_true_divide = nb_true_divide;
+  nb->nb_power = nb_power;
+  nb->nb_negative = nb_negative;
+}
 
 void bind_tensor(py::module_& m) {
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>> t(m, "Tensor");
@@ -137,6 +206,8 @@ void bind_tensor(py::module_& m) {
       .def("_assign_add", [](const Tensor& v, py::handle value) { assign_value(v, value, 1); })
       .def("_assign_sub", [](const Tensor& v, py::handle value) { assign_value(v, value, 2); })
       .def("read_value", [](const Tensor& v) { return copy(v); });
+  install_number_slots(g_tensor_type);
+  install_number_slots(reinterpret_cast<PyTypeObject*>(m.attr("Variable").ptr()));
 }
 
 }  // namespace tg

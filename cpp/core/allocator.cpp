@@ -63,6 +63,7 @@ BlockCache& cache() {
 }  // namespace
 
 void* allocate_block(size_t n, int& size_class) {
+  if (n > class_bytes(kClasses - 1)) throw std::bad_alloc();  // beyond any machine's memory
   size_class = class_of(n);
   BlockCache& c = cache();
   if (c.alive && !c.free[size_class].empty()) {

@@ -36,7 +36,12 @@ const char* dtype_name(DType d) {
 
 int64_t num_elements(const Shape& s) {
   int64_t n = 1;
-  for (int64_t d : s) n *= d;
+  for (int64_t d : s) {
+    if (d < 0) throw InvalidArgument(cat("negative dimension in shape ", shape_str(s)));
+    // Refuse shapes whose element count overflows (or could not be addressed in bytes).
+    if (__builtin_mul_overflow(n, d, &n) || n > (int64_t(1) << 58))
+      throw InvalidArgument(cat("shape ", shape_str(s), " has too many elements"));
+  }
   return n;
 }
 

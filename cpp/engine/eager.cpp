@@ -2,6 +2,7 @@
 #include "engine/eager.h"
 #include <cmath>
 #include "core/error.h"
+#include "engine/forward.h"
 #include "engine/tape.h"
 #include "graph/trace.h"
 
@@ -17,9 +18,11 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   for (auto& xi : x)
     if (!xi) throw InvalidArgument(cat(op.name, ": an input is None"));
   OutMeta m = op.infer(op, x, attrs);
+  if (op.stateful && graph::tracing()) graph::before_stateful_op(x);
   Tensor out = op.kernel(op, x, attrs, m);
   if (g_check_numerics) check_finite(out, op.name);
   if (op.differentiable && !active_tapes().empty()) record_op(op, x, attrs, out);
+  if (!active_accumulators().empty()) forward_op(op, x, attrs, out);
   if (!variable_watchers().empty()) note_variables(x);
   if (graph::tracing()) graph::record_on_tracers(op, x, attrs, out);  // tf.function (cpp/graph/trace.h)
   return out;

@@ -38,6 +38,10 @@ using InferFn = OutMeta (*)(const OpDef& op, const Tensors& x, const Attrs& attr
 struct OpDef;
 using KernelFn = Tensor (*)(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
 using GradFn = std::function<Tensors(GradCtx&)>;
+// Forward-mode rule (see forward.h): the output's tangent from the inputs x, the output, one
+// tangent per input (null where an input has none) and the attributes. Written in registered
+// ops like gradient rules, so JVPs are recorded by tapes and differentiate again.
+using JvpFn = std::function<Tensor(const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& attrs)>;
 
 constexpr int kIsaLevels = 3;  // baseline, x86-64-v3 (AVX2), x86-64-v4 (AVX-512)
 
@@ -51,8 +55,13 @@ struct OpDef {
   KernelFn kernel = nullptr;
   GradFn grad;             // current rule (RegisterGradient may replace it)
   GradFn builtin_grad;     // the rule declared in cpp/ops
+  JvpFn jvp_rule;          // null: derived from the gradient rule (double VJP, see forward.cpp)
   bool differentiable = true;
   bool batched_rule = false;  // the rule accepts a batched g (see Note [Batched gradients])
+  // Updates its Variable inputs in place (optimizer steps) or state kept in C++ (random ops):
+  // never recorded on a tape, and a side effect for the graph passes (kept, never merged or
+  // folded, and reads of a Variable input after it are new reads).
+  bool stateful = false;
   EwKernel ew[kIsaLevels][5] = {};  // elementwise kernels per ISA level and input DType
 
   // Builder used by the op table rows.
@@ -60,8 +69,10 @@ struct OpDef {
   OpDef& shape(InferFn f) { infer = f; return *this; }
   OpDef& forward(KernelFn f) { kernel = f; return *this; }
   OpDef& gradient(GradFn f) { grad = builtin_grad = std::move(f); return *this; }
+  OpDef& jvp(JvpFn f) { jvp_rule = std::move(f); return *this; }
   OpDef& not_differentiable() { differentiable = false; return *this; }
   OpDef& batched() { batched_rule = true; return *this; }
+  OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }
 };
 
 // Registration is explicit: register_all_ops() calls each family in a fixed order.

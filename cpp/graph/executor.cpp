@@ -1,9 +1,20 @@
 // executor.cpp -- running a graph's nodes in order; each value is dropped after its last use.
+//
+// Buffer reuse: an intermediate value whose last use is the node being run, and that nothing
+// else holds (no view, no tape, not an argument, constant or variable), is *donated*: an
+// elementwise node or a fused node writes its output into that buffer instead of a new one.
+// Freed buffers go back to the allocator's block cache (core/allocator.cpp), so the next
+// call's values of the same sizes reuse them without page faults.
 #include "graph/executor.h"
+#include <algorithm>
 #include "core/error.h"
 #include "engine/eager.h"
+#include "engine/forward.h"
 #include "engine/tape.h"
+#include "graph/fusion.h"
 #include "graph/trace.h"
+#include "kernels/elementwise.h"
+#include "kernels/ew_args.h"
 
 namespace tg::graph {
 
@@ -27,7 +38,7 @@ void assign_into(const Tensor& var, const Tensor& value, int mode) {
 }
 
 bool needs_eager(const Graph& g, const Tensors& args) {
-  if (tracing() || !variable_watchers().empty()) return true;
+  if (tracing() || !variable_watchers().empty() || !active_accumulators().empty()) return true;  // forward mode too
   if (active_tapes().empty()) return false;
   return should_record(args) || should_record(g.variables);
 }
@@ -46,12 +57,75 @@ static void run_side_effect(const Node& n, const Tensors& x, bool eager) {
   }
 }
 
+// Marks the inputs of node i that may become its output buffer (see the file comment); their
+// slots in vals are dropped now rather than after the node.
+static bool find_donations(const Graph& g, size_t i, Tensors& vals, const Tensors& x, std::vector<char>& donate) {
+  const Node& node = g.nodes[i];
+  const auto& dying = g.drop_after[i];
+  bool any = false;
+  donate.assign(x.size(), 0);
+  for (size_t k = 0; k < x.size(); ++k) {
+    const int in = node.inputs[k];
+    if (g.nodes[in].kind != NodeKind::Op || !x[k]) continue;
+    if (std::find(dying.begin(), dying.end(), in) == dying.end()) continue;
+    vals[in].reset();
+    if (x[k].use_count() == 1 && x[k]->storage.use_count() == 1 && x[k]->offset == 0 && x[k]->size > 0) {
+      donate[k] = 1;
+      any = true;
+    }
+  }
+  return any;
+}
+
+// An elementwise node written into a donated input: all inputs full-size or one element.
+static Tensor run_in_place(const Node& node, const Tensors& x, const OutMeta& m, const std::vector<char>& donate) {
+  const OpDef& op = *node.op;
+  if (op.kernel != &run_elementwise || x.size() > 3) return nullptr;
+  const int64_t n = num_elements(m.shape);
+  int pick = -1;
+  for (size_t k = 0; k < x.size() && pick < 0; ++k)
+    if (donate[k] && x[k]->dtype == m.dtype && x[k]->size == n) pick = (int)k;
+  if (pick < 0) return nullptr;
+  for (auto& t : x)
+    if (t->size != n && t->size != 1) return nullptr;
+  const DType dt = x.back()->dtype;
+  EwKernel kern = nullptr;
+  for (int level = active_isa(); level >= 0 && !kern; --level) kern = op.ew[level][(int)dt];
+  if (!kern) return nullptr;
+  Tensor out = view(x[pick], m.shape);
+  EwArgs a{};
+  for (size_t k = 0; k < x.size(); ++k) {
+    a.in[k] = x[k]->data();
+    a.stride[k][0] = x[k]->size == n ? 1 : 0;
+  }
+  a.out = out->data();
+  a.n = n;
+  a.ndim = 1;
+  a.shape[0] = n;
+  a.alpha = node.attrs.f("alpha", 0.0);
+  a.beta = node.attrs.f("beta", 0.0);
+  kern(a);
+  return out;
+}
+
+// Runs a fused node; output k >= 1 is the value of node i + k (Note [Fused nodes]).
+static void run_fused_node(const Graph& g, size_t i, Tensors& vals, const Tensors& x, bool eager,
+                           const std::vector<char>* donate) {
+  const FusedGroup& f = *g.nodes[i].fused;
+  Tensors outs = run_fused(f, x, eager, donate);
+  for (size_t k = 0; k < outs.size(); ++k) {
+    if (!eager && g_check_numerics) check_finite(outs[k], f.members[f.outputs[k]].op->name);
+    vals[i + k] = std::move(outs[k]);
+  }
+}
+
 Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
   if ((int)args.size() != g.num_args)
     throw InvalidArgument(cat("graph: expected ", g.num_args, " tensor arguments, got ", args.size()));
   const size_t n = g.nodes.size();
   Tensors vals(n);
   Tensors x;
+  std::vector<char> donate;
   for (size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
     switch (node.kind) {
@@ -59,14 +133,25 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
       case NodeKind::Constant:
       case NodeKind::VariableRead: vals[i] = node.value; break;
       case NodeKind::Op: {
+        if (is_fused_output(node)) break;  // filled in by its fused node
         x.clear();
         for (int in : node.inputs) x.push_back(vals[in]);
         if (eager) {
-          vals[i] = apply(*node.op, x, node.attrs);
-        } else {
-          vals[i] = node.op->kernel(*node.op, x, node.attrs, g.relaxed ? node.op->infer(*node.op, x, node.attrs) : node.meta);
-          if (g_check_numerics) check_finite(vals[i], node.op->name);
+          if (node.fused) run_fused_node(g, i, vals, x, true, nullptr);
+          else vals[i] = apply(*node.op, x, node.attrs);
+          break;
         }
+        const bool donated = find_donations(g, i, vals, x, donate);
+        if (node.fused) {
+          run_fused_node(g, i, vals, x, false, donated ? &donate : nullptr);
+          break;
+        }
+        OutMeta inferred;
+        const OutMeta* m = &node.meta;
+        if (g.relaxed) m = &(inferred = node.op->infer(*node.op, x, node.attrs));
+        Tensor r = donated ? run_in_place(node, x, *m, donate) : nullptr;
+        vals[i] = r ? std::move(r) : node.op->kernel(*node.op, x, node.attrs, *m);
+        if (g_check_numerics) check_finite(vals[i], node.op->name);
         break;
       }
       default: {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <sstream>
 #include "core/error.h"
+#include "graph/fusion.h"
 
 namespace tg::graph {
 
@@ -52,7 +53,7 @@ static std::string node_head(const Node& n) {
     case NodeKind::Placeholder: return "Placeholder " + n.name;
     case NodeKind::Constant: return "Const " + constant_text(n.value);
     case NodeKind::VariableRead: return "ReadVariable";
-    case NodeKind::Op: return n.op->name;
+    case NodeKind::Op: return n.fused ? "Fused[" + n.fused->member_list() + "]" : n.op->name;
     case NodeKind::Assign: return n.mode == 0 ? "AssignVariable" : n.mode == 1 ? "AssignAddVariable" : "AssignSubVariable";
     case NodeKind::HostCall: return "HostCall " + n.name;
   }
@@ -105,7 +106,8 @@ std::string Graph::to_dot() const {
     const char* style = n.kind == NodeKind::Placeholder ? ", style=filled, fillcolor=lightblue"
                         : n.kind == NodeKind::Constant ? ", style=filled, fillcolor=lightgrey"
                         : n.kind == NodeKind::VariableRead ? ", style=filled, fillcolor=lightyellow"
-                        : n.side_effect() ? ", style=filled, fillcolor=pink" : "";
+                        : n.side_effect() ? ", style=filled, fillcolor=pink"
+                        : n.fused ? ", style=filled, fillcolor=palegreen" : "";
     o << "  n" << i << " [label=\"" << label << "\"" << style << "];\n";
     for (int in : n.inputs) o << "  n" << in << " -> n" << i << ";\n";
   }
@@ -175,6 +177,7 @@ bool same_structure(const Graph& a, const Graph& b, std::string* why) {
         if (x.value != y.value || x.mode != y.mode) return fail(i, "a different variable");
         break;
       case NodeKind::Op:
+        if (x.fused && y.fused && !same_fused(*x.fused, *y.fused)) return fail(i, "different ops were fused");
         if (!(x.attrs.items == y.attrs.items))
           return fail(i, cat("attributes differ (", attrs_text(x.attrs), " vs ", attrs_text(y.attrs),
                              "): the function computed them from an argument's shape"));

@@ -4,8 +4,9 @@
 // list is already a topological order). A *placeholder* is a function argument, a *constant*
 // a tensor captured while tracing (created outside the trace, or by non-op code inside it),
 // a *variable read* a Variable captured by reference (its value is read when the graph runs,
-// so assignments between calls are seen). *Assign* and *host call* nodes are side effects:
-// they are kept by every pass and run in their recorded order.
+// so assignments between calls are seen). *Assign* and *host call* nodes, and ops with side
+// effects (OpDef::stateful: optimizer updates, random draws), are kept by every pass and run
+// in their recorded order.
 //
 // Note [Relaxed graphs]: a graph traced with concrete shapes is valid for exactly those shapes
 // (node metas are exact, the executor skips the shape rules). A graph confirmed to be the same
@@ -24,6 +25,8 @@ namespace tg::graph {
 // A host callback run at its place in the graph (tf.print); it receives the input values.
 using HostFn = std::function<void(const Tensors&)>;
 
+struct FusedGroup;  // fusion.h
+
 enum class NodeKind : uint8_t { Placeholder, Constant, VariableRead, Op, Assign, HostCall };
 
 struct Node {
@@ -38,8 +41,11 @@ struct Node {
   bool dynamic = false;         // depends on an argument or a variable
   std::string name;             // placeholder name / host call label
   std::shared_ptr<HostFn> host; // HostCall
+  std::shared_ptr<const FusedGroup> fused;  // Op "Fused": its member ops and kernel program
 
-  bool side_effect() const { return kind == NodeKind::Assign || kind == NodeKind::HostCall; }
+  bool side_effect() const {
+    return kind == NodeKind::Assign || kind == NodeKind::HostCall || (kind == NodeKind::Op && op->stateful);
+  }
 };
 
 struct Graph {

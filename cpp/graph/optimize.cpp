@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 #include "core/error.h"
+#include "graph/fusion.h"
 #include "graph/trace.h"
 
 namespace tg::graph {
@@ -71,7 +72,7 @@ static bool cse_key(const Graph& g, const Node& n, std::string& key) {
     put(n.value->data(), n.value->nbytes());
     return true;
   }
-  if (n.kind != NodeKind::Op) return false;
+  if (n.kind != NodeKind::Op || n.op->stateful) return false;  // each stateful call is its own
   key = "o" + n.op->name + "|" + attrs_text(n.attrs) + "|";
   for (int in : n.inputs) put(&in, sizeof in);
   return true;
@@ -124,6 +125,7 @@ OptimizeStats optimize(Graph& g) {
   total.folded = a.folded;
   total.merged = b.merged;
   total.pruned = c.pruned;
+  total.fused = fuse_elementwise(g);
   g.finalize();
   return total;
 }

@@ -5,10 +5,11 @@
 namespace tg::graph {
 
 struct OptimizeStats {
-  int folded = 0, merged = 0, pruned = 0;
+  int folded = 0, merged = 0, pruned = 0, fused = 0;
 };
 
-// Constant folding, common-subexpression elimination, dead-node pruning (in that order).
+// Constant folding, common-subexpression elimination, dead-node pruning, elementwise fusion
+// (in that order; fusion.h).
 OptimizeStats optimize(Graph& g);
 
 OptimizeStats fold_constants(Graph& g);   // ops whose inputs are all constants become constants

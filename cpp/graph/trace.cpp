@@ -59,7 +59,18 @@ void Tracer::record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, co
     n.inputs.push_back(k);
     n.dynamic |= g.nodes[k].dynamic;
   }
+  n.dynamic |= op.stateful;
   node_of[out->id] = add_node(g, std::move(n));
+  // A stateful op changed its Variable inputs: later uses read them again (as after an assign).
+  if (op.stateful)
+    for (auto& xi : x)
+      if (xi->is_variable) node_of.erase(xi->id);
+}
+
+void before_stateful_op(const Tensors& x) {
+  for (Tracer* t : active_tracers())
+    for (auto& xi : x)
+      if (xi->is_variable) t->before_assign(xi);
 }
 
 void Tracer::before_assign(const Tensor& var) {

@@ -33,6 +33,9 @@ inline bool tracing() { return !active_tracers().empty(); }
 
 // Called by apply() for every op while tracing.
 void record_on_tracers(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
+// Called by apply() before a stateful op runs while tracing: a dry trace saves the Variable
+// inputs it is about to change (see Tracer::dry).
+void before_stateful_op(const Tensors& x);
 // True when some active tracer sees t as depending on an argument or variable.
 bool is_traced_value(const Tensor& t);
 // A short description of how the innermost tracer computes t: "Greater(x, 0)".

@@ -34,7 +34,7 @@ static void walk_rows(const T* src, T* dst, const std::vector<int64_t>& shape, c
     } else {
       const T* s = src + off;
       if (sin == 1) std::memcpy(dst, s, sizeof(T) * inner);
-      else if (sin == 0) for (int64_t i = 0; i < inner; ++i) dst[i] = s[0];
+      else if (sin == 0) { const T v = s[0]; for (int64_t i = 0; i < inner; ++i) dst[i] = v; }  // hoisted: dst may alias s
       else for (int64_t i = 0; i < inner; ++i) dst[i] = s[i * sin];
       dst += inner;
     }

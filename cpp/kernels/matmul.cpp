@@ -49,9 +49,23 @@ void matmul_into(const Tensor& a, const Tensor& b, bool ta, bool tb, Tensor& out
     }
     return off * mat;
   };
+  // A batch against one matrix is one GEMM, not `batch` small ones (jacobians and dense layers
+  // hit these): [b, m, k] @ [k, n] is [b*m, k] @ [k, n]; and for n == 1, [m, k] @ [b, k, 1]
+  // is [b, k] @ [m, k]^T laid out as [b, m].
+  const bool b_single = rb == 2, a_single = ra == 2;
+  const bool fold_left = batch > 1 && b_single && !ta && a->size == batch * m * k;
+  const bool fold_right = batch > 1 && a_single && n == 1 && b->size == batch * k && k > 0;
   dispatch_dtype(out->dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (!std::is_same_v<T, bool>) {
+      if (fold_left && k > 0) {
+        gemm<T>(false, tb, batch * m, n, k, a->data_as<T>(), b->data_as<T>(), out->data_as<T>());
+        return 0;
+      }
+      if (fold_right) {
+        gemm<T>(false, !ta, batch, m, k, b->data_as<T>(), a->data_as<T>(), out->data_as<T>());
+        return 0;
+      }
       for (int64_t bi = 0; bi < batch; ++bi) {
         if (k == 0) {
           for (int64_t i = 0; i < m * n; ++i) out->data_as<T>()[bi * m * n + i] = 0;

@@ -11,6 +11,8 @@ void register_shape_ops();
 void register_linalg_ops();
 void register_nn_ops();
 void register_index_ops();
+void register_optim_ops();
+void register_random_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -23,6 +25,8 @@ void register_all_ops() {
   register_linalg_ops();
   register_nn_ops();
   register_index_ops();
+  register_optim_ops();
+  register_random_ops();
 }
 
 }  // namespace tg

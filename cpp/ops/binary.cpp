@@ -7,7 +7,7 @@ TG_FAMILY(binary) {
   TG_BINARY(Add,        x + y,                 g, g)
   TG_BINARY(Sub,        x - y,                 g, -g)
   TG_BINARY(Mul,        x * y,                 g * y, g * x)
-  TG_BINARY_FLOAT(RealDiv, x / y,              safe_div(g, y), -(g * out) / y)  // d/dy x/y = -(x/y)/y
+  TG_BINARY_FLOAT(RealDiv, x / y,              safe_div(g, y), safe_mul(g, -(out / y)))  // d/dy x/y = -(x/y)/y
   TG_BINARY(Maximum,    x < y ? y : x,         where(greater_equal(x, y), g, zeros_like(g)),
                                                where(less(x, y), g, zeros_like(g)))
   TG_BINARY(Minimum,    y < x ? y : x,         where(less_equal(x, y), g, zeros_like(g)),

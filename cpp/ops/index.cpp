@@ -2,6 +2,7 @@
 // GatherV2 (+ its scatter-add UnsortedSegmentSum) and OneHot.
 #include <cstring>
 #include "core/error.h"
+#include "engine/forward.h"
 #include "engine/math.h"
 #include "kernels/copy.h"
 
@@ -307,14 +308,18 @@ void register_index_ops() {
   def_op("StridedSlice").shape(slice_infer).forward(slice_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {
         return {call("StridedSliceGrad", {ctx.g}, slice_attrs(ctx.attrs).set("shape", ctx.x[0]->shape))};
-      });
+      })
+      .jvp(linear_jvp("StridedSlice"));
   // linear in g: its gradient is the slice again
   def_op("StridedSliceGrad").shape(slice_grad_infer).forward(slice_grad_kernel)
-      .gradient([](GradCtx& ctx) -> Tensors { return {call("StridedSlice", {ctx.g}, slice_attrs(ctx.attrs))}; });
-  def_op("GatherV2").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad);
+      .gradient([](GradCtx& ctx) -> Tensors { return {call("StridedSlice", {ctx.g}, slice_attrs(ctx.attrs))}; })
+      .jvp(linear_jvp("StridedSliceGrad"));
+  def_op("GatherV2").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
+      .jvp(linear_jvp("GatherV2"));
   // d segment_sum / d data: each row receives its segment's gradient, a gather
   def_op("UnsortedSegmentSum").inputs(2).shape(segment_infer).forward(segment_kernel)
-      .gradient([](GradCtx& ctx) -> Tensors { return {gather(ctx.g, ctx.x[1], 0, 0), nullptr}; });
+      .gradient([](GradCtx& ctx) -> Tensors { return {gather(ctx.g, ctx.x[1], 0, 0), nullptr}; })
+      .jvp(linear_jvp("UnsortedSegmentSum"));
   def_op("OneHot").shape(one_hot_infer).forward(one_hot_kernel).not_differentiable();
 }
 

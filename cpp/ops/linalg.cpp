@@ -1,6 +1,7 @@
 // linalg.cpp -- matrix products.
 #include <climits>
 #include "core/error.h"
+#include "engine/forward.h"
 #include "engine/math.h"
 #include "kernels/matmul.h"
 
@@ -46,11 +47,22 @@ Tensors matmul_grad(GradCtx& ctx) {
   return r;
 }
 
+// d(A B) = dA B + A dB, with the same transposes.
+Tensor matmul_jvp(const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) {
+  Tensor r;
+  if (tx[0]) r = call("MatMul", {tx[0], x[1]}, a);
+  if (tx[1]) {
+    Tensor t = call("MatMul", {x[0], tx[1]}, a);
+    r = r ? r + t : t;
+  }
+  return r;
+}
+
 }  // namespace
 
 void register_linalg_ops() {
   // Batch axes of g broadcast as matmul batch dimensions.
-  def_op("MatMul").inputs(2).shape(matmul_infer).forward(matmul_kernel).batched().gradient(matmul_grad);
+  def_op("MatMul").inputs(2).shape(matmul_infer).forward(matmul_kernel).batched().gradient(matmul_grad).jvp(matmul_jvp);
 }
 
 }  // namespace tg

@@ -1,6 +1,7 @@
 // nn.cpp -- softmax, log-softmax and the fused sparse softmax cross-entropy (attr axis; max-shifted kernels).
 // The row loops are compiled per ISA level with the activation family (kernels/softmax_rows.h).
 #include "core/error.h"
+#include "engine/forward.h"
 #include "engine/math.h"
 #include "kernels/elementwise.h"
 #include "kernels/ew_args.h"
@@ -89,28 +90,46 @@ Tensor softmax_grad(const Tensor& y, const Tensor& g, int64_t axis) {
   return y * (g - reduce_sum(g * y, {axis}, true));
 }
 
+// d softmax(x) = y * (t - sum(t * y)) along the axis (the Jacobian is symmetric: the rule applied to t).
+Tensor softmax_jvp(const Tensors&, const Tensor& out, const Tensors& tx, const Attrs& a) {
+  return softmax_grad(out, tx[0], a.i("axis", -1));
+}
+
+// d log_softmax(x) = t - sum(softmax(x) * t) along the axis.
+Tensor log_softmax_jvp(const Tensors&, const Tensor& out, const Tensors& tx, const Attrs& a) {
+  return tx[0] - reduce_sum(exp(out) * tx[0], {a.i("axis", -1)}, true);
+}
+
 Tensor softmax_last(const Tensor& x) { return call("Softmax", {x}, Attrs().set("axis", int64_t(-1))); }
 
 }  // namespace
 
 void register_nn_ops() {
   def_op("Softmax").inputs(1).shape(softmax_infer).forward(softmax_kernel<false>)
-      .gradient([](GradCtx& ctx) -> Tensors { return {softmax_grad(ctx.out, ctx.g, ctx.attrs.i("axis", -1))}; });
+      .gradient([](GradCtx& ctx) -> Tensors { return {softmax_grad(ctx.out, ctx.g, ctx.attrs.i("axis", -1))}; })
+      .jvp(softmax_jvp);
   // d/dx log_softmax(x)^T g = g - softmax(x) * sum(g) along the axis, softmax(x) = exp(out).
   def_op("LogSoftmax").inputs(1).shape(softmax_infer).forward(softmax_kernel<true>)
       .gradient([](GradCtx& ctx) -> Tensors {
         return {ctx.g - exp(ctx.out) * reduce_sum(ctx.g, {ctx.attrs.i("axis", -1)}, true)};
-      });
+      })
+      .jvp(log_softmax_jvp);
   // loss = logsumexp(logits) - logits[label]; d loss / d logits = softmax(logits) - onehot(label).
   def_op("SparseSoftmaxCrossEntropyWithLogits").inputs(2).shape(sparse_xent_infer).forward(sparse_xent_kernel<false>)
       .gradient([](GradCtx& ctx) -> Tensors {
         Shape gs = ctx.g->shape;
         gs.push_back(1);
         return {reshape(ctx.g, gs) * call("SparseSoftmaxCrossEntropyWithLogitsGrad", {ctx.x[0], ctx.x[1]}), nullptr};
+      })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) {  // sum((softmax - onehot) t)
+        return reduce_sum(call("SparseSoftmaxCrossEntropyWithLogitsGrad", {x[0], x[1]}) * tx[0], {-1}, false);
       });
   // The fused backward op softmax(logits) - onehot(label); the onehot is constant in logits.
   def_op("SparseSoftmaxCrossEntropyWithLogitsGrad").inputs(2).shape(sparse_xent_infer).forward(sparse_xent_kernel<true>)
-      .gradient([](GradCtx& ctx) -> Tensors { return {softmax_grad(softmax_last(ctx.x[0]), ctx.g, -1), nullptr}; });
+      .gradient([](GradCtx& ctx) -> Tensors { return {softmax_grad(softmax_last(ctx.x[0]), ctx.g, -1), nullptr}; })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) {  // the softmax JVP
+        return softmax_grad(softmax_last(x[0]), tx[0], -1);
+      });
 }
 
 }  // namespace tg

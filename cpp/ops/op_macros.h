@@ -102,6 +102,7 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
 #define TG_REGISTER_ONLY(...)
 
 #else  // register pass
+#include "engine/forward.h"
 #include "engine/math.h"
 #include "ops/elementwise_rules.h"
 
@@ -109,9 +110,15 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
 #define TG_RULE_LOCALS                                                           \
   const Tensor& x = ctx.x[0]; const Tensor& out = ctx.out; const Tensor& g = ctx.g; \
   (void)x; (void)out; (void)g;
+// Every elementwise row's JVP is its gradient rule applied to the tangents (see elementwise_jvp).
+#define TG_EW_JVP(Name)                                                                      \
+  .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& a) -> Tensor { \
+    static const OpDef& d = op_def(#Name);                                                  \
+    return elementwise_jvp(d, x, out, tx, a);                                               \
+  })
 #define TG_UNARY_ROW(Name, infer_fn, rule)                                              \
   def_op(#Name).inputs(1).shape(infer_fn).forward(run_elementwise).batched().gradient( \
-      [](GradCtx& ctx) -> Tensors { TG_RULE_LOCALS return {rule}; });
+      [](GradCtx& ctx) -> Tensors { TG_RULE_LOCALS return {rule}; }) TG_EW_JVP(Name);
 #define TG_UNARY(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
 #define TG_UNARY_NUMERIC(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_numeric, rule)
 #define TG_BINARY_ROW(Name, infer_fn, gx, gy)                                           \
@@ -122,7 +129,7 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
         if (ctx.needs_grad[0]) r[0] = (gx);                                              \
         if (ctx.needs_grad[1]) r[1] = (gy);                                              \
         return r;                                                                        \
-      });
+      }) TG_EW_JVP(Name);
 #define TG_BINARY(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_numeric, gx, gy)
 #define TG_BINARY_ROW_WITH(Name, infer_fn, expr, gx, gy) TG_BINARY_ROW(Name, infer_fn, gx, gy)
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
@@ -137,6 +144,10 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
         Tensor z = zeros_like(g);                                                           \
         return {nullptr, ctx.needs_grad[1] ? where(c, g, z) : nullptr,                      \
                 ctx.needs_grad[2] ? where(c, z, g) : nullptr};                              \
+      }).jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) -> Tensor { \
+        Tensor z = zeros_like(out);  /* the tangent of the chosen branch */                  \
+        return where(x[0], tx[1] ? broadcast_to(tx[1], out->shape) : z,                    \
+                     tx[2] ? broadcast_to(tx[2], out->shape) : z);                          \
       });
 #define TG_LOGICAL_NOT() \
   def_op("LogicalNot").inputs(1).shape(infer_logical).forward(run_elementwise).not_differentiable();

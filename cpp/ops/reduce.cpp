@@ -2,6 +2,7 @@
 // ProdOthers helper, Any/All, ArgMax/ArgMin and Cumsum.
 #include <limits>
 #include "core/error.h"
+#include "engine/forward.h"
 #include "engine/math.h"
 #include "kernels/reduce.h"
 
@@ -186,27 +187,43 @@ Tensors prod_others_grad(GradCtx& ctx) {
   return {reduce_sum(reshape(ctx.g, col) * cof, {-2}, false)};
 }
 
+// d max = the mean of the tangents at the entries equal to the max (the rule's tie split, forward).
+Tensor extremum_jvp(const OpDef& op, const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& a) {
+  Tensor kept = reshape(out, kept_shape(x[0], reduce_mask(op, x[0], a)));
+  Tensor hit = cast(equal(x[0], broadcast_to(kept, x[0]->shape)), x[0]->dtype);
+  return call("Sum", {hit * tx[0]}, a) / call("Sum", {hit}, a);
+}
+
 }  // namespace
 
 void register_reduce_ops() {
   def_op("Sum").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>).batched()
-      .gradient([](GradCtx& ctx) -> Tensors { return {spread(ctx, op_def("Sum"), ctx.g)}; });  // d/dx sum = 1
+      .gradient([](GradCtx& ctx) -> Tensors { return {spread(ctx, op_def("Sum"), ctx.g)}; })  // d/dx sum = 1
+      .jvp(linear_jvp("Sum"));
   def_op("Mean").shape(reduce_infer).forward(mean_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                                                  // 1/n
         const OpDef& op = op_def("Mean");
         return {spread(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
-      });
+      })
+      .jvp(linear_jvp("Mean"));
   def_op("Max").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>).batched()
-      .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Max")); });
+      .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Max")); })
+      .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& a) {
+        return extremum_jvp(op_def("Max"), x, out, tx, a);
+      });
   def_op("Min").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>).batched()
-      .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Min")); });
+      .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Min")); })
+      .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& a) {
+        return extremum_jvp(op_def("Min"), x, out, tx, a);
+      });
   def_op("Prod").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Prod>).gradient(prod_grad);
   def_op("ProdOthers").shape(prod_others_infer).forward(prod_others_kernel).gradient(prod_others_grad);
   def_op("Cumsum").shape(cumsum_infer).forward(cumsum_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {          // d/dx cumsum = cumsum of g run the other way
         Attrs a = ctx.attrs;
         return {call("Cumsum", {ctx.g}, a.set("reverse", !ctx.attrs.b("reverse")))};
-      });
+      })
+      .jvp(linear_jvp("Cumsum"));
   // no gradient
   def_op("Any").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Max>).not_differentiable();
   def_op("All").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Min>).not_differentiable();

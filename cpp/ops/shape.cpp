@@ -1,6 +1,7 @@
 // shape.cpp -- ops that change shape or dtype: Reshape (a view), Cast, BroadcastTo, Transpose,
 // Identity, StopGradient, and the copies ConcatV2, Pad and Tile.
 #include "core/error.h"
+#include "engine/forward.h"
 #include "engine/math.h"
 #include "kernels/copy.h"
 #include <limits>
@@ -24,7 +25,8 @@ OutMeta reshape_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
     } else if (s[i] < 0) {
       throw InvalidArgument(cat(op.name, ": invalid target shape ", shape_str(s)));
     } else {
-      known *= s[i];
+      if (__builtin_mul_overflow(known, s[i], &known))
+        throw InvalidArgument(cat(op.name, ": target shape ", shape_str(s), " has too many elements"));
     }
   }
   if (infer_at >= 0) {
@@ -206,8 +208,10 @@ OutMeta tile_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   Shape s = x[0]->shape;
   for (size_t d = 0; d < m.size(); ++d) {
     if (m[d] < 0) throw InvalidArgument(cat(op.name, ": multiples must be non-negative, got ", m[d], " for input ", meta_str(x[0])));
-    s[d] *= m[d];
+    if (__builtin_mul_overflow(s[d], m[d], &s[d]))
+      throw InvalidArgument(cat(op.name, ": multiples are too large for input ", meta_str(x[0])));
   }
+  num_elements(s);  // throws if the total overflows
   return {s, x[0]->dtype};
 }
 
@@ -239,14 +243,17 @@ Tensors tile_grad(GradCtx& ctx) {
 
 void register_shape_ops() {
   def_op("Reshape").shape(reshape_infer).forward(view_kernel).batched()
-      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, batched_shape(ctx, ctx.x[0]->shape))}; });
+      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, batched_shape(ctx, ctx.x[0]->shape))}; })
+      .jvp(linear_jvp("Reshape"));
   def_op("Cast").shape(cast_infer).forward(cast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // float -> float only
         bool ok = is_floating(ctx.x[0]->dtype) && is_floating(ctx.out->dtype);
         return {ok ? cast(ctx.g, ctx.x[0]->dtype) : nullptr};
-      });
+      })
+      .jvp(linear_jvp("Cast"));  // only float outputs carry tangents
   def_op("BroadcastTo").shape(broadcast_infer).forward(broadcast_kernel).batched()
-      .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; });  // summed back by the engine
+      .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; })  // summed back by the engine
+      .jvp(linear_jvp("BroadcastTo"));
   def_op("Transpose").shape(transpose_infer).forward(transpose_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // transpose by the inverse perm
         auto perm = full_perm(ctx.x[0], ctx.attrs);
@@ -254,16 +261,27 @@ void register_shape_ops() {
         for (int b = 0; b < ctx.batch; ++b) inv[b] = b;
         for (size_t i = 0; i < perm.size(); ++i) inv[ctx.batch + perm[i]] = ctx.batch + (int64_t)i;
         return {transpose(ctx.g, inv)};
-      });
+      })
+      .jvp(linear_jvp("Transpose"));
   def_op("Identity").shape(same_meta).forward(view_kernel).batched()
-      .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; });
+      .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; })
+      .jvp([](const Tensors&, const Tensor&, const Tensors& tx, const Attrs&) { return tx[0]; });
   def_op("StopGradient").shape(same_meta).forward(view_kernel).not_differentiable();
-  def_op("ConcatV2").inputs(-1).shape(concat_infer).forward(concat_kernel).gradient(concat_grad);
+  def_op("ConcatV2").inputs(-1).shape(concat_infer).forward(concat_kernel).gradient(concat_grad)
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) {  // concat of the tangents
+        Tensors t(x.size());
+        for (size_t i = 0; i < x.size(); ++i) t[i] = tx[i] ? tx[i] : zeros_like(x[i]);
+        return call("ConcatV2", t, a);
+      });
   def_op("Pad").shape(pad_infer).forward(pad_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {                       // the interior of g
         return {slice_of(ctx.g, pad_before(ctx.x[0], ctx.attrs), ctx.x[0]->shape)};
+      })
+      .jvp([](const Tensors&, const Tensor&, const Tensors& tx, const Attrs& a) {  // the constant's tangent is 0
+        Attrs z = a;
+        return call("Pad", {tx[0]}, z.set("constant_values", 0.0));
       });
-  def_op("Tile").shape(tile_infer).forward(tile_kernel).gradient(tile_grad);
+  def_op("Tile").shape(tile_infer).forward(tile_kernel).gradient(tile_grad).jvp(linear_jvp("Tile"));
 }
 
 }  // namespace tg

@@ -21,6 +21,7 @@ from tapegrad._tensor import *  # noqa: E402,F401,F403
 from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: E402
 from tapegrad._custom_gradient import custom_gradient  # noqa: E402
 from tapegrad._register_gradient import RegisterGradient  # noqa: E402
+from tapegrad._recompute import recompute_grad  # noqa: E402
 from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403
@@ -28,6 +29,7 @@ from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad._function import function  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
 from tapegrad import math, nn, linalg, random, debugging  # noqa: E402
+from tapegrad import autodiff  # noqa: E402
 
 __version__ = "0.1.0"
 from tapegrad import keras  # noqa: E402

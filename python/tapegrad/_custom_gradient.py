@@ -45,7 +45,7 @@ def custom_gradient(f=None):
             raise TypeError(f"custom_gradient: {f.__name__} got keyword arguments {sorted(kwargs)}; "
                             "pass tensors positionally (TF's custom_gradient does not support keyword arguments)")
         inputs = [a if isinstance(a, Tensor) else convert_to_tensor(a) for a in args]
-        with _core._PauseAllTapes(), _Watch() as watch:
+        with _core._PauseAllTapes(), _core._PauseAccumulators(), _Watch() as watch:
             result = f(*inputs)
         if not isinstance(result, tuple) or len(result) != 2 or not callable(result[1]):
             raise TypeError(f"custom_gradient: {f.__name__} must return (outputs, grad_fn)")
@@ -71,6 +71,7 @@ def custom_gradient(f=None):
             return grads + list(var_grads or [None] * len(variables))
 
         _core.record_custom(inputs + variables, outputs, rule)
+        _core.forward_custom(inputs + variables, outputs, rule)  # forward mode: tangents through grad_fn
         return _restructure(y, outputs)
 
     return wrapped

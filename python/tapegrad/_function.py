@@ -103,6 +103,12 @@ class ConcreteFunction:
     def inputs(self):
         return list(self._specs)
 
+    @property
+    def backward_graph(self):
+        """The graph computing this function's gradients, built at the first call under a
+        GradientTape after the trace (None before, and for graphs whose calls replay op by op)."""
+        return self._concrete.backward_graph
+
     def _relax(self, shapes, other):
         self._specs = [TensorSpec(s, spec.dtype, name=spec.name) for s, spec in zip(shapes, self._specs)]
         self.graph.relax([[-1 if d is None else d for d in s] for s in shapes], other.graph)

@@ -1,4 +1,12 @@
-"""``tf.random``: seeded normal and uniform tensors."""
+"""``tf.random``: normal and uniform tensors from stateful C++ ops, reproducible after ``set_seed``.
+
+The ops (RandomStandardNormal, RandomUniform; cpp/ops/random.cpp) keep their generator state in
+C++, so inside a ``tf.function`` every call draws new values. As in TensorFlow, ``set_seed(g)``
+fixes the sequence of values drawn from then on; an op ``seed`` selects a separate stream (two
+calls with the same op seed still draw different values, and the same ones after ``set_seed``).
+Keras initializers draw from the NumPy generator returned by ``get_global_generator``, which
+``set_seed`` seeds too.
+"""
 import numpy as np
 
 from tapegrad import dtypes
@@ -7,35 +15,69 @@ from tapegrad import _core
 __all__ = ["set_seed", "normal", "uniform", "get_global_generator"]
 
 _generator = np.random.default_rng()
+_normal = _core.op("RandomStandardNormal")
+_uniform = _core.op("RandomUniform")
 
 
 def set_seed(seed):
-    """Makes the random ops reproducible from here on."""
+    """Makes the random ops (and the Keras initializers) reproducible from here on."""
     global _generator
+    seed = int(seed)
     _generator = np.random.default_rng(seed)
+    _core._set_random_seed(seed)
 
 
 def get_global_generator():
     return _generator
 
 
-def _rng(seed):
-    return _generator if seed is None else np.random.default_rng(seed)
+def _shape(shape):
+    if hasattr(shape, "numpy"):
+        shape = shape.numpy().reshape(-1).tolist()
+    return [int(d) for d in shape]
+
+
+def _seed(seed):
+    return -1 if seed is None else int(seed) & 0x7FFFFFFFFFFFFFFF
+
+
+def _is(v, number):
+    return isinstance(v, (int, float)) and v == number
 
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """``mean + stddev * z`` with z standard normal, of the given shape and float dtype."""
     dt = dtypes.as_dtype(dtype)
-    values = _rng(seed).normal(float(mean), float(stddev), size=[int(d) for d in shape])
-    return _core.from_numpy(values.astype(dt.as_numpy_dtype), dt.code)
+    if not dt.is_floating:
+        raise ValueError(f"random.normal: dtype must be float32 or float64, got {dt.name}")
+    z = _normal(shape=_shape(shape), dtype=dt.code, seed=_seed(seed))
+    if not _is(stddev, 1.0):
+        z = z * stddev
+    if not _is(mean, 0.0):
+        z = z + mean
+    return z
 
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
+    """Uniform in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats; required for integers)."""
+    from tapegrad._tensor import cast
+    from tapegrad._ops.elementwise import floor, minimum
+
     dt = dtypes.as_dtype(dtype)
-    shape = [int(d) for d in shape]
+    shape = _shape(shape)
     if dt.is_integer:
         if maxval is None:
             raise ValueError("uniform: maxval must be given for integer dtypes")
-        values = _rng(seed).integers(int(minval), int(maxval), size=shape)
-    else:
-        values = _rng(seed).uniform(float(minval), 1.0 if maxval is None else float(maxval), size=shape)
-    return _core.from_numpy(values.astype(dt.as_numpy_dtype), dt.code)
+        lo, hi = int(minval), int(maxval)
+        if hi <= lo:
+            raise ValueError(f"uniform: need minval < maxval for integer dtypes, got [{lo}, {hi})")
+        u = _uniform(shape=shape, dtype=dtypes.float64.code, seed=_seed(seed))
+        k = minimum(floor(u * float(hi - lo)), float(hi - lo - 1))
+        return cast(k, dt) + cast(lo, dt) if lo else cast(k, dt)
+    if not dt.is_floating:
+        raise ValueError(f"random.uniform: dtype must be a float or integer type, got {dt.name}")
+    u = _uniform(shape=shape, dtype=dt.code, seed=_seed(seed))
+    hi = 1.0 if maxval is None else maxval
+    if not (_is(minval, 0) and _is(hi, 1.0)):
+        u = u * (hi - minval) + minval
+    return u

@@ -26,6 +26,8 @@ class OpInfo:
     domain: (low, high) for random float inputs.
     order: 2 adds a second-derivative check through nested tapes.
     differentiable: False for ops with no gradient (checked to give None).
+    draws_random: the op's output differs at every call (random ops); the sweeps that compare
+      two calls skip it.
     """
 
     name: str
@@ -42,6 +44,7 @@ class OpInfo:
     rtol: float = 1e-4
     fwd_rtol32: float = 2e-6
     op: Optional[str] = "same"     # registry op covered by this row ("same": name; None: composite)
+    draws_random: bool = False
 
     @property
     def registry_op(self):

@@ -121,6 +121,12 @@ def _activation_grad_samples(rng, dtype):
         yield SampleInput([np.asarray(x, dtype), rng.uniform(-2, 2, sy).astype(dtype)])
 
 
+def _seeded_dropout(x, rate, **kwargs):
+    """tf.nn.dropout after resetting the global seed, so that every call (finite differences) draws one mask."""
+    tf.random.set_seed(0)
+    return tf.nn.dropout(x, rate, **kwargs)
+
+
 _sparse_grad_op = tf._core.op("SparseSoftmaxCrossEntropyWithLogitsGrad")
 _relu_grad_op, _elu_grad_op = tf._core.op("ReluGrad"), tf._core.op("EluGrad")
 
@@ -154,5 +160,5 @@ rows = [
            samples=_moments_samples, op=None),
     OpInfo("moments_variance", lambda x, axes, **kw: tf.nn.moments(x, axes, **kw)[1], _moments_var_ref,
            samples=_moments_samples, order=2, op=None),
-    OpInfo("dropout", tf.nn.dropout, None, samples=_dropout_samples, op=None),
+    OpInfo("dropout", _seeded_dropout, None, samples=_dropout_samples, op=None, draws_random=True),
 ]

@@ -1,6 +1,4 @@
 """keras.layers.Dropout: zeroes a fraction ``rate`` of inputs in training and scales the rest by 1/(1-rate)."""
-import numpy as np
-
 import tapegrad as tf
 
 from tapegrad.keras.layers.base import Layer
@@ -22,17 +20,12 @@ class Dropout(Layer):
         if not 0 <= rate < 1:
             raise ValueError(f"Dropout: rate must be in [0, 1), got {rate}")
         self.rate, self.noise_shape, self.seed = float(rate), noise_shape, seed
-        self._rng = np.random.default_rng(seed) if seed is not None else None
 
     def call(self, inputs, training=False):
         if not training or self.rate == 0:
             return inputs
-        shape = tuple(inputs.shape)
-        if self.noise_shape is not None:
-            shape = tuple(s if n is None else n for s, n in zip(shape, self.noise_shape))
-        rng = self._rng or tf.random.get_global_generator()
-        keep = (rng.random(shape) >= self.rate).astype(inputs.dtype.as_numpy_dtype) / (1.0 - self.rate)
-        return inputs * tf.constant(keep)
+        # A stateful random op draws the mask, so a traced call draws a new one each time.
+        return tf.nn.dropout(inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed)
 
     def get_config(self):
         return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}

@@ -1,5 +1,4 @@
 """keras.optimizers.Adagrad: per-parameter rates from the accumulated squared gradients."""
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Adagrad"]
@@ -12,6 +11,8 @@ class Adagrad(Optimizer):
         var -= lr * g / sqrt(acc + epsilon)
     """
 
+    _OP = "ApplyAdagrad"
+
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.initial_accumulator_value, self.epsilon = float(initial_accumulator_value), float(epsilon)
@@ -20,5 +21,5 @@ class Adagrad(Optimizer):
         self.add_slots(var_list, ["accumulator"], self.initial_accumulator_value)
         super().build(var_list)
 
-    def update_step(self, grad, var, lr):
-        _core.adagrad_update(var, self.slots(var)[0], grad, lr, self.epsilon, self._decay_for(var, lr))
+    def _op_attrs(self):
+        return dict(epsilon=self.epsilon)

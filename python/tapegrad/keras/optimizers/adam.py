@@ -1,7 +1,4 @@
 """keras.optimizers.Adam and AdamW (Adam with decoupled weight decay)."""
-import math
-
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -15,6 +12,8 @@ class Adam(Optimizer):
         var -= lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) * m / (sqrt(v) + epsilon)
     """
 
+    _OP = "ApplyAdam"
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="Adam",
                  **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -24,22 +23,8 @@ class Adam(Optimizer):
         self.add_slots(var_list, ["m", "v", "vhat"] if self.amsgrad else ["m", "v"])
         super().build(var_list)
 
-    def update_step(self, grad, var, lr):
-        t = self._step + 1
-        alpha = lr * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
-        m, v, *vhat = self.slots(var)
-        _core.adam_update(var, m, v, vhat[0] if vhat else None, grad, alpha, self.beta_1, self.beta_2, self.epsilon,
-                          self._decay_for(var, lr))
-
-    def _apply_updates(self, grads, variables, lr):
-        if type(self).update_step is not Adam.update_step:  # a subclass's own rule runs per variable
-            return super()._apply_updates(grads, variables, lr)
-        t = self._step + 1
-        alpha = lr * math.sqrt(1 - self.beta_2 ** t) / (1 - self.beta_1 ** t)
-        slots = [self._slots[id(v)] for v in variables]
-        _core.adam_update_multi(variables, [s[0] for s in slots], [s[1] for s in slots],
-                                [s[2] for s in slots] if self.amsgrad else None, grads, alpha, self.beta_1,
-                                self.beta_2, self.epsilon, self._decays(variables, lr))
+    def _op_attrs(self):
+        return dict(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon, amsgrad=bool(self.amsgrad))
 
 
 class AdamW(Adam):

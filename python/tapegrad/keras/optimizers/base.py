@@ -1,12 +1,16 @@
 """keras.optimizers.Optimizer: slots, learning rate (float or schedule), clipping, weight decay, iterations.
 
 Subclasses give ``build(var_list)`` (create slots with ``add_slots``) and an ``update_step(grad, var, lr)``
-that calls one fused C++ kernel from tapegrad._core; everything shared happens here once, per step:
+that runs one registered stateful op (cpp/ops/optim.cpp: ApplySGD, ApplyAdam, ...) updating the variable
+and its slots in place; everything shared happens here once, per step:
   1. drop (None, var) pairs with a warning naming the variables;
   2. clip: clipvalue, then clipnorm (per gradient), then global_clipnorm (all gradients together);
-  3. lr = learning_rate(iterations) for a schedule, else the float;
-  4. update_step per variable, with decoupled weight decay fused into the kernel (decay = lr * weight_decay);
+  3. lr: the learning-rate Variable, or a schedule evaluated at ``iterations``;
+  4. update_step per variable; the op reads ``iterations`` for its step-dependent coefficients and fuses
+     decoupled weight decay (var *= 1 - lr * weight_decay);
   5. variable constraints (``var.constraint``) projected; iterations += 1.
+The state (slots, ``iterations``, the learning rate) lives in Variables, so the same calls traced inside a
+``tf.function`` replay the whole update in the graph.
 """
 import math
 import warnings
@@ -54,12 +58,13 @@ class Optimizer:
         if use_ema:
             raise NotImplementedError("use_ema is not supported")
         self.name = name or type(self).__name__
+        self._lr_var = tf.Variable(0.0, trainable=False, name="learning_rate", dtype=tf.float64)
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self._iterations = tf.Variable(np.int64(0), trainable=False, name="iteration")
-        self._step = 0
         self._slots = {}          # id(var) -> tuple of slot Variables
+        self._per_var = {}        # id(var) -> (its bound update op, its slots); see update_step
         self._variables = []
         self._exclude_ids, self._exclude_names = set(), ()
         self.built = False
@@ -78,16 +83,30 @@ class Optimizer:
             raise TypeError(f"{type(self).__name__}: learning_rate must be a float, a schedule or a callable, "
                             f"got {value!r}")
         self._learning_rate = value
+        if isinstance(value, (int, float)):
+            self._lr_var.assign(np.float64(value))
 
     lr = learning_rate
 
     def _current_lr(self):
         lr = self._learning_rate
         if isinstance(lr, LearningRateSchedule):
-            return float(lr(self._step))
+            return float(lr(int(self._iterations.numpy())))
         if callable(lr):
             return float(lr())
         return float(lr)
+
+    def _lr_tensor(self):
+        """This step's learning rate as a scalar tensor: the Variable (a graph sees later changes), or
+        the schedule at ``iterations`` (with tensor ops while tracing, so each call evaluates it)."""
+        lr = self._learning_rate
+        if isinstance(lr, LearningRateSchedule):
+            if _core._tracing():
+                return tf.cast(lr(tf.cast(self._iterations, tf.float64)), tf.float64)
+            return tf.constant(float(lr(int(self._iterations.numpy()))), tf.float64)
+        if callable(lr):  # evaluated per step eagerly; once (while tracing) in a tf.function, as in TF
+            return tf.constant(float(lr()), tf.float64)
+        return self._lr_var
 
     @property
     def iterations(self):
@@ -96,8 +115,7 @@ class Optimizer:
 
     @iterations.setter
     def iterations(self, value):
-        self._step = int(value)
-        self._iterations.assign(np.int64(self._step))
+        self._iterations.assign(np.int64(int(value)))
 
     # ---- slots
     def build(self, var_list):
@@ -124,54 +142,73 @@ class Optimizer:
     def exclude_from_weight_decay(self, var_list=None, var_names=None):
         self._exclude_ids |= {id(v) for v in var_list or ()}
         self._exclude_names = tuple(var_names or ())
+        self._per_var.clear()
 
-    def _decay_for(self, var, lr):
+    def _decay_for(self, var):
+        """The weight_decay attribute of var's update op (0 when var is excluded)."""
         if not self.weight_decay or id(var) in self._exclude_ids:
             return 0.0
         if any(n in _var_name(var) for n in self._exclude_names):
             return 0.0
-        return lr * self.weight_decay
+        return float(self.weight_decay)
 
     # ---- applying gradients
+    # The update op of a subclass: its registry name and attributes (weight_decay is added per variable).
+    _OP = None
+
+    def _op_attrs(self):
+        return {}
+
     def update_step(self, grad, var, lr):
-        raise NotImplementedError
+        """Updates var in place from grad (lr is a scalar tensor): one ``_OP`` op on var and its slots.
+
+        The op with its attributes is bound once per variable (``_core._bind_op``), so a step pays only
+        for its inputs; setting a public attribute (``opt.beta_1 = ...``) rebinds.
+        """
+        entry = self._per_var.get(id(var))
+        if entry is None:
+            op = _core._bind_op(self._OP, weight_decay=self._decay_for(var), **self._op_attrs())
+            entry = self._per_var[id(var)] = (op, self._slots[id(var)])
+        entry[0](var, grad, lr, self._iterations, *entry[1])
+
+    def __setattr__(self, name, value):
+        super().__setattr__(name, value)
+        if not name.startswith("_") and "_per_var" in self.__dict__:
+            self._per_var.clear()
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""
-        if _core._tracing():  # the fused updates and the step counter are not graph nodes yet
-            raise NotImplementedError(
-                "optimizer.apply_gradients inside a tf.function is not supported yet: the update would run "
-                "only while tracing. Call it outside the Function, or update with Variable.assign_sub inside it.")
         grads, variables, missing = [], [], []
-        for g, v in grads_and_vars:
+        for g, v in grads_and_vars:  # one pass: every step goes through here
             if g is None:
                 missing.append(v)
-                continue
-            if not getattr(v, "_is_variable", False):
-                raise TypeError(f"{self.name}: apply_gradients needs Variables, got {type(v).__name__}")
-            grads.append(g if type(g) is _Tensor and g._dtype == v._dtype and g._shape == v._shape
-                         else self._as_grad(g, v))
-            variables.append(v)
+            else:
+                grads.append(g)
+                variables.append(v)
         if missing:
             warnings.warn(f"Gradients do not exist for variables {[_var_name(v) for v in missing]} when minimizing "
                           "the loss. If using `model.compile()`, did you forget to provide a `loss` argument?",
                           UserWarning, stacklevel=2)
         if not variables:
             return self._iterations
+        for v in variables:
+            if not getattr(v, "_is_variable", False):
+                raise TypeError(f"{self.name}: apply_gradients needs Variables, got {type(v).__name__}")
         slots = self._slots
         if not self.built or any(id(v) not in slots for v in variables):
             self.build(variables)
             self.built = True
+        grads = [g if type(g) is _Tensor and g._dtype == v._dtype and g._shape == v._shape else self._as_grad(g, v)
+                 for g, v in zip(grads, variables)]
         if self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None:
             grads = self._clip(grads)
-        lr = self._current_lr()
-        self._before_step(lr)
-        self._apply_updates(grads, variables, lr)
+        lr = self._lr_tensor()
+        for g, v in zip(grads, variables):
+            self.update_step(g, v, lr)
         for v in variables:  # as Keras: constraints project each variable right after its update
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v))
-        self._step += 1
-        self._iterations.assign(np.int64(self._step))
+        self._iterations.assign_add(1)
         return self._iterations
 
     def minimize(self, loss, var_list, tape=None):
@@ -185,20 +222,6 @@ class Optimizer:
         grads = tape.gradient(value, var_list)
         self.apply_gradients(zip(grads, var_list))
         return self._iterations
-
-    def _before_step(self, lr):
-        """Hook for per-step (not per-variable) state, e.g. Nadam's momentum product."""
-
-    def _apply_updates(self, grads, variables, lr):
-        """One step for every variable: ``update_step`` each; subclasses may use one multi-tensor kernel."""
-        for g, v in zip(grads, variables):
-            self.update_step(g, v, lr)
-
-    def _decays(self, variables, lr):
-        """The decoupled weight decay (lr * weight_decay, or 0) of each variable."""
-        if not self.weight_decay:
-            return [0.0] * len(variables)
-        return [self._decay_for(v, lr) for v in variables]
 
     @staticmethod
     def _as_grad(g, v):
@@ -215,6 +238,13 @@ class Optimizer:
     def _clip(self, grads):
         if self.clipvalue is not None:
             grads = [tf.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        if _core._tracing():  # norms as tensor ops, so each call of the graph measures its own gradients
+            if self.clipnorm is not None:
+                grads = [_scaled_traced(g, self.clipnorm, tf.sqrt(tf.reduce_sum(g * g))) for g in grads]
+            if self.global_clipnorm is not None:
+                total = tf.sqrt(tf.add_n([tf.reduce_sum(tf.cast(g * g, tf.float64)) for g in grads]))
+                grads = [_scaled_traced(g, self.global_clipnorm, total) for g in grads]
+            return grads
         if self.clipnorm is not None:
             grads = [_scaled(g, self.clipnorm, _norm(g)) for g in grads]
         if self.global_clipnorm is not None:
@@ -240,3 +270,8 @@ def _norm(g):
 def _scaled(g, limit, norm):
     """g * limit / max(norm, limit): unchanged when within the limit."""
     return g if norm <= limit else g * tf.constant(limit / norm, dtype=g.dtype)
+
+
+def _scaled_traced(g, limit, norm):
+    """_scaled with the norm a traced tensor."""
+    return g * tf.cast(limit / tf.maximum(tf.cast(norm, tf.float64), limit), g.dtype)

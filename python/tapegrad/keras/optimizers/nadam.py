@@ -1,5 +1,4 @@
 """keras.optimizers.Nadam: Adam with Nesterov momentum (Dozat's momentum schedule)."""
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Nadam"]
@@ -13,35 +12,15 @@ class Nadam(Optimizer):
         var -= lr * m_hat / (sqrt(v / (1 - beta_2^t)) + epsilon)
     """
 
+    _OP = "ApplyNadam"
+
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Nadam", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
-        self._u_product = 1.0
 
     def build(self, var_list):
         self.add_slots(var_list, ["m", "v"])
         super().build(var_list)
 
-    def _u(self, t):
-        return self.beta_1 * (1.0 - 0.5 * 0.96 ** t)
-
-    def _before_step(self, lr):
-        t = self._step + 1
-        self._u_product *= self._u(t)
-        u_t, u_next = self._u(t), self._u(t + 1)
-        self._c_m = u_next / (1.0 - self._u_product * u_next)
-        self._c_g = (1.0 - u_t) / (1.0 - self._u_product)
-        self._b2_power = self.beta_2 ** t
-
-    def update_step(self, grad, var, lr):
-        m, v = self.slots(var)
-        _core.nadam_update(var, m, v, grad, lr, self.beta_1, self.beta_2, self.epsilon, self._c_m, self._c_g,
-                           self._b2_power, self._decay_for(var, lr))
-
-    def _apply_updates(self, grads, variables, lr):
-        if type(self).update_step is not Nadam.update_step:  # a subclass's own rule runs per variable
-            return super()._apply_updates(grads, variables, lr)
-        slots = [self._slots[id(v)] for v in variables]
-        _core.nadam_update_multi(variables, [s[0] for s in slots], [s[1] for s in slots], grads, lr, self.beta_1,
-                                 self.beta_2, self.epsilon, self._c_m, self._c_g, self._b2_power,
-                                 self._decays(variables, lr))
+    def _op_attrs(self):
+        return dict(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)  # u_t, P_t from iterations

@@ -1,5 +1,4 @@
 """keras.optimizers.RMSprop: gradients scaled by a moving root mean square."""
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["RMSprop"]
@@ -14,6 +13,8 @@ class RMSprop(Optimizer):
         p = momentum * p + inc; var -= p   if momentum > 0   else   var -= inc
     """
 
+    _OP = "ApplyRMSprop"
+
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, name="RMSprop",
                  **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -24,8 +25,5 @@ class RMSprop(Optimizer):
         self.add_slots(var_list, names)
         super().build(var_list)
 
-    def update_step(self, grad, var, lr):
-        s, *rest = self.slots(var)
-        a = rest.pop(0) if self.centered else None
-        p = rest.pop(0) if self.momentum else None
-        _core.rmsprop_update(var, s, a, p, grad, lr, self.rho, self.momentum, self.epsilon, self._decay_for(var, lr))
+    def _op_attrs(self):
+        return dict(rho=self.rho, momentum=self.momentum, epsilon=self.epsilon, centered=bool(self.centered))

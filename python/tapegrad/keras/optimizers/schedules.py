@@ -1,7 +1,17 @@
-"""keras.optimizers.schedules: learning rates as a function of the step."""
+"""keras.optimizers.schedules: learning rates as a function of the step.
+
+A schedule takes the step as a Python number (eager optimizer steps) or as a float64 scalar tensor
+(an optimizer step traced in a tf.function, so each call of the graph evaluates the schedule).
+"""
 import math
 
+import tapegrad as tf
+
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay", "InverseTimeDecay", "CosineDecay"]
+
+
+def _traced(step):
+    return isinstance(step, tf.Tensor)
 
 
 class LearningRateSchedule:
@@ -24,6 +34,10 @@ class ExponentialDecay(LearningRateSchedule):
         self.decay_rate, self.staircase, self.name = float(decay_rate), staircase, name
 
     def __call__(self, step):
+        if _traced(step):
+            p = step / float(self.decay_steps)
+            p = tf.floor(p) if self.staircase else p
+            return self.initial_learning_rate * tf.pow(tf.constant(self.decay_rate, tf.float64), p)
         p = float(step) / self.decay_steps
         if self.staircase:
             p = math.floor(p)
@@ -42,6 +56,10 @@ class InverseTimeDecay(LearningRateSchedule):
         self.decay_rate, self.staircase, self.name = float(decay_rate), staircase, name
 
     def __call__(self, step):
+        if _traced(step):
+            p = step / float(self.decay_steps)
+            p = tf.floor(p) if self.staircase else p
+            return self.initial_learning_rate / (1.0 + self.decay_rate * p)
         p = float(step) / self.decay_steps
         if self.staircase:
             p = math.floor(p)
@@ -57,6 +75,11 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.boundaries, self.values, self.name = list(boundaries), list(values), name
 
     def __call__(self, step):
+        if _traced(step):
+            lr = tf.constant(float(self.values[-1]), tf.float64)
+            for b, v in reversed(list(zip(self.boundaries, self.values))):
+                lr = tf.where(step <= float(b), tf.constant(float(v), tf.float64), lr)
+            return lr
         for b, v in zip(self.boundaries, self.values):
             if step <= b:
                 return float(v)
@@ -71,5 +94,8 @@ class CosineDecay(LearningRateSchedule):
             float(initial_learning_rate), decay_steps, alpha, name
 
     def __call__(self, step):
+        if _traced(step):
+            frac = tf.minimum(step, float(self.decay_steps)) / float(self.decay_steps)
+            return self.initial_learning_rate * ((1 - self.alpha) * 0.5 * (1.0 + tf.cos(math.pi * frac)) + self.alpha)
         frac = min(float(step), self.decay_steps) / self.decay_steps
         return self.initial_learning_rate * ((1 - self.alpha) * 0.5 * (1 + math.cos(math.pi * frac)) + self.alpha)

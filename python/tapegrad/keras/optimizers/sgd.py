@@ -1,5 +1,4 @@
 """keras.optimizers.SGD: gradient descent with optional (Nesterov) momentum."""
-from tapegrad import _core
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["SGD"]
@@ -13,6 +12,8 @@ class SGD(Optimizer):
         (var -= lr * g when momentum == 0)
     """
 
+    _OP = "ApplySGD"
+
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         if not 0 <= momentum <= 1:
@@ -20,10 +21,8 @@ class SGD(Optimizer):
         self.momentum, self.nesterov = float(momentum), bool(nesterov)
 
     def build(self, var_list):
-        if self.momentum:
-            self.add_slots(var_list, ["momentum"])
+        self.add_slots(var_list, ["momentum"] if self.momentum else [])
         super().build(var_list)
 
-    def update_step(self, grad, var, lr):
-        mom = self.slots(var)[0] if self.momentum else None
-        _core.sgd_update(var, mom, grad, lr, self.momentum, self.nesterov, self._decay_for(var, lr))
+    def _op_attrs(self):
+        return dict(momentum=self.momentum, nesterov=self.nesterov)
