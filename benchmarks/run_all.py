@@ -10,7 +10,7 @@ import sys
 
 try:
     from . import _harness as h
-    from . import bench_autodiff, bench_dispatch, bench_elementwise, bench_function, bench_matmul
+    from . import bench_autodiff, bench_dispatch, bench_elementwise, bench_function, bench_matmul, bench_training
 except ImportError:          # run as a script
     import _harness as h
     import bench_autodiff
@@ -18,8 +18,9 @@ except ImportError:          # run as a script
     import bench_elementwise
     import bench_function
     import bench_matmul
+    import bench_training
 
-SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff)
+SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training)
 
 
 def main(argv=None):
