@@ -81,7 +81,8 @@ template <class T, class F> void block_binary(const void* a, const void* b, void
   T* __restrict o = static_cast<T*>(d);
   for (int64_t i = 0; i < n; ++i) o[i] = (T)f(x[i], y[i]);
 }
-template <class T, class F> void block_ternary(const void* a, const void* b, const void* c, void* d, int64_t n, F f) {
+template <class T, class F>
+void block_ternary(const void* a, const void* b, const void* c, void* d, int64_t n, F f) {
   const T* __restrict x = static_cast<const T*>(a);
   const T* __restrict y = static_cast<const T*>(b);
   const T* __restrict z = static_cast<const T*>(c);
@@ -113,7 +114,8 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_BINARY_KERNEL(Name, Ty, R, dt, expr) \
   TG_EW_SET(Name, Ty, dt, binary_loop<Ty, R>(a, [](Ty x, Ty y) -> R { using T = Ty; return (expr); }))
 #define TG_BINARY_BLOCK(Name, Ty, dt, expr) \
-  TG_BLOCK_SET(Name, Ty, dt, block_binary<Ty>(pa, pb, pd, n, [](Ty x, Ty y) -> Ty { using T = Ty; return (Ty)(expr); }))
+  TG_BLOCK_SET(Name, Ty, dt, \
+               block_binary<Ty>(pa, pb, pd, n, [](Ty x, Ty y) -> Ty { using T = Ty; return (Ty)(expr); }))
 // Block kernels in float32 and float64 (fused programs hold booleans as 0/1 of their float type).
 #define TG_UNARY_BLOCKS(Name, expr) TG_UNARY_BLOCK(Name, float, 0, expr) TG_UNARY_BLOCK(Name, double, 1, expr)
 #define TG_BINARY_BLOCKS(Name, expr) TG_BINARY_BLOCK(Name, float, 0, expr) TG_BINARY_BLOCK(Name, double, 1, expr)
