@@ -89,4 +89,8 @@ void set_ew_kernel(const char* op, int isa, int dtype_index, EwKernel k) {
   def_op(op).ew[isa][dtype_index] = k;
 }
 
+void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k) {
+  def_op(op).block[isa][dtype_index] = k;
+}
+
 }  // namespace tg

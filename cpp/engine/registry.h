@@ -5,6 +5,7 @@
 #include <vector>
 #include "core/tensor.h"
 #include "engine/attrs.h"
+#include "kernels/fused_program.h"
 
 namespace tg {
 
@@ -63,6 +64,9 @@ struct OpDef {
   // folded, and reads of a Variable input after it are new reads).
   bool stateful = false;
   EwKernel ew[kIsaLevels][5] = {};  // elementwise kernels per ISA level and input DType
+  // Block kernels of fused programs per ISA level, float32/float64 (fused_program.h); set for
+  // exactly the elementwise rows, which makes them fusable (Note [Fused nodes]).
+  FusedBlockFn block[kIsaLevels][2] = {};
 
   // Builder used by the op table rows.
   OpDef& inputs(int n) { num_inputs = n; return *this; }
@@ -84,5 +88,6 @@ std::vector<std::string> registered_ops();
 void register_all_ops();
 // Kernel passes (compiled per ISA level) hand their loops to the registry by name.
 void set_ew_kernel(const char* op, int isa, int dtype_index, EwKernel k);
+void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 
 }  // namespace tg

@@ -63,40 +63,24 @@ struct OpEntry {
   Role role;
 };
 
+// The fusable ops: every row that has block kernels (the elementwise rows of cpp/ops, see
+// op_macros.h) computes; identities, broadcasts and sums move data.
 const std::unordered_map<std::string, OpEntry>& op_table() {
-  static const auto* t = new std::unordered_map<std::string, OpEntry>{
-      {"Exp", {kFExp, 1, Role::Compute}}, {"Expm1", {kFExpm1, 1, Role::Compute}},
-      {"Sqrt", {kFSqrt, 1, Role::Compute}}, {"Rsqrt", {kFRsqrt, 1, Role::Compute}},
-      {"Tanh", {kFTanh, 1, Role::Compute}}, {"Sigmoid", {kFSigmoid, 1, Role::Compute}},
-      {"Reciprocal", {kFReciprocal, 1, Role::Compute}}, {"Log", {kFLog, 1, Role::Compute}},
-      {"Log1p", {kFLog1p, 1, Role::Compute}}, {"Softplus", {kFSoftplus, 1, Role::Compute}},
-      {"Sin", {kFSin, 1, Role::Compute}}, {"Cos", {kFCos, 1, Role::Compute}},
-      {"Tan", {kFTan, 1, Role::Compute}}, {"Erf", {kFErf, 1, Role::Compute}},
-      {"Neg", {kFNeg, 1, Role::Compute}}, {"Square", {kFSquare, 1, Role::Compute}},
-      {"Abs", {kFAbs, 1, Role::Compute}}, {"Sign", {kFSign, 1, Role::Compute}},
-      {"Floor", {kFFloor, 1, Role::Compute}}, {"Ceil", {kFCeil, 1, Role::Compute}},
-      {"Round", {kFRound, 1, Role::Compute}}, {"LogicalNot", {kFLogicalNot, 1, Role::Compute}},
-      {"Relu", {kFRelu, 1, Role::Compute}}, {"Relu6", {kFRelu6, 1, Role::Compute}},
-      {"LeakyRelu", {kFLeakyRelu, 1, Role::Compute}}, {"Elu", {kFElu, 1, Role::Compute}},
-      {"Selu", {kFSelu, 1, Role::Compute}}, {"Gelu", {kFGelu, 1, Role::Compute}},
-      {"GeluTanh", {kFGeluTanh, 1, Role::Compute}}, {"Silu", {kFSilu, 1, Role::Compute}},
-      {"Add", {kFAdd, 2, Role::Compute}}, {"Sub", {kFSub, 2, Role::Compute}},
-      {"Mul", {kFMul, 2, Role::Compute}}, {"RealDiv", {kFRealDiv, 2, Role::Compute}},
-      {"Maximum", {kFMaximum, 2, Role::Compute}}, {"Minimum", {kFMinimum, 2, Role::Compute}},
-      {"SquaredDifference", {kFSquaredDifference, 2, Role::Compute}}, {"Pow", {kFPow, 2, Role::Compute}},
-      {"MulNoNan", {kFMulNoNan, 2, Role::Compute}}, {"FloorDiv", {kFFloorDiv, 2, Role::Compute}},
-      {"FloorMod", {kFFloorMod, 2, Role::Compute}}, {"TanhGrad", {kFTanhGrad, 2, Role::Compute}},
-      {"SigmoidGrad", {kFSigmoidGrad, 2, Role::Compute}},
-      {"SigmoidCrossEntropyWithLogits", {kFSigmoidXent, 2, Role::Compute}},
-      {"Less", {kFLess, 2, Role::Compute}}, {"LessEqual", {kFLessEqual, 2, Role::Compute}},
-      {"Greater", {kFGreater, 2, Role::Compute}}, {"GreaterEqual", {kFGreaterEqual, 2, Role::Compute}},
-      {"Equal", {kFEqual, 2, Role::Compute}}, {"NotEqual", {kFNotEqual, 2, Role::Compute}},
-      {"LogicalAnd", {kFLogicalAnd, 2, Role::Compute}}, {"LogicalOr", {kFLogicalOr, 2, Role::Compute}},
-      {"Select", {kFSelect, 3, Role::Compute}},
-      {"Identity", {kFCopy, 1, Role::Alias}}, {"StopGradient", {kFCopy, 1, Role::Alias}},
-      {"BroadcastTo", {kFCopy, 1, Role::Broadcast}},
-      {"Sum", {kFSum, 1, Role::Reduce}}, {"Mean", {kFSum, 1, Role::Reduce}},
-  };
+  static const auto* t = [] {
+    auto* m = new std::unordered_map<std::string, OpEntry>{
+        {"Identity", {kFCopy, 1, Role::Alias}}, {"StopGradient", {kFCopy, 1, Role::Alias}},
+        {"BroadcastTo", {kFCopy, 1, Role::Broadcast}},
+        {"Sum", {kFSum, 1, Role::Reduce}}, {"Mean", {kFSum, 1, Role::Reduce}},
+    };
+    for (const std::string& name : registered_ops()) {
+      const OpDef& d = op_def(name.c_str());
+      bool all = d.num_inputs >= 1 && d.num_inputs <= 3;
+      for (int isa = 0; isa < kIsaLevels; ++isa)
+        for (int dt = 0; dt < 2; ++dt) all = all && d.block[isa][dt];
+      if (all) m->emplace(name, OpEntry{kFCompute, d.num_inputs, Role::Compute});
+    }
+    return m;
+  }();
   return *t;
 }
 
@@ -314,7 +298,7 @@ void build_program(FusedGroup& f) {
     return r;
   };
   auto instr = [](int32_t code, int dst, int a, int b = 0, int c = 0, int raw = 0, double alpha = 0) {
-    return FusedInstr{code, dst, a, b, c, raw, alpha};
+    return FusedInstr{code, dst, a, b, c, raw, alpha, nullptr};
   };
   for (int k = 0; k < E; ++k) {
     if (last[k] < 0) continue;
@@ -341,7 +325,9 @@ void build_program(FusedGroup& f) {
       for (int k = 0; k < e.arity; ++k) r[k] = loc[value_of(nd.inputs[k])];
       // The destination is never an operand: operands are still held while it is chosen.
       const int dst = j >= 0 && !out_bool ? kOut + j : alloc(false);
-      f.body.push_back(instr(e.code, dst, r[0], r[1], r[2], 0, nd.attrs.f("alpha", 0.0)));
+      FusedInstr in = instr(e.code, dst, r[0], r[1], r[2], 0, nd.attrs.f("alpha", 0.0));
+      in.fn = nd.op->block;
+      f.body.push_back(in);
       loc[E + m] = dst;
       if (j >= 0 && out_bool) f.body.push_back(instr(kFStoreBool, 0, dst, 0, 0, j));
     } else if (j >= 0) {  // an alias or broadcast that leaves the group: copied out

@@ -2,15 +2,15 @@
 //
 // Only the kernel passes compile this file's body (TG_KERNEL_PASS; see Note [ISA dispatch] in
 // cpu_dispatch.cpp); each defines fused_run_<isa>. Every instruction is a plain loop over one
-// block of registers, with the same scalar expressions as the op rows in cpp/ops, so a fused
-// node gives the values of its member ops. Everything but the entry point has internal linkage.
+// block of registers; computing instructions call their op row's block kernel of the same ISA
+// level (op_macros.h), so a fused node gives the values of its member ops. Everything but the
+// entry point has internal linkage.
 #ifdef TG_KERNEL_PASS
-#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 #include "kernels/fused_program.h"
-#include "kernels/vmath.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -20,8 +20,6 @@
 
 namespace tg {
 namespace {
-
-namespace vm = tg::vmath;
 
 // Below this many elements one thread runs the whole program.
 constexpr int64_t kFusedParallelMin = int64_t(1) << 15;
@@ -39,12 +37,6 @@ void* scratch(size_t bytes) {
   return t_scratch;
 }
 
-// Python/TF floor modulo for floats (as floor_mod in op_macros.h).
-template <class T> inline T fmod_floor(T x, T y) {
-  T r = std::fmod(x, y);
-  return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
-}
-
 // Runs instructions [code, code + ncode) on one block of len elements; ptr holds each ref's
 // block (see fused_program.h). The pass never gives an instruction a destination that is one of
 // its operands, except an output written over a donated input at the same positions.
@@ -57,11 +49,6 @@ void run_block(const FusedCall& c, const FusedInstr* code, int ncode, T* const* 
     const T* __restrict a = ptr[I.a];
     const T* __restrict b = ptr[I.b];
     const T* __restrict e = ptr[I.c];
-#define TG_F1(CODE, EXPR) \
-  case CODE: for (int i = 0; i < len; ++i) { const T x = a[i]; d[i] = (EXPR); } break;
-#define TG_F2(CODE, EXPR) \
-  case CODE: for (int i = 0; i < len; ++i) { const T x = a[i], y = b[i]; d[i] = (EXPR); } break;
-#define TG_FB(CODE, COND) TG_F2(CODE, (COND) ? T(1) : T(0))
     switch (I.code) {
       case kFLoadBool: {
         const bool* __restrict s = static_cast<const bool*>(c.in[I.raw]) + start;
@@ -95,71 +82,14 @@ void run_block(const FusedCall& c, const FusedInstr* code, int ncode, T* const* 
         acc[I.raw] += s;
         break;
       }
-      TG_F1(kFCopy, x)
-      TG_F1(kFExp, vm::exp(x))
-      TG_F1(kFExpm1, vm::expm1(x))
-      TG_F1(kFSqrt, std::sqrt(x))
-      TG_F1(kFRsqrt, T(1) / std::sqrt(x))
-      TG_F1(kFTanh, vm::tanh(x))
-      TG_F1(kFSigmoid, vm::sigmoid(x))
-      TG_F1(kFReciprocal, T(1) / x)
-      TG_F1(kFLog, vm::log(x))
-      TG_F1(kFLog1p, vm::log1p(x))
-      TG_F1(kFSoftplus, vm::softplus(x))
-      TG_F1(kFSin, vm::sin(x))
-      TG_F1(kFCos, vm::cos(x))
-      TG_F1(kFTan, std::tan(x))
-      TG_F1(kFErf, vm::erf(x))
-      TG_F1(kFNeg, -x)
-      TG_F1(kFSquare, x * x)
-      TG_F1(kFAbs, x < T(0) ? -x : x)
-      TG_F1(kFSign, T((x > T(0)) - (x < T(0))))
-      TG_F1(kFFloor, std::floor(x))
-      TG_F1(kFCeil, std::ceil(x))
-      TG_F1(kFRound, std::nearbyint(x))
-      TG_F1(kFLogicalNot, x != T(0) ? T(0) : T(1))
-      TG_F1(kFRelu, x > T(0) ? x : T(0))
-      TG_F1(kFRelu6, x > T(0) ? (x < T(6) ? x : T(6)) : T(0))
-      case kFLeakyRelu: {
-        const T alpha = (T)I.alpha;
-        for (int i = 0; i < len; ++i) { const T x = a[i]; d[i] = x > T(0) ? x : alpha * x; }
+      case kFCopy:
+        for (int i = 0; i < len; ++i) d[i] = a[i];
         break;
-      }
-      TG_F1(kFElu, x > T(0) ? x : vm::expm1(x))
-      TG_F1(kFSelu, x > T(0) ? T(1.0507009873554805) * x : T(1.7580993408473766) * vm::expm1(x))
-      TG_F1(kFGelu, T(0.5) * x * (T(1) + vm::erf(x * T(0.7071067811865476))))
-      TG_F1(kFGeluTanh, T(0.5) * x * (T(1) + vm::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x))))
-      TG_F1(kFSilu, x * vm::sigmoid(x))
-      TG_F2(kFAdd, x + y)
-      TG_F2(kFSub, x - y)
-      TG_F2(kFMul, x * y)
-      TG_F2(kFRealDiv, x / y)
-      TG_F2(kFMaximum, x < y ? y : x)
-      TG_F2(kFMinimum, y < x ? y : x)
-      TG_F2(kFSquaredDifference, (x - y) * (x - y))
-      TG_F2(kFPow, std::pow(x, y))
-      TG_F2(kFMulNoNan, y == T(0) ? T(0) : x * y)
-      TG_F2(kFFloorDiv, std::floor(x / y))
-      TG_F2(kFFloorMod, fmod_floor(x, y))
-      TG_F2(kFTanhGrad, y * (T(1) - x * x))
-      TG_F2(kFSigmoidGrad, y * x * (T(1) - x))
-      TG_F2(kFSigmoidXent, (x > T(0) ? x : T(0)) - x * y + vm::softplus(x < T(0) ? x : -x))
-      TG_FB(kFLess, x < y)
-      TG_FB(kFLessEqual, x <= y)
-      TG_FB(kFGreater, x > y)
-      TG_FB(kFGreaterEqual, x >= y)
-      TG_FB(kFEqual, x == y)
-      TG_FB(kFNotEqual, x != y)
-      TG_FB(kFLogicalAnd, x != T(0) && y != T(0))
-      TG_FB(kFLogicalOr, x != T(0) || y != T(0))
-      case kFSelect:
-        for (int i = 0; i < len; ++i) d[i] = a[i] != T(0) ? b[i] : e[i];
+      case kFCompute:
+        I.fn[TG_ISA_INDEX][std::is_same_v<T, double>](a, b, e, d, len, I.alpha);
         break;
       default: break;
     }
-#undef TG_F1
-#undef TG_F2
-#undef TG_FB
   }
 }
 

@@ -6,8 +6,10 @@
 // destination are *refs*: refs [0, nregs) are registers (blocks held in L1), the next nin refs
 // the current block of each input, the next nout refs the current block of each output, so
 // inputs are read and outputs written by the computing loops themselves (memory traffic
-// overlaps arithmetic). Booleans live in registers as 0/1 of the program's float type. This header holds data only: the interpreter
-// is compiled once per ISA level (fused_kernels.cpp, Note [ISA dispatch] in cpu_dispatch.cpp).
+// overlaps arithmetic). Booleans live in registers as 0/1 of the program's float type. Each
+// computing instruction calls its op row's block kernel, so the op table is the only place an
+// op's expression is written. This header holds data only: the interpreter is compiled once per
+// ISA level (fused_kernels.cpp, Note [ISA dispatch] in cpu_dispatch.cpp).
 #pragma once
 #include <cstdint>
 
@@ -15,28 +17,27 @@ namespace tg {
 
 constexpr int kFusedBlock = 512;  // elements per register
 
+// A row's block kernel (OpDef::block, set by the kernel passes of op_macros.h): out[i] = the
+// row's expression of a[i] (b[i], c[i]) for i < n, in the program's float type, booleans as 0/1;
+// alpha is the op's "alpha" attribute. Operands are full blocks; out is never an operand except
+// at the same positions.
+using FusedBlockFn = void (*)(const void* a, const void* b, const void* c, void* out, int64_t n, double alpha);
+
 enum FusedCode : int32_t {
   // data movement (raw: an input, output or accumulator index): LoadBool dst <- bool input raw;
   // Splat/SplatBool dst <- input raw's single element (prologue only); StoreBool bool output
   // raw <- a; Sum accumulator raw += the sum of a over the block; Copy dst <- a
   kFLoadBool, kFSplat, kFSplatBool, kFStoreBool, kFSum, kFCopy,
-  // unary dst = f(a)
-  kFExp, kFExpm1, kFSqrt, kFRsqrt, kFTanh, kFSigmoid, kFReciprocal, kFLog, kFLog1p, kFSoftplus,
-  kFSin, kFCos, kFTan, kFErf, kFNeg, kFSquare, kFAbs, kFSign, kFFloor, kFCeil, kFRound,
-  kFLogicalNot, kFRelu, kFRelu6, kFLeakyRelu, kFElu, kFSelu, kFGelu, kFGeluTanh, kFSilu,
-  // binary dst = f(a, b)
-  kFAdd, kFSub, kFMul, kFRealDiv, kFMaximum, kFMinimum, kFSquaredDifference, kFPow, kFMulNoNan,
-  kFFloorDiv, kFFloorMod, kFTanhGrad, kFSigmoidGrad, kFSigmoidXent, kFLess, kFLessEqual,
-  kFGreater, kFGreaterEqual, kFEqual, kFNotEqual, kFLogicalAnd, kFLogicalOr,
-  // ternary dst = a ? b : c
-  kFSelect,
+  // dst = op(a, b, c): the op row's block kernel fn[isa][dtype]
+  kFCompute,
 };
 
 struct FusedInstr {
   int32_t code;
-  int32_t dst, a, b, c;  // refs
-  int32_t raw;           // an input, output or accumulator index (see FusedCode)
-  double alpha;          // LeakyRelu's slope
+  int32_t dst, a, b, c;             // refs
+  int32_t raw;                      // an input, output or accumulator index (see FusedCode)
+  double alpha;                     // the op's "alpha" attribute (LeakyRelu's slope)
+  const FusedBlockFn (*fn)[2];      // Compute: the op's block kernels (OpDef::block)
 };
 
 struct FusedCall {

@@ -12,6 +12,9 @@
 //   TG_BINARY_FLOAT(Name, forward_expr_in_x_y, grad_x, grad_y)    float32/float64
 //   TG_COMPARE(Name, bool_expr_in_x_y)                            numeric -> bool, no gradient
 //   TG_LOGICAL(Name, bool_expr_in_x_y)                            bool -> bool, no gradient
+// Each row's kernel pass also hands the registry a *block kernel* per float type (OpDef::block):
+// the same expression over n contiguous elements of the program's float type, booleans as 0/1,
+// which fused programs call (Note [Fused nodes], fused_program.h).
 // Rules see x (and y), out, g and ctx (see GradCtx); a rule expression that contains a comma
 // must be wrapped in parentheses. A gradient is only computed where ctx.needs_grad says so.
 #pragma once
@@ -23,6 +26,7 @@
 #include <cmath>
 #include <cstdint>
 #include "kernels/ew_loops.h"
+#include "kernels/fused_program.h"
 #include "kernels/vmath.h"
 namespace vm = tg::vmath;
 #include <type_traits>
@@ -64,25 +68,64 @@ template <class T> T floor_mod(T x, T y) {
     return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
   }
 }
+// Block loops of fused programs: every operand is a full block (the program splats scalars);
+// a destination is only ever one of the operands at the same positions (a donated input).
+template <class T, class F> void block_unary(const void* a, void* d, int64_t n, F f) {
+  const T* __restrict x = static_cast<const T*>(a);
+  T* __restrict o = static_cast<T*>(d);
+  for (int64_t i = 0; i < n; ++i) o[i] = (T)f(x[i]);
+}
+template <class T, class F> void block_binary(const void* a, const void* b, void* d, int64_t n, F f) {
+  const T* __restrict x = static_cast<const T*>(a);
+  const T* __restrict y = static_cast<const T*>(b);
+  T* __restrict o = static_cast<T*>(d);
+  for (int64_t i = 0; i < n; ++i) o[i] = (T)f(x[i], y[i]);
+}
+template <class T, class F>
+void block_ternary(const void* a, const void* b, const void* c, void* d, int64_t n, F f) {
+  const T* __restrict x = static_cast<const T*>(a);
+  const T* __restrict y = static_cast<const T*>(b);
+  const T* __restrict z = static_cast<const T*>(c);
+  T* __restrict o = static_cast<T*>(d);
+  for (int64_t i = 0; i < n; ++i) o[i] = f(x[i], y[i], z[i]);
+}
 }  // namespace
 }  // namespace tg
 
-namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void (*k)(const EwArgs&)); }
+namespace tg {
+void set_ew_kernel(const char* op, int isa, int dtype_index, void (*k)(const EwArgs&));
+void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
+}
 
 #define TG_FAMILY(family) void TG_CAT(TG_CAT(family, _kernels_), TG_ISA)()
 #define TG_EW_SET(Name, Ty, dt, ...) \
   set_ew_kernel(#Name, TG_ISA_INDEX, dt, [](const EwArgs& a) { __VA_ARGS__; });
+#define TG_BLOCK_SET(Name, Ty, dt, ...)                                                             \
+  set_block_kernel(#Name, TG_ISA_INDEX, dt,                                                         \
+                   [](const void* pa, const void* pb, const void* pc, void* pd, int64_t n, double alpha_) { \
+                     (void)pb; (void)pc; (void)alpha_; __VA_ARGS__;                                 \
+                   });
 #define TG_UNARY_KERNEL(Name, Ty, dt, expr) \
   TG_EW_SET(Name, Ty, dt, const Ty alpha = (Ty)a.alpha; (void)alpha; \
             unary_loop<Ty, Ty>(a, [alpha](Ty x) -> Ty { using T = Ty; (void)alpha; return (expr); }))
+#define TG_UNARY_BLOCK(Name, Ty, dt, expr) \
+  TG_BLOCK_SET(Name, Ty, dt, const Ty alpha = (Ty)alpha_; \
+               block_unary<Ty>(pa, pd, n, [alpha](Ty x) -> Ty { using T = Ty; (void)alpha; return (expr); }))
 #define TG_BINARY_KERNEL(Name, Ty, R, dt, expr) \
   TG_EW_SET(Name, Ty, dt, binary_loop<Ty, R>(a, [](Ty x, Ty y) -> R { using T = Ty; return (expr); }))
+#define TG_BINARY_BLOCK(Name, Ty, dt, expr) \
+  TG_BLOCK_SET(Name, Ty, dt, \
+               block_binary<Ty>(pa, pb, pd, n, [](Ty x, Ty y) -> Ty { using T = Ty; return (Ty)(expr); }))
+// Block kernels in float32 and float64 (fused programs hold booleans as 0/1 of their float type).
+#define TG_UNARY_BLOCKS(Name, expr) TG_UNARY_BLOCK(Name, float, 0, expr) TG_UNARY_BLOCK(Name, double, 1, expr)
+#define TG_BINARY_BLOCKS(Name, expr) TG_BINARY_BLOCK(Name, float, 0, expr) TG_BINARY_BLOCK(Name, double, 1, expr)
 #define TG_UNARY(Name, expr, rule) \
-  TG_UNARY_KERNEL(Name, float, 0, expr) TG_UNARY_KERNEL(Name, double, 1, expr)
+  TG_UNARY_KERNEL(Name, float, 0, expr) TG_UNARY_KERNEL(Name, double, 1, expr) TG_UNARY_BLOCKS(Name, expr)
 #define TG_UNARY_NUMERIC(Name, expr, rule) \
   TG_UNARY(Name, expr, rule) TG_UNARY_KERNEL(Name, int32_t, 2, expr) TG_UNARY_KERNEL(Name, int64_t, 3, expr)
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) \
-  TG_BINARY_KERNEL(Name, float, float, 0, expr) TG_BINARY_KERNEL(Name, double, double, 1, expr)
+  TG_BINARY_KERNEL(Name, float, float, 0, expr) TG_BINARY_KERNEL(Name, double, double, 1, expr) \
+  TG_BINARY_BLOCKS(Name, expr)
 #define TG_BINARY(Name, expr, gx, gy) \
   TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_KERNEL(Name, int32_t, int32_t, 2, expr) \
   TG_BINARY_KERNEL(Name, int64_t, int64_t, 3, expr)
@@ -90,14 +133,22 @@ namespace tg { void set_ew_kernel(const char* op, int isa, int dtype_index, void
 #define TG_COMPARE(Name, expr) \
   TG_BINARY_KERNEL(Name, float, bool, 0, expr) TG_BINARY_KERNEL(Name, double, bool, 1, expr) \
   TG_BINARY_KERNEL(Name, int32_t, bool, 2, expr) TG_BINARY_KERNEL(Name, int64_t, bool, 3, expr) \
-  TG_BINARY_KERNEL(Name, bool, bool, 4, expr)
-#define TG_LOGICAL(Name, expr) TG_BINARY_KERNEL(Name, bool, bool, 4, expr)
+  TG_BINARY_KERNEL(Name, bool, bool, 4, expr) TG_BINARY_BLOCKS(Name, expr)
+#define TG_LOGICAL(Name, expr) TG_BINARY_KERNEL(Name, bool, bool, 4, expr) TG_BINARY_BLOCKS(Name, expr)
+// Select(c, x, y) = c ? x : y
+#define TG_SELECT_EXPR(c, x, y) ((c) ? (x) : (y))
 #define TG_SELECT_KERNEL(Ty, dt) \
-  TG_EW_SET(Select, Ty, dt, ternary_loop<bool, Ty>(a, [](bool c, Ty x, Ty y) -> Ty { return c ? x : y; }))
+  TG_EW_SET(Select, Ty, dt, ternary_loop<bool, Ty>(a, [](bool c, Ty x, Ty y) -> Ty { return TG_SELECT_EXPR(c, x, y); }))
+#define TG_SELECT_BLOCK(Ty, dt) \
+  TG_BLOCK_SET(Select, Ty, dt, block_ternary<Ty>(pa, pb, pc, pd, n, [](Ty c, Ty x, Ty y) -> Ty { \
+                 return TG_SELECT_EXPR(c != Ty(0), x, y); }))
 #define TG_SELECT() \
   TG_SELECT_KERNEL(float, 0) TG_SELECT_KERNEL(double, 1) TG_SELECT_KERNEL(int32_t, 2) \
-  TG_SELECT_KERNEL(int64_t, 3) TG_SELECT_KERNEL(bool, 4)
-#define TG_LOGICAL_NOT() TG_EW_SET(LogicalNot, bool, 4, unary_loop<bool, bool>(a, [](bool x) -> bool { return !x; }))
+  TG_SELECT_KERNEL(int64_t, 3) TG_SELECT_KERNEL(bool, 4) TG_SELECT_BLOCK(float, 0) TG_SELECT_BLOCK(double, 1)
+#define TG_LOGICAL_NOT_EXPR !x
+#define TG_LOGICAL_NOT()                                                                                \
+  TG_EW_SET(LogicalNot, bool, 4, unary_loop<bool, bool>(a, [](bool x) -> bool { return TG_LOGICAL_NOT_EXPR; })) \
+  TG_UNARY_BLOCKS(LogicalNot, TG_LOGICAL_NOT_EXPR)
 // Rows outside the elementwise macros exist only in the register pass.
 #define TG_REGISTER_ONLY(...)
 
