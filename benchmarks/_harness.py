@@ -517,6 +517,12 @@ def limit_threads(n):
         os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") +
                                    " --xla_cpu_multi_thread_eigen=false"
                                    " intra_op_parallelism_threads=1").strip()
+    # XLA's GEMMs (YNNPACK) keep their own pool whatever the flags: pinning the process
+    # to n CPUs is what holds every framework to n cores.
+    if hasattr(os, "sched_setaffinity"):
+        cpus = sorted(os.sched_getaffinity(0))
+        if n < len(cpus):
+            os.sched_setaffinity(0, cpus[:n])
 
 
 def limit_loaded_threads(n):
@@ -540,6 +546,8 @@ def main(workloads, description, argv=None, print_env=True):
         limit_loaded_threads(opts.threads)
     if print_env:
         print_environment(opts.framework_list)
-        print("  threads: %s" % (opts.threads or "defaults (torch 2, the others all cores)"))
+        print("  threads: %s" % ("%d (process pinned to %d CPU%s)" % (
+            opts.threads, len(os.sched_getaffinity(0)), "" if opts.threads == 1 else "s")
+            if opts.threads else "defaults (torch 2, the others all cores)"))
     results = run_workloads(workloads, opts)
     return results

@@ -164,3 +164,7 @@ def test_integer_pow():
     np.testing.assert_array_equal(tf.pow(tf.constant([2, -3]), tf.constant([10, 3])).numpy(), [1024, -27])
     with pytest.raises(tf.errors.InvalidArgumentError, match="Pow.*negative"):
         tf.constant(2) ** -1
+
+
+def test_float32_scalar_prints_at_float32_precision():
+    assert str(tf.exp(tf.constant(1.0))) == "tf.Tensor(2.7182817, shape=(), dtype=float32)"

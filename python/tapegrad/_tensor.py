@@ -51,7 +51,8 @@ def _dtype_of(value):
 
 def _repr_numpy(t):
     a = t.numpy()
-    text = np.array2string(a, separator=", ") if a.ndim else repr(a.item())
+    # NumPy's own scalar str keeps float32 at float32 precision (2.7182817, as TF prints it).
+    text = np.array2string(a, separator=", ") if a.ndim else str(a[()])
     return text
 
 
