@@ -35,6 +35,44 @@ struct OpHandle {
   }
 };
 
+// OpHandle.__call__ without pybind11's dispatcher (see Note [Number slots] in tensor.cpp): ops are
+// called per element of a user's loop, and the dispatcher plus *args/**kwargs packing cost more
+// than a small op itself.
+PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  try {
+    const OpHandle& h = *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<OpHandle>();
+    int hint = -1;
+    for (Py_ssize_t i = 0; i < nargs && hint < 0; ++i)
+      if (is_tensor(args[i])) hint = (int)tensor_of(args[i])->dtype;
+    Tensors x;
+    x.reserve((size_t)nargs);
+    int64_t n = 0;
+    for (Py_ssize_t i = 0; i < nargs; ++i) {
+      x.push_back(to_tensor(args[i], hint));
+      n += x.back()->size;
+    }
+    Attrs attrs;
+    if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
+      py::dict kw;
+      for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k)
+        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "name") != 0)  // TF's op name: unused
+          kw[py::handle(PyTuple_GET_ITEM(kwnames, k))] = py::handle(args[nargs + k]);
+      attrs = to_attrs(kw);
+    }
+    Tensor out;
+    if (n >= kReleaseGilMin) {
+      py::gil_scoped_release nogil;
+      out = apply(*h.op, x, attrs);
+    } else {
+      out = apply(*h.op, x, attrs);
+    }
+    return py::cast(out).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
 std::string g_package_dir = "\x01";  // set by tapegrad/__init__.py
 
 // The innermost Python frame outside the tapegrad package: the user's line that ran the op.
@@ -62,11 +100,19 @@ std::string python_call_site() {
 }  // namespace
 
 void bind_ops(py::module_& m) {
-  py::class_<OpHandle>(m, "OpHandle")
+  py::class_<OpHandle>(m, "OpHandle", py::dynamic_attr())
       .def("__call__", &OpHandle::call)
       .def_property_readonly("name", [](const OpHandle& h) { return h.op->name; })
       .def_property_readonly("differentiable", [](const OpHandle& h) { return h.op->differentiable; })
       .def("__repr__", [](const OpHandle& h) { return "<op " + h.op->name + ">"; });
+  {
+    static PyMethodDef call_def = {"__call__", (PyCFunction)(void (*)())fast_op_call, METH_FASTCALL | METH_KEYWORDS,
+                                   "handle(*inputs, **attrs): runs the op."};
+    py::handle cls = m.attr("OpHandle");
+    py::object descr = py::reinterpret_steal<py::object>(
+        PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &call_def));
+    if (!descr || PyObject_SetAttrString(cls.ptr(), "__call__", descr.ptr()) != 0) throw py::error_already_set();
+  }
   m.def("op", [](const std::string& name) { return OpHandle{&op_def(name.c_str())}; }, py::arg("name"));
   m.def("apply", [](const std::string& name, py::sequence inputs, py::object attrs) {
           Tensors x;

@@ -81,33 +81,33 @@ static Tensor saved_value(const Tensor& t) {
   return v;
 }
 
-static TapeEntry make_entry(const Tensors& x, const Tensors& outs) {
-  TapeEntry e;
+// Fills a new entry in place (no temporary entry to move: recording is on every op's path).
+static TapeEntry& add_entry(Tape* t, const Tensors& x) {
+  TapeEntry& e = t->entries.emplace_back();
   if (g_check_numerics && g_call_site) e.site = g_call_site();
   e.inputs.reserve(x.size());
   for (auto& xi : x) e.inputs.push_back(saved_value(xi));
-  e.outputs = outs;
   return e;
 }
 
 void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
   for (Tape* t : active_tapes()) {
     if (!tape_wants(t, x)) continue;
-    TapeEntry e = make_entry(x, {out});
+    TapeEntry& e = add_entry(t, x);
+    e.outputs.push_back(out);
     e.op = &op;
-    e.attrs = attrs;
+    if (!attrs.items.empty()) e.attrs = attrs;
     t->tracked.insert(out->id);
-    t->entries.push_back(std::move(e));
   }
 }
 
 void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<CustomGradFn> fn) {
   for (Tape* t : active_tapes()) {
     if (!tape_wants(t, x)) continue;
-    TapeEntry e = make_entry(x, outs);
+    TapeEntry& e = add_entry(t, x);
+    e.outputs = outs;
     e.custom = fn;
     for (auto& o : outs) t->tracked.insert(o->id);
-    t->entries.push_back(std::move(e));
   }
 }
 

@@ -2,26 +2,21 @@
 from tapegrad import _core
 
 
+# The wrappers of elementwise ops are the op handles themselves: a Python function around the
+# handle would double the cost of a small op. A handle takes the op's inputs positionally and
+# ignores TF's `name=` keyword.
 def unary(op_name, py_name, doc=None):
     handle = _core.op(op_name)
-
-    def fn(x, name=None):
-        return handle(x)
-
-    fn.__name__ = fn.__qualname__ = py_name
-    fn.__doc__ = doc or f"Elementwise ``{py_name}`` (registry op ``{op_name}``)."
-    return fn
+    handle.__name__ = handle.__qualname__ = py_name
+    handle.__doc__ = doc or f"{py_name}(x, name=None): elementwise, registry op ``{op_name}``."
+    return handle
 
 
 def binary(op_name, py_name, doc=None):
     handle = _core.op(op_name)
-
-    def fn(x, y, name=None):
-        return handle(x, y)
-
-    fn.__name__ = fn.__qualname__ = py_name
-    fn.__doc__ = doc or f"Elementwise ``{py_name}`` with broadcasting (registry op ``{op_name}``)."
-    return fn
+    handle.__name__ = handle.__qualname__ = py_name
+    handle.__doc__ = doc or f"{py_name}(x, y, name=None): elementwise with broadcasting, registry op ``{op_name}``."
+    return handle
 
 
 def export(namespace, table, builder):
