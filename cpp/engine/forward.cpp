@@ -136,17 +136,23 @@ bool any_tangent(const Tensors& x) {
   return false;
 }
 
+// The tangents a holds for the float inputs x (null where none); false when there are none.
+static bool input_tangents(Accumulator& a, const Tensors& x, Tensors& tx) {
+  tx.assign(x.size(), nullptr);
+  bool any = false;
+  for (size_t i = 0; i < x.size(); ++i)
+    if (is_floating(x[i]->dtype) && (tx[i] = a.tangent(x[i]))) any = true;
+  return any;
+}
+
 void forward_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
   if (!op.differentiable || !is_floating(out->dtype)) return;
   const std::vector<Accumulator*> stack = active_accumulators();  // a rule may push or pop
   for (size_t k = stack.size(); k-- > 0;) {
     Accumulator* a = stack[k];
     if (a->paused) continue;
-    Tensors tx(x.size());
-    bool any = false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (is_floating(x[i]->dtype) && (tx[i] = a->tangent(x[i]))) any = true;
-    if (!any) continue;
+    Tensors tx;
+    if (!input_tangents(*a, x, tx)) continue;
     Tensor t;
     {
       PauseFrom pause(stack, k);
@@ -162,11 +168,8 @@ void forward_custom(const Tensors& x, const Tensors& outs, const CustomGradFn& f
   for (size_t k = stack.size(); k-- > 0;) {
     Accumulator* a = stack[k];
     if (a->paused) continue;
-    Tensors tx(x.size());
-    bool any = false;
-    for (size_t i = 0; i < x.size(); ++i)
-      if (is_floating(x[i]->dtype) && (tx[i] = a->tangent(x[i]))) any = true;
-    if (!any) continue;
+    Tensors tx;
+    if (!input_tangents(*a, x, tx)) continue;
     Tensors t;
     {
       PauseFrom pause(stack, k);
