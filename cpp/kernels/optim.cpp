@@ -48,14 +48,17 @@ template <class T> void sgd(int64_t n, T* x, T* p, const T* g, T lr, T mu, bool 
   }
 }
 
+// First and second moments, shared by Adam and Nadam: m += (g - m)(1 - b1), v += (g^2 - v)(1 - b2).
+template <class T> inline void update_moments(T gi, T& m, T& v, T b1, T b2) {
+  m += (gi - m) * (1 - b1);
+  v += (gi * gi - v) * (1 - b2);
+}
+
 template <class T, bool AMS> void adam_loop(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2,
                                             T eps, T keep) {
   for_each_index(n, [&](int64_t i) {
-    T gi = g[i];
-    T mi = m[i] + (gi - m[i]) * (1 - b1);
-    T vi = v[i] + (gi * gi - v[i]) * (1 - b2);
-    m[i] = mi;
-    v[i] = vi;
+    update_moments(g[i], m[i], v[i], b1, b2);
+    T mi = m[i], vi = v[i];
     if constexpr (AMS) {
       vi = vmax[i] > vi ? vmax[i] : vi;
       vmax[i] = vi;
@@ -72,11 +75,9 @@ template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T
 template <class T> void nadam(int64_t n, T* x, T* m, T* v, const T* g, T lr, T b1, T b2, T eps, T c_m, T c_g,
                               T b2_power, T keep) {
   for_each_index(n, [&](int64_t i) {
-    T gi = g[i];
-    T mi = m[i] + (gi - m[i]) * (1 - b1);
-    T vi = v[i] + (gi * gi - v[i]) * (1 - b2);
-    m[i] = mi;
-    v[i] = vi;
+    const T gi = g[i];
+    update_moments(gi, m[i], v[i], b1, b2);
+    T mi = m[i], vi = v[i];
     T m_hat = c_m * mi + c_g * gi;
     x[i] = keep * x[i] - lr * m_hat / (std::sqrt(vi / (1 - b2_power)) + eps);
   });

@@ -1,16 +1,10 @@
 """recompute_grad: keep only a function's inputs on the tape and re-run it in the backward sweep."""
 import functools
 
-from tapegrad._custom_gradient import custom_gradient
+from tapegrad._custom_gradient import _flat, custom_gradient
 from tapegrad._tape import GradientTape
 
 __all__ = ["recompute_grad"]
-
-
-def _flat(y):
-    if isinstance(y, (list, tuple)):
-        return [t for item in y for t in _flat(item)]
-    return [y]
 
 
 def recompute_grad(f):

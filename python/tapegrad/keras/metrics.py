@@ -89,6 +89,9 @@ class _Accumulating(Metric):
         super().__init__(name, dtype)
         self._total = self._count = 0.0
 
+    def update_state(self, values, sample_weight=None):
+        self._accumulate(values, sample_weight)
+
     def _accumulate(self, values, sample_weight):
         if sample_weight is None:
             v = values.numpy() if isinstance(values, tf.Tensor) else np.asarray(values, dtype=np.float64)
@@ -121,9 +124,6 @@ class Sum(_Accumulating):
     def __init__(self, name="sum", dtype=None):
         super().__init__(name, dtype)
 
-    def update_state(self, values, sample_weight=None):
-        self._accumulate(values, sample_weight)
-
     def result(self):
         return _scalar(self._total, self.dtype)
 
@@ -133,9 +133,6 @@ class Mean(_Accumulating):
 
     def __init__(self, name="mean", dtype=None):
         super().__init__(name, dtype)
-
-    def update_state(self, values, sample_weight=None):
-        self._accumulate(values, sample_weight)
 
     def result(self):
         return _scalar(self._total / self._count if self._count else 0.0, self.dtype)

@@ -14,6 +14,15 @@ def _traced(step):
     return isinstance(step, tf.Tensor)
 
 
+def _decay_progress(step, decay_steps, staircase):
+    """step / decay_steps, floored when staircase: a tensor for a traced step, else a float."""
+    if _traced(step):
+        p = step / float(decay_steps)
+        return tf.floor(p) if staircase else p
+    p = float(step) / decay_steps
+    return math.floor(p) if staircase else p
+
+
 class LearningRateSchedule:
     """Base class: ``schedule(step)`` returns the learning rate for that (0-based) optimizer step."""
 
@@ -34,13 +43,9 @@ class ExponentialDecay(LearningRateSchedule):
         self.decay_rate, self.staircase, self.name = float(decay_rate), staircase, name
 
     def __call__(self, step):
+        p = _decay_progress(step, self.decay_steps, self.staircase)
         if _traced(step):
-            p = step / float(self.decay_steps)
-            p = tf.floor(p) if self.staircase else p
             return self.initial_learning_rate * tf.pow(tf.constant(self.decay_rate, tf.float64), p)
-        p = float(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
         return self.initial_learning_rate * self.decay_rate ** p
 
     def get_config(self):
@@ -56,14 +61,8 @@ class InverseTimeDecay(LearningRateSchedule):
         self.decay_rate, self.staircase, self.name = float(decay_rate), staircase, name
 
     def __call__(self, step):
-        if _traced(step):
-            p = step / float(self.decay_steps)
-            p = tf.floor(p) if self.staircase else p
-            return self.initial_learning_rate / (1.0 + self.decay_rate * p)
-        p = float(step) / self.decay_steps
-        if self.staircase:
-            p = math.floor(p)
-        return self.initial_learning_rate / (1 + self.decay_rate * p)
+        p = _decay_progress(step, self.decay_steps, self.staircase)
+        return self.initial_learning_rate / (1.0 + self.decay_rate * p)
 
 
 class PiecewiseConstantDecay(LearningRateSchedule):
