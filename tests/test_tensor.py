@@ -168,3 +168,10 @@ def test_integer_pow():
 
 def test_float32_scalar_prints_at_float32_precision():
     assert str(tf.exp(tf.constant(1.0))) == "tf.Tensor(2.7182817, shape=(), dtype=float32)"
+
+
+def test_op_wrappers_accept_tf_name_argument():
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_array_equal(tf.add(x, x, name="sum").numpy(), [2.0, 4.0])
+    np.testing.assert_array_equal(tf.exp(x, name="e").numpy(), np.exp([1.0, 2.0]).astype(np.float32))
+    assert tf.add.__name__ == "add" and "Add" in tf.add.__doc__
