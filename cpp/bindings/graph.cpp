@@ -255,6 +255,7 @@ void bind_graph(py::module_& m) {
              t.tr->node_of.clear();
              py::dict d;
              d["folded"] = stats.folded;
+             d["simplified"] = stats.simplified;
              d["merged"] = stats.merged;
              d["pruned"] = stats.pruned;
              d["fused"] = stats.fused;
