@@ -11,6 +11,14 @@
 //
 // Note [Broadcast reduction]: rules return gradients in the broadcast shape of the op's
 // output; accumulate() sums them back to the input's shape once, here, for every rule.
+//
+// Note [Lazy broadcast gradients]: a gradient may be held in a shape that broadcasts to its
+// tensor's shape: the rule of a reduction returns one value per reduced slice (the gradient
+// of reduce_sum(f(x)) is one number for all of x), and a rule elementwise in g
+// (OpDef::broadcast_grad: the elementwise rows) passes such a g on through broadcasting, so
+// g * f'(x) reads the one number instead of a materialised array. The gradient is broadcast
+// where a consumer needs its full shape: before any other rule, a custom gradient, in a
+// batched sweep, and when returned.
 #include <algorithm>
 #include "core/error.h"
 #include "engine/math.h"
@@ -54,8 +62,28 @@ Pruned prune(const Tape& tape, const GradientRequest& req) {
 
 using GradMap = IdMap<Tensor>;
 
+// g summed over the axes it has beyond shape: the result broadcasts to shape (a size-1 axis of
+// g stays, see Note [Lazy broadcast gradients]).
+Tensor reduce_toward(const Tensor& g, const Shape& shape) {
+  if (g->shape == shape) return g;
+  Shape b;
+  if (broadcast_shapes(g->shape, shape, b) && b == shape) return g;
+  const int lead = g->ndim() - (int)shape.size();
+  if (lead < 0) return sum_to(g, shape);  // raises unless it broadcasts
+  std::vector<int64_t> axes;
+  for (int i = 0; i < g->ndim(); ++i)
+    if (i < lead || (shape[i - lead] == 1 && g->shape[i] != 1)) axes.push_back(i);
+  Tensor s = reduce_sum(g, axes, true);
+  if (lead) s = reshape(s, Shape(s->shape.begin() + lead, s->shape.end()));
+  if (!broadcast_shapes(s->shape, shape, b) || b != shape)
+    throw InvalidArgument(cat("a gradient of ", meta_str(g), " cannot be reduced to shape ", shape_str(shape)));
+  return s;
+}
+
+Tensor full_shape(const Tensor& g, const Shape& shape) { return g->shape == shape ? g : broadcast_to(g, shape); }
+
 void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch_prefix) {
-  g = sum_to(g, like->shape, batch_prefix);
+  g = batch_prefix.empty() ? reduce_toward(g, like->shape) : sum_to(g, like->shape, batch_prefix);
   if (g->dtype != like->dtype) g = cast(g, like->dtype);
   auto slot = grads.insert(like->id);
   *slot.first = *slot.first ? *slot.first + g : std::move(g);
@@ -117,10 +145,11 @@ void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int b
     TapeEntry& e = tape.entries[p.entries[k]];
     Tensors out_grads;
     bool any = false;
+    const bool lazy_ok = !batch && e.op && e.op->broadcast_grad;
     for (auto& o : e.outputs) {
       Tensor* g = grads.find(o->id);
       if (g && *g) {
-        out_grads.push_back(*g);
+        out_grads.push_back(lazy_ok || batch ? *g : full_shape(*g, o->shape));
         any = true;
         if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
       } else {
@@ -194,7 +223,7 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
   for (auto& s : req.sources) {
     Tensor* g = grads.find(s->id);
     bool integral = !is_floating(s->dtype);
-    if (g && *g && !integral) result.push_back(*g);
+    if (g && *g && !integral) result.push_back(req.batch ? *g : full_shape(*g, s->shape));
     else if (req.unconnected_zero && !integral) {
       Shape shape = s->shape;
       if (req.batch) shape.insert(shape.begin(), req.output_gradients[0]->shape[0]);

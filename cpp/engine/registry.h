@@ -59,6 +59,9 @@ struct OpDef {
   JvpFn jvp_rule;          // null: derived from the gradient rule (double VJP, see forward.cpp)
   bool differentiable = true;
   bool batched_rule = false;  // the rule accepts a batched g (see Note [Batched gradients])
+  // The rule is elementwise in g: a g that broadcasts to the output gives the gradient for the
+  // broadcast g (Note [Lazy broadcast gradients] in backprop.cpp).
+  bool broadcast_grad = false;
   // Updates its Variable inputs in place (optimizer steps) or state kept in C++ (random ops):
   // never recorded on a tape, and a side effect for the graph passes (kept, never merged or
   // folded, and reads of a Variable input after it are new reads).
@@ -76,6 +79,7 @@ struct OpDef {
   OpDef& jvp(JvpFn f) { jvp_rule = std::move(f); return *this; }
   OpDef& not_differentiable() { differentiable = false; return *this; }
   OpDef& batched() { batched_rule = true; return *this; }
+  OpDef& elementwise_grad() { broadcast_grad = true; return *this; }
   OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }
 };
 

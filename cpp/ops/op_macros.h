@@ -171,12 +171,12 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
     return elementwise_jvp(d, x, out, tx, a);                                               \
   })
 #define TG_UNARY_ROW(Name, infer_fn, rule)                                              \
-  def_op(#Name).inputs(1).shape(infer_fn).forward(run_elementwise).batched().gradient( \
+  def_op(#Name).inputs(1).shape(infer_fn).forward(run_elementwise).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors { TG_RULE_LOCALS return {rule}; }) TG_EW_JVP(Name);
 #define TG_UNARY(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
 #define TG_UNARY_NUMERIC(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_numeric, rule)
 #define TG_BINARY_ROW(Name, infer_fn, gx, gy)                                           \
-  def_op(#Name).inputs(2).shape(infer_fn).forward(run_elementwise).batched().gradient( \
+  def_op(#Name).inputs(2).shape(infer_fn).forward(run_elementwise).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                      \
         TG_RULE_LOCALS const Tensor& y = ctx.x[1]; (void)y;                              \
         Tensors r(2);                                                                    \
@@ -194,7 +194,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_FUSED_FORM(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_binary_float).forward(run_elementwise).not_differentiable();
 #define TG_SELECT()                                                                        \
-  def_op("Select").inputs(3).shape(infer_select).forward(run_elementwise).batched().gradient( \
+  def_op("Select").inputs(3).shape(infer_select).forward(run_elementwise).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                         \
         const Tensor &c = ctx.x[0], &g = ctx.g;                                             \
         Tensor z = zeros_like(g);                                                           \

@@ -126,12 +126,19 @@ Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutM
 
 // g, reshaped to keep the reduced axes, broadcast back over x.
 // (With a batched g the batch axes stay in front; see Note [Batched gradients].)
-Tensor spread(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
+// t (shaped like the output, plus any batch axes) with the reduced axes back as size 1: it
+// broadcasts to the input (the engine broadcasts it where needed, Note [Lazy broadcast gradients]).
+Tensor keep_dims(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
   const int extra = t->ndim() - ctx.out->ndim();  // batch axes carried by t
-  Shape kept = kept_shape(ctx.x[0], reduce_mask(op, ctx.x[0], ctx.attrs)), full = ctx.x[0]->shape;
+  Shape kept = kept_shape(ctx.x[0], reduce_mask(op, ctx.x[0], ctx.attrs));
   kept.insert(kept.begin(), t->shape.begin(), t->shape.begin() + extra);
-  full.insert(full.begin(), t->shape.begin(), t->shape.begin() + extra);
-  return broadcast_to(reshape(t, kept), full);
+  return t->shape == kept ? t : reshape(t, kept);
+}
+
+Tensor spread(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
+  Shape full = ctx.x[0]->shape;
+  full.insert(full.begin(), t->shape.begin(), t->shape.begin() + (t->ndim() - ctx.out->ndim()));
+  return broadcast_to(keep_dims(ctx, op, t), full);
 }
 
 int64_t reduced_count(const GradCtx& ctx, const OpDef& op) {
@@ -198,12 +205,12 @@ Tensor extremum_jvp(const OpDef& op, const Tensors& x, const Tensor& out, const 
 
 void register_reduce_ops() {
   def_op("Sum").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>).batched()
-      .gradient([](GradCtx& ctx) -> Tensors { return {spread(ctx, op_def("Sum"), ctx.g)}; })  // d/dx sum = 1
+      .gradient([](GradCtx& ctx) -> Tensors { return {keep_dims(ctx, op_def("Sum"), ctx.g)}; })  // d/dx sum = 1
       .jvp(linear_jvp("Sum"));
   def_op("Mean").shape(reduce_infer).forward(mean_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                                                  // 1/n
         const OpDef& op = op_def("Mean");
-        return {spread(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
+        return {keep_dims(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
       })
       .jvp(linear_jvp("Mean"));
   def_op("Max").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>).batched()
