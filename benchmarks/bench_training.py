@@ -1,4 +1,4 @@
-"""Training steps: the book's custom-loop step, a wide MLP step, and an optimizer update of 1M parameters.
+"""Training steps: the book's custom-loop step (eager and traced), a wide MLP step, and an optimizer update of 1M parameters.
 
 Workloads (every framework starts from the same NumPy weights and trains on one fixed batch, so the
 first step's loss is compared across frameworks; later steps keep training):
@@ -10,6 +10,12 @@ first step's loss is compared across frameworks; later steps keep training):
               Nadam. PyTorch: nn.Linear layers, autograd, torch.optim.NAdam (its momentum schedule
               differs slightly from Keras's; the cost does not). JAX: one jax.jit of loss, gradient
               and a hand-written Nadam (the metrics read back outside, as a loop would).
+  book step traced
+              the same step, tapegrad and TensorFlow running the book's step function (model, loss,
+              model.losses, apply_gradients, constraint loop, metric calls) wrapped in tf.function,
+              traced on the first call and replayed after; beside them the same jax.jit case, NumPy
+              by hand and PyTorch eager (torch.compile of the step compiled in 37 s here and then
+              ran slower than eager).
   wide step   784-512-512-10 MLP, relu, batch 256, Adam, sparse categorical cross-entropy from
               logits: keras Sequential + SparseCategoricalCrossentropy(from_logits=True) for
               tapegrad and TensorFlow; NumPy by hand; torch.optim.Adam; jax.jit of the whole step.
@@ -68,6 +74,12 @@ WIDE_FLOPS = 2 * WIDE_BATCH * (2 * sum(a * b for a, b in zip(WIDE_SIZES[:-1], WI
 
 book = h.Workload(GROUP, "the book's step (custom loop), batch 32, 10-30-1, elu, l2, Nadam, metrics",
                   note="returns the step's loss (compared on the first step)", rtol=1e-4)
+book_traced = h.Workload(GROUP, "the book's step traced (tf.function, jax.jit), batch 32, 10-30-1, elu, l2, "
+                                "Nadam, metrics",
+                         note="returns the step's loss (compared on the first step); tapegrad and TF: the book's "
+                              "step in tf.function; jax: the book workload's jax.jit; numpy: by hand; torch: "
+                              "eager (torch.compile took 37 s to compile it and ran slower than eager)",
+                         rtol=1e-4)
 wide = h.Workload(GROUP, "wide MLP step, batch 256, 784-512-512-10, relu, Adam, sparse cross-entropy",
                   flops=WIDE_FLOPS, note="GFLOP/s counts the step's GEMMs", rtol=1e-4)
 optim = h.Workload(GROUP, "Adam update, 1M float32 parameters", nbytes=7 * 4 * OPT_N,
@@ -89,8 +101,22 @@ def _(tf):
     return _book_keras(tf, tf.keras, tf.keras.optimizers.Nadam(learning_rate=0.01))
 
 
-def _book_keras(tf, keras, optimizer):
-    """The chapter's loop body, as written in the book (the batch is fixed instead of random_batch)."""
+@book_traced.case("tapegrad")
+def _(tf):
+    from tapegrad import keras
+    return _book_keras(tf, keras, keras.optimizers.Nadam(lr=0.01), traced=True)
+
+
+@book_traced.case("tensorflow")
+def _(tf):
+    return _book_keras(tf, tf.keras, tf.keras.optimizers.Nadam(learning_rate=0.01), traced=True)
+
+
+def _book_keras(tf, keras, optimizer, traced=False):
+    """The chapter's loop body, as written in the book (the batch is fixed instead of random_batch).
+
+    traced: the same body wrapped in tf.function (traced on the first call, replayed after).
+    """
     l2_reg = keras.regularizers.l2(L2)
     model = keras.models.Sequential([
         keras.layers.Dense(30, activation="elu", kernel_initializer="he_normal",
@@ -118,7 +144,7 @@ def _book_keras(tf, keras, optimizer):
         for metric in metrics:
             metric(y_batch, y_pred)
         return loss
-    return step
+    return tf.function(step) if traced else step
 
 
 class _NadamNumpy:
@@ -143,6 +169,7 @@ class _NadamNumpy:
             p -= self.lr * (c_m * m + c_g * g) / (np.sqrt(v * scale) + self.eps)
 
 
+@book_traced.case("numpy")
 @book.case("numpy")
 def _(np):
     w1, b1, w2, b2 = params = [w.copy() for w in BOOK_W]
@@ -169,6 +196,7 @@ def _(np):
     return step
 
 
+@book_traced.case("torch")
 @book.case("torch")
 def _(torch):
     nn = torch.nn
@@ -213,6 +241,7 @@ def _jax_nadam(jnp, b1=0.9, b2=0.999, eps=1e-7):
     return update
 
 
+@book_traced.case("jax")
 @book.case("jax")
 def _(jax):
     jnp = jax.numpy
@@ -444,7 +473,7 @@ def _(jax):
     return step
 
 
-WORKLOADS = [book, wide, optim]
+WORKLOADS = [book, book_traced, wide, optim]
 
 
 def main(argv=None, print_env=True):

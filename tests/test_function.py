@@ -381,6 +381,23 @@ def test_warning_after_five_retraces_names_cause():
 
 
 # -- passes and inspection ------------------------------------------------------------------
+def test_products_with_ones_are_simplified():
+    v = tf.Variable(np.ones(3))
+
+    @tf.function
+    def f(x):
+        return tf.sin(x) * 1.0, 1.0 * tf.cos(x), x * tf.ones([3], tf.float64), v * 1.0, x * tf.ones([2, 3], tf.float64)
+
+    x = tf.constant([0.5, 1.0, 2.0], tf.float64)
+    cf = f.get_concrete_function(x)
+    # the variable's product stays (a read is by reference), as does the one that broadcasts x
+    assert cf.graph.ops.count("Mul") == 2 and cf.optimizations["simplified"] == 3
+    got = f(x)
+    np.testing.assert_array_equal(got[0].numpy(), tf.sin(x).numpy())
+    np.testing.assert_array_equal(got[2].numpy(), x.numpy())
+    assert got[4].shape == (2, 3)
+
+
 def test_constant_folding_cse_and_pruning():
     @tf.function
     def f(x):

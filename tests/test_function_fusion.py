@@ -13,6 +13,7 @@ FUSABLE = {
     "Maximum", "Minimum", "SquaredDifference", "Pow", "MulNoNan", "FloorDiv", "FloorMod", "TanhGrad",
     "SigmoidGrad", "SigmoidCrossEntropyWithLogits", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal",
     "NotEqual", "LogicalAnd", "LogicalOr", "Select",
+    "ExpNegAbs", "SigmoidOfExp", "SoftplusOfExp", "TanhOfExp",
 }
 ROWS = [r for r in elementwise.rows + nn.rows if r.registry_op in FUSABLE]
 
@@ -45,12 +46,11 @@ def test_fused_op_matches_eager(op, rng, fuse_all):
 
         def chain(*a):
             r = op.fn(*a, **s.kwargs)
-            # a second member so the op has something to fuse with (exact: * 1 and a select)
-            return tf.where(r, one, zero) if r.dtype == tf.bool else r * 1.0
+            # a second member so the op has something to fuse with (exact: a negation or a select)
+            return tf.where(r, one, zero) if r.dtype == tf.bool else tf.negative(r)
 
         f = tf.function(chain)
-        if want.dtype == bool:
-            want = want.astype(np.float64)
+        want = want.astype(np.float64) if want.dtype == bool else -want
         for _ in range(2):
             np.testing.assert_array_equal(np.asarray(f(*args)), want)
         fused += _fused_nodes(f, *args)
@@ -95,9 +95,11 @@ def test_loss_and_gradient_are_one_fused_pass(dtype):
     f = tf.function(_softplus_tanh)
     y, g = f(tf.constant(x))
     graph = f.get_concrete_function(tf.constant(x)).graph
-    assert graph.ops == ["Placeholder", "Const", "Fused", "FusedOutput"]
+    # the gradient's seed (ones) is simplified away; one exp(-|x|) serves softplus, tanh, sigmoid
+    assert graph.ops == ["Placeholder", "Fused", "FusedOutput"]
     text = str(graph)
     assert "Fused[Softplus, Tanh, Mul, Sum" in text and "TanhGrad" in text and "Sigmoid" in text
+    assert "{3 share exp(-|x|)}" in text
     dot = graph.to_dot()
     assert "palegreen" in dot and "Fused[Softplus" in dot
     sp = np.logaddexp(0, x.astype(np.float64))
@@ -111,6 +113,49 @@ def test_loss_and_gradient_are_one_fused_pass(dtype):
     # eager gives the same values
     ye, ge = _softplus_tanh(tf.constant(x))
     np.testing.assert_allclose(g.numpy(), ge.numpy(), rtol=tol, atol=tol)
+
+
+SHARED_EXP_EDGES = [-np.inf, -100.0, -20.0, -0.51, -0.5, -0.49, -1e-6, -0.0, 0.0, 1e-30, 0.3, 0.5, 20.0, 100.0,
+                    np.inf, np.nan]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_shared_exponential_matches_the_ops(dtype, fuse_all):
+    # Note [Shared exponentials]: sigmoid and softplus are the ops' own formulas given exp(-|x|)
+    # (bit for bit); float32 tanh takes another route (within a few ulp), float64 tanh is tanh.
+    x = np.concatenate([SHARED_EXP_EDGES, np.random.default_rng(2).normal(0, 3, 2000)]).astype(dtype)
+    def three(x):
+        s, p, t = tf.sigmoid(x), tf.nn.softplus(x), tf.tanh(x)
+        return s, p, t * 2.0, s + p * t  # the sum joins them in one group
+
+    f = tf.function(three)
+    got = [t.numpy() for t in f(tf.constant(x))]
+    assert "{3 share exp(-|x|)}" in str(f.get_concrete_function(tf.constant(x)).graph)
+    np.testing.assert_array_equal(got[0], tf.sigmoid(x).numpy())
+    np.testing.assert_array_equal(got[1], tf.nn.softplus(x).numpy())
+    want = np.tanh(x.astype(np.float64)) * 2.0
+    if dtype == np.float64:
+        np.testing.assert_array_equal(got[2], tf.tanh(x).numpy() * 2.0)
+    np.testing.assert_allclose(got[2], want, rtol=5e-7 if dtype == np.float32 else 1e-15, atol=0)
+    assert np.signbit(got[2][7]) and not np.signbit(got[2][8])  # tanh(-0) = -0
+
+
+def test_shared_exponential_under_nested_tapes(fuse_all):
+    # Second derivatives replay the members' own ops eagerly: the forms never reach a tape.
+    x = tf.constant(np.linspace(-3, 3, 41))
+    f = tf.function(lambda x: tf.reduce_sum(tf.nn.softplus(x) * tf.tanh(x)))
+
+    def second(fn):
+        with tf.GradientTape() as outer:
+            outer.watch(x)
+            with tf.GradientTape() as inner:
+                inner.watch(x)
+                y = fn(x)
+            g = inner.gradient(y, x)
+        return g, outer.gradient(g, x)
+
+    for got, want in zip(second(f), second(lambda x: tf.reduce_sum(tf.nn.softplus(x) * tf.tanh(x)))):
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-13)
 
 
 def test_default_leaves_small_graphs_and_off_disables(monkeypatch):

@@ -100,3 +100,18 @@ def test_graph_passes_keep_every_random_draw():
         tf.random.normal([2])
         eager.append(tf.random.normal([3]).numpy())
     np.testing.assert_array_equal(draws(True), eager)
+
+
+def test_get_concrete_function_draws_nothing():
+    # A dry trace runs the random ops to trace them but puts their streams back, as TF's
+    # symbolic trace draws nothing: the calls after it see the sequence they would have seen.
+    f = tf.function(lambda x: x + tf.random.uniform([4]) + tf.random.normal([4], seed=7))
+    x32, x2 = tf.constant(0.0), tf.constant([[0.0], [1.0]])
+    tf.random.set_seed(5)
+    want = [f(x32).numpy(), f(x32).numpy()]
+    tf.random.set_seed(5)
+    f.get_concrete_function(tf.constant([1.0, 2.0, 3.0, 4.0]))
+    got = [f(x32).numpy()]
+    f.get_concrete_function(x2)
+    got.append(f(x32).numpy())
+    np.testing.assert_array_equal(got, want)

@@ -239,7 +239,7 @@ void bind_graph(py::module_& m) {
   py::class_<PyTracer>(m, "_Tracer")
       .def(py::init([](bool dry) {
              PyTracer t;
-             t.tr->dry = dry;
+             if (dry) t.tr->begin_dry();
              return t;
            }), py::arg("dry") = false)
       .def("__enter__", [](PyTracer& t) { t.enter(); })
@@ -255,6 +255,7 @@ void bind_graph(py::module_& m) {
              t.tr->node_of.clear();
              py::dict d;
              d["folded"] = stats.folded;
+             d["simplified"] = stats.simplified;
              d["merged"] = stats.merged;
              d["pruned"] = stats.pruned;
              d["fused"] = stats.fused;

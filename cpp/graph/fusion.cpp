@@ -259,6 +259,24 @@ struct Grouper {
   }
 };
 
+// Note [Shared exponentials]: Sigmoid, Softplus and Tanh of one value x each start from an
+// exponential of x. When two or more of them are members of one group (softplus(x) * tanh(x)
+// and its gradient, which brings sigmoid(x), is the common case), the program computes
+// t = ExpNegAbs(x) = exp(-|x|) once and runs each op's form given t (SigmoidOfExp, ...; rows in
+// cpp/ops/unary.cpp). Members keep their own ops, so eager replays and the text are unchanged.
+struct SharedForm {
+  const char* op;
+  const char* form;
+};
+constexpr SharedForm kSharedExp[] = {
+    {"Sigmoid", "SigmoidOfExp"}, {"Softplus", "SoftplusOfExp"}, {"Tanh", "TanhOfExp"}};
+
+const FusedBlockFn (*shared_exp_form(const std::string& op))[2] {
+  for (const SharedForm& s : kSharedExp)
+    if (op == s.op) return op_def(s.form).block;
+  return nullptr;
+}
+
 // Builds the program of f (members, inputs and outputs already filled in); see fused_program.h.
 // A full-size float input is read where it is; a value that is a full-size float output is
 // computed straight into the output; other values live in registers, freed after their last use.
@@ -280,6 +298,14 @@ void build_program(FusedGroup& f) {
   for (int o : f.outputs) last[canon[E + o]] = std::max(last[canon[E + o]], o);
   std::vector<int> out_of(M, -1);
   for (size_t k = 0; k < f.outputs.size(); ++k) out_of[f.outputs[k]] = (int)k;
+  // Per value: how many members use its shared exponential, and the last one that does.
+  std::vector<int> exp_users(E + M, 0), exp_last(E + M, -1), exp_reg(E + M, -1);
+  for (int m = 0; m < M; ++m)
+    if (role[m] == Role::Compute && shared_exp_form(f.members[m].op->name)) {
+      const int v = value_of(f.members[m].inputs[0]);
+      ++exp_users[v];
+      exp_last[v] = m;
+    }
 
   // Refs are numbered once the register count is known: kIn + k and kOut + j until then.
   constexpr int kIn = 1 << 20, kOut = 1 << 21;
@@ -323,10 +349,24 @@ void build_program(FusedGroup& f) {
     } else if (role[m] == Role::Compute) {
       int r[3] = {0, 0, 0};
       for (int k = 0; k < e.arity; ++k) r[k] = loc[value_of(nd.inputs[k])];
+      const FusedBlockFn (*fn)[2] = nd.op->block;
+      const int v = value_of(nd.inputs[0]);
+      if (exp_users[v] >= 2 && shared_exp_form(nd.op->name)) {  // Note [Shared exponentials]
+        if (exp_reg[v] < 0) {
+          exp_reg[v] = alloc(false);
+          FusedInstr t = instr(kFCompute, exp_reg[v], r[0]);
+          t.fn = op_def("ExpNegAbs").block;
+          f.body.push_back(t);
+        }
+        r[1] = exp_reg[v];
+        fn = shared_exp_form(nd.op->name);
+        ++f.shared_exp;
+      }
       // The destination is never an operand: operands are still held while it is chosen.
       const int dst = j >= 0 && !out_bool ? kOut + j : alloc(false);
       FusedInstr in = instr(e.code, dst, r[0], r[1], r[2], 0, nd.attrs.f("alpha", 0.0));
-      in.fn = nd.op->block;
+      in.fn = fn;
+      if (exp_last[v] == m && exp_reg[v] >= 0) free_regs.push_back(exp_reg[v]);
       f.body.push_back(in);
       loc[E + m] = dst;
       if (j >= 0 && out_bool) f.body.push_back(instr(kFStoreBool, 0, dst, 0, 0, j));

@@ -30,6 +30,7 @@ struct FusedGroup {
   std::vector<FusedInstr> prologue, body;
   int nregs = 0;
   int nfull = 0;              // full-size outputs
+  int shared_exp = 0;         // members computed from a shared exponential (Note [Shared exponentials])
   std::vector<int> last_read;   // per input: the last body instruction reading it (-1: none)
   std::vector<int> written_at;  // per full-size output: the body instruction writing it
 

@@ -53,7 +53,10 @@ static std::string node_head(const Node& n) {
     case NodeKind::Placeholder: return "Placeholder " + n.name;
     case NodeKind::Constant: return "Const " + constant_text(n.value);
     case NodeKind::VariableRead: return "ReadVariable";
-    case NodeKind::Op: return n.fused ? "Fused[" + n.fused->member_list() + "]" : n.op->name;
+    case NodeKind::Op:
+      if (!n.fused) return n.op->name;
+      return "Fused[" + n.fused->member_list() + "]" +
+             (n.fused->shared_exp ? " {" + std::to_string(n.fused->shared_exp) + " share exp(-|x|)}" : "");
     case NodeKind::Assign: return n.mode == 0 ? "AssignVariable" : n.mode == 1 ? "AssignAddVariable" : "AssignSubVariable";
     case NodeKind::HostCall: return "HostCall " + n.name;
   }

@@ -59,6 +59,49 @@ OptimizeStats fold_constants(Graph& g) {
   return s;
 }
 
+// Whether node i is a constant of ones, as is or broadcast/reshaped (the seed of a gradient).
+static bool is_ones(const Graph& g, int i) {
+  while (g.nodes[i].kind == NodeKind::Op && g.nodes[i].inputs.size() == 1 &&
+         (g.nodes[i].op->name == "BroadcastTo" || g.nodes[i].op->name == "Reshape" ||
+          g.nodes[i].op->name == "Identity"))
+    i = g.nodes[i].inputs[0];
+  const Node& n = g.nodes[i];
+  if (n.kind != NodeKind::Constant || n.value->size > 64) return false;
+  const Tensor one = full({}, n.value->dtype, 1.0);
+  for (int64_t k = 0; k < n.value->size; ++k)
+    if (std::memcmp(static_cast<const char*>(n.value->data()) + k * dtype_size(one->dtype), one->data(), dtype_size(one->dtype)))
+      return false;
+  return true;
+}
+
+OptimizeStats simplify_arithmetic(Graph& g) {
+  OptimizeStats s;
+  std::vector<int> replace(g.nodes.size());
+  std::vector<bool> keep(g.nodes.size(), true);
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    replace[i] = (int)i;
+    Node& n = g.nodes[i];
+    for (int& in : n.inputs) in = replace[in];
+    if (n.kind != NodeKind::Op || n.op->name != "Mul" || n.inputs.size() != 2) continue;
+    // x * ones is x when it has x's shape and dtype (a relaxed dimension of x stays one of x).
+    // A variable read stays copied: the read is by reference, the product a value of that moment.
+    for (int k = 0; k < 2; ++k) {
+      const Node& x = g.nodes[n.inputs[k]];
+      if (x.kind == NodeKind::VariableRead || x.kind == NodeKind::Assign || x.kind == NodeKind::HostCall) continue;
+      if (!is_ones(g, n.inputs[1 - k]) || x.meta.dtype != n.meta.dtype || x.meta.shape != n.meta.shape) continue;
+      bool exact = true;
+      for (int64_t d : n.meta.shape) exact &= d >= 0;
+      if (!exact && num_elements(g.nodes[n.inputs[1 - k]].meta.shape) != 1) continue;
+      replace[i] = n.inputs[k];
+      keep[i] = false;
+      ++s.simplified;
+      break;
+    }
+  }
+  compact(g, replace, keep);
+  return s;
+}
+
 // The identity of a node's computation: op, attributes and inputs (or a small constant's bytes).
 static bool cse_key(const Graph& g, const Node& n, std::string& key) {
   key.clear();
@@ -121,8 +164,9 @@ OptimizeStats prune_dead(Graph& g) {
 
 OptimizeStats optimize(Graph& g) {
   OptimizeStats total;
-  OptimizeStats a = fold_constants(g), b = eliminate_common(g), c = prune_dead(g);
+  OptimizeStats a = fold_constants(g), d = simplify_arithmetic(g), b = eliminate_common(g), c = prune_dead(g);
   total.folded = a.folded;
+  total.simplified = d.simplified;
   total.merged = b.merged;
   total.pruned = c.pruned;
   total.fused = fuse_elementwise(g);

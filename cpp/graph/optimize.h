@@ -5,14 +5,16 @@
 namespace tg::graph {
 
 struct OptimizeStats {
-  int folded = 0, merged = 0, pruned = 0, fused = 0;
+  int folded = 0, simplified = 0, merged = 0, pruned = 0, fused = 0;
 };
 
-// Constant folding, common-subexpression elimination, dead-node pruning, elementwise fusion
+// Constant folding, arithmetic simplification, common-subexpression elimination, dead-node
+// pruning, elementwise fusion
 // (in that order; fusion.h).
 OptimizeStats optimize(Graph& g);
 
 OptimizeStats fold_constants(Graph& g);   // ops whose inputs are all constants become constants
+OptimizeStats simplify_arithmetic(Graph& g);  // x * ones -> x
 OptimizeStats eliminate_common(Graph& g); // identical ops on identical inputs are computed once
 OptimizeStats prune_dead(Graph& g);       // nodes no output or side effect depends on are dropped
 

@@ -3,6 +3,7 @@
 #include <sstream>
 #include "core/error.h"
 #include "graph/executor.h"
+#include "ops/random.h"
 
 namespace tg::graph {
 
@@ -105,9 +106,15 @@ const Node* Tracer::node_for(const Tensor& t) const {
   return it == node_of.end() ? nullptr : &g.nodes[it->second];
 }
 
+void Tracer::begin_dry() {
+  dry = true;
+  saved_random = random_counters();
+}
+
 void Tracer::restore_variables() {
   for (auto it = saved_vars.rbegin(); it != saved_vars.rend(); ++it) assign_into(it->first, it->second, 0);
   saved_vars.clear();
+  if (dry) set_random_counters(saved_random);
 }
 
 void record_on_tracers(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {

@@ -13,9 +13,13 @@ namespace tg::graph {
 
 struct Tracer {
   Graph g;
-  bool dry = false;  // get_concrete_function: variables assigned while tracing are restored after
+  bool dry = false;  // get_concrete_function: variables assigned and random streams advanced
+                     // while tracing are restored after (begin_dry, restore_variables)
   std::unordered_map<int64_t, int> node_of;           // tensor id -> node
   std::vector<std::pair<Tensor, Tensor>> saved_vars;  // (variable, value before the trace assigned it)
+  std::unordered_map<int64_t, uint64_t> saved_random; // a dry trace: the random streams before it
+
+  void begin_dry();
 
   int placeholder(const Tensor& t, const std::string& name);
   int input_node(const Tensor& t);

@@ -102,6 +102,13 @@ constexpr double kLogD[] = {0x1.5555555555592p-1, 0x1.999999997fea9p-2, 0x1.2492
                             0x1.2f03b6c786f2ep-3};
 constexpr float kLogF[] = {0x1.55557ap-1f, 0x1.995eccp-2f, 0x1.31e138p-2f};
 
+// Q(z), z = s^2: log1p(t) = s + s^3 Q(z), s = 2t/(2+t), 0 <= t <= 1 (relative). 4.5e-9
+constexpr float kLog1pAtanhF[] = {0x1.555502p-4f, 0x1.99d208p-7f, 0x1.1ebd1ap-9f, 0x1.1ed77ep-11f};
+
+// (tanh(a) - a) / a^3 as a polynomial in z = a^2 on 0 <= a <= 3/4 (relative). 1.6e-9
+constexpr float kTanhSmallF[] = {-0x1.55554ap-2f, 0x1.110db8p-3f, -0x1.b97d3cp-5f,
+                                 0x1.5f7856p-6f,  -0x1.f5d352p-8f, 0x1.c75382p-10f};
+
 // erf(x)/x as a polynomial in z = x^2 on |x| <= 1 (relative). 7.3e-18 / 4.0e-8
 constexpr double kErfSmallD[] = {0x1.20dd750429b6dp+0,  -0x1.812746b0379bdp-2, 0x1.ce2f21a040d16p-4,
                                  -0x1.b82ce311fa93fp-6, 0x1.565bccf92b327p-8,  -0x1.c02db03dd7818p-11,
@@ -366,37 +373,26 @@ TG_VMATH_INLINE float log1p(float x) {
     return x == 0.0f ? x : res;
 }
 
-// tanh: |tanh x| = e/(e+2), e = expm1(2|x|) (relative accuracy near 0 carries over, no
-// cancellation), |x| clamped where tanh rounds to 1; sign copied back.
+// tanh (double): |tanh x| = e/(e+2), e = expm1(2|x|) (relative accuracy near 0 carries over, no
+// cancellation), |x| clamped where tanh rounds to 1; sign copied back. Float: tanh_of_exp below.
 TG_VMATH_INLINE double tanh(double x) {
     double a = abs_(x);
     a = a > 20.0 ? 20.0 : a;
     const double e = expm1_clamped(2.0 * a);
     return with_sign(e / (e + 2.0), x);
 }
-TG_VMATH_INLINE float tanh(float x) {
-    float a = abs_(x);
-    a = a > 10.0f ? 10.0f : a;
-    const float e = expm1_clamped(2.0f * a);
-    return with_sign(e / (e + 2.0f), x);
-}
 
-// sigmoid: t = exp(-|x|) in (0, 1]; 1/(1+t) for x >= 0, t/(1+t) for x < 0 (no overflow,
-// relatively accurate deep in the left tail, subnormal results included).
-TG_VMATH_INLINE double sigmoid(double x) {
-    const double t = exp_nonpos(-abs_(x));
-    return (x >= 0.0 ? 1.0 : t) / (1.0 + t);
-}
-TG_VMATH_INLINE float sigmoid(float x) {
-    const float t = exp_nonpos(-abs_(x));
-    return (x >= 0.0f ? 1.0f : t) / (1.0f + t);
-}
+// Forms given t = exp(-|x|) in [0, 1] (Note [Shared exponentials] in cpp/graph/fusion.cpp: a
+// fused program computes t once for every one of them applied to the same x).
+// sigmoid: 1/(1+t) for x >= 0, t/(1+t) for x < 0 (no overflow, relatively accurate deep in the
+// left tail, subnormal results included).
+TG_VMATH_INLINE double sigmoid_of_exp(double x, double t) { return (x >= 0.0 ? 1.0 : t) / (1.0 + t); }
+TG_VMATH_INLINE float sigmoid_of_exp(float x, float t) { return (x >= 0.0f ? 1.0f : t) / (1.0f + t); }
 
-// softplus = max(x, 0) + log1p(exp(-|x|)). The log1p argument t is in [0, 1], so 1+t is in
-// [1, 2]: one compare against sqrt(2) replaces the exponent extraction of log1p.
-TG_VMATH_INLINE double softplus(double x) {
+// softplus = max(x, 0) + log1p(t). double: 1+t is in [1, 2], so one compare against sqrt(2)
+// replaces the exponent extraction of log1p.
+TG_VMATH_INLINE double softplus_of_exp(double x, double t) {
     using C = K<double>;
-    const double t = exp_nonpos(-abs_(x));
     const double u = 1.0 + t;
     const double d = t - (u - 1.0);  // exact rounding error of 1 + t
     const bool hi = u >= 0x1.6a09e667f3bcdp+0;
@@ -405,17 +401,36 @@ TG_VMATH_INLINE double softplus(double x) {
     const double l = kd * C::ln2_hi + (log1p_core(f) + kd * C::ln2_lo);
     return (x > 0.0 ? x : 0.0) + l;
 }
-TG_VMATH_INLINE float softplus(float x) {
-    using C = K<float>;
-    const float t = exp_nonpos(-abs_(x));
-    const float u = 1.0f + t;
-    const float d = t - (u - 1.0f);
-    const bool hi = u >= 0x1.6a09e6p+0f;
-    const float kd = hi ? 1.0f : 0.0f;
-    const float f = (hi ? 0.5f * u : u) - 1.0f + (hi ? 0.5f * d : d);
-    const float l = kd * C::ln2_hi + (log1p_core(f) + kd * C::ln2_lo);
+TG_VMATH_INLINE float softplus_of_exp(float x, float t) {
+    // float: log1p(t) = 2 atanh(s/2), s = 2t/(2+t) in [0, 2/3], as s + s^3 Q(s^2) (1.5 ulp);
+    // s = t exactly for a subnormal t, as log1p(t) is
+    const float s = t / (1.0f + 0.5f * t);
+    const float z = s * s;
+    const float l = s + (s * z) * horner(z, kLog1pAtanhF);
     return (x > 0.0f ? x : 0.0f) + l;
 }
+
+// tanh |x| = (1 - t^2) / (1 + t^2) for |x| >= 3/4, where 1 - t^2 >= 0.77 cancels nothing and an
+// error in t grows less than 1x (about 2 ulp); below, |x| + |x|^3 P(x^2) with a degree-5 minimax P
+// (1 ulp). Sign copied back. Float tanh is this form, so fused and unfused tanh agree bit for bit.
+// Double keeps expm1's tanh: a polynomial to double precision would cost more than the exp.
+TG_VMATH_INLINE double tanh_of_exp(double x, double) { return tanh(x); }
+TG_VMATH_INLINE float tanh_of_exp(float x, float t) {
+    const float a = abs_(x);
+    const float z = a * a;
+    const float small = a + a * z * horner(z, kTanhSmallF);
+    const float u = t * t;
+    const float big = (1.0f - u) / (1.0f + u);
+    return with_sign(a < 0.75f ? small : big, x);
+}
+
+TG_VMATH_INLINE float tanh(float x) { return tanh_of_exp(x, exp_nonpos(-abs_(x))); }
+TG_VMATH_INLINE double sigmoid(double x) { return sigmoid_of_exp(x, exp_nonpos(-abs_(x))); }
+TG_VMATH_INLINE float sigmoid(float x) { return sigmoid_of_exp(x, exp_nonpos(-abs_(x))); }
+TG_VMATH_INLINE double softplus(double x) { return softplus_of_exp(x, exp_nonpos(-abs_(x))); }
+TG_VMATH_INLINE float softplus(float x) { return softplus_of_exp(x, exp_nonpos(-abs_(x))); }
+TG_VMATH_INLINE double exp_neg_abs(double x) { return exp_nonpos(-abs_(x)); }
+TG_VMATH_INLINE float exp_neg_abs(float x) { return exp_nonpos(-abs_(x)); }
 
 // log_sigmoid(x) = log(1/(1+e^-x)) = -softplus(-x).
 TG_VMATH_INLINE double log_sigmoid(double x) { return -softplus(-x); }

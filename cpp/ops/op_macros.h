@@ -12,6 +12,8 @@
 //   TG_BINARY_FLOAT(Name, forward_expr_in_x_y, grad_x, grad_y)    float32/float64
 //   TG_COMPARE(Name, bool_expr_in_x_y)                            numeric -> bool, no gradient
 //   TG_LOGICAL(Name, bool_expr_in_x_y)                            bool -> bool, no gradient
+//   TG_FUSED_FORM(Name, forward_expr_in_x_y)                      float32/float64, no gradient: an op's
+//     form given an intermediate computed once for several ops (Note [Shared exponentials])
 // Each row's kernel pass also hands the registry a *block kernel* per float type (OpDef::block):
 // the same expression over n contiguous elements of the program's float type, booleans as 0/1,
 // which fused programs call (Note [Fused nodes], fused_program.h).
@@ -135,6 +137,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
   TG_BINARY_KERNEL(Name, int32_t, bool, 2, expr) TG_BINARY_KERNEL(Name, int64_t, bool, 3, expr) \
   TG_BINARY_KERNEL(Name, bool, bool, 4, expr) TG_BINARY_BLOCKS(Name, expr)
 #define TG_LOGICAL(Name, expr) TG_BINARY_KERNEL(Name, bool, bool, 4, expr) TG_BINARY_BLOCKS(Name, expr)
+#define TG_FUSED_FORM(Name, expr) TG_BINARY_FLOAT(Name, expr, , )
 // Select(c, x, y) = c ? x : y
 #define TG_SELECT_EXPR(c, x, y) ((c) ? (x) : (y))
 #define TG_SELECT_KERNEL(Ty, dt) \
@@ -188,6 +191,8 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
   def_op(#Name).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
 #define TG_LOGICAL(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_logical).forward(run_elementwise).not_differentiable();
+#define TG_FUSED_FORM(Name, expr) \
+  def_op(#Name).inputs(2).shape(infer_binary_float).forward(run_elementwise).not_differentiable();
 #define TG_SELECT()                                                                        \
   def_op("Select").inputs(3).shape(infer_select).forward(run_elementwise).batched().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                         \

@@ -108,6 +108,18 @@ Tensor normal_kernel(const OpDef&, const Tensors&, const Attrs& a, const OutMeta
 
 }  // namespace
 
+RandomCounters random_counters() {
+  RandomState& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return s.counters;
+}
+
+void set_random_counters(const RandomCounters& c) {
+  RandomState& s = state();
+  std::lock_guard<std::mutex> lock(s.mu);
+  s.counters = c;
+}
+
 void set_random_seed(int64_t seed) {
   RandomState& s = state();
   std::lock_guard<std::mutex> lock(s.mu);

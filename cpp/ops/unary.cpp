@@ -17,6 +17,11 @@ TG_FAMILY(unary) {
   TG_UNARY(Log,     vm::log(x),                  safe_div(g, x))               // 1/x
   TG_UNARY(Log1p,   vm::log1p(x),                safe_div(g, x + 1.0))         // 1/(1+x)
   TG_UNARY(Softplus, vm::softplus(x),            g * sigmoid(x))               // sigmoid(x)
+  TG_UNARY(ExpNegAbs, vm::exp_neg_abs(x),        -(g * out * sign(x)))         // -sign(x) e^-|x|
+  // Sigmoid, Softplus and Tanh of x given y = ExpNegAbs(x) (Note [Shared exponentials])
+  TG_FUSED_FORM(SigmoidOfExp,  vm::sigmoid_of_exp(x, y))
+  TG_FUSED_FORM(SoftplusOfExp, vm::softplus_of_exp(x, y))
+  TG_FUSED_FORM(TanhOfExp,     vm::tanh_of_exp(x, y))
   TG_UNARY(Sin,     vm::sin(x),                  g * cos(x))
   TG_UNARY(Cos,     vm::cos(x),                  -(g * sin(x)))
   TG_UNARY(Tan,     std::tan(x),                 g * (square(out) + 1.0))      // 1 + tan^2

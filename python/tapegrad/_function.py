@@ -90,7 +90,7 @@ class ConcreteFunction:
         self._function = function
         self._concrete = concrete
         self.graph = concrete.graph
-        self.optimizations = stats  # nodes folded, merged and pruned by the passes
+        self.optimizations = stats  # nodes folded, simplified, merged, pruned and fused by the passes
         self._paths = list(call.paths)
         self._specs = [TensorSpec(t._shape, t.dtype, name=p) for t, p in zip(call.tensors, call.paths)]
         self._python_desc = {p: d for p, d in call.desc.items() if d[0] != "tensor"}

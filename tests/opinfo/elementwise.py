@@ -60,6 +60,22 @@ def _sigmoid(x):
     return 1 / (1 + np.exp(-x))
 
 
+def _with_exp_neg_abs(rng, dtype):
+    # x and t = exp(-|x|): the operands of the fused forms (Note [Shared exponentials]),
+    # across both branches of TanhOfExp (|x| < 1/2) and into the tails
+    for s in [(7,), (2, 3)]:
+        x = rng.uniform(-3, 3, s).astype(dtype)
+        x.flat[0] = 0.3
+        yield SampleInput([x, np.exp(-np.abs(x))])
+    x = np.array([-60.0, -20.0, -1e-6, 0.0, 1e-6, 0.49, 0.51, 20.0, 60.0], dtype)
+    yield SampleInput([x, np.exp(-np.abs(x))])
+
+
+def _fused_form(name, ref):
+    return OpInfo(name, lambda x, t: tf._core.op(name)(x, t), lambda x, t: ref(x), arity=2,
+                  samples=_with_exp_neg_abs, differentiable=False, fwd_rtol32=1e-6)
+
+
 def _cmp(name, fn, ref):
     return OpInfo(name, fn, ref, arity=2, differentiable=False)
 
@@ -77,6 +93,11 @@ rows = [
     OpInfo("Log", tf.math.log, np.log, domain=(0.2, 3.0), order=2),
     OpInfo("Log1p", tf.math.log1p, np.log1p, domain=(-0.7, 3.0), order=2),
     OpInfo("Softplus", tf.nn.softplus, lambda x: np.logaddexp(0, x), domain=(-5.0, 5.0), order=2),
+    OpInfo("ExpNegAbs", lambda x: tf._core.op("ExpNegAbs")(x), lambda x: np.exp(-np.abs(x)),
+           samples=_away_from_zero, order=2),
+    _fused_form("SigmoidOfExp", _sigmoid),
+    _fused_form("SoftplusOfExp", lambda x: np.logaddexp(0, x)),
+    _fused_form("TanhOfExp", np.tanh),
     OpInfo("Sin", tf.sin, np.sin, order=2),
     OpInfo("Cos", tf.cos, np.cos, order=2),
     OpInfo("Tan", tf.tan, np.tan, domain=(-1.2, 1.2), order=2),
