@@ -109,7 +109,10 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     """-log p[y_true] per instance; y_true holds class indices (a trailing axis of 1 is allowed)."""
     import numpy as np
     y_pred = tf.convert_to_tensor(y_pred)
-    labels = np.asarray(tf.convert_to_tensor(y_true).numpy()).astype("int64")
+    y_true = tf.convert_to_tensor(y_true)
+    if _core._is_traced(y_true):  # inside a tf.function, labels from the arguments stay tensors
+        return _traced_sparse_crossentropy(y_true, y_pred, from_logits, ignore_class, axis)
+    labels = np.asarray(y_true.numpy()).astype("int64")
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
         labels = labels[..., 0]
     n_classes = y_pred.shape[axis]
@@ -124,6 +127,22 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
         return tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant(labels), y_pred)
     onehot = (np.arange(n_classes) == np.where(valid, labels, 0)[..., None]) & valid[..., None]
     onehot = tf.constant(onehot.astype(y_pred.dtype.as_numpy_dtype))
+    return categorical_crossentropy(onehot, y_pred, from_logits=from_logits, axis=axis)
+
+
+def _traced_sparse_crossentropy(labels, y_pred, from_logits, ignore_class, axis):
+    """sparse_categorical_crossentropy in graph ops (label values cannot be range-checked while tracing)."""
+    if labels.ndim == y_pred.ndim and labels._shape[-1] == 1:
+        labels = tf.squeeze(labels, -1)
+    labels = tf.cast(labels, tf.int64)
+    if tuple(labels._shape) != tuple(y_pred._shape[:-1]):
+        raise ValueError(f"sparse_categorical_crossentropy: labels of shape {tuple(labels._shape)} do not match "
+                         f"predictions of shape {tuple(y_pred._shape)}")
+    if ignore_class is None and from_logits and (axis == -1 or axis == y_pred.ndim - 1):
+        return tf.nn.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
+    onehot = tf.one_hot(labels, y_pred.shape[axis], dtype=y_pred.dtype)
+    if ignore_class is not None:
+        onehot = onehot * tf.cast(tf.expand_dims(tf.not_equal(labels, ignore_class), -1), y_pred.dtype)
     return categorical_crossentropy(onehot, y_pred, from_logits=from_logits, axis=axis)
 
 

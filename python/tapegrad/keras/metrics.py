@@ -4,9 +4,10 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad import _core
+from tapegrad.keras import initializers as _initializers
 from tapegrad.keras import losses as _losses
 
-__all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanAbsoluteError", "MeanSquaredError",
+__all__ = ["Metric", "Reduce", "Mean", "Sum", "MeanMetricWrapper", "MeanAbsoluteError", "MeanSquaredError",
            "RootMeanSquaredError", "MeanAbsolutePercentageError", "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "BinaryCrossentropy", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "get", "binary_accuracy", "categorical_accuracy",
@@ -16,7 +17,9 @@ __all__ = ["Metric", "Mean", "Sum", "MeanMetricWrapper", "MeanAbsoluteError", "M
 class Metric:
     """Base class. Subclasses define ``update_state`` and ``result`` over variables from ``add_variable``.
 
-    Calling a metric updates it and returns the new result.
+    The state lives in non-trainable Variables updated with tensor ops (``assign_add``), so a
+    metric updates eagerly and inside a ``tf.function`` alike (there the update is an assignment
+    in the graph and runs at every call). Calling a metric updates it and returns the new result.
     """
 
     def __init__(self, name=None, dtype=None):
@@ -24,16 +27,34 @@ class Metric:
         self.dtype = tf.as_dtype(dtype or "float32")
         self._variables = []
 
-    def add_variable(self, shape=(), initializer="zeros", dtype=None, name=None):
-        v = tf.Variable(np.zeros(shape, (dtype and tf.as_dtype(dtype) or self.dtype).as_numpy_dtype),
-                        trainable=False, name=name or "metric_var")
+    def add_variable(self, shape=(), initializer="zeros", dtype=None, name=None, **kwargs):
+        """A non-trainable Variable of the metric's state (Keras 3 argument order)."""
+        dt = tf.as_dtype(dtype) if dtype is not None else self.dtype
+        shape = tuple(int(d) for d in (shape or ()))
+        if initializer in (None, "zeros", "Zeros"):
+            value = np.zeros(shape, dt.as_numpy_dtype)
+        else:
+            value = tf.cast(tf.convert_to_tensor(_initializers.get(initializer)(shape, dtype=dt)), dt)
+        v = tf.Variable(value, trainable=False, name=name or "metric_var")
         self._variables.append(v)
         return v
 
-    add_weight = add_variable
+    def add_weight(self, name=None, shape=(), initializer="zeros", dtype=None, **kwargs):
+        """``add_variable`` with the Keras 2 argument order (``add_weight("total", initializer="zeros")``)."""
+        return self.add_variable(shape=shape, initializer=initializer, dtype=dtype, name=name)
 
     @property
     def variables(self):
+        return list(self._variables)
+
+    weights = variables
+
+    @property
+    def trainable_variables(self):
+        return []
+
+    @property
+    def non_trainable_variables(self):
         return list(self._variables)
 
     def update_state(self, *args, **kwargs):
@@ -43,8 +64,9 @@ class Metric:
         raise NotImplementedError
 
     def reset_state(self):
+        """Sets every state variable to zeros (inside a tf.function: an assignment in the graph)."""
         for v in self._variables:
-            v.assign(np.zeros(v.shape, v.dtype.as_numpy_dtype))
+            v.assign(tf.zeros(v._shape, v.dtype))
 
     def reset_states(self):
         """The Keras 2 name of ``reset_state``."""
@@ -61,81 +83,131 @@ class Metric:
         return f"<{type(self).__name__} name={self.name}>"
 
 
-def _values_and_weights(values, sample_weight, dtype):
-    """The values as a float NumPy array and matching weights (broadcast), detached from any tape."""
-    v = np.asarray(tf.convert_to_tensor(values).numpy(), dtype=dtype.as_numpy_dtype)
-    if sample_weight is None:
-        return v, np.ones_like(v)
-    w = np.asarray(tf.convert_to_tensor(sample_weight).numpy(), dtype=dtype.as_numpy_dtype)
-    while w.ndim > v.ndim and w.shape[-1] == 1:
-        w = w[..., 0]
-    while v.ndim > w.ndim and v.shape[-1] == 1 and w.ndim:
-        v = v[..., 0]
+_F64 = tf.float64
+_SUM = _core.op("Sum")  # no axis: every axis
+_OWN_DTYPE_SUM = (tf.float32.code, tf.float64.code)
+
+
+def _f64(x):
+    """x as a float64 tensor; a tensor (or a traced tensor) is cast in an op, anything else converted here."""
+    if isinstance(x, tf.Tensor):
+        return x if x._dtype == _F64.code else tf.cast(x, _F64)
+    return tf.constant(x, dtype=_F64)
+
+
+def _batch_total(values):
+    """The sum of a batch of values as a float64 0-d tensor. float32/float64 tensors are summed in their
+    own dtype (as NumPy's ``sum`` did before the state moved into Variables), other values in float64."""
+    if isinstance(values, tf.Tensor) and values._dtype in _OWN_DTYPE_SUM:
+        return _f64(_total(values))
+    return _total(_f64(values))
+
+
+def _total(v):
+    return _SUM(v) if v._shape else v
+
+
+def _size(values):
+    return values._size if isinstance(values, tf.Tensor) else np.size(values)
+
+
+def _weighted(values, sample_weight):
+    """(values * weights, weights broadcast to the values), float64 tensors, with Keras's rank fixes.
+
+    Trailing unit axes are dropped from the weights (and from the values when the weights have
+    fewer axes); the remaining weights get trailing unit axes and must broadcast to the values.
+    """
+    v, w = _f64(values), _f64(sample_weight)
+    vs, ws = list(v._shape), list(w._shape)
+    while len(ws) > len(vs) and ws[-1] == 1:
+        ws.pop()
+    while len(vs) > len(ws) and vs[-1] == 1 and ws:
+        vs.pop()
+    ws_full = ws + [1] * (len(vs) - len(ws))
     try:
-        return v, np.broadcast_to(w.reshape(w.shape + (1,) * (v.ndim - w.ndim)), v.shape)
+        ok = list(np.broadcast_shapes(tuple(ws_full), tuple(vs))) == vs
     except ValueError:
-        raise ValueError(f"{'sample_weight'} of shape {w.shape} does not broadcast to values of shape {v.shape}") from None
+        ok = False
+    if not ok:
+        raise ValueError(f"sample_weight of shape {tuple(w._shape)} does not broadcast to values of shape "
+                         f"{tuple(v._shape)}")
+    if vs != list(v._shape):
+        v = tf.reshape(v, vs)
+    if ws_full != list(w._shape):
+        w = tf.reshape(w, ws_full)
+    if ws_full != vs:
+        w = tf.broadcast_to(w, vs)
+    return v * w, w
 
 
 def _scalar(value, dtype):
-    """A 0-d tensor of ``dtype`` holding a Python float (read every step: no NumPy round trip for floats)."""
+    """A 0-d tensor of ``dtype`` holding a Python float."""
     return _core.fill([], value, dtype.code) if dtype.is_floating else tf.constant(value, dtype=dtype)
 
 
-class _Accumulating(Metric):
-    """State as two Python floats (total, weight count), accumulated in float64; reset to zero."""
+class Reduce(Metric):
+    """State: ``total`` (and for a mean ``count``), float64 Variables, so long runs add up without float32
+    rounding; ``result`` rounds to the metric's dtype."""
 
-    def __init__(self, name, dtype):
+    def __init__(self, reduction="sum", name=None, dtype=None):
         super().__init__(name, dtype)
-        self._total = self._count = 0.0
+        self.reduction = reduction
+        self._code = self.dtype.code if self.dtype.is_floating else None
+        self.total = self.add_variable(dtype=_F64, name="total")
+        self.count = self.add_variable(dtype=_F64, name="count") if reduction == "weighted_mean" else None
 
     def update_state(self, values, sample_weight=None):
-        self._accumulate(values, sample_weight)
-
-    def _accumulate(self, values, sample_weight):
         if sample_weight is None:
-            v = values.numpy() if isinstance(values, tf.Tensor) else np.asarray(values, dtype=np.float64)
-            self._total += float(v.sum())
-            self._count += float(v.size)
-        else:
-            v, w = _values_and_weights(values, sample_weight, tf.float64)
-            self._total += float((v * w).sum())
-            self._count += float(w.sum())
+            if _core._tracing():
+                self.total.assign_add(_batch_total(values))
+                if self.count is not None:
+                    self.count.assign_add(_scalar(float(_size(values)), _F64))
+                return
+            # Eager and unweighted (the training loop's case): the same sums as _batch_total, read
+            # back as Python floats, which the Variables add (no Cast op, no count tensor).
+            if isinstance(values, tf.Tensor) and values._dtype in _OWN_DTYPE_SUM:
+                total, size = (values._item() if values._size == 1 else _SUM(values)._item()), values._size
+            else:
+                v = np.asarray(values.numpy() if isinstance(values, tf.Tensor) else values, np.float64)
+                total, size = float(v.sum()), v.size
+            self.total._assign_add(total)
+            if self.count is not None:
+                self.count._assign_add(float(size))
+            return
+        vw, w = _weighted(values, sample_weight)
+        self.total.assign_add(_total(vw))
+        if self.count is not None:
+            self.count.assign_add(_total(w))
 
-    @property
-    def total(self):
-        return tf.constant(self._total, dtype=self.dtype)
-
-    @property
-    def count(self):
-        return tf.constant(self._count, dtype=self.dtype)
-
-    @property
-    def variables(self):
-        return [self.total, self.count]
-
-    def reset_state(self):
-        self._total = self._count = 0.0
+    def _eager_result(self, value):
+        """A 0-d tensor of the metric's dtype from a Python float: the float64 -> dtype rounding of a Cast."""
+        return _core.fill([], value, self._code) if self._code is not None else tf.constant(value, dtype=self.dtype)
 
 
-class Sum(_Accumulating):
+class Sum(Reduce):
     """The (weighted) sum of all values seen."""
 
     def __init__(self, name="sum", dtype=None):
-        super().__init__(name, dtype)
+        super().__init__("sum", name, dtype)
 
     def result(self):
-        return _scalar(self._total, self.dtype)
+        if not _core._tracing():  # eager: one fill instead of a Cast op, the same float64 -> dtype rounding
+            return self._eager_result(self.total._item())
+        return tf.cast(self.total, self.dtype)
 
 
-class Mean(_Accumulating):
-    """The (weighted) mean of all values seen: total / count."""
+class Mean(Reduce):
+    """The (weighted) mean of all values seen: total / count (0 before any value)."""
 
     def __init__(self, name="mean", dtype=None):
-        super().__init__(name, dtype)
+        super().__init__("weighted_mean", name, dtype)
 
     def result(self):
-        return _scalar(self._total / self._count if self._count else 0.0, self.dtype)
+        if not _core._tracing():  # eager: the same float64 division and rounding without four ops
+            count = self.count._item()
+            return self._eager_result(self.total._item() / count if count else 0.0)
+        nonzero = tf.not_equal(self.count, 0.0)
+        return tf.cast(tf.where(nonzero, self.total / self.count, tf.zeros([], _F64)), self.dtype)
 
 
 class MeanMetricWrapper(Mean):
@@ -162,23 +234,18 @@ def binary_accuracy(y_true, y_pred, threshold=0.5):
     return tf.reduce_mean(hits, axis=-1) if hits.ndim else hits
 
 
-def _argmax(x):
-    # Metrics need no gradient: NumPy's argmax on the (zero-copy) values is exact and cheapest.
-    return np.argmax(np.asarray(tf.convert_to_tensor(x).numpy()), axis=-1)
-
-
 def categorical_accuracy(y_true, y_pred):
     """1.0 where argmax(y_true) == argmax(y_pred)."""
-    return tf.constant((_argmax(y_true) == _argmax(y_pred)).astype("float32"))
+    hits = tf.equal(tf.argmax(tf.convert_to_tensor(y_true), axis=-1), tf.argmax(tf.convert_to_tensor(y_pred), axis=-1))
+    return tf.cast(hits, tf.float32)
 
 
 def sparse_categorical_accuracy(y_true, y_pred):
     """1.0 where the integer label equals argmax(y_pred)."""
-    labels = np.asarray(tf.convert_to_tensor(y_true).numpy())
-    pred = np.asarray(tf.convert_to_tensor(y_pred).numpy())
-    if labels.ndim == pred.ndim and labels.shape[-1] == 1:
-        labels = labels[..., 0]
-    return tf.constant((labels.astype("int64") == np.argmax(pred, axis=-1)).astype("float32"))
+    labels, pred = tf.convert_to_tensor(y_true), tf.convert_to_tensor(y_pred)
+    if labels.ndim == pred.ndim and labels._shape[-1] == 1:
+        labels = tf.squeeze(labels, -1)
+    return tf.cast(tf.equal(tf.cast(labels, tf.int64), tf.argmax(pred, axis=-1)), tf.float32)
 
 
 def _metric_class(fn, class_name, default_name, **defaults):
