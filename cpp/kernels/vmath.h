@@ -424,7 +424,12 @@ TG_VMATH_INLINE float tanh_of_exp(float x, float t) {
     return with_sign(a < 0.75f ? small : big, x);
 }
 
-TG_VMATH_INLINE float tanh(float x) { return tanh_of_exp(x, exp_nonpos(-abs_(x))); }
+// |x| clamped to 10, where tanh rounds to 1 either way, keeps exp(-|x|) normal: one scaling
+// less than exp_nonpos and the same t wherever it matters, so the same values as the fused form.
+TG_VMATH_INLINE float tanh(float x) {
+    const float a = abs_(x);
+    return tanh_of_exp(x, exp_normal_range(-(a > 10.0f ? 10.0f : a)));
+}
 TG_VMATH_INLINE double sigmoid(double x) { return sigmoid_of_exp(x, exp_nonpos(-abs_(x))); }
 TG_VMATH_INLINE float sigmoid(float x) { return sigmoid_of_exp(x, exp_nonpos(-abs_(x))); }
 TG_VMATH_INLINE double softplus(double x) { return softplus_of_exp(x, exp_nonpos(-abs_(x))); }
