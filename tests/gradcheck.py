@@ -20,13 +20,13 @@ def _as_np(y):
 
 
 def vjp(fn, args, kwargs, idx, w, unconnected=tf.UnconnectedGradients.NONE):
-    """Tape gradient of <w, fn(args)> with respect to args[i] for i in idx."""
+    """Tape gradient of <w, fn(args)> with respect to args[i] for i in idx (w None: of sum(fn(args)))."""
     tensors = [tf.constant(a) if isinstance(a, np.ndarray) else a for a in args]
     with tf.GradientTape() as tape:
         for i in idx:
             tape.watch(tensors[i])
         y = fn(*tensors, **kwargs)
-        loss = tf.reduce_sum(y * tf.constant(w))
+        loss = tf.reduce_sum(y if w is None else y * tf.constant(w))
     return tape.gradient(loss, [tensors[i] for i in idx], unconnected_gradients=unconnected)
 
 
@@ -67,6 +67,13 @@ def check_grads(fn, args, kwargs, idx, rng, eps=1e-6, atol=1e-5, rtol=1e-4,
                   np.sum(_as_np(_call(fn, a_minus, kwargs)[1]) * w)) / (2 * eps)
             np.testing.assert_allclose(np.sum(got * v), fd, atol=atol * 10, rtol=rtol * 10,
                                        err_msg=f"directional d/d input {i}")
+    # The plain sum's gradient reaches the op as one broadcast value (Note [Lazy broadcast
+    # gradients]): it must equal the gradient of <1, f> computed from a full array of ones.
+    if y.dtype.is_floating:
+        plain = vjp(fn, args, kwargs, idx, None, unconnected)
+        for i, g, want in zip(idx, plain, vjp(fn, args, kwargs, idx, np.ones(y.shape), unconnected)):
+            assert tuple(g.shape) == args[i].shape, f"sum: gradient shape {g.shape} != input shape {args[i].shape}"
+            np.testing.assert_allclose(_as_np(g), _as_np(want), atol=1e-12, rtol=1e-12, err_msg=f"sum: d/d input {i}")
 
 
 def check_second_order(fn, args, kwargs, idx, rng, eps=1e-5, atol=1e-4, rtol=1e-3):

@@ -4,6 +4,7 @@ import pytest
 
 import tapegrad as tf
 from tapegrad import keras
+from book import book_model, book_step
 from tapegrad.datasets import diabetes
 
 OPTIMIZERS = {
@@ -104,30 +105,6 @@ def test_get_concrete_function_does_not_update():
     assert np.all(opt.slots(w)[0].numpy() == 0)
 
 
-def _book_model():
-    l2_reg = keras.regularizers.l2(0.05)
-    return keras.models.Sequential([
-        keras.layers.Dense(30, activation="elu", kernel_initializer="he_normal", kernel_regularizer=l2_reg),
-        keras.layers.Dense(1, kernel_regularizer=l2_reg)])
-
-
-def _book_step(model, optimizer):
-    loss_fn = keras.losses.mean_squared_error
-
-    def train_step(X_batch, y_batch):
-        with tf.GradientTape() as tape:
-            y_pred = model(X_batch, training=True)
-            main_loss = tf.reduce_mean(loss_fn(y_batch, y_pred))
-            loss = tf.add_n([main_loss] + model.losses)
-        gradients = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-        for variable in model.variables:
-            if variable.constraint is not None:
-                variable.assign(variable.constraint(variable))
-        return loss
-    return train_step
-
-
 def test_traced_book_training_step_matches_eager():
     (X_train, y_train), _, _ = diabetes.load_data()
     rng = np.random.default_rng(1)
@@ -135,8 +112,8 @@ def test_traced_book_training_step_matches_eager():
     results = []
     for traced in (False, True):
         keras.utils.set_random_seed(42)
-        model, optimizer = _book_model(), keras.optimizers.Nadam(lr=0.01)
-        step = _book_step(model, optimizer)
+        model, optimizer = book_model(), keras.optimizers.Nadam(lr=0.01)
+        step = book_step(model, optimizer)
         step = tf.function(step) if traced else step
         losses = [float(step(X_train[i].astype(np.float32), y_train[i].astype(np.float32))) for i in batches]
         results.append((losses, [v.numpy() for v in model.variables]))

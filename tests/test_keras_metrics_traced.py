@@ -4,6 +4,7 @@ import pytest
 
 import tapegrad as tf
 from tapegrad import keras
+from book import book_model, book_step
 
 RNG = np.random.default_rng(7)
 N_CALLS = 4
@@ -270,39 +271,15 @@ Y = RNG.standard_normal((32, 1)).astype("float32")
 
 def _book_objects():
     keras.utils.set_random_seed(42)
-    l2_reg = keras.regularizers.l2(0.05)
-    model = keras.models.Sequential([
-        keras.layers.Dense(30, activation="elu", kernel_initializer="he_normal", kernel_regularizer=l2_reg),
-        keras.layers.Dense(1, kernel_regularizer=l2_reg)])
+    model = book_model()
     model(X[:1])
     return model, keras.optimizers.Nadam(lr=0.01), keras.metrics.Mean(), [keras.metrics.MeanAbsoluteError()]
-
-
-def _book_step(model, optimizer, mean_loss, metrics):
-    loss_fn = keras.losses.mean_squared_error
-
-    def step(X_batch, y_batch):
-        with tf.GradientTape() as tape:
-            y_pred = model(X_batch, training=True)
-            main_loss = tf.reduce_mean(loss_fn(y_batch, y_pred))
-            loss = tf.add_n([main_loss] + model.losses)
-        gradients = tape.gradient(loss, model.trainable_variables)
-        optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-        for variable in model.variables:
-            if variable.constraint is not None:
-                variable.assign(variable.constraint(variable))
-        mean_loss(loss)
-        for metric in metrics:
-            metric(y_batch, y_pred)
-        return loss
-
-    return step
 
 
 def _train(traced, eager_first=0):
     objects = _book_objects()
     model, _, mean_loss, metrics = objects
-    eager_step = _book_step(*objects)
+    eager_step = book_step(*objects)
     step = tf.function(eager_step) if traced else eager_step
     rows = []
     for i in range(5):

@@ -4,14 +4,8 @@ import pytest
 
 import tapegrad as tf
 from tapegrad import keras
+from book import book_model
 from tapegrad.datasets import diabetes
-
-
-def book_model():
-    l2_reg = keras.regularizers.l2(0.05)
-    return keras.models.Sequential([
-        keras.layers.Dense(30, activation="elu", kernel_initializer="he_normal", kernel_regularizer=l2_reg),
-        keras.layers.Dense(1, kernel_regularizer=l2_reg)])
 
 
 def data(n=100, seed=0):

@@ -62,28 +62,36 @@ Pruned prune(const Tape& tape, const GradientRequest& req) {
 
 using GradMap = IdMap<Tensor>;
 
-// g summed over the axes it has beyond shape: the result broadcasts to shape (a size-1 axis of
-// g stays, see Note [Lazy broadcast gradients]).
-Tensor reduce_toward(const Tensor& g, const Shape& shape) {
+// The gradient for a tensor of shape `shape`, from g standing for a gradient of shape `logical`
+// (g broadcast to it): summed over the axes logical has beyond shape. An axis along which g has
+// one value is summed by multiplying with its extent, so the result still broadcasts to shape
+// (Note [Lazy broadcast gradients]).
+Tensor reduce_toward(const Tensor& g, const Shape& shape, const Shape& logical) {
   if (g->shape == shape) return g;
+  const int lead = (int)logical.size() - (int)shape.size(), skip = (int)logical.size() - g->ndim();
   Shape b;
-  if (broadcast_shapes(g->shape, shape, b) && b == shape) return g;
-  const int lead = g->ndim() - (int)shape.size();
-  if (lead < 0) return sum_to(g, shape);  // raises unless it broadcasts
-  std::vector<int64_t> axes;
-  for (int i = 0; i < g->ndim(); ++i)
-    if (i < lead || (shape[i - lead] == 1 && g->shape[i] != 1)) axes.push_back(i);
-  Tensor s = reduce_sum(g, axes, true);
-  if (lead) s = reshape(s, Shape(s->shape.begin() + lead, s->shape.end()));
-  if (!broadcast_shapes(s->shape, shape, b) || b != shape)
+  if (lead < 0 || skip < 0 || !broadcast_shapes(g->shape, logical, b) || b != logical)
     throw InvalidArgument(cat("a gradient of ", meta_str(g), " cannot be reduced to shape ", shape_str(shape)));
-  return s;
+  std::vector<int64_t> axes;
+  double times = 1;
+  for (int i = 0; i < (int)logical.size(); ++i) {
+    if (i >= lead && !(shape[i - lead] == 1 && logical[i] != 1)) continue;
+    const int gi = i - skip;  // g's axis, if it has one
+    if (gi >= 0 && g->shape[gi] != 1) axes.push_back(gi);
+    else times *= (double)logical[i];
+  }
+  Tensor s = axes.empty() ? g : reduce_sum(g, axes, true);
+  if (skip < lead) s = reshape(s, Shape(s->shape.begin() + (lead - skip), s->shape.end()));
+  return times == 1 ? s : s * times;
 }
 
 Tensor full_shape(const Tensor& g, const Shape& shape) { return g->shape == shape ? g : broadcast_to(g, shape); }
 
-void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch_prefix) {
-  g = batch_prefix.empty() ? reduce_toward(g, like->shape) : sum_to(g, like->shape, batch_prefix);
+// Adds g into grads[like]. g stands for a gradient of shape logical (null: its own shape).
+void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch_prefix,
+                const Shape* logical = nullptr) {
+  g = batch_prefix.empty() ? reduce_toward(g, like->shape, logical ? *logical : g->shape)
+                           : sum_to(g, like->shape, batch_prefix);
   if (g->dtype != like->dtype) g = cast(g, like->dtype);
   auto slot = grads.insert(like->id);
   *slot.first = *slot.first ? *slot.first + g : std::move(g);
@@ -186,7 +194,9 @@ void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int b
           check_finite(in_grads[i], cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
                                         " (input ", i, ", op run at ", e.site.empty() ? std::string("?") : e.site, ")"));
     for (size_t i = 0; i < in_grads.size(); ++i)
-      if (in_grads[i] && needs[i]) accumulate(grads, e.inputs[i], in_grads[i], batch ? Shape{rows} : Shape{});
+      if (in_grads[i] && needs[i])  // an elementwise rule's results stand for the output's shape
+        accumulate(grads, e.inputs[i], in_grads[i], batch ? Shape{rows} : Shape{},
+                   lazy_ok ? &e.outputs[0]->shape : nullptr);
     if (drop_saved) {
       e.inputs.clear();
       e.outputs.clear();
