@@ -67,7 +67,7 @@ using GradMap = IdMap<Tensor>;
 // one value is summed by multiplying with its extent, so the result still broadcasts to shape
 // (Note [Lazy broadcast gradients]).
 Tensor reduce_toward(const Tensor& g, const Shape& shape, const Shape& logical) {
-  if (g->shape == shape) return g;
+  if (g->shape == shape && shape == logical) return g;  // (g of shape [1] for [1] may stand for [3])
   const int lead = (int)logical.size() - (int)shape.size(), skip = (int)logical.size() - g->ndim();
   Shape b;
   if (lead < 0 || skip < 0 || !broadcast_shapes(g->shape, logical, b) || b != logical)
@@ -153,7 +153,8 @@ void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int b
     TapeEntry& e = tape.entries[p.entries[k]];
     Tensors out_grads;
     bool any = false;
-    const bool lazy_ok = !batch && e.op && e.op->broadcast_grad;
+    // A rule RegisterGradient put in sees and returns full shapes, as TF's rules do.
+    const bool lazy_ok = !batch && e.op && e.op->broadcast_grad && grad_is_builtin(*e.op);
     for (auto& o : e.outputs) {
       Tensor* g = grads.find(o->id);
       if (g && *g) {

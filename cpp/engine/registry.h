@@ -83,6 +83,9 @@ struct OpDef {
   OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }
 };
 
+// Whether the op's rule is still the one declared in cpp/ops (RegisterGradient may replace it).
+bool grad_is_builtin(const OpDef& op);
+
 // Registration is explicit: register_all_ops() calls each family in a fixed order.
 OpDef& def_op(const char* name);
 const OpDef* find_op(const std::string& name);
