@@ -92,3 +92,30 @@ def test_registered_rule_returning_input_shaped_gradients_is_not_scaled():
         tf.RegisterGradient.restore("Mul")
     np.testing.assert_array_equal(gx, [[3.0, 5.0, 7.0]])
     np.testing.assert_array_equal(gy, np.ones((2, 3)))
+
+
+def test_an_empty_broadcast_axis_sums_nothing_even_of_inf():
+    x, w = tf.constant([1.0], tf.float64), tf.constant(np.ones(0))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        loss = tf.reduce_sum(x + w) * tf.constant(np.inf, tf.float64)  # d/dx = inf * (a count of 0)
+    np.testing.assert_array_equal(tape.gradient(loss, x).numpy(), [0.0])
+
+
+def test_a_custom_gradient_may_return_a_gradient_that_broadcasts_to_its_input():
+    @tf.custom_gradient
+    def scaled(a, b):
+        def grad(dy):
+            return tf.reduce_sum(dy * b), dy * a  # a's gradient as a 0-d tensor for a [1, 1] input
+        return a * b, grad
+
+    x, y = tf.constant([[0.5]], tf.float64), tf.constant(np.arange(6.0).reshape(2, 3))
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch([x, y])
+        loss = tf.reduce_mean(scaled(x, y))
+        rows = tf.reduce_sum(scaled(x, y), axis=1)
+    gx, gy = tape.gradient(loss, [x, y])
+    assert gx.shape == (1, 1)
+    np.testing.assert_allclose(gx.numpy(), [[15.0 / 6]])
+    np.testing.assert_allclose(gy.numpy(), np.full((2, 3), 0.5 / 6))
+    np.testing.assert_allclose(tape.jacobian(rows, x).numpy(), [[[3.0]], [[12.0]]])

@@ -80,6 +80,7 @@ Tensor reduce_toward(const Tensor& g, const Shape& shape, const Shape& logical) 
     if (gi >= 0 && g->shape[gi] != 1) axes.push_back(gi);
     else times *= (double)logical[i];
   }
+  if (times == 0) return sum_to(broadcast_to(g, logical), shape);  // a sum of nothing is 0, even of inf
   Tensor s = axes.empty() ? g : reduce_sum(g, axes, true);
   if (skip < lead) s = reshape(s, Shape(s->shape.begin() + (lead - skip), s->shape.end()));
   return times == 1 ? s : s * times;
@@ -90,6 +91,8 @@ Tensor full_shape(const Tensor& g, const Shape& shape) { return g->shape == shap
 // Adds g into grads[like]. g stands for a gradient of shape logical (null: its own shape).
 void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch_prefix,
                 const Shape* logical = nullptr) {
+  Shape b;  // a gradient that broadcasts to like (a custom gradient's scalar, say) stands for like's shape
+  if (!logical && broadcast_shapes(g->shape, like->shape, b) && b == like->shape) logical = &like->shape;
   g = batch_prefix.empty() ? reduce_toward(g, like->shape, logical ? *logical : g->shape)
                            : sum_to(g, like->shape, batch_prefix);
   if (g->dtype != like->dtype) g = cast(g, like->dtype);
