@@ -72,7 +72,7 @@ def _tensor_str(self):
 def _check_concrete(self, what):
     """Inside a tf.function trace, a tensor computed from the arguments has no fixed value."""
     if _core._is_traced(self):
-        from tapegrad._function import traced_value_error
+        from tapegrad._trace_context import traced_value_error
         raise traced_value_error(self, what)
 
 
@@ -158,7 +158,7 @@ class Variable(_core.Variable):
         if initial_value is None:
             raise ValueError("Variable: initial_value must be given")
         if _core._tracing():
-            from tapegrad._function import _on_variable_created
+            from tapegrad._trace_context import _on_variable_created
             _on_variable_created()
         if callable(initial_value):
             initial_value = initial_value()
