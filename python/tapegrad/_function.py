@@ -14,7 +14,8 @@ import weakref
 from tapegrad import _core
 from tapegrad import _function_signature as sig
 from tapegrad._concrete_function import ConcreteFunction
-from tapegrad._tensor import Tensor, TensorSpec, constant, ones, zeros
+from tapegrad._creation import ones, zeros
+from tapegrad._tensor import Tensor, TensorSpec, constant
 from tapegrad._trace_context import _Trace, _trace_stack
 
 __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning"]
