@@ -26,6 +26,7 @@ from tapegrad._recompute import recompute_grad  # noqa: E402
 from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403
+from tapegrad._ops import indexing as _indexing  # noqa: E402,F401  (Tensor.__getitem__)
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad._function import function  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
