@@ -18,6 +18,7 @@ _core._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)) + _os.sep)
 from tapegrad import dtypes, errors  # noqa: E402
 from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int64  # noqa: E402,A004
 from tapegrad._tensor import *  # noqa: E402,F401,F403
+from tapegrad._creation import *  # noqa: E402,F401,F403
 from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: E402
 from tapegrad._custom_gradient import custom_gradient  # noqa: E402
 from tapegrad._register_gradient import RegisterGradient  # noqa: E402
@@ -25,6 +26,7 @@ from tapegrad._recompute import recompute_grad  # noqa: E402
 from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403
+from tapegrad._ops import indexing as _indexing  # noqa: E402,F401  (Tensor.__getitem__)
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad._function import function  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004

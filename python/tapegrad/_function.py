@@ -2,141 +2,30 @@
 
 Tracing runs the Python function with the call's real tensors while a C++ tracer records every
 op (cpp/graph/trace.h), so the first call's results are the traced run's own results. The
-graph is optimized (constant folding, common subexpressions, dead nodes) and cached; a later
+graph is optimized (cpp/graph/optimize.h) and cached; a later
 call with the same signature runs entirely in C++ (the key lookup included, _core._FunctionBase).
 """
 import functools
 import inspect
 import logging
-import threading
 import warnings
 import weakref
 
 from tapegrad import _core
 from tapegrad import _function_signature as sig
-from tapegrad._tensor import Tensor, TensorSpec, constant, ones, zeros
+from tapegrad._concrete_function import ConcreteFunction
+from tapegrad._creation import ones, zeros
+from tapegrad._tensor import Tensor, TensorSpec, constant
+from tapegrad._trace_context import _Trace, _trace_stack
 
 __all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning"]
 
 _log = logging.getLogger("tapegrad.function")
-_local = threading.local()  # .stack: the traces running on this thread, innermost last
 _RETRACE_WARNING_AFTER = 5
 
 
 class RetracingWarning(UserWarning):
     """A Function traced again many times; the message names the argument that keeps changing."""
-
-
-class _Trace:
-    def __init__(self, function, dry):
-        self.function, self.dry = function, dry
-
-
-def _trace_stack():
-    stack = getattr(_local, "stack", None)
-    if stack is None:
-        stack = _local.stack = []
-    return stack
-
-
-def current_trace():
-    """The innermost trace on this thread, or None."""
-    stack = _trace_stack()
-    return stack[-1] if stack else None
-
-
-def _on_variable_created():
-    """Called by Variable() while tracing: only a Function's first trace may create variables."""
-    trace = current_trace()
-    if trace is not None and trace.function._num_traces > 0:
-        f = trace.function
-        raise ValueError(
-            f"tf.function {f.__name__!r} tried to create a Variable on trace #{f._num_traces + 1}; "
-            "a Function may create variables only on its first trace (the graph keeps them). "
-            "Create the variable outside the function, or only once (e.g. `if self.v is None: ...`).")
-
-
-def traced_value_error(t, what):
-    """The error for Python asking a traced tensor for a value: names the condition and its line."""
-    import linecache
-    import os
-    import sys
-
-    from tapegrad.errors import OperatorNotAllowedInGraphError
-
-    package = os.path.dirname(os.path.abspath(__file__))
-    frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(package):
-        frame = frame.f_back
-    where = ""
-    if frame is not None:
-        line = linecache.getline(frame.f_code.co_filename, frame.f_lineno).strip()
-        where = f" at {frame.f_code.co_filename}:{frame.f_lineno}" + (f" (`{line}`)" if line else "")
-    trace = current_trace()
-    fname = trace.function.__name__ if trace is not None else "a tf.function"
-    return OperatorNotAllowedInGraphError(
-        f"{what} of a traced tensor{where} while tracing tf.function {fname!r}: the value "
-        f"`{t.name if t._is_variable else _core._describe_traced(t)}` depends on the function's arguments or "
-        "variables, so Python code that needs its value (an `if`/`while` condition, int(), .numpy()) would "
-        "see it once, at tracing time, and the graph would replay that choice at every call. "
-        "Compute with tensor ops instead (tf.where, tf.maximum, masks), or pass the deciding value "
-        "as a Python argument (each distinct value traces again).")
-
-
-class ConcreteFunction:
-    """One traced graph for one signature. ``graph`` prints as text and exports ``to_dot()``."""
-
-    def __init__(self, function, concrete, call, stats):
-        self._function = function
-        self._concrete = concrete
-        self.graph = concrete.graph
-        self.optimizations = stats  # nodes folded, simplified, merged, pruned and fused by the passes
-        self._paths = list(call.paths)
-        self._specs = [TensorSpec(t._shape, t.dtype, name=p) for t, p in zip(call.tensors, call.paths)]
-        self._python_desc = {p: d for p, d in call.desc.items() if d[0] != "tensor"}
-
-    @property
-    def structured_input_signature(self):
-        return tuple(self._specs)
-
-    @property
-    def inputs(self):
-        return list(self._specs)
-
-    @property
-    def backward_graph(self):
-        """The graph computing this function's gradients, built at the first call under a
-        GradientTape after the trace (None before, and for graphs whose calls replay op by op)."""
-        return self._concrete.backward_graph
-
-    def _relax(self, shapes, other):
-        self._specs = [TensorSpec(s, spec.dtype, name=spec.name) for s, spec in zip(shapes, self._specs)]
-        self.graph.relax([[-1 if d is None else d for d in s] for s in shapes], other.graph)
-
-    def _run(self, tensors):
-        return self._concrete.run(tensors)
-
-    def __call__(self, *args):
-        """Runs the graph on its tensor arguments (Python arguments were fixed by the trace)."""
-        if len(args) != len(self._specs):
-            raise TypeError(f"this concrete function takes {len(self._specs)} tensor arguments "
-                            f"({', '.join(self._paths)}), got {len(args)}")
-        tensors = []
-        for a, spec in zip(args, self._specs):
-            t = a if isinstance(a, Tensor) else constant(a, dtype=spec.dtype)
-            if t.dtype != spec.dtype or not spec.shape.is_compatible_with(t.shape):
-                raise _core.InvalidArgumentError(
-                    f"concrete function of {self._function.__name__}: argument {spec.name} must be "
-                    f"{spec.dtype.name}{spec.shape}, got {t.dtype.name}{t.shape}")
-            tensors.append(t)
-        return self._run(tensors)
-
-    def pretty_printed_graph(self):
-        return str(self.graph)
-
-    def __repr__(self):
-        specs = ", ".join(f"{s.name}: {s.dtype.name}{s.shape}" for s in self._specs)
-        return f"<ConcreteFunction {self._function.__name__}({specs}) with {self.graph.num_nodes} nodes>"
 
 
 class Function(_core._FunctionBase):

@@ -56,7 +56,7 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     if _core._tracing():
         label = sep.join("{}" if p is _core._OUT else str(p) for p in parts)
         _core._record_host_call(emit, tensors, label)
-        from tapegrad._function import current_trace
+        from tapegrad._trace_context import current_trace
         trace = current_trace()
         if trace is not None and trace.dry:
             return None

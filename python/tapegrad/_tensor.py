@@ -5,8 +5,7 @@ from tapegrad import _core, dtypes
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
-    "is_tensor", "zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace",
-    "cast", "identity", "stop_gradient", "shape", "size", "rank",
+    "is_tensor", "cast", "identity", "stop_gradient", "shape", "size", "rank",
 ]
 
 Tensor = _core.Tensor
@@ -72,7 +71,7 @@ def _tensor_str(self):
 def _check_concrete(self, what):
     """Inside a tf.function trace, a tensor computed from the arguments has no fixed value."""
     if _core._is_traced(self):
-        from tapegrad._function import traced_value_error
+        from tapegrad._trace_context import traced_value_error
         raise traced_value_error(self, what)
 
 
@@ -102,7 +101,7 @@ def _format(self, spec):
 def _iter(self):
     if not self._shape:
         raise TypeError("iterating over a 0-d tensor is not allowed")
-    return (self[i] for i in builtins_range(self._shape[0]))
+    return (self[i] for i in range(self._shape[0]))
 
 
 def _guard_value_access(name):
@@ -119,7 +118,6 @@ def _guard_value_access(name):
     return raw
 
 
-builtins_range = range
 Tensor._numpy_unchecked = _guard_value_access("numpy")  # tf.print reads traced values on purpose
 _guard_value_access("__array__")
 Tensor.shape = property(lambda self: TensorShape(self._shape), doc="The shape, as a TensorShape.")
@@ -158,7 +156,7 @@ class Variable(_core.Variable):
         if initial_value is None:
             raise ValueError("Variable: initial_value must be given")
         if _core._tracing():
-            from tapegrad._function import _on_variable_created
+            from tapegrad._trace_context import _on_variable_created
             _on_variable_created()
         if callable(initial_value):
             initial_value = initial_value()
@@ -266,58 +264,6 @@ def constant(value, dtype=None, shape=None, name=None):
         elif list(t._shape) != shape:
             t = _core.op("Reshape")(t, shape=shape)
     return t
-
-
-def fill(dims, value, name=None):
-    v = convert_to_tensor(value)
-    return _core.from_numpy(np.full([int(d) for d in dims], v.numpy()), v._dtype)
-
-
-def zeros(shape, dtype=dtypes.float32, name=None):
-    return _core.fill([int(d) for d in _as_shape(shape)], 0.0, dtypes.as_dtype(dtype).code)
-
-
-def ones(shape, dtype=dtypes.float32, name=None):
-    return _core.fill([int(d) for d in _as_shape(shape)], 1.0, dtypes.as_dtype(dtype).code)
-
-
-def zeros_like(input, dtype=None, name=None):
-    t = convert_to_tensor(input)
-    return zeros(t._shape, dtype or t.dtype)
-
-
-def ones_like(input, dtype=None, name=None):
-    t = convert_to_tensor(input)
-    return ones(t._shape, dtype or t.dtype)
-
-
-def _as_shape(shape):
-    if isinstance(shape, Tensor):
-        return [int(d) for d in shape.numpy().reshape(-1)]
-    if isinstance(shape, (int, np.integer)):
-        return [int(shape)]
-    return list(shape)
-
-
-def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    m = np.eye(num_rows, num_columns, dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
-    if batch_shape:
-        m = np.broadcast_to(m, tuple(batch_shape) + m.shape)
-    return _core.from_numpy(m, dtypes.as_dtype(dtype).code)
-
-
-def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -- TF's name
-    if limit is None:
-        start, limit = 0, start
-    vals = [_item(v) for v in (start, limit, delta)]
-    dt = _dtype_of(dtype) or (dtypes.float32 if any(isinstance(v, float) for v in vals) else dtypes.int32)
-    return _core.from_numpy(np.arange(*vals, dtype=dt.as_numpy_dtype), dt.code)
-
-
-def linspace(start, stop, num, name=None, axis=0):
-    s, e = convert_to_tensor(start), convert_to_tensor(stop)
-    dt = s.dtype if s.dtype.is_floating else dtypes.float32
-    return _core.from_numpy(np.linspace(s.numpy(), e.numpy(), int(num), axis=axis).astype(dt.as_numpy_dtype), dt.code)
 
 
 def _item(v):

@@ -2,6 +2,6 @@
 from tapegrad._ops.linalg import (  # noqa: F401
     diag_part, einsum, global_norm, matmul, matrix_transpose, matvec, norm, tensordot, trace,
 )
-from tapegrad._tensor import eye  # noqa: F401
+from tapegrad._creation import eye  # noqa: F401
 
 adjoint = matrix_transpose   # real dtypes only: the adjoint is the transpose

@@ -1,0 +1,103 @@
+"""Tensor.__getitem__: ints, slices, None (newaxis), Ellipsis, one int list/tensor (a gather), bool masks."""
+import builtins
+
+import numpy as np
+
+from tapegrad._ops.array import _InvalidArgument, _gather, _reshape, _strided_slice, boolean_mask, gather
+from tapegrad._tensor import Tensor, convert_to_tensor
+
+_VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), scalar int32/int64 tensors and "
+          "one integer list or tensor are valid indices")
+
+
+def _getitem(self, key):
+    """x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list)."""
+    if type(key) is int and self._shape:  # fast path: x[i], as in iteration
+        shape = list(self._shape)
+        n = shape[0]
+        if not -n <= key < n:
+            raise _InvalidArgument(f"StridedSlice: index {key} is out of range for dimension 0 of shape {tuple(shape)}")
+        key %= n
+        end = shape[:]
+        end[0] = key + 1
+        return _strided_slice(self, begin=[key] + [0] * (len(shape) - 1), end=end, strides=[1] * len(shape),
+                              shrink_axis_mask=1)
+    if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
+        return boolean_mask(self, key)
+    key = key if isinstance(key, tuple) else (key,)
+    shape = list(self._shape)
+    real = [k for k in key if k is not None and k is not Ellipsis]
+    ellipses = sum(k is Ellipsis for k in key)
+    if ellipses > 1:
+        raise _InvalidArgument("StridedSlice: an index can contain at most one ellipsis (`...`)")
+    if len(real) > len(shape):
+        raise _InvalidArgument(f"StridedSlice: too many indices ({len(real)}) for a tensor of shape {tuple(shape)}")
+    if not ellipses:
+        key = key + (Ellipsis,)
+    begin, end, strides, out, gather_at, shrink, new_axes = [], [], [], [], None, 0, False
+    for k in key:
+        if k is None:
+            out.append(1)
+            new_axes = True
+            continue
+        if k is Ellipsis:
+            for _ in range(len(shape) - len(real)):
+                n = shape[len(begin)]
+                begin.append(0), end.append(n), strides.append(1), out.append(n)
+            continue
+        d, n = len(begin), shape[len(begin)]
+        if isinstance(k, builtins.slice):
+            try:
+                b, e, s = k.indices(n)
+            except ValueError as err:
+                raise _InvalidArgument(f"StridedSlice: {err} (dimension {d} of shape {tuple(shape)})") from None
+            begin.append(b), end.append(e), strides.append(s), out.append(len(range(b, e, s)))
+            continue
+        idx = _index_value(k)
+        if isinstance(idx, np.ndarray):  # an index list: slice the whole axis, gather afterwards
+            if gather_at is not None:
+                raise TypeError(f"{_VALID}; got more than one index list in {key}")
+            if idx.size and (idx.min() < -n or idx.max() >= n):
+                raise _InvalidArgument(f"StridedSlice: indices {idx.tolist()} are out of range for dimension {d} "
+                                       f"of shape {tuple(shape)}")
+            gather_at = (len(out), np.where(idx < 0, idx + n, idx))
+            begin.append(0), end.append(n), strides.append(1), out.append(n)
+            continue
+        if not -n <= idx < n:
+            raise _InvalidArgument(f"StridedSlice: index {idx} is out of range for dimension {d} of shape {tuple(shape)}")
+        idx %= n
+        begin.append(idx), end.append(idx + 1), strides.append(1)
+        shrink |= 1 << d
+    if gather_at is not None:
+        _check_adjacent(key)
+    y = self
+    if shrink or begin != [0] * len(shape) or end != shape or strides != [1] * len(shape):
+        y = _strided_slice(self, begin=begin, end=end, strides=strides, shrink_axis_mask=shrink)
+    if new_axes:
+        y = _reshape(y, shape=out)
+    if gather_at is not None:
+        y = _gather(y, convert_to_tensor(gather_at[1]), axis=gather_at[0])
+    return y
+
+
+def _check_adjacent(key):
+    """NumPy moves an index list to the front when integers sit apart from it; that case is refused."""
+    at = [i for i, k in enumerate(key) if k is not None and k is not Ellipsis and not isinstance(k, builtins.slice)]
+    if at[-1] - at[0] + 1 != len(at):
+        raise TypeError(f"{_VALID}; an index list combined with integers separated by slices is not supported: {key}")
+
+
+def _index_value(k):
+    """An int, or an int64 array for an index list; anything else is a TypeError (as in TF)."""
+    if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
+        return int(k)
+    if isinstance(k, Tensor) and k.dtype.is_integer:
+        return int(k._item()) if k.ndim == 0 else k.numpy().astype(np.int64)
+    if isinstance(k, (list, np.ndarray)):
+        a = np.asarray(k)
+        if a.dtype.kind in "iu" or a.size == 0:
+            return a.astype(np.int64)
+    raise TypeError(f"{_VALID}, got {k!r}")
+
+
+Tensor.__getitem__ = _getitem
