@@ -3,7 +3,9 @@
 One training step (train_step) is exactly the book's custom loop body:
   y_pred = model(x, training=True); loss = add_n([reduce_mean(loss_fn(y, y_pred))] + model.losses);
   grads = tape.gradient(loss, trainable_variables); optimizer.apply_gradients(zip(grads, vars)),
-so ``fit`` and that loop give the same weights from the same seed and the same batches.
+so ``fit`` and that loop give the same weights from the same seed and the same batches. As in
+Keras, fit and evaluate run train_step / test_step as a tf.function (traced once per batch shape,
+then one C++ call a step) unless compile(run_eagerly=True) or model.run_eagerly = True.
 Batches: fit shuffles with NumPy's global generator (np.random.permutation per epoch), which
 keras.utils.set_random_seed seeds.
 """
@@ -43,6 +45,8 @@ class TrainingMixin:
         self.stop_training = False
         self.history = None
         self._compiled_metrics = []
+        self.run_eagerly = False
+        self._step_functions = {}
 
     # ---- compile
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
@@ -53,6 +57,8 @@ class TrainingMixin:
         self._metric_specs = list(metrics or [])
         self._compiled_metrics = [metrics_mod.get(m, self.loss) for m in self._metric_specs]
         self._loss_tracker = metrics_mod.Mean(name="loss")
+        self.run_eagerly = bool(run_eagerly)
+        self._step_functions = {}
         self.compiled = True
 
     @property
@@ -106,7 +112,17 @@ class TrainingMixin:
         self._loss_tracker.update_state(loss, sample_weight=batch)
         for m in self._compiled_metrics:
             m.update_state(y, y_pred, sample_weight=sample_weight)
-        return {m.name: float(m.result()) for m in self.metrics}
+        return {m.name: m.result() for m in self.metrics}
+
+    def _run_step(self, name, x, y, sample_weight):
+        """train_step or test_step, traced unless run_eagerly; the logs as Python floats."""
+        step = getattr(self, name)
+        if not self.run_eagerly:
+            traced = self._step_functions.get(name)
+            if traced is None or traced.python_function != step:
+                traced = self._step_functions[name] = tf.function(step)
+            step = traced
+        return {k: float(v) for k, v in step(x, y, sample_weight).items()}
 
     # ---- loops
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
@@ -153,7 +169,7 @@ class TrainingMixin:
             for step, idx in enumerate(_batches(n, batch_size, order)):
                 for c in cbs:
                     c.on_train_batch_begin(step)
-                logs = self.train_step(x[idx], y[idx], None if sw is None else sw[idx])
+                logs = self._run_step("train_step", x[idx], y[idx], None if sw is None else sw[idx])
                 for c in cbs:
                     c.on_train_batch_end(step, logs)
                 if steps_per_epoch is not None and step + 1 >= steps_per_epoch:
@@ -193,7 +209,7 @@ class TrainingMixin:
         self.reset_metrics()
         logs = {}
         for step, idx in enumerate(_batches(len(x), batch_size, np.arange(len(x)))):
-            logs = self.test_step(x[idx], y[idx], None if sw is None else sw[idx])
+            logs = self._run_step("test_step", x[idx], y[idx], None if sw is None else sw[idx])
             bar.update(step + 1, list(logs.items()))
         if return_dict:
             return logs
@@ -219,5 +235,6 @@ class TrainingMixin:
     def train_on_batch(self, x, y, sample_weight=None, return_dict=False):
         self._check_compiled("train_on_batch")
         self.reset_metrics()
-        logs = self.train_step(_as_array(x, "train_on_batch"), _as_array(y, "train_on_batch"), sample_weight)
+        logs = self._run_step("train_step", _as_array(x, "train_on_batch"), _as_array(y, "train_on_batch"),
+                              _as_array(sample_weight, "train_on_batch"))
         return logs if return_dict else [logs[k] for k in self.metrics_names]
