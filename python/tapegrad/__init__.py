@@ -30,6 +30,7 @@ from tapegrad._ops import indexing as _indexing  # noqa: E402,F401  (Tensor.__ge
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad._function import function  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
+from tapegrad._control_flow import cond, while_loop  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
 

@@ -1,0 +1,66 @@
+"""tf.cond and tf.while_loop: Python control flow on the predicate's value (eagerly, and in a trace
+when the predicate has a value at tracing time); a traced predicate raises naming the line."""
+import collections
+
+import numpy as np
+import pytest
+
+import tapegrad as tf
+
+
+def test_cond_runs_the_chosen_branch_and_differentiates_through_it():
+    x = tf.constant(3.0)
+    for value, want, dwant in [(3.0, 9.0, 6.0), (-2.0, 2.0, -1.0)]:
+        x = tf.constant(value)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.cond(x > 0, lambda: x * x, lambda: -x)
+        assert float(y) == want and float(tape.gradient(y, x)) == dwant
+    assert tf.cond(True, lambda: 1, lambda: 2) == 1
+
+
+def test_while_loop_structures_gradient_and_maximum_iterations():
+    i, x = tf.constant(0), tf.constant(1.5)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        n, y = tf.while_loop(lambda i, v: i < 3, lambda i, v: (i + 1, v * x), (i, tf.constant(1.0)))
+    assert int(n) == 3 and float(y) == pytest.approx(1.5 ** 3)
+    assert float(tape.gradient(y, x)) == pytest.approx(3 * 1.5 ** 2)
+    single = tf.while_loop(lambda v: v < 100, lambda v: v * 2, tf.constant(3))
+    assert int(single) == 192
+    capped = tf.while_loop(lambda v: True, lambda v: [v + 1], [tf.constant(0)], maximum_iterations=5)
+    assert isinstance(capped, list) and int(capped[0]) == 5
+    State = collections.namedtuple("State", "k total")
+    out = tf.while_loop(lambda k, total: k < 4, lambda k, total: State(k + 1, total + k), State(0, 0))
+    assert out == State(4, 6)
+
+
+def test_constant_predicates_unroll_inside_a_function():
+    @tf.function
+    def power(x, n):
+        k, y = tf.while_loop(lambda k, y: k < n, lambda k, y: (k + 1, y * x), (0, tf.ones_like(x)))
+        return tf.cond(n > 2, lambda: y, lambda: -y)
+
+    x = tf.constant([1.0, 2.0])
+    np.testing.assert_allclose(power(x, 3).numpy(), [1.0, 8.0])
+    np.testing.assert_allclose(power(x, 2).numpy(), [-1.0, -4.0])
+
+
+def test_traced_predicates_raise_naming_the_line():
+    f = tf.function(lambda x: tf.cond(x > 0, lambda: x, lambda: -x))
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.cond on the value.*test_control_flow.py"):
+        f(tf.constant(1.0))
+    g = tf.function(lambda x: tf.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x))
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.while_loop on the value"):
+        g(tf.constant(1.0))
+
+
+def test_bad_arguments():
+    with pytest.raises(ValueError, match="tf.cond: the predicate must be a boolean scalar"):
+        tf.cond(tf.constant([True, False]), lambda: 1, lambda: 2)
+    with pytest.raises(ValueError, match="boolean scalar, got float32"):
+        tf.cond(tf.constant(1.0), lambda: 1, lambda: 2)
+    with pytest.raises(TypeError, match="callables"):
+        tf.cond(True, 1, 2)
+    with pytest.raises(ValueError, match="body returned 1 values for 2 loop variables"):
+        tf.while_loop(lambda a, b: True, lambda a, b: a, (1, 2))
