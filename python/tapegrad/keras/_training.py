@@ -122,6 +122,10 @@ class TrainingMixin:
             if traced is None or traced.python_function != step:
                 traced = self._step_functions[name] = tf.function(step)
             step = traced
+            # tensors (not NumPy batches) take the Function's C++ cache lookup
+            x, y = tf.convert_to_tensor(x), tf.convert_to_tensor(y)
+            if sample_weight is not None:
+                sample_weight = tf.convert_to_tensor(sample_weight)
         return {k: float(v) for k, v in step(x, y, sample_weight).items()}
 
     # ---- loops
