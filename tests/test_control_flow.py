@@ -64,3 +64,17 @@ def test_bad_arguments():
         tf.cond(True, 1, 2)
     with pytest.raises(ValueError, match="body returned 1 values for 2 loop variables"):
         tf.while_loop(lambda a, b: True, lambda a, b: a, (1, 2))
+
+
+def test_a_variable_predicate_or_bound_inside_a_function_raises_instead_of_freezing_its_value():
+    # a Variable not yet read in the trace used to give its tracing-time value, fixed in the graph
+    flag, limit = tf.Variable(True), tf.Variable(2)
+    f = tf.function(lambda x: tf.cond(flag, lambda: x + 1.0, lambda: x - 1.0))
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.cond on the value"):
+        f(tf.constant(0.0))
+    g = tf.function(lambda x: tf.while_loop(lambda v: True, lambda v: v * 2.0, x, maximum_iterations=limit))
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="int\\(\\) of a traced tensor"):
+        g(tf.constant(1.0))
+    # eagerly both are read as usual
+    assert float(tf.cond(flag, lambda: 1.0, lambda: 2.0)) == 1.0
+    assert float(tf.while_loop(lambda v: True, lambda v: v * 2.0, tf.constant(1.0), maximum_iterations=limit)) == 4.0

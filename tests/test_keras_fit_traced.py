@@ -92,3 +92,120 @@ def test_book_model_fit_and_evaluate_traced():
     loss = model.evaluate(X, y, verbose=0)
     pred = model.predict(X, verbose=0)
     np.testing.assert_allclose(loss, np.mean((pred - y) ** 2) + sum(float(l) for l in model.losses), rtol=1e-5)
+
+
+def _bn_fit(run_eagerly):
+    keras.utils.set_random_seed(5)
+    model = keras.Sequential([keras.layers.Dense(8, activation="relu"), keras.layers.BatchNormalization(momentum=0.5),
+                              keras.layers.Dropout(0.2), keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer="adam", metrics=["mae"], run_eagerly=run_eagerly)
+    X, y = _data()
+    seen = []
+    record = keras.callbacks.LambdaCallback()
+    record.on_train_batch_end = lambda batch, logs: seen.append(model.layers[1].moving_mean.numpy().copy())
+    history = model.fit(X, y, batch_size=16, epochs=2, validation_split=0.2, verbose=0, callbacks=[record])
+    return model, history, seen
+
+
+def test_batch_normalization_fit_traced_updates_moving_statistics_every_step():
+    # BatchNormalization read the batch statistics with .numpy(), which a traced train_step refuses
+    eager, he, seen_e = _bn_fit(True)
+    traced, ht, seen_t = _bn_fit(False)
+    assert len(seen_t) == 8 and all(not np.allclose(a, b) for a, b in zip(seen_t, seen_t[1:]))
+    np.testing.assert_allclose(seen_t, seen_e, rtol=1e-5, atol=1e-6)
+    for key in ["loss", "mae", "val_loss", "val_mae"]:
+        np.testing.assert_allclose(ht.history[key], he.history[key], rtol=1e-5)
+    for a, b in zip(traced.get_weights(), eager.get_weights()):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+
+
+def test_stop_training_in_a_batch_callback_ends_the_epoch_there():
+    class StopAfterTwo(keras.callbacks.Callback):
+        def on_train_batch_end(self, batch, logs=None):
+            if batch == 1:
+                self.model.stop_training = True
+
+    X, y = _data(64)
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer="sgd")
+    history = model.fit(X, y, batch_size=16, epochs=3, verbose=0, callbacks=[StopAfterTwo()])
+    assert int(model.optimizer.iterations.numpy()) == 2 and len(history.history["loss"]) == 1
+
+
+@pytest.mark.parametrize("run_eagerly", [True, False])
+def test_sample_weight_reaches_the_loss_and_weighted_metrics_not_metrics(run_eagerly):
+    X, y = _data(40)
+    sw = np.random.default_rng(1).uniform(size=40).astype("float32")
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer="sgd", metrics=["mae"], weighted_metrics=["mae", "mse"],
+                  run_eagerly=run_eagerly)
+    logs = model.evaluate(X, y, sample_weight=sw, batch_size=40, verbose=0, return_dict=True)
+    err = model.predict(X, verbose=0) - y
+    assert set(logs) == {"loss", "mae", "weighted_mae", "mse"}
+    np.testing.assert_allclose(logs["mae"], np.abs(err).mean(), rtol=1e-5)
+    np.testing.assert_allclose(logs["weighted_mae"], (np.abs(err[:, 0]) * sw).sum() / sw.sum(), rtol=1e-5)
+    np.testing.assert_allclose(logs["mse"], (err[:, 0] ** 2 * sw).sum() / sw.sum(), rtol=1e-5)
+    np.testing.assert_allclose(logs["loss"], (err[:, 0] ** 2 * sw).mean(), rtol=1e-5)
+
+
+def test_validation_sample_weights_from_validation_data_and_validation_split():
+    X, y = _data(40)
+    sw = np.zeros(40, "float32")
+    sw[:10] = sw[30:35] = 1.0
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer=keras.optimizers.SGD(0.0))
+    want = model.evaluate(X, y, sample_weight=sw, verbose=0)
+    history = model.fit(X, y, epochs=1, verbose=0, validation_data=(X, y, sw))
+    np.testing.assert_allclose(history.history["val_loss"], [want], rtol=1e-6)
+    history = model.fit(X, y, sample_weight=sw, epochs=1, verbose=0, validation_split=0.25)
+    want = model.evaluate(X[30:], y[30:], sample_weight=sw[30:], verbose=0)
+    np.testing.assert_allclose(history.history["val_loss"], [want], rtol=1e-6)
+
+
+@pytest.mark.parametrize("run_eagerly", [True, False])
+def test_class_weight_weights_each_sample_by_its_class(run_eagerly):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(30, 4)).astype("float32")
+    labels = rng.integers(0, 3, size=30)
+    class_weight = {0: 1.0, 1: 4.0, 2: 0.5}
+    results = []
+    for y, cw, sw in [(labels, class_weight, None), (np.eye(3, dtype="float32")[labels], class_weight, None),
+                      (labels, None, np.array([class_weight[c] for c in labels], "float32"))]:
+        keras.utils.set_random_seed(0)
+        model = keras.Sequential([keras.layers.Dense(3, activation="softmax")])
+        loss = "sparse_categorical_crossentropy" if y.ndim == 1 else "categorical_crossentropy"
+        model.compile(loss=loss, optimizer="sgd", run_eagerly=run_eagerly)
+        history = model.fit(X, y, batch_size=8, epochs=2, shuffle=False, verbose=0, class_weight=cw,
+                            sample_weight=sw)
+        results.append((history.history["loss"], model.get_weights()))
+    for other in results[1:]:
+        np.testing.assert_allclose(other[0], results[0][0], rtol=1e-5)
+        for a, b in zip(other[1], results[0][1]):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="keys from 0"):
+        model.fit(X, labels, epochs=1, verbose=0, class_weight={1: 2.0, 2: 1.0})
+
+
+def test_learning_rate_read_in_a_traced_train_step_follows_changes():
+    class LoggingLr(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = keras.layers.Dense(1)
+
+        def call(self, x, training=None):
+            return self.dense(x)
+
+        def train_step(self, x, y, sample_weight=None):
+            logs = super().train_step(x, y, sample_weight)
+            logs["lr"] = self.optimizer.learning_rate
+            return logs
+
+    class Halve(keras.callbacks.Callback):
+        def on_epoch_end(self, epoch, logs=None):
+            self.model.optimizer.learning_rate = self.model.optimizer.learning_rate / 2
+
+    X, y = _data(32)
+    model = LoggingLr()
+    model.compile(loss="mse", optimizer=keras.optimizers.SGD(0.1))
+    history = model.fit(X, y, epochs=3, verbose=0, callbacks=[Halve()])
+    np.testing.assert_allclose(history.history["lr"], [0.1, 0.05, 0.025], rtol=1e-6)

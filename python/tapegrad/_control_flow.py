@@ -7,15 +7,23 @@ the graph. A predicate computed from the arguments raises OperatorNotAllowedInGr
 the line: graphs hold no conditional or loop nodes.
 """
 from tapegrad import _core
-from tapegrad._tensor import Tensor, stop_gradient
+from tapegrad._tensor import Tensor, identity, stop_gradient
 from tapegrad._trace_context import traced_value_error
 
 __all__ = ["cond", "while_loop"]
 
 
+def _read(value):
+    """A Variable read inside a trace: a traced tensor (its value at tracing time would be baked in)."""
+    if isinstance(value, _core.Variable) and _core._tracing():
+        return identity(value)
+    return value
+
+
 def _decide(pred, what):
     if not isinstance(pred, Tensor):
         return bool(pred)
+    pred = _read(pred)
     if pred.dtype.name != "bool" or pred._size != 1:
         raise ValueError(f"{what}: the predicate must be a boolean scalar, got {pred.dtype.name} of shape "
                          f"{tuple(pred._shape)}")
@@ -49,7 +57,7 @@ def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations
     in the structure given (a single tensor, a list, a tuple or a namedtuple)."""
     if not callable(cond) or not callable(body):
         raise TypeError("tf.while_loop: cond and body must be callables")
-    limit = None if maximum_iterations is None else int(maximum_iterations)
+    limit = None if maximum_iterations is None else int(_read(maximum_iterations))
     values = _flat(loop_vars)
     steps = 0
     while (limit is None or steps < limit) and _decide(cond(*values), "tf.while_loop"):

@@ -32,6 +32,22 @@ def _as_array(x, what):
     return np.asarray(x)
 
 
+def _class_weights(y, class_weight):
+    """Keras's per-sample weights from ``{class index: weight}``: the class is argmax(y) for one-hot
+    targets, else round(y); the keys must be 0 .. n_classes - 1."""
+    if y.ndim > 2:
+        raise ValueError("class_weight is not supported for 3+ dimensional targets")
+    keys = sorted(int(k) for k in class_weight)
+    if keys != list(range(len(keys))):
+        raise ValueError(f"Expected class_weight to be a dict with keys from 0 to one less than the number of "
+                         f"classes, found {class_weight}")
+    table = np.array([float(class_weight[k]) for k in keys], np.float32)
+    classes = (y.argmax(-1) if y.ndim == 2 and y.shape[-1] > 1 else np.round(y.reshape(len(y)))).astype(np.int64)
+    if classes.size and (classes.min() < 0 or classes.max() >= len(table)):
+        raise ValueError(f"class_weight has no weight for class {int(classes.max())} (keys {keys})")
+    return table[classes]
+
+
 def _batches(n, batch_size, order):
     for start in range(0, n, batch_size):
         yield order[start:start + batch_size]
@@ -45,17 +61,27 @@ class TrainingMixin:
         self.stop_training = False
         self.history = None
         self._compiled_metrics = []
+        self._weighted_metrics = []
         self.run_eagerly = False
         self._step_functions = {}
 
     # ---- compile
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", **kwargs):
-        """Configures training: an optimizer (name or instance), a loss (name, function or Loss) and metrics."""
+        """Configures training: an optimizer (name or instance), a loss (name, function or Loss), metrics
+        (unweighted) and weighted_metrics (weighted by sample_weight / class_weight)."""
         self.optimizer = optimizers_mod.get(optimizer)
         self.loss = losses_mod.get(loss)
         self._metric_specs = list(metrics or [])
         self._compiled_metrics = [metrics_mod.get(m, self.loss) for m in self._metric_specs]
+        # as in Keras: ``metrics`` ignore sample_weight, ``weighted_metrics`` use it
+        names = {m.name for m in self._compiled_metrics}
+        self._weighted_metrics = []
+        for spec in weighted_metrics or []:
+            m = metrics_mod.get(spec, self.loss)
+            if m.name in names:
+                m.name = "weighted_" + m.name
+            self._weighted_metrics.append(m)
         self._loss_tracker = metrics_mod.Mean(name="loss")
         self.run_eagerly = bool(run_eagerly)
         self._step_functions = {}
@@ -63,7 +89,8 @@ class TrainingMixin:
 
     @property
     def metrics(self):
-        return ([self._loss_tracker] if self.compiled else []) + list(self._compiled_metrics)
+        return (([self._loss_tracker] if self.compiled else []) + list(self._compiled_metrics) +
+                list(getattr(self, "_weighted_metrics", [])))
 
     @property
     def metrics_names(self):
@@ -111,6 +138,8 @@ class TrainingMixin:
     def _update_metrics(self, loss, y, y_pred, sample_weight, batch):
         self._loss_tracker.update_state(loss, sample_weight=batch)
         for m in self._compiled_metrics:
+            m.update_state(y, y_pred)
+        for m in self._weighted_metrics:
             m.update_state(y, y_pred, sample_weight=sample_weight)
         return {m.name: m.result() for m in self.metrics}
 
@@ -146,9 +175,12 @@ class TrainingMixin:
             raise ValueError(f"fit: x has {len(x)} samples but y has {len(y)}")
         if validation_split and validation_data is None:
             cut = int(len(x) * (1.0 - validation_split))
-            validation_data = (x[cut:], y[cut:])
+            validation_data = (x[cut:], y[cut:]) + ((sw[cut:],) if sw is not None else ())
             x, y = x[:cut], y[:cut]
             sw = sw[:cut] if sw is not None else None
+        if class_weight is not None:
+            cw = _class_weights(y, class_weight)
+            sw = cw if sw is None else sw * cw
         batch_size = batch_size or 32
         n = len(x)
         steps = -(-n // batch_size)
@@ -176,6 +208,8 @@ class TrainingMixin:
                 logs = self._run_step("train_step", x[idx], y[idx], None if sw is None else sw[idx])
                 for c in cbs:
                     c.on_train_batch_end(step, logs)
+                if self.stop_training:  # as in Keras, a callback can stop within an epoch
+                    break
                 if steps_per_epoch is not None and step + 1 >= steps_per_epoch:
                     break
                 if step + 1 < steps:
@@ -183,8 +217,9 @@ class TrainingMixin:
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 vx, vy = validation_data[0], validation_data[1]
+                vsw = validation_data[2] if len(validation_data) > 2 else None
                 val = self.evaluate(vx, vy, batch_size=validation_batch_size or batch_size, verbose=0,
-                                    return_dict=True)
+                                    sample_weight=vsw, return_dict=True)
                 epoch_logs.update({"val_" + k: v for k, v in val.items()})
             bar.update(steps, list(epoch_logs.items()), finalize=True)
             for c in cbs:

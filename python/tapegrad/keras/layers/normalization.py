@@ -1,5 +1,4 @@
 """keras.layers.BatchNormalization: batch statistics in training, moving statistics at inference."""
-import numpy as np
 
 import tapegrad as tf
 
@@ -52,9 +51,9 @@ class BatchNormalization(Layer):
         if training and self.trainable:
             mean = tf.reduce_mean(inputs, axis=self._reduce_axes, keepdims=True)
             var = tf.reduce_mean(tf.square(inputs - mean), axis=self._reduce_axes, keepdims=True)
-            m = self.momentum
-            self.moving_mean.assign(self.moving_mean.numpy() * m + np.reshape(mean.numpy(), -1) * (1 - m))
-            self.moving_variance.assign(self.moving_variance.numpy() * m + np.reshape(var.numpy(), -1) * (1 - m))
+            # tensor ops (not .numpy()), so the update is an assignment in a tf.function's graph too
+            self._update_moving(self.moving_mean, mean)
+            self._update_moving(self.moving_variance, var)
         else:
             mean = tf.reshape(self.moving_mean, self._bshape)
             var = tf.reshape(self.moving_variance, self._bshape)
@@ -64,3 +63,8 @@ class BatchNormalization(Layer):
         if self.beta is not None:
             out = out + tf.reshape(self.beta, self._bshape)
         return out
+
+    def _update_moving(self, moving, batch):
+        """moving = moving * momentum + batch * (1 - momentum), outside any tape."""
+        batch = tf.cast(tf.reshape(tf.stop_gradient(batch), [-1]), moving.dtype)
+        moving.assign(moving * self.momentum + batch * (1.0 - self.momentum))

@@ -89,6 +89,8 @@ class Optimizer:
     lr = learning_rate
 
     def _current_lr(self):
+        if _core._tracing():  # a float32 tensor (as Keras's variable): the graph reads each call's value
+            return tf.cast(self._lr_tensor(), tf.float32)
         lr = self._learning_rate
         if isinstance(lr, LearningRateSchedule):
             return float(lr(int(self._iterations.numpy())))
