@@ -78,3 +78,21 @@ def test_a_variable_predicate_or_bound_inside_a_function_raises_instead_of_freez
     # eagerly both are read as usual
     assert float(tf.cond(flag, lambda: 1.0, lambda: 2.0)) == 1.0
     assert float(tf.while_loop(lambda v: True, lambda v: v * 2.0, tf.constant(1.0), maximum_iterations=limit)) == 4.0
+
+
+def test_python_reads_of_a_variable_in_a_trace_raise_instead_of_freezing_its_value():
+    v = tf.Variable(2.0)
+
+    @tf.function
+    def f(x):
+        shown = [str(v), repr(v)]
+        for read in (float, bool, lambda t: t.numpy()):
+            with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Variable"):
+                read(v)
+        assert all("(traced)" in s for s in shown)
+        return x * v
+
+    assert float(f(tf.constant(1.0))) == 2.0
+    v.assign(3.0)
+    assert float(f(tf.constant(1.0))) == 3.0
+    assert str(v) == f"<tf.Variable '{v.name}' shape=() dtype=float32, numpy=3.0>"

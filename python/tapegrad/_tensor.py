@@ -55,6 +55,12 @@ def _repr_numpy(t):
     return text
 
 
+def _no_value(self):
+    """While tracing, a tensor computed from the arguments has no fixed value, nor has a Variable
+    (the graph reads it at every call)."""
+    return _core._is_traced(self) or (self._is_variable and _core._tracing())
+
+
 def _tensor_repr(self):
     kind = "tf.Tensor"
     if _core._is_traced(self):  # no fixed value while tracing: show how it is computed
@@ -63,14 +69,13 @@ def _tensor_repr(self):
 
 
 def _tensor_str(self):
-    if _core._is_traced(self):
-        return _tensor_repr(self)
+    if _no_value(self):
+        return repr(self)
     return f"tf.Tensor({_repr_numpy(self)}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
 
 
 def _check_concrete(self, what):
-    """Inside a tf.function trace, a tensor computed from the arguments has no fixed value."""
-    if _core._is_traced(self):
+    if _no_value(self):
         from tapegrad._trace_context import traced_value_error
         raise traced_value_error(self, what)
 
@@ -199,10 +204,12 @@ class Variable(_core.Variable):
         return self.read_value()
 
     def __repr__(self):
-        if _core._is_traced(self):
+        if _core._tracing():  # the graph reads it at every call: no value to show
             return f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name} (traced)>"
         return (f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name}, "
                 f"numpy={_repr_numpy(self)}>")
+
+    __str__ = __repr__  # print(v) shows the variable, as in TF
 
     def __reduce__(self):
         return (Variable, (self.numpy(), self.trainable, self._name))
