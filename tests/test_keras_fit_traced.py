@@ -209,3 +209,26 @@ def test_learning_rate_read_in_a_traced_train_step_follows_changes():
     model.compile(loss="mse", optimizer=keras.optimizers.SGD(0.1))
     history = model.fit(X, y, epochs=3, verbose=0, callbacks=[Halve()])
     np.testing.assert_allclose(history.history["lr"], [0.1, 0.05, 0.025], rtol=1e-6)
+
+
+def test_train_and_test_on_batch():
+    X, y = _data(32)
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile(loss="mse", optimizer="sgd", metrics=["mae"])
+    before = model.test_on_batch(X, y)
+    assert isinstance(before, list) and len(before) == 2
+    pred = model.predict(X, verbose=0)
+    np.testing.assert_allclose(before, [np.mean((pred - y) ** 2), np.mean(np.abs(pred - y))], rtol=1e-5)
+    assert model.test_on_batch(X, y) == before  # no training
+    first = model.train_on_batch(X, y, return_dict=True)
+    assert first["loss"] == pytest.approx(before[0], rel=1e-6)  # the loss before the update
+    assert model.test_on_batch(X, y)[0] < before[0]
+    # without reset the metrics average over the batches seen
+    model.reset_metrics()
+    a = model.test_on_batch(X[:16], y[:16], reset_metrics=False)
+    b = model.test_on_batch(X[16:], y[16:], reset_metrics=False)
+    assert b[0] == pytest.approx(model.test_on_batch(X, y)[0], rel=1e-5) and a[0] != b[0]
+    loss_only = keras.Sequential([keras.layers.Dense(1)])
+    loss_only.compile(loss="mse", optimizer="sgd")
+    assert isinstance(loss_only.test_on_batch(X, y), float)

@@ -271,9 +271,20 @@ class TrainingMixin:
     def predict_on_batch(self, x):
         return np.asarray(self(x, training=False).numpy())
 
-    def train_on_batch(self, x, y, sample_weight=None, return_dict=False):
-        self._check_compiled("train_on_batch")
-        self.reset_metrics()
-        logs = self._run_step("train_step", _as_array(x, "train_on_batch"), _as_array(y, "train_on_batch"),
-                              _as_array(sample_weight, "train_on_batch"))
-        return logs if return_dict else [logs[k] for k in self.metrics_names]
+    def train_on_batch(self, x, y, sample_weight=None, reset_metrics=True, return_dict=False):
+        """One training step on one batch; the loss and metrics (over the batches since the last reset)."""
+        return self._on_batch("train_on_batch", "train_step", x, y, sample_weight, reset_metrics, return_dict)
+
+    def test_on_batch(self, x, y, sample_weight=None, reset_metrics=True, return_dict=False):
+        """The loss and metrics of one batch (over the batches since the last reset), without training."""
+        return self._on_batch("test_on_batch", "test_step", x, y, sample_weight, reset_metrics, return_dict)
+
+    def _on_batch(self, what, step, x, y, sample_weight, reset_metrics, return_dict):
+        self._check_compiled(what)
+        if reset_metrics:
+            self.reset_metrics()
+        logs = self._run_step(step, _as_array(x, what), _as_array(y, what), _as_array(sample_weight, what))
+        if return_dict:
+            return logs
+        values = [logs[k] for k in self.metrics_names]
+        return values[0] if len(values) == 1 else values
