@@ -13,6 +13,17 @@ def _data(n=70, seed=0):
     return X, (X @ rng.normal(size=(10, 1)) + 0.1).astype("float32")
 
 
+class _OneDense(keras.Model):
+    """A subclassed model of one Dense unit, for the tests that override its steps or call."""
+
+    def __init__(self):
+        super().__init__()
+        self.dense = keras.layers.Dense(1)
+
+    def call(self, x, training=None):
+        return self.dense(x)
+
+
 def _fit(run_eagerly, dropout=False, **compile_kw):
     keras.utils.set_random_seed(3)
     layers = [keras.layers.Dense(16, activation="relu")] + ([keras.layers.Dropout(0.3)] if dropout else []) + \
@@ -42,14 +53,7 @@ def test_traced_fit_matches_eager_fit(dropout):
 def test_an_overridden_train_step_is_traced_and_run_eagerly_opts_out():
     calls = []
 
-    class Counting(keras.Model):
-        def __init__(self):
-            super().__init__()
-            self.dense = keras.layers.Dense(1)
-
-        def call(self, x, training=None):
-            return self.dense(x)
-
+    class Counting(_OneDense):
         def train_step(self, x, y, sample_weight=None):
             calls.append(1)  # a Python side effect: runs while tracing only
             return super().train_step(x, y, sample_weight)
@@ -65,11 +69,7 @@ def test_an_overridden_train_step_is_traced_and_run_eagerly_opts_out():
 
 
 def test_tensor_control_flow_in_call_names_run_eagerly_way_out():
-    class Branchy(keras.Model):
-        def __init__(self):
-            super().__init__()
-            self.dense = keras.layers.Dense(1)
-
+    class Branchy(_OneDense):
         def call(self, x, training=None):
             y = self.dense(x)
             return y if tf.reduce_sum(y) > 0 else -y
@@ -187,14 +187,7 @@ def test_class_weight_weights_each_sample_by_its_class(run_eagerly):
 
 
 def test_learning_rate_read_in_a_traced_train_step_follows_changes():
-    class LoggingLr(keras.Model):
-        def __init__(self):
-            super().__init__()
-            self.dense = keras.layers.Dense(1)
-
-        def call(self, x, training=None):
-            return self.dense(x)
-
+    class LoggingLr(_OneDense):
         def train_step(self, x, y, sample_weight=None):
             logs = super().train_step(x, y, sample_weight)
             logs["lr"] = self.optimizer.learning_rate
