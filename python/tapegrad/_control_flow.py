@@ -7,6 +7,7 @@ the graph. A predicate computed from the arguments raises OperatorNotAllowedInGr
 the line: graphs hold no conditional or loop nodes.
 """
 from tapegrad import _core
+from tapegrad._nest import sequence_like
 from tapegrad._tensor import Tensor, identity, stop_gradient
 from tapegrad._trace_context import traced_value_error
 
@@ -44,11 +45,7 @@ def _flat(value):
 
 
 def _rebuild(like, items):
-    if not isinstance(like, (list, tuple)):
-        return items[0]
-    if hasattr(like, "_fields"):  # a namedtuple
-        return type(like)(*items)
-    return type(like)(items)
+    return sequence_like(like, items) if isinstance(like, (list, tuple)) else items[0]
 
 
 def while_loop(cond, body, loop_vars, shape_invariants=None, parallel_iterations=10, back_prop=True,

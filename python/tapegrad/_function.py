@@ -15,6 +15,7 @@ from tapegrad import _core
 from tapegrad import _function_signature as sig
 from tapegrad._concrete_function import ConcreteFunction
 from tapegrad._creation import ones, zeros
+from tapegrad._nest import sequence_like
 from tapegrad._tensor import Tensor, TensorSpec, constant
 from tapegrad._trace_context import _Trace, _trace_stack
 
@@ -258,7 +259,7 @@ def _flatten_outputs(result):
             return _core._OUT
         if isinstance(v, (list, tuple)):
             items = [walk(x) for x in v]
-            return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
+            return sequence_like(v, items)
         if isinstance(v, dict):
             return {k: walk(x) for k, x in v.items()}
         return v
@@ -281,7 +282,7 @@ def _result_value(result, flat, template, single):
             return next(it)
         if isinstance(v, (list, tuple)):
             items = [fill(x) for x in v]
-            return type(v)(*items) if hasattr(v, "_fields") else type(v)(items)
+            return sequence_like(v, items)
         if isinstance(v, dict):
             return {k: fill(x) for k, x in v.items()}
         return v

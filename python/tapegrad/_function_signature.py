@@ -4,6 +4,7 @@ import inspect
 import numpy as np
 
 from tapegrad import _core, dtypes
+from tapegrad._nest import sequence_like
 from tapegrad._tensor import Tensor, TensorShape, convert_to_tensor
 
 _SIMPLE = (type(None), bool, int, float, str)
@@ -212,10 +213,7 @@ def _subst(value, it):
     if isinstance(value, np.ndarray) or (isinstance(value, Tensor) and not value._is_variable):
         return next(it)
     if isinstance(value, (list, tuple)):
-        items = [_subst(v, it) for v in value]
-        if hasattr(value, "_fields"):
-            return type(value)(*items)
-        return type(value)(items)
+        return sequence_like(value, [_subst(v, it) for v in value])
     if isinstance(value, dict):
         return {k: _subst(value[k], it) for k in _sorted_keys(value)}
     return value

@@ -1,5 +1,6 @@
 """tf.autodiff: forward-mode differentiation (ForwardAccumulator) over the C++ accumulator."""
 from tapegrad import _core
+from tapegrad._nest import sequence_like
 from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: F401  (tf.autodiff.GradientTape)
 from tapegrad._tensor import Tensor, convert_to_tensor
 
@@ -20,10 +21,7 @@ def _flatten(obj, out):
 
 def _rebuild(like, it):
     if isinstance(like, (list, tuple)):
-        items = [_rebuild(item, it) for item in like]
-        if isinstance(like, list):
-            return items
-        return type(like)(*items) if hasattr(like, "_fields") else tuple(items)
+        return sequence_like(like, [_rebuild(item, it) for item in like])
     if isinstance(like, dict):
         return {key: _rebuild(like[key], it) for key in like}
     return next(it)
