@@ -225,3 +225,13 @@ def test_train_and_test_on_batch():
     loss_only = keras.Sequential([keras.layers.Dense(1)])
     loss_only.compile(loss="mse", optimizer="sgd")
     assert isinstance(loss_only.test_on_batch(X, y), float)
+
+
+def test_class_weight_errors():
+    model = keras.Sequential([keras.layers.Dense(2)])
+    model.compile(loss="mse", optimizer="sgd")
+    X = np.ones((4, 3), "float32")
+    with pytest.raises(ValueError, match="no weight for class 2"):
+        model.fit(X, np.array([0, 1, 2, 1], "float32"), verbose=0, class_weight={0: 1.0, 1: 2.0})
+    with pytest.raises(ValueError, match="3\\+ dimensional targets"):
+        model.fit(X, np.ones((4, 2, 1), "float32"), verbose=0, class_weight={0: 1.0})

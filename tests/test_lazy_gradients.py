@@ -187,3 +187,16 @@ def test_a_custom_gradient_may_return_a_gradient_that_broadcasts_to_its_input():
     np.testing.assert_allclose(gx.numpy(), [[15.0 / 6]])
     np.testing.assert_allclose(gy.numpy(), np.full((2, 3), 0.5 / 6))
     np.testing.assert_allclose(tape.jacobian(rows, x).numpy(), [[[3.0]], [[12.0]]])
+
+
+def test_a_custom_gradient_of_the_wrong_shape_is_refused_naming_the_shapes():
+    @tf.custom_gradient
+    def f(a):
+        return a * 2.0, lambda dy: tf.ones([5], tf.float64)
+
+    a = tf.constant(np.ones(3))
+    with tf.GradientTape() as tape:
+        tape.watch(a)
+        y = tf.reduce_sum(f(a))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"a gradient of float64\(5,\) cannot be reduced to shape"):
+        tape.gradient(y, a)

@@ -70,7 +70,10 @@ Tensor reduce_toward(const Tensor& g, const Shape& shape, const Shape& logical) 
   if (g->shape == shape && shape == logical) return g;  // (g of shape [1] for [1] may stand for [3])
   const int lead = (int)logical.size() - (int)shape.size(), skip = (int)logical.size() - g->ndim();
   Shape b;
-  if (lead < 0 || skip < 0 || !broadcast_shapes(g->shape, logical, b) || b != logical)
+  bool fits = lead >= 0 && skip >= 0 && broadcast_shapes(g->shape, logical, b) && b == logical;
+  for (int i = std::max(lead, 0); fits && i < (int)logical.size(); ++i)
+    fits = shape[i - lead] == 1 || shape[i - lead] == logical[i];
+  if (!fits)
     throw InvalidArgument(cat("a gradient of ", meta_str(g), " cannot be reduced to shape ", shape_str(shape)));
   std::vector<int64_t> axes;
   double times = 1;
