@@ -5,16 +5,8 @@ import pytest
 import tapegrad as tf
 from opinfo import elementwise, nn
 
-# Registry ops the fusion pass can put in a fused node (cpp/graph/fusion.cpp, op_table).
-FUSABLE = {
-    "Exp", "Expm1", "Sqrt", "Rsqrt", "Tanh", "Sigmoid", "Reciprocal", "Log", "Log1p", "Softplus", "Sin",
-    "Cos", "Tan", "Erf", "Neg", "Square", "Abs", "Sign", "Floor", "Ceil", "Round", "LogicalNot", "Relu",
-    "Relu6", "LeakyRelu", "Elu", "Selu", "Gelu", "GeluTanh", "Silu", "Add", "Sub", "Mul", "RealDiv",
-    "Maximum", "Minimum", "SquaredDifference", "Pow", "MulNoNan", "FloorDiv", "FloorMod", "TanhGrad",
-    "SigmoidGrad", "SigmoidCrossEntropyWithLogits", "Less", "LessEqual", "Greater", "GreaterEqual", "Equal",
-    "NotEqual", "LogicalAnd", "LogicalOr", "Select",
-    "ExpNegAbs", "SigmoidOfExp", "SoftplusOfExp", "TanhOfExp",
-}
+# Registry ops the fusion pass can put in a fused node: the rows with block kernels (cpp/graph/fusion.cpp).
+FUSABLE = set(tf._core.fusable_ops())
 ROWS = [r for r in elementwise.rows + nn.rows if r.registry_op in FUSABLE]
 
 

@@ -1,8 +1,11 @@
 // ops.cpp -- the generic op entry points: apply(name, inputs, attrs), op handles, the registry list.
 #include <pybind11/stl.h>
 #include "bindings/convert.h"
+#include "bindings/nest.h"
 #include "core/error.h"
 #include "engine/eager.h"
+#include "engine/signature.h"
+#include "graph/fusion.h"
 #include "kernels/elementwise.h"
 
 namespace tg {
@@ -11,29 +14,189 @@ namespace {
 
 constexpr int64_t kReleaseGilMin = 1 << 15;
 
-// A callable bound to one OpDef: handle(*inputs, **attrs). Non-tensor inputs take the dtype of
-// the first tensor input (TF's dtype_hint), or their Python default.
+Tensor run(const OpDef& op, const Tensors& x, const Attrs& attrs) {
+  int64_t n = 0;
+  for (auto& t : x) n += t->size;
+  if (n >= kReleaseGilMin) {
+    py::gil_scoped_release nogil;
+    return apply(op, x, attrs);
+  }
+  return apply(op, x, attrs);
+}
+
+// A callable bound to one OpDef. With a signature (Note [Op signatures]) it is a public op taking
+// TF's arguments; without, an internal handle: inputs positional, attributes by keyword.
 struct OpHandle {
   const OpDef* op;
-  Tensor call(py::args args, py::kwargs kwargs) const {
-    int hint = -1;
-    for (auto a : args)
-      if (is_tensor(a)) { hint = (int)tensor_of(a)->dtype; break; }
-    Tensors x;
-    x.reserve(args.size());
-    int64_t n = 0;
-    for (auto a : args) {
-      x.push_back(to_tensor(a, hint));
-      n += x.back()->size;
-    }
-    Attrs attrs = to_attrs(kwargs);
-    if (n >= kReleaseGilMin) {
-      py::gil_scoped_release nogil;
-      return apply(*op, x, attrs);
-    }
-    return apply(*op, x, attrs);
-  }
+  std::shared_ptr<const Signature> sig;
 };
+
+[[noreturn]] void arg_error(bool type_error, const Signature& s, const ArgSpec& a, const std::string& what) {
+  std::string msg = cat(s.fn, "(): argument '", a.name, "' ", what);
+  if (type_error) throw py::type_error(msg);
+  throw InvalidArgument(msg);
+}
+
+std::string describe(py::handle v) {
+  std::string r = py::repr(v);
+  if (r.size() > 60) r = r.substr(0, 57) + "...";
+  return cat(r, " (", Py_TYPE(v.ptr())->tp_name, ")");
+}
+
+// One int from a Python int, a NumPy integer or an integer tensor of one element.
+int64_t int_of(const Signature& s, const ArgSpec& a, py::handle v) {
+  if (is_tensor(v)) {
+    Tensor t = tensor_of(v);
+    if (!is_integer(t->dtype) || t->size != 1)
+      arg_error(false, s, a, cat("must be an integer, got a tensor of ", meta_str(t)));
+    return t->dtype == DType::Int64 ? *t->data_as<int64_t>() : (int64_t)*t->data_as<int32_t>();
+  }
+  if (PyFloat_Check(v.ptr()) || !PyIndex_Check(v.ptr()))
+    arg_error(!PyFloat_Check(v.ptr()), s, a, cat("must be an integer, got ", describe(v)));
+  int overflow = 0;
+  py::object i = py::reinterpret_steal<py::object>(PyNumber_Index(v.ptr()));
+  if (!i) throw py::error_already_set();
+  long long r = PyLong_AsLongLongAndOverflow(i.ptr(), &overflow);
+  if (overflow) arg_error(false, s, a, cat("is out of range for int64: ", describe(v)));
+  return r;
+}
+
+// Ints from an int, a list/tuple/array of ints or an integer tensor (TF passes axes and shapes as tensors).
+std::vector<int64_t> ints_of(const Signature& s, const ArgSpec& a, py::handle v) {
+  if (is_tensor(v)) {
+    Tensor t = tensor_of(v);
+    if (!is_integer(t->dtype) || t->ndim() > 1)
+      arg_error(false, s, a, cat("must be an int or a list of ints, got a tensor of ", meta_str(t)));
+    std::vector<int64_t> r(t->size);
+    for (int64_t i = 0; i < t->size; ++i)
+      r[i] = t->dtype == DType::Int64 ? t->data_as<int64_t>()[i] : t->data_as<int32_t>()[i];
+    return r;
+  }
+  if (PyIndex_Check(v.ptr()) && !py::isinstance<py::array>(v)) return {int_of(s, a, v)};
+  if (!PyList_Check(v.ptr()) && !PyTuple_Check(v.ptr()) && !py::isinstance<py::array>(v))
+    arg_error(false, s, a, cat("must be an int or a list of ints, got ", describe(v)));
+  std::vector<int64_t> r;
+  for (py::handle item : py::reinterpret_borrow<py::iterable>(v)) {
+    if (item.is_none() || PyFloat_Check(item.ptr()) || !(PyIndex_Check(item.ptr()) || is_tensor(item)))
+      arg_error(false, s, a, cat("must be an int or a list of ints, got ", describe(v)));
+    r.push_back(int_of(s, a, item));
+  }
+  return r;
+}
+
+double float_of(const Signature& s, const ArgSpec& a, py::handle v) {
+  if (is_tensor(v) || !(PyFloat_Check(v.ptr()) || PyIndex_Check(v.ptr()) || PyNumber_Check(v.ptr())) ||
+      PyUnicode_Check(v.ptr()))
+    arg_error(true, s, a, cat("must be a float, got ", describe(v)));
+  double d = PyFloat_AsDouble(v.ptr());
+  if (d == -1.0 && PyErr_Occurred()) throw py::error_already_set();
+  return d;
+}
+
+// The dtype a Python value takes when converted for an input: that of the first tensor input.
+int input_dtype_hint(const Signature& s, PyObject* const* slot) {
+  for (size_t j = 0; j < s.args.size(); ++j) {
+    if (!slot[j] || !is_input_kind(s.args[j].kind)) continue;
+    if (is_tensor(slot[j])) return (int)tensor_of(slot[j])->dtype;
+    if (s.args[j].kind == ArgKind::Tensors && (PyList_Check(slot[j]) || PyTuple_Check(slot[j])))
+      for (py::handle item : py::reinterpret_borrow<py::iterable>(slot[j]))
+        if (is_tensor(item)) return (int)tensor_of(item)->dtype;
+  }
+  return -1;
+}
+
+Tensor input_of(const Signature& s, const ArgSpec& a, py::handle v, int hint) {
+  try {
+    return to_tensor(v, hint);
+  } catch (const InvalidArgument& e) {
+    arg_error(false, s, a, e.what());
+  }
+}
+
+void convert_arg(const Signature& s, const ArgSpec& a, py::handle v, int hint, Tensors& x, Attrs& attrs) {
+  const char* key = a.attr.c_str();
+  switch (a.kind) {
+    case ArgKind::Tensor: x.push_back(input_of(s, a, v, hint)); break;
+    case ArgKind::Tensors:
+      if (!PyList_Check(v.ptr()) && !PyTuple_Check(v.ptr()))
+        arg_error(true, s, a, cat("must be a list of tensors, got ", describe(v)));
+      for (py::handle item : py::reinterpret_borrow<py::iterable>(v)) x.push_back(input_of(s, a, item, hint));
+      break;
+    case ArgKind::Int: attrs.set(key, int_of(s, a, v)); break;
+    case ArgKind::Ints:
+    case ArgKind::Axes: attrs.set(key, ints_of(s, a, v)); break;
+    case ArgKind::Float: attrs.set(key, float_of(s, a, v)); break;
+    case ArgKind::Bool: {
+      int b = PyObject_IsTrue(v.ptr());
+      if (b < 0) throw py::error_already_set();
+      attrs.set(key, b != 0);
+      break;
+    }
+    case ArgKind::Str:
+      if (!PyUnicode_Check(v.ptr())) arg_error(true, s, a, cat("must be a string, got ", describe(v)));
+      attrs.set(key, v.cast<std::string>());
+      break;
+    case ArgKind::DType: {
+      py::object d = py::module_::import("tapegrad.dtypes").attr("as_dtype")(v);
+      attrs.set(key, d.attr("code").cast<int64_t>());
+      break;
+    }
+  }
+}
+
+constexpr size_t kMaxArgs = 16;
+
+// Binds positional and keyword arguments to the signature, then converts each (Note [Op signatures]).
+void bind_signature(const Signature& s, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Tensors& x,
+                    Attrs& attrs) {
+  const size_t n = s.args.size();
+  PyObject* slot[kMaxArgs] = {};
+  if ((size_t)nargs > n)
+    throw py::type_error(cat(s.fn, "() takes ", n, " positional argument", n == 1 ? "" : "s", " but ", nargs,
+                             " were given"));
+  for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t k = 0; k < nkw; ++k) {
+    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    if (!key) throw py::error_already_set();
+    if (std::strcmp(key, "name") == 0) continue;  // TF's op name: nothing to name in eager mode
+    size_t j = 0;
+    while (j < n && s.args[j].name != key) ++j;
+    if (j == n) throw py::type_error(cat(s.fn, "() got an unexpected keyword argument '", key, "'"));
+    if (slot[j]) throw py::type_error(cat(s.fn, "() got multiple values for argument '", key, "'"));
+    slot[j] = args[nargs + k];
+  }
+  const int hint = input_dtype_hint(s, slot);
+  x.reserve(n);
+  for (size_t j = 0; j < n; ++j) {
+    const ArgSpec& a = s.args[j];
+    PyObject* v = slot[j];
+    if (!v && a.required) throw py::type_error(cat(s.fn, "() missing required argument '", a.name, "'"));
+    if (!v || (v == Py_None && !is_input_kind(a.kind) && !a.required)) {
+      if (a.has_default) attrs.set(a.attr.c_str(), a.fallback);
+      continue;
+    }
+    if (v == Py_None && !is_input_kind(a.kind)) arg_error(false, s, a, "must not be None");
+    convert_arg(s, a, v, hint, x, attrs);
+  }
+}
+
+// An internal handle: inputs positional (non-tensors take the first tensor's dtype, TF's dtype_hint),
+// attributes by keyword.
+void bind_raw(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Tensors& x, Attrs& attrs) {
+  int hint = -1;
+  for (Py_ssize_t i = 0; i < nargs && hint < 0; ++i)
+    if (is_tensor(args[i])) hint = (int)tensor_of(args[i])->dtype;
+  x.reserve((size_t)nargs);
+  for (Py_ssize_t i = 0; i < nargs; ++i) x.push_back(to_tensor(args[i], hint));
+  if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
+    py::dict kw;
+    for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k)
+      if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "name") != 0)
+        kw[py::handle(PyTuple_GET_ITEM(kwnames, k))] = py::handle(args[nargs + k]);
+    attrs = to_attrs(kw);
+  }
+}
 
 // OpHandle.__call__ without pybind11's dispatcher (see Note [Number slots] in tensor.cpp): ops are
 // called per element of a user's loop, and the dispatcher plus *args/**kwargs packing cost more
@@ -41,36 +204,30 @@ struct OpHandle {
 PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   try {
     const OpHandle& h = *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<OpHandle>();
-    int hint = -1;
-    for (Py_ssize_t i = 0; i < nargs && hint < 0; ++i)
-      if (is_tensor(args[i])) hint = (int)tensor_of(args[i])->dtype;
     Tensors x;
-    x.reserve((size_t)nargs);
-    int64_t n = 0;
-    for (Py_ssize_t i = 0; i < nargs; ++i) {
-      x.push_back(to_tensor(args[i], hint));
-      n += x.back()->size;
-    }
     Attrs attrs;
-    if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
-      py::dict kw;
-      for (Py_ssize_t k = 0; k < PyTuple_GET_SIZE(kwnames); ++k)
-        if (PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "name") != 0)  // TF's op name: unused
-          kw[py::handle(PyTuple_GET_ITEM(kwnames, k))] = py::handle(args[nargs + k]);
-      attrs = to_attrs(kw);
-    }
-    Tensor out;
-    if (n >= kReleaseGilMin) {
-      py::gil_scoped_release nogil;
-      out = apply(*h.op, x, attrs);
-    } else {
-      out = apply(*h.op, x, attrs);
-    }
-    return py::cast(out).release().ptr();
+    if (h.sig) bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
+    else bind_raw(args, nargs, kwnames, x, attrs);
+    return py::cast(run(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
   }
+}
+
+// inspect.signature() of a public op: TF's argument names and defaults (and name=None).
+py::object python_signature(const OpHandle& h) {
+  if (!h.sig) return py::none();
+  py::module_ inspect = py::module_::import("inspect");
+  py::object P = inspect.attr("Parameter");
+  py::list params;
+  auto value = [](const AttrValue& v) { return std::visit([](auto& x) { return py::cast(x); }, v); };
+  for (const ArgSpec& a : h.sig->args) {
+    py::object dflt = a.required ? P.attr("empty") : a.has_default ? value(a.fallback) : py::none();
+    params.append(P(a.name, P.attr("POSITIONAL_OR_KEYWORD"), py::arg("default") = dflt));
+  }
+  params.append(P("name", P.attr("POSITIONAL_OR_KEYWORD"), py::arg("default") = py::none()));
+  return inspect.attr("Signature")(params);
 }
 
 std::string g_package_dir = "\x01";  // set by tapegrad/__init__.py
@@ -101,8 +258,8 @@ std::string python_call_site() {
 
 void bind_ops(py::module_& m) {
   py::class_<OpHandle>(m, "OpHandle", py::dynamic_attr())
-      .def("__call__", &OpHandle::call)
       .def_property_readonly("name", [](const OpHandle& h) { return h.op->name; })
+      .def_property_readonly("__signature__", &python_signature)
       .def_property_readonly("differentiable", [](const OpHandle& h) { return h.op->differentiable; })
       .def("__repr__", [](const OpHandle& h) { return "<op " + h.op->name + ">"; });
   {
@@ -113,12 +270,43 @@ void bind_ops(py::module_& m) {
         PyDescr_NewMethod(reinterpret_cast<PyTypeObject*>(cls.ptr()), &call_def));
     if (!descr || PyObject_SetAttrString(cls.ptr(), "__call__", descr.ptr()) != 0) throw py::error_already_set();
   }
-  m.def("op", [](const std::string& name) { return OpHandle{&op_def(name.c_str())}; }, py::arg("name"));
+  m.def("op", [](const std::string& name, py::object fn, py::object signature) {
+          OpHandle h{&op_def(name.c_str()), nullptr};
+          if (!signature.is_none())
+            h.sig = std::make_shared<Signature>(parse_signature(fn.cast<std::string>(), signature.cast<std::string>()));
+          return h;
+        }, py::arg("name"), py::arg("fn") = py::none(), py::arg("signature") = py::none(),
+        "op(name): an internal handle (inputs positional, attributes by keyword); op(name, fn, signature): the "
+        "public op fn with TF's arguments (Note [Op signatures] in cpp/engine/signature.h).");
   m.def("apply", [](const std::string& name, py::sequence inputs, py::object attrs) {
           Tensors x;
           for (auto a : inputs) x.push_back(to_tensor(a));
           return apply(op_def(name.c_str()), x, to_attrs(attrs));
         }, py::arg("name"), py::arg("inputs"), py::arg("attrs") = py::none());
+  m.def("_nest_flatten", [](py::handle s) {
+          std::vector<py::object> out;
+          nest_flatten(s, out);
+          return out;
+        }, "The C++ walker of nested structures (tests compare it with tapegrad._nest).");
+  m.def("_nest_pack", [](py::handle like, const std::vector<py::object>& flat) {
+          size_t i = 0;
+          py::object r = nest_pack(like, flat, i);
+          if (i != flat.size()) throw py::value_error("nest: more values given than the structure has leaves");
+          return r;
+        });
+  m.def("_convert_arg", [](py::handle v, const std::string& kind, const std::string& fn, const std::string& arg) {
+          // The doorway's conversion of one attribute argument, for ops composed in Python.
+          const Signature s = parse_signature(fn, arg + ":" + kind);
+          Tensors x;
+          Attrs attrs;
+          convert_arg(s, s.args[0], v, -1, x, attrs);
+          if (s.args[0].kind == ArgKind::Tensor) return py::cast(x.at(0));
+          if (s.args[0].kind == ArgKind::Tensors) return py::cast(x);
+          return std::visit([](auto& val) { return py::cast(val); }, attrs.items.at(0).second);
+        }, py::arg("value"), py::arg("kind"), py::arg("fn"), py::arg("arg"),
+        "_convert_arg(value, kind, fn, arg): converts one argument as a public op's signature would "
+        "(Note [Op signatures]), raising errors that name fn and arg.");
+  m.def("fusable_ops", &graph::fusable_ops, "Registry ops that tf.function's fusion pass can fuse.");
   m.def("registered_ops", &registered_ops, "Names of every op in the C++ registry.");
   m.def("is_differentiable", [](const std::string& n) { return op_def(n.c_str()).differentiable; });
   m.def("convert", [](py::handle v, int dtype) { return to_tensor_dtype(v, dtype); },

@@ -678,4 +678,12 @@ bool same_fused(const FusedGroup& a, const FusedGroup& b) {
   return true;
 }
 
+std::vector<std::string> fusable_ops() {
+  std::vector<std::string> r;
+  for (const auto& [name, e] : op_table())
+    if (e.role == Role::Compute) r.push_back(name);
+  std::sort(r.begin(), r.end());
+  return r;
+}
+
 }  // namespace tg::graph

@@ -45,6 +45,8 @@ inline bool is_fused_output(const Node& n) { return n.kind == NodeKind::Op && n.
 // TAPEGRAD_FUSION=off disables the pass, =all fuses groups of any size (by default groups
 // of fewer than kFuseMinElements elements stay as they are).
 int fuse_elementwise(Graph& g);
+// The registry ops a fused node can compute (those with block kernels), sorted: tests derive their lists from it.
+std::vector<std::string> fusable_ops();
 constexpr int64_t kFuseMinElements = 1024;
 
 // Runs a fused node on its input values. In fast mode, inputs marked in donate (values no

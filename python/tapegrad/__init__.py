@@ -26,12 +26,14 @@ from tapegrad._recompute import recompute_grad  # noqa: E402
 from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403
-from tapegrad._ops import indexing as _indexing  # noqa: E402,F401  (Tensor.__getitem__)
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
+from tapegrad._tensor import install_tensor_surface as _install_tensor_surface  # noqa: E402
+
+_install_tensor_surface()
 from tapegrad._function import function  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import cond, while_loop  # noqa: E402
-from tapegrad import math, nn, linalg, random, debugging  # noqa: E402
+from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
 
 __version__ = "0.1.0"

@@ -109,7 +109,8 @@ def _iter(self):
     return (self[i] for i in range(self._shape[0]))
 
 
-def _guard_value_access(name):
+def _guarded(name):
+    """numpy() / __array__ of the C++ class, refusing a traced tensor (no value while tracing)."""
     raw = getattr(Tensor, name)
 
     def guarded(self, *args, **kwargs):
@@ -119,25 +120,41 @@ def _guard_value_access(name):
 
     guarded.__name__ = name
     guarded.__doc__ = raw.__doc__
-    setattr(Tensor, name, guarded)
-    return raw
+    return guarded
 
 
-Tensor._numpy_unchecked = _guard_value_access("numpy")  # tf.print reads traced values on purpose
-_guard_value_access("__array__")
-Tensor.shape = property(lambda self: TensorShape(self._shape), doc="The shape, as a TensorShape.")
-Tensor.dtype = property(lambda self: dtypes.from_code(self._dtype), doc="The element type.")
-Tensor.__repr__ = _tensor_repr
-Tensor.__str__ = _tensor_str
-Tensor.__float__ = lambda self: _scalar(self, float)
-Tensor.__int__ = lambda self: _scalar(self, int)
-Tensor.__index__ = lambda self: _scalar(self, int) if self.dtype.is_integer else NotImplemented
-Tensor.__bool__ = _bool
-Tensor.__format__ = _format
-Tensor.__iter__ = _iter
-Tensor.__array_priority__ = 100  # NumPy defers to our reflected operators
-Tensor.get_shape = lambda self: TensorShape(self._shape)
-Tensor.device = "/job:localhost/replica:0/task:0/device:CPU:0"
+def _index(self):
+    return _scalar(self, int) if self.dtype.is_integer else NotImplemented
+
+
+def _tensor_surface():
+    """What Tensor is in Python beyond the C++ class (cpp/bindings/tensor.cpp: storage, operators)."""
+    from tapegrad._ops.indexing import getitem
+    return {
+        "_numpy_unchecked": Tensor.numpy,  # tf.print reads traced values on purpose
+        "numpy": _guarded("numpy"),
+        "__array__": _guarded("__array__"),
+        "shape": property(lambda self: TensorShape(self._shape), doc="The shape, as a TensorShape."),
+        "dtype": property(lambda self: dtypes.from_code(self._dtype), doc="The element type."),
+        "__repr__": _tensor_repr,
+        "__str__": _tensor_str,
+        "__float__": lambda self: _scalar(self, float),
+        "__int__": lambda self: _scalar(self, int),
+        "__index__": _index,
+        "__bool__": _bool,
+        "__format__": _format,
+        "__iter__": _iter,
+        "__getitem__": getitem,
+        "__array_priority__": 100,  # NumPy defers to our reflected operators
+        "get_shape": lambda self: TensorShape(self._shape),
+        "device": "/job:localhost/replica:0/task:0/device:CPU:0",
+    }
+
+
+def install_tensor_surface():
+    """Called once by the package's __init__, when the modules the surface uses are loaded."""
+    for attr, value in _tensor_surface().items():
+        setattr(Tensor, attr, value)
 
 
 class Variable(_core.Variable):

@@ -64,26 +64,26 @@ _BY_NAME = {d.name: d for d in _BY_CODE}
 _BY_NAME.update(double=float64, float=float32, half=None)
 
 
-def as_dtype(value):
+def as_dtype(type_value):
     """Converts a DType, its name, a NumPy dtype or a Python type to a DType."""
-    if isinstance(value, DType):
-        return value
-    if isinstance(value, str) and _BY_NAME.get(value) is not None:
-        return _BY_NAME[value]
-    if value is float:
+    if isinstance(type_value, DType):
+        return type_value
+    if isinstance(type_value, str) and _BY_NAME.get(type_value) is not None:
+        return _BY_NAME[type_value]
+    if type_value is float:
         return float32
-    if value is int:
+    if type_value is int:
         return int32
-    if value is builtins.bool:
+    if type_value is builtins.bool:
         return bool
     try:
-        np_dtype = np.dtype(value)
+        np_dtype = np.dtype(type_value)
     except TypeError:
-        raise TypeError(f"Cannot convert {value!r} to a tapegrad dtype") from None
+        raise TypeError(f"Cannot convert {type_value!r} to a tapegrad dtype") from None
     for d in _BY_CODE:
         if np.dtype(d.as_numpy_dtype) == np_dtype:
             return d
-    raise TypeError(f"tapegrad has no dtype matching {value!r} (supported: float32, float64, int32, int64, bool)")
+    raise TypeError(f"tapegrad has no dtype matching {type_value!r} (supported: float32, float64, int32, int64, bool)")
 
 
 def from_code(code):

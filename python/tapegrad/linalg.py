@@ -4,4 +4,7 @@ from tapegrad._ops.linalg import (  # noqa: F401
 )
 from tapegrad._creation import eye  # noqa: F401
 
-adjoint = matrix_transpose   # real dtypes only: the adjoint is the transpose
+
+def adjoint(matrix, name=None):
+    """The conjugate transpose of the last two axes: the transpose, tapegrad's dtypes being real."""
+    return matrix_transpose(matrix)

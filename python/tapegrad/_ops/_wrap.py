@@ -1,26 +1,34 @@
-"""Builders for wrapper functions: TF signature in, one registry call out."""
+"""Builders for public ops: a registry op plus TF's argument list, bound in C++ (Note [Op signatures])."""
 from tapegrad import _core
 
 
-# The wrappers of elementwise ops are the op handles themselves: a Python function around the
-# handle would double the cost of a small op. A handle takes the op's inputs positionally and
-# ignores TF's `name=` keyword.
-def unary(op_name, py_name, doc=None):
-    handle = _core.op(op_name)
+# A public op that maps onto one registry op is the op handle itself, bound to TF's signature: the
+# C++ doorway binds positional and keyword arguments (and `name=`), converts and validates them and
+# runs the op. A Python function around the handle would double the cost of a small op.
+def public_op(op_name, py_name, signature, doc=None):
+    handle = _core.op(op_name, py_name, signature)
     handle.__name__ = handle.__qualname__ = py_name
-    handle.__doc__ = doc or f"{py_name}(x, name=None): elementwise, registry op ``{op_name}``."
+    handle.__doc__ = doc or f"{py_name}({signature}, name=None): registry op ``{op_name}``."
     return handle
+
+
+def unary(op_name, py_name, doc=None, arg="x"):
+    return public_op(op_name, py_name, arg, doc or f"{py_name}({arg}, name=None): elementwise, registry op ``{op_name}``.")
 
 
 def binary(op_name, py_name, doc=None):
-    handle = _core.op(op_name)
-    handle.__name__ = handle.__qualname__ = py_name
-    handle.__doc__ = doc or f"{py_name}(x, y, name=None): elementwise with broadcasting, registry op ``{op_name}``."
-    return handle
+    return public_op(op_name, py_name, "x, y",
+                     doc or f"{py_name}(x, y, name=None): elementwise with broadcasting, registry op ``{op_name}``.")
 
 
 def export(namespace, table, builder):
-    """Defines one wrapper per (python name -> op name) row of ``table`` in ``namespace``."""
+    """Defines one public op per (python name -> op name) row of ``table`` in ``namespace``."""
     for py_name, op_name in table.items():
         namespace[py_name] = builder(op_name, py_name)
     return list(table)
+
+
+def convert_arg(value, kind, fn, arg):
+    """One argument of a Python-composed op converted by the doorway's rules: kind is int, ints, axes,
+    float, bool or str; errors name ``fn`` and ``arg``."""
+    return _core._convert_arg(value, kind, fn, arg)

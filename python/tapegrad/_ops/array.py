@@ -4,6 +4,7 @@ import builtins
 import numpy as np
 
 from tapegrad import _core, dtypes
+from tapegrad._ops._wrap import public_op
 from tapegrad._tensor import Tensor, convert_to_tensor
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concat", "stack", "unstack",
@@ -14,7 +15,6 @@ newaxis = None
 _InvalidArgument = _core.InvalidArgumentError
 _reshape = _core.op("Reshape")
 _transpose = _core.op("Transpose")
-_broadcast_to = _core.op("BroadcastTo")
 _strided_slice = _core.op("StridedSlice")
 _concat = _core.op("ConcatV2")
 _pad = _core.op("Pad")
@@ -39,16 +39,15 @@ def _axis(axis, rank, op):
     return axis % rank
 
 
-def reshape(tensor, shape, name=None):
-    return _reshape(tensor, shape=_ints(shape))
+reshape = public_op("Reshape", "reshape", "tensor, shape:ints",
+                    "Gives ``tensor``'s values the shape ``shape`` (one entry may be -1); a view, no copy.")
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     return _transpose(a) if perm is None else _transpose(a, perm=_ints(perm))
 
 
-def broadcast_to(input, shape, name=None):
-    return _broadcast_to(input, shape=_ints(shape))
+broadcast_to = public_op("BroadcastTo", "broadcast_to", "input, shape:ints", "Broadcasts ``input`` to ``shape``.")
 
 
 def expand_dims(input, axis, name=None):

@@ -6,7 +6,7 @@ from tapegrad._tensor import Tensor, convert_to_tensor
 _UNARY = {
     "negative": "Neg", "square": "Square", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "exp": "Exp", "log": "Log",
     "log1p": "Log1p", "expm1": "Expm1", "sin": "Sin", "cos": "Cos", "tan": "Tan", "tanh": "Tanh",
-    "sigmoid": "Sigmoid", "softplus": "Softplus", "abs": "Abs", "sign": "Sign", "reciprocal": "Reciprocal",
+    "sigmoid": "Sigmoid", "abs": "Abs", "sign": "Sign", "reciprocal": "Reciprocal",
     "floor": "Floor", "ceil": "Ceil", "round": "Round", "erf": "Erf", "logical_not": "LogicalNot",
 }
 _BINARY = {
@@ -17,8 +17,9 @@ _BINARY = {
     "logical_and": "LogicalAnd", "logical_or": "LogicalOr",
 }
 __all__ = export(globals(), _UNARY, unary) + export(globals(), _BINARY, binary) + [
-    "divide", "truediv", "realdiv", "where", "clip_by_value", "logical_xor", "mod", "neg",
+    "divide", "truediv", "realdiv", "where", "clip_by_value", "logical_xor", "mod", "neg", "softplus",
 ]
+softplus = unary("Softplus", "softplus", arg="features")
 neg = globals()["negative"]
 mod = globals()["floormod"]
 _realdiv = _core.op("RealDiv")
@@ -32,7 +33,9 @@ def truediv(x, y, name=None):
     return x / y
 
 
-divide = truediv
+def divide(x, y, name=None):
+    """x / y (TF's tf.divide); integer inputs are divided as float64."""
+    return truediv(x, y)
 
 
 def realdiv(x, y, name=None):

@@ -100,4 +100,4 @@ def _index_value(k):
     raise TypeError(f"{_VALID}, got {k!r}")
 
 
-Tensor.__getitem__ = _getitem
+getitem = _getitem  # Tensor.__getitem__, installed with the rest of the surface (_tensor.py)

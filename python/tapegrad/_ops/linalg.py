@@ -21,8 +21,13 @@ def _error(msg):
     return _core.InvalidArgumentError(msg)
 
 
-def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, name=None, **kwargs):
-    """a @ b over the last two axes; leading (batch) axes broadcast."""
+def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
+           b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None):
+    """a @ b over the last two axes; leading (batch) axes broadcast. The sparsity hints and grad_a/grad_b
+    change nothing here; ``output_type`` (TF's int8 -> int32 product) is refused."""
+    if output_type is not None:
+        raise TypeError(f"matmul: output_type={output_type!r} is not supported (it is for int8 inputs, which "
+                        "tapegrad does not have)")
     return _matmul(a, b, transpose_a=bool(transpose_a or adjoint_a), transpose_b=bool(transpose_b or adjoint_b))
 
 

@@ -7,7 +7,7 @@ from tapegrad._ops.reduction import reduce_mean, reduce_sum
 from tapegrad._tensor import cast, convert_to_tensor
 
 _UNARY = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "selu": "Selu"}
-__all__ = export(globals(), _UNARY, unary) + [
+__all__ = export(globals(), _UNARY, lambda op, py_name: unary(op, py_name, arg="features")) + [
     "leaky_relu", "gelu", "silu", "swish", "sigmoid", "softplus", "softmax", "log_softmax", "dropout",
     "l2_loss", "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
     "sigmoid_cross_entropy_with_logits", "moments",
@@ -35,7 +35,7 @@ def gelu(features, approximate=False, name=None):
     return _ops["GeluTanh" if approximate else "Gelu"](features)
 
 
-def silu(features, beta=1.0, name=None):
+def silu(features, beta=1.0):
     """Sigmoid linear unit (swish): ``x * sigmoid(beta * x)``."""
     if beta == 1.0:
         return _ops["Silu"](features)

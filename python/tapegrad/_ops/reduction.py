@@ -1,5 +1,6 @@
 """Reductions over axes (reduce_sum and friends), arg-reductions, cumsum and add_n."""
 from tapegrad import _core, dtypes
+from tapegrad._ops._wrap import convert_arg, public_op
 from tapegrad._ops.elementwise import where
 from tapegrad._tensor import Tensor, convert_to_tensor, stop_gradient
 
@@ -12,41 +13,21 @@ __all__ = [
 _ops = {name: _core.op(name) for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")}
 _argmax = _core.op("ArgMax")
 _argmin = _core.op("ArgMin")
-_cumsum = _core.op("Cumsum")
 _exp, _log, _sqrt, _abs = (_core.op(n) for n in ("Exp", "Log", "Sqrt", "Abs"))
 _less, _reshape = _core.op("Less"), _core.op("Reshape")
 
 
-def _axes(axis):
-    if axis is None:
-        return None
-    if isinstance(axis, Tensor):
-        axis = axis.numpy().tolist()
-    if isinstance(axis, (list, tuple)):
-        return [int(a) for a in axis]
-    return [int(axis)]
+def _axes(axis, fn="reduce"):
+    return None if axis is None else convert_arg(axis, "axes", fn, "axis")
 
 
-def _axis(axis, default=0):
+def _axis(axis, default=0, fn="reduce"):
     """One axis as an int (a Python int, a 0-d or one-element tensor, or None for ``default``)."""
-    if axis is None:
-        return default
-    if isinstance(axis, Tensor):
-        return int(axis.numpy().reshape(-1)[0]) if axis._size == 1 else int(axis)
-    return int(axis)
+    return default if axis is None else convert_arg(axis, "int", fn, "axis")
 
 
-def _reduce(op_name, py_name, doc, as_bool=False):
-    handle = _ops[op_name]
-
-    def fn(input_tensor, axis=None, keepdims=False, name=None):
-        x = convert_to_tensor(input_tensor, dtype=dtypes.bool) if as_bool and not isinstance(input_tensor, Tensor) \
-            else input_tensor
-        return handle(x, axis=_axes(axis), keepdims=bool(keepdims))
-
-    fn.__name__ = fn.__qualname__ = py_name
-    fn.__doc__ = doc
-    return fn
+def _reduce(op_name, py_name, doc):
+    return public_op(op_name, py_name, "input_tensor, axis:axes=None, keepdims:bool=False", doc)
 
 
 reduce_sum = _reduce("Sum", "reduce_sum", "Sum over ``axis`` (all axes if None).")
@@ -56,8 +37,8 @@ reduce_max = _reduce("Max", "reduce_max", "Maximum over ``axis``; the gradient i
 reduce_min = _reduce("Min", "reduce_min", "Minimum over ``axis``; the gradient is shared among ties.")
 reduce_prod = _reduce("Prod", "reduce_prod",
                       "Product over ``axis``; the gradient is the product of the other entries (exact with zeros).")
-reduce_any = _reduce("Any", "reduce_any", "Logical or over ``axis`` of a bool tensor.", as_bool=True)
-reduce_all = _reduce("All", "reduce_all", "Logical and over ``axis`` of a bool tensor.", as_bool=True)
+reduce_any = _reduce("Any", "reduce_any", "Logical or over ``axis`` of a bool tensor.")
+reduce_all = _reduce("All", "reduce_all", "Logical and over ``axis`` of a bool tensor.")
 
 
 def _float_input(x, op):
@@ -79,7 +60,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     1000.6931...
     """
     x = _float_input(input_tensor, "reduce_logsumexp")
-    axes = _axes(axis)
+    axes = _axes(axis, "reduce_logsumexp")
     raw_max = _ops["Max"](x, axis=axes, keepdims=True)
     finite = _less(_abs(raw_max), float("inf"))
     m = stop_gradient(where(finite, raw_max, 0.0))
@@ -90,7 +71,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance over ``axis``: mean((x - mean(x))^2)."""
     x = _float_input(input_tensor, "reduce_variance")
-    axes = _axes(axis)
+    axes = _axes(axis, "reduce_variance")
     centered = x - _ops["Mean"](x, axis=axes, keepdims=True)
     return _ops["Mean"](centered * centered, axis=axes, keepdims=bool(keepdims))
 
@@ -110,29 +91,27 @@ def safe_sqrt(s):
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(sum(x^2)) over ``axis``; the gradient at an all-zero slice is 0."""
     x = convert_to_tensor(input_tensor)
-    return safe_sqrt(_ops["Sum"](x * x, axis=_axes(axis), keepdims=bool(keepdims)))
+    return safe_sqrt(_ops["Sum"](x * x, axis=_axes(axis, "reduce_euclidean_norm"), keepdims=bool(keepdims)))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmax(input, axis=_axis(axis), output_type=dtypes.as_dtype(output_type).code)
+    return _argmax(input, axis=_axis(axis, fn="argmax"), output_type=dtypes.as_dtype(output_type).code)
 
 
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmin(input, axis=_axis(axis), output_type=dtypes.as_dtype(output_type).code)
+    return _argmin(input, axis=_axis(axis, fn="argmin"), output_type=dtypes.as_dtype(output_type).code)
 
 
-def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
-    """Running sum along ``axis``.
+cumsum = public_op("Cumsum", "cumsum", "x, axis:int=0, exclusive:bool=False, reverse:bool=False", """Running sum along ``axis``.
 
     Formula:
         out[i] = sum_{j <= i} x[j]   (j < i if exclusive; sums run from the end if reverse)
 
     >>> tf.cumsum([1, 2, 3], exclusive=True).numpy()
     array([0, 1, 3], dtype=int32)
-    """
-    return _cumsum(x, axis=_axis(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+    """)
 
 
 def add_n(inputs, name=None):

@@ -1,0 +1,39 @@
+// signature.h -- a public op's TF argument list, parsed once: which arguments are inputs, which set attributes.
+#pragma once
+#include <string>
+#include <vector>
+#include "engine/attrs.h"
+
+namespace tg {
+
+// Note [Op signatures]: a public op is a registry op plus TF's argument list, written as text in
+// the Python table that exports it, e.g.
+//     "input_tensor, axis:axes=None, keepdims:bool=False"
+// Each item is `name[:kind][>attr][=default]`. Kinds: tensor (an input, the default), tensors (a
+// list of inputs), int, ints, axes (None, an int, a list or a tensor of ints), float, bool, str,
+// dtype (attribute kinds). `>attr` names the registry attribute when it differs from TF's argument
+// name. A default of None leaves the attribute unset. Every signature also takes TF's `name=`.
+// The bindings bind Python arguments to it (positional and keyword) in one place: see
+// OpHandle in cpp/bindings/ops.cpp.
+enum class ArgKind : unsigned char { Tensor, Tensors, Int, Ints, Axes, Float, Bool, Str, DType };
+
+struct ArgSpec {
+  std::string name;        // TF's argument name
+  std::string attr;        // the registry attribute it sets (attribute kinds only)
+  ArgKind kind = ArgKind::Tensor;
+  bool required = true;
+  bool has_default = false;  // false with !required: a default of None (attribute left unset)
+  AttrValue fallback;
+};
+
+struct Signature {
+  std::string fn;  // the Python name, for messages: "reduce_sum"
+  std::vector<ArgSpec> args;
+};
+
+// Throws InvalidArgument on a malformed text (a bug in the table, found at import).
+Signature parse_signature(const std::string& fn, const std::string& text);
+const char* arg_kind_name(ArgKind k);
+bool is_input_kind(ArgKind k);
+
+}  // namespace tg
