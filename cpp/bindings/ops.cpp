@@ -206,8 +206,12 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     const OpHandle& h = *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<OpHandle>();
     Tensors x;
     Attrs attrs;
-    if (h.sig) bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
-    else bind_raw(args, nargs, kwnames, x, attrs);
+    // All inputs given positionally to an op of tensors only (tf.add(x, y)): nothing to bind.
+    const bool positional = !kwnames || PyTuple_GET_SIZE(kwnames) == 0;
+    if (h.sig && !(positional && h.sig->only_tensors && (size_t)nargs == h.sig->args.size()))
+      bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
+    else
+      bind_raw(args, nargs, kwnames, x, attrs);
     return py::cast(run(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();

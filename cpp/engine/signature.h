@@ -29,6 +29,7 @@ struct ArgSpec {
 struct Signature {
   std::string fn;  // the Python name, for messages: "reduce_sum"
   std::vector<ArgSpec> args;
+  bool only_tensors = true;  // every argument is a Tensor input (elementwise ops): the fast path binds them as is
 };
 
 // Throws InvalidArgument on a malformed text (a bug in the table, found at import).
