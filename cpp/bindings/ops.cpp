@@ -208,10 +208,18 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     Attrs attrs;
     // All inputs given positionally to an op of tensors only (tf.add(x, y)): nothing to bind.
     const bool positional = !kwnames || PyTuple_GET_SIZE(kwnames) == 0;
-    if (h.sig && !(positional && h.sig->only_tensors && (size_t)nargs == h.sig->args.size()))
-      bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
-    else
+    if (!h.sig) {
       bind_raw(args, nargs, kwnames, x, attrs);
+    } else if (positional && h.sig->only_tensors && (size_t)nargs == h.sig->args.size()) {
+      try {
+        bind_raw(args, nargs, kwnames, x, attrs);
+      } catch (const InvalidArgument&) {  // bind again for the error that names the op and the argument
+        x.clear();
+        bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
+      }
+    } else {
+      bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
+    }
     return py::cast(run(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
