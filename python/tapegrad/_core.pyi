@@ -1,0 +1,394 @@
+"""
+tapegrad C++ engine
+"""
+from __future__ import annotations
+import collections.abc
+from tapegrad import GradientTape
+import typing
+__all__: list[str] = ['GradientTape', 'Graph', 'InvalidArgumentError', 'OpHandle', 'TapeError', 'Tensor', 'Variable', 'accumulators_active', 'active_isa', 'any_tape_recording', 'apply', 'best_isa', 'convert', 'convert_hint', 'fill', 'forward_custom', 'from_numpy', 'fusable_ops', 'is_differentiable', 'op', 'record_custom', 'registered_ops', 'set_gradient', 'set_isa', 'should_record']
+class InvalidArgumentError(ValueError):
+    pass
+class TapeError(RuntimeError):
+    pass
+class Tensor:
+    __array_priority__: typing.ClassVar[int] = 100
+    device: typing.ClassVar[str] = '/job:localhost/replica:0/task:0/device:CPU:0'
+    @staticmethod
+    def _numpy_unchecked(*args, **kwargs):
+        """
+        numpy(self: tapegrad._core.Tensor) -> numpy.ndarray
+        
+        The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).
+        """
+    def __abs__(self) -> Tensor:
+        ...
+    def __add__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __and__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __array__(self, *args, **kwargs):
+        """
+        __array__(self: tapegrad._core.Tensor, dtype: object = None, copy: object = None) -> numpy.ndarray
+        """
+    def __bool__(self):
+        ...
+    def __eq__(self, arg0: typing.Any) -> typing.Any:
+        ...
+    def __float__(self):
+        ...
+    def __floordiv__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __format__(self, spec):
+        ...
+    def __ge__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __getitem__(self, key):
+        """
+        x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list).
+        """
+    def __gt__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __hash__(self) -> int:
+        ...
+    def __index__(self):
+        ...
+    def __int__(self):
+        ...
+    def __invert__(self) -> Tensor:
+        ...
+    def __iter__(self):
+        ...
+    def __le__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __len__(self) -> int:
+        ...
+    def __lt__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __matmul__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __mod__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __mul__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __ne__(self, arg0: typing.Any) -> typing.Any:
+        ...
+    def __neg__(self) -> Tensor:
+        ...
+    def __or__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __pow__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __radd__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __rand__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __repr__(self):
+        ...
+    def __rfloordiv__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __rmatmul__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __rmod__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __rmul__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __ror__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __rpow__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __rsub__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __rtruediv__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __str__(self):
+        ...
+    def __sub__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def __truediv__(self, arg0: typing.Any) -> Tensor:
+        ...
+    def _item(self) -> typing.Any:
+        ...
+    def get_shape(self):
+        ...
+    def numpy(self, *args, **kwargs):
+        """
+        numpy(self: tapegrad._core.Tensor) -> numpy.ndarray
+        
+        The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).
+        """
+    @property
+    def _dtype(self) -> int:
+        ...
+    @property
+    def _id(self) -> int:
+        ...
+    @property
+    def _is_variable(self) -> bool:
+        ...
+    @property
+    def _shape(self) -> tuple:
+        ...
+    @property
+    def _size(self) -> int:
+        ...
+    @property
+    def dtype(self):
+        """
+        The element type.
+        """
+    @property
+    def ndim(self) -> int:
+        ...
+    @property
+    def shape(self):
+        """
+        The shape, as a TensorShape.
+        """
+class Variable(Tensor):
+    trainable: bool
+    def __init__(self, value: typing.Any, dtype: typing.SupportsInt | typing.SupportsIndex = -1, trainable: bool = True) -> None:
+        ...
+    def _assign(self: Tensor, arg0: typing.Any) -> None:
+        ...
+    def _assign_add(self: Tensor, arg0: typing.Any) -> None:
+        ...
+    def _assign_sub(self: Tensor, arg0: typing.Any) -> None:
+        ...
+    def read_value(self: Tensor) -> Tensor:
+        ...
+class OpHandle:
+    @staticmethod
+    def __call__(*args, **kwargs):
+        """
+        handle(*inputs, **attrs): runs the op.
+        """
+    def __repr__(self) -> str:
+        ...
+    @property
+    def __signature__(self) -> typing.Any:
+        ...
+    @property
+    def differentiable(self) -> bool:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+class _StopRecording:
+    def __enter__(self) -> None:
+        ...
+    def __exit__(self, *args) -> None:
+        ...
+class _PauseAllTapes:
+    def __enter__(self) -> None:
+        ...
+    def __exit__(self, *args) -> None:
+        ...
+    def __init__(self) -> None:
+        ...
+class _VariableWatcher:
+    def __enter__(self) -> None:
+        ...
+    def __exit__(self, *args) -> None:
+        ...
+    def __init__(self) -> None:
+        ...
+    def variables(self) -> list:
+        ...
+class Graph:
+    """
+    A traced function: nodes in execution order.
+    """
+    def __str__(self) -> str:
+        ...
+    def relax(self, arg0: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], arg1: Graph) -> None:
+        ...
+    def run(self, arg0: collections.abc.Sequence) -> list[Tensor]:
+        ...
+    def same_structure(self, arg0: Graph) -> tuple[bool, str]:
+        ...
+    def to_dot(self) -> str:
+        """
+        The graph in Graphviz DOT.
+        """
+    def to_text(self) -> str:
+        """
+        One line per node: op, inputs, attributes, shape and dtype.
+        """
+    @property
+    def num_args(self) -> int:
+        ...
+    @property
+    def num_nodes(self) -> int:
+        ...
+    @property
+    def ops(self) -> list[str]:
+        """
+        The op of each node, in execution order.
+        """
+    @property
+    def relaxed(self) -> bool:
+        ...
+class _Tracer:
+    def __enter__(self) -> None:
+        ...
+    def __exit__(self, *args) -> None:
+        ...
+    def __init__(self, dry: bool = False) -> None:
+        ...
+    def finish(self, arg0: collections.abc.Sequence) -> tuple[Graph, dict]:
+        ...
+    def placeholder(self, arg0: Tensor, arg1: str) -> None:
+        ...
+    def restore_variables(self) -> None:
+        ...
+class _Concrete:
+    def __init__(self, arg0: Graph, arg1: typing.Any, arg2: bool) -> None:
+        ...
+    def run(self, arg0: collections.abc.Sequence) -> typing.Any:
+        ...
+    @property
+    def backward_graph(self) -> Graph:
+        """
+        The backward graph (Note [Backward graphs]), once a call under a tape built it; else None.
+        """
+    @property
+    def graph(self) -> Graph:
+        ...
+class _FunctionBase:
+    def __call__(self, *args, **kwargs) -> typing.Any:
+        ...
+    def __init__(self) -> None:
+        ...
+    def _memo_clear(self) -> None:
+        ...
+    def _memo_insert(self, arg0: _Concrete, *args) -> bool:
+        ...
+    @property
+    def _memo_size(self) -> int:
+        ...
+class _BoundOp:
+    def __call__(self, *args) -> Tensor:
+        ...
+    @property
+    def name(self) -> str:
+        ...
+class _Accumulator:
+    def __init__(self) -> None:
+        ...
+    def pop(self) -> None:
+        ...
+    def push(self) -> None:
+        ...
+    def tangent(self, arg0: Tensor) -> typing.Any:
+        ...
+    def watch(self, primal: Tensor, tangent: Tensor) -> None:
+        ...
+    @property
+    def _num_tangents(self) -> int:
+        ...
+class _PauseAccumulators:
+    def __enter__(self) -> None:
+        ...
+    def __exit__(self, *args) -> None:
+        ...
+    def __init__(self) -> None:
+        ...
+def _bind_op(name: str, **kwargs) -> _BoundOp:
+    """
+    The op `name` with these attributes fixed: returns a callable taking the inputs.
+    """
+def _check_numerics_enabled() -> bool:
+    ...
+def _convert_arg(value: typing.Any, kind: str, fn: str, arg: str) -> typing.Any:
+    """
+    _convert_arg(value, kind, fn, arg): converts one argument as a public op's signature would (Note [Op signatures]), raising errors that name fn and arg.
+    """
+def _describe_traced(arg0: Tensor) -> str:
+    ...
+def _fresh_view(arg0: Tensor) -> Tensor:
+    """
+    A tensor with its own id and t's value: what a traced function receives for each tensor argument.
+    """
+def _is_traced(arg0: Tensor) -> bool:
+    """
+    True when t depends on a traced function's arguments or variables.
+    """
+def _jvp_kind(arg0: str) -> str:
+    """
+    How an op is pushed forward: its own JVP rule, the double VJP of its gradient rule, or not at all.
+    """
+def _nest_flatten(arg0: typing.Any) -> list[typing.Any]:
+    """
+    The C++ walker of nested structures (tests compare it with tapegrad._nest).
+    """
+def _nest_pack(arg0: typing.Any, arg1: collections.abc.Sequence[typing.Any]) -> typing.Any:
+    ...
+def _record_host_call(arg0: collections.abc.Callable, arg1: collections.abc.Sequence, arg2: str) -> None:
+    """
+    Records a callback that runs with the given tensors' values at every call of the graph.
+    """
+def _set_check_numerics(arg0: bool) -> None:
+    ...
+def _set_package_dir(arg0: str) -> None:
+    ...
+def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
+    """
+    Sets the random ops' global seed and restarts their streams (tf.random.set_seed).
+    """
+def _traced_assign(arg0: Tensor, arg1: typing.Any, arg2: typing.SupportsInt | typing.SupportsIndex) -> None:
+    """
+    Assigns a variable while tracing and records the assignment in the graph.
+    """
+def _tracing() -> bool:
+    """
+    True while a tf.function is being traced on this thread.
+    """
+def accumulators_active() -> bool:
+    ...
+def active_isa() -> str:
+    ...
+def any_tape_recording() -> bool:
+    ...
+def apply(name: str, inputs: collections.abc.Sequence, attrs: typing.Any = None) -> Tensor:
+    ...
+def best_isa() -> str:
+    ...
+def convert(value: typing.Any, dtype: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
+    ...
+def convert_hint(arg0: typing.Any, arg1: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+def fill(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg1: typing.SupportsFloat | typing.SupportsIndex, arg2: typing.SupportsInt | typing.SupportsIndex) -> Tensor:
+    ...
+def forward_custom(arg0: collections.abc.Sequence, arg1: collections.abc.Sequence, arg2: collections.abc.Callable) -> None:
+    """
+    Pushes a custom_gradient call forward: tangents by the double-VJP trick on fn (output grads -> input grads).
+    """
+def from_numpy(value: typing.Any, dtype: typing.SupportsInt | typing.SupportsIndex = -1) -> Tensor:
+    ...
+def fusable_ops() -> list[str]:
+    """
+    Registry ops that tf.function's fusion pass can fuse.
+    """
+def is_differentiable(arg0: str) -> bool:
+    ...
+def op(name: str, fn: typing.Any = None, signature: typing.Any = None) -> OpHandle:
+    """
+    op(name): an internal handle (inputs positional, attributes by keyword); op(name, fn, signature): the public op fn with TF's arguments (Note [Op signatures] in cpp/engine/signature.h).
+    """
+def record_custom(arg0: collections.abc.Sequence, arg1: collections.abc.Sequence, arg2: collections.abc.Callable) -> None:
+    """
+    Records one tape entry whose gradient is fn(list of output grads) -> list of input grads.
+    """
+def registered_ops() -> list[str]:
+    """
+    Names of every op in the C++ registry.
+    """
+def set_gradient(name: str, fn: typing.Any) -> None:
+    """
+    Replaces the gradient rule of a registered op with fn(inputs, output, grad, attrs) (None restores it).
+    """
+def set_isa(arg0: str) -> None:
+    ...
+def should_record(arg0: collections.abc.Sequence) -> bool:
+    ...
+_OUT: object

@@ -1,0 +1,12 @@
+"""Type stub of tapegrad.dtypes (written by .ci/gen_stubs; do not edit)."""
+from typing import Any
+
+class DType:
+    def __init__(self, name, code, np_type) -> None: ...
+    def __getattr__(self, name: str) -> Any: ...
+def as_dtype(type_value) -> Any: ...
+bool: Any
+float32: Any
+float64: Any
+int32: Any
+int64: Any
