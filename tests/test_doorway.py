@@ -75,13 +75,15 @@ def test_reductions_take_axis_as_int_list_tuple_array_or_tensor():
     for axis in ([0, 2], (0, 2), np.array([0, 2]), tf.constant([0, 2]), tf.constant([0, 2], tf.int64), [-3, -1]):
         np.testing.assert_array_equal(tf.reduce_sum(input_tensor=x, axis=axis).numpy(), want)
     np.testing.assert_array_equal(tf.reduce_sum(x, axis=np.int64(1)).numpy(), np.arange(24.0).reshape(2, 3, 4).sum(1))
+    np.testing.assert_array_equal(tf.reduce_sum(x, axis=np.array(1)).numpy(), np.arange(24.0).reshape(2, 3, 4).sum(1))
     assert tf.reduce_sum(x, axis=tf.constant(0), keepdims=True).shape == (1, 3, 4)
     # An empty list of axes reduces nothing (TF); None reduces every axis.
     np.testing.assert_array_equal(tf.reduce_sum(x, axis=[]).numpy(), np.arange(24.0).reshape(2, 3, 4))
     assert float(tf.reduce_sum(x, axis=None)) == 276.0
 
 
-@pytest.mark.parametrize("axis", [1.5, float("inf"), float("nan"), "a", [0, 1.0], [None], object(), tf.constant(0.0)])
+@pytest.mark.parametrize("axis", [1.5, float("inf"), float("nan"), "a", [0, 1.0], [None], object(), tf.constant(0.0),
+                                  np.array([[0]]), [np.array([0, 1])], np.float32(0.0), [[0]]])
 def test_bad_axis_is_an_invalid_argument_naming_op_and_argument(axis):
     with pytest.raises((tf.errors.InvalidArgumentError, TypeError)) as e:
         tf.reduce_sum(tf.ones([2, 2]), axis=axis)

@@ -72,12 +72,17 @@ std::vector<int64_t> ints_of(const Signature& s, const ArgSpec& a, py::handle v)
       r[i] = t->dtype == DType::Int64 ? t->data_as<int64_t>()[i] : t->data_as<int32_t>()[i];
     return r;
   }
-  if (PyIndex_Check(v.ptr()) && !py::isinstance<py::array>(v)) return {int_of(s, a, v)};
-  if (!PyList_Check(v.ptr()) && !PyTuple_Check(v.ptr()) && !py::isinstance<py::array>(v))
+  const bool array = py::isinstance<py::array>(v);
+  if (array && py::reinterpret_borrow<py::array>(v).ndim() > 1)
+    arg_error(false, s, a, cat("must be an int or a list of ints, got an array of rank ",
+                               py::reinterpret_borrow<py::array>(v).ndim()));
+  if (PyIndex_Check(v.ptr()) && (!array || py::reinterpret_borrow<py::array>(v).ndim() == 0)) return {int_of(s, a, v)};
+  if (!PyList_Check(v.ptr()) && !PyTuple_Check(v.ptr()) && !array)
     arg_error(false, s, a, cat("must be an int or a list of ints, got ", describe(v)));
   std::vector<int64_t> r;
   for (py::handle item : py::reinterpret_borrow<py::iterable>(v)) {
-    if (item.is_none() || PyFloat_Check(item.ptr()) || !(PyIndex_Check(item.ptr()) || is_tensor(item)))
+    if (item.is_none() || PyFloat_Check(item.ptr()) || py::isinstance<py::array>(item) ||
+        !(PyIndex_Check(item.ptr()) || is_tensor(item)))
       arg_error(false, s, a, cat("must be an int or a list of ints, got ", describe(v)));
     r.push_back(int_of(s, a, item));
   }
@@ -284,8 +289,10 @@ void bind_ops(py::module_& m) {
   }
   m.def("op", [](const std::string& name, py::object fn, py::object signature) {
           OpHandle h{&op_def(name.c_str()), nullptr};
-          if (!signature.is_none())
+          if (!signature.is_none()) {
             h.sig = std::make_shared<Signature>(parse_signature(fn.cast<std::string>(), signature.cast<std::string>()));
+            if (h.sig->args.size() > kMaxArgs) throw InvalidArgument(cat("signature of ", h.sig->fn, ": too many arguments"));
+          }
           return h;
         }, py::arg("name"), py::arg("fn") = py::none(), py::arg("signature") = py::none(),
         "op(name): an internal handle (inputs positional, attributes by keyword); op(name, fn, signature): the "
