@@ -69,3 +69,19 @@ def test_structure_mismatch_raises():
         tf.nest.pack_sequence_as([1, 2], [1, 2, 3])
     with pytest.raises(ValueError):
         _core._nest_pack([1, 2], [1, 2, 3])
+
+
+def test_custom_gradient_outputs_keep_their_structure():
+    @tf.custom_gradient
+    def f(x):
+        def grad(dp, dq):
+            return dp + 2.0 * dq
+        return Point(x * 1.0, x * 2.0), grad
+
+    x = tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        p = f(x)
+        total = p.x + p.y
+    assert isinstance(p, Point)
+    assert float(tape.gradient(total, x)) == 3.0

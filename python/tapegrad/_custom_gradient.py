@@ -3,15 +3,10 @@ import functools
 import inspect
 
 from tapegrad import _core
+from tapegrad._nest import flatten, pack_sequence_as
 from tapegrad._tensor import Tensor, convert_to_tensor
 
 __all__ = ["custom_gradient"]
-
-
-def _flat(y):
-    if isinstance(y, (list, tuple)):
-        return [t for item in y for t in _flat(item)]
-    return [y]
 
 
 def _accepts_variables(fn):
@@ -55,7 +50,7 @@ def custom_gradient(f=None):
             raise TypeError(f"custom_gradient: {f.__name__} reads variables "
                             f"{[getattr(v, 'name', '?') for v in variables]} but its grad_fn does not accept "
                             "a `variables` keyword argument")
-        outputs = [_core.op("Identity")(t) for t in _flat(y)]
+        outputs = [_core.op("Identity")(t) for t in flatten(y)]
         n_in = len(inputs)
 
         def rule(out_grads):
@@ -72,7 +67,7 @@ def custom_gradient(f=None):
 
         _core.record_custom(inputs + variables, outputs, rule)
         _core.forward_custom(inputs + variables, outputs, rule)  # forward mode: tangents through grad_fn
-        return _restructure(y, outputs)
+        return pack_sequence_as(y, outputs)
 
     return wrapped
 
@@ -88,14 +83,3 @@ class _Watch:
     def __exit__(self, *exc):
         self.variables = self._watcher.variables()
         self._watcher.__exit__(*exc)
-
-
-def _restructure(y, outputs):
-    it = iter(outputs)
-
-    def build(v):
-        if isinstance(v, (list, tuple)):
-            return type(v)(build(i) for i in v)
-        return next(it)
-
-    return build(y)

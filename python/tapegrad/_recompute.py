@@ -1,7 +1,8 @@
 """recompute_grad: keep only a function's inputs on the tape and re-run it in the backward sweep."""
 import functools
 
-from tapegrad._custom_gradient import _flat, custom_gradient
+from tapegrad._custom_gradient import custom_gradient
+from tapegrad._nest import flatten as _flat
 from tapegrad._tape import GradientTape
 
 __all__ = ["recompute_grad"]
