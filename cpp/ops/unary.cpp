@@ -22,15 +22,16 @@ TG_FAMILY(unary) {
   TG_FUSED_FORM(SigmoidOfExp,  vm::sigmoid_of_exp(x, y))
   TG_FUSED_FORM(SoftplusOfExp, vm::softplus_of_exp(x, y))
   TG_FUSED_FORM(TanhOfExp,     vm::tanh_of_exp(x, y))
-  TG_UNARY(Sin,     vm::sin(x),                  g * cos(x))
-  TG_UNARY(Cos,     vm::cos(x),                  -(g * sin(x)))
+  TG_UNARY_RUN(Sin, vm::sin_run,                 g * cos(x))                   // any |x| (Note [Trig range])
+  TG_UNARY_RUN(Cos, vm::cos_run,                 -(g * sin(x)))
   TG_UNARY(Tan,     std::tan(x),                 g * (square(out) + 1.0))      // 1 + tan^2
   TG_UNARY(Erf,     vm::erf(x),                  g * exp(-square(x)) * 1.1283791670955126)  // 2/sqrt(pi) e^-x^2
-  TG_UNARY_NUMERIC(Neg,    -x,                   -g)
-  TG_UNARY_NUMERIC(Square, x * x,                g * x * 2.0)
-  TG_UNARY_NUMERIC(Abs,    x < T(0) ? -x : x,    g * sign(x))
-  // zero gradient almost everywhere:
-  TG_UNARY_NUMERIC(Sign,   T((x > T(0)) - (x < T(0))), zeros_like(x))
+  // integers wrap (neg and abs of the lowest value are itself, as TF); abs(-0) = +0
+  TG_UNARY_NUMERIC(Neg,    wrap_neg(x),          -g)
+  TG_UNARY_NUMERIC(Square, wrap_mul(x, x),       g * x * 2.0)
+  TG_UNARY_NUMERIC(Abs,    x < T(0) ? wrap_neg(x) : x + T(0),  g * sign(x))
+  // zero gradient almost everywhere; sign(NaN) = NaN:
+  TG_UNARY_NUMERIC(Sign,   x != x ? x : T((x > T(0)) - (x < T(0))), zeros_like(x))
   TG_UNARY(Floor,   std::floor(x),               zeros_like(x))
   TG_UNARY(Ceil,    std::ceil(x),                zeros_like(x))
   TG_LOGICAL_NOT()

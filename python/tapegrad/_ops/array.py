@@ -62,12 +62,17 @@ def expand_dims(input, axis, name=None):
 
 
 def squeeze(input, axis=None, name=None):
+    """Removes size-1 axes: those in ``axis``, or every one when ``axis`` is None or empty (as TF)."""
     t = convert_to_tensor(input)
     s = list(t._shape)
-    if axis is None:
+    if isinstance(axis, (Tensor, np.ndarray)):
+        axis = np.asarray(axis).reshape(-1).tolist()
+    elif isinstance(axis, (int, np.integer)):
+        axis = [int(axis)]
+    if axis is None or len(axis) == 0:
         keep = [d for d in s if d != 1]
     else:
-        axes = {(a + len(s)) if a < 0 else a for a in ([axis] if isinstance(axis, int) else axis)}
+        axes = {(a + len(s)) if a < 0 else a for a in (int(a) for a in axis)}
         for a in axes:
             if not 0 <= a < len(s) or s[a] != 1:
                 raise _InvalidArgument(f"Squeeze: cannot squeeze axis {a} of shape {tuple(s)}")
@@ -86,7 +91,12 @@ def _slice_along(x, axis, begin, end, stride=1):
 
 
 def concat(values, axis, name="concat"):
-    """Joins tensors along an existing axis; the gradient slices g back into the pieces."""
+    """Joins tensors along an existing axis; the gradient slices g back into the pieces.
+
+    ``values`` given as one tensor (not a list) is returned as it is, as TF does.
+    """
+    if not isinstance(values, (list, tuple)):
+        return convert_to_tensor(values)
     values = list(values)
     if len(values) == 1:
         return convert_to_tensor(values[0])

@@ -13,6 +13,7 @@ __all__ = ["matmul", "tensordot", "einsum", "norm", "clip_by_norm", "clip_by_glo
 
 _matmul = _core.op("MatMul")
 _reshape = _core.op("Reshape")
+_strided_slice = _core.op("StridedSlice")
 _abs = _core.op("Abs")
 _pow = _core.op("Pow")
 
@@ -47,15 +48,28 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 
 
 def trace(x, name=None):
-    """Sum of the main diagonal of the last two axes."""
-    return einsum("...ii->...", x)
+    """Sum of the main diagonal of the last two axes (only the diagonal is read: an inf or NaN
+    elsewhere does not reach the result)."""
+    return reduce_sum(diag_part(x), -1)
 
 
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
-    """The main diagonal of the last two (square) axes."""
+    """The main diagonal of the last two axes ([..., m, n] -> [..., min(m, n)]).
+
+    Formula:
+        the last two axes flattened to m*n entries, every (n+1)-th from 0: a strided slice, so
+        entries off the diagonal are never read (a masked product would turn their NaN into NaN).
+    """
     if k != 0:
         raise NotImplementedError("diag_part: only k=0 is supported")
-    return einsum("...ii->...i", input)
+    x = convert_to_tensor(input)
+    if x.ndim < 2:
+        raise _error(f"MatrixDiagPart: input must be at least 2-D, got shape {tuple(x.shape)}")
+    *batch, m, n = x._shape
+    d = min(m, n)
+    flat = _reshape(x, shape=batch + [m * n])
+    end = (d - 1) * (n + 1) + 1 if d else 0
+    return _strided_slice(flat, begin=[0] * len(batch) + [0], end=batch + [end], strides=[1] * len(batch) + [n + 1])
 
 
 def _axis_list(axes, rank, what):

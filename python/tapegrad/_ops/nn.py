@@ -116,7 +116,11 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """``-sum(labels * log_softmax(logits), axis)``; differentiable in both arguments."""
+    """``-sum(labels * log_softmax(logits), axis)``; differentiable in both arguments.
+
+    ``axis=None`` is the last axis, as in TF.
+    """
+    axis = -1 if axis is None else axis
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
     return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
