@@ -113,7 +113,7 @@ EDGE = [NAN, 1.0, -1.0, 0.0, -0.0, INF, -INF, 7.0]
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("name, fn, want", [
     ("relu", tf.nn.relu, [NAN, 1, 0, 0, 0, INF, 0, 7]),
-    ("relu6", tf.nn.relu6, [NAN, 1, 0, 0, -0.0, 6, 0, 6]),
+    ("relu6", tf.nn.relu6, [NAN, 1, 0, 0, 0, 6, 0, 6]),
     ("sign", tf.sign, [NAN, 1, -1, 0, 0, 1, -1, 1]),
     ("abs", tf.abs, [NAN, 1, 1, 0, 0, INF, INF, 7]),
     ("leaky_relu", tf.nn.leaky_relu, [NAN, 1, -0.2, 0, -0.0, INF, -INF, 7]),
@@ -311,3 +311,36 @@ def test_integer_divide_by_zero_is_float_and_int_min_by_minus_one_wraps():
     _eq(lo // m1, [-2**31])
     _eq(lo % m1, [0])
     _eq(tf.math.floordiv(tf.constant([1.0, -1.0, 0.0]), tf.constant([0.0, 0.0, 0.0])), [INF, -INF, NAN])
+
+
+# --- reductions -------------------------------------------------------------------------------------
+
+def test_argmax_argmin_skip_nan():
+    assert tf.argmax(tf.constant([[NAN, 1.0], [2.0, NAN], [NAN, NAN]]), axis=0).numpy().tolist() == [1, 0]
+    assert tf.argmin(tf.constant([[NAN, 1.0], [2.0, NAN], [NAN, 3.0]]), axis=1).numpy().tolist() == [1, 0, 1]
+    assert int(tf.argmax(tf.constant([1.0, 2.0, NAN]))) == 1
+    assert int(tf.argmin(tf.constant([NAN, 5.0, 1.0]))) == 2
+    assert int(tf.argmax(tf.constant([3.0, NAN, 3.0]))) == 0
+
+
+def test_integer_mean_sums_int32_without_overflow_and_int64_wraps():
+    _eq(tf.reduce_mean(tf.constant([2**31 - 1, 5])), 1073741826)
+    _eq(tf.reduce_mean(tf.constant([[2**31 - 1] * 3, [-7, 0, 0]]), axis=1), [2**31 - 1, -2])
+    _eq(tf.reduce_mean(tf.constant([2**62, 2**62], tf.int64)), -2**62)
+    _eq(tf.reduce_mean(tf.zeros([0], tf.int32)), 0)
+
+
+def test_log_softmax_and_cross_entropies_of_huge_equal_logits():
+    big = tf.constant([[1e38, 1e38, 1e38]])
+    np.testing.assert_allclose(tf.nn.log_softmax(big).numpy(), [[-1.0986123] * 3], rtol=1e-6)
+    np.testing.assert_allclose(tf.nn.sparse_softmax_cross_entropy_with_logits(tf.constant([0]), big).numpy(),
+                               [1.0986123], rtol=1e-6)
+    np.testing.assert_allclose(tf.nn.softmax_cross_entropy_with_logits(tf.constant([[1.0, 0.0, 0.0]]), big).numpy(),
+                               [1.0986123], rtol=1e-6)
+    got = tf.nn.log_softmax(tf.constant([[1e38, 1e38], [3e38, -3e38]]), axis=0).numpy()
+    np.testing.assert_allclose(got, [[-2e38, 0.0], [0.0, -INF]], rtol=1e-6)
+
+
+def test_expm1_gradient_deep_in_the_left_tail_and_leaky_relu_slope_is_float32():
+    np.testing.assert_allclose(_grad(tf.math.expm1, [-20.0]).numpy(), [2.0611537e-09], rtol=1e-6)
+    assert tf.nn.leaky_relu(tf.constant([-1.0], tf.float64)).numpy()[0] == -0.20000000298023224

@@ -134,14 +134,14 @@ Tensor arg_reduce(const Tensor& x, int axis, bool is_max, DType out_dtype) {
     const T* p = x->data_as<T>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < inner; ++j) {
+        // NaN is skipped, as TF (a leading NaN is replaced by the extreme finite value); the
+        // first of equal values wins; a slice of NaN only gives 0
         int64_t best = 0;
         T bv = p[o * r * inner + j];
+        if (bv != bv) bv = is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
         for (int64_t i = 1; i < r; ++i) {
           T val = p[(o * r + i) * inner + j];
-          bool better = is_max ? (val > bv) : (val < bv);
-          if (bv != bv) better = false;        // first NaN wins
-          else if (val != val) better = true;
-          if (better) { bv = val; best = i; }
+          if (is_max ? (val > bv) : (val < bv)) { bv = val; best = i; }
         }
         if (out_dtype == DType::Int64) out->data_as<int64_t>()[o * inner + j] = best;
         else out->data_as<int32_t>()[o * inner + j] = (int32_t)best;

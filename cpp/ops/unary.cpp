@@ -7,7 +7,7 @@ namespace tg {
 TG_FAMILY(unary) {
   // d/dx depends on the result:
   TG_UNARY(Exp,     vm::exp(x),                  g * out)                      // d/dx e^x = e^x
-  TG_UNARY(Expm1,   vm::expm1(x),                g * (out + 1.0))              // d/dx (e^x - 1) = e^x
+  TG_UNARY(Expm1,   vm::expm1(x),                g * exp(x))                   // d/dx (e^x - 1) = e^x (not out + 1: 0 below -17 in float)
   TG_UNARY(Sqrt,    std::sqrt(x),                safe_div(g * 0.5, out))       // 1 / (2 sqrt x)
   TG_UNARY(Rsqrt,   T(1) / std::sqrt(x),         safe_mul(g, out * out * out * -0.5))  // -x^-3/2 / 2
   TG_UNARY(Tanh,    vm::tanh(x),                 tanh_grad(out, g))            // 1 - tanh^2
