@@ -80,6 +80,17 @@ def squeeze(input, axis=None, name=None):
     return _reshape(t, shape=keep)
 
 
+def _diag_last_two(x):
+    """The diagonal of the last two axes, [..., m, n] -> [..., min(m, n)], by a strided slice of
+    the flattened matrix (every (n+1)-th entry): entries off the diagonal are never read, so their
+    inf or NaN cannot leak in as a masked product (0 * NaN) would let it."""
+    *batch, m, n = x._shape
+    d = min(m, n)
+    flat = _reshape(x, shape=batch + [m * n])
+    end = (d - 1) * (n + 1) + 1 if d else 0
+    return _strided_slice(flat, begin=[0] * (len(batch) + 1), end=batch + [end], strides=[1] * len(batch) + [n + 1])
+
+
 def _slice_along(x, axis, begin, end, stride=1):
     """x[..., begin:end:stride, ...] on one axis (bounds already normalised, see Note [Normalised slices])."""
     s = x._shape

@@ -2,7 +2,7 @@
 import numpy as np
 
 from tapegrad import _core
-from tapegrad._ops.array import transpose
+from tapegrad._ops.array import _diag_last_two, transpose
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
@@ -13,7 +13,6 @@ __all__ = ["matmul", "tensordot", "einsum", "norm", "clip_by_norm", "clip_by_glo
 
 _matmul = _core.op("MatMul")
 _reshape = _core.op("Reshape")
-_strided_slice = _core.op("StridedSlice")
 _abs = _core.op("Abs")
 _pow = _core.op("Pow")
 
@@ -54,22 +53,14 @@ def trace(x, name=None):
 
 
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
-    """The main diagonal of the last two axes ([..., m, n] -> [..., min(m, n)]).
-
-    Formula:
-        the last two axes flattened to m*n entries, every (n+1)-th from 0: a strided slice, so
-        entries off the diagonal are never read (a masked product would turn their NaN into NaN).
-    """
+    """The main diagonal of the last two axes ([..., m, n] -> [..., min(m, n)]); entries off the
+    diagonal are never read (see array._diag_last_two)."""
     if k != 0:
         raise NotImplementedError("diag_part: only k=0 is supported")
     x = convert_to_tensor(input)
     if x.ndim < 2:
         raise _error(f"MatrixDiagPart: input must be at least 2-D, got shape {tuple(x.shape)}")
-    *batch, m, n = x._shape
-    d = min(m, n)
-    flat = _reshape(x, shape=batch + [m * n])
-    end = (d - 1) * (n + 1) + 1 if d else 0
-    return _strided_slice(flat, begin=[0] * len(batch) + [0], end=batch + [end], strides=[1] * len(batch) + [n + 1])
+    return _diag_last_two(x)
 
 
 def _axis_list(axes, rank, what):
