@@ -547,9 +547,8 @@ TG_VMATH_INLINE float cos(float x) {
 // the reduced argument is noise and the polynomial returns values far outside [-1, 1]; a correct
 // reduction there needs the many bits of 2/pi of Payne-Hanek. sin_run / cos_run, the loops the
 // Sin and Cos kernels call (cpp/ops/unary.cpp), take blocks of kTrigBlock elements: a block is
-// scanned first (a vectorized max of |x| as integer bits), and only a block holding some
-// |x| > kTrigMax (or an infinity or NaN) is computed element by element, libm's sin / cos for
-// those elements. The common case keeps the vectorized loop at every ISA level; a block
+// scanned first (a vectorized or-reduction), and only a block holding some |x| > kTrigMax (or an
+// infinity) is computed element by element, libm's sin / cos for those elements. The common case keeps the vectorized loop at every ISA level; a block
 // (4 KB float, 8 KB double) is still in L1 when the scan is followed by the loop. out may alias
 // x at the same positions.
 template <class T> constexpr T kTrigMax = sizeof(T) == 8 ? T(1e6) : T(6000);
@@ -561,13 +560,11 @@ void trig_run(const T *x, T *out, std::int64_t n, Fast fast, Exact exact) {
         const std::int64_t m = n - lo < kTrigBlock ? n - lo : kTrigBlock;
         const T *xb = x + lo;
         T *ob = out + lo;
-        // the largest |x| of the block by its bits (an integer max vectorizes; NaN counts as large)
-        decltype(to_bits(T(0))) top = 0;
-        for (std::int64_t i = 0; i < m; ++i) {
-            const auto b = to_bits(abs_(xb[i]));
-            top = b > top ? b : top;
-        }
-        if (!(top > to_bits(kTrigMax<T>))) {
+        // any |x| > kTrigMax in the block: an or of integer flags of the element width vectorizes
+        // at every level (a bool or a floating max does not)
+        decltype(to_bits(T(0))) big = 0;
+        for (std::int64_t i = 0; i < m; ++i) big |= abs_(xb[i]) > kTrigMax<T> ? 1u : 0u;
+        if (!big) {
             for (std::int64_t i = 0; i < m; ++i) ob[i] = fast(xb[i]);
         } else {
             for (std::int64_t i = 0; i < m; ++i) ob[i] = abs_(xb[i]) > kTrigMax<T> ? exact(xb[i]) : fast(xb[i]);
