@@ -1,5 +1,15 @@
 """TF's answer at edge values (0, -0, +-inf, NaN, huge arguments, empty tensors): each expected value
-below was read from TensorFlow 2.21 on x86 CPU and is written here as a literal."""
+below was read from TensorFlow 2.21 on x86 CPU and is written here as a literal.
+
+Differences from TF left on purpose (not asserted here):
+- subnormals: TF's CPU kernels flush them to zero (sqrt(1e-45) = 0, log(1e-45) = -inf,
+  floor(-1e-45) = -0, relu's gradient at 1e-45 = 0); tapegrad keeps IEEE arithmetic.
+- which zero max/min(-0, +0) give: TF's answer depends on the tensor's size (vector or scalar path).
+- the gradient of norm / reduce_euclidean_norm / global_norm at an all-zero slice is 0 (TF: NaN).
+- float64 erf(+-inf) and erf(+-1e308) are +-1 (TF: NaN); float64 gelu uses the exact constants
+  (TF rounds 1/sqrt(2) to float32, an error of 5e-9).
+- floor, ceil, round, sign have a zero gradient (TF: None for floor/ceil/round).
+"""
 import numpy as np
 import pytest
 
@@ -361,3 +371,14 @@ def test_einsum_diagonals_read_only_the_diagonal():
     _eq(tf.einsum("iji->j", tf.reshape(tf.range(8.0), [2, 2, 2])), [5.0, 9.0])
     _eq(tf.einsum("bii->b", tf.constant([[[1.0, NAN], [INF, 2.0]]] * 2)), [3.0, 3.0])
     _eq(_grad(lambda x: tf.einsum("ii->", x), [[1.0, NAN], [INF, 2.0]]), [[1.0, 0.0], [0.0, 1.0]])
+
+
+def test_integer_sums_products_and_cumsums_wrap_as_tf():
+    big = tf.constant([2**62, 2**62], tf.int64)
+    _eq(tf.reduce_sum(big), -2**63)
+    _eq(tf.reduce_sum(tf.reshape(big, [2, 1]), axis=0), [-2**63])
+    _eq(tf.reduce_prod(tf.constant([2**40, 2**40], tf.int64)), 0)
+    _eq(tf.reduce_prod(tf.constant([2**16, 2**16, 3])), 0)
+    _eq(tf.cumsum(tf.constant([2**31 - 1, 1])), [2**31 - 1, -2**31])
+    _eq(tf.cumsum(big), [2**62, -2**63])
+    _eq(tf.reduce_sum(tf.constant([2**31 - 1, 5])), -2147483644)
