@@ -382,3 +382,11 @@ def test_integer_sums_products_and_cumsums_wrap_as_tf():
     _eq(tf.cumsum(tf.constant([2**31 - 1, 1])), [2**31 - 1, -2**31])
     _eq(tf.cumsum(big), [2**62, -2**63])
     _eq(tf.reduce_sum(tf.constant([2**31 - 1, 5])), -2147483644)
+
+
+def test_squared_difference_gradient_in_y_is_minus_the_one_in_x():
+    x, y = tf.constant([1.0, 2.0]), tf.constant([1.0, 5.0])
+    with tf.GradientTape() as tape:
+        tape.watch(y)
+        z = tf.math.squared_difference(x, y)
+    _eq(tape.gradient(z, y), [-0.0, 6.0])  # -0 at x == y, as TF

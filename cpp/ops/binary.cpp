@@ -15,7 +15,7 @@ TG_FAMILY(binary) {
                                                where(greater_equal(x, y), zeros_like(g), g))
   TG_BINARY(Minimum,    (y < x || y != y) ? y : x, where(less_equal(x, y), g, zeros_like(g)),
                                                where(less_equal(x, y), zeros_like(g), g))
-  TG_BINARY(SquaredDifference, wrap_mul(wrap_sub(x, y), wrap_sub(x, y)), g * (x - y) * 2.0, g * (y - x) * 2.0)
+  TG_BINARY(SquaredDifference, wrap_mul(wrap_sub(x, y), wrap_sub(x, y)), g * (x - y) * 2.0, -(g * (x - y) * 2.0))
   // x^y: d/dx = y x^(y-1); d/dy = x^y log x (taken as 0 where x <= 0)
   TG_BINARY_ROW_WITH(Pow, infer_pow, pow_any(x, y), safe_mul(g, y * pow(x, y - 1.0)),
                     safe_mul(g, out * where(greater(x, zeros_like(x)), log(x), zeros_like(x))))
