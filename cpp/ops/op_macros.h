@@ -58,7 +58,7 @@ template <class T> T wrap_neg(T x) {
   else return -x;
 }
 // Python/TF floor semantics; integer division by 0 gives 0 and INT_MIN / -1 wraps, never a trap
-// (infer_int_div refuses a zero divisor before the kernel runs).
+// (run_int_div refuses a zero divisor before the kernel runs).
 template <class T> T floor_div(T x, T y) {
   if constexpr (std::is_floating_point_v<T>) {
     return std::floor(x / y);

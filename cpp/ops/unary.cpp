@@ -7,7 +7,6 @@ namespace tg {
 TG_FAMILY(unary) {
   // d/dx depends on the result:
   TG_UNARY(Exp,     vm::exp(x),                  g * out)                      // d/dx e^x = e^x
-  TG_UNARY(Expm1,   vm::expm1(x),                g * exp(x))                   // d/dx (e^x - 1) = e^x (not out + 1: 0 below -17 in float)
   TG_UNARY(Sqrt,    std::sqrt(x),                safe_div(g * 0.5, out))       // 1 / (2 sqrt x)
   TG_UNARY(Rsqrt,   T(1) / std::sqrt(x),         safe_mul(g, out * out * out * -0.5))  // -x^-3/2 / 2
   TG_UNARY(Tanh,    vm::tanh(x),                 tanh_grad(out, g))            // 1 - tanh^2
@@ -16,6 +15,7 @@ TG_FAMILY(unary) {
   // d/dx depends on the argument:
   TG_UNARY(Log,     vm::log(x),                  safe_div(g, x))               // 1/x
   TG_UNARY(Log1p,   vm::log1p(x),                safe_div(g, x + 1.0))         // 1/(1+x)
+  TG_UNARY(Expm1,   vm::expm1(x),                g * exp(x))                   // e^x (out + 1 is 0 below -17 in float)
   TG_UNARY(Softplus, vm::softplus(x),            g * sigmoid(x))               // sigmoid(x)
   TG_UNARY(ExpNegAbs, vm::exp_neg_abs(x),        -(g * out * sign(x)))         // -sign(x) e^-|x|
   // Sigmoid, Softplus and Tanh of x given y = ExpNegAbs(x) (Note [Shared exponentials])
