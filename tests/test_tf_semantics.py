@@ -390,3 +390,11 @@ def test_squared_difference_gradient_in_y_is_minus_the_one_in_x():
         tape.watch(y)
         z = tf.math.squared_difference(x, y)
     _eq(tape.gradient(z, y), [-0.0, 6.0])  # -0 at x == y, as TF
+
+
+def test_transpose_takes_negative_perm_entries():
+    x = tf.reshape(tf.range(6.0), [2, 3])
+    _eq(tf.transpose(x, [-1, 0]), [[0.0, 3.0], [1.0, 4.0], [2.0, 5.0]])
+    assert tf.transpose(tf.zeros([2, 3, 4]), [-1, 0, 1]).shape == (4, 2, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Transpose"):
+        tf.transpose(tf.zeros([2, 3, 4]), [2, -1, 1])

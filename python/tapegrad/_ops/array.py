@@ -44,7 +44,12 @@ def reshape(tensor, shape, name=None):
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
-    return _transpose(a) if perm is None else _transpose(a, perm=_ints(perm))
+    """Permutes the axes (reversed if perm is None); a negative entry counts from the end, as TF."""
+    if perm is None:
+        return _transpose(a)
+    a = convert_to_tensor(a)
+    nd = a.ndim
+    return _transpose(a, perm=[p + nd if -nd <= p < 0 else p for p in _ints(perm)])
 
 
 def broadcast_to(input, shape, name=None):
