@@ -50,12 +50,22 @@ TG_KERNEL(erf)
 TG_KERNEL(sin)
 TG_KERNEL(cos)
 #undef TG_KERNEL
+// the loops the Sin and Cos kernels call: every argument (Note [Trig range])
+#define TG_RUN_KERNEL(fn)                                                                   \
+    template <class T>                                                                      \
+    __attribute__((noinline)) void run_##fn(const T *__restrict in, T *__restrict out,      \
+                                            std::size_t n) {                                \
+        vm::fn(in, out, static_cast<std::int64_t>(n));                                      \
+    }
+TG_RUN_KERNEL(sin_run)
+TG_RUN_KERNEL(cos_run)
+#undef TG_RUN_KERNEL
 // explicit instantiations so -fopt-info shows every loop
 #define TG_INST(fn)                                                                         \
     template void run_##fn<float>(const float *__restrict, float *__restrict, std::size_t); \
     template void run_##fn<double>(const double *__restrict, double *__restrict, std::size_t);
 TG_INST(exp) TG_INST(expm1) TG_INST(log) TG_INST(log1p) TG_INST(tanh) TG_INST(sigmoid)
-TG_INST(softplus) TG_INST(log_sigmoid) TG_INST(erf) TG_INST(sin) TG_INST(cos)
+TG_INST(softplus) TG_INST(log_sigmoid) TG_INST(erf) TG_INST(sin) TG_INST(cos) TG_INST(sin_run) TG_INST(cos_run)
 #undef TG_INST
 
 // ------------------------------------------------------------------ references
@@ -215,6 +225,12 @@ static std::vector<Special> specials_for(const std::string &name, bool is_float)
         return {{inf, 1, 0}, {-inf, -1, 0}, {10, 1, 0}, {-10, -1, 0}, {nan, nan, 0}, {0, 0, 0}, {-0.0, -0.0, 0}};
     if (name == "sin") return {{inf, nan, 0}, {-inf, nan, 0}, {nan, nan, 0}, {0, 0, 0}, {-0.0, -0.0, 0}};
     if (name == "cos") return {{inf, nan, 0}, {-inf, nan, 0}, {nan, nan, 0}, {0, 1, 0}};
+    if (name == "sin_run")
+        return {{inf, nan, 0}, {-inf, nan, 0}, {nan, nan, 0}, {0, 0, 0}, {-0.0, -0.0, 0},
+                {1e30, 0, is_float ? -2e-7 : -3e-16}, {-1e10, 0, is_float ? -2e-7 : -3e-16}};
+    if (name == "cos_run")
+        return {{inf, nan, 0}, {-inf, nan, 0}, {nan, nan, 0}, {0, 1, 0},
+                {1e30, 0, is_float ? -2e-7 : -3e-16}, {-1e10, 0, is_float ? -2e-7 : -3e-16}};
     return {};
 }
 
@@ -234,6 +250,8 @@ static std::vector<Func<T>> funcs() {
         {"erf", run_erf<T>, [](ld x) { return erfl(x); }, T(f ? -5 : -7), T(f ? 5 : 7), -3, 3},
         {"sin", run_sin<T>, [](ld x) { return sinl(x); }, T(f ? -6000 : -1e6), T(f ? 6000 : 1e6), -10, 10},
         {"cos", run_cos<T>, [](ld x) { return cosl(x); }, T(f ? -6000 : -1e6), T(f ? 6000 : 1e6), -10, 10},
+        {"sin_run", run_sin_run<T>, [](ld x) { return sinl(x); }, -big / 2, big / 2, -10, 10},  // hi - lo finite
+        {"cos_run", run_cos_run<T>, [](ld x) { return cosl(x); }, -big / 2, big / 2, -10, 10},
     };
 }
 

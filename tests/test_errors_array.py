@@ -46,7 +46,7 @@ CASES = [
     ("StridedSlice", lambda: X[0, 0, 0, 0]),
     ("StridedSlice", lambda: X[..., 0, ...]),
     ("StridedSlice", lambda: X[::0]),
-    ("StridedSlice", lambda: X[[0, 2]]),
+    ("StridedSlice", lambda: X[[0, 2],]),
     ("StridedSlice", lambda: tf.constant(1.0)[0]),
     ("Slice", lambda: tf.slice(X, [0, 0, 0], [3, 1, 1])),
     ("Slice", lambda: tf.slice(X, [0, 0], [1, 1])),

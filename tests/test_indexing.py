@@ -27,7 +27,8 @@ def test_getitem_scalar_int_tensor_and_tensor_bounds():
 
 def test_getitem_index_list_and_int_tensor_gather():
     x = tf.constant(A)
-    np.testing.assert_array_equal(x[[1, 0, -1]].numpy(), A[[1, 0, -1]])
+    np.testing.assert_array_equal(x[[1, 0, -1],].numpy(), A[[1, 0, -1]])
+    np.testing.assert_array_equal(x[tf.constant([1, 0, -1])].numpy(), A[[1, 0, -1]])
     np.testing.assert_array_equal(x[:, tf.constant([2, 0])].numpy(), A[:, [2, 0]])
     np.testing.assert_array_equal(x[::-1, 1, [3, 3]].numpy(), A[::-1, 1, [3, 3]])
     with pytest.raises(TypeError, match="separated"):

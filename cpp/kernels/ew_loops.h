@@ -25,6 +25,25 @@ void unary_loop(const EwArgs& a, F f) {
   }
 }
 
+// A unary op given as a loop run(x, out, n) over contiguous elements: one chunk per thread.
+template <class T, class Run>
+void unary_run_loop(const EwArgs& a, Run run) {
+  const T* x = static_cast<const T*>(a.in[0]);
+  T* o = static_cast<T*>(a.out);
+  const int64_t n = a.n;
+  if (n < kParallelMin) return run(x, o, n);
+#pragma omp parallel
+  {
+    int64_t nt = 1, t = 0;
+#ifdef _OPENMP
+    nt = omp_get_num_threads();
+    t = omp_get_thread_num();
+#endif
+    const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
+    run(x + lo, o + lo, hi - lo);
+  }
+}
+
 // Inner loop over the last dimension with strides 0 or 1 specialised so the compiler vectorizes.
 template <class T, class R, class F>
 inline void binary_row(const T* x, int64_t sx, const T* y, int64_t sy, R* o, int64_t n, F f) {

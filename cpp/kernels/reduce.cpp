@@ -13,6 +13,19 @@ namespace {
 // Accumulator type: float sums stay float (pairwise blocks keep the error small), ints widen.
 template <class T> using Acc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
 
+// Integer sums and products wrap (two's complement, as TF) instead of overflowing into undefined
+// behaviour; floats are untouched.
+template <class A> inline A add(A a, A b) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>)
+    return (A)((std::make_unsigned_t<A>)a + (std::make_unsigned_t<A>)b);
+  else return a + b;
+}
+template <class A> inline A mul(A a, A b) {
+  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>)
+    return (A)((std::make_unsigned_t<A>)a * (std::make_unsigned_t<A>)b);
+  else return a * b;
+}
+
 template <class T> Acc<T> identity(ReduceKind k) {
   switch (k) {
     case ReduceKind::Sum: return 0;
@@ -27,8 +40,8 @@ template <class T> Acc<T> identity(ReduceKind k) {
 
 template <class T> inline Acc<T> combine(ReduceKind k, Acc<T> a, Acc<T> b) {
   switch (k) {
-    case ReduceKind::Sum: return a + b;
-    case ReduceKind::Prod: return a * b;
+    case ReduceKind::Sum: return add(a, b);
+    case ReduceKind::Prod: return mul(a, b);
     // NaN propagates, as in TF and NumPy.
     case ReduceKind::Max: return (a > b || a != a) ? a : b;
     case ReduceKind::Min: return (a < b || a != a) ? a : b;
@@ -42,13 +55,13 @@ template <class T> Acc<T> sum_run(const T* x, int64_t n) {
     Acc<T> acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
-      for (int j = 0; j < 8; ++j) acc[j] += x[i + j];
-    Acc<T> s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
-    for (; i < n; ++i) s += x[i];
+      for (int j = 0; j < 8; ++j) acc[j] = add(acc[j], (Acc<T>)x[i + j]);
+    Acc<T> s = add(add(add(acc[0], acc[1]), add(acc[2], acc[3])), add(add(acc[4], acc[5]), add(acc[6], acc[7])));
+    for (; i < n; ++i) s = add(s, (Acc<T>)x[i]);
     return s;
   }
   int64_t h = (n / 2 + 7) / 8 * 8;
-  return sum_run(x, h) + sum_run(x + h, n - h);
+  return add(sum_run(x, h), sum_run(x + h, n - h));
 }
 
 template <class T>
@@ -68,7 +81,7 @@ void reduce_block(const T* x, T* out, int64_t outer, int64_t r, int64_t inner, R
       std::vector<Acc<T>> acc(inner, identity<T>(k));
       for (int64_t i = 0; i < r; ++i) {
         const T* row = xo + i * inner;
-        if (k == ReduceKind::Sum) for (int64_t j = 0; j < inner; ++j) acc[j] += row[j];
+        if (k == ReduceKind::Sum) for (int64_t j = 0; j < inner; ++j) acc[j] = add(acc[j], (Acc<T>)row[j]);
         else for (int64_t j = 0; j < inner; ++j) acc[j] = combine<T>(k, acc[j], (Acc<T>)row[j]);
       }
       for (int64_t j = 0; j < inner; ++j) oo[j] = (T)acc[j];
@@ -134,14 +147,14 @@ Tensor arg_reduce(const Tensor& x, int axis, bool is_max, DType out_dtype) {
     const T* p = x->data_as<T>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t j = 0; j < inner; ++j) {
+        // NaN is skipped, as TF (a leading NaN is replaced by the extreme finite value); the
+        // first of equal values wins; a slice of NaN only gives 0
         int64_t best = 0;
         T bv = p[o * r * inner + j];
+        if (bv != bv) bv = is_max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
         for (int64_t i = 1; i < r; ++i) {
           T val = p[(o * r + i) * inner + j];
-          bool better = is_max ? (val > bv) : (val < bv);
-          if (bv != bv) better = false;        // first NaN wins
-          else if (val != val) better = true;
-          if (better) { bv = val; best = i; }
+          if (is_max ? (val > bv) : (val < bv)) { bv = val; best = i; }
         }
         if (out_dtype == DType::Int64) out->data_as<int64_t>()[o * inner + j] = best;
         else out->data_as<int32_t>()[o * inner + j] = (int32_t)best;
@@ -177,8 +190,8 @@ Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse) {
           const T* row = p + (o * r + i) * inner;
           T* dst = q + (o * r + i) * inner;
           for (int64_t j = 0; j < inner; ++j) {
-            if (exclusive) { dst[j] = acc[j]; acc[j] += row[j]; }
-            else { acc[j] += row[j]; dst[j] = acc[j]; }
+            if (exclusive) { dst[j] = acc[j]; acc[j] = add(acc[j], row[j]); }
+            else { acc[j] = add(acc[j], row[j]); dst[j] = acc[j]; }
           }
         }
       }
@@ -199,8 +212,8 @@ Tensor prod_others(const Tensor& x) {
         const T* p = x->data_as<T>() + o * n;
         T* q = out->data_as<T>() + o * n;
         T left = 1, right = 1;
-        for (int64_t i = 0; i < n; ++i) { q[i] = left; left *= p[i]; }          // exclusive prefix
-        for (int64_t i = n - 1; i >= 0; --i) { q[i] *= right; right *= p[i]; }  // times exclusive suffix
+        for (int64_t i = 0; i < n; ++i) { q[i] = left; left = mul(left, p[i]); }                // exclusive prefix
+        for (int64_t i = n - 1; i >= 0; --i) { q[i] = mul(q[i], right); right = mul(right, p[i]); }  // times exclusive suffix
       }
     }
     return 0;

@@ -48,9 +48,9 @@ template <class T> void softmax_row(const T* x, T* y, int64_t n, bool log) {
   const T m = run_max(x, n);
   for (int64_t k = 0; k < n; ++k) y[k] = vmath::exp_nonpos(x[k] - m);
   const T s = run_sum(y, n);
-  if (log) {
-    const T shift = m + vmath::log(s);  // log sum exp
-    for (int64_t k = 0; k < n; ++k) y[k] = x[k] - shift;
+  if (log) {  // (x - m) - log s: m + log s would round away log s beside a huge m
+    const T ls = vmath::log(s);
+    for (int64_t k = 0; k < n; ++k) y[k] = (x[k] - m) - ls;
   } else {
     const T r = T(1) / s;
     for (int64_t k = 0; k < n; ++k) y[k] *= r;
@@ -69,9 +69,9 @@ template <class T> void softmax_block(const T* x, T* y, int64_t n, int64_t inner
       s[i] += e;
     }
   if (log) {
-    for (int64_t i = 0; i < inner; ++i) s[i] = m[i] + vmath::log(s[i]);
+    for (int64_t i = 0; i < inner; ++i) s[i] = vmath::log(s[i]);
     for (int64_t k = 0; k < n; ++k)
-      for (int64_t i = 0; i < inner; ++i) y[k * inner + i] = x[k * inner + i] - s[i];
+      for (int64_t i = 0; i < inner; ++i) y[k * inner + i] = (x[k * inner + i] - m[i]) - s[i];
   } else {
     for (int64_t i = 0; i < inner; ++i) s[i] = T(1) / s[i];
     for (int64_t k = 0; k < n; ++k)
@@ -115,7 +115,7 @@ template <class T> void sparse_xent_rows(const EwArgs& a) {
       const T* xr = x + r * n;
       const T m = run_max(xr, n);
       for (int64_t k = 0; k < n; ++k) e[k] = vmath::exp_nonpos(xr[k] - m);
-      y[r] = m + vmath::log(run_sum(e.data(), n)) - xr[label[r]];
+      y[r] = (m - xr[label[r]]) + vmath::log(run_sum(e.data(), n));  // no m + log s (see softmax_row)
     }
   }
 }

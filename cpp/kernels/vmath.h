@@ -21,10 +21,12 @@
 //   exp produces subnormal results correctly (no flush), overflows to +inf.
 //   log: every positive finite input incl. subnormals; log1p: every input >= -1.
 //   sin, cos: accurate for |x| <= 1e6 (double) and |x| <= 6000 (float) (Cody-Waite reduction
-//   by pi/2; no Payne-Hanek). Beyond that the result loses accuracy; +-inf/NaN give NaN.
+//   by pi/2; no Payne-Hanek); +-inf/NaN give NaN. sin_run / cos_run cover every input: they
+//   hand larger arguments to libm (Note [Trig range]); kernels call those.
 //   Signed zeros are preserved by the odd functions (f(-0) = -0).
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
@@ -532,6 +534,48 @@ TG_VMATH_INLINE float cos(float x) {
     float s, c;
     detail_trig::sincos_poly(r, kSinF, kCosF, s, c);
     return detail_trig::pick(s, c, q + 1);
+}
+
+// ---------------------------------------------------------------------------------------
+// Loops over arrays of any argument (the only libm calls in this file)
+// ---------------------------------------------------------------------------------------
+
+// Note [Trig range]
+// ~~~~~~~~~~~~~~~~~
+// sin and cos above reduce by pi/2 with a three-piece Cody-Waite constant, exact only while
+// k = round(x 2/pi) times a piece is: |x| <= kTrigMax. Far beyond (1e10, 1e30 float, 1e20 double)
+// the reduced argument is noise and the polynomial returns values far outside [-1, 1]; a correct
+// reduction there needs the many bits of 2/pi of Payne-Hanek. sin_run / cos_run, the loops the
+// Sin and Cos kernels call (cpp/ops/unary.cpp), take blocks of kTrigBlock elements: a block is
+// scanned first (a vectorized or-reduction), and only a block holding some |x| > kTrigMax (or an
+// infinity) is computed element by element, libm's sin / cos for those elements. The common case keeps the vectorized loop at every ISA level; a block
+// (4 KB float, 8 KB double) is still in L1 when the scan is followed by the loop. out may alias
+// x at the same positions.
+template <class T> constexpr T kTrigMax = sizeof(T) == 8 ? T(1e6) : T(6000);
+constexpr std::int64_t kTrigBlock = 1024;
+
+template <class T, class Fast, class Exact>
+void trig_run(const T *x, T *out, std::int64_t n, Fast fast, Exact exact) {
+    for (std::int64_t lo = 0; lo < n; lo += kTrigBlock) {
+        const std::int64_t m = n - lo < kTrigBlock ? n - lo : kTrigBlock;
+        const T *xb = x + lo;
+        T *ob = out + lo;
+        // any |x| > kTrigMax in the block: an or of integer flags of the element width vectorizes
+        // at every level (a bool or a floating max does not)
+        decltype(to_bits(T(0))) big = 0;
+        for (std::int64_t i = 0; i < m; ++i) big |= abs_(xb[i]) > kTrigMax<T> ? 1u : 0u;
+        if (!big) {
+            for (std::int64_t i = 0; i < m; ++i) ob[i] = fast(xb[i]);
+        } else {
+            for (std::int64_t i = 0; i < m; ++i) ob[i] = abs_(xb[i]) > kTrigMax<T> ? exact(xb[i]) : fast(xb[i]);
+        }
+    }
+}
+template <class T> void sin_run(const T *x, T *out, std::int64_t n) {
+    trig_run(x, out, n, [](T v) { return sin(v); }, [](T v) { return std::sin(v); });
+}
+template <class T> void cos_run(const T *x, T *out, std::int64_t n) {
+    trig_run(x, out, n, [](T v) { return cos(v); }, [](T v) { return std::cos(v); });
 }
 
 }  // namespace

@@ -34,8 +34,9 @@ Tensor silu_grad(const Tensor& x, const Tensor& g) {
 #endif
 
 TG_FAMILY(activation) {
-  TG_UNARY(Relu,  x > T(0) ? x : T(0),                          relu_grad(x, g))
-  TG_UNARY(Relu6, x > T(0) ? (x < T(6) ? x : T(6)) : T(0),
+  // NaN passes through both and -0 gives +0, as TF
+  TG_UNARY(Relu,  x <= T(0) ? T(0) : x,                         relu_grad(x, g))
+  TG_UNARY(Relu6, x <= T(0) ? T(0) : (x > T(6) ? T(6) : x),
            where(logical_and(greater(x, zeros_like(x)), less(x, scalar_like(x, 6.0))), g, zeros_like(g)))
   // alpha * x for x < 0
   TG_UNARY(LeakyRelu, x > T(0) ? x : alpha * x,
@@ -43,8 +44,9 @@ TG_FAMILY(activation) {
   // d/dx = 1 for x > 0, else e^x = out + 1
   TG_UNARY(Elu,   x > T(0) ? x : vm::expm1(x),                  elu_grad(out, g))
   // scale * (x > 0 ? x : alpha (e^x - 1)), scale = 1.0507..., alpha = 1.6732...
+  // (the gradient tests the output, as TF: scale at 0, -0 and NaN)
   TG_UNARY(Selu,  x > T(0) ? T(1.0507009873554805) * x : T(1.7580993408473766) * vm::expm1(x),
-           where(greater(x, zeros_like(x)), g * 1.0507009873554805, g * (out + 1.7580993408473766)))
+           where(less(out, zeros_like(out)), g * (out + 1.7580993408473766), g * 1.0507009873554805))
   // x Phi(x), exact (erf) and tanh-approximated; fused backward helpers above
   TG_UNARY(Gelu,     T(0.5) * x * (T(1) + vm::erf(x * T(0.7071067811865476))),        gelu_grad(x, g))
   TG_UNARY(GeluTanh, T(0.5) * x * (T(1) + vm::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x))),
@@ -52,10 +54,11 @@ TG_FAMILY(activation) {
   // x sigmoid(x)
   TG_UNARY(Silu,     x * vm::sigmoid(x),                                               silu_grad(x, g))
   // Fused backward ops (one kernel per rule): ReluGrad(x, g) = x > 0 ? g : 0, whose derivative in x is 0;
-  // EluGrad(y, g) = y > 0 ? g : g (y + 1) with y = elu(x) (e^x = y + 1 below 0):
-  // d/dy = y > 0 ? 0 : g_up g = g_up g - ReluGrad(y, g_up g), d/dg = EluGrad(y, g_up).
+  // EluGrad(y, g) = y < 0 ? g (y + 1) : g with y = elu(x) (e^x = y + 1 below 0; g at 0 and NaN, as TF):
+  // d/dy = y < 0 ? g_up g : 0, d/dg = EluGrad(y, g_up).
   TG_BINARY_FLOAT(ReluGrad, x > T(0) ? y : T(0),                zeros_like(x), relu_grad(x, g))
-  TG_BINARY_FLOAT(EluGrad,  x > T(0) ? y : y * (x + T(1)),      (g * y - relu_grad(x, g * y)), elu_grad(x, g))
+  TG_BINARY_FLOAT(EluGrad,  x < T(0) ? y * (x + T(1)) : y,
+                  where(less(x, zeros_like(x)), g * y, zeros_like(x)), elu_grad(x, g))
   // (logits x, labels y) -> max(x, 0) - x y + log(1 + e^-|x|), never overflowing;
   // d/dx = sigmoid(x) - y, d/dy = -x
   TG_BINARY_FLOAT(SigmoidCrossEntropyWithLogits,

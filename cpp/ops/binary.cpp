@@ -4,22 +4,26 @@
 namespace tg {
 
 TG_FAMILY(binary) {
-  TG_BINARY(Add,        x + y,                 g, g)
-  TG_BINARY(Sub,        x - y,                 g, -g)
-  TG_BINARY(Mul,        x * y,                 g * y, g * x)
+  // integers wrap on overflow, as TF (wrap_* in op_macros.h)
+  TG_BINARY(Add,        wrap_add(x, y),        g, g)
+  TG_BINARY(Sub,        wrap_sub(x, y),        g, -g)
+  TG_BINARY(Mul,        wrap_mul(x, y),        g * y, g * x)
   TG_BINARY_FLOAT(RealDiv, x / y,              safe_div(g, y), safe_mul(g, -(out / y)))  // d/dy x/y = -(x/y)/y
-  TG_BINARY(Maximum,    x < y ? y : x,         where(greater_equal(x, y), g, zeros_like(g)),
-                                               where(less(x, y), g, zeros_like(g)))
-  TG_BINARY(Minimum,    y < x ? y : x,         where(less_equal(x, y), g, zeros_like(g)),
-                                               where(greater(x, y), g, zeros_like(g)))
-  TG_BINARY(SquaredDifference, (x - y) * (x - y), g * (x - y) * 2.0, g * (y - x) * 2.0)
+  // a NaN on either side gives NaN, as TF; on ties (-0 and +0 included) x is taken. The gradient
+  // goes to x where x >= y (x <= y), else to y, so to a NaN y, as TF
+  TG_BINARY(Maximum,    (x < y || y != y) ? y : x, where(greater_equal(x, y), g, zeros_like(g)),
+                                               where(greater_equal(x, y), zeros_like(g), g))
+  TG_BINARY(Minimum,    (y < x || y != y) ? y : x, where(less_equal(x, y), g, zeros_like(g)),
+                                               where(less_equal(x, y), zeros_like(g), g))
+  TG_BINARY(SquaredDifference, wrap_mul(wrap_sub(x, y), wrap_sub(x, y)), g * (x - y) * 2.0, -(g * (x - y) * 2.0))
   // x^y: d/dx = y x^(y-1); d/dy = x^y log x (taken as 0 where x <= 0)
   TG_BINARY_ROW_WITH(Pow, infer_pow, pow_any(x, y), safe_mul(g, y * pow(x, y - 1.0)),
                     safe_mul(g, out * where(greater(x, zeros_like(x)), log(x), zeros_like(x))))
   // MulNoNan(x, y) = 0 where y == 0, else x * y.
   TG_BINARY_FLOAT(MulNoNan, y == T(0) ? T(0) : x * y, (call("MulNoNan", {g, y})), (call("MulNoNan", {x, g})))
-  TG_BINARY(FloorDiv,   floor_div(x, y),       zeros_like(x), zeros_like(y))
-  TG_BINARY(FloorMod,   floor_mod(x, y),       g, (-(g * call("FloorDiv", {x, y}))))      // x - floor(x/y) y
+  // integer division by zero raises (run_int_div), as TF
+  TG_INT_DIV(FloorDiv,  floor_div(x, y),       zeros_like(x), zeros_like(y))
+  TG_INT_DIV(FloorMod,  floor_mod(x, y),       g, (-(g * call("FloorDiv", {x, y}))))      // x - floor(x/y) y
   // Fused backward ops: TanhGrad(t, g) = g (1 - t^2); SigmoidGrad(s, g) = g s (1 - s).
   TG_BINARY_FLOAT(TanhGrad,    y * (T(1) - x * x),  g * y * x * -2.0, tanh_grad(x, g))
   TG_BINARY_FLOAT(SigmoidGrad, y * x * (T(1) - x),  g * y * (1.0 - x * 2.0), sigmoid_grad(x, g))

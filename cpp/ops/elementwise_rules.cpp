@@ -1,5 +1,6 @@
 // elementwise_rules.cpp -- validation of elementwise inputs with errors naming op, shapes and dtypes.
 #include "ops/elementwise_rules.h"
+#include <algorithm>
 #include "core/error.h"
 
 namespace tg {
@@ -61,6 +62,18 @@ OutMeta infer_pow(const OpDef& d, const Tensors& x, const Attrs& a) {
       if (scalar_value(x[1], i) < 0)
         throw InvalidArgument(cat(d.name, ": integers to negative integer powers are not allowed, got ", describe(x)));
   return m;
+}
+
+template <class T> static bool holds_zero(const Tensor& t) {
+  const T* p = t->data_as<T>();
+  return std::find(p, p + t->size, T(0)) != p + t->size;
+}
+
+Tensor run_int_div(const OpDef& d, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  const Tensor& y = x[1];
+  const bool zero = y->dtype == DType::Int32 ? holds_zero<int32_t>(y) : y->dtype == DType::Int64 && holds_zero<int64_t>(y);
+  if (zero) throw InvalidArgument(cat(d.name, ": Integer division by zero, got ", describe(x)));
+  return run_elementwise(d, x, a, m);
 }
 
 OutMeta infer_compare(const OpDef& d, const Tensors& x, const Attrs&) {

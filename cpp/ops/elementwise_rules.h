@@ -14,4 +14,8 @@ OutMeta infer_logical(const OpDef& op, const Tensors& x, const Attrs&);        /
 OutMeta infer_pow(const OpDef& op, const Tensors& x, const Attrs&);        // numeric; no negative int exponents
 OutMeta infer_select(const OpDef& op, const Tensors& x, const Attrs&);         // (bool, T, T) broadcast -> T
 
+// Forward of integer division and modulo: an integer divisor holding a zero raises
+// InvalidArgumentError "Integer division by zero" (as TF), then run_elementwise.
+Tensor run_int_div(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
+
 }  // namespace tg

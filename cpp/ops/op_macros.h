@@ -8,7 +8,11 @@
 //   TG_UNARY(Name, forward_expr_in_x, grad_expr)                  float32/float64
 //   TG_UNARY_NUMERIC(Name, forward_expr_in_x, grad_expr)          also int32/int64
 //   (unary forward expressions may use T, the element type, and alpha, the op's "alpha" attribute)
+//   TG_UNARY_RUN(Name, run, grad_expr)                            float32/float64; the forward is a loop
+//     run<T>(const T* x, T* out, int64_t n) instead of an expression (Note [Trig range] in vmath.h)
 //   TG_BINARY(Name, forward_expr_in_x_y, grad_x, grad_y)          all numeric dtypes
+//   TG_INT_DIV(Name, forward_expr_in_x_y, grad_x, grad_y)         as TG_BINARY; an integer divisor
+//     holding a zero raises InvalidArgumentError (run_int_div)
 //   TG_BINARY_FLOAT(Name, forward_expr_in_x_y, grad_x, grad_y)    float32/float64
 //   TG_COMPARE(Name, bool_expr_in_x_y)                            numeric -> bool, no gradient
 //   TG_LOGICAL(Name, bool_expr_in_x_y)                            bool -> bool, no gradient
@@ -35,7 +39,26 @@ namespace vm = tg::vmath;
 
 namespace tg {
 namespace {
-// Python/TF floor semantics; integer division by 0 gives 0 and INT_MIN / -1 wraps, never a trap.
+// Integer arithmetic wraps (two's complement, as TF) instead of overflowing into undefined
+// behaviour: done in the unsigned type; floats are untouched.
+template <class T> T wrap_add(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return (T)((std::make_unsigned_t<T>)x + (std::make_unsigned_t<T>)y);
+  else return x + y;
+}
+template <class T> T wrap_sub(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return (T)((std::make_unsigned_t<T>)x - (std::make_unsigned_t<T>)y);
+  else return x - y;
+}
+template <class T> T wrap_mul(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return (T)((std::make_unsigned_t<T>)x * (std::make_unsigned_t<T>)y);
+  else return x * y;
+}
+template <class T> T wrap_neg(T x) {
+  if constexpr (std::is_integral_v<T>) return (T)(0 - (std::make_unsigned_t<T>)x);
+  else return -x;
+}
+// Python/TF floor semantics; integer division by 0 gives 0 and INT_MIN / -1 wraps, never a trap
+// (run_int_div refuses a zero divisor before the kernel runs).
 template <class T> T floor_div(T x, T y) {
   if constexpr (std::is_floating_point_v<T>) {
     return std::floor(x / y);
@@ -123,6 +146,12 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_BINARY_BLOCKS(Name, expr) TG_BINARY_BLOCK(Name, float, 0, expr) TG_BINARY_BLOCK(Name, double, 1, expr)
 #define TG_UNARY(Name, expr, rule) \
   TG_UNARY_KERNEL(Name, float, 0, expr) TG_UNARY_KERNEL(Name, double, 1, expr) TG_UNARY_BLOCKS(Name, expr)
+#define TG_UNARY_RUN_KERNEL(Name, Ty, dt, run) \
+  TG_EW_SET(Name, Ty, dt, unary_run_loop<Ty>(a, run<Ty>))
+#define TG_UNARY_RUN(Name, run, rule)                                                                \
+  TG_UNARY_RUN_KERNEL(Name, float, 0, run) TG_UNARY_RUN_KERNEL(Name, double, 1, run)                 \
+  TG_BLOCK_SET(Name, float, 0, run<float>(static_cast<const float*>(pa), static_cast<float*>(pd), n)) \
+  TG_BLOCK_SET(Name, double, 1, run<double>(static_cast<const double*>(pa), static_cast<double*>(pd), n))
 #define TG_UNARY_NUMERIC(Name, expr, rule) \
   TG_UNARY(Name, expr, rule) TG_UNARY_KERNEL(Name, int32_t, 2, expr) TG_UNARY_KERNEL(Name, int64_t, 3, expr)
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) \
@@ -132,6 +161,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
   TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_KERNEL(Name, int32_t, int32_t, 2, expr) \
   TG_BINARY_KERNEL(Name, int64_t, int64_t, 3, expr)
 #define TG_BINARY_ROW_WITH(Name, infer_fn, expr, gx, gy) TG_BINARY(Name, expr, gx, gy)
+#define TG_INT_DIV(Name, expr, gx, gy) TG_BINARY(Name, expr, gx, gy)
 #define TG_COMPARE(Name, expr) \
   TG_BINARY_KERNEL(Name, float, bool, 0, expr) TG_BINARY_KERNEL(Name, double, bool, 1, expr) \
   TG_BINARY_KERNEL(Name, int32_t, bool, 2, expr) TG_BINARY_KERNEL(Name, int64_t, bool, 3, expr) \
@@ -174,9 +204,11 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
   def_op(#Name).inputs(1).shape(infer_fn).forward(run_elementwise).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors { TG_RULE_LOCALS return {rule}; }) TG_EW_JVP(Name);
 #define TG_UNARY(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
+#define TG_UNARY_RUN(Name, run, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
 #define TG_UNARY_NUMERIC(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_numeric, rule)
-#define TG_BINARY_ROW(Name, infer_fn, gx, gy)                                           \
-  def_op(#Name).inputs(2).shape(infer_fn).forward(run_elementwise).batched().elementwise_grad().gradient( \
+#define TG_BINARY_ROW(Name, infer_fn, gx, gy) TG_BINARY_ROW_FWD(Name, infer_fn, run_elementwise, gx, gy)
+#define TG_BINARY_ROW_FWD(Name, infer_fn, fwd, gx, gy)                                  \
+  def_op(#Name).inputs(2).shape(infer_fn).forward(fwd).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                      \
         TG_RULE_LOCALS const Tensor& y = ctx.x[1]; (void)y;                              \
         Tensors r(2);                                                                    \
@@ -186,6 +218,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
       }) TG_EW_JVP(Name);
 #define TG_BINARY(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_numeric, gx, gy)
 #define TG_BINARY_ROW_WITH(Name, infer_fn, expr, gx, gy) TG_BINARY_ROW(Name, infer_fn, gx, gy)
+#define TG_INT_DIV(Name, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_binary_numeric, run_int_div, gx, gy)
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
 #define TG_COMPARE(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();

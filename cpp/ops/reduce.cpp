@@ -105,9 +105,19 @@ Tensor reduce_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const Ou
   return view(r, m.shape);
 }
 
+// x as int64 (an int32 mean sums without overflow, as TF; int64 sums wrap, as TF)
+Tensor widened(const Tensor& x) {
+  if (x->dtype != DType::Int32) return x;
+  Tensor w = empty(x->shape, DType::Int64);
+  const int32_t* s = x->data_as<int32_t>();
+  int64_t* d = w->data_as<int64_t>();
+  for (int64_t i = 0; i < x->size; ++i) d[i] = s[i];
+  return w;
+}
+
 Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   auto mask = reduce_mask(op, x[0], a);
-  Tensor r = reduce(x[0], mask, ReduceKind::Sum);
+  Tensor r = reduce(widened(x[0]), mask, ReduceKind::Sum);
   int64_t n = 1;
   for (int i = 0; i < x[0]->ndim(); ++i)
     if (mask[i]) n *= x[0]->shape[i];
@@ -121,6 +131,11 @@ Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutM
     }
     return 0;
   });
+  if (r->dtype != m.dtype) {  // back from the widened sum: the mean fits
+    Tensor narrow = empty(r->shape, m.dtype);
+    for (int64_t i = 0; i < r->size; ++i) narrow->data_as<int32_t>()[i] = (int32_t)r->data_as<int64_t>()[i];
+    r = narrow;
+  }
   return view(r, m.shape);
 }
 

@@ -46,6 +46,15 @@ OutMeta cast_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   return {x[0]->shape, (DType)d};
 }
 
+// float -> int truncates toward zero; NaN, +-inf and values outside the target's range (undefined
+// behaviour in C++) give the lowest value, as TF on x86 (the "integer indefinite" of cvtt*).
+// hi = 2^(bits-1) is exact in float and double; in range means -hi - 1 < v < hi (for float
+// -hi - 1 rounds to -hi, which maps to the lowest value either way).
+template <class D, class S> D float_to_int(S v) {
+  const S hi = -(S)std::numeric_limits<D>::lowest();
+  return v < hi && v > -hi - S(1) ? (D)v : std::numeric_limits<D>::lowest();
+}
+
 Tensor cast_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
   dispatch_dtype(x[0]->dtype, [&](auto a) {
@@ -55,11 +64,10 @@ Tensor cast_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& 
       const S* s = x[0]->data_as<S>();
       D* d = out->data_as<D>();
       for (int64_t i = 0; i < out->size; ++i) {
-        if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
-          // float -> int: truncate, with NaN and out-of-range values saturating instead of UB
-          S v = s[i];
-          d[i] = v != v ? D(0) : v >= (S)std::numeric_limits<D>::max() ? std::numeric_limits<D>::max()
-                 : v <= (S)std::numeric_limits<D>::lowest() ? std::numeric_limits<D>::lowest() : (D)v;
+        if constexpr (std::is_same_v<D, bool>) {
+          d[i] = s[i] != S(0);  // NaN -> true, as TF
+        } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
+          d[i] = float_to_int<D>(s[i]);
         } else {
           d[i] = (D)s[i];
         }

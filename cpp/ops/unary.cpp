@@ -7,7 +7,6 @@ namespace tg {
 TG_FAMILY(unary) {
   // d/dx depends on the result:
   TG_UNARY(Exp,     vm::exp(x),                  g * out)                      // d/dx e^x = e^x
-  TG_UNARY(Expm1,   vm::expm1(x),                g * (out + 1.0))              // d/dx (e^x - 1) = e^x
   TG_UNARY(Sqrt,    std::sqrt(x),                safe_div(g * 0.5, out))       // 1 / (2 sqrt x)
   TG_UNARY(Rsqrt,   T(1) / std::sqrt(x),         safe_mul(g, out * out * out * -0.5))  // -x^-3/2 / 2
   TG_UNARY(Tanh,    vm::tanh(x),                 tanh_grad(out, g))            // 1 - tanh^2
@@ -16,21 +15,23 @@ TG_FAMILY(unary) {
   // d/dx depends on the argument:
   TG_UNARY(Log,     vm::log(x),                  safe_div(g, x))               // 1/x
   TG_UNARY(Log1p,   vm::log1p(x),                safe_div(g, x + 1.0))         // 1/(1+x)
+  TG_UNARY(Expm1,   vm::expm1(x),                g * exp(x))                   // e^x (out + 1 is 0 below -17 in float)
   TG_UNARY(Softplus, vm::softplus(x),            g * sigmoid(x))               // sigmoid(x)
   TG_UNARY(ExpNegAbs, vm::exp_neg_abs(x),        -(g * out * sign(x)))         // -sign(x) e^-|x|
   // Sigmoid, Softplus and Tanh of x given y = ExpNegAbs(x) (Note [Shared exponentials])
   TG_FUSED_FORM(SigmoidOfExp,  vm::sigmoid_of_exp(x, y))
   TG_FUSED_FORM(SoftplusOfExp, vm::softplus_of_exp(x, y))
   TG_FUSED_FORM(TanhOfExp,     vm::tanh_of_exp(x, y))
-  TG_UNARY(Sin,     vm::sin(x),                  g * cos(x))
-  TG_UNARY(Cos,     vm::cos(x),                  -(g * sin(x)))
+  TG_UNARY_RUN(Sin, vm::sin_run,                 g * cos(x))                   // any |x| (Note [Trig range])
+  TG_UNARY_RUN(Cos, vm::cos_run,                 -(g * sin(x)))
   TG_UNARY(Tan,     std::tan(x),                 g * (square(out) + 1.0))      // 1 + tan^2
   TG_UNARY(Erf,     vm::erf(x),                  g * exp(-square(x)) * 1.1283791670955126)  // 2/sqrt(pi) e^-x^2
-  TG_UNARY_NUMERIC(Neg,    -x,                   -g)
-  TG_UNARY_NUMERIC(Square, x * x,                g * x * 2.0)
-  TG_UNARY_NUMERIC(Abs,    x < T(0) ? -x : x,    g * sign(x))
-  // zero gradient almost everywhere:
-  TG_UNARY_NUMERIC(Sign,   T((x > T(0)) - (x < T(0))), zeros_like(x))
+  // integers wrap (neg and abs of the lowest value are itself, as TF); abs(-0) = +0
+  TG_UNARY_NUMERIC(Neg,    wrap_neg(x),          -g)
+  TG_UNARY_NUMERIC(Square, wrap_mul(x, x),       g * x * 2.0)
+  TG_UNARY_NUMERIC(Abs,    x < T(0) ? wrap_neg(x) : x + T(0),  g * sign(x))
+  // zero gradient almost everywhere; sign(NaN) = NaN:
+  TG_UNARY_NUMERIC(Sign,   x != x ? x : T((x > T(0)) - (x < T(0))), zeros_like(x))
   TG_UNARY(Floor,   std::floor(x),               zeros_like(x))
   TG_UNARY(Ceil,    std::ceil(x),                zeros_like(x))
   TG_LOGICAL_NOT()

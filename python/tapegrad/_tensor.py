@@ -277,6 +277,7 @@ def constant(value, dtype=None, shape=None, name=None):
     if isinstance(value, Tensor):
         t = value if dt is None or value.dtype == dt else cast(value, dt)
     elif dt is not None:
+        _refuse_lossy_constant(value, dt)
         t = _core.from_numpy(np.asarray(value, dtype=dt.as_numpy_dtype), dt.code)
     else:
         t = _core.convert(value, -1)
@@ -288,6 +289,16 @@ def constant(value, dtype=None, shape=None, name=None):
         elif list(t._shape) != shape:
             t = _core.op("Reshape")(t, shape=shape)
     return t
+
+
+def _refuse_lossy_constant(value, dt):
+    """Python floats into an integer or bool dtype, and Python ints into bool, raise TypeError as in
+    TF (NumPy would truncate 3.7 to 3); NumPy arrays and scalars are cast as NumPy casts them."""
+    if isinstance(value, (np.ndarray, np.generic)) or not (dt.is_integer or dt == dtypes.bool):
+        return
+    a = np.asarray(value)
+    if a.size and (a.dtype.kind == "f" or (dt == dtypes.bool and a.dtype.kind in "iu")):
+        raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype {dt.name}")
 
 
 def _item(v):

@@ -141,7 +141,7 @@ rows = [
     OpInfo("Relu", tf.nn.relu, lambda x: np.maximum(x, 0), samples=_away_from_zero, order=2),
     OpInfo("Relu6", tf.nn.relu6, lambda x: np.clip(x, 0, 6),
            samples=lambda rng, dt: [SampleInput([np.array([-1.0, 0.5, 3.0, 5.5, 7.0, -0.3], dt)])]),
-    OpInfo("LeakyRelu", tf.nn.leaky_relu, lambda x, alpha=0.2: np.where(x > 0, x, alpha * x), order=2,
+    OpInfo("LeakyRelu", tf.nn.leaky_relu, lambda x, alpha=0.2: np.where(x > 0, x, np.float32(alpha) * x), order=2,
            samples=lambda rng, dt: [SampleInput([a], kw) for a in _away_from_zero_list(rng, dt)
                                     for kw in ({}, {"alpha": 0.1})]),
     OpInfo("Elu", tf.nn.elu, lambda x: np.where(x > 0, x, np.expm1(x)), samples=_away_from_zero, order=2),

@@ -73,12 +73,14 @@ def _arg_samples(rng, dtype):
     for shape, kw in [((5,), {}), ((2, 3, 4), {"axis": 1}), ((2, 3, 4), {"axis": -1}),
                       ((3, 4), {"axis": 0, "output_type": tf.int32})]:
         yield SampleInput([_distinct(rng, shape, dtype)], kw)
-    if np.dtype(dtype).kind == "f":   # ties: the first index wins; NaN counts as the extreme
+    if np.dtype(dtype).kind == "f":   # ties: the first index wins; NaN is skipped (as TF)
         yield SampleInput([np.array([[1.0, 3.0, 3.0], [np.nan, 2.0, np.nan]], dtype)], {"axis": 1})
 
 
 def _arg_ref(np_fn):
     def ref(x, axis=None, output_type=tf.int64):
+        if x.dtype.kind == "f":  # NaN never wins: as the opposite extreme (ties keep the first index)
+            x = np.where(np.isnan(x), -np.inf if np_fn is np.argmax else np.inf, x)
         return np_fn(x, axis=0 if axis is None else axis).astype(tf.as_dtype(output_type).as_numpy_dtype)
     return ref
 

@@ -44,7 +44,12 @@ reshape = public_op("Reshape", "reshape", "tensor, shape:ints",
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
-    return _transpose(a) if perm is None else _transpose(a, perm=_ints(perm))
+    """Permutes the axes (reversed if perm is None); a negative entry counts from the end, as TF."""
+    if perm is None:
+        return _transpose(a)
+    a = convert_to_tensor(a)
+    nd = a.ndim
+    return _transpose(a, perm=[p + nd if -nd <= p < 0 else p for p in _ints(perm)])
 
 
 broadcast_to = public_op("BroadcastTo", "broadcast_to", "input, shape:ints", "Broadcasts ``input`` to ``shape``.")
@@ -61,17 +66,33 @@ def expand_dims(input, axis, name=None):
 
 
 def squeeze(input, axis=None, name=None):
+    """Removes size-1 axes: those in ``axis``, or every one when ``axis`` is None or empty (as TF)."""
     t = convert_to_tensor(input)
     s = list(t._shape)
-    if axis is None:
+    if isinstance(axis, (Tensor, np.ndarray)):
+        axis = np.asarray(axis).reshape(-1).tolist()
+    elif isinstance(axis, (int, np.integer)):
+        axis = [int(axis)]
+    if axis is None or len(axis) == 0:
         keep = [d for d in s if d != 1]
     else:
-        axes = {(a + len(s)) if a < 0 else a for a in ([axis] if isinstance(axis, int) else axis)}
+        axes = {(a + len(s)) if a < 0 else a for a in (int(a) for a in axis)}
         for a in axes:
             if not 0 <= a < len(s) or s[a] != 1:
                 raise _InvalidArgument(f"Squeeze: cannot squeeze axis {a} of shape {tuple(s)}")
         keep = [d for i, d in enumerate(s) if i not in axes]
     return _reshape(t, shape=keep)
+
+
+def _diag_last_two(x):
+    """The diagonal of the last two axes, [..., m, n] -> [..., min(m, n)], by a strided slice of
+    the flattened matrix (every (n+1)-th entry): entries off the diagonal are never read, so their
+    inf or NaN cannot leak in as a masked product (0 * NaN) would let it."""
+    *batch, m, n = x._shape
+    d = min(m, n)
+    flat = _reshape(x, shape=batch + [m * n])
+    end = (d - 1) * (n + 1) + 1 if d else 0
+    return _strided_slice(flat, begin=[0] * (len(batch) + 1), end=batch + [end], strides=[1] * len(batch) + [n + 1])
 
 
 def _slice_along(x, axis, begin, end, stride=1):
@@ -85,7 +106,12 @@ def _slice_along(x, axis, begin, end, stride=1):
 
 
 def concat(values, axis, name="concat"):
-    """Joins tensors along an existing axis; the gradient slices g back into the pieces."""
+    """Joins tensors along an existing axis; the gradient slices g back into the pieces.
+
+    ``values`` given as one tensor (not a list) is returned as it is, as TF does.
+    """
+    if not isinstance(values, (list, tuple)):
+        return convert_to_tensor(values)
     values = list(values)
     if len(values) == 1:
         return convert_to_tensor(values[0])

@@ -12,7 +12,7 @@ import string
 import numpy as np
 
 from tapegrad import _core
-from tapegrad._ops.array import broadcast_to, transpose
+from tapegrad._ops.array import _diag_last_two, broadcast_to, transpose
 from tapegrad._ops.reduction import reduce_sum
 from tapegrad._tensor import convert_to_tensor
 
@@ -91,12 +91,10 @@ def _diagonal(x, ls):
         l = next(l for l in ls if ls.count(l) > 1)
         p = ls.index(l)
         q = ls.index(l, p + 1)
-        n = x.shape[p]
-        mask_shape = [1] * x.ndim
-        mask_shape[p] = mask_shape[q] = n
-        mask = convert_to_tensor(np.eye(n).reshape(mask_shape).astype(x.dtype.as_numpy_dtype))
-        x = reduce_sum(x * mask, q)
-        ls = ls[:q] + ls[q + 1:]
+        rest = [i for i in range(len(ls)) if i not in (p, q)]
+        perm = rest + [p, q]  # the two axes last, then their diagonal (off-diagonal entries unread)
+        x = _diag_last_two(x if perm == list(range(len(ls))) else transpose(x, perm))
+        ls = [ls[i] for i in rest] + [l]
     return x, ls
 
 

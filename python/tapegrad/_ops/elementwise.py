@@ -57,9 +57,10 @@ def where(condition, x=None, y=None, name=None):
 
 
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
-    """min(max(t, clip_value_min), clip_value_max); the gradient is zero where t was clipped."""
+    """max(min(t, clip_value_max), clip_value_min), in TF's order (so clip_value_min wins when it
+    exceeds clip_value_max); NaN stays NaN; the gradient is zero where t was clipped."""
     t = convert_to_tensor(t)
-    return globals()["minimum"](globals()["maximum"](t, clip_value_min), clip_value_max)
+    return globals()["maximum"](globals()["minimum"](t, clip_value_max), clip_value_min)
 
 
 def logical_xor(x, y, name=None):

@@ -1,4 +1,8 @@
-"""Tensor.__getitem__: ints, slices, None (newaxis), Ellipsis, one int list/tensor (a gather), bool masks."""
+"""Tensor.__getitem__: ints, slices, None (newaxis), Ellipsis, one int list/tensor (a gather), bool masks.
+
+A list key is read as a tuple of indices, as TF does (x[[0, 1]] is x[0, 1]); an int list or tensor
+inside a tuple is a gather along its axis (TF refuses it).
+"""
 import builtins
 
 import numpy as np
@@ -24,7 +28,9 @@ def _getitem(self, key):
                               shrink_axis_mask=1)
     if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
         return boolean_mask(self, key)
-    key = key if isinstance(key, tuple) else (key,)
+    # A list key is a sequence of indices, as in TF (x[[0, 1]] is x[0, 1], not NumPy's gather);
+    # an index list inside a tuple (x[[0, 1], :], x[:, [2, 0]]) gathers.
+    key = tuple(key) if isinstance(key, (tuple, list)) else (key,)
     shape = list(self._shape)
     real = [k for k in key if k is not None and k is not Ellipsis]
     ellipses = sum(k is Ellipsis for k in key)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from tapegrad import _core
-from tapegrad._ops.array import transpose
+from tapegrad._ops.array import _diag_last_two, transpose
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
@@ -52,15 +52,20 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
 
 
 def trace(x, name=None):
-    """Sum of the main diagonal of the last two axes."""
-    return einsum("...ii->...", x)
+    """Sum of the main diagonal of the last two axes (only the diagonal is read: an inf or NaN
+    elsewhere does not reach the result)."""
+    return reduce_sum(diag_part(x), -1)
 
 
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
-    """The main diagonal of the last two (square) axes."""
+    """The main diagonal of the last two axes ([..., m, n] -> [..., min(m, n)]); entries off the
+    diagonal are never read (see array._diag_last_two)."""
     if k != 0:
         raise NotImplementedError("diag_part: only k=0 is supported")
-    return einsum("...ii->...i", input)
+    x = convert_to_tensor(input)
+    if x.ndim < 2:
+        raise _error(f"MatrixDiagPart: input must be at least 2-D, got shape {tuple(x.shape)}")
+    return _diag_last_two(x)
 
 
 def _axis_list(axes, rank, what):

@@ -1,4 +1,6 @@
 """Neural-network ops of tf.nn: activations, softmax, dropout and the cross-entropy losses."""
+import numpy as np
+
 from tapegrad import _core
 from tapegrad._ops._wrap import export, unary
 from tapegrad._ops.array import squeeze
@@ -19,8 +21,9 @@ _ops = {n: _core.op(n) for n in (
 
 
 def leaky_relu(features, alpha=0.2, name=None):
-    """``x`` for ``x > 0``, else ``alpha * x``."""
-    return _ops["LeakyRelu"](features, alpha=float(alpha))
+    """``x`` for ``x > 0``, else ``alpha * x``; alpha is a float32 attribute, as in TF (so a float64
+    input is scaled by 0.2000000029... for alpha=0.2)."""
+    return _ops["LeakyRelu"](features, alpha=float(np.float32(alpha)))
 
 
 def gelu(features, approximate=False, name=None):
@@ -116,7 +119,11 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
 
 
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
-    """``-sum(labels * log_softmax(logits), axis)``; differentiable in both arguments."""
+    """``-sum(labels * log_softmax(logits), axis)``; differentiable in both arguments.
+
+    ``axis=None`` is the last axis, as in TF.
+    """
+    axis = -1 if axis is None else axis
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
     return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)

@@ -14,7 +14,7 @@ _ops = {name: _core.op(name) for name in ("Sum", "Mean", "Max", "Min", "Prod", "
 _argmax = _core.op("ArgMax")
 _argmin = _core.op("ArgMin")
 _exp, _log, _sqrt, _abs = (_core.op(n) for n in ("Exp", "Log", "Sqrt", "Abs"))
-_less, _reshape = _core.op("Less"), _core.op("Reshape")
+_less, _not_equal, _reshape = _core.op("Less"), _core.op("NotEqual"), _core.op("Reshape")
 
 
 def _axes(axis, fn="reduce"):
@@ -82,10 +82,13 @@ def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
 
 
 def safe_sqrt(s):
-    """sqrt(s) for s >= 0 whose gradient at s == 0 is 0 (a subgradient) instead of inf * 0 = NaN."""
+    """sqrt(s) for s >= 0 whose gradient at s == 0 is 0 (a subgradient) instead of inf * 0 = NaN.
+
+    Only s == 0 is masked: a NaN sum stays NaN (so a norm reports a diverging gradient).
+    """
     s = convert_to_tensor(s)
-    positive = _less(0.0, s)
-    return where(positive, _sqrt(where(positive, s, 1.0)), 0.0)
+    nonzero = _not_equal(s, 0.0)
+    return where(nonzero, _sqrt(where(nonzero, s, 1.0)), 0.0)
 
 
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
