@@ -37,13 +37,11 @@ struct PyTracer {
   bool active = false;
 
   void enter() {
-    graph::active_tracers().push_back(tr.get());
+    graph::push_tracer(tr.get());
     active = true;
   }
   void exit() {
-    auto& s = graph::active_tracers();
-    for (size_t i = s.size(); i-- > 0;)
-      if (s[i] == tr.get()) { s.erase(s.begin() + (long)i); break; }
+    graph::pop_tracer(tr.get());
     active = false;
   }
 };

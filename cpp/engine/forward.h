@@ -4,7 +4,8 @@
 // along the accumulator's direction (the tangents given for the watched primals). An
 // accumulator maps tensor ids to tangents; a tensor without an entry has a zero tangent.
 //
-// Algorithm: after each op's kernel, apply() calls forward_op when an accumulator is active.
+// Algorithm: while an accumulator is active, apply() calls forward_op after each op's kernel
+// (Note [Op observers] in observer.h).
 // For each active accumulator that holds a tangent for one of the op's inputs, the output's
 // tangent is computed with registered ops (OpDef::jvp, or the double-VJP fallback built from
 // the gradient rule) while that accumulator and every inner one are paused. The ops of a JVP
@@ -35,7 +36,7 @@ struct Accumulator {
   void prune_dead();
 };
 
-// The active accumulators of this thread, innermost last (inline: apply() checks it per op).
+// The active accumulators of this thread, innermost last.
 inline std::vector<Accumulator*>& active_accumulators() {
   thread_local std::vector<Accumulator*> stack;
   return stack;

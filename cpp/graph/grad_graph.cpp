@@ -101,15 +101,11 @@ std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& fused_graph, cons
   PauseAllTapes pause;  // the caller's tape sees none of this
   Tape tape;
   for (auto& s : sources) tape.watch(s);
-  push_tape(&tape);
   Tensors vals;
-  try {
+  {
+    ActiveTape recording(&tape);
     vals = run_graph(all, args, true);
-  } catch (...) {
-    pop_tape(&tape);
-    throw;
   }
-  pop_tape(&tape);
   std::vector<int> pos(g.nodes.size(), -1);
   for (size_t k = 0; k < all.outputs.size(); ++k) {
     int i = all.outputs[k];
@@ -136,15 +132,11 @@ std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& fused_graph, cons
   }
   req.sources = sources;
   const int64_t first_new_id = next_tensor_id();  // tensors made by the gradient rules have larger ids
-  active_tracers().push_back(&tr);
   Tensors grads;
-  try {
+  {
+    ActiveTracer tracing(&tr);
     grads = gradient(tape, req);
-  } catch (...) {
-    active_tracers().pop_back();
-    throw;
   }
-  active_tracers().pop_back();
   for (auto& gr : grads) {
     plan->grad_of_source.push_back(gr ? (int)tr.g.outputs.size() : -1);
     if (gr) tr.g.outputs.push_back(tr.input_node(gr));

@@ -2,6 +2,7 @@
 #include "graph/trace.h"
 #include <sstream>
 #include "core/error.h"
+#include "engine/observer.h"
 #include "graph/executor.h"
 #include "ops/random.h"
 
@@ -11,6 +12,27 @@ std::vector<Tracer*>& active_tracers() {
   thread_local std::vector<Tracer*> stack;
   return stack;
 }
+
+namespace {
+
+// The tracers' observer (Note [Op observers]): on the list while a tracer is active.
+struct TracersObserver final : OpObserver {
+  TracersObserver() : OpObserver(kTracer) {}
+  void before_stateful_op(const Tensors& x) override {
+    for (Tracer* t : active_tracers())
+      for (auto& xi : x)
+        if (xi->is_variable) t->before_assign(xi);
+  }
+  void after_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) override {
+    for (Tracer* t : active_tracers()) t->record_op(op, x, attrs, out);
+  }
+};
+TracersObserver g_tracers_observer;
+
+}  // namespace
+
+void push_tracer(Tracer* t) { push_observed(active_tracers(), t, &g_tracers_observer); }
+void pop_tracer(Tracer* t) { pop_observed(active_tracers(), t, &g_tracers_observer); }
 
 static int add_node(Graph& g, Node n) {
   g.nodes.push_back(std::move(n));
@@ -68,12 +90,6 @@ void Tracer::record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, co
       if (xi->is_variable) node_of.erase(xi->id);
 }
 
-void before_stateful_op(const Tensors& x) {
-  for (Tracer* t : active_tracers())
-    for (auto& xi : x)
-      if (xi->is_variable) t->before_assign(xi);
-}
-
 void Tracer::before_assign(const Tensor& var) {
   if (!dry) return;
   for (auto& sv : saved_vars)
@@ -115,10 +131,6 @@ void Tracer::restore_variables() {
   for (auto it = saved_vars.rbegin(); it != saved_vars.rend(); ++it) assign_into(it->first, it->second, 0);
   saved_vars.clear();
   if (dry) set_random_counters(saved_random);
-}
-
-void record_on_tracers(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
-  for (Tracer* t : active_tracers()) t->record_op(op, x, attrs, out);
 }
 
 bool is_traced_value(const Tensor& t) {

@@ -31,15 +31,22 @@ struct Tracer {
   void restore_variables();
 };
 
-// The active tracers of this thread, innermost last.
+// The active tracers of this thread, innermost last. While it is non-empty the tracers observe
+// op application (Note [Op observers] in engine/observer.h): every op apply() runs is recorded
+// on each of them, and a dry trace saves the Variable inputs a stateful op is about to change.
 std::vector<Tracer*>& active_tracers();
 inline bool tracing() { return !active_tracers().empty(); }
+void push_tracer(Tracer* t);
+void pop_tracer(Tracer* t);  // no-op when t is not active
 
-// Called by apply() for every op while tracing.
-void record_on_tracers(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
-// Called by apply() before a stateful op runs while tracing: a dry trace saves the Variable
-// inputs it is about to change (see Tracer::dry).
-void before_stateful_op(const Tensors& x);
+// Makes a tracer active for a scope.
+struct ActiveTracer {
+  Tracer* t;
+  explicit ActiveTracer(Tracer* tr) : t(tr) { push_tracer(t); }
+  ~ActiveTracer() { pop_tracer(t); }
+  ActiveTracer(const ActiveTracer&) = delete;
+  ActiveTracer& operator=(const ActiveTracer&) = delete;
+};
 // True when some active tracer sees t as depending on an argument or variable.
 bool is_traced_value(const Tensor& t);
 // A short description of how the innermost tracer computes t: "Greater(x, 0)".
