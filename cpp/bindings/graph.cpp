@@ -7,7 +7,7 @@
 #include "engine/forward.h"
 #include "engine/tape.h"
 #include "graph/executor.h"
-#include "graph/grad_graph.h"
+#include "graph/call_policy.h"
 #include "graph/optimize.h"
 #include "graph/trace.h"
 
@@ -75,37 +75,19 @@ py::object fill_template(py::handle like, const Tensors& outs, size_t& i) {
   return py::reinterpret_borrow<py::object>(like);
 }
 
-// One traced graph plus the structure of its outputs.
-struct Concrete {
-  std::shared_ptr<Graph> g;
+// A traced graph (its call policy in graph/call_policy.h) plus the structure of its outputs.
+struct Concrete : graph::ConcreteGraph {
   py::object tmpl;     // nested outputs with out_slot() leaves
   bool single = false; // the function returned exactly one tensor
 
-  // Note [Backward graphs]: built at the first call under one tape; null if unsuitable.
-  mutable std::shared_ptr<const graph::BackwardPlan> plan;
-  mutable bool plan_tried = false;
-
   py::object run(const Tensors& args) const {
+    const graph::Route r = route(args);
     Tensors outs;
-    if (!graph::needs_eager(*g, args)) {
-      if (g->work >= kReleaseGilMin) {
-        py::gil_scoped_release nogil;
-        outs = graph::run_graph(*g, args, false);
-      } else {
-        outs = graph::run_graph(*g, args, false);
-      }
-    } else if ((plan || !plan_tried) && graph::wants_single_entry(*g, args)) {
-      if (!plan_tried) {
-        plan_tried = true;
-        try {
-          plan = graph::build_backward_plan(*g, args);
-        } catch (const std::exception&) {
-          plan = nullptr;  // a gradient rule failed while building: keep the op-by-op replay
-        }
-      }
-      outs = plan ? graph::run_with_single_entry(plan, args) : graph::run_graph(*g, args, true);
+    if (r == graph::Route::kGraph && g->work >= kReleaseGilMin) {
+      py::gil_scoped_release nogil;
+      outs = ConcreteGraph::run(r, args);
     } else {
-      outs = graph::run_graph(*g, args, true);
+      outs = ConcreteGraph::run(r, args);
     }
     if (single) return py::cast(std::move(outs[0]));
     size_t i = 0;
@@ -113,41 +95,24 @@ struct Concrete {
   }
 };
 
-// The key of a call with only positional tensors, Variables, numbers, bools and None:
-// tensors by dtype and shape, variables by identity, Python values by type and value.
-// Returns false for anything else (the Python path computes those keys).
-bool fast_key(const py::args& args, std::string& key, Tensors& tensors) {
+// The key of a call (Note [Call keys]); false when an argument is not one the key describes.
+bool call_key(const py::args& args, graph::CallKey& key) {
   key.clear();
-  auto put = [&](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
   for (auto a : args) {
     PyObject* o = a.ptr();
     if (PyFloat_CheckExact(o)) {
-      double v = PyFloat_AS_DOUBLE(o);
-      key += 'f';
-      put(&v, 8);
+      key.add_float(PyFloat_AS_DOUBLE(o));
     } else if (PyBool_Check(o)) {
-      key += o == Py_True ? 'T' : 'F';
+      key.add_bool(o == Py_True);
     } else if (PyLong_CheckExact(o)) {
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
       if (overflow) return false;
-      key += 'i';
-      put(&v, 8);
+      key.add_int(v);
     } else if (o == Py_None) {
-      key += 'n';
+      key.add_none();
     } else if (py::isinstance<TensorImpl>(a)) {
-      Tensor t = a.cast<Tensor>();
-      if (t->is_variable) {
-        const void* p = t.get();
-        key += 'v';
-        put(&p, sizeof p);
-      } else {
-        key += 't';
-        key += (char)t->dtype;
-        key += (char)t->shape.size();
-        for (int64_t d : t->shape) put(&d, 8);
-        tensors.push_back(std::move(t));
-      }
+      key.add_tensor(a.cast<Tensor>());
     } else {
       return false;
     }
@@ -155,21 +120,20 @@ bool fast_key(const py::args& args, std::string& key, Tensors& tensors) {
   return true;
 }
 
-// The C++ base of tapegrad.Function: a cache from call key to concrete function. A miss (or a
-// call the fast key cannot describe) goes to the Python method _call_slow, which traces.
+// The C++ base of tapegrad.Function: a hit in its cache runs without Python; a miss (or a call
+// the key cannot describe) goes to the Python method _call_slow, which traces.
 struct FunctionBase {
-  std::unordered_map<std::string, std::shared_ptr<Concrete>> memo;
+  graph::CallCache cache;
 };
 
 py::object function_call(py::object self, py::args args, py::kwargs kwargs) {
   if (kwargs.empty()) {
-    FunctionBase& f = self.cast<FunctionBase&>();
-    thread_local std::string key;
-    Tensors tensors;
-    if (fast_key(args, key, tensors)) {
-      auto it = f.memo.find(key);
-      if (it != f.memo.end()) return it->second->run(tensors);
-    }
+    thread_local graph::CallKey key;
+    const bool described = call_key(args, key);
+    Tensors tensors = std::move(key.tensors);  // the key keeps no tensor alive
+    key.tensors.clear();
+    if (described)
+      if (auto* c = self.cast<FunctionBase&>().cache.find(key)) return static_cast<const Concrete*>(c)->run(tensors);
   }
   return self.attr("_call_slow")(*args, **kwargs);
 }
@@ -278,14 +242,11 @@ void bind_graph(py::module_& m) {
       .def(py::init<>())
       .def("__call__", &function_call)
       .def("_memo_insert", [](FunctionBase& f, std::shared_ptr<Concrete> c, py::args args) {
-             std::string key;
-             Tensors tensors;
-             if (!fast_key(args, key, tensors) || (int)tensors.size() != c->g->num_args) return false;
-             f.memo[key] = std::move(c);
-             return true;
+             graph::CallKey key;
+             return call_key(args, key) && f.cache.insert(key, std::move(c));
            })
-      .def("_memo_clear", [](FunctionBase& f) { f.memo.clear(); })
-      .def_property_readonly("_memo_size", [](const FunctionBase& f) { return f.memo.size(); });
+      .def("_memo_clear", [](FunctionBase& f) { f.cache.memo.clear(); })
+      .def_property_readonly("_memo_size", [](const FunctionBase& f) { return f.cache.memo.size(); });
 
   m.attr("_OUT") = out_slot();
   m.def("_tracing", &graph::tracing, "True while a tf.function is being traced on this thread.");
