@@ -15,6 +15,7 @@
 #include "graph/trace.h"
 #include "kernels/elementwise.h"
 #include "kernels/ew_args.h"
+#include "kernels/kernel_table.h"
 
 namespace tg::graph {
 
@@ -89,8 +90,7 @@ static Tensor run_in_place(const Node& node, const Tensors& x, const OutMeta& m,
   for (auto& t : x)
     if (t->size != n && t->size != 1) return nullptr;
   const DType dt = x.back()->dtype;
-  EwKernel kern = nullptr;
-  for (int level = active_isa(); level >= 0 && !kern; --level) kern = op.ew[level][(int)dt];
+  EwKernel kern = ew_kernel(op, dt, active_isa());
   if (!kern) return nullptr;
   Tensor out = view(x[pick], m.shape);
   EwArgs a{};

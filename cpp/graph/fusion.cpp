@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "engine/eager.h"
 #include "kernels/elementwise.h"
+#include "kernels/kernel_table.h"
 
 namespace tg {
 bool fused_run_baseline(const FusedCall& c);  // fused_kernels.cpp, one per ISA level
@@ -76,7 +77,7 @@ const std::unordered_map<std::string, OpEntry>& op_table() {
       const OpDef& d = op_def(name.c_str());
       bool all = d.num_inputs >= 1 && d.num_inputs <= 3;
       for (int isa = 0; isa < kIsaLevels; ++isa)
-        for (int dt = 0; dt < 2; ++dt) all = all && d.block[isa][dt];
+        for (int dt = 0; dt < 2; ++dt) all = all && op_kernels(d).block[isa][dt];
       if (all) m->emplace(name, OpEntry{kFCompute, d.num_inputs, Role::Compute});
     }
     return m;
@@ -273,7 +274,7 @@ constexpr SharedForm kSharedExp[] = {
 
 const FusedBlockFn (*shared_exp_form(const std::string& op))[2] {
   for (const SharedForm& s : kSharedExp)
-    if (op == s.op) return op_def(s.form).block;
+    if (op == s.op) return op_kernels(op_def(s.form)).block;
   return nullptr;
 }
 
@@ -349,13 +350,13 @@ void build_program(FusedGroup& f) {
     } else if (role[m] == Role::Compute) {
       int r[3] = {0, 0, 0};
       for (int k = 0; k < e.arity; ++k) r[k] = loc[value_of(nd.inputs[k])];
-      const FusedBlockFn (*fn)[2] = nd.op->block;
+      const FusedBlockFn (*fn)[2] = op_kernels(*nd.op).block;
       const int v = value_of(nd.inputs[0]);
       if (exp_users[v] >= 2 && shared_exp_form(nd.op->name)) {  // Note [Shared exponentials]
         if (exp_reg[v] < 0) {
           exp_reg[v] = alloc(false);
           FusedInstr t = instr(kFCompute, exp_reg[v], r[0]);
-          t.fn = op_def("ExpNegAbs").block;
+          t.fn = op_kernels(op_def("ExpNegAbs")).block;
           f.body.push_back(t);
         }
         r[1] = exp_reg[v];
