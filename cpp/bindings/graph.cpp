@@ -1,14 +1,9 @@
 // graph.cpp -- tf.function's C++ side: tracers, graphs, concrete functions and the cached call path.
-#include <cstring>
 #include <pybind11/stl.h>
 #include "bindings/convert.h"
 #include "core/error.h"
-#include "engine/eager.h"
-#include "engine/forward.h"
-#include "engine/tape.h"
 #include "graph/executor.h"
 #include "graph/call_policy.h"
-#include "graph/optimize.h"
 #include "graph/trace.h"
 
 namespace tg {
@@ -152,9 +147,7 @@ Tensors to_tensor_list(py::handle seq) {
   return r;
 }
 
-}  // namespace
-
-void bind_graph(py::module_& m) {
+void bind_graph_class(py::module_& m) {
   py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph", "A traced function: nodes in execution order.")
       .def("__str__", &Graph::to_text)
       .def("to_text", &Graph::to_text, "One line per node: op, inputs, attributes, shape and dtype.")
@@ -162,42 +155,20 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("num_nodes", [](const Graph& g) { return g.nodes.size(); })
       .def_property_readonly("num_args", [](const Graph& g) { return g.num_args; })
       .def_property_readonly("relaxed", [](const Graph& g) { return g.relaxed; })
-      .def_property_readonly("ops", [](const Graph& g) {
-             std::vector<std::string> r;
-             for (auto& n : g.nodes) {
-               switch (n.kind) {
-                 case graph::NodeKind::Op: r.push_back(n.op->name); break;
-                 case graph::NodeKind::Placeholder: r.push_back("Placeholder"); break;
-                 case graph::NodeKind::Constant: r.push_back("Const"); break;
-                 case graph::NodeKind::VariableRead: r.push_back("ReadVariable"); break;
-                 case graph::NodeKind::Assign: r.push_back("AssignVariable"); break;
-                 case graph::NodeKind::HostCall: r.push_back("HostCall"); break;
-               }
-             }
-             return r;
-           }, "The op of each node, in execution order.")
+      .def_property_readonly("ops", &graph::node_ops, "The op of each node, in execution order.")
       .def("same_structure", [](const Graph& a, const Graph& b) {
              std::string why;
              bool same = graph::same_structure(a, b, &why);
              return py::make_tuple(same, why);
            })
-      .def("relax", [](Graph& g, std::vector<std::vector<int64_t>> shapes, const Graph& other) {
-             // shapes: per placeholder, the dims to keep (-1: any size); see Note [Relaxed graphs].
-             // other: a trace with the same structure; node dims that differ from it print as ?.
-             for (size_t i = 0; i < g.nodes.size(); ++i) {
-               auto& n = g.nodes[i];
-               if (n.kind == graph::NodeKind::Placeholder && n.arg < (int)shapes.size()) n.meta.shape = shapes[n.arg];
-               else if (i < other.nodes.size() && other.nodes[i].meta.shape.size() == n.meta.shape.size())
-                 for (size_t d = 0; d < n.meta.shape.size(); ++d)
-                   if (n.meta.shape[d] != other.nodes[i].meta.shape[d]) n.meta.shape[d] = -1;
-             }
-             g.relaxed = true;
-           })
+      .def("relax", &graph::relax, "Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).")
       .def("run", [](const Graph& g, py::sequence args) {
              Tensors x = to_tensor_list(args);
              return graph::run_graph(g, x, graph::needs_eager(g, x));
            });
+}
 
+void bind_tracer(py::module_& m) {
   py::class_<PyTracer>(m, "_Tracer")
       .def(py::init([](bool dry) {
              PyTracer t;
@@ -210,20 +181,19 @@ void bind_graph(py::module_& m) {
       .def("restore_variables", [](PyTracer& t) { t.tr->restore_variables(); })
       .def("finish", [](PyTracer& t, py::sequence outputs) {
              // Called after __exit__: turns the recorded nodes into an optimized graph.
-             Graph& g = t.tr->g;
-             for (auto h : outputs) g.outputs.push_back(t.tr->input_node(h.cast<Tensor>()));
-             auto stats = graph::optimize(g);
-             auto result = std::make_shared<Graph>(std::move(g));
-             t.tr->node_of.clear();
+             graph::OptimizeStats stats;
+             auto g = t.tr->finish(to_tensor_list(outputs), &stats);
              py::dict d;
              d["folded"] = stats.folded;
              d["simplified"] = stats.simplified;
              d["merged"] = stats.merged;
              d["pruned"] = stats.pruned;
              d["fused"] = stats.fused;
-             return py::make_tuple(result, d);
+             return py::make_tuple(g, d);
            });
+}
 
+void bind_concrete(py::module_& m) {
   py::class_<Concrete, std::shared_ptr<Concrete>>(m, "_Concrete")
       .def(py::init([](std::shared_ptr<Graph> g, py::object tmpl, bool single) {
              auto c = std::make_shared<Concrete>();
@@ -247,30 +217,31 @@ void bind_graph(py::module_& m) {
            })
       .def("_memo_clear", [](FunctionBase& f) { f.cache.memo.clear(); })
       .def_property_readonly("_memo_size", [](const FunctionBase& f) { return f.cache.memo.size(); });
+}
 
+void bind_trace_hooks(py::module_& m) {
   m.attr("_OUT") = out_slot();
   m.def("_tracing", &graph::tracing, "True while a tf.function is being traced on this thread.");
   m.def("_is_traced", [](const Tensor& t) { return graph::tracing() && graph::is_traced_value(t); },
         "True when t depends on a traced function's arguments or variables.");
-  m.def("_fresh_view", [](const Tensor& t) {
-          // Under a tape that watches t (or an accumulator with a tangent for t), an Identity op
-          // links the view to t so gradients (tangents) flow to and from the caller's tensor (no
-          // tracer is active yet, so the graph does not see it).
-          if (should_record({t}) || any_tangent({t})) return apply("Identity", {t});
-          return view(t, t->shape);
-        }, "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
+  m.def("_fresh_view", &graph::fresh_view,
+        "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });
   m.def("_traced_assign", [](const Tensor& var, py::handle value, int mode) {
-          Tensor v = to_tensor(value, (int)var->dtype);
-          for (Tracer* t : graph::active_tracers()) t->before_assign(var);
-          graph::assign_into(var, v, mode);
-          for (Tracer* t : graph::active_tracers()) t->record_assign(var, v, mode);
+          graph::traced_assign(var, to_tensor(value, (int)var->dtype), mode);
         }, "Assigns a variable while tracing and records the assignment in the graph.");
   m.def("_record_host_call", [](py::function fn, py::sequence tensors, const std::string& label) {
-          auto host = make_host_fn(std::move(fn));
-          Tensors x = to_tensor_list(tensors);
-          for (Tracer* t : graph::active_tracers()) t->record_host_call(host, x, label);
+          graph::record_host_call(make_host_fn(std::move(fn)), to_tensor_list(tensors), label);
         }, "Records a callback that runs with the given tensors' values at every call of the graph.");
+}
+
+}  // namespace
+
+void bind_graph(py::module_& m) {
+  bind_graph_class(m);
+  bind_tracer(m);
+  bind_concrete(m);
+  bind_trace_hooks(m);
 }
 
 }  // namespace tg

@@ -46,15 +46,11 @@ bool needs_eager(const Graph& g, const Tensors& args) {
 
 static void run_side_effect(const Node& n, const Tensors& x, bool eager) {
   if (n.kind == NodeKind::Assign) {
-    if (eager)
-      for (Tracer* t : active_tracers()) t->before_assign(n.value);
-    assign_into(n.value, x[0], n.mode);
-    if (eager)
-      for (Tracer* t : active_tracers()) t->record_assign(n.value, x[0], n.mode);
+    if (eager) traced_assign(n.value, x[0], n.mode);
+    else assign_into(n.value, x[0], n.mode);
   } else {
     (*n.host)(x);
-    if (eager)
-      for (Tracer* t : active_tracers()) t->record_host_call(n.host, x, n.name);
+    if (eager) record_host_call(n.host, x, n.name);
   }
 }
 

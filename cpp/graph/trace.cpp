@@ -2,6 +2,8 @@
 #include "graph/trace.h"
 #include <sstream>
 #include "core/error.h"
+#include "engine/eager.h"
+#include "engine/forward.h"
 #include "engine/observer.h"
 #include "graph/executor.h"
 #include "ops/random.h"
@@ -122,6 +124,14 @@ const Node* Tracer::node_for(const Tensor& t) const {
   return it == node_of.end() ? nullptr : &g.nodes[it->second];
 }
 
+std::shared_ptr<Graph> Tracer::finish(const Tensors& outputs, OptimizeStats* stats) {
+  for (auto& t : outputs) g.outputs.push_back(input_node(t));
+  *stats = optimize(g);
+  auto result = std::make_shared<Graph>(std::move(g));
+  node_of.clear();
+  return result;
+}
+
 void Tracer::begin_dry() {
   dry = true;
   saved_random = random_counters();
@@ -131,6 +141,22 @@ void Tracer::restore_variables() {
   for (auto it = saved_vars.rbegin(); it != saved_vars.rend(); ++it) assign_into(it->first, it->second, 0);
   saved_vars.clear();
   if (dry) set_random_counters(saved_random);
+}
+
+void traced_assign(const Tensor& var, const Tensor& value, int mode) {
+  for (Tracer* t : active_tracers()) t->before_assign(var);
+  assign_into(var, value, mode);
+  for (Tracer* t : active_tracers()) t->record_assign(var, value, mode);
+}
+
+void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label) {
+  for (Tracer* t : active_tracers()) t->record_host_call(fn, x, label);
+}
+
+Tensor fresh_view(const Tensor& t) {
+  // No tracer is active yet, so the graph does not see the Identity.
+  if (should_record({t}) || any_tangent({t})) return apply("Identity", {t});
+  return view(t, t->shape);
 }
 
 bool is_traced_value(const Tensor& t) {
