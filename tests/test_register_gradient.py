@@ -74,3 +74,15 @@ def test_name_no_op_has_registers():
 def test_op_type_must_be_a_string():
     with pytest.raises(TypeError, match="string"):
         tf.RegisterGradient(3)
+
+
+def test_restore_puts_back_an_op_tapes_do_not_record():
+    # Equal has no gradient, so tapes do not record it; a rule registered and then restored
+    # leaves it that way.
+    x = tf.constant([1.0, 2.0])
+    tf.RegisterGradient("Equal")(lambda op, grad: (None, None))
+    tf.RegisterGradient.restore("Equal")
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        tf.equal(x, 1.0)
+    assert tape._num_entries == 0

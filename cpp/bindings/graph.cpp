@@ -1,6 +1,6 @@
 // graph.cpp -- tf.function's C++ side: tracers, graphs, concrete functions and the cached call path.
 #include <pybind11/stl.h>
-#include "bindings/convert.h"
+#include "bindings/py_rules.h"
 #include "core/error.h"
 #include "graph/executor.h"
 #include "graph/call_policy.h"
@@ -14,17 +14,6 @@ using graph::Graph;
 using graph::Tracer;
 
 constexpr int64_t kReleaseGilMin = 1 << 15;
-
-// A Python object whose last reference may be dropped without the GIL.
-struct GilHolder {
-  py::object obj;
-  explicit GilHolder(py::object o) : obj(std::move(o)) {}
-  ~GilHolder() {
-    if (!Py_IsInitialized()) { obj.release(); return; }
-    py::gil_scoped_acquire gil;
-    obj = py::object();
-  }
-};
 
 // An active (or finished) trace; Python enters it around the traced function.
 struct PyTracer {
@@ -134,17 +123,12 @@ py::object function_call(py::object self, py::args args, py::kwargs kwargs) {
 }
 
 std::shared_ptr<graph::HostFn> make_host_fn(py::function fn) {
-  auto holder = std::make_shared<GilHolder>(std::move(fn));
+  auto holder = std::make_shared<GilObject>();
+  holder->obj = std::move(fn);
   return std::make_shared<graph::HostFn>([holder](const Tensors& x) {
     py::gil_scoped_acquire gil;
     holder->obj(py::cast(x));
   });
-}
-
-Tensors to_tensor_list(py::handle seq) {
-  Tensors r;
-  for (auto h : seq) r.push_back(h.cast<Tensor>());
-  return r;
 }
 
 void bind_graph_class(py::module_& m) {
@@ -163,7 +147,7 @@ void bind_graph_class(py::module_& m) {
            })
       .def("relax", &graph::relax, "Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).")
       .def("run", [](const Graph& g, py::sequence args) {
-             Tensors x = to_tensor_list(args);
+             Tensors x = tensor_list(args);
              return graph::run_graph(g, x, graph::needs_eager(g, x));
            });
 }
@@ -182,7 +166,7 @@ void bind_tracer(py::module_& m) {
       .def("finish", [](PyTracer& t, py::sequence outputs) {
              // Called after __exit__: turns the recorded nodes into an optimized graph.
              graph::OptimizeStats stats;
-             auto g = t.tr->finish(to_tensor_list(outputs), &stats);
+             auto g = t.tr->finish(tensor_list(outputs), &stats);
              py::dict d;
              d["folded"] = stats.folded;
              d["simplified"] = stats.simplified;
@@ -206,7 +190,7 @@ void bind_concrete(py::module_& m) {
       .def_property_readonly("backward_graph", [](const Concrete& c) {
              return c.plan ? c.plan->backward : std::shared_ptr<Graph>();
            }, "The backward graph (Note [Backward graphs]), once a call under a tape built it; else None.")
-      .def("run", [](const Concrete& c, py::sequence args) { return c.run(to_tensor_list(args)); });
+      .def("run", [](const Concrete& c, py::sequence args) { return c.run(tensor_list(args)); });
 
   py::class_<FunctionBase>(m, "_FunctionBase")
       .def(py::init<>())
@@ -231,7 +215,7 @@ void bind_trace_hooks(py::module_& m) {
           graph::traced_assign(var, to_tensor(value, (int)var->dtype), mode);
         }, "Assigns a variable while tracing and records the assignment in the graph.");
   m.def("_record_host_call", [](py::function fn, py::sequence tensors, const std::string& label) {
-          graph::record_host_call(make_host_fn(std::move(fn)), to_tensor_list(tensors), label);
+          graph::record_host_call(make_host_fn(std::move(fn)), tensor_list(tensors), label);
         }, "Records a callback that runs with the given tensors' values at every call of the graph.");
 }
 

@@ -1,6 +1,6 @@
 // tape.cpp -- GradientTape (TF semantics) over the C++ tape, nested structures, custom entries.
 #include <pybind11/stl.h>
-#include "bindings/convert.h"
+#include "bindings/py_rules.h"
 #include "core/error.h"
 #include "engine/jacobian.h"
 
@@ -60,15 +60,6 @@ bool wants_zeros(py::handle u) {
   if (s == "none") return false;
   throw InvalidArgument("unconnected_gradients must be UnconnectedGradients.NONE or UnconnectedGradients.ZERO, got " + s);
 }
-
-// A Python object whose last reference may be dropped without the GIL (a sweep runs without it).
-struct GilObject {
-  py::object obj;
-  ~GilObject() {
-    py::gil_scoped_acquire gil;
-    obj = py::object();
-  }
-};
 
 struct PyTape {
   std::shared_ptr<Tape> tape = std::make_shared<Tape>();
@@ -239,9 +230,7 @@ void install_fast_methods(py::handle cls) {
   }
 }
 
-}  // namespace
-
-void bind_tape(py::module_& m) {
+void bind_gradient_tape(py::module_& m) {
   py::class_<PyTape>(m, "GradientTape")
       .def(py::init([](bool persistent, bool watch_accessed_variables) {
              PyTape t;
@@ -295,65 +284,45 @@ void bind_tape(py::module_& m) {
   py::class_<StopRecording>(m, "_StopRecording")
       .def("__enter__", [](StopRecording& s) { s.tape->paused++; })
       .def("__exit__", [](StopRecording& s, py::args) { s.tape->paused--; });
+}
 
+void bind_custom_entries(py::module_& m) {
   m.def("record_custom", [](py::sequence inputs, py::sequence outputs, py::function fn) {
-          Tensors x, outs;
-          for (auto h : inputs) x.push_back(h.cast<Tensor>());
-          for (auto h : outputs) outs.push_back(h.cast<Tensor>());
-          auto holder = std::make_shared<GilObject>();
-          holder->obj = fn;
-          auto rule = std::make_shared<CustomGradFn>([holder](const Tensors& gs) {
-            py::gil_scoped_acquire gil;
-            py::list l;
-            for (auto& g : gs) l.append(g ? py::cast(g) : py::none());
-            py::object r = holder->obj(l);
-            Tensors grads;
-            for (auto h : r) grads.push_back(h.is_none() ? nullptr : to_tensor(h));
-            return grads;
-          });
-          record_custom(x, outs, rule);
+          record_custom(tensor_list(inputs), tensor_list(outputs), custom_rule(std::move(fn)));
         }, "Records one tape entry whose gradient is fn(list of output grads) -> list of input grads.");
   py::class_<PauseAllTapes>(m, "_PauseAllTapes")
       .def(py::init<>())
       .def("__enter__", [](PauseAllTapes&) {})
-      .def("__exit__", [](PauseAllTapes& p, py::args) {
-        for (Tape* t : p.paused) t->paused--;
-        p.paused.clear();
-      });
+      .def("__exit__", [](PauseAllTapes& p, py::args) { p.release(); });
   py::class_<VariableWatcher>(m, "_VariableWatcher")
       .def(py::init<>())
       .def("__enter__", [](VariableWatcher& w) { push_variable_watcher(&w); })
       .def("__exit__", [](VariableWatcher& w, py::args) { pop_variable_watcher(&w); })
       .def("variables", [](VariableWatcher& w) { return py::list(py::cast(w.seen)); });
+  m.def("should_record", [](py::sequence inputs) { return should_record(tensor_list(inputs)); });
+  m.def("any_tape_recording", &any_tape_recording);
+}
+
+void bind_gradient_rules(py::module_& m) {
   m.def("set_gradient", [](const std::string& name, py::object fn) {
-          OpDef& op = mutable_op(name);
-          if (fn.is_none()) {
-            op.grad = op.builtin_grad;
-            return;
-          }
+          if (fn.is_none()) return set_gradient_rule(name, nullptr);
           // Deliberately never released: OpDefs outlive the interpreter, and a reference
           // dropped after finalisation would crash at exit.
           auto* f = new py::object(fn);
-          op.grad = [f](GradCtx& ctx) -> Tensors {
+          set_gradient_rule(name, [f](GradCtx& ctx) -> Tensors {
             py::gil_scoped_acquire gil;
-            py::object r = (*f)(ctx.x, ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs));
-            Tensors grads;
-            if (py::isinstance<TensorImpl>(r) || r.is_none()) {
-              grads.push_back(r.is_none() ? nullptr : r.cast<Tensor>());
-            } else {
-              for (auto h : r) grads.push_back(h.is_none() ? nullptr : to_tensor(h));
-            }
-            return grads;
-          };
-          op.differentiable = true;
+            return grads_from_py((*f)(ctx.x, ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs)));
+          });
         }, py::arg("name"), py::arg("fn"),
         "Replaces the gradient rule of a registered op with fn(inputs, output, grad, attrs) (None restores it).");
-  m.def("should_record", [](py::sequence inputs) {
-          Tensors x;
-          for (auto h : inputs) x.push_back(h.cast<Tensor>());
-          return should_record(x);
-        });
-  m.def("any_tape_recording", &any_tape_recording);
+}
+
+}  // namespace
+
+void bind_tape(py::module_& m) {
+  bind_gradient_tape(m);
+  bind_custom_entries(m);
+  bind_gradient_rules(m);
 }
 
 }  // namespace tg

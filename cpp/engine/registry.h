@@ -76,6 +76,9 @@ struct OpDef {
 
 // Whether the op's rule is still the one declared in cpp/ops (RegisterGradient may replace it).
 bool grad_is_builtin(const OpDef& op);
+// RegisterGradient: the op's rule becomes f, and tapes record the op; a null f puts back the
+// rule declared in cpp/ops and whether the op is recorded at all.
+void set_gradient_rule(const std::string& name, GradFn f);
 
 // Registration is explicit: register_all_ops() calls each family in a fixed order.
 OpDef& def_op(const char* name);

@@ -129,8 +129,10 @@ void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<Custom
 PauseAllTapes::PauseAllTapes() : paused(active_tapes()) {
   for (Tape* t : paused) t->paused++;
 }
-PauseAllTapes::~PauseAllTapes() {
+PauseAllTapes::~PauseAllTapes() { release(); }
+void PauseAllTapes::release() {
   for (Tape* t : paused) t->paused--;
+  paused.clear();
 }
 
 std::vector<VariableWatcher*>& variable_watchers() {

@@ -66,6 +66,7 @@ struct PauseAllTapes {
   std::vector<Tape*> paused;
   PauseAllTapes();
   ~PauseAllTapes();
+  void release();  // resumes them now
 };
 
 // Collects the trainable variables read by ops while it is active (custom_gradient's
