@@ -1,4 +1,5 @@
 """RegisterGradient replaces a primitive's rule for every tape, and restore() undoes it."""
+import numpy as np
 import pytest
 
 import tapegrad as tf
@@ -54,6 +55,34 @@ def test_rule_sees_attributes():
         tf.RegisterGradient.restore("LeakyRelu")
 
 
-def test_unknown_op_raises():
-    with pytest.raises(tf.errors.InvalidArgumentError, match="NotAnOp"):
-        tf.RegisterGradient("NotAnOp")
+def test_name_no_op_has_registers():
+    # TF registers a rule under any name; it leaves the built-in rules alone.
+    def rule(op, grad):
+        return grad
+
+    try:
+        assert tf.RegisterGradient("NotAnOp")(rule) is rule
+        x = tf.constant(2.0)
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.exp(x)
+        assert float(tape.gradient(y, x)) == pytest.approx(np.exp(2.0), rel=1e-6)
+    finally:
+        tf.RegisterGradient.restore("NotAnOp")
+
+
+def test_op_type_must_be_a_string():
+    with pytest.raises(TypeError, match="string"):
+        tf.RegisterGradient(3)
+
+
+def test_restore_puts_back_an_op_tapes_do_not_record():
+    # Equal has no gradient, so tapes do not record it; a rule registered and then restored
+    # leaves it that way.
+    x = tf.constant([1.0, 2.0])
+    tf.RegisterGradient("Equal")(lambda op, grad: (None, None))
+    tf.RegisterGradient.restore("Equal")
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        tf.equal(x, 1.0)
+    assert tape._num_entries == 0

@@ -186,3 +186,56 @@ def test_gradient_wrt_target_itself():
     with tf.GradientTape() as tape:
         y = x * 1.0
     assert float(tape.gradient(x, x)) == 1.0
+
+
+def test_unwatched_constant_gets_none_through_recorded_ops():
+    # TF: only what the tape tracks is differentiable; x is watched, c is not.
+    x, c = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * c
+    gx, gc = tape.gradient(y, [x, c])
+    assert float(gx) == 3.0 and gc is None
+    gc = tape.gradient(y, c, unconnected_gradients=tf.UnconnectedGradients.ZERO)
+    assert float(gc) == 0.0
+    assert tape.jacobian(y, [x, c])[1] is None
+
+
+def test_unwatched_variable_gets_none_without_watch_accessed_variables():
+    x, v = tf.constant(2.0), tf.Variable(4.0)
+    with tf.GradientTape(watch_accessed_variables=False) as tape:
+        tape.watch(x)
+        y = x * v
+    gx, gv = tape.gradient(y, [x, v])
+    assert float(gx) == 4.0 and gv is None
+
+
+def test_non_trainable_variable_gets_none_through_recorded_ops():
+    v, frozen = tf.Variable(4.0), tf.Variable(5.0, trainable=False)
+    with tf.GradientTape(persistent=True) as tape:
+        y = v * frozen
+    gv, gf = tape.gradient(y, [v, frozen])
+    assert float(gv) == 5.0 and gf is None
+    assert [w is v for w in tape.watched_variables()] == [True]
+    with tf.GradientTape() as tape:
+        tape.watch(frozen)
+        y = v * frozen
+    assert float(tape.gradient(y, frozen)) == 4.0
+
+
+def test_recorded_intermediate_is_a_source():
+    x, c = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * c
+        z = y * y
+    assert float(tape.gradient(z, y)) == 12.0
+
+
+def test_unwatched_source_that_is_the_target_keeps_its_seed():
+    x, c = tf.constant(2.0), tf.constant(3.0)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = x * c
+    assert float(tape.gradient(c, c)) == 1.0
+    assert [float(g) for g in tape.gradient([c, x], [c, x])] == [1.0, 1.0]

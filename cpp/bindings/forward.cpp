@@ -1,6 +1,6 @@
 // forward.cpp -- the forward-mode accumulator (autodiff.ForwardAccumulator's C++ half) and its pause.
 #include <pybind11/stl.h>
-#include "bindings/convert.h"
+#include "bindings/py_rules.h"
 #include "core/error.h"
 #include "engine/forward.h"
 
@@ -49,21 +49,8 @@ void bind_forward(py::module_& m) {
         }, "How an op is pushed forward: its own JVP rule, the double VJP of its gradient rule, or not at all.");
   m.def("accumulators_active", [] { return !active_accumulators().empty(); });
   m.def("forward_custom", [](py::sequence inputs, py::sequence outputs, py::function fn) {
-          if (active_accumulators().empty()) return;
-          Tensors x, outs;
-          for (auto h : inputs) x.push_back(h.cast<Tensor>());
-          for (auto h : outputs) outs.push_back(h.cast<Tensor>());
-          // Runs now, with the GIL held: fn is called directly.
-          CustomGradFn rule = [&fn](const Tensors& gs) {
-            py::gil_scoped_acquire gil;
-            py::list l;
-            for (auto& g : gs) l.append(g ? py::cast(g) : py::none());
-            py::object r = fn(l);
-            Tensors grads;
-            for (auto h : r) grads.push_back(h.is_none() ? nullptr : to_tensor(h));
-            return grads;
-          };
-          forward_custom(x, outs, rule);
+          if (!active_accumulators().empty())  // runs now, with the GIL held
+            forward_custom(tensor_list(inputs), tensor_list(outputs), *custom_rule(std::move(fn)));
         }, "Pushes a custom_gradient call forward: tangents by the double-VJP trick on fn (output grads -> input grads).");
 }
 

@@ -1,14 +1,9 @@
 // graph.cpp -- tf.function's C++ side: tracers, graphs, concrete functions and the cached call path.
-#include <cstring>
 #include <pybind11/stl.h>
-#include "bindings/convert.h"
+#include "bindings/py_rules.h"
 #include "core/error.h"
-#include "engine/eager.h"
-#include "engine/forward.h"
-#include "engine/tape.h"
 #include "graph/executor.h"
-#include "graph/grad_graph.h"
-#include "graph/optimize.h"
+#include "graph/call_policy.h"
 #include "graph/trace.h"
 
 namespace tg {
@@ -20,30 +15,17 @@ using graph::Tracer;
 
 constexpr int64_t kReleaseGilMin = 1 << 15;
 
-// A Python object whose last reference may be dropped without the GIL.
-struct GilHolder {
-  py::object obj;
-  explicit GilHolder(py::object o) : obj(std::move(o)) {}
-  ~GilHolder() {
-    if (!Py_IsInitialized()) { obj.release(); return; }
-    py::gil_scoped_acquire gil;
-    obj = py::object();
-  }
-};
-
 // An active (or finished) trace; Python enters it around the traced function.
 struct PyTracer {
   std::unique_ptr<Tracer> tr = std::make_unique<Tracer>();
   bool active = false;
 
   void enter() {
-    graph::active_tracers().push_back(tr.get());
+    graph::push_tracer(tr.get());
     active = true;
   }
   void exit() {
-    auto& s = graph::active_tracers();
-    for (size_t i = s.size(); i-- > 0;)
-      if (s[i] == tr.get()) { s.erase(s.begin() + (long)i); break; }
+    graph::pop_tracer(tr.get());
     active = false;
   }
 };
@@ -77,37 +59,19 @@ py::object fill_template(py::handle like, const Tensors& outs, size_t& i) {
   return py::reinterpret_borrow<py::object>(like);
 }
 
-// One traced graph plus the structure of its outputs.
-struct Concrete {
-  std::shared_ptr<Graph> g;
+// A traced graph (its call policy in graph/call_policy.h) plus the structure of its outputs.
+struct Concrete : graph::ConcreteGraph {
   py::object tmpl;     // nested outputs with out_slot() leaves
   bool single = false; // the function returned exactly one tensor
 
-  // Note [Backward graphs]: built at the first call under one tape; null if unsuitable.
-  mutable std::shared_ptr<const graph::BackwardPlan> plan;
-  mutable bool plan_tried = false;
-
   py::object run(const Tensors& args) const {
+    const graph::Route r = route(args);
     Tensors outs;
-    if (!graph::needs_eager(*g, args)) {
-      if (g->work >= kReleaseGilMin) {
-        py::gil_scoped_release nogil;
-        outs = graph::run_graph(*g, args, false);
-      } else {
-        outs = graph::run_graph(*g, args, false);
-      }
-    } else if ((plan || !plan_tried) && graph::wants_single_entry(*g, args)) {
-      if (!plan_tried) {
-        plan_tried = true;
-        try {
-          plan = graph::build_backward_plan(*g, args);
-        } catch (const std::exception&) {
-          plan = nullptr;  // a gradient rule failed while building: keep the op-by-op replay
-        }
-      }
-      outs = plan ? graph::run_with_single_entry(plan, args) : graph::run_graph(*g, args, true);
+    if (r == graph::Route::kGraph && g->work >= kReleaseGilMin) {
+      py::gil_scoped_release nogil;
+      outs = ConcreteGraph::run(r, args);
     } else {
-      outs = graph::run_graph(*g, args, true);
+      outs = ConcreteGraph::run(r, args);
     }
     if (single) return py::cast(std::move(outs[0]));
     size_t i = 0;
@@ -115,41 +79,24 @@ struct Concrete {
   }
 };
 
-// The key of a call with only positional tensors, Variables, numbers, bools and None:
-// tensors by dtype and shape, variables by identity, Python values by type and value.
-// Returns false for anything else (the Python path computes those keys).
-bool fast_key(const py::args& args, std::string& key, Tensors& tensors) {
+// The key of a call (Note [Call keys]); false when an argument is not one the key describes.
+bool call_key(const py::args& args, graph::CallKey& key) {
   key.clear();
-  auto put = [&](const void* p, size_t n) { key.append(static_cast<const char*>(p), n); };
   for (auto a : args) {
     PyObject* o = a.ptr();
     if (PyFloat_CheckExact(o)) {
-      double v = PyFloat_AS_DOUBLE(o);
-      key += 'f';
-      put(&v, 8);
+      key.add_float(PyFloat_AS_DOUBLE(o));
     } else if (PyBool_Check(o)) {
-      key += o == Py_True ? 'T' : 'F';
+      key.add_bool(o == Py_True);
     } else if (PyLong_CheckExact(o)) {
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
       if (overflow) return false;
-      key += 'i';
-      put(&v, 8);
+      key.add_int(v);
     } else if (o == Py_None) {
-      key += 'n';
+      key.add_none();
     } else if (py::isinstance<TensorImpl>(a)) {
-      Tensor t = a.cast<Tensor>();
-      if (t->is_variable) {
-        const void* p = t.get();
-        key += 'v';
-        put(&p, sizeof p);
-      } else {
-        key += 't';
-        key += (char)t->dtype;
-        key += (char)t->shape.size();
-        for (int64_t d : t->shape) put(&d, 8);
-        tensors.push_back(std::move(t));
-      }
+      key.add_tensor(a.cast<Tensor>());
     } else {
       return false;
     }
@@ -157,42 +104,34 @@ bool fast_key(const py::args& args, std::string& key, Tensors& tensors) {
   return true;
 }
 
-// The C++ base of tapegrad.Function: a cache from call key to concrete function. A miss (or a
-// call the fast key cannot describe) goes to the Python method _call_slow, which traces.
+// The C++ base of tapegrad.Function: a hit in its cache runs without Python; a miss (or a call
+// the key cannot describe) goes to the Python method _call_slow, which traces.
 struct FunctionBase {
-  std::unordered_map<std::string, std::shared_ptr<Concrete>> memo;
+  graph::CallCache cache;
 };
 
 py::object function_call(py::object self, py::args args, py::kwargs kwargs) {
   if (kwargs.empty()) {
-    FunctionBase& f = self.cast<FunctionBase&>();
-    thread_local std::string key;
-    Tensors tensors;
-    if (fast_key(args, key, tensors)) {
-      auto it = f.memo.find(key);
-      if (it != f.memo.end()) return it->second->run(tensors);
-    }
+    thread_local graph::CallKey key;
+    const bool described = call_key(args, key);
+    Tensors tensors = std::move(key.tensors);  // the key keeps no tensor alive
+    key.tensors.clear();
+    if (described)
+      if (auto* c = self.cast<FunctionBase&>().cache.find(key)) return static_cast<const Concrete*>(c)->run(tensors);
   }
   return self.attr("_call_slow")(*args, **kwargs);
 }
 
 std::shared_ptr<graph::HostFn> make_host_fn(py::function fn) {
-  auto holder = std::make_shared<GilHolder>(std::move(fn));
+  auto holder = std::make_shared<GilObject>();
+  holder->obj = std::move(fn);
   return std::make_shared<graph::HostFn>([holder](const Tensors& x) {
     py::gil_scoped_acquire gil;
     holder->obj(py::cast(x));
   });
 }
 
-Tensors to_tensor_list(py::handle seq) {
-  Tensors r;
-  for (auto h : seq) r.push_back(h.cast<Tensor>());
-  return r;
-}
-
-}  // namespace
-
-void bind_graph(py::module_& m) {
+void bind_graph_class(py::module_& m) {
   py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph", "A traced function: nodes in execution order.")
       .def("__str__", &Graph::to_text)
       .def("to_text", &Graph::to_text, "One line per node: op, inputs, attributes, shape and dtype.")
@@ -200,42 +139,20 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("num_nodes", [](const Graph& g) { return g.nodes.size(); })
       .def_property_readonly("num_args", [](const Graph& g) { return g.num_args; })
       .def_property_readonly("relaxed", [](const Graph& g) { return g.relaxed; })
-      .def_property_readonly("ops", [](const Graph& g) {
-             std::vector<std::string> r;
-             for (auto& n : g.nodes) {
-               switch (n.kind) {
-                 case graph::NodeKind::Op: r.push_back(n.op->name); break;
-                 case graph::NodeKind::Placeholder: r.push_back("Placeholder"); break;
-                 case graph::NodeKind::Constant: r.push_back("Const"); break;
-                 case graph::NodeKind::VariableRead: r.push_back("ReadVariable"); break;
-                 case graph::NodeKind::Assign: r.push_back("AssignVariable"); break;
-                 case graph::NodeKind::HostCall: r.push_back("HostCall"); break;
-               }
-             }
-             return r;
-           }, "The op of each node, in execution order.")
+      .def_property_readonly("ops", &graph::node_ops, "The op of each node, in execution order.")
       .def("same_structure", [](const Graph& a, const Graph& b) {
              std::string why;
              bool same = graph::same_structure(a, b, &why);
              return py::make_tuple(same, why);
            })
-      .def("relax", [](Graph& g, std::vector<std::vector<int64_t>> shapes, const Graph& other) {
-             // shapes: per placeholder, the dims to keep (-1: any size); see Note [Relaxed graphs].
-             // other: a trace with the same structure; node dims that differ from it print as ?.
-             for (size_t i = 0; i < g.nodes.size(); ++i) {
-               auto& n = g.nodes[i];
-               if (n.kind == graph::NodeKind::Placeholder && n.arg < (int)shapes.size()) n.meta.shape = shapes[n.arg];
-               else if (i < other.nodes.size() && other.nodes[i].meta.shape.size() == n.meta.shape.size())
-                 for (size_t d = 0; d < n.meta.shape.size(); ++d)
-                   if (n.meta.shape[d] != other.nodes[i].meta.shape[d]) n.meta.shape[d] = -1;
-             }
-             g.relaxed = true;
-           })
+      .def("relax", &graph::relax, "Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).")
       .def("run", [](const Graph& g, py::sequence args) {
-             Tensors x = to_tensor_list(args);
+             Tensors x = tensor_list(args);
              return graph::run_graph(g, x, graph::needs_eager(g, x));
            });
+}
 
+void bind_tracer(py::module_& m) {
   py::class_<PyTracer>(m, "_Tracer")
       .def(py::init([](bool dry) {
              PyTracer t;
@@ -248,20 +165,19 @@ void bind_graph(py::module_& m) {
       .def("restore_variables", [](PyTracer& t) { t.tr->restore_variables(); })
       .def("finish", [](PyTracer& t, py::sequence outputs) {
              // Called after __exit__: turns the recorded nodes into an optimized graph.
-             Graph& g = t.tr->g;
-             for (auto h : outputs) g.outputs.push_back(t.tr->input_node(h.cast<Tensor>()));
-             auto stats = graph::optimize(g);
-             auto result = std::make_shared<Graph>(std::move(g));
-             t.tr->node_of.clear();
+             graph::OptimizeStats stats;
+             auto g = t.tr->finish(tensor_list(outputs), &stats);
              py::dict d;
              d["folded"] = stats.folded;
              d["simplified"] = stats.simplified;
              d["merged"] = stats.merged;
              d["pruned"] = stats.pruned;
              d["fused"] = stats.fused;
-             return py::make_tuple(result, d);
+             return py::make_tuple(g, d);
            });
+}
 
+void bind_concrete(py::module_& m) {
   py::class_<Concrete, std::shared_ptr<Concrete>>(m, "_Concrete")
       .def(py::init([](std::shared_ptr<Graph> g, py::object tmpl, bool single) {
              auto c = std::make_shared<Concrete>();
@@ -274,44 +190,42 @@ void bind_graph(py::module_& m) {
       .def_property_readonly("backward_graph", [](const Concrete& c) {
              return c.plan ? c.plan->backward : std::shared_ptr<Graph>();
            }, "The backward graph (Note [Backward graphs]), once a call under a tape built it; else None.")
-      .def("run", [](const Concrete& c, py::sequence args) { return c.run(to_tensor_list(args)); });
+      .def("run", [](const Concrete& c, py::sequence args) { return c.run(tensor_list(args)); });
 
   py::class_<FunctionBase>(m, "_FunctionBase")
       .def(py::init<>())
       .def("__call__", &function_call)
       .def("_memo_insert", [](FunctionBase& f, std::shared_ptr<Concrete> c, py::args args) {
-             std::string key;
-             Tensors tensors;
-             if (!fast_key(args, key, tensors) || (int)tensors.size() != c->g->num_args) return false;
-             f.memo[key] = std::move(c);
-             return true;
+             graph::CallKey key;
+             return call_key(args, key) && f.cache.insert(key, std::move(c));
            })
-      .def("_memo_clear", [](FunctionBase& f) { f.memo.clear(); })
-      .def_property_readonly("_memo_size", [](const FunctionBase& f) { return f.memo.size(); });
+      .def("_memo_clear", [](FunctionBase& f) { f.cache.memo.clear(); })
+      .def_property_readonly("_memo_size", [](const FunctionBase& f) { return f.cache.memo.size(); });
+}
 
+void bind_trace_hooks(py::module_& m) {
   m.attr("_OUT") = out_slot();
   m.def("_tracing", &graph::tracing, "True while a tf.function is being traced on this thread.");
   m.def("_is_traced", [](const Tensor& t) { return graph::tracing() && graph::is_traced_value(t); },
         "True when t depends on a traced function's arguments or variables.");
-  m.def("_fresh_view", [](const Tensor& t) {
-          // Under a tape that watches t (or an accumulator with a tangent for t), an Identity op
-          // links the view to t so gradients (tangents) flow to and from the caller's tensor (no
-          // tracer is active yet, so the graph does not see it).
-          if (should_record({t}) || any_tangent({t})) return apply("Identity", {t});
-          return view(t, t->shape);
-        }, "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
+  m.def("_fresh_view", &graph::fresh_view,
+        "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });
   m.def("_traced_assign", [](const Tensor& var, py::handle value, int mode) {
-          Tensor v = to_tensor(value, (int)var->dtype);
-          for (Tracer* t : graph::active_tracers()) t->before_assign(var);
-          graph::assign_into(var, v, mode);
-          for (Tracer* t : graph::active_tracers()) t->record_assign(var, v, mode);
+          graph::traced_assign(var, to_tensor(value, (int)var->dtype), mode);
         }, "Assigns a variable while tracing and records the assignment in the graph.");
   m.def("_record_host_call", [](py::function fn, py::sequence tensors, const std::string& label) {
-          auto host = make_host_fn(std::move(fn));
-          Tensors x = to_tensor_list(tensors);
-          for (Tracer* t : graph::active_tracers()) t->record_host_call(host, x, label);
+          graph::record_host_call(make_host_fn(std::move(fn)), tensor_list(tensors), label);
         }, "Records a callback that runs with the given tensors' values at every call of the graph.");
+}
+
+}  // namespace
+
+void bind_graph(py::module_& m) {
+  bind_graph_class(m);
+  bind_tracer(m);
+  bind_concrete(m);
+  bind_trace_hooks(m);
 }
 
 }  // namespace tg

@@ -1,9 +1,8 @@
 // tape.cpp -- GradientTape (TF semantics) over the C++ tape, nested structures, custom entries.
 #include <pybind11/stl.h>
-#include "bindings/convert.h"
+#include "bindings/py_rules.h"
 #include "core/error.h"
-#include "engine/math.h"
-#include "engine/tape.h"
+#include "engine/jacobian.h"
 
 namespace tg {
 
@@ -62,116 +61,34 @@ bool wants_zeros(py::handle u) {
   throw InvalidArgument("unconnected_gradients must be UnconnectedGradients.NONE or UnconnectedGradients.ZERO, got " + s);
 }
 
-// A Python object whose last reference may be dropped without the GIL (a sweep runs without it).
-struct GilObject {
-  py::object obj;
-  ~GilObject() {
-    py::gil_scoped_acquire gil;
-    obj = py::object();
-  }
-};
-
-// Rows [r0, r0 + rows) of the identity over `cols` target elements, shaped [rows] + shape.
-// With `repeat` > 1 (batch_jacobian) each row has a one at column j of every batch example.
-Tensor identity_rows(int64_t r0, int64_t rows, const Shape& shape, DType dtype, int64_t repeat = 1) {
-  Shape s = shape;
-  s.insert(s.begin(), rows);
-  Tensor seed = zeros(s, dtype);
-  const int64_t per_row = num_elements(shape), cols = per_row / repeat;
-  dispatch_dtype(dtype, [&](auto v) {
-    using T = decltype(v);
-    T* p = seed->data_as<T>();
-    for (int64_t k = 0; k < rows; ++k)
-      for (int64_t rep = 0; rep < repeat; ++rep) p[k * per_row + rep * cols + r0 + k] = T(1);
-    return 0;
-  });
-  return seed;
-}
-
-Tensor concat_rows(const Tensors& parts) { return concat(parts, 0); }
-
 struct PyTape {
   std::shared_ptr<Tape> tape = std::make_shared<Tape>();
   bool active = false;
 
-  // One sweep per chunk of target elements, each with a batch of identity rows as upstream
-  // gradients (see Note [Batched gradients]); chunk = all rows unless parallel_iterations is set.
-  // Returns, per source, the stacked rows [n_rows] + source.shape (or null if unconnected).
-  Tensors jacobian_rows(const Tensor& target, const Tensors& sources, int64_t n_rows, const Shape& seed_shape,
-                        int64_t repeat, int64_t chunk, bool vectorized, bool zero_unconnected) {
-    if (!tape->persistent && tape->used)
-      throw TapeMisuse("A non-persistent GradientTape can only be used to compute one set of gradients (or jacobians)");
-    std::vector<Tensors> parts(sources.size());
-    std::vector<bool> connected(sources.size());
-    for (size_t i = 0; i < sources.size(); ++i) connected[i] = is_connected(target, sources[i]);
-    if (chunk <= 0 || chunk > n_rows) chunk = n_rows;
-    if (!vectorized) chunk = 1;
-    for (int64_t r0 = 0; r0 < n_rows; r0 += chunk) {
-      const int64_t rows = std::min(chunk, n_rows - r0);
-      GradientRequest req;
-      req.targets = {target};
-      req.sources = sources;
-      req.keep_tape = true;
-      req.unconnected_zero = true;
-      Tensor seed = identity_rows(r0, rows, seed_shape, target->dtype, repeat);
-      if (vectorized) {
-        req.batch = 1;
-        req.output_gradients = {seed};
-      } else {
-        req.output_gradients = {reshape(seed, seed_shape)};
-      }
-      Tensors g = tg::gradient(*tape, req);
-      for (size_t i = 0; i < sources.size(); ++i) {
-        if (!g[i]) continue;
-        Shape s = sources[i]->shape;
-        s.insert(s.begin(), rows);
-        parts[i].push_back(g[i]->shape == s ? g[i] : reshape(g[i], s));
-      }
-    }
-    if (!tape->persistent) {
-      tape->used = true;
-      tape->entries.clear();
-    }
-    Tensors out(sources.size());
-    for (size_t i = 0; i < sources.size(); ++i)
-      if ((connected[i] || zero_unconnected) && !parts[i].empty()) out[i] = concat_rows(parts[i]);
-    return out;
-  }
-
-  bool is_connected(const Tensor& target, const Tensor& source) {
-    if (target->id == source->id) return true;
-    IdSet reach;
-    reach.insert(source->id);
-    for (auto& e : tape->entries)
-      for (auto& x : e.inputs)
-        if (reach.contains(x->id)) {
-          for (auto& o : e.outputs) reach.insert(o->id);
-          break;
-        }
-    return reach.contains(target->id);
+  // Translation only: the jacobian itself is the engine's (engine/jacobian.h).
+  JacobianRequest jacobian_request(py::handle parallel_iterations, bool use_pfor, py::handle unconnected) {
+    JacobianRequest req;
+    req.parallel_iterations = parallel_iterations.is_none() ? 0 : parallel_iterations.cast<int64_t>();
+    req.use_pfor = use_pfor;
+    req.unconnected_zero = wants_zeros(unconnected);
+    return req;
   }
 
   py::object jacobian(py::handle target, py::handle sources, py::handle unconnected, py::handle parallel_iterations,
                       bool use_pfor) {
     if (!py::isinstance<TensorImpl>(target)) throw InvalidArgument("GradientTape.jacobian: target must be a Tensor");
-    Tensor t = target.cast<Tensor>();
+    JacobianRequest req = jacobian_request(parallel_iterations, use_pfor, unconnected);
+    req.target = target.cast<Tensor>();
     std::vector<py::handle> fs;
     flatten(sources, fs);
-    Tensors src = as_tensors(fs, "source", false);
-    int64_t chunk = parallel_iterations.is_none() ? 0 : parallel_iterations.cast<int64_t>();
-    const bool zero = wants_zeros(unconnected);
-    Tensors rows;
+    req.sources = as_tensors(fs, "source", false);
+    Tensors jac;
     {
       py::gil_scoped_release nogil;
-      rows = jacobian_rows(t, src, t->size, t->shape, 1, chunk, use_pfor, zero);
+      jac = tg::jacobian(*tape, req);
     }
     std::vector<py::object> flat;
-    for (size_t i = 0; i < src.size(); ++i) {
-      if (!rows[i] || !is_floating(src[i]->dtype)) { flat.push_back(py::none()); continue; }
-      Shape s = t->shape;
-      s.insert(s.end(), src[i]->shape.begin(), src[i]->shape.end());
-      flat.push_back(py::cast(reshape(rows[i], s)));
-    }
+    for (auto& j : jac) flat.push_back(j ? py::cast(j) : py::none());
     size_t i = 0;
     return unflatten(sources, flat, i);
   }
@@ -180,27 +97,15 @@ struct PyTape {
                             py::handle parallel_iterations, bool use_pfor) {
     if (!py::isinstance<TensorImpl>(target) || !py::isinstance<TensorImpl>(source))
       throw InvalidArgument("GradientTape.batch_jacobian: target and source must be Tensors");
-    Tensor t = target.cast<Tensor>(), x = source.cast<Tensor>();
-    if (t->ndim() < 1 || x->ndim() < 1 || t->shape[0] != x->shape[0])
-      throw InvalidArgument(cat("GradientTape.batch_jacobian: target ", meta_str(t), " and source ", meta_str(x),
-                                " must share their first (batch) dimension"));
-    const int64_t b = t->shape[0], per = t->size / std::max<int64_t>(b, 1);
-    int64_t chunk = parallel_iterations.is_none() ? 0 : parallel_iterations.cast<int64_t>();
-    const bool zero = wants_zeros(unconnected);
-    Tensors rows;
+    JacobianRequest req = jacobian_request(parallel_iterations, use_pfor, unconnected);
+    req.target = target.cast<Tensor>();
+    req.sources = {source.cast<Tensor>()};
+    Tensor jac;
     {
       py::gil_scoped_release nogil;
-      // Row j: a one at element j of every example -> d y[i, j] / d x[i] for all i at once.
-      rows = jacobian_rows(t, {x}, per, t->shape, b, chunk, use_pfor, zero);
+      jac = tg::batch_jacobian(*tape, req);
     }
-    if (!rows[0] || !is_floating(x->dtype)) return py::none();
-    // rows: [per, b, x...] -> [b, per, x...] -> [b] + t.shape[1:] + x.shape[1:]
-    std::vector<int64_t> perm = {1, 0};
-    for (int d = 2; d < x->ndim() + 1; ++d) perm.push_back(d);
-    Tensor r = transpose(rows[0], perm);
-    Shape s = t->shape;
-    s.insert(s.end(), x->shape.begin() + 1, x->shape.end());
-    return py::cast(reshape(r, s));
+    return jac ? py::cast(jac) : py::none();
   }
 
   py::object gradient(py::handle target, py::handle sources, py::handle output_gradients, py::handle unconnected) {
@@ -325,9 +230,7 @@ void install_fast_methods(py::handle cls) {
   }
 }
 
-}  // namespace
-
-void bind_tape(py::module_& m) {
+void bind_gradient_tape(py::module_& m) {
   py::class_<PyTape>(m, "GradientTape")
       .def(py::init([](bool persistent, bool watch_accessed_variables) {
              PyTape t;
@@ -381,69 +284,45 @@ void bind_tape(py::module_& m) {
   py::class_<StopRecording>(m, "_StopRecording")
       .def("__enter__", [](StopRecording& s) { s.tape->paused++; })
       .def("__exit__", [](StopRecording& s, py::args) { s.tape->paused--; });
+}
 
+void bind_custom_entries(py::module_& m) {
   m.def("record_custom", [](py::sequence inputs, py::sequence outputs, py::function fn) {
-          Tensors x, outs;
-          for (auto h : inputs) x.push_back(h.cast<Tensor>());
-          for (auto h : outputs) outs.push_back(h.cast<Tensor>());
-          auto holder = std::make_shared<GilObject>();
-          holder->obj = fn;
-          auto rule = std::make_shared<CustomGradFn>([holder](const Tensors& gs) {
-            py::gil_scoped_acquire gil;
-            py::list l;
-            for (auto& g : gs) l.append(g ? py::cast(g) : py::none());
-            py::object r = holder->obj(l);
-            Tensors grads;
-            for (auto h : r) grads.push_back(h.is_none() ? nullptr : to_tensor(h));
-            return grads;
-          });
-          record_custom(x, outs, rule);
+          record_custom(tensor_list(inputs), tensor_list(outputs), custom_rule(std::move(fn)));
         }, "Records one tape entry whose gradient is fn(list of output grads) -> list of input grads.");
   py::class_<PauseAllTapes>(m, "_PauseAllTapes")
       .def(py::init<>())
       .def("__enter__", [](PauseAllTapes&) {})
-      .def("__exit__", [](PauseAllTapes& p, py::args) {
-        for (Tape* t : p.paused) t->paused--;
-        p.paused.clear();
-      });
+      .def("__exit__", [](PauseAllTapes& p, py::args) { p.release(); });
   py::class_<VariableWatcher>(m, "_VariableWatcher")
       .def(py::init<>())
-      .def("__enter__", [](VariableWatcher& w) { variable_watchers().push_back(&w); })
-      .def("__exit__", [](VariableWatcher& w, py::args) {
-        auto& s = variable_watchers();
-        for (size_t i = s.size(); i-- > 0;)
-          if (s[i] == &w) { s.erase(s.begin() + (long)i); break; }
-      })
+      .def("__enter__", [](VariableWatcher& w) { push_variable_watcher(&w); })
+      .def("__exit__", [](VariableWatcher& w, py::args) { pop_variable_watcher(&w); })
       .def("variables", [](VariableWatcher& w) { return py::list(py::cast(w.seen)); });
+  m.def("should_record", [](py::sequence inputs) { return should_record(tensor_list(inputs)); });
+  m.def("any_tape_recording", &any_tape_recording);
+}
+
+void bind_gradient_rules(py::module_& m) {
   m.def("set_gradient", [](const std::string& name, py::object fn) {
-          OpDef& op = mutable_op(name);
-          if (fn.is_none()) {
-            op.grad = op.builtin_grad;
-            return;
-          }
+          if (fn.is_none()) return set_gradient_rule(name, nullptr);
           // Deliberately never released: OpDefs outlive the interpreter, and a reference
           // dropped after finalisation would crash at exit.
           auto* f = new py::object(fn);
-          op.grad = [f](GradCtx& ctx) -> Tensors {
+          set_gradient_rule(name, [f](GradCtx& ctx) -> Tensors {
             py::gil_scoped_acquire gil;
-            py::object r = (*f)(ctx.x, ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs));
-            Tensors grads;
-            if (py::isinstance<TensorImpl>(r) || r.is_none()) {
-              grads.push_back(r.is_none() ? nullptr : r.cast<Tensor>());
-            } else {
-              for (auto h : r) grads.push_back(h.is_none() ? nullptr : to_tensor(h));
-            }
-            return grads;
-          };
-          op.differentiable = true;
+            return grads_from_py((*f)(ctx.x, ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs)));
+          });
         }, py::arg("name"), py::arg("fn"),
         "Replaces the gradient rule of a registered op with fn(inputs, output, grad, attrs) (None restores it).");
-  m.def("should_record", [](py::sequence inputs) {
-          Tensors x;
-          for (auto h : inputs) x.push_back(h.cast<Tensor>());
-          return should_record(x);
-        });
-  m.def("any_tape_recording", &any_tape_recording);
+}
+
+}  // namespace
+
+void bind_tape(py::module_& m) {
+  bind_gradient_tape(m);
+  bind_custom_entries(m);
+  bind_gradient_rules(m);
 }
 
 }  // namespace tg

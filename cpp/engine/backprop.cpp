@@ -12,6 +12,11 @@
 // Note [Broadcast reduction]: rules return gradients in the broadcast shape of the op's
 // output; accumulate() sums them back to the input's shape once, here, for every rule.
 //
+// Note [Untracked sources]: only a tensor the tape tracks (watched, or the output of an entry
+// on it) is a source the sweep differentiates with respect to, as in TF: a constant or a
+// variable the tape did not watch gets None (zeros with UnconnectedGradients.ZERO) even when
+// the target depends on it through recorded ops; a source that is also a target keeps its seed.
+//
 // Note [Lazy broadcast gradients]: a gradient may be held in a shape that broadcasts to its
 // tensor's shape: the rule of a reduction returns one value per reduced slice (the gradient
 // of reduce_sum(f(x)) is one number for all of x), and a rule elementwise in g
@@ -35,7 +40,8 @@ struct Pruned {
 
 Pruned prune(const Tape& tape, const GradientRequest& req) {
   Pruned p;
-  for (auto& s : req.sources) p.from_sources.insert(s->id);
+  for (auto& s : req.sources)  // See Note [Untracked sources]
+    if (tape.tracked.contains(s->id)) p.from_sources.insert(s->id);
   std::vector<size_t> reachable;
   for (size_t i = 0; i < tape.entries.size(); ++i) {
     auto& e = tape.entries[i];

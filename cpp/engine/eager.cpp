@@ -2,9 +2,7 @@
 #include "engine/eager.h"
 #include <cmath>
 #include "core/error.h"
-#include "engine/forward.h"
-#include "engine/tape.h"
-#include "graph/trace.h"
+#include "engine/observer.h"
 
 namespace tg {
 
@@ -12,19 +10,65 @@ bool g_check_numerics = false;
 std::string (*g_call_site)() = nullptr;
 thread_local const std::string* g_backward_context = nullptr;
 
+namespace {
+
+// This thread's observers in kind order (see Note [Op observers]). A trivial type, so the
+// thread_local needs no guard: apply() reads one count.
+struct ObserverList {
+  static constexpr int kCapacity = 8;
+  OpObserver* items[kCapacity];
+  int n;
+};
+thread_local ObserverList t_observers{};
+
+[[gnu::noinline]] void notify_before_stateful(const Tensors& x) {
+  const ObserverList list = t_observers;  // an observer may open or close others
+  for (int i = 0; i < list.n; ++i) list.items[i]->before_stateful_op(x);
+}
+
+[[gnu::noinline]] void notify_after(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
+  const ObserverList list = t_observers;
+  for (int i = 0; i < list.n; ++i) list.items[i]->after_op(op, x, attrs, out);
+}
+
+}  // namespace
+
+void add_observer(OpObserver* o) {
+  ObserverList& l = t_observers;
+  for (int i = 0; i < l.n; ++i)
+    if (l.items[i] == o) return;
+  if (l.n == ObserverList::kCapacity) throw InvalidArgument("too many kinds of op observers on one thread");
+  int at = l.n;
+  while (at > 0 && l.items[at - 1]->kind > o->kind) {
+    l.items[at] = l.items[at - 1];
+    --at;
+  }
+  l.items[at] = o;
+  ++l.n;
+}
+
+void remove_observer(OpObserver* o) {
+  ObserverList& l = t_observers;
+  for (int i = 0; i < l.n; ++i)
+    if (l.items[i] == o) {
+      for (int j = i + 1; j < l.n; ++j) l.items[j - 1] = l.items[j];
+      --l.n;
+      return;
+    }
+}
+
+bool any_observer() { return t_observers.n != 0; }
+
 Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   if (op.num_inputs >= 0 && (int)x.size() != op.num_inputs)
     throw InvalidArgument(cat(op.name, ": expected ", op.num_inputs, " inputs, got ", x.size()));
   for (auto& xi : x)
     if (!xi) throw InvalidArgument(cat(op.name, ": an input is None"));
   OutMeta m = op.infer(op, x, attrs);
-  if (op.stateful && graph::tracing()) graph::before_stateful_op(x);
+  if (__builtin_expect(op.stateful && t_observers.n != 0, 0)) notify_before_stateful(x);
   Tensor out = op.kernel(op, x, attrs, m);
   if (g_check_numerics) check_finite(out, op.name);
-  if (op.differentiable && !active_tapes().empty()) record_op(op, x, attrs, out);
-  if (!active_accumulators().empty()) forward_op(op, x, attrs, out);
-  if (!variable_watchers().empty()) note_variables(x);
-  if (graph::tracing()) graph::record_on_tracers(op, x, attrs, out);  // tf.function (cpp/graph/trace.h)
+  if (__builtin_expect(t_observers.n != 0, 0)) notify_after(op, x, attrs, out);  // Note [Op observers]
   return out;
 }
 

@@ -1,4 +1,4 @@
-// eager.h -- running one op: validate, run the kernel, record on the active tapes.
+// eager.h -- running one op: validate, run the kernel, tell the observers (tapes, accumulators, tracers).
 #pragma once
 #include "engine/registry.h"
 

@@ -4,16 +4,25 @@
 #include <typeinfo>
 #include "core/error.h"
 #include "engine/math.h"
+#include "engine/observer.h"
 
 namespace tg {
 
-void push_accumulator(Accumulator* a) { active_accumulators().push_back(a); }
+namespace {
 
-void pop_accumulator(Accumulator* a) {
-  auto& s = active_accumulators();
-  for (size_t i = s.size(); i-- > 0;)
-    if (s[i] == a) { s.erase(s.begin() + (long)i); return; }
-}
+// The accumulators' observer (Note [Op observers]): on the list while one is active.
+struct AccumulatorsObserver final : OpObserver {
+  AccumulatorsObserver() : OpObserver(kAccumulator) {}
+  void after_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) override {
+    forward_op(op, x, attrs, out);
+  }
+};
+AccumulatorsObserver g_accumulators_observer;
+
+}  // namespace
+
+void push_accumulator(Accumulator* a) { push_observed(active_accumulators(), a, &g_accumulators_observer); }
+void pop_accumulator(Accumulator* a) { pop_observed(active_accumulators(), a, &g_accumulators_observer); }
 
 void Accumulator::watch(const Tensor& primal, const Tensor& t) {
   if (!is_floating(primal->dtype))

@@ -1,10 +1,11 @@
-// forward.h -- forward-mode autodiff: the active accumulators, their tangents, the hook apply() calls.
+// forward.h -- forward-mode autodiff: the active accumulators, their tangents, the per-op push forward.
 //
 // Terminology: a *primal* is a value, its *tangent* the directional derivative of that value
 // along the accumulator's direction (the tangents given for the watched primals). An
 // accumulator maps tensor ids to tangents; a tensor without an entry has a zero tangent.
 //
-// Algorithm: after each op's kernel, apply() calls forward_op when an accumulator is active.
+// Algorithm: while an accumulator is active, its observer calls forward_op after each op's
+// kernel (Note [Op observers] in observer.h).
 // For each active accumulator that holds a tangent for one of the op's inputs, the output's
 // tangent is computed with registered ops (OpDef::jvp, or the double-VJP fallback built from
 // the gradient rule) while that accumulator and every inner one are paused. The ops of a JVP
@@ -35,7 +36,7 @@ struct Accumulator {
   void prune_dead();
 };
 
-// The active accumulators of this thread, innermost last (inline: apply() checks it per op).
+// The active accumulators of this thread, innermost last.
 inline std::vector<Accumulator*>& active_accumulators() {
   thread_local std::vector<Accumulator*> stack;
   return stack;
@@ -45,7 +46,7 @@ void pop_accumulator(Accumulator* a);
 
 // True when an active accumulator holds a tangent for one of x.
 bool any_tangent(const Tensors& x);
-// Pushes an op forward through every active accumulator (called by apply after the kernel).
+// Pushes an op forward through every active accumulator (after the kernel, as an observer).
 void forward_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
 // Pushes a custom entry (custom_gradient) forward by the double-VJP trick on its gradient function.
 void forward_custom(const Tensors& x, const Tensors& outs, const CustomGradFn& fn);

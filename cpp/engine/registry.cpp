@@ -56,8 +56,10 @@ static std::map<std::string, std::unique_ptr<OpDef>>& table() {
 OpDef& def_op(const char* name) {
   auto& slot = table()[name];
   if (!slot) {
+    static int next_id = 0;
     slot = std::make_unique<OpDef>();
     slot->name = name;
+    slot->id = next_id++;
   }
   return *slot;
 }
@@ -79,18 +81,23 @@ OpDef& mutable_op(const std::string& name) {
   return *it->second;
 }
 
+void set_gradient_rule(const std::string& name, GradFn f) {
+  static std::map<const OpDef*, bool> builtin_differentiable;  // ops whose rule was replaced
+  OpDef& op = mutable_op(name);
+  auto known = builtin_differentiable.emplace(&op, op.differentiable).first;
+  if (f) {
+    op.grad = std::move(f);
+    op.differentiable = true;
+  } else {
+    op.grad = op.builtin_grad;
+    op.differentiable = known->second;
+  }
+}
+
 std::vector<std::string> registered_ops() {
   std::vector<std::string> names;
   for (auto& kv : table()) names.push_back(kv.first);
   return names;
-}
-
-void set_ew_kernel(const char* op, int isa, int dtype_index, EwKernel k) {
-  def_op(op).ew[isa][dtype_index] = k;
-}
-
-void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k) {
-  def_op(op).block[isa][dtype_index] = k;
 }
 
 }  // namespace tg

@@ -5,7 +5,6 @@
 #include <vector>
 #include "core/tensor.h"
 #include "engine/attrs.h"
-#include "kernels/fused_program.h"
 
 namespace tg {
 
@@ -44,13 +43,9 @@ using GradFn = std::function<Tensors(GradCtx&)>;
 // ops like gradient rules, so JVPs are recorded by tapes and differentiate again.
 using JvpFn = std::function<Tensor(const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& attrs)>;
 
-constexpr int kIsaLevels = 3;  // baseline, x86-64-v3 (AVX2), x86-64-v4 (AVX-512)
-
-struct EwArgs;
-using EwKernel = void (*)(const EwArgs&);
-
 struct OpDef {
   std::string name;
+  int id = -1;         // registration order; kernel tables are indexed by it (kernels/kernel_table.h)
   int num_inputs = 1;  // -1: variadic
   InferFn infer = nullptr;
   KernelFn kernel = nullptr;
@@ -66,10 +61,6 @@ struct OpDef {
   // never recorded on a tape, and a side effect for the graph passes (kept, never merged or
   // folded, and reads of a Variable input after it are new reads).
   bool stateful = false;
-  EwKernel ew[kIsaLevels][5] = {};  // elementwise kernels per ISA level and input DType
-  // Block kernels of fused programs per ISA level, float32/float64 (fused_program.h); set for
-  // exactly the elementwise rows, which makes them fusable (Note [Fused nodes]).
-  FusedBlockFn block[kIsaLevels][2] = {};
 
   // Builder used by the op table rows.
   OpDef& inputs(int n) { num_inputs = n; return *this; }
@@ -85,6 +76,9 @@ struct OpDef {
 
 // Whether the op's rule is still the one declared in cpp/ops (RegisterGradient may replace it).
 bool grad_is_builtin(const OpDef& op);
+// RegisterGradient: the op's rule becomes f, and tapes record the op; a null f puts back the
+// rule declared in cpp/ops and whether the op is recorded at all.
+void set_gradient_rule(const std::string& name, GradFn f);
 
 // Registration is explicit: register_all_ops() calls each family in a fixed order.
 OpDef& def_op(const char* name);
@@ -93,8 +87,5 @@ const OpDef& op_def(const char* name);  // throws InvalidArgument if unknown
 OpDef& mutable_op(const std::string& name);
 std::vector<std::string> registered_ops();
 void register_all_ops();
-// Kernel passes (compiled per ISA level) hand their loops to the registry by name.
-void set_ew_kernel(const char* op, int isa, int dtype_index, EwKernel k);
-void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 
 }  // namespace tg

@@ -3,21 +3,36 @@
 #include <unordered_set>
 #include "core/error.h"
 #include "engine/eager.h"
+#include "engine/observer.h"
 
 namespace tg {
+
+namespace {
+
+// The tapes' and the variable watchers' observers (Note [Op observers]).
+struct TapesObserver final : OpObserver {
+  TapesObserver() : OpObserver(kTape) {}
+  void after_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) override {
+    if (op.differentiable) record_op(op, x, attrs, out);
+  }
+};
+TapesObserver g_tapes_observer;
+
+struct WatchersObserver final : OpObserver {
+  WatchersObserver() : OpObserver(kVariableWatcher) {}
+  void after_op(const OpDef&, const Tensors& x, const Attrs&, const Tensor&) override { note_variables(x); }
+};
+WatchersObserver g_watchers_observer;
+
+}  // namespace
 
 std::vector<Tape*>& active_tapes() {
   thread_local std::vector<Tape*> stack;
   return stack;
 }
 
-void push_tape(Tape* t) { active_tapes().push_back(t); }
-
-void pop_tape(Tape* t) {
-  auto& s = active_tapes();
-  for (size_t i = s.size(); i-- > 0;)
-    if (s[i] == t) { s.erase(s.begin() + (long)i); return; }
-}
+void push_tape(Tape* t) { push_observed(active_tapes(), t, &g_tapes_observer); }
+void pop_tape(Tape* t) { pop_observed(active_tapes(), t, &g_tapes_observer); }
 
 bool any_tape_recording() {
   for (Tape* t : active_tapes())
@@ -114,14 +129,19 @@ void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<Custom
 PauseAllTapes::PauseAllTapes() : paused(active_tapes()) {
   for (Tape* t : paused) t->paused++;
 }
-PauseAllTapes::~PauseAllTapes() {
+PauseAllTapes::~PauseAllTapes() { release(); }
+void PauseAllTapes::release() {
   for (Tape* t : paused) t->paused--;
+  paused.clear();
 }
 
 std::vector<VariableWatcher*>& variable_watchers() {
   thread_local std::vector<VariableWatcher*> stack;
   return stack;
 }
+
+void push_variable_watcher(VariableWatcher* w) { push_observed(variable_watchers(), w, &g_watchers_observer); }
+void pop_variable_watcher(VariableWatcher* w) { pop_observed(variable_watchers(), w, &g_watchers_observer); }
 
 void note_variables(const Tensors& x) {
   for (auto& xi : x) {

@@ -38,13 +38,23 @@ struct Tape {
   size_t nbytes() const;              // bytes of saved tensors
 };
 
-// The active tapes of this thread, innermost last.
+// The active tapes of this thread, innermost last. While it is non-empty the tapes observe op
+// application (Note [Op observers] in observer.h): apply() records each differentiable op.
 std::vector<Tape*>& active_tapes();
 void push_tape(Tape* t);
-void pop_tape(Tape* t);
+void pop_tape(Tape* t);  // no-op when t is not active
 bool any_tape_recording();
 
-// Records a primitive op on each active tape that tracks one of x (called by apply).
+// Makes a tape active for a scope.
+struct ActiveTape {
+  Tape* t;
+  explicit ActiveTape(Tape* tape) : t(tape) { push_tape(t); }
+  ~ActiveTape() { pop_tape(t); }
+  ActiveTape(const ActiveTape&) = delete;
+  ActiveTape& operator=(const ActiveTape&) = delete;
+};
+
+// Records a primitive op on each active tape that tracks one of x.
 void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
 // Records a custom entry: the outputs get their gradients from fn.
 void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<CustomGradFn> fn);
@@ -56,14 +66,17 @@ struct PauseAllTapes {
   std::vector<Tape*> paused;
   PauseAllTapes();
   ~PauseAllTapes();
+  void release();  // resumes them now
 };
 
 // Collects the trainable variables read by ops while it is active (custom_gradient's
-// `variables=`); apply() reports every input to the innermost watchers.
+// `variables=`); active watchers observe op application and note every variable input.
 struct VariableWatcher {
   Tensors seen;
 };
 std::vector<VariableWatcher*>& variable_watchers();
+void push_variable_watcher(VariableWatcher* w);
+void pop_variable_watcher(VariableWatcher* w);  // no-op when w is not active
 void note_variables(const Tensors& x);
 
 // backprop.cpp

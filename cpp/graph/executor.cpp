@@ -15,6 +15,7 @@
 #include "graph/trace.h"
 #include "kernels/elementwise.h"
 #include "kernels/ew_args.h"
+#include "kernels/kernel_table.h"
 
 namespace tg::graph {
 
@@ -45,15 +46,11 @@ bool needs_eager(const Graph& g, const Tensors& args) {
 
 static void run_side_effect(const Node& n, const Tensors& x, bool eager) {
   if (n.kind == NodeKind::Assign) {
-    if (eager)
-      for (Tracer* t : active_tracers()) t->before_assign(n.value);
-    assign_into(n.value, x[0], n.mode);
-    if (eager)
-      for (Tracer* t : active_tracers()) t->record_assign(n.value, x[0], n.mode);
+    if (eager) traced_assign(n.value, x[0], n.mode);
+    else assign_into(n.value, x[0], n.mode);
   } else {
     (*n.host)(x);
-    if (eager)
-      for (Tracer* t : active_tracers()) t->record_host_call(n.host, x, n.name);
+    if (eager) record_host_call(n.host, x, n.name);
   }
 }
 
@@ -89,8 +86,7 @@ static Tensor run_in_place(const Node& node, const Tensors& x, const OutMeta& m,
   for (auto& t : x)
     if (t->size != n && t->size != 1) return nullptr;
   const DType dt = x.back()->dtype;
-  EwKernel kern = nullptr;
-  for (int level = active_isa(); level >= 0 && !kern; --level) kern = op.ew[level][(int)dt];
+  EwKernel kern = ew_kernel(op, dt, active_isa());
   if (!kern) return nullptr;
   Tensor out = view(x[pick], m.shape);
   EwArgs a{};

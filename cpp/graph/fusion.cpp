@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "engine/eager.h"
 #include "kernels/elementwise.h"
+#include "kernels/kernel_table.h"
 
 namespace tg {
 bool fused_run_baseline(const FusedCall& c);  // fused_kernels.cpp, one per ISA level
@@ -76,7 +77,7 @@ const std::unordered_map<std::string, OpEntry>& op_table() {
       const OpDef& d = op_def(name.c_str());
       bool all = d.num_inputs >= 1 && d.num_inputs <= 3;
       for (int isa = 0; isa < kIsaLevels; ++isa)
-        for (int dt = 0; dt < 2; ++dt) all = all && d.block[isa][dt];
+        for (int dt = 0; dt < 2; ++dt) all = all && op_kernels(d).block[isa][dt];
       if (all) m->emplace(name, OpEntry{kFCompute, d.num_inputs, Role::Compute});
     }
     return m;
@@ -273,45 +274,40 @@ constexpr SharedForm kSharedExp[] = {
 
 const FusedBlockFn (*shared_exp_form(const std::string& op))[2] {
   for (const SharedForm& s : kSharedExp)
-    if (op == s.op) return op_def(s.form).block;
+    if (op == s.op) return op_kernels(op_def(s.form)).block;
   return nullptr;
 }
 
 // Builds the program of f (members, inputs and outputs already filled in); see fused_program.h.
 // A full-size float input is read where it is; a value that is a full-size float output is
 // computed straight into the output; other values live in registers, freed after their last use.
-void build_program(FusedGroup& f) {
-  const int E = (int)f.scalar.size(), M = (int)f.members.size();
-  // Values: input k is k, member m is E + m; an alias member stands for its input's value.
-  std::vector<int> canon(E + M);
-  for (int k = 0; k < E; ++k) canon[k] = k;
-  auto value_of = [&](int ref) { return ref < 0 ? canon[-1 - ref] : canon[E + ref]; };
-  std::vector<Role> role(M);
-  for (int m = 0; m < M; ++m) {
-    role[m] = op_table().at(f.members[m].op->name).role;
-    canon[E + m] = (role[m] == Role::Alias || role[m] == Role::Broadcast) ? value_of(f.members[m].inputs[0]) : E + m;
-  }
-  std::vector<int> last(E + M, -1);
-  for (int m = 0; m < M; ++m)
-    if (role[m] == Role::Compute || role[m] == Role::Reduce)
-      for (int ref : f.members[m].inputs) last[value_of(ref)] = m;
-  for (int o : f.outputs) last[canon[E + o]] = std::max(last[canon[E + o]], o);
-  std::vector<int> out_of(M, -1);
-  for (size_t k = 0; k < f.outputs.size(); ++k) out_of[f.outputs[k]] = (int)k;
-  // Per value: how many members use its shared exponential, and the last one that does.
-  std::vector<int> exp_users(E + M, 0), exp_last(E + M, -1), exp_reg(E + M, -1);
-  for (int m = 0; m < M; ++m)
-    if (role[m] == Role::Compute && shared_exp_form(f.members[m].op->name)) {
-      const int v = value_of(f.members[m].inputs[0]);
-      ++exp_users[v];
-      exp_last[v] = m;
-    }
-
+// Steps: 1) values and their last uses; 2) inputs placed (splatted, loaded or read in place);
+// 3) one instruction per member, registers freed after each; 4) refs numbered.
+struct ProgramBuilder {
   // Refs are numbered once the register count is known: kIn + k and kOut + j until then.
-  constexpr int kIn = 1 << 20, kOut = 1 << 21;
-  std::vector<int> loc(E + M, -1), free_regs;
+  static constexpr int kIn = 1 << 20, kOut = 1 << 21;
+
+  FusedGroup& f;
+  const int E, M;
+  // Values: input k is k, member m is E + m; an alias member stands for its input's value.
+  std::vector<int> canon, last, out_of;
+  std::vector<Role> role;
+  // Per value: how many members use its shared exponential, the last one that does, its register.
+  std::vector<int> exp_users, exp_last, exp_reg;
+  std::vector<int> loc, free_regs;
   std::vector<char> permanent;
-  auto alloc = [&](bool perm) {
+
+  explicit ProgramBuilder(FusedGroup& group)
+      : f(group), E((int)group.scalar.size()), M((int)group.members.size()), canon(E + M), last(E + M, -1),
+        out_of(M, -1), role(M), exp_users(E + M, 0), exp_last(E + M, -1), exp_reg(E + M, -1), loc(E + M, -1) {}
+
+  int value_of(int ref) const { return ref < 0 ? canon[-1 - ref] : canon[E + ref]; }
+
+  static FusedInstr instr(int32_t code, int dst, int a, int b = 0, int c = 0, int raw = 0, double alpha = 0) {
+    return FusedInstr{code, dst, a, b, c, raw, alpha, nullptr};
+  }
+
+  int alloc(bool perm) {
     int r;
     if (!free_regs.empty()) {
       r = free_regs.back();
@@ -322,57 +318,86 @@ void build_program(FusedGroup& f) {
     }
     permanent[r] = perm;
     return r;
-  };
-  auto instr = [](int32_t code, int dst, int a, int b = 0, int c = 0, int raw = 0, double alpha = 0) {
-    return FusedInstr{code, dst, a, b, c, raw, alpha, nullptr};
-  };
-  for (int k = 0; k < E; ++k) {
-    if (last[k] < 0) continue;
-    const bool is_bool = f.in_dtype[k] == DType::Bool;
-    if (f.scalar[k]) {  // splatted once per thread
-      loc[k] = alloc(true);
-      f.prologue.push_back(instr(is_bool ? kFSplatBool : kFSplat, loc[k], 0, 0, 0, k));
-    } else if (is_bool) {
-      loc[k] = alloc(false);
-      f.body.push_back(instr(kFLoadBool, loc[k], 0, 0, 0, k));
-    } else {
-      loc[k] = kIn + k;
+  }
+
+  // 1. Values, their last uses, and the members whose shared exponential they feed.
+  void find_values() {
+    for (int k = 0; k < E; ++k) canon[k] = k;
+    for (int m = 0; m < M; ++m) {
+      role[m] = op_table().at(f.members[m].op->name).role;
+      canon[E + m] = (role[m] == Role::Alias || role[m] == Role::Broadcast) ? value_of(f.members[m].inputs[0]) : E + m;
+    }
+    for (int m = 0; m < M; ++m)
+      if (role[m] == Role::Compute || role[m] == Role::Reduce)
+        for (int ref : f.members[m].inputs) last[value_of(ref)] = m;
+    for (int o : f.outputs) last[canon[E + o]] = std::max(last[canon[E + o]], o);
+    for (size_t k = 0; k < f.outputs.size(); ++k) out_of[f.outputs[k]] = (int)k;
+    for (int m = 0; m < M; ++m)
+      if (role[m] == Role::Compute && shared_exp_form(f.members[m].op->name)) {
+        const int v = value_of(f.members[m].inputs[0]);
+        ++exp_users[v];
+        exp_last[v] = m;
+      }
+  }
+
+  // 2. Scalars are splatted once per thread, booleans loaded, full-size floats read in place.
+  void place_inputs() {
+    for (int k = 0; k < E; ++k) {
+      if (last[k] < 0) continue;
+      const bool is_bool = f.in_dtype[k] == DType::Bool;
+      if (f.scalar[k]) {
+        loc[k] = alloc(true);
+        f.prologue.push_back(instr(is_bool ? kFSplatBool : kFSplat, loc[k], 0, 0, 0, k));
+      } else if (is_bool) {
+        loc[k] = alloc(false);
+        f.body.push_back(instr(kFLoadBool, loc[k], 0, 0, 0, k));
+      } else {
+        loc[k] = kIn + k;
+      }
     }
   }
-  for (int m = 0; m < M; ++m) {
+
+  // 3. A computing member: its block kernel on its operands' registers.
+  void emit_compute(int m, int j) {
     const Node& nd = f.members[m];
     const OpEntry& e = op_table().at(nd.op->name);
-    const int j = out_of[m] >= 0 ? f.slot[out_of[m]] : -1;  // full-size output slot
     const bool out_bool = nd.meta.dtype == DType::Bool;
+    int r[3] = {0, 0, 0};
+    for (int k = 0; k < e.arity; ++k) r[k] = loc[value_of(nd.inputs[k])];
+    const FusedBlockFn (*fn)[2] = op_kernels(*nd.op).block;
+    const int v = value_of(nd.inputs[0]);
+    if (exp_users[v] >= 2 && shared_exp_form(nd.op->name)) {  // Note [Shared exponentials]
+      if (exp_reg[v] < 0) {
+        exp_reg[v] = alloc(false);
+        FusedInstr t = instr(kFCompute, exp_reg[v], r[0]);
+        t.fn = op_kernels(op_def("ExpNegAbs")).block;
+        f.body.push_back(t);
+      }
+      r[1] = exp_reg[v];
+      fn = shared_exp_form(nd.op->name);
+      ++f.shared_exp;
+    }
+    // The destination is never an operand: operands are still held while it is chosen.
+    const int dst = j >= 0 && !out_bool ? kOut + j : alloc(false);
+    FusedInstr in = instr(e.code, dst, r[0], r[1], r[2], 0, nd.attrs.f("alpha", 0.0));
+    in.fn = fn;
+    if (exp_last[v] == m && exp_reg[v] >= 0) free_regs.push_back(exp_reg[v]);
+    f.body.push_back(in);
+    loc[E + m] = dst;
+    if (j >= 0 && out_bool) f.body.push_back(instr(kFStoreBool, 0, dst, 0, 0, j));
+  }
+
+  // 3. One member; then the registers of values whose last use it was are free.
+  void emit_member(int m) {
+    const Node& nd = f.members[m];
+    const int j = out_of[m] >= 0 ? f.slot[out_of[m]] : -1;  // full-size output slot
     if (role[m] == Role::Reduce) {
       if (out_of[m] >= 0) f.body.push_back(instr(kFSum, 0, loc[value_of(nd.inputs[0])], 0, 0, -1 - f.slot[out_of[m]]));
     } else if (role[m] == Role::Compute) {
-      int r[3] = {0, 0, 0};
-      for (int k = 0; k < e.arity; ++k) r[k] = loc[value_of(nd.inputs[k])];
-      const FusedBlockFn (*fn)[2] = nd.op->block;
-      const int v = value_of(nd.inputs[0]);
-      if (exp_users[v] >= 2 && shared_exp_form(nd.op->name)) {  // Note [Shared exponentials]
-        if (exp_reg[v] < 0) {
-          exp_reg[v] = alloc(false);
-          FusedInstr t = instr(kFCompute, exp_reg[v], r[0]);
-          t.fn = op_def("ExpNegAbs").block;
-          f.body.push_back(t);
-        }
-        r[1] = exp_reg[v];
-        fn = shared_exp_form(nd.op->name);
-        ++f.shared_exp;
-      }
-      // The destination is never an operand: operands are still held while it is chosen.
-      const int dst = j >= 0 && !out_bool ? kOut + j : alloc(false);
-      FusedInstr in = instr(e.code, dst, r[0], r[1], r[2], 0, nd.attrs.f("alpha", 0.0));
-      in.fn = fn;
-      if (exp_last[v] == m && exp_reg[v] >= 0) free_regs.push_back(exp_reg[v]);
-      f.body.push_back(in);
-      loc[E + m] = dst;
-      if (j >= 0 && out_bool) f.body.push_back(instr(kFStoreBool, 0, dst, 0, 0, j));
+      emit_compute(m, j);
     } else if (j >= 0) {  // an alias or broadcast that leaves the group: copied out
       const int src = loc[canon[E + m]];
-      f.body.push_back(out_bool ? instr(kFStoreBool, 0, src, 0, 0, j) : instr(kFCopy, kOut + j, src));
+      f.body.push_back(nd.meta.dtype == DType::Bool ? instr(kFStoreBool, 0, src, 0, 0, j) : instr(kFCopy, kOut + j, src));
     }
     for (int val = 0; val < E + M; ++val)
       if (loc[val] >= 0 && loc[val] < kIn && last[val] <= m) {
@@ -380,23 +405,34 @@ void build_program(FusedGroup& f) {
         loc[val] = -1;
       }
   }
-  if (f.nregs == 0) f.nregs = 1;
-  // Number the refs; note where each input is last read and each output written (donation).
-  auto fix = [&](int32_t& ref) {
-    if (ref >= kOut) ref = f.nregs + E + (ref - kOut);
-    else if (ref >= kIn) ref = f.nregs + (ref - kIn);
-  };
-  f.last_read.assign(E, -1);
-  f.written_at.assign(f.nfull, -1);
-  for (size_t p = 0; p < f.body.size(); ++p) {
-    FusedInstr& I = f.body[p];
-    for (int32_t* ref : {&I.a, &I.b, &I.c})
-      if (*ref >= kIn && *ref < kOut) f.last_read[*ref - kIn] = (int)p;
-    if (I.code == kFLoadBool) f.last_read[I.raw] = (int)p;
-    if (I.code == kFStoreBool) f.written_at[I.raw] = (int)p;
-    else if (I.dst >= kOut) f.written_at[I.dst - kOut] = (int)p;
-    fix(I.dst), fix(I.a), fix(I.b), fix(I.c);
+
+  // 4. Number the refs; note where each input is last read and each output written (donation).
+  void number_refs() {
+    if (f.nregs == 0) f.nregs = 1;
+    auto fix = [&](int32_t& ref) {
+      if (ref >= kOut) ref = f.nregs + E + (ref - kOut);
+      else if (ref >= kIn) ref = f.nregs + (ref - kIn);
+    };
+    f.last_read.assign(E, -1);
+    f.written_at.assign(f.nfull, -1);
+    for (size_t p = 0; p < f.body.size(); ++p) {
+      FusedInstr& I = f.body[p];
+      for (int32_t* ref : {&I.a, &I.b, &I.c})
+        if (*ref >= kIn && *ref < kOut) f.last_read[*ref - kIn] = (int)p;
+      if (I.code == kFLoadBool) f.last_read[I.raw] = (int)p;
+      if (I.code == kFStoreBool) f.written_at[I.raw] = (int)p;
+      else if (I.dst >= kOut) f.written_at[I.dst - kOut] = (int)p;
+      fix(I.dst), fix(I.a), fix(I.b), fix(I.c);
+    }
   }
+};
+
+void build_program(FusedGroup& f) {
+  ProgramBuilder b(f);
+  b.find_values();
+  b.place_inputs();
+  for (int m = 0; m < b.M; ++m) b.emit_member(m);
+  b.number_refs();
 }
 
 // Makes the fused group of the given old nodes; ext receives the old indices of its inputs.
@@ -461,15 +497,11 @@ FusionMode fusion_mode() {
 
 }  // namespace
 
-int fuse_elementwise(Graph& g) {
-  const FusionMode mode = fusion_mode();
-  if (mode == FusionMode::Off || g.nodes.empty()) return 0;
-  Grouper gr(g);
-  gr.run();
-  // Keep groups worth a kernel: two or more members, a float type, enough elements.
-  const int N = (int)g.nodes.size();
-  std::vector<int> unit_of(N, -1);
-  std::vector<int> kept;
+namespace {
+
+// 1. The groups worth a kernel: two or more members, a float type, enough elements. The members
+// of the others go back to being single nodes. Returns the number of nodes fused.
+int keep_groups(Grouper& gr, FusionMode mode, std::vector<int>& kept) {
   int fused_ops = 0;
   for (size_t gi = 0; gi < gr.groups.size(); ++gi) {
     Group& grp = gr.groups[gi];
@@ -484,87 +516,120 @@ int fuse_elementwise(Graph& g) {
     kept.push_back((int)gi);
     fused_ops += (int)grp.members.size();
   }
-  if (kept.empty()) return 0;
+  return fused_ops;
+}
 
-  // Units: every kept group, and every other node on its own. Key: a node's index, a group's last member.
-  std::vector<int> unit_key;
-  std::vector<std::vector<int>> unit_nodes;
-  for (int v = 0; v < N; ++v) {
-    if (gr.group_of[v] >= 0) continue;
-    unit_of[v] = (int)unit_key.size();
-    unit_key.push_back(v);
-    unit_nodes.push_back({v});
+// 2. Units: every kept group, and every other node on its own, with the edges between them.
+// Key: a node's index, a group's last member (the order units are emitted in when ready).
+struct Units {
+  std::vector<int> key, unit_of, indeg;
+  std::vector<std::vector<int>> nodes, succ;
+  std::vector<char> outside;  // per node: its value is read outside its unit (or is an output)
+
+  Units(const Graph& g, const Grouper& gr, const std::vector<int>& kept) : unit_of(g.nodes.size(), -1) {
+    const int N = (int)g.nodes.size();
+    for (int v = 0; v < N; ++v) {
+      if (gr.group_of[v] >= 0) continue;
+      unit_of[v] = (int)key.size();
+      key.push_back(v);
+      nodes.push_back({v});
+    }
+    for (int gi : kept) {
+      const auto& mem = gr.groups[gi].members;
+      for (int m : mem) unit_of[m] = (int)key.size();
+      key.push_back(mem.back());
+      nodes.push_back(mem);
+    }
+    link(g);
   }
-  for (int gi : kept) {
-    const auto& mem = gr.groups[gi].members;
-    for (int m : mem) unit_of[m] = (int)unit_key.size();
-    unit_key.push_back(mem.back());
-    unit_nodes.push_back(mem);
+
+  void link(const Graph& g) {
+    const int U = (int)key.size();
+    succ.assign(U, {});
+    indeg.assign(U, 0);
+    outside.assign(g.nodes.size(), 0);
+    std::vector<int> stamp(U, -1);
+    for (int o : g.outputs) outside[o] = 1;
+    for (int u = 0; u < U; ++u)
+      for (int v : nodes[u])
+        for (int in : g.nodes[v].inputs) {
+          int p = unit_of[in];
+          if (p == u) continue;
+          outside[in] = 1;
+          if (stamp[p] == u) continue;
+          stamp[p] = u;
+          succ[p].push_back(u);
+          ++indeg[u];
+        }
   }
-  const int U = (int)unit_key.size();
-  std::vector<std::vector<int>> succ(U);
-  std::vector<int> indeg(U, 0), stamp(U, -1);
-  std::vector<char> outside(N, 0);
-  for (int o : g.outputs) outside[o] = 1;
-  for (int u = 0; u < U; ++u)
-    for (int v : unit_nodes[u])
-      for (int in : g.nodes[v].inputs) {
-        int p = unit_of[in];
-        if (p == u) continue;
-        outside[in] = 1;
-        if (stamp[p] == u) continue;
-        stamp[p] = u;
-        succ[p].push_back(u);
-        ++indeg[u];
-      }
+};
+
+// 3. A kept group as one fused node (plus one FusedOutput node per further output).
+void emit_group(const Graph& g, const Grouper& gr, const std::vector<int>& nodes, const Units& units,
+                std::vector<int>& new_index, std::vector<Node>& out) {
+  std::vector<int> ext;
+  const int gi = gr.group_of[nodes[0]];
+  auto f = make_group(g, nodes, units.outside, ext, (DType)gr.groups[gi].ftype, gr.groups[gi].n);
+  Node fn;
+  fn.kind = NodeKind::Op;
+  fn.op = &fused_op();
+  for (int e : ext) {
+    fn.inputs.push_back(new_index[e]);
+    fn.dynamic |= g.nodes[e].dynamic;
+  }
+  const int base = (int)out.size();
+  for (size_t k = 0; k < f->outputs.size(); ++k) new_index[nodes[f->outputs[k]]] = base + (int)k;
+  fn.meta = f->members[f->outputs[0]].meta;
+  const bool dyn = fn.dynamic;
+  fn.fused = f;
+  out.push_back(std::move(fn));
+  for (size_t k = 1; k < f->outputs.size(); ++k) {
+    Node on;
+    on.kind = NodeKind::Op;
+    on.op = &fused_output_op();
+    on.attrs.set("index", (int64_t)k);
+    on.inputs = {base};
+    on.meta = f->members[f->outputs[k]].meta;
+    on.dynamic = dyn;
+    out.push_back(std::move(on));
+  }
+}
+
+}  // namespace
+
+int fuse_elementwise(Graph& g) {
+  const FusionMode mode = fusion_mode();
+  if (mode == FusionMode::Off || g.nodes.empty()) return 0;
+  Grouper gr(g);
+  gr.run();
+  std::vector<int> kept;
+  const int fused_ops = keep_groups(gr, mode, kept);
+  if (kept.empty()) return 0;
+  Units units(g, gr, kept);
+  // 4. Units in topological order, the smallest key first among the ready ones.
   using Item = std::pair<int, int>;  // (key, unit)
   std::priority_queue<Item, std::vector<Item>, std::greater<Item>> ready;
-  for (int u = 0; u < U; ++u)
-    if (!indeg[u]) ready.push({unit_key[u], u});
+  for (size_t u = 0; u < units.key.size(); ++u)
+    if (!units.indeg[u]) ready.push({units.key[u], (int)u});
   std::vector<Node> out;
-  out.reserve(N);
-  std::vector<int> new_index(N, -1);
+  out.reserve(g.nodes.size());
+  std::vector<int> new_index(g.nodes.size(), -1);
   while (!ready.empty()) {
     const int u = ready.top().second;
     ready.pop();
-    const auto& nodes = unit_nodes[u];
-    if (gr.group_of[nodes[0]] < 0) {
+    const auto& nodes = units.nodes[u];
+    if (gr.group_of[nodes[0]] >= 0) {
+      emit_group(g, gr, nodes, units, new_index, out);
+    } else {
       Node nd = g.nodes[nodes[0]];
       for (int& in : nd.inputs) in = new_index[in];
       new_index[nodes[0]] = (int)out.size();
       out.push_back(std::move(nd));
-    } else {
-      std::vector<int> ext;
-      const int gi = gr.group_of[nodes[0]];
-      auto f = make_group(g, nodes, outside, ext, (DType)gr.groups[gi].ftype, gr.groups[gi].n);
-      Node fn;
-      fn.kind = NodeKind::Op;
-      fn.op = &fused_op();
-      for (int e : ext) {
-        fn.inputs.push_back(new_index[e]);
-        fn.dynamic |= g.nodes[e].dynamic;
-      }
-      const int base = (int)out.size();
-      for (size_t k = 0; k < f->outputs.size(); ++k) new_index[nodes[f->outputs[k]]] = base + (int)k;
-      fn.meta = f->members[f->outputs[0]].meta;
-      const bool dyn = fn.dynamic;
-      fn.fused = f;
-      out.push_back(std::move(fn));
-      for (size_t k = 1; k < f->outputs.size(); ++k) {
-        Node on;
-        on.kind = NodeKind::Op;
-        on.op = &fused_output_op();
-        on.attrs.set("index", (int64_t)k);
-        on.inputs = {base};
-        on.meta = f->members[f->outputs[k]].meta;
-        on.dynamic = dyn;
-        out.push_back(std::move(on));
-      }
     }
-    for (int s : succ[u])
-      if (!--indeg[s]) ready.push({unit_key[s], s});
+    for (int s : units.succ[u])
+      if (!--units.indeg[s]) ready.push({units.key[s], s});
   }
-  if ((int)out.size() < U) throw InvalidArgument("fusion: internal error, the fused graph has a cycle");
+  if (out.size() < units.key.size()) throw InvalidArgument("fusion: internal error, the fused graph has a cycle");
   for (int& o : g.outputs) o = new_index[o];
   g.nodes = std::move(out);
   return fused_ops;

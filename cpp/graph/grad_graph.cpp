@@ -72,62 +72,66 @@ bool wants_single_entry(const Graph& g, const Tensors& args) {
   return should_record(args) || should_record(g.variables);
 }
 
-std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& fused_graph, const Tensors& args) {
-  if (!suitable(fused_graph)) return nullptr;
-  const Graph g = unfused(fused_graph);
-  auto plan = std::make_shared<BackwardPlan>();
+namespace {
+
+// The sources of the plan: the float arguments, then the trainable float variables.
+Tensors plan_sources(BackwardPlan& plan, const Graph& g, const Tensors& args) {
   Tensors sources;
   for (size_t i = 0; i < args.size(); ++i)
     if (is_floating(args[i]->dtype)) {
-      plan->source_arg.push_back((int)i);
+      plan.source_arg.push_back((int)i);
       sources.push_back(args[i]);
     }
   for (auto& v : g.variables)
     if (v->trainable && is_floating(v->dtype)) {
-      plan->source_arg.push_back(-1 - (int)plan->variables.size());
-      plan->variables.push_back(v);
+      plan.source_arg.push_back(-1 - (int)plan.variables.size());
+      plan.variables.push_back(v);
       sources.push_back(v);
     }
-  if (sources.empty()) return nullptr;
+  return sources;
+}
 
-  // 1. The forward, op by op on a private tape, every valued node an output.
-  Graph all = g;
-  all.outputs.clear();
+// The forward run of step 1: every valued node of g an output of `all`, vals[pos[node]] its value.
+struct ForwardRun {
+  Graph all;
+  Tensors vals;
+  std::vector<int> pos;
+};
+
+// 1. The forward, op by op on a private tape, every valued node an output.
+ForwardRun run_forward(const Graph& g, const Tensors& args, Tape& tape) {
+  ForwardRun f{g, {}, std::vector<int>(g.nodes.size(), -1)};
+  f.all.outputs.clear();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     NodeKind k = g.nodes[i].kind;
-    if (k == NodeKind::Placeholder || k == NodeKind::VariableRead || k == NodeKind::Op) all.outputs.push_back((int)i);
+    if (k == NodeKind::Placeholder || k == NodeKind::VariableRead || k == NodeKind::Op) f.all.outputs.push_back((int)i);
   }
-  all.finalize();
-  PauseAllTapes pause;  // the caller's tape sees none of this
-  Tape tape;
-  for (auto& s : sources) tape.watch(s);
-  push_tape(&tape);
-  Tensors vals;
-  try {
-    vals = run_graph(all, args, true);
-  } catch (...) {
-    pop_tape(&tape);
-    throw;
+  f.all.finalize();
+  {
+    ActiveTape recording(&tape);
+    f.vals = run_graph(f.all, args, true);
   }
-  pop_tape(&tape);
-  std::vector<int> pos(g.nodes.size(), -1);
-  for (size_t k = 0; k < all.outputs.size(); ++k) {
-    int i = all.outputs[k];
-    if (g.nodes[i].kind == NodeKind::VariableRead) vals[k] = g.nodes[i].value;  // its id is the variable's
-    pos[i] = (int)k;
+  for (size_t k = 0; k < f.all.outputs.size(); ++k) {
+    int i = f.all.outputs[k];
+    if (g.nodes[i].kind == NodeKind::VariableRead) f.vals[k] = g.nodes[i].value;  // its id is the variable's
+    f.pos[i] = (int)k;
   }
+  return f;
+}
 
-  // 2. Its gradient, traced with every forward value and upstream gradient a placeholder.
-  Tracer tr;
-  std::vector<int> saved_node;  // per backward argument: forward node, or -1 - output index
-  for (size_t k = 0; k < vals.size(); ++k) {
-    if (tr.node_of.count(vals[k]->id)) continue;
-    tr.placeholder(vals[k], "saved");
-    saved_node.push_back(all.outputs[k]);
+// 2. Its gradient, traced with every forward value and upstream gradient a placeholder.
+// saved_node: per backward argument, the forward node or -1 - output index. False when the
+// backward graph would capture a value of this forward run as a constant (stale at the next call).
+bool trace_backward(BackwardPlan& plan, const Graph& g, const ForwardRun& f, Tape& tape, const Tensors& sources,
+                    Tracer& tr, std::vector<int>& saved_node) {
+  for (size_t k = 0; k < f.vals.size(); ++k) {
+    if (tr.node_of.count(f.vals[k]->id)) continue;
+    tr.placeholder(f.vals[k], "saved");
+    saved_node.push_back(f.all.outputs[k]);
   }
   GradientRequest req;
   for (size_t j = 0; j < g.outputs.size(); ++j) {
-    const Tensor& y = vals[pos[g.outputs[j]]];
+    const Tensor& y = f.vals[f.pos[g.outputs[j]]];
     Tensor u = full(y->shape, y->dtype, 1.0);
     tr.placeholder(u, "upstream");
     saved_node.push_back(-1 - (int)j);
@@ -136,48 +140,64 @@ std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& fused_graph, cons
   }
   req.sources = sources;
   const int64_t first_new_id = next_tensor_id();  // tensors made by the gradient rules have larger ids
-  active_tracers().push_back(&tr);
   Tensors grads;
-  try {
+  {
+    ActiveTracer tracing(&tr);
     grads = gradient(tape, req);
-  } catch (...) {
-    active_tracers().pop_back();
-    throw;
   }
-  active_tracers().pop_back();
   for (auto& gr : grads) {
-    plan->grad_of_source.push_back(gr ? (int)tr.g.outputs.size() : -1);
+    plan.grad_of_source.push_back(gr ? (int)tr.g.outputs.size() : -1);
     if (gr) tr.g.outputs.push_back(tr.input_node(gr));
   }
   tr.node_of.clear();
-  // Guard: a value of the forward run captured as a constant would be stale at the next call.
   IdSet constants;
   for (auto& n : g.nodes)
     if (n.kind == NodeKind::Constant) constants.insert(n.value->id);
   for (auto& n : tr.g.nodes)
-    if (n.kind == NodeKind::Constant && n.value->id < first_new_id && !constants.contains(n.value->id)) return nullptr;
+    if (n.kind == NodeKind::Constant && n.value->id < first_new_id && !constants.contains(n.value->id)) return false;
   optimize(tr.g);
+  return true;
+}
 
-  // 3. The forward graph also returns the saved values the backward graph reads.
-  std::vector<bool> used(tr.g.num_args, false);
-  for (auto& n : tr.g.nodes)
+// 3. The forward graph also returns the saved values the backward graph reads.
+void add_saved_outputs(BackwardPlan& plan, const Graph& g, const Graph& backward, const std::vector<int>& saved_node) {
+  std::vector<bool> used(backward.num_args, false);
+  for (auto& n : backward.nodes)
     for (int in : n.inputs)
-      if (tr.g.nodes[in].kind == NodeKind::Placeholder) used[tr.g.nodes[in].arg] = true;
-  for (int o : tr.g.outputs)
-    if (tr.g.nodes[o].kind == NodeKind::Placeholder) used[tr.g.nodes[o].arg] = true;
-  plan->num_outputs = g.outputs.size();
-  plan->forward = std::make_shared<Graph>(g);
+      if (backward.nodes[in].kind == NodeKind::Placeholder) used[backward.nodes[in].arg] = true;
+  for (int o : backward.outputs)
+    if (backward.nodes[o].kind == NodeKind::Placeholder) used[backward.nodes[o].arg] = true;
+  plan.num_outputs = g.outputs.size();
+  plan.forward = std::make_shared<Graph>(g);
   for (size_t a = 0; a < saved_node.size(); ++a) {
     if (saved_node[a] < 0) {
-      plan->arg_slot.push_back(saved_node[a]);
+      plan.arg_slot.push_back(saved_node[a]);
     } else if (!used[a]) {
-      plan->arg_slot.push_back(kUnused);
+      plan.arg_slot.push_back(kUnused);
     } else {
-      plan->arg_slot.push_back((int)plan->forward->outputs.size());
-      plan->forward->outputs.push_back(saved_node[a]);
+      plan.arg_slot.push_back((int)plan.forward->outputs.size());
+      plan.forward->outputs.push_back(saved_node[a]);
     }
   }
-  optimize(*plan->forward);  // fuses again, keeping every saved value an output
+  optimize(*plan.forward);  // fuses again, keeping every saved value an output
+}
+
+}  // namespace
+
+std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& fused_graph, const Tensors& args) {
+  if (!suitable(fused_graph)) return nullptr;
+  const Graph g = unfused(fused_graph);
+  auto plan = std::make_shared<BackwardPlan>();
+  const Tensors sources = plan_sources(*plan, g, args);
+  if (sources.empty()) return nullptr;
+  PauseAllTapes pause;  // the caller's tape sees none of this
+  Tape tape;
+  for (auto& s : sources) tape.watch(s);
+  const ForwardRun f = run_forward(g, args, tape);
+  Tracer tr;
+  std::vector<int> saved_node;
+  if (!trace_backward(*plan, g, f, tape, sources, tr, saved_node)) return nullptr;
+  add_saved_outputs(*plan, g, tr.g, saved_node);
   plan->backward = std::make_shared<Graph>(std::move(tr.g));
   return plan;
 }

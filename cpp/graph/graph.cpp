@@ -193,4 +193,32 @@ bool same_structure(const Graph& a, const Graph& b, std::string* why) {
   return true;
 }
 
+std::vector<std::string> node_ops(const Graph& g) {
+  std::vector<std::string> r;
+  for (auto& n : g.nodes) {
+    switch (n.kind) {
+      case NodeKind::Op: r.push_back(n.op->name); break;
+      case NodeKind::Placeholder: r.push_back("Placeholder"); break;
+      case NodeKind::Constant: r.push_back("Const"); break;
+      case NodeKind::VariableRead: r.push_back("ReadVariable"); break;
+      case NodeKind::Assign: r.push_back("AssignVariable"); break;
+      case NodeKind::HostCall: r.push_back("HostCall"); break;
+    }
+  }
+  return r;
+}
+
+void relax(Graph& g, const std::vector<Shape>& shapes, const Graph& other) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    auto& n = g.nodes[i];
+    if (n.kind == NodeKind::Placeholder && n.arg < (int)shapes.size()) {
+      n.meta.shape = shapes[n.arg];
+    } else if (i < other.nodes.size() && other.nodes[i].meta.shape.size() == n.meta.shape.size()) {
+      for (size_t d = 0; d < n.meta.shape.size(); ++d)
+        if (n.meta.shape[d] != other.nodes[i].meta.shape[d]) n.meta.shape[d] = -1;
+    }
+  }
+  g.relaxed = true;
+}
+
 }  // namespace tg::graph

@@ -73,4 +73,12 @@ std::string attrs_text(const Attrs& a);    // "{axis=[0], keepdims=false}"
 // allowing placeholder dimensions to differ; otherwise *why names the first difference.
 bool same_structure(const Graph& a, const Graph& b, std::string* why);
 
+// The op of each node in execution order: its registry name, or Placeholder, Const,
+// ReadVariable, AssignVariable, HostCall.
+std::vector<std::string> node_ops(const Graph& g);
+
+// Relaxes g (Note [Relaxed graphs]): placeholder i takes shapes[i] (-1: any size), and every
+// other node's dims that differ from `other` (the same structure traced for other shapes) become -1.
+void relax(Graph& g, const std::vector<Shape>& shapes, const Graph& other);
+
 }  // namespace tg::graph

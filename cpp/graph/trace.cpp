@@ -2,6 +2,9 @@
 #include "graph/trace.h"
 #include <sstream>
 #include "core/error.h"
+#include "engine/eager.h"
+#include "engine/forward.h"
+#include "engine/observer.h"
 #include "graph/executor.h"
 #include "ops/random.h"
 
@@ -11,6 +14,27 @@ std::vector<Tracer*>& active_tracers() {
   thread_local std::vector<Tracer*> stack;
   return stack;
 }
+
+namespace {
+
+// The tracers' observer (Note [Op observers]): on the list while a tracer is active.
+struct TracersObserver final : OpObserver {
+  TracersObserver() : OpObserver(kTracer) {}
+  void before_stateful_op(const Tensors& x) override {
+    for (Tracer* t : active_tracers())
+      for (auto& xi : x)
+        if (xi->is_variable) t->before_assign(xi);
+  }
+  void after_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) override {
+    for (Tracer* t : active_tracers()) t->record_op(op, x, attrs, out);
+  }
+};
+TracersObserver g_tracers_observer;
+
+}  // namespace
+
+void push_tracer(Tracer* t) { push_observed(active_tracers(), t, &g_tracers_observer); }
+void pop_tracer(Tracer* t) { pop_observed(active_tracers(), t, &g_tracers_observer); }
 
 static int add_node(Graph& g, Node n) {
   g.nodes.push_back(std::move(n));
@@ -68,12 +92,6 @@ void Tracer::record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, co
       if (xi->is_variable) node_of.erase(xi->id);
 }
 
-void before_stateful_op(const Tensors& x) {
-  for (Tracer* t : active_tracers())
-    for (auto& xi : x)
-      if (xi->is_variable) t->before_assign(xi);
-}
-
 void Tracer::before_assign(const Tensor& var) {
   if (!dry) return;
   for (auto& sv : saved_vars)
@@ -106,6 +124,14 @@ const Node* Tracer::node_for(const Tensor& t) const {
   return it == node_of.end() ? nullptr : &g.nodes[it->second];
 }
 
+std::shared_ptr<Graph> Tracer::finish(const Tensors& outputs, OptimizeStats* stats) {
+  for (auto& t : outputs) g.outputs.push_back(input_node(t));
+  *stats = optimize(g);
+  auto result = std::make_shared<Graph>(std::move(g));
+  node_of.clear();
+  return result;
+}
+
 void Tracer::begin_dry() {
   dry = true;
   saved_random = random_counters();
@@ -117,8 +143,20 @@ void Tracer::restore_variables() {
   if (dry) set_random_counters(saved_random);
 }
 
-void record_on_tracers(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
-  for (Tracer* t : active_tracers()) t->record_op(op, x, attrs, out);
+void traced_assign(const Tensor& var, const Tensor& value, int mode) {
+  for (Tracer* t : active_tracers()) t->before_assign(var);
+  assign_into(var, value, mode);
+  for (Tracer* t : active_tracers()) t->record_assign(var, value, mode);
+}
+
+void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label) {
+  for (Tracer* t : active_tracers()) t->record_host_call(fn, x, label);
+}
+
+Tensor fresh_view(const Tensor& t) {
+  // No tracer is active yet, so the graph does not see the Identity.
+  if (should_record({t}) || any_tangent({t})) return apply("Identity", {t});
+  return view(t, t->shape);
 }
 
 bool is_traced_value(const Tensor& t) {

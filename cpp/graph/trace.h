@@ -8,6 +8,7 @@
 #pragma once
 #include <unordered_map>
 #include "graph/graph.h"
+#include "graph/optimize.h"
 
 namespace tg::graph {
 
@@ -29,17 +30,34 @@ struct Tracer {
   void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label);
   const Node* node_for(const Tensor& t) const;  // null when the tracer has not seen t
   void restore_variables();
+  // After the trace: the recorded nodes, `outputs` their results, as an optimized graph.
+  std::shared_ptr<Graph> finish(const Tensors& outputs, OptimizeStats* stats);
 };
 
-// The active tracers of this thread, innermost last.
+// The active tracers of this thread, innermost last. While it is non-empty the tracers observe
+// op application (Note [Op observers] in engine/observer.h): every op apply() runs is recorded
+// on each of them, and a dry trace saves the Variable inputs a stateful op is about to change.
 std::vector<Tracer*>& active_tracers();
 inline bool tracing() { return !active_tracers().empty(); }
+void push_tracer(Tracer* t);
+void pop_tracer(Tracer* t);  // no-op when t is not active
 
-// Called by apply() for every op while tracing.
-void record_on_tracers(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
-// Called by apply() before a stateful op runs while tracing: a dry trace saves the Variable
-// inputs it is about to change (see Tracer::dry).
-void before_stateful_op(const Tensors& x);
+// Makes a tracer active for a scope.
+struct ActiveTracer {
+  Tracer* t;
+  explicit ActiveTracer(Tracer* tr) : t(tr) { push_tracer(t); }
+  ~ActiveTracer() { pop_tracer(t); }
+  ActiveTracer(const ActiveTracer&) = delete;
+  ActiveTracer& operator=(const ActiveTracer&) = delete;
+};
+// Writes value into var (mode 0 =, 1 +=, 2 -=) and records the assignment on the active tracers.
+void traced_assign(const Tensor& var, const Tensor& value, int mode);
+// Records on the active tracers a callback that runs with x's values at every call of the graph.
+void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label);
+// What a traced function receives for a tensor argument: a tensor with its own id and t's value.
+// Under a tape that watches t (or an accumulator with a tangent for t) an Identity op links it to
+// t, so gradients (tangents) flow to and from the caller's tensor.
+Tensor fresh_view(const Tensor& t);
 // True when some active tracer sees t as depending on an argument or variable.
 bool is_traced_value(const Tensor& t);
 // A short description of how the innermost tracer computes t: "Greater(x, 0)".

@@ -2,7 +2,8 @@
 //
 // Note [ISA dispatch]: the elementwise families (cpp/ops/unary.cpp, binary.cpp, activation.cpp)
 // are compiled three times, for baseline x86-64, x86-64-v3 (AVX2+FMA) and x86-64-v4 (AVX-512),
-// with TG_KERNEL_PASS defined; each pass hands its loops to the registry (OpDef::ew).
+// with TG_KERNEL_PASS defined; each pass hands its loops, by op name, to the kernel table
+// (kernel_table.h; the op definition holds no kernel pointers).
 // At import the best level the CPU supports is chosen; TAPEGRAD_ISA=baseline|avx2|avx512
 // forces a lower one so tests cover every path. Kernel-pass code must not share inline
 // functions with external linkage across levels (the linker would keep one copy, possibly the
@@ -10,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include "kernels/elementwise.h"
+#include "kernels/kernel_table.h"
 
 namespace tg {
 
@@ -33,6 +35,20 @@ static int initial_isa() {
   else if (!std::strcmp(env, "avx2")) want = 1;
   else if (!std::strcmp(env, "avx512")) want = 2;
   return want < best ? want : best;
+}
+
+std::vector<OpKernels> g_op_kernels;
+
+static OpKernels& kernels_for(const char* op) {
+  const int id = def_op(op).id;
+  if ((size_t)id >= g_op_kernels.size()) g_op_kernels.resize((size_t)id + 1);
+  return g_op_kernels[(size_t)id];
+}
+
+void set_ew_kernel(const char* op, int isa, int dtype_index, EwKernel k) { kernels_for(op).ew[isa][dtype_index] = k; }
+
+void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k) {
+  kernels_for(op).block[isa][dtype_index] = k;
 }
 
 static int g_isa = initial_isa();

@@ -2,6 +2,7 @@
 #include "kernels/elementwise.h"
 #include "core/error.h"
 #include "kernels/ew_args.h"
+#include "kernels/kernel_table.h"
 
 namespace tg {
 
@@ -59,9 +60,7 @@ static void fill_strides(EwArgs& a, const Tensors& x, const Shape& out, const ch
 Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m) {
   // The kernel is chosen by the dtype of the last input (Select's condition is first).
   DType dt = x.back()->dtype;
-  int isa = active_isa();
-  EwKernel k = nullptr;
-  for (int level = isa; level >= 0 && !k; --level) k = op.ew[level][(int)dt];
+  EwKernel k = ew_kernel(op, dt, active_isa());
   if (!k) throw InvalidArgument(cat(op.name, ": no kernel for dtype ", dtype_name(dt)));
   Tensor out = empty(m.shape, m.dtype);
   if (out->size == 0) return out;

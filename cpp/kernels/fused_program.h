@@ -17,7 +17,7 @@ namespace tg {
 
 constexpr int kFusedBlock = 512;  // elements per register
 
-// A row's block kernel (OpDef::block, set by the kernel passes of op_macros.h): out[i] = the
+// A row's block kernel (OpKernels::block in kernel_table.h, set by the kernel passes of op_macros.h): out[i] = the
 // row's expression of a[i] (b[i], c[i]) for i < n, in the program's float type, booleans as 0/1;
 // alpha is the op's "alpha" attribute. Operands are full blocks; out is never an operand except
 // at the same positions.
@@ -37,7 +37,7 @@ struct FusedInstr {
   int32_t dst, a, b, c;             // refs
   int32_t raw;                      // an input, output or accumulator index (see FusedCode)
   double alpha;                     // the op's "alpha" attribute (LeakyRelu's slope)
-  const FusedBlockFn (*fn)[2];      // Compute: the op's block kernels (OpDef::block)
+  const FusedBlockFn (*fn)[2];      // Compute: the op's block kernels (OpKernels::block)
 };
 
 struct FusedCall {

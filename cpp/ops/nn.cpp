@@ -5,6 +5,7 @@
 #include "engine/math.h"
 #include "kernels/elementwise.h"
 #include "kernels/ew_args.h"
+#include "kernels/kernel_table.h"
 
 namespace tg {
 
@@ -23,8 +24,7 @@ OutMeta softmax_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
 
 // The row loop of `op` for dtype dt at the active ISA level (or the best lower one).
 EwKernel row_kernel(const OpDef& op, DType dt) {
-  for (int level = active_isa(); level >= 0; --level)
-    if (EwKernel k = op.ew[level][(int)dt]) return k;
+  if (EwKernel k = ew_kernel(op, dt, active_isa())) return k;
   throw InvalidArgument(cat(op.name, ": no kernel for dtype ", dtype_name(dt)));
 }
 

@@ -2,7 +2,7 @@
 //
 // An elementwise family file is compiled once as the *register pass* (rows declare OpDefs with
 // their dtype rule and gradient rule) and once per ISA level as a *kernel pass* (rows become
-// vectorized loops handed to the registry). See Note [ISA dispatch] in cpu_dispatch.cpp.
+// vectorized loops handed to the kernel table, kernels/kernel_table.h). See Note [ISA dispatch] in cpu_dispatch.cpp.
 //
 // Rows:
 //   TG_UNARY(Name, forward_expr_in_x, grad_expr)                  float32/float64
@@ -18,7 +18,7 @@
 //   TG_LOGICAL(Name, bool_expr_in_x_y)                            bool -> bool, no gradient
 //   TG_FUSED_FORM(Name, forward_expr_in_x_y)                      float32/float64, no gradient: an op's
 //     form given an intermediate computed once for several ops (Note [Shared exponentials])
-// Each row's kernel pass also hands the registry a *block kernel* per float type (OpDef::block):
+// Each row's kernel pass also hands the kernel table a *block kernel* per float type (kernel_table.h):
 // the same expression over n contiguous elements of the program's float type, booleans as 0/1,
 // which fused programs call (Note [Fused nodes], fused_program.h).
 // Rules see x (and y), out, g and ctx (see GradCtx); a rule expression that contains a comma

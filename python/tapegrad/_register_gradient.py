@@ -26,12 +26,18 @@ class _OpView:
         return self._attrs[name]
 
 
+# Rules registered under names no registered op has (TF allows that): kept, by name, so that
+# registering is never an error; no op runs them.
+_unbound_rules = {}
+
+
 class RegisterGradient:
     """Decorator: ``@tf.RegisterGradient("Exp")`` makes ``fn(op, grad)`` the gradient of op ``Exp``.
 
     ``fn`` returns one gradient per input (a single tensor when the op has one input, None for
     no gradient). It replaces the built-in rule for every tape, nested tape and jacobian until
-    ``RegisterGradient.restore("Exp")`` puts the built-in rule back.
+    ``RegisterGradient.restore("Exp")`` puts the built-in rule back. A name no op has is
+    registered too, as TF does; no op uses that rule.
 
     >>> @tf.RegisterGradient("Exp")
     ... def _exp_grad(op, grad):
@@ -40,13 +46,14 @@ class RegisterGradient:
 
     def __init__(self, op_type):
         if not isinstance(op_type, str):
-            raise TypeError("RegisterGradient: op_type must be the op's registry name, e.g. 'Exp'")
-        if op_type not in _core.registered_ops():
-            raise _core.InvalidArgumentError(f"RegisterGradient: no op named {op_type!r} is registered")
+            raise TypeError("RegisterGradient: op_type must be a string, the op's registry name, e.g. 'Exp'")
         self._op_type = op_type
 
     def __call__(self, fn):
         op_type = self._op_type
+        if op_type not in _core.registered_ops():
+            _unbound_rules[op_type] = fn
+            return fn
 
         def rule(inputs, output, grad, attrs):
             return fn(_OpView(op_type, inputs, output, attrs), grad)
@@ -57,4 +64,5 @@ class RegisterGradient:
     @staticmethod
     def restore(op_type):
         """Puts back the built-in gradient rule of ``op_type``."""
-        _core.set_gradient(op_type, None)
+        if _unbound_rules.pop(op_type, None) is None:
+            _core.set_gradient(op_type, None)

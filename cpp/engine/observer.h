@@ -1,0 +1,50 @@
+// observer.h -- who is told about op application: tapes, forward accumulators, variable watchers, tracers.
+//
+// Note [Op observers]: apply() knows none of its observers. Each kind of observer keeps its own
+// stack of active objects (tapes, accumulators, ...) and, while that stack is non-empty, one
+// OpObserver of that kind is on this thread's list. apply() tests one count per op and, when it
+// is non-zero, notifies the list in kind order: tapes record the op first, then accumulators
+// push it forward (the ops of a JVP must find the primal's tape entry already there), then
+// variable watchers, then tracers. The list is copied before it is walked, since an observer
+// runs ops that may open or close others.
+#pragma once
+#include "engine/registry.h"
+
+namespace tg {
+
+struct OpObserver {
+  enum Kind { kTape, kAccumulator, kVariableWatcher, kTracer, kNumKinds };
+  explicit OpObserver(Kind k) : kind(k) {}
+  virtual ~OpObserver() = default;
+  // Before the kernel of a stateful op (one that changes its Variable inputs).
+  virtual void before_stateful_op(const Tensors&) {}
+  // After the kernel: out is the op's result.
+  virtual void after_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) = 0;
+  const Kind kind;
+};
+
+// Adds an observer to this thread's list (kept in kind order); removing one not there is a no-op.
+void add_observer(OpObserver* o);
+void remove_observer(OpObserver* o);
+// True when some observer is on this thread's list.
+bool any_observer();
+
+// Pushes onto a stack of active objects (tapes, tracers, ...): the kind's observer joins the
+// list with the first one and leaves it with the last.
+template <class T>
+void push_observed(std::vector<T*>& s, T* item, OpObserver* o) {
+  if (s.empty()) add_observer(o);
+  s.push_back(item);
+}
+
+template <class T>
+void pop_observed(std::vector<T*>& s, T* item, OpObserver* o) {
+  for (size_t i = s.size(); i-- > 0;)
+    if (s[i] == item) {
+      s.erase(s.begin() + (long)i);
+      break;
+    }
+  if (s.empty()) remove_observer(o);
+}
+
+}  // namespace tg
