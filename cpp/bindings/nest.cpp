@@ -1,5 +1,6 @@
 // nest.cpp -- nested structures in C++, the counterpart of tapegrad._nest (tests/test_nest.py compares them).
 #include "bindings/nest.h"
+#include "bindings/convert.h"
 
 namespace tg {
 
@@ -7,6 +8,7 @@ namespace {
 
 bool is_mapping(py::handle s) {
   if (PyDict_Check(s.ptr())) return true;
+  if (is_tensor(s) || PyList_Check(s.ptr()) || PyTuple_Check(s.ptr())) return false;  // the common cases, no ABC check
   static py::handle mapping = py::object(py::module_::import("collections.abc").attr("Mapping")).release();
   return PyObject_IsInstance(s.ptr(), mapping.ptr()) == 1;
 }

@@ -1,5 +1,6 @@
 // tape.cpp -- GradientTape (TF semantics) over the C++ tape, nested structures, custom entries.
 #include <pybind11/stl.h>
+#include "bindings/nest.h"
 #include "bindings/py_rules.h"
 #include "core/error.h"
 #include "engine/jacobian.h"
@@ -8,39 +9,11 @@ namespace tg {
 
 namespace {
 
-// Nested lists, tuples and dicts of tensors, flattened in iteration order.
-void flatten(py::handle obj, std::vector<py::handle>& out) {
-  if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
-    for (auto item : obj) flatten(item, out);
-  } else if (PyDict_Check(obj.ptr())) {
-    for (auto kv : py::reinterpret_borrow<py::dict>(obj)) flatten(kv.second, out);
-  } else {
-    out.push_back(obj);
-  }
-}
+// Nested structures of tensors: see Note [Nest order] (bindings/nest.h).
+void flatten(py::handle obj, std::vector<py::object>& out) { nest_flatten(obj, out); }
+py::object unflatten(py::handle like, const std::vector<py::object>& flat, size_t& i) { return nest_pack(like, flat, i); }
 
-py::object unflatten(py::handle like, const std::vector<py::object>& flat, size_t& i) {
-  if (PyList_Check(like.ptr())) {
-    py::list l;
-    for (auto item : like) l.append(unflatten(item, flat, i));
-    return std::move(l);
-  }
-  if (PyTuple_Check(like.ptr())) {
-    py::list l;
-    for (auto item : like) l.append(unflatten(item, flat, i));
-    py::tuple t(l);
-    if (py::hasattr(like, "_fields")) return like.get_type()(*t);  // namedtuple
-    return std::move(t);
-  }
-  if (PyDict_Check(like.ptr())) {
-    py::dict d;
-    for (auto kv : py::reinterpret_borrow<py::dict>(like)) d[kv.first] = unflatten(kv.second, flat, i);
-    return std::move(d);
-  }
-  return flat[i++];
-}
-
-Tensors as_tensors(const std::vector<py::handle>& items, const char* what, bool allow_none) {
+Tensors as_tensors(const std::vector<py::object>& items, const char* what, bool allow_none) {
   Tensors r;
   for (auto h : items) {
     if (h.is_none() && allow_none) { r.push_back(nullptr); continue; }
@@ -79,7 +52,7 @@ struct PyTape {
     if (!py::isinstance<TensorImpl>(target)) throw InvalidArgument("GradientTape.jacobian: target must be a Tensor");
     JacobianRequest req = jacobian_request(parallel_iterations, use_pfor, unconnected);
     req.target = target.cast<Tensor>();
-    std::vector<py::handle> fs;
+    std::vector<py::object> fs;
     flatten(sources, fs);
     req.sources = as_tensors(fs, "source", false);
     Tensors jac;
@@ -124,7 +97,7 @@ struct PyTape {
       }
       return grads[0] ? py::cast(grads[0]) : py::none();
     }
-    std::vector<py::handle> ft, fs, fo;
+    std::vector<py::object> ft, fs, fo;
     flatten(target, ft);
     flatten(sources, fs);
     req.targets = as_tensors(ft, "target", false);
@@ -251,7 +224,7 @@ void bind_gradient_tape(py::module_& m) {
              t.active = false;
            })
       .def("watch", [](PyTape& t, py::handle x) {
-             std::vector<py::handle> items;
+             std::vector<py::object> items;
              flatten(x, items);
              for (auto h : items) {
                if (!is_tensor(h))
