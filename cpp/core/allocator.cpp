@@ -44,6 +44,13 @@ void* raw_alloc(size_t bytes) {
   return std::aligned_alloc(64, (bytes + 63) / 64 * 64);
 }
 
+// See Note [Sanitizer build] in allocator.h.
+void* exact_block(size_t n) {
+  void* p = nullptr;
+  if (posix_memalign(&p, 64, n ? n : 1) != 0) throw std::bad_alloc();
+  return p;
+}
+
 struct BlockCache {
   std::vector<void*> free[kClasses];
   size_t bytes = 0;
@@ -64,6 +71,7 @@ BlockCache& cache() {
 
 void* allocate_block(size_t n, int& size_class) {
   if (n > class_bytes(kClasses - 1)) throw std::bad_alloc();  // beyond any machine's memory
+  if (kExactBlocks) return exact_block(n);
   size_class = class_of(n);
   BlockCache& c = cache();
   if (c.alive && !c.free[size_class].empty()) {
@@ -78,6 +86,7 @@ void* allocate_block(size_t n, int& size_class) {
 }
 
 void release_block(void* p, int size_class) {
+  if (kExactBlocks) return std::free(p);
   BlockCache& c = cache();
   const size_t bytes = class_bytes(size_class);
   if (c.alive && c.free[size_class].size() < kMaxBlocksPerClass && c.bytes + bytes <= kMaxCachedBytes) {

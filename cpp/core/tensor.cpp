@@ -8,7 +8,7 @@
 namespace tg {
 
 Storage::Storage(size_t n) : nbytes(n) {
-  if (n <= sizeof(small)) {
+  if (n <= sizeof(small) && !kExactBlocks) {  // see Note [Sanitizer build] in allocator.h
     data = small;
     return;
   }
