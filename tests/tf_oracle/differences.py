@@ -1,9 +1,99 @@
 """Every difference the oracle finds between tapegrad and TensorFlow, in one table.
 
 Keys are fnmatch patterns over "fwd:<op>-<dtype>-<label>" (values, dtypes, shapes, error classes) and
-"grad:<op>-<dtype>-<label>" (first-order gradients); the matching cases are strict xfails, so fixing a
-difference fails its case until the row here goes. Values: (kind, reason), kind "bug" (to be fixed) or
-"deliberate" (kept on purpose; README.md's "Differences from TensorFlow" lists the same rows)."""
+"grad:<op>-<dtype>-<label>" (first-order gradients); the first matching row makes a case a strict xfail,
+so fixing a difference fails its case until its row here goes. Values: (kind, reason), kind "bug" (to be
+fixed) or "deliberate" (kept on purpose; README.md's "Differences from TensorFlow" lists the same rows)."""
+
+BUG, DELIBERATE = "bug", "deliberate"
+_FTZ = "TF flushes subnormal floats to zero on CPU; tapegrad keeps IEEE subnormals"
 
 DIFFERENCES = {
+    # ---- deliberate
+    **{f"fwd:{op}-float*-edge_subnormal": (DELIBERATE, _FTZ) for op in ["sign", "log", "sqrt", "rsqrt", "floor",
+                                                                        "ceil"]},
+    "fwd:floordiv-float*-edge": (DELIBERATE, "TF flushes the subnormal quotient -1e-20 / 1e20 to -0 before "
+                                             "the floor; tapegrad keeps it and gives -1"),
+    "fwd:erf-float64-edge_[ih]*": (DELIBERATE, "TF's float64 erf gives NaN at +-inf and near the largest "
+                                               "finite value; tapegrad gives +-1"),
+    "fwd:cast:edges-*-edge_[nih]*_int*": (DELIBERATE, "a float -> int cast of NaN, +-inf or an out-of-range "
+                                                      "value is undefined in C++; TF gives the x86 'integer "
+                                                      "indefinite' INT_MIN, tapegrad saturates (NaN -> 0)"),
+    "fwd:constant-int32-huge": (DELIBERATE, "constant(2**40, int32) is refused (TF silently wraps it to 0)"),
+    # TF stores these float64 constants as float32 (relative error ~1e-8); tapegrad's are exact
+    "*:nn.gelu-float64-r*": (DELIBERATE, "TF's float64 gelu uses float32 constants; tapegrad's are float64"),
+    "fwd:nn.gelu*-float64-edge_nan": (DELIBERATE, "TF's float64 gelu uses float32 constants; tapegrad's are "
+                                                  "float64"),
+    "fwd:nn.gelu:approx-float64-r*": (DELIBERATE, "TF's float64 gelu uses float32 constants; tapegrad's are "
+                                                  "float64"),
+    "grad:nn.gelu:approx-float64-r23": (DELIBERATE, "TF's float64 gelu uses float32 constants; tapegrad's are "
+                                                    "float64"),
+    "*:nn.leaky_relu*-float64-r23": (DELIBERATE, "TF holds leaky_relu's alpha as a float32 attribute, also for "
+                                                 "float64 inputs; tapegrad uses alpha as given"),
+    "*:nn.leaky_relu-float64-rank0": (DELIBERATE, "TF holds leaky_relu's alpha as a float32 attribute, also "
+                                                  "for float64 inputs; tapegrad uses alpha as given"),
+    "fwd:nn.leaky_relu*-float64-edge_huge": (DELIBERATE, "TF holds leaky_relu's alpha as a float32 attribute, "
+                                                         "also for float64 inputs; tapegrad uses alpha as given"),
+    # ---- bugs: values
+    "fwd:abs-*-edge_zero": (BUG, "abs(-0.0) is -0.0 (TF: +0.0)"),
+    "fwd:sign-*-edge_nan": (BUG, "sign(NaN) is 0 (TF: NaN)"),
+    "fwd:sin-*-edge_huge": (BUG, "sin of large arguments (1e10, 1e20, 1e30) is far outside [-1, 1]: no "
+                                 "argument reduction"),
+    "fwd:cos-*-edge_huge": (BUG, "cos of large arguments (1e10, 1e20, 1e30) is far outside [-1, 1]: no "
+                                 "argument reduction"),
+    "fwd:nn.relu-*-edge_nan": (BUG, "relu(NaN) is 0 (TF: NaN)"),
+    "fwd:nn.relu6-*-edge_nan": (BUG, "relu6(NaN) is 0 (TF: NaN)"),
+    "fwd:maximum-float*-edge": (BUG, "maximum(x, NaN) is x (TF: NaN)"),
+    "fwd:minimum-float*-edge": (BUG, "minimum(x, NaN) is x (TF: NaN)"),
+    "fwd:reduce_euclidean_norm-*-edge_nan": (BUG, "the norm of a vector holding NaN is 0 (TF: NaN)"),
+    "fwd:norm-*-edge_nan": (BUG, "the norm of a vector holding NaN is 0 (TF: NaN)"),
+    "fwd:linalg.global_norm-*-nan": (BUG, "global_norm of tensors holding NaN is finite (TF: NaN)"),
+    "fwd:clip_by_global_norm-*-nan": (BUG, "clip_by_global_norm hides NaN: the global norm ignores it (TF: "
+                                           "all NaN)"),
+    "fwd:clip_by_norm-*-nan": (BUG, "clip_by_norm of a tensor holding NaN leaves the other entries (TF: all "
+                                    "NaN)"),
+    "fwd:argmax-*-nan": (BUG, "argmax picks the NaN entry (TF skips NaN)"),
+    "fwd:argmin-*-nan": (BUG, "argmin picks the NaN entry (TF skips NaN)"),
+    "fwd:linalg.trace-float*-nan_offdiag": (BUG, "trace picks up NaN/inf from off the diagonal"),
+    "fwd:linalg.diag_part-float*-nan_offdiag": (BUG, "diag_part picks up NaN/inf from off the diagonal"),
+    "fwd:cast-float*-to_bool": (BUG, "cast float -> bool is x > 0 (TF: x != 0, NaN -> True)"),
+    "fwd:cast:edges-*-edge_*_bool": (BUG, "cast float -> bool is x > 0 (TF: x != 0, NaN -> True)"),
+    "fwd:clip_by_value-*-inverted": (BUG, "clip_value_min > clip_value_max gives the max (TF: min(max) order, "
+                                          "the min)"),
+    "fwd:squeeze-*-empty_axes": (BUG, "squeeze(x, axis=[]) squeezes nothing (TF: every size-1 axis)"),
+    "fwd:concat-*-tensor": (BUG, "concat(t, 0) with one tensor concatenates its rows (TF: t as a list of one)"),
+    "*:nn.softmax_cross_entropy_with_logits-*-axnone": (BUG, "axis=None reduces every axis (TF: the last)"),
+    "fwd:constant-int*-scalar": (BUG, "constant(3.7, int) truncates to 3 (TF: TypeError)"),
+    "fwd:constant-bool-[lsh]*": (BUG, "constant(number, bool) converts (TF: TypeError): list, scalar, "
+                                         "shape=, huge"),
+    "fwd:reshape-*-empty": (BUG, "reshape of a (0, 3) tensor to [3, 0, -1] is refused (TF infers the -1)"),
+    "grad:reshape-*-empty": (BUG, "reshape of a (0, 3) tensor to [3, 0, -1] is refused (TF infers the -1)"),
+    "*:math.unsorted_segment_sum-*-neg": (BUG, "a negative segment id raises (TF drops that entry)"),
+    "*:linalg.trace-*-rect": (BUG, "trace of a non-square matrix is refused (TF: sum of the main diagonal)"),
+    "*:linalg.diag_part-*-rect": (BUG, "diag_part of a non-square matrix is refused (TF: the main diagonal)"),
+    "fwd:where-*-indices": (BUG, "where(condition) alone raises NotImplementedError (TF: the indices of the "
+                                 "true entries)"),
+    "fwd:nn.relu-int*": (BUG, "relu refuses int32/int64 (TF takes them)"),
+    "fwd:nn.relu6-int*": (BUG, "relu6 refuses int32/int64 (TF takes them)"),
+    "fwd:pow:int-int64-empty": (BUG, "integer pow with a negative exponent raises even when the result is "
+                                     "empty (TF returns the empty result)"),
+    # ---- bugs: errors (TF raises, tapegrad returns or raises another class)
+    "fwd:floordiv-int*-edge": (BUG, "integer floordiv by zero returns a value (TF: InvalidArgumentError)"),
+    "fwd:floormod-int*-edge": (BUG, "integer floormod by zero returns a value (TF: InvalidArgumentError)"),
+    "fwd:mod-int*-edge": (BUG, "integer mod by zero returns a value (TF: InvalidArgumentError)"),
+    "*:divide-float32-mixed": (BUG, "mixed float dtypes raise InvalidArgumentError (TF: TypeError)"),
+    "*:truediv-float32-mixed": (BUG, "mixed float dtypes raise InvalidArgumentError (TF: TypeError)"),
+    "*:add_n-*-bad": (BUG, "add_n broadcasts inputs of different shapes (TF: InvalidArgumentError)"),
+    "fwd:constant-*-badshape": (BUG, "constant(value, shape=) with a mismatched size raises "
+                                     "InvalidArgumentError from Reshape (TF: TypeError)"),
+    "fwd:eye-*-neg": (BUG, "eye(-1) raises NumPy's ValueError (TF: InvalidArgumentError)"),
+    "*:fill-*-neg": (BUG, "fill with a negative dimension raises NumPy's ValueError (TF: InvalidArgumentError)"),
+    "*:fill-*-nonscalar": (BUG, "fill with a non-scalar value is accepted (TF: InvalidArgumentError)"),
+    "fwd:range-*-empty": (BUG, "range(3, 1) returns an empty tensor (TF: InvalidArgumentError, start > limit "
+                               "with delta > 0)"),
+    "fwd:range-*-zero_delta": (BUG, "range(0, 10, 0) raises ZeroDivisionError (TF: InvalidArgumentError)"),
+    # ---- bugs: gradients
+    "grad:fill-*-shape": (BUG, "fill has no gradient with respect to its value (TF: the sum of the upstream "
+                               "gradient)"),
+    "grad:linspace-*": (BUG, "linspace has no gradient with respect to start and stop"),
 }
