@@ -444,3 +444,26 @@ NN = [
 ]
 
 ROWS = ELEMENTWISE + REDUCTIONS + LINALG + ARRAY + NN
+
+MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
+
+# Public callables with no oracle row: not ops, or exercised where their semantics are.
+EXCLUDED = {
+    "DType": "a dtype class, not an op (tests/test_tensor.py)",
+    "as_dtype": "a dtype lookup, not an op (tests/test_tensor.py)",
+    "Tensor": "the tensor class; its operators are the ops' rows (tests/test_tensor.py, tests/test_indexing.py)",
+    "TensorShape": "a shape class, not an op (tests/test_tensor.py)",
+    "TensorSpec": "a signature class for function (tests/test_function.py)",
+    "Variable": "state, not an op (tests/test_tape.py, tests/test_keras_optimizers.py)",
+    "GradientTape": "the tape itself: every gradient case here goes through it",
+    "UnconnectedGradients": "an enum of tape.gradient (tests/test_tape.py)",
+    "RegisterGradient": "replaces gradient rules (tests/test_register_gradient.py)",
+    "custom_gradient": "a decorator taking Python functions (tests/test_custom_gradient.py)",
+    "recompute_grad": "a decorator taking Python functions (tests/test_recompute.py)",
+    "function": "traces Python functions (tests/test_function*.py)",
+    "cond": "control flow taking Python callables (tests/test_control_flow.py)",
+    "while_loop": "control flow taking Python callables (tests/test_control_flow.py)",
+    "print": "writes to a stream, returns nothing to compare",
+    "random.set_seed": "seeds the global generator; random values are compared by shape and dtype only",
+    "random.get_global_generator": "the generator object behind random.normal/uniform",
+}
