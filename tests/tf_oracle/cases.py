@@ -1,5 +1,6 @@
 """Cases from the oracle table: ids "<op>-<dtype>-<label>", each with its row and sample, the same on
 every run (seeded from the id), and the known differences applied as strict xfails."""
+import dataclasses
 import fnmatch
 import zlib
 
@@ -11,13 +12,22 @@ from tf_oracle.rows import ROWS
 from tf_oracle.samples import FLOAT
 
 
+def _keyword_samples(sample):
+    """TF's calling conventions on a row's first sample: name= is accepted, an unknown keyword refused."""
+    yield "name", dataclasses.replace(sample, kwargs={**sample.kwargs, "name": "oracle"}, grad=False)
+    yield "badkw", dataclasses.replace(sample, kwargs={**sample.kwargs, "no_such_argument": 1}, grad=False)
+
+
 def all_cases():
     """(case id, row, dtype, sample) for every row, dtype and sample label."""
     cases = []
     for row in ROWS:
         for dtype in row.dtypes:
             rng = np.random.default_rng(zlib.crc32(f"{row.case_name}-{dtype}".encode()))
-            for label, sample in row.samples(rng, dtype):
+            samples = list(row.samples(rng, dtype))
+            if dtype == row.dtypes[0]:
+                samples += list(_keyword_samples(samples[0][1]))
+            for label, sample in samples:
                 cases.append((f"{row.case_name}-{dtype}-{label}", row, dtype, sample))
     return cases
 

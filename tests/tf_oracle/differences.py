@@ -32,6 +32,8 @@ DIFFERENCES = {
     "*:nn.leaky_relu*-float64-r23": (DELIBERATE, _F32_CONSTANTS),
     "*:nn.leaky_relu-float64-rank0": (DELIBERATE, _F32_CONSTANTS),
     "fwd:nn.leaky_relu*-float64-edge_huge": (DELIBERATE, _F32_CONSTANTS),
+    "fwd:nn.silu-*-name": (DELIBERATE, "Every op takes name=, also nn.silu and nn.swish (TF's do not)"),
+    "fwd:nn.swish-*-name": (DELIBERATE, "Every op takes name=, also nn.silu and nn.swish (TF's do not)"),
     # ---- bugs: values
     "fwd:abs-*-edge_zero": (BUG, "abs(-0.0) is -0.0 (TF: +0.0)"),
     "fwd:sign-*-edge_nan": (BUG, "sign(NaN) is 0 (TF: NaN)"),
@@ -90,6 +92,15 @@ DIFFERENCES = {
     "fwd:range-*-empty": (BUG, "range(3, 1) returns an empty tensor (TF: InvalidArgumentError, start > limit "
                                "with delta > 0)"),
     "fwd:range-*-zero_delta": (BUG, "range(0, 10, 0) raises ZeroDivisionError (TF: InvalidArgumentError)"),
+    # ---- bugs: calling conventions (the keyword cases every row gets on its first sample)
+    **{f"fwd:{op}-*-badkw": (BUG, "an unknown keyword argument is ignored (TF: TypeError naming it)")
+       for op in ["abs", "negative", "neg", "sign", "square", "exp", "expm1", "log", "log1p", "sqrt", "rsqrt",
+                  "reciprocal", "sin", "cos", "tan", "tanh", "sigmoid", "softplus", "erf", "floor", "ceil", "round",
+                  "nn.relu", "nn.relu6", "nn.elu", "nn.selu", "logical_not", "add", "subtract", "multiply",
+                  "maximum", "minimum", "squared_difference", "pow", "multiply_no_nan", "floordiv", "floormod",
+                  "mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
+                  "logical_or", "matmul", "einsum"]},
+    "fwd:pow:int-*-badkw": (BUG, "an unknown keyword argument is ignored (TF: TypeError naming it)"),
     # ---- bugs: gradients
     "grad:fill-*-shape": (BUG, "fill has no gradient with respect to its value (TF: the sum of the upstream "
                                "gradient)"),
