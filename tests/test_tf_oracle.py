@@ -147,8 +147,8 @@ def _compare(row, dtype, sample, with_grad):
             g, w = _array(tg, g), _array(ref, w)
             assert (g is None) == (w is None), f"gradient {i}: tapegrad {g}, TF {w}"
             if g is not None:
-                _assert_close(g, w.astype(g.dtype) if g.dtype != w.dtype else w, dtype, GRAD_TOL, False,
-                              f"gradient {i}")
+                assert g.dtype == w.dtype, f"gradient {i}: dtype {g.dtype}, TF {w.dtype}"
+                _assert_close(g, w, dtype, GRAD_TOL, False, f"gradient {i}")
 
 
 @pytest.mark.parametrize("row,dtype,sample", params("fwd", all_cases()))

@@ -46,7 +46,8 @@ def test_exclusions_name_public_callables_without_rows():
 
 def test_every_row_names_a_public_op():
     public = _public_callables()
-    unknown = sorted({row.name for row in ROWS} - set(public))
+    unknown = sorted(row.name for row in ROWS
+                     if row.name not in public and not (row.name.startswith("Tensor.") and callable(_resolve(row.name))))
     assert not unknown, f"rows naming no public callable: {unknown}"
 
 

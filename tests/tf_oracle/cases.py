@@ -25,7 +25,7 @@ def all_cases():
         for dtype in row.dtypes:
             rng = np.random.default_rng(zlib.crc32(f"{row.case_name}-{dtype}".encode()))
             samples = list(row.samples(rng, dtype))
-            if dtype == row.dtypes[0]:
+            if row.keywords and dtype == row.dtypes[0]:
                 samples += list(_keyword_samples(samples[0][1]))
             for label, sample in samples:
                 cases.append((f"{row.case_name}-{dtype}-{label}", row, dtype, sample))

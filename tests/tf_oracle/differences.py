@@ -13,6 +13,9 @@ _CAST = ("A float -> int cast of NaN, +-inf or an out-of-range value is undefine
 _F32_CONSTANTS = ("Float64 gelu and leaky_relu: TF holds their constants (alpha, 1/sqrt(2)) as float32 "
                   "(relative error ~1e-8); tapegrad computes in float64")
 
+_PYFLOAT = ("an operator between an integer or bool tensor and a Python float raises InvalidArgumentError "
+            "(TF: TypeError)")
+
 DIFFERENCES = {
     # ---- deliberate
     **{f"fwd:{op}-float*-edge_subnormal": (DELIBERATE, _FTZ) for op in ["sign", "log", "sqrt", "rsqrt", "floor",
@@ -34,6 +37,8 @@ DIFFERENCES = {
     "fwd:nn.leaky_relu*-float64-edge_huge": (DELIBERATE, _F32_CONSTANTS),
     "fwd:nn.silu-*-name": (DELIBERATE, "Every op takes name=, also nn.silu and nn.swish (TF's do not)"),
     "fwd:nn.swish-*-name": (DELIBERATE, "Every op takes name=, also nn.silu and nn.swish (TF's do not)"),
+    "fwd:Tensor.__or__-bool-pyfloat": (DELIBERATE, "`bool_tensor | 1.5` raises InvalidArgumentError; TF raises "
+                                                   "AttributeError there (TypeError for `&`)"),
     # ---- bugs: values
     "fwd:abs-*-edge_zero": (BUG, "abs(-0.0) is -0.0 (TF: +0.0)"),
     "fwd:sign-*-edge_nan": (BUG, "sign(NaN) is 0 (TF: NaN)"),
@@ -101,6 +106,17 @@ DIFFERENCES = {
                   "mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
                   "logical_or", "matmul", "einsum"]},
     "fwd:pow:int-*-badkw": (BUG, "an unknown keyword argument is ignored (TF: TypeError naming it)"),
+    "*:Tensor.__getitem__-*-list": (BUG, "a Python list as an index acts as NumPy fancy indexing (TF reads "
+                                         "x[[0, 1]] as x[0, 1])"),
+    **{f"fwd:Tensor.{op}-int*-pyfloat": (BUG, _PYFLOAT) for op in ["__radd__", "__sub__", "__rsub__", "__mul__",
+                                                                  "__rmul__", "__truediv__", "__rtruediv__", "__lt__",
+                                                                  "__ge__", "__eq__", "__ne__", "__floordiv__",
+                                                                  "__mod__"]},
+    "fwd:Tensor.__and__-bool-pyfloat": (BUG, _PYFLOAT),
+    "fwd:Tensor.__and__-bool-pyint": (BUG, "bool_tensor & 3 converts 3 to bool (TF: TypeError)"),
+    "fwd:Tensor.__or__-bool-pyint": (BUG, "bool_tensor | 3 converts 3 to bool (TF: TypeError)"),
+    "fwd:Tensor.__eq__-*-badshape": (BUG, "== of tensors whose shapes do not broadcast raises (TF: False)"),
+    "fwd:Tensor.__ne__-*-badshape": (BUG, "!= of tensors whose shapes do not broadcast raises (TF: True)"),
     # ---- bugs: gradients
     "grad:fill-*-shape": (BUG, "fill has no gradient with respect to its value (TF: the sum of the upstream "
                                "gradient)"),

@@ -14,7 +14,8 @@ class Row:
     samples(rng, dtype) -> (label, Sample) pairs; dtypes: the dtypes the op takes.
     grad: compare first-order gradients on the samples that allow it.
     signed_zeros: the sign of a zero result must agree too.
-    shape_only: values differ by design (random ops): compare dtype and shape only."""
+    shape_only: values differ by design (random ops): compare dtype and shape only.
+    keywords: also check name= and an unknown keyword on the first sample (not for operators)."""
     name: str
     samples: Callable
     dtypes: tuple = FLOAT
@@ -24,6 +25,7 @@ class Row:
     shape_only: bool = False
     rtol: Optional[float] = None
     variant: str = ""
+    keywords: bool = True
 
     @property
     def case_name(self):
@@ -443,7 +445,54 @@ NN = [
         shape_only=True),
 ]
 
-ROWS = ELEMENTWISE + REDUCTIONS + LINALG + ARRAY + NN
+
+
+def _operator(domain=(-2.0, 2.0)):
+    """Tensor operators: tensor with tensor, and with Python numbers (TF's dtype rules for those)."""
+    def samples(rng, dt):
+        r = lambda shape: random_array(rng, shape, dt, domain)
+        y = r((2, 3))
+        yield "same", Sample([r((2, 3)), np.where(y == 0, 1, y).astype(y.dtype)])
+        yield "pyint", Sample([r((2, 3)), 3])
+        yield "pyfloat", Sample([r((3,)), 1.5])
+        yield "badshape", Sample([r((2, 3)), r((4,))])
+    return samples
+
+
+def _unary_operator(rng, dt):
+    yield "r23", Sample([_rand(rng, (2, 3), dt)])
+
+
+_KEYS = [("int", 1), ("neg", -2), ("oob", 3), ("slice", slice(1, None)), ("step", slice(None, None, -2)),
+         ("tuple", (1, 2)), ("list", [0, 1]), ("newaxis", (None, 0)), ("ellipsis", (Ellipsis, 1)),
+         ("toomany", (0, 0, 0)), ("float", 1.5)]
+
+
+def _getitem(rng, dt):
+    x = _rand(rng, (3, 4), dt)
+    for label, key in _KEYS:
+        yield label, Sample([x, key])
+    yield "mask", Sample([x, _rand(rng, (3, 4), "bool")])
+    yield "itensor", Sample([x, np.array(1, "int32")])
+
+
+# Tensor's operators are methods, not public callables: their rows are checked, not required
+OPERATORS = [Row(f"Tensor.{op}", _operator(), NUMERIC)
+             for op in ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                        "__rtruediv__", "__lt__", "__ge__", "__eq__", "__ne__"]] + [
+    Row("Tensor.__floordiv__", _operator(), NUMERIC, grad=False),
+    Row("Tensor.__mod__", _operator(), NUMERIC, grad=False),
+    Row("Tensor.__pow__", _operator((0.5, 2.0)), FLOAT),
+    Row("Tensor.__matmul__", _pairs([("mm", (2, 3), (3, 4)), ("bad", (2, 3), (2, 3))]), NUMERIC),
+    Row("Tensor.__neg__", _unary_operator, NUMERIC), Row("Tensor.__abs__", _unary_operator, NUMERIC),
+    Row("Tensor.__and__", _operator(), ("bool",)), Row("Tensor.__or__", _operator(), ("bool",)),
+    Row("Tensor.__invert__", _unary_operator, ("bool",)),
+    Row("Tensor.__getitem__", _getitem, ALL),
+]
+for _row in OPERATORS:
+    _row.keywords = False
+
+ROWS = ELEMENTWISE + REDUCTIONS + LINALG + ARRAY + NN + OPERATORS
 
 MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
 
