@@ -35,6 +35,7 @@ DIFFERENCES = {
     "*:nn.leaky_relu*-float64-r23": (DELIBERATE, _F32_CONSTANTS),
     "*:nn.leaky_relu-float64-rank0": (DELIBERATE, _F32_CONSTANTS),
     "fwd:nn.leaky_relu*-float64-edge_huge": (DELIBERATE, _F32_CONSTANTS),
+    "grad:nn.leaky_relu*-float64-edge_zero": (DELIBERATE, _F32_CONSTANTS),
     "fwd:nn.silu-*-name": (DELIBERATE, "Every op takes name=, also nn.silu and nn.swish (TF's do not)"),
     "fwd:nn.swish-*-name": (DELIBERATE, "Every op takes name=, also nn.silu and nn.swish (TF's do not)"),
     "fwd:Tensor.__or__-bool-pyfloat": (DELIBERATE, "`bool_tensor | 1.5` raises InvalidArgumentError; TF raises "
@@ -97,6 +98,7 @@ DIFFERENCES = {
     "fwd:range-*-empty": (BUG, "range(3, 1) returns an empty tensor (TF: InvalidArgumentError, start > limit "
                                "with delta > 0)"),
     "fwd:range-*-zero_delta": (BUG, "range(0, 10, 0) raises ZeroDivisionError (TF: InvalidArgumentError)"),
+    "grad:nn.selu-*-edge_zero": (BUG, "selu's gradient at 0 is the left one, scale * alpha (TF: scale)"),
     # ---- bugs: calling conventions (the keyword cases every row gets on its first sample)
     **{f"fwd:{op}-*-badkw": (BUG, "an unknown keyword argument is ignored (TF: TypeError naming it)")
        for op in ["abs", "negative", "neg", "sign", "square", "exp", "expm1", "log", "log1p", "sqrt", "rsqrt",

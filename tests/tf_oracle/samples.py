@@ -54,9 +54,9 @@ def unary(domain=(-2.0, 2.0), edges=True, **kwargs):
     def samples(rng, dtype):
         for label, shape in [("rank0", ()), ("empty", (0, 3)), ("r23", (2, 3))]:
             yield label, Sample([random_array(rng, shape, dtype, domain)], dict(kwargs))
-        if edges:
+        if edges:  # gradients at the kinks (0 and -0) too, where TF picks a subgradient
             for label, x in edge_values(dtype).items():
-                yield label, Sample([x], dict(kwargs), grad=False)
+                yield label, Sample([x], dict(kwargs), grad=label == "edge_zero")
     return samples
 
 
@@ -72,6 +72,8 @@ def binary(domain=(-2.0, 2.0), edges=True, mixed=True):
         yield "scalar", Sample([r(()), r((2, 3))])
         yield "empty", Sample([r((0, 3)), r((3,))])
         yield "badshape", Sample([r((2, 3)), r((4,))])
+        x = r((4,))
+        yield "tie", Sample([x, x.copy()])  # which side a tie's gradient goes to
         if mixed and dtype == "float32":
             yield "mixed", Sample([r((3,)), r((3,)).astype("float64")])
         if edges:
