@@ -119,6 +119,7 @@ DIFFERENCES = {
     "fwd:Tensor.__or__-bool-pyint": (BUG, "bool_tensor | 3 converts 3 to bool (TF: TypeError)"),
     "fwd:Tensor.__eq__-*-badshape": (BUG, "== of tensors whose shapes do not broadcast raises (TF: False)"),
     "fwd:Tensor.__ne__-*-badshape": (BUG, "!= of tensors whose shapes do not broadcast raises (TF: True)"),
+    "fwd:pad-bool-value": (BUG, "pad of a bool tensor with constant_values=3 converts 3 to bool (TF: TypeError)"),
     # ---- bugs: gradients
     "grad:fill-*-shape": (BUG, "fill has no gradient with respect to its value (TF: the sum of the upstream "
                                "gradient)"),
