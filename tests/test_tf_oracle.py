@@ -11,7 +11,7 @@ import pytest
 
 import tapegrad as tg
 from tf_oracle.cases import all_cases, gradient_cases, params
-from tf_oracle.samples import DT, FLOAT
+from tf_oracle.samples import DT
 
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 with warnings.catch_warnings():

@@ -44,10 +44,14 @@ def test_exclusions_name_public_callables_without_rows():
     assert not stale, f"exclusions naming no public callable, or one that has a row: {stale}"
 
 
+def _is_operator(path):
+    """Tensor's operators (Tensor.__add__, ...) have rows without being public callables of their own."""
+    return path.startswith("Tensor.") and callable(_resolve(path))
+
+
 def test_every_row_names_a_public_op():
     public = _public_callables()
-    unknown = sorted(row.name for row in ROWS
-                     if row.name not in public and not (row.name.startswith("Tensor.") and callable(_resolve(row.name))))
+    unknown = sorted(row.name for row in ROWS if row.name not in public and not _is_operator(row.name))
     assert not unknown, f"rows naming no public callable: {unknown}"
 
 
