@@ -14,7 +14,7 @@ class Row:
     samples(rng, dtype) -> (label, Sample) pairs; dtypes: the dtypes the op takes.
     grad: compare first-order gradients on the samples that allow it.
     signed_zeros: the sign of a zero result must agree too.
-    shape_only: values differ by design (random ops): compare dtype and shape only.
+    shape_only: values differ by design (random ops): compare dtype and shape, and the statistics of 1000+ draws.
     keywords: also check name= and an unknown keyword on the first sample (not for operators)."""
     name: str
     samples: Callable
@@ -438,13 +438,19 @@ NN = [
     Row("nn.sparse_softmax_cross_entropy_with_logits", _sparse_sce_samples),
     Row("nn.sigmoid_cross_entropy_with_logits", _sigmoid_ce_samples),
     Row("nn.dropout", fixed(("half", _x((4, 5), rate=0.5)), ("zero", _x((4, 5), rate=0.0)),
-                            ("bad", _x((4, 5), rate=1.5))), FLOAT, grad=False, shape_only=True),
+                            ("bad", _x((4, 5), rate=1.5)),
+                            ("stats", lambda rng, dt: Sample([np.ones((100, 100), dt)], {"rate": 0.3}))),
+        FLOAT, grad=False, shape_only=True),
     Row("random.normal", fixed(("shape", lambda rng, dt: Sample([[2, 3]], {"dtype": DT(dt)})),
-                               ("neg", lambda rng, dt: Sample([[-1]], {"dtype": DT(dt)}))), FLOAT, grad=False,
+                               ("neg", lambda rng, dt: Sample([[-1]], {"dtype": DT(dt)})),
+                               ("stats", lambda rng, dt: Sample([[20000]], {"mean": 2.0, "stddev": 3.0,
+                                                                            "dtype": DT(dt)}))), FLOAT, grad=False,
         shape_only=True),
     Row("random.uniform", fixed(("shape", lambda rng, dt: Sample([[2, 3]], {"dtype": DT(dt)})),
                                 ("minmax", lambda rng, dt: Sample([[4]], {"minval": 2, "maxval": 9, "dtype": DT(dt)})),
-                                ("empty", lambda rng, dt: Sample([[0, 2]], {"dtype": DT(dt)}))), NUMERIC, grad=False,
+                                ("empty", lambda rng, dt: Sample([[0, 2]], {"dtype": DT(dt)})),
+                                ("stats", lambda rng, dt: Sample([[20000]], {"minval": -3, "maxval": 9,
+                                                                             "dtype": DT(dt)}))), NUMERIC, grad=False,
         shape_only=True),
 ]
 
