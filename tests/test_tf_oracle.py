@@ -95,10 +95,13 @@ def _dtype_name(value):
 
 def _expected_class(error):
     """tapegrad's class for TF's error: tapegrad.errors.<same name> for TF's error classes, else the
-    builtin class itself."""
+    builtin class itself. TF's AttributeError comes from its argument handling tripping over an argument
+    of the wrong type (einsum(3, x), bool_tensor | 1.5): tapegrad's contract there is a TypeError."""
     cls = type(error)
     if isinstance(error, ref.errors.OpError):
         return getattr(tg.errors, cls.__name__, None)
+    if isinstance(error, AttributeError):
+        return TypeError
     for c in cls.__mro__:
         if c.__module__ == "builtins":
             return c
