@@ -24,9 +24,7 @@ DIFFERENCES = {
     "fwd:erf-float64-edge_inf": (DELIBERATE, _ERF),
     "fwd:erf-float64-edge_huge": (DELIBERATE, _ERF),
     "fwd:constant-int32-huge": (DELIBERATE, "An integer that does not fit the dtype is refused: TF wraps "
-                                            "constant(2**40, int32) to 0"),
-    "fwd:nn.silu-*-name": (DELIBERATE, "Every op takes name=, also nn.silu and nn.swish (TF's do not)"),
-    "fwd:nn.swish-*-name": (DELIBERATE, "Every op takes name=, also nn.silu and nn.swish (TF's do not)"),
+                                            "`constant(2**40, int32)` to 0"),
     # ---- bugs: values
     "fwd:cast:edges-*-edge_nan_int*": (BUG, _CAST),
     "fwd:cast:edges-*-edge_inf_int*": (BUG, _CAST),
@@ -106,6 +104,8 @@ DIFFERENCES = {
                   "mod", "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
                   "logical_or", "matmul", "einsum"]},
     "fwd:pow:int-*-badkw": (BUG, "an unknown keyword argument is ignored (TF: TypeError naming it)"),
+    "fwd:nn.silu-*-name": (BUG, "nn.silu and nn.swish take name= (TF's do not: TypeError)"),
+    "fwd:nn.swish-*-name": (BUG, "nn.silu and nn.swish take name= (TF's do not: TypeError)"),
     "*:Tensor.__getitem__-*-list": (BUG, "a Python list as an index acts as NumPy fancy indexing (TF reads "
                                          "x[[0, 1]] as x[0, 1])"),
     **{f"fwd:Tensor.{op}-int*-pyfloat": (BUG, _PYFLOAT) for op in ["__radd__", "__sub__", "__rsub__", "__mul__",
