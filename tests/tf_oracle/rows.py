@@ -1,0 +1,527 @@
+"""The oracle table: one row per public op, named by its path in tapegrad (TF has the same path)."""
+import dataclasses
+from typing import Callable, Optional
+
+import numpy as np
+
+from tf_oracle.samples import (ALL, DT, FLOAT, INT, NUMERIC, Sample, binary, edge_values, fixed,
+                               random_array, reduction, unary)
+
+
+@dataclasses.dataclass
+class Row:
+    """name: public path ("math.sin"); tf_name: TF's path when it differs.
+    samples(rng, dtype) -> (label, Sample) pairs; dtypes: the dtypes the op takes.
+    grad: compare first-order gradients on the samples that allow it.
+    signed_zeros: the sign of a zero result must agree too.
+    shape_only: values differ by design (random ops): compare dtype and shape, and the statistics of 1000+ draws.
+    keywords: also check name= and an unknown keyword on the first sample (not for operators)."""
+    name: str
+    samples: Callable
+    dtypes: tuple = FLOAT
+    tf_name: Optional[str] = None
+    grad: bool = True
+    signed_zeros: bool = False
+    shape_only: bool = False
+    rtol: Optional[float] = None
+    variant: str = ""
+    keywords: bool = True
+
+    @property
+    def case_name(self):
+        return f"{self.name}:{self.variant}" if self.variant else self.name
+
+    @property
+    def tf_path(self):
+        return self.tf_name or self.name
+
+
+def _u(name, dtypes=FLOAT, domain=(-2.0, 2.0), **kw):
+    return Row(name, unary(domain), dtypes, **kw)
+
+
+def _b(name, dtypes=NUMERIC, domain=(-2.0, 2.0), **kw):
+    return Row(name, binary(domain), dtypes, **kw)
+
+
+def _r(name, dtypes=NUMERIC, **kw):
+    return Row(name, reduction(), dtypes, **kw)
+
+
+def _one(label, fn):
+    return fixed((label, fn))
+
+
+def _rand(rng, shape, dtype, domain=(-2.0, 2.0)):
+    return random_array(rng, shape, dtype, domain)
+
+
+def _floats(values, **kwargs):
+    """A fixed float input (for float dtypes only), not differentiated."""
+    return lambda rng, dt: Sample([np.array(values, dt)], kwargs, grad=False) if dt in FLOAT else None
+
+
+def _x(shape, **kwargs):
+    """A sample of one random input of the case's dtype and the given attributes."""
+    return lambda rng, dt: Sample([_rand(rng, shape, dt)], kwargs)
+
+
+ELEMENTWISE = [
+    _u("abs", NUMERIC, signed_zeros=True), _u("negative", NUMERIC, signed_zeros=True),
+    _u("neg", NUMERIC, tf_name="math.negative"), _u("sign", NUMERIC, signed_zeros=True),
+    _u("square", NUMERIC), _u("exp"), _u("expm1", signed_zeros=True), _u("log", domain=(0.1, 3.0)),
+    _u("log1p", domain=(-0.9, 3.0), signed_zeros=True), _u("sqrt", domain=(0.1, 3.0), signed_zeros=True),
+    _u("rsqrt", domain=(0.1, 3.0)), _u("reciprocal", domain=(0.5, 2.0), signed_zeros=True),
+    _u("sin", signed_zeros=True), _u("cos"), _u("tan", domain=(-1.2, 1.2), signed_zeros=True),
+    _u("tanh", signed_zeros=True), _u("sigmoid"), _u("softplus"), _u("erf", signed_zeros=True),
+    _u("floor", signed_zeros=True, grad=False), _u("ceil", signed_zeros=True, grad=False),
+    _u("round", signed_zeros=True, grad=False),
+    _u("nn.relu", NUMERIC), _u("nn.relu6", NUMERIC), _u("nn.elu"), _u("nn.selu"), _u("nn.gelu"),
+    _u("nn.silu"), _u("nn.swish", tf_name="nn.silu"), _u("nn.leaky_relu"),
+    Row("nn.gelu", unary(approximate=True), FLOAT, variant="approx"),
+    Row("nn.leaky_relu", unary(alpha=0.1), FLOAT, variant="alpha"),
+    _u("logical_not", ("bool",)),
+    _b("add", ALL[:-1]), _b("subtract"), _b("multiply", signed_zeros=True), _b("divide", FLOAT),
+    _b("truediv", NUMERIC), _b("realdiv", FLOAT), _b("maximum"), _b("minimum"),
+    _b("squared_difference", NUMERIC), _b("pow", FLOAT, domain=(0.2, 2.0)),
+    _b("pow", INT, domain=(0, 3), variant="int"),
+    _b("multiply_no_nan", FLOAT), _b("floordiv", NUMERIC, grad=False), _b("floormod", NUMERIC, grad=False),
+    _b("mod", NUMERIC, tf_name="math.floormod", grad=False),
+    _b("equal", ALL), _b("not_equal", ALL), _b("less"), _b("less_equal"), _b("greater"), _b("greater_equal"),
+    _b("logical_and", ("bool",)), _b("logical_or", ("bool",)), _b("logical_xor", ("bool",)),
+]
+
+
+def _axis_out_of_range_only(rng, dt):
+    yield "ax5", Sample([_rand(rng, (2, 3), dt)], {"axis": 5})
+
+
+REDUCTIONS = [
+    _r("reduce_sum"), _r("reduce_mean"), _r("reduce_max"), _r("reduce_min"), _r("reduce_prod"),
+    _r("reduce_logsumexp", FLOAT), _r("reduce_std", FLOAT), _r("reduce_variance", FLOAT),
+    _r("reduce_euclidean_norm", FLOAT),
+    _r("reduce_all", ("bool",)), _r("reduce_any", ("bool",)),
+    Row("norm", reduction(), FLOAT),
+    Row("argmax", fixed(("ax0", _x((2, 3), axis=0)), ("axm1", _x((2, 3), axis=-1)),
+                        ("ax2", _x((2, 3), axis=2)), ("empty", _x((0, 3), axis=0)),
+                        ("nan", _floats([1.0, np.nan, 3.0], axis=0)),
+                        ("i32", _x((4,), output_type=DT("int32")))), NUMERIC, grad=False),
+    Row("argmin", fixed(("ax0", _x((2, 3), axis=0)), ("axm1", _x((2, 3), axis=-1)),
+                        ("ax2", _x((2, 3), axis=2)),
+                        ("nan", _floats([1.0, np.nan, 3.0], axis=0))),
+        NUMERIC, grad=False),
+    Row("cumsum", fixed(("ax0", _x((2, 3), axis=0)), ("axm1", _x((2, 3), axis=-1)),
+                        ("excl", _x((2, 3), axis=1, exclusive=True)), ("rev", _x((4,), reverse=True)),
+                        ("both", _x((4,), exclusive=True, reverse=True)), ("ax2", _x((2, 3), axis=2)),
+                        ("empty", _x((0,)))), NUMERIC),
+    Row("nn.l2_loss", fixed(("r23", _x((2, 3))), ("rank0", _x(())), ("empty", _x((0,))),
+                            ("inf", lambda rng, dt: Sample([np.array([np.inf, 1.0], dt)], grad=False))), FLOAT),
+    Row("nn.moments", fixed(("ax0", _x((3, 4), axes=[0])), ("ax01", _x((3, 4), axes=[0, 1])),
+                            ("keep", _x((3, 4), axes=[1], keepdims=True))), FLOAT),
+    Row("math.unsorted_segment_sum",
+        fixed(("r", lambda rng, dt: Sample([_rand(rng, (4, 3), dt), np.array([0, 2, 0, 1], "int32"), 3])),
+              ("neg", lambda rng, dt: Sample([_rand(rng, (4,), dt), np.array([0, -1, 0, 1], "int32"), 2])),
+              ("oob", lambda rng, dt: Sample([_rand(rng, (4,), dt), np.array([0, 5, 0, 1], "int32"), 2]))),
+        NUMERIC),
+]
+
+_MATS = [("mm", (2, 3), (3, 4)), ("batch", (2, 2, 3), (2, 3, 4)), ("bcast", (2, 2, 3), (3, 4)),
+         ("bad", (2, 3), (4, 2)), ("empty", (0, 3), (3, 2)), ("rank1", (3,), (3, 2))]
+
+
+def _pairs(cases, **kwargs):
+    def samples(rng, dt):
+        for label, sa, sb in cases:
+            yield label, Sample([_rand(rng, sa, dt), _rand(rng, sb, dt)], dict(kwargs))
+    return samples
+
+
+def _matmul_extra(rng, dt):
+    yield from _pairs(_MATS)(rng, dt)
+    yield "ta", Sample([_rand(rng, (3, 2), dt), _rand(rng, (3, 4), dt)], {"transpose_a": True})
+    yield "tb", Sample([_rand(rng, (2, 3), dt), _rand(rng, (4, 3), dt)], {"transpose_b": True})
+    yield "mixed", Sample([_rand(rng, (2, 3), dt), _rand(rng, (3, 4), "float64" if dt != "float64" else "float32")])
+    if dt in FLOAT:
+        yield "inf", Sample([np.array([[np.inf, 0.0]], dt), np.array([[0.0], [1.0]], dt)], grad=False)
+
+
+def _sq(shape):
+    return lambda rng, dt: Sample([_rand(rng, shape, dt)])
+
+
+def _nan_offdiag(rng, dt):
+    x = _rand(rng, (3, 3), dt)
+    if dt in FLOAT:
+        x[0, 1], x[2, 0] = np.nan, np.inf
+    return Sample([x], grad=False)
+
+
+LINALG = [
+    Row("matmul", _matmul_extra, NUMERIC),
+    Row("linalg.matvec", _pairs([("mv", (2, 3), (3,)), ("batch", (2, 2, 3), (2, 3)), ("bad", (2, 3), (4,))]), FLOAT),
+    Row("tensordot", fixed(("ax1", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (3, 4), dt), 1])),
+                           ("ax0", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (3, 4), dt), 0])),
+                           ("pairs", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (3, 2), dt),
+                                                             [[0, 1], [1, 0]]])),
+                           ("bad", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (4, 2), dt), 1]))),
+        NUMERIC),
+    Row("einsum", fixed(("mm", lambda rng, dt: Sample(["ij,jk->ik", _rand(rng, (2, 3), dt), _rand(rng, (3, 4), dt)])),
+                        ("trace", lambda rng, dt: Sample(["ii", _rand(rng, (3, 3), dt)])),
+                        ("outer", lambda rng, dt: Sample(["i,j->ij", _rand(rng, (2,), dt), _rand(rng, (3,), dt)])),
+                        ("sum", lambda rng, dt: Sample(["ij->", _rand(rng, (2, 3), dt)])),
+                        ("ellipsis", lambda rng, dt: Sample(["...ij,...jk->...ik", _rand(rng, (2, 2, 3), dt),
+                                                            _rand(rng, (2, 3, 2), dt)])),
+                        ("badshape", lambda rng, dt: Sample(["ij,jk->ik", _rand(rng, (2, 3), dt),
+                                                             _rand(rng, (4, 2), dt)])),
+                        ("notstr", lambda rng, dt: Sample([3, _rand(rng, (2, 3), dt)]))), NUMERIC),
+    Row("linalg.trace", fixed(("sq", _sq((3, 3))), ("rect", _sq((2, 3))), ("batch", _sq((2, 3, 3))),
+                              ("nan_offdiag", _nan_offdiag), ("rank1", _sq((3,)))), NUMERIC),
+    Row("linalg.diag_part", fixed(("sq", _sq((3, 3))), ("rect", _sq((2, 3))), ("batch", _sq((2, 3, 3))),
+                                  ("nan_offdiag", _nan_offdiag), ("rank1", _sq((3,)))), NUMERIC),
+    Row("linalg.matrix_transpose", fixed(("m", _sq((2, 3))), ("batch", _sq((2, 3, 4))), ("rank1", _sq((3,)))), ALL),
+    Row("linalg.adjoint", fixed(("m", _sq((2, 3))), ("batch", _sq((2, 3, 4)))), ALL),
+    Row("linalg.global_norm",
+        fixed(("two", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (4,), dt)]])),
+              ("nan", lambda rng, dt: Sample([[np.array([1.0, np.nan], dt), _rand(rng, (2,), dt)]], grad=False)),
+              ("inf", lambda rng, dt: Sample([[np.array([1.0, np.inf], dt)]], grad=False)),
+              ("huge", lambda rng, dt: Sample([[np.array([1e20, 1e20], dt)]], grad=False))), FLOAT),
+    Row("eye", fixed(("n", lambda rng, dt: Sample([3], {"dtype": DT(dt)})),
+                     ("nm", lambda rng, dt: Sample([2, 3], {"dtype": DT(dt)})),
+                     ("batch", lambda rng, dt: Sample([2], {"batch_shape": [3], "dtype": DT(dt)})),
+                     ("zero", lambda rng, dt: Sample([0], {"dtype": DT(dt)})),
+                     ("neg", lambda rng, dt: Sample([-1], {"dtype": DT(dt)}))), NUMERIC, grad=False),
+]
+
+
+def _with(shape, label_kwargs):
+    """One random input of `shape` per (label, kwargs)."""
+    return fixed(*[(label, _x(shape, **kw)) for label, kw in label_kwargs])
+
+
+def _list_of(shapes, **kwargs):
+    return lambda rng, dt: Sample([[_rand(rng, s, dt) for s in shapes]], kwargs)
+
+
+def _gather_samples(rng, dt):
+    p = _rand(rng, (4, 3), dt)
+    for label, idx, kw in [("ax0", [2, 0, 3], {}), ("ax1", [[1, 2], [0, 0]], {"axis": 1}),
+                           ("neg", [-1], {}), ("oob", [4], {}), ("axm1", [1], {"axis": -1}),
+                           ("ax2", [0], {"axis": 2}), ("empty", np.zeros((0,), "int32"), {})]:
+        yield label, Sample([p, np.asarray(idx, "int32")], kw)
+    yield "batch", Sample([_rand(rng, (2, 3), dt), np.array([[0, 2], [1, 1]], "int32")], {"axis": 1, "batch_dims": 1})
+    yield "i64", Sample([p, np.array([1, 3], "int64")])
+
+
+def _one_hot_samples(rng, dt):
+    idx = np.array([0, 2, -1, 5], "int32")
+    yield "default", Sample([idx, 3], grad=False)
+    yield "values", Sample([idx, 4], {"on_value": 2.0, "off_value": -1.0}, grad=False)
+    yield "ax0", Sample([idx, 3], {"axis": 0}, grad=False)
+    yield "dtype", Sample([idx, 3], {"dtype": DT(dt)}, grad=False)
+    yield "rank0", Sample([np.array(1, "int32"), 3], grad=False)
+    yield "negdepth", Sample([idx, -1], grad=False)
+
+
+def _boolean_mask_samples(rng, dt):
+    x = _rand(rng, (3, 2), dt)
+    yield "rows", Sample([x, np.array([True, False, True])])
+    yield "all", Sample([x, _rand(rng, (3, 2), "bool")])
+    yield "ax1", Sample([x, np.array([False, True])], {"axis": 1})
+    yield "bad", Sample([x, np.array([True, False])])
+    yield "none", Sample([x, np.zeros((3,), bool)])
+
+
+def _where_samples(rng, dt):
+    c = _rand(rng, (2, 3), "bool")
+    yield "same", Sample([c, _rand(rng, (2, 3), dt), _rand(rng, (2, 3), dt)])
+    yield "bcast", Sample([_rand(rng, (3,), "bool"), _rand(rng, (2, 3), dt), _rand(rng, (), dt)])
+    yield "bad", Sample([c, _rand(rng, (2, 3), dt), _rand(rng, (4,), dt)])
+    yield "indices", Sample([c], grad=False)
+
+
+def _pad_samples(rng, dt):
+    x = _rand(rng, (2, 3), dt)
+    yield "const", Sample([x, [[1, 0], [0, 2]]])
+    yield "value", Sample([x, [[1, 1], [1, 1]]], {"constant_values": 3})
+    yield "reflect", Sample([x, [[1, 1], [2, 2]]], {"mode": "REFLECT"})
+    yield "symmetric", Sample([x, [[1, 1], [2, 2]]], {"mode": "SYMMETRIC"})
+    yield "neg", Sample([x, [[-1, 0], [0, 0]]])
+    yield "badrank", Sample([x, [[1, 1]]])
+    yield "empty", Sample([_rand(rng, (0, 2), dt), [[1, 1], [0, 0]]])
+
+
+def _split_samples(rng, dt):
+    x = _rand(rng, (4, 6), dt)
+    yield "num", Sample([x, 2])
+    yield "sizes", Sample([x, [1, 5]], {"axis": 1})
+    yield "sizes_m1", Sample([x, [2, -1]], {"axis": 1})
+    yield "uneven", Sample([x, 3])
+    yield "badsizes", Sample([x, [1, 2]], {"axis": 1})
+    yield "ax2", Sample([x, 2], {"axis": 2})
+
+
+def _slice_samples(rng, dt):
+    x = _rand(rng, (3, 4), dt)
+    yield "basic", Sample([x, [1, 0], [2, 3]])
+    yield "m1", Sample([x, [0, 1], [-1, -1]])
+    yield "oob", Sample([x, [2, 0], [2, 1]])
+    yield "badrank", Sample([x, [0], [1]])
+
+
+def _strided_slice_samples(rng, dt):
+    x = _rand(rng, (3, 4), dt)
+    yield "basic", Sample([x, [0, 1], [3, 4], [1, 2]])
+    yield "rev", Sample([x, [-1, 0], [-4, 4], [-1, 1]])
+    yield "clamp", Sample([x, [0, 0], [10, 10]])
+    yield "zero_stride", Sample([x, [0, 0], [1, 1], [0, 1]])
+
+
+def _reshape_samples(rng, dt):
+    x = _rand(rng, (2, 3), dt)
+    yield "flat", Sample([x, [6]])
+    yield "m1", Sample([x, [3, -1]])
+    yield "rank0", Sample([_rand(rng, (1,), dt), []])
+    yield "bad", Sample([x, [4, 2]])
+    yield "two_m1", Sample([x, [-1, -1]])
+    yield "empty", Sample([_rand(rng, (0, 3), dt), [3, 0, -1]])
+
+
+def _range_samples(rng, dt):
+    yield "limit", Sample([5], {"dtype": DT(dt)}, grad=False)
+    yield "start_limit", Sample([2, 9, 3], {"dtype": DT(dt)}, grad=False)
+    yield "neg", Sample([5, 0, -2], {"dtype": DT(dt)}, grad=False)
+    yield "empty", Sample([3, 1], {"dtype": DT(dt)}, grad=False)
+    yield "zero_delta", Sample([0, 10, 0], {"dtype": DT(dt)}, grad=False)
+    if dt in FLOAT:
+        yield "frac", Sample([0.5, 2.0, 0.25], {"dtype": DT(dt)}, grad=False)
+
+
+ARRAY = [
+    Row("reshape", _reshape_samples, ALL),
+    Row("transpose", fixed(("default", _x((2, 3, 4))), ("perm", _x((2, 3, 4), perm=[2, 0, 1])),
+                           ("badperm", _x((2, 3), perm=[0, 0])), ("rank0", _x(())),
+                           ("short", _x((2, 3), perm=[0]))), ALL),
+    Row("expand_dims", _with((2, 3), [("ax0", {"axis": 0}), ("axm1", {"axis": -1}), ("ax3", {"axis": 3}),
+                                      ("axm4", {"axis": -4})]), ALL),
+    Row("squeeze", fixed(("all", _x((1, 3, 1))), ("ax0", _x((1, 3, 1), axis=0)), ("axl", _x((1, 3, 1), axis=[0, 2])),
+                         ("not1", _x((1, 3, 1), axis=1)), ("empty_axes", _x((1, 3, 1), axis=[])),
+                         ("ax5", _x((1, 3, 1), axis=5))), ALL),
+    Row("concat", fixed(("ax0", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (1, 3), dt)], 0])),
+                        ("axm1", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (2, 1), dt)], -1])),
+                        ("one", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt)], 0])),
+                        ("tensor", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), 0])),
+                        ("bad", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (2, 2), dt)], 0])),
+                        ("ax2", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (2, 3), dt)], 2]))), ALL),
+    Row("stack", fixed(("ax0", _list_of([(2, 3), (2, 3)])), ("ax2", _list_of([(2, 3), (2, 3)], axis=2)),
+                       ("axm1", _list_of([(2,), (2,)], axis=-1)), ("bad", _list_of([(2, 3), (3, 2)])),
+                       ("ax3", _list_of([(2, 3)], axis=3)), ("rank0", _list_of([(), ()]))), ALL),
+    Row("unstack", _with((2, 3), [("ax0", {}), ("ax1", {"axis": 1}), ("axm1", {"axis": -1}),
+                                  ("ax2", {"axis": 2})]), ALL),
+    Row("split", _split_samples, ALL),
+    Row("tile", fixed(("m", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [2, 1]])),
+                      ("zero", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [0, 2]])),
+                      ("badlen", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [2]])),
+                      ("neg", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [-1, 1]]))), ALL),
+    Row("reverse", _with((2, 3), [("ax0", {"axis": [0]}), ("both", {"axis": [0, -1]}), ("ax2", {"axis": [2]}),
+                                  ("none", {"axis": []})]), ALL),
+    Row("pad", _pad_samples, ALL),
+    Row("slice", _slice_samples, ALL),
+    Row("strided_slice", _strided_slice_samples, ALL),
+    Row("gather", _gather_samples, ALL),
+    Row("one_hot", _one_hot_samples, NUMERIC, grad=False),
+    Row("boolean_mask", _boolean_mask_samples, ALL),
+    Row("where", _where_samples, ALL),
+    Row("broadcast_to", fixed(("ok", lambda rng, dt: Sample([_rand(rng, (3,), dt), [2, 3]])),
+                              ("same", lambda rng, dt: Sample([_rand(rng, (2, 1), dt), [2, 4]])),
+                              ("bad", lambda rng, dt: Sample([_rand(rng, (3,), dt), [2, 4]]))), ALL),
+    Row("cast", fixed(*[(f"to_{t}", (lambda t: lambda rng, dt: Sample(
+        [np.concatenate([_rand(rng, (4,), dt), edge_values(dt)[next(iter(edge_values(dt)))]])],
+        {"dtype": DT(t)}, grad=False))(t)) for t in ALL]), ALL, grad=False),
+    Row("cast", fixed(*[(f"{lab}_{t}", (lambda lab, t: lambda rng, dt: Sample([edge_values(dt)[lab]], {"dtype": DT(t)},
+                                                                              grad=False))(lab, t))
+                        for lab in ["edge_nan", "edge_inf", "edge_huge", "edge_tiny"] for t in ALL]),
+        FLOAT, grad=False, variant="edges"),
+    Row("cast", fixed(("f64", _x((2, 3), dtype=DT("float64")))), ("float32",), variant="grad"),
+    Row("clip_by_value", fixed(("scalars", _x((2, 3), clip_value_min=-1.0, clip_value_max=1.0)),
+                               ("inverted", _x((2, 3), clip_value_min=1.0, clip_value_max=-1.0)),
+                               ("tensors", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (3,), dt) - 1,
+                                                                   _rand(rng, (3,), dt) + 3])),
+                               ("nan", lambda rng, dt: Sample([np.array([np.nan, 2.0, -3.0], dt), -1.0, 1.0],
+                                                              grad=False))), FLOAT),
+    Row("clip_by_norm", fixed(("clip", _x((2, 3), clip_norm=1.0)), ("noclip", _x((2, 3), clip_norm=100.0)),
+                              ("axes", _x((2, 3), clip_norm=1.0, axes=[1])),
+                              ("zero", lambda rng, dt: Sample([np.zeros((3,), dt), 1.0])),
+                              ("nan", lambda rng, dt: Sample([np.array([np.nan, 1.0], dt), 1.0], grad=False))), FLOAT),
+    Row("clip_by_global_norm",
+        fixed(("clip", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (3,), dt)], 1.0])),
+              ("noclip", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt)], 100.0])),
+              ("nan", lambda rng, dt: Sample([[np.array([np.nan, 1.0], dt), _rand(rng, (2,), dt)], 1.0], grad=False)),
+              ("inf", lambda rng, dt: Sample([[np.array([np.inf, 1.0], dt)], 1.0], grad=False))), FLOAT),
+    Row("add_n", fixed(("two", _list_of([(2, 3), (2, 3)])), ("one", _list_of([(3,)])),
+                       ("bad", _list_of([(2, 3), (3,)])), ("empty", lambda rng, dt: Sample([[]]))), NUMERIC),
+    Row("identity", unary(), ALL),
+    Row("stop_gradient", unary(edges=False), ALL),
+    Row("zeros_like", unary(edges=False), ALL), Row("ones_like", unary(edges=False), ALL),
+    Row("shape", unary(edges=False), ALL, grad=False), Row("size", unary(edges=False), ALL, grad=False),
+    Row("rank", unary(edges=False), ALL, grad=False),
+    Row("is_tensor", unary(edges=False), ALL, grad=False),
+    Row("convert_to_tensor", unary(), ALL),
+    Row("constant", fixed(("list", lambda rng, dt: Sample([[1, 2, 3]], {"dtype": DT(dt)}, grad=False)),
+                          ("scalar", lambda rng, dt: Sample([3.7], {"dtype": DT(dt)}, grad=False)),
+                          ("shape", lambda rng, dt: Sample([2], {"dtype": DT(dt), "shape": [2, 3]}, grad=False)),
+                          ("ragged", lambda rng, dt: Sample([[[1, 2], [3]]], {"dtype": DT(dt)}, grad=False)),
+                          ("huge", lambda rng, dt: Sample([2 ** 40], {"dtype": DT(dt)}, grad=False)),
+                          ("badshape", lambda rng, dt: Sample([[1, 2, 3]], {"dtype": DT(dt), "shape": [2, 2]},
+                                                              grad=False))), ALL, grad=False),
+    Row("zeros", fixed(("shape", lambda rng, dt: Sample([[2, 3]], {"dtype": DT(dt)})),
+                       ("empty", lambda rng, dt: Sample([[0, 3]], {"dtype": DT(dt)})),
+                       ("neg", lambda rng, dt: Sample([[-1, 3]], {"dtype": DT(dt)}))), ALL, grad=False),
+    Row("ones", fixed(("shape", lambda rng, dt: Sample([[2, 3]], {"dtype": DT(dt)})),
+                      ("rank0", lambda rng, dt: Sample([[]], {"dtype": DT(dt)})),
+                      ("neg", lambda rng, dt: Sample([[-1, 3]], {"dtype": DT(dt)}))), ALL, grad=False),
+    Row("fill", fixed(("shape", lambda rng, dt: Sample([[2, 3], _rand(rng, (), dt)])),
+                      ("neg", lambda rng, dt: Sample([[-1, 3], _rand(rng, (), dt)])),
+                      ("nonscalar", lambda rng, dt: Sample([[2], _rand(rng, (2,), dt)]))), ALL),
+    Row("range", _range_samples, NUMERIC, grad=False),
+    Row("linspace", fixed(("five", lambda rng, dt: Sample([np.array(0.0, dt), np.array(1.0, dt), 5])),
+                          ("one", lambda rng, dt: Sample([np.array(2.0, dt), np.array(3.0, dt), 1])),
+                          ("zero", lambda rng, dt: Sample([np.array(2.0, dt), np.array(3.0, dt), 0])),
+                          ("vec", lambda rng, dt: Sample([_rand(rng, (2,), dt), _rand(rng, (2,), dt), 3]))), FLOAT),
+]
+
+
+def _labels_logits(rng, dt, shape=(3, 4)):
+    p = rng.uniform(0.1, 1.0, size=shape)
+    return (p / p.sum(-1, keepdims=True)).astype(dt), _rand(rng, shape, dt, (-3.0, 3.0))
+
+
+def _softmax_samples(rng, dt):
+    yield "r23", Sample([_rand(rng, (2, 3), dt)])
+    yield "ax0", Sample([_rand(rng, (2, 3), dt)], {"axis": 0})
+    yield "ax2", Sample([_rand(rng, (2, 3), dt)], {"axis": 2})
+    yield "rank0", Sample([_rand(rng, (), dt)])
+    yield "empty", Sample([_rand(rng, (0, 3), dt)])
+    if dt in FLOAT:
+        yield "inf", Sample([np.array([[np.inf, 1.0, 0.0], [-np.inf, 1.0, 0.0]], dt)], grad=False)
+    yield "nan", Sample([np.array([[np.nan, 1.0, 0.0]], dt)], grad=False)
+    yield "huge", Sample([np.array([[1e30, -1e30, 0.0]], dt)], grad=False)
+
+
+def _sce_samples(rng, dt):
+    lab, log = _labels_logits(rng, dt)
+    yield "r", Sample([], {"labels": lab, "logits": log})
+    yield "ax0", Sample([], {"labels": lab.T.copy(), "logits": log.T.copy(), "axis": 0})
+    yield "axnone", Sample([], {"labels": lab, "logits": log, "axis": None})
+    yield "bad", Sample([], {"labels": lab[:, :2].copy(), "logits": log})
+    yield "inf", Sample([], {"labels": lab[:1], "logits": np.array([[np.inf, 0, 0, 0]], dt)}, grad=False)
+
+
+def _sparse_sce_samples(rng, dt):
+    log = _rand(rng, (3, 4), dt)
+    yield "r", Sample([], {"labels": np.array([0, 3, 1], "int32"), "logits": log})
+    yield "i64", Sample([], {"labels": np.array([0, 3, 1], "int64"), "logits": log})
+    yield "oob", Sample([], {"labels": np.array([0, 4, 1], "int32"), "logits": log})
+    yield "neg", Sample([], {"labels": np.array([0, -1, 1], "int32"), "logits": log})
+    yield "badrank", Sample([], {"labels": np.array([[0, 1, 1]], "int32"), "logits": log})
+
+
+def _sigmoid_ce_samples(rng, dt):
+    yield "r", Sample([], {"labels": _rand(rng, (2, 3), dt, (0, 1)), "logits": _rand(rng, (2, 3), dt, (-5, 5))})
+    yield "huge", Sample([], {"labels": np.array([0.0, 1.0, 1.0], dt), "logits": np.array([1e30, -1e30, 100.0], dt)},
+                         grad=False)
+    yield "bad", Sample([], {"labels": _rand(rng, (2, 3), dt), "logits": _rand(rng, (3,), dt)})
+
+
+NN = [
+    Row("nn.softmax", _softmax_samples), Row("nn.log_softmax", _softmax_samples),
+    Row("nn.softmax_cross_entropy_with_logits", _sce_samples),
+    Row("nn.sparse_softmax_cross_entropy_with_logits", _sparse_sce_samples),
+    Row("nn.sigmoid_cross_entropy_with_logits", _sigmoid_ce_samples),
+    Row("nn.dropout", fixed(("half", _x((4, 5), rate=0.5)), ("zero", _x((4, 5), rate=0.0)),
+                            ("bad", _x((4, 5), rate=1.5)),
+                            ("stats", lambda rng, dt: Sample([np.ones((100, 100), dt)], {"rate": 0.3}))),
+        FLOAT, grad=False, shape_only=True),
+    Row("random.normal", fixed(("shape", lambda rng, dt: Sample([[2, 3]], {"dtype": DT(dt)})),
+                               ("neg", lambda rng, dt: Sample([[-1]], {"dtype": DT(dt)})),
+                               ("stats", lambda rng, dt: Sample([[20000]], {"mean": 2.0, "stddev": 3.0,
+                                                                            "dtype": DT(dt)}))), FLOAT, grad=False,
+        shape_only=True),
+    Row("random.uniform", fixed(("shape", lambda rng, dt: Sample([[2, 3]], {"dtype": DT(dt)})),
+                                ("minmax", lambda rng, dt: Sample([[4]], {"minval": 2, "maxval": 9, "dtype": DT(dt)})),
+                                ("empty", lambda rng, dt: Sample([[0, 2]], {"dtype": DT(dt)})),
+                                ("stats", lambda rng, dt: Sample([[20000]], {"minval": -3, "maxval": 9,
+                                                                             "dtype": DT(dt)}))), NUMERIC, grad=False,
+        shape_only=True),
+]
+
+
+
+def _operator(domain=(-2.0, 2.0)):
+    """Tensor operators: tensor with tensor, and with Python numbers (TF's dtype rules for those)."""
+    def samples(rng, dt):
+        r = lambda shape: random_array(rng, shape, dt, domain)
+        y = r((2, 3))
+        yield "same", Sample([r((2, 3)), np.where(y == 0, 1, y).astype(y.dtype)])
+        yield "pyint", Sample([r((2, 3)), 3])
+        yield "pyfloat", Sample([r((3,)), 1.5])
+        yield "badshape", Sample([r((2, 3)), r((4,))])
+    return samples
+
+
+def _unary_operator(rng, dt):
+    yield "r23", Sample([_rand(rng, (2, 3), dt)])
+
+
+_KEYS = [("int", 1), ("neg", -2), ("oob", 3), ("slice", slice(1, None)), ("step", slice(None, None, -2)),
+         ("tuple", (1, 2)), ("list", [0, 1]), ("newaxis", (None, 0)), ("ellipsis", (Ellipsis, 1)),
+         ("toomany", (0, 0, 0)), ("float", 1.5)]
+
+
+def _getitem(rng, dt):
+    x = _rand(rng, (3, 4), dt)
+    for label, key in _KEYS:
+        yield label, Sample([x, key])
+    yield "mask", Sample([x, _rand(rng, (3, 4), "bool")])
+    yield "itensor", Sample([x, np.array(1, "int32")])
+
+
+# Tensor's operators are methods, not public callables: their rows are checked, not required
+OPERATORS = [Row(f"Tensor.{op}", _operator(), NUMERIC)
+             for op in ["__add__", "__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__",
+                        "__rtruediv__", "__lt__", "__ge__", "__eq__", "__ne__"]] + [
+    Row("Tensor.__floordiv__", _operator(), NUMERIC, grad=False),
+    Row("Tensor.__mod__", _operator(), NUMERIC, grad=False),
+    Row("Tensor.__pow__", _operator((0.5, 2.0)), FLOAT),
+    Row("Tensor.__matmul__", _pairs([("mm", (2, 3), (3, 4)), ("bad", (2, 3), (2, 3))]), NUMERIC),
+    Row("Tensor.__neg__", _unary_operator, NUMERIC), Row("Tensor.__abs__", _unary_operator, NUMERIC),
+    Row("Tensor.__and__", _operator(), ("bool",)), Row("Tensor.__or__", _operator(), ("bool",)),
+    Row("Tensor.__invert__", _unary_operator, ("bool",)),
+    Row("Tensor.__getitem__", _getitem, ALL),
+]
+for _row in OPERATORS:
+    _row.keywords = False
+
+ROWS = ELEMENTWISE + REDUCTIONS + LINALG + ARRAY + NN + OPERATORS
+
+MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
+
+# Public callables with no oracle row: not ops, or exercised where their semantics are.
+EXCLUDED = {
+    "DType": "a dtype class, not an op (tests/test_tensor.py)",
+    "as_dtype": "a dtype lookup, not an op (tests/test_tensor.py)",
+    "Tensor": "the tensor class; its operators are the ops' rows (tests/test_tensor.py, tests/test_indexing.py)",
+    "TensorShape": "a shape class, not an op (tests/test_tensor.py)",
+    "TensorSpec": "a signature class for function (tests/test_function.py)",
+    "Variable": "state, not an op (tests/test_tape.py, tests/test_keras_optimizers.py)",
+    "GradientTape": "the tape itself: every gradient case here goes through it",
+    "UnconnectedGradients": "an enum of tape.gradient (tests/test_tape.py)",
+    "RegisterGradient": "replaces gradient rules (tests/test_register_gradient.py)",
+    "custom_gradient": "a decorator taking Python functions (tests/test_custom_gradient.py)",
+    "recompute_grad": "a decorator taking Python functions (tests/test_recompute.py)",
+    "function": "traces Python functions (tests/test_function*.py)",
+    "cond": "control flow taking Python callables (tests/test_control_flow.py)",
+    "while_loop": "control flow taking Python callables (tests/test_control_flow.py)",
+    "print": "writes to a stream, returns nothing to compare",
+    "random.set_seed": "seeds the global generator; random values are compared by shape and dtype only",
+    "random.get_global_generator": "the generator object behind random.normal/uniform",
+}
