@@ -29,6 +29,7 @@ from tapegrad._ops.array import *  # noqa: E402,F401,F403
 from tapegrad._ops import indexing as _indexing  # noqa: E402,F401  (Tensor.__getitem__)
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad._function import function  # noqa: E402
+from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import cond, while_loop  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging  # noqa: E402

@@ -6,8 +6,6 @@ import tapegrad as tf
 from tapegrad.keras import activations, constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
-_matmul, _add = tf._core.op("MatMul"), tf._core.op("Add")
-
 __all__ = ["Dense", "Activation", "Flatten", "InputLayer", "Input", "KerasInput"]
 
 
@@ -56,17 +54,17 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        shape, kernel = inputs._shape, self.kernel
-        if not shape or shape[-1] != kernel._shape[0]:
-            raise ValueError(f"{self.name}: expected inputs with last axis {kernel._shape[0]}, "
-                             f"got shape {tuple(inputs.shape)}")
+        shape, kernel = inputs.shape, self.kernel
+        if not shape or shape[-1] != kernel.shape[0]:
+            raise ValueError(f"{self.name}: expected inputs with last axis {kernel.shape[0]}, "
+                             f"got shape {tuple(shape)}")
         if len(shape) == 2:
-            out = _matmul(inputs, kernel)
+            out = tf.matmul(inputs, kernel)
         else:
             lead = list(shape[:-1])
-            out = tf.reshape(_matmul(tf.reshape(inputs, [-1, shape[-1]]), kernel), lead + [self.units])
+            out = tf.reshape(tf.matmul(tf.reshape(inputs, [-1, shape[-1]]), kernel), lead + [self.units])
         if self.bias is not None:
-            out = _add(out, self.bias)
+            out = tf.add(out, self.bias)
         out = self.activation(out)
         if self.activity_regularizer is not None:
             self.add_loss(self.activity_regularizer(out) / out.shape[0])
