@@ -81,7 +81,8 @@ def _check_concrete(self, what):
 
 
 def _scalar(self, kind):
-    _check_concrete(self, f"{kind.__name__}()")
+    if _core._tracing():  # float(t) in an eager training loop's bookkeeping pays only for the read
+        _check_concrete(self, f"{kind.__name__}()")
     if self._size != 1:
         raise TypeError(f"only tensors with one element can be converted to Python {kind.__name__}, "
                         f"got shape {TensorShape(self._shape)}")

@@ -18,13 +18,15 @@ _FLOAT_TYPES = {tf.float32: np.float32, tf.float64: np.float64}
 
 def _pair(y_true, y_pred):
     """Tensors of one float dtype whose ranks differ by no more than Keras allows (a trailing 1 is squeezed)."""
-    if type(y_pred) is _Tensor and type(y_true) is np.ndarray and y_pred.dtype in _FLOAT_TYPES:
+    np_dtype = _FLOAT_TYPES.get(y_pred.dtype) if type(y_pred) is _Tensor and type(y_true) is np.ndarray else None
+    if np_dtype is not None:
         # The training-step case (predictions and a NumPy batch): cast in NumPy, same rounding as Cast.
-        y_true = tf.convert_to_tensor(y_true.astype(_FLOAT_TYPES[y_pred.dtype], copy=False))
-        ts, ps = y_true.shape, y_pred.shape
-        if len(ts) == len(ps) + 1 and ts[-1] == 1:
+        rank_true, rank_pred = y_true.ndim, y_pred.ndim
+        squeeze_true = rank_true == rank_pred + 1 and y_true.shape[-1] == 1
+        y_true = tf.convert_to_tensor(y_true.astype(np_dtype, copy=False))
+        if squeeze_true:
             y_true = tf.squeeze(y_true, -1)
-        elif len(ps) == len(ts) + 1 and ps[-1] == 1:
+        elif rank_pred == rank_true + 1 and y_pred.shape[-1] == 1:
             y_pred = tf.squeeze(y_pred, -1)
         return y_true, y_pred
     y_pred = tf.convert_to_tensor(y_pred)

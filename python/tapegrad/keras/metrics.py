@@ -84,8 +84,7 @@ class Metric:
         return f"<{type(self).__name__} name={self.name}>"
 
 
-_F64 = tf.float64
-_OWN_DTYPE_SUM = frozenset((tf.float32, tf.float64))
+_F32, _F64 = tf.float32, tf.float64
 
 
 def _f64(x):
@@ -98,7 +97,7 @@ def _f64(x):
 def _batch_total(values):
     """The sum of a batch of values as a float64 0-d tensor. float32/float64 tensors are summed in their
     own dtype (as NumPy's ``sum`` did before the state moved into Variables), other values in float64."""
-    if isinstance(values, tf.Tensor) and values.dtype in _OWN_DTYPE_SUM:
+    if isinstance(values, tf.Tensor) and _sums_in_own_dtype(values):
         return _f64(_total(values))
     return _total(_f64(values))
 
@@ -107,8 +106,15 @@ def _total(v):
     return tf.reduce_sum(v) if v.ndim else v
 
 
+def _sums_in_own_dtype(t):
+    dt = t.dtype
+    return dt is _F32 or dt is _F64  # DTypes are unique objects
+
+
 def _size(values):
-    return math.prod(values.shape) if isinstance(values, tf.Tensor) else np.size(values)
+    if isinstance(values, tf.Tensor):
+        return math.prod(values.shape) if values.ndim else 1
+    return np.size(values)
 
 
 def _weighted(values, sample_weight):
@@ -159,7 +165,7 @@ class Reduce(Metric):
                 return
             # Eager and unweighted (the training loop's case): the same sums as _batch_total, read
             # back as Python floats, which the Variables add (no Cast op, no count tensor).
-            if isinstance(values, tf.Tensor) and values.dtype in _OWN_DTYPE_SUM:
+            if isinstance(values, tf.Tensor) and _sums_in_own_dtype(values):
                 size = _size(values)
                 total = float(values if size == 1 else tf.reduce_sum(values))
             else:
@@ -176,6 +182,8 @@ class Reduce(Metric):
 
     def _eager_result(self, value):
         """A 0-d tensor of the metric's dtype from a Python float: the float64 -> dtype rounding of a Cast."""
+        if self.dtype.is_floating:
+            return tf.convert_to_tensor(value, dtype=self.dtype)
         return tf.constant(value, dtype=self.dtype)
 
 

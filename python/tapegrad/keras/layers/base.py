@@ -263,7 +263,7 @@ class Layer:
             self._clear_losses()
         context.append(training)
         try:
-            if type(inputs) is not _Tensor or inputs.dtype != self._dtype:
+            if type(inputs) is not _Tensor or inputs.dtype is not self._dtype:  # DTypes are unique objects
                 inputs = _to_input(inputs, self._dtype)
             if not self.built:
                 self._maybe_build(inputs)

@@ -198,13 +198,19 @@ class Optimizer:
         if not self.built or any(id(v) not in slots for v in variables):
             self.build(variables)
             self.built = True
-        grads = [g if type(g) is _Tensor and g.dtype == v.dtype and g.shape == v.shape else self._as_grad(g, v)
+        # A tensor of the variable's dtype goes as it is (the update op checks its shape; DTypes are unique).
+        grads = [g if type(g) is _Tensor and g.dtype is v.dtype else self._as_grad(g, v)
                  for g, v in zip(grads, variables)]
         if self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None:
             grads = self._clip(grads)
         lr = self._lr_tensor()
-        for g, v in zip(grads, variables):
-            self.update_step(g, v, lr)
+        try:
+            for g, v in zip(grads, variables):
+                self.update_step(g, v, lr)
+        except tf.errors.InvalidArgumentError:
+            for g, v in zip(grads, variables):
+                self._as_grad(g, v)  # a gradient of another shape: say which variable (the variables before
+            raise                    # it are updated, as in Keras)
         for v in variables:  # as Keras: constraints project each variable right after its update
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v))
