@@ -153,6 +153,7 @@ class Reduce(Metric):
     def __init__(self, reduction="sum", name=None, dtype=None):
         super().__init__(name, dtype)
         self.reduction = reduction
+        self._float_result = self.dtype.is_floating
         self.total = self.add_variable(dtype=_F64, name="total")
         self.count = self.add_variable(dtype=_F64, name="count") if reduction == "weighted_mean" else None
 
@@ -165,7 +166,9 @@ class Reduce(Metric):
                 return
             # Eager and unweighted (the training loop's case): the same sums as _batch_total, read
             # back as Python floats, which the Variables add (no Cast op, no count tensor).
-            if isinstance(values, tf.Tensor) and _sums_in_own_dtype(values):
+            if isinstance(values, tf.Tensor) and values.ndim == 0:  # a loss: its value is the sum
+                total, size = float(values), 1
+            elif isinstance(values, tf.Tensor) and _sums_in_own_dtype(values):
                 size = _size(values)
                 total = float(values if size == 1 else tf.reduce_sum(values))
             else:
@@ -182,7 +185,7 @@ class Reduce(Metric):
 
     def _eager_result(self, value):
         """A 0-d tensor of the metric's dtype from a Python float: the float64 -> dtype rounding of a Cast."""
-        if self.dtype.is_floating:
+        if self._float_result:
             return tf.convert_to_tensor(value, dtype=self.dtype)
         return tf.constant(value, dtype=self.dtype)
 

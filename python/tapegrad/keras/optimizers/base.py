@@ -62,6 +62,7 @@ class Optimizer:
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self._iterations = tf.Variable(np.int64(0), trainable=False, name="iteration")
         self._slots = {}          # id(var) -> tuple of slot Variables
+        self._var_dtypes = {}     # id(var) -> its dtype (a Variable's dtype never changes)
         self._per_var = {}        # id(var) -> (its bound update op, its slots); see update_step
         self._variables = []
         self._exclude_ids, self._exclude_names = set(), ()
@@ -130,6 +131,7 @@ class Optimizer:
             slots = tuple(tf.Variable(np.full(var.shape, initial_value, var.dtype.as_numpy_dtype), trainable=False,
                                       name=f"{_var_name(var)}_{n}") for n in names)
             self._slots[id(var)] = slots
+            self._var_dtypes[id(var)] = var.dtype
             self._variables.extend(slots)
 
     def slots(self, var):
@@ -199,7 +201,8 @@ class Optimizer:
             self.build(variables)
             self.built = True
         # A tensor of the variable's dtype goes as it is (the update op checks its shape; DTypes are unique).
-        grads = [g if type(g) is _Tensor and g.dtype is v.dtype else self._as_grad(g, v)
+        var_dtypes = self._var_dtypes
+        grads = [g if type(g) is _Tensor and g.dtype is var_dtypes.get(id(v)) else self._as_grad(g, v)
                  for g, v in zip(grads, variables)]
         if self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None:
             grads = self._clip(grads)
