@@ -243,6 +243,8 @@ def is_tensor(x):
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """Converts a value to a Tensor (Python floats become float32, ints int32, as in TF)."""
+    if dtype is None and dtype_hint is None:  # the common call (keras converts every batch so)
+        return _core.convert(value, -1)
     dt = _dtype_of(dtype)
     if dt is not None:
         return _core.convert(value, dt.code)

@@ -13,17 +13,17 @@ _EPS = 1e-7
 
 
 _Tensor = tf.Tensor
-_FLOAT_TYPES = {tf.float32: np.float32, tf.float64: np.float64}
+_F32, _F64 = tf.float32, tf.float64
 
 
 def _pair(y_true, y_pred):
     """Tensors of one float dtype whose ranks differ by no more than Keras allows (a trailing 1 is squeezed)."""
-    np_dtype = _FLOAT_TYPES.get(y_pred.dtype) if type(y_pred) is _Tensor and type(y_true) is np.ndarray else None
-    if np_dtype is not None:
+    pred_dtype = y_pred.dtype if type(y_pred) is _Tensor and type(y_true) is np.ndarray else None
+    if pred_dtype is _F32 or pred_dtype is _F64:  # DTypes are unique objects
         # The training-step case (predictions and a NumPy batch): cast in NumPy, same rounding as Cast.
         rank_true, rank_pred = y_true.ndim, y_pred.ndim
         squeeze_true = rank_true == rank_pred + 1 and y_true.shape[-1] == 1
-        y_true = tf.convert_to_tensor(y_true.astype(np_dtype, copy=False))
+        y_true = tf.convert_to_tensor(y_true.astype(pred_dtype.as_numpy_dtype, copy=False))
         if squeeze_true:
             y_true = tf.squeeze(y_true, -1)
         elif rank_pred == rank_true + 1 and y_pred.shape[-1] == 1:
