@@ -81,7 +81,8 @@ def _check_concrete(self, what):
 
 
 def _scalar(self, kind):
-    _check_concrete(self, f"{kind.__name__}()")
+    if _core._tracing():  # float(t) in an eager training loop's bookkeeping pays only for the read
+        _check_concrete(self, f"{kind.__name__}()")
     if self._size != 1:
         raise TypeError(f"only tensors with one element can be converted to Python {kind.__name__}, "
                         f"got shape {TensorShape(self._shape)}")
@@ -259,6 +260,8 @@ def is_tensor(x):
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """Converts a value to a Tensor (Python floats become float32, ints int32, as in TF)."""
+    if dtype is None and dtype_hint is None:  # the common call (keras converts every batch so)
+        return _core.convert(value, -1)
     dt = _dtype_of(dtype)
     if dt is not None:
         return _core.convert(value, dt.code)

@@ -7,7 +7,7 @@ import threading
 
 from tapegrad import _core
 
-__all__ = ["current_trace", "traced_value_error"]
+__all__ = ["current_trace", "traced_value_error", "inside_function", "is_symbolic_tensor"]
 
 _local = threading.local()  # .stack: the traces running on this thread, innermost last
 
@@ -15,6 +15,12 @@ _local = threading.local()  # .stack: the traces running on this thread, innermo
 class _Trace:
     def __init__(self, function, dry):
         self.function, self.dry = function, dry
+        self.first_id = _next_tensor_id()  # see Note [Symbolic tensors]
+
+
+def _next_tensor_id():
+    """A lower bound of the id of every tensor created from now on (ids only grow)."""
+    return _core.fill([0], 0.0, 0)._id
 
 
 def _trace_stack():
@@ -66,3 +72,30 @@ def traced_value_error(t, what):
         "see it once, at tracing time, and the graph would replay that choice at every call. "
         "Compute with tensor ops instead (tf.where, tf.maximum, masks), or pass the deciding value "
         "as a Python argument (each distinct value traces again).")
+
+
+# Note [Symbolic tensors]
+# TF's ``is_symbolic_tensor`` is True for every tensor a tf.function's code makes while it is traced
+# (arguments, constants, op results), False for eager tensors captured from outside and for
+# Variables. A trace here runs the code with real tensors, so a tensor's kind is not in its type:
+# ``_core._is_traced`` (the tracer sees it depend on an argument or a variable) covers the
+# placeholders and what is computed from them, but not a constant made inside the function. Every
+# tensor gets a fresh, increasing id, so the rest is "created after the outermost trace on this
+# thread began" (``_Trace.first_id``). Ids are shared by all threads: a tensor another thread makes
+# during the trace counts as symbolic too, which matters only if it is handed into the trace.
+
+
+def inside_function():
+    """True while a ``tf.function`` is being traced on this thread (its Python code runs to build
+    the graph), False in eager code."""
+    return _core._tracing()
+
+
+def is_symbolic_tensor(tensor):
+    """True if ``tensor`` is a tensor of the ``tf.function`` being traced: an argument, or any tensor
+    made inside the function. False for eager tensors, Variables and non-tensors.
+    See Note [Symbolic tensors]."""
+    if not isinstance(tensor, _core.Tensor) or not _core._tracing() or tensor._is_variable:
+        return False
+    stack = _trace_stack()
+    return _core._is_traced(tensor) or (bool(stack) and tensor._id >= stack[0].first_id)

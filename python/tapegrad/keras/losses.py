@@ -2,7 +2,6 @@
 import numpy as np
 
 import tapegrad as tf
-from tapegrad import _core
 
 __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "Huber", "BinaryCrossentropy", "CategoricalCrossentropy",
@@ -14,19 +13,20 @@ _EPS = 1e-7
 
 
 _Tensor = tf.Tensor
-_FLOAT_TYPES = {0: np.float32, 1: np.float64}  # dtype codes of float32 and float64
-_square, _mean = _core.op("Square"), _core.op("Mean")
+_F32, _F64 = tf.float32, tf.float64
 
 
 def _pair(y_true, y_pred):
     """Tensors of one float dtype whose ranks differ by no more than Keras allows (a trailing 1 is squeezed)."""
-    if type(y_pred) is _Tensor and y_pred._dtype in _FLOAT_TYPES and type(y_true) is np.ndarray:
+    pred_dtype = y_pred.dtype if type(y_pred) is _Tensor and type(y_true) is np.ndarray else None
+    if pred_dtype is _F32 or pred_dtype is _F64:  # DTypes are unique objects
         # The training-step case (predictions and a NumPy batch): cast in NumPy, same rounding as Cast.
-        y_true = _core.convert(y_true.astype(_FLOAT_TYPES[y_pred._dtype], copy=False), -1)
-        ts, ps = y_true._shape, y_pred._shape
-        if len(ts) == len(ps) + 1 and ts[-1] == 1:
+        rank_true, rank_pred = y_true.ndim, y_pred.ndim
+        squeeze_true = rank_true == rank_pred + 1 and y_true.shape[-1] == 1
+        y_true = tf.convert_to_tensor(y_true.astype(pred_dtype.as_numpy_dtype, copy=False))
+        if squeeze_true:
             y_true = tf.squeeze(y_true, -1)
-        elif len(ps) == len(ts) + 1 and ps[-1] == 1:
+        elif rank_pred == rank_true + 1 and y_pred.shape[-1] == 1:
             y_pred = tf.squeeze(y_pred, -1)
         return y_true, y_pred
     y_pred = tf.convert_to_tensor(y_pred)
@@ -41,13 +41,13 @@ def _pair(y_true, y_pred):
 
 
 def _mean_last(x):
-    return _mean(x, axis=[-1], keepdims=False) if x._shape else x
+    return tf.reduce_mean(x, axis=-1) if x.ndim else x
 
 
 def mean_squared_error(y_true, y_pred):
     """mean((y_true - y_pred)^2, axis=-1): one loss per instance."""
     y_true, y_pred = _pair(y_true, y_pred)
-    return _mean_last(_square(y_pred - y_true))
+    return _mean_last(tf.square(y_pred - y_true))
 
 
 def mean_absolute_error(y_true, y_pred):
@@ -109,9 +109,9 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
     """-log p[y_true] per instance; y_true holds class indices (a trailing axis of 1 is allowed)."""
     import numpy as np
     y_pred = tf.convert_to_tensor(y_pred)
-    y_true = tf.convert_to_tensor(y_true)
-    if _core._is_traced(y_true):  # inside a tf.function, labels from the arguments stay tensors
+    if tf.is_symbolic_tensor(y_true):  # inside a tf.function, labels of its graph stay tensors
         return _traced_sparse_crossentropy(y_true, y_pred, from_logits, ignore_class, axis)
+    y_true = tf.convert_to_tensor(y_true)
     labels = np.asarray(y_true.numpy()).astype("int64")
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
         labels = labels[..., 0]
@@ -132,12 +132,12 @@ def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_cl
 
 def _traced_sparse_crossentropy(labels, y_pred, from_logits, ignore_class, axis):
     """sparse_categorical_crossentropy in graph ops (label values cannot be range-checked while tracing)."""
-    if labels.ndim == y_pred.ndim and labels._shape[-1] == 1:
+    if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
         labels = tf.squeeze(labels, -1)
     labels = tf.cast(labels, tf.int64)
-    if tuple(labels._shape) != tuple(y_pred._shape[:-1]):
-        raise ValueError(f"sparse_categorical_crossentropy: labels of shape {tuple(labels._shape)} do not match "
-                         f"predictions of shape {tuple(y_pred._shape)}")
+    if tuple(labels.shape) != tuple(y_pred.shape[:-1]):
+        raise ValueError(f"sparse_categorical_crossentropy: labels of shape {tuple(labels.shape)} do not match "
+                         f"predictions of shape {tuple(y_pred.shape)}")
     if ignore_class is None and from_logits and (axis == -1 or axis == y_pred.ndim - 1):
         return tf.nn.sparse_softmax_cross_entropy_with_logits(labels, y_pred)
     onehot = tf.one_hot(labels, y_pred.shape[axis], dtype=y_pred.dtype)

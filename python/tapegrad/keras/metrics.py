@@ -1,9 +1,10 @@
 """keras.metrics: stateful metrics (update_state / result / reset_state) that reuse the loss functions."""
+import math
+
 import numpy as np
 
 import tapegrad as tf
 
-from tapegrad import _core
 from tapegrad.keras import initializers as _initializers
 from tapegrad.keras import losses as _losses
 
@@ -66,7 +67,7 @@ class Metric:
     def reset_state(self):
         """Sets every state variable to zeros (inside a tf.function: an assignment in the graph)."""
         for v in self._variables:
-            v.assign(tf.zeros(v._shape, v.dtype))
+            v.assign(tf.zeros(v.shape, v.dtype))
 
     def reset_states(self):
         """The Keras 2 name of ``reset_state``."""
@@ -83,32 +84,37 @@ class Metric:
         return f"<{type(self).__name__} name={self.name}>"
 
 
-_F64 = tf.float64
-_SUM = _core.op("Sum")  # no axis: every axis
-_OWN_DTYPE_SUM = (tf.float32.code, tf.float64.code)
+_F32, _F64 = tf.float32, tf.float64
 
 
 def _f64(x):
     """x as a float64 tensor; a tensor (or a traced tensor) is cast in an op, anything else converted here."""
     if isinstance(x, tf.Tensor):
-        return x if x._dtype == _F64.code else tf.cast(x, _F64)
+        return tf.cast(x, _F64)
     return tf.constant(x, dtype=_F64)
 
 
 def _batch_total(values):
     """The sum of a batch of values as a float64 0-d tensor. float32/float64 tensors are summed in their
     own dtype (as NumPy's ``sum`` did before the state moved into Variables), other values in float64."""
-    if isinstance(values, tf.Tensor) and values._dtype in _OWN_DTYPE_SUM:
+    if isinstance(values, tf.Tensor) and _sums_in_own_dtype(values):
         return _f64(_total(values))
     return _total(_f64(values))
 
 
 def _total(v):
-    return _SUM(v) if v._shape else v
+    return tf.reduce_sum(v) if v.ndim else v
+
+
+def _sums_in_own_dtype(t):
+    dt = t.dtype
+    return dt is _F32 or dt is _F64  # DTypes are unique objects
 
 
 def _size(values):
-    return values._size if isinstance(values, tf.Tensor) else np.size(values)
+    if isinstance(values, tf.Tensor):
+        return math.prod(values.shape) if values.ndim else 1
+    return np.size(values)
 
 
 def _weighted(values, sample_weight):
@@ -118,7 +124,7 @@ def _weighted(values, sample_weight):
     fewer axes); the remaining weights get trailing unit axes and must broadcast to the values.
     """
     v, w = _f64(values), _f64(sample_weight)
-    vs, ws = list(v._shape), list(w._shape)
+    vs, ws = list(v.shape), list(w.shape)
     while len(ws) > len(vs) and ws[-1] == 1:
         ws.pop()
     while len(vs) > len(ws) and vs[-1] == 1 and ws:
@@ -129,20 +135,15 @@ def _weighted(values, sample_weight):
     except ValueError:
         ok = False
     if not ok:
-        raise ValueError(f"sample_weight of shape {tuple(w._shape)} does not broadcast to values of shape "
-                         f"{tuple(v._shape)}")
-    if vs != list(v._shape):
+        raise ValueError(f"sample_weight of shape {tuple(w.shape)} does not broadcast to values of shape "
+                         f"{tuple(v.shape)}")
+    if vs != list(v.shape):
         v = tf.reshape(v, vs)
-    if ws_full != list(w._shape):
+    if ws_full != list(w.shape):
         w = tf.reshape(w, ws_full)
     if ws_full != vs:
         w = tf.broadcast_to(w, vs)
     return v * w, w
-
-
-def _scalar(value, dtype):
-    """A 0-d tensor of ``dtype`` holding a Python float."""
-    return _core.fill([], value, dtype.code) if dtype.is_floating else tf.constant(value, dtype=dtype)
 
 
 class Reduce(Metric):
@@ -152,27 +153,30 @@ class Reduce(Metric):
     def __init__(self, reduction="sum", name=None, dtype=None):
         super().__init__(name, dtype)
         self.reduction = reduction
-        self._code = self.dtype.code if self.dtype.is_floating else None
+        self._float_result = self.dtype.is_floating
         self.total = self.add_variable(dtype=_F64, name="total")
         self.count = self.add_variable(dtype=_F64, name="count") if reduction == "weighted_mean" else None
 
     def update_state(self, values, sample_weight=None):
         if sample_weight is None:
-            if _core._tracing():
+            if tf.inside_function():
                 self.total.assign_add(_batch_total(values))
                 if self.count is not None:
-                    self.count.assign_add(_scalar(float(_size(values)), _F64))
+                    self.count.assign_add(tf.constant(float(_size(values)), dtype=_F64))
                 return
             # Eager and unweighted (the training loop's case): the same sums as _batch_total, read
             # back as Python floats, which the Variables add (no Cast op, no count tensor).
-            if isinstance(values, tf.Tensor) and values._dtype in _OWN_DTYPE_SUM:
-                total, size = (values._item() if values._size == 1 else _SUM(values)._item()), values._size
+            if isinstance(values, tf.Tensor) and values.ndim == 0:  # a loss: its value is the sum
+                total, size = float(values), 1
+            elif isinstance(values, tf.Tensor) and _sums_in_own_dtype(values):
+                size = _size(values)
+                total = float(values if size == 1 else tf.reduce_sum(values))
             else:
                 v = np.asarray(values.numpy() if isinstance(values, tf.Tensor) else values, np.float64)
                 total, size = float(v.sum()), v.size
-            self.total._assign_add(total)
+            self.total.assign_add(total)
             if self.count is not None:
-                self.count._assign_add(float(size))
+                self.count.assign_add(float(size))
             return
         vw, w = _weighted(values, sample_weight)
         self.total.assign_add(_total(vw))
@@ -181,7 +185,9 @@ class Reduce(Metric):
 
     def _eager_result(self, value):
         """A 0-d tensor of the metric's dtype from a Python float: the float64 -> dtype rounding of a Cast."""
-        return _core.fill([], value, self._code) if self._code is not None else tf.constant(value, dtype=self.dtype)
+        if self._float_result:
+            return tf.convert_to_tensor(value, dtype=self.dtype)
+        return tf.constant(value, dtype=self.dtype)
 
 
 class Sum(Reduce):
@@ -191,8 +197,8 @@ class Sum(Reduce):
         super().__init__("sum", name, dtype)
 
     def result(self):
-        if not _core._tracing():  # eager: one fill instead of a Cast op, the same float64 -> dtype rounding
-            return self._eager_result(self.total._item())
+        if not tf.inside_function():  # eager: no Cast op, the same float64 -> dtype rounding
+            return self._eager_result(float(self.total))
         return tf.cast(self.total, self.dtype)
 
 
@@ -203,9 +209,9 @@ class Mean(Reduce):
         super().__init__("weighted_mean", name, dtype)
 
     def result(self):
-        if not _core._tracing():  # eager: the same float64 division and rounding without four ops
-            count = self.count._item()
-            return self._eager_result(self.total._item() / count if count else 0.0)
+        if not tf.inside_function():  # eager: the same float64 division and rounding without four ops
+            count = float(self.count)
+            return self._eager_result(float(self.total) / count if count else 0.0)
         nonzero = tf.not_equal(self.count, 0.0)
         return tf.cast(tf.where(nonzero, self.total / self.count, tf.zeros([], _F64)), self.dtype)
 
@@ -243,7 +249,7 @@ def categorical_accuracy(y_true, y_pred):
 def sparse_categorical_accuracy(y_true, y_pred):
     """1.0 where the integer label equals argmax(y_pred)."""
     labels, pred = tf.convert_to_tensor(y_true), tf.convert_to_tensor(y_pred)
-    if labels.ndim == pred.ndim and labels._shape[-1] == 1:
+    if labels.ndim == pred.ndim and labels.shape[-1] == 1:
         labels = tf.squeeze(labels, -1)
     return tf.cast(tf.equal(tf.cast(labels, tf.int64), tf.argmax(pred, axis=-1)), tf.float32)
 

@@ -15,8 +15,6 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad import _core
-
 from tapegrad.keras import constraints, initializers, regularizers
 
 __all__ = ["Layer", "InputSpec"]
@@ -60,7 +58,7 @@ def _to_input(x, dtype):
     if type(x) is np.ndarray and dtype is not None:  # the common case: a NumPy batch
         if x.dtype.kind == "f" and x.dtype != dtype.as_numpy_dtype:
             x = x.astype(dtype.as_numpy_dtype)
-        return _core.convert(x, -1)
+        return tf.convert_to_tensor(x)
     if isinstance(x, tf.Tensor):
         return tf.cast(x, dtype) if x.dtype.is_floating and x.dtype != dtype else x
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], tf.Tensor):
@@ -265,7 +263,7 @@ class Layer:
             self._clear_losses()
         context.append(training)
         try:
-            if type(inputs) is not _Tensor or inputs._dtype != self._dtype.code:
+            if type(inputs) is not _Tensor or inputs.dtype is not self._dtype:  # DTypes are unique objects
                 inputs = _to_input(inputs, self._dtype)
             if not self.built:
                 self._maybe_build(inputs)
@@ -275,10 +273,10 @@ class Layer:
         finally:
             context.pop()
         if isinstance(out, _Tensor):
-            shape = out._shape
+            shape = out.shape
             if shape != self._last_out_shape:
                 _set(self, "_last_out_shape", shape)
-                _set(self, "_output_shape", (None,) + shape[1:] if shape else ())
+                _set(self, "_output_shape", (None,) + tuple(shape[1:]) if shape else ())
         return out
 
     @property

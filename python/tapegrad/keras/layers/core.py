@@ -6,8 +6,6 @@ import tapegrad as tf
 from tapegrad.keras import activations, constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
-_matmul, _add = tf._core.op("MatMul"), tf._core.op("Add")
-
 __all__ = ["Dense", "Activation", "Flatten", "InputLayer", "Input", "KerasInput"]
 
 
@@ -56,21 +54,29 @@ class Dense(Layer):
         self.built = True
 
     def call(self, inputs):
-        shape, kernel = inputs._shape, self.kernel
-        if not shape or shape[-1] != kernel._shape[0]:
-            raise ValueError(f"{self.name}: expected inputs with last axis {kernel._shape[0]}, "
-                             f"got shape {tuple(inputs.shape)}")
-        if len(shape) == 2:
-            out = _matmul(inputs, kernel)
+        if inputs.ndim == 2:  # the common case: MatMul checks the shapes; the error names the layer
+            try:
+                out = inputs @ self.kernel
+            except tf.errors.InvalidArgumentError:
+                self._check_inputs(inputs)
+                raise
         else:
+            shape = self._check_inputs(inputs)
             lead = list(shape[:-1])
-            out = tf.reshape(_matmul(tf.reshape(inputs, [-1, shape[-1]]), kernel), lead + [self.units])
+            out = tf.reshape(tf.reshape(inputs, [-1, shape[-1]]) @ self.kernel, lead + [self.units])
         if self.bias is not None:
-            out = _add(out, self.bias)
+            out = out + self.bias
         out = self.activation(out)
         if self.activity_regularizer is not None:
             self.add_loss(self.activity_regularizer(out) / out.shape[0])
         return out
+
+    def _check_inputs(self, inputs):
+        """The inputs' shape; a ValueError naming the layer when its last axis does not fit the kernel."""
+        shape, rows = inputs.shape, self.kernel.shape[0]
+        if not shape or shape[-1] != rows:
+            raise ValueError(f"{self.name}: expected inputs with last axis {rows}, got shape {tuple(shape)}")
+        return shape
 
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[:-1]) + (self.units,)

@@ -17,8 +17,6 @@ import warnings
 
 import numpy as np
 
-from tapegrad import _core
-
 import tapegrad as tf
 
 from tapegrad.keras.optimizers.schedules import LearningRateSchedule
@@ -64,6 +62,7 @@ class Optimizer:
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self._iterations = tf.Variable(np.int64(0), trainable=False, name="iteration")
         self._slots = {}          # id(var) -> tuple of slot Variables
+        self._var_dtypes = {}     # id(var) -> its dtype (a Variable's dtype never changes)
         self._per_var = {}        # id(var) -> (its bound update op, its slots); see update_step
         self._variables = []
         self._exclude_ids, self._exclude_names = set(), ()
@@ -89,7 +88,7 @@ class Optimizer:
     lr = learning_rate
 
     def _current_lr(self):
-        if _core._tracing():  # a float32 tensor (as Keras's variable): the graph reads each call's value
+        if tf.inside_function():  # a float32 tensor (as Keras's variable): the graph reads each call's value
             return tf.cast(self._lr_tensor(), tf.float32)
         lr = self._learning_rate
         if isinstance(lr, LearningRateSchedule):
@@ -103,7 +102,7 @@ class Optimizer:
         the schedule at ``iterations`` (with tensor ops while tracing, so each call evaluates it)."""
         lr = self._learning_rate
         if isinstance(lr, LearningRateSchedule):
-            if _core._tracing():
+            if tf.inside_function():
                 return tf.cast(lr(tf.cast(self._iterations, tf.float64)), tf.float64)
             return tf.constant(float(lr(int(self._iterations.numpy()))), tf.float64)
         if callable(lr):  # evaluated per step eagerly; once (while tracing) in a tf.function, as in TF
@@ -132,6 +131,7 @@ class Optimizer:
             slots = tuple(tf.Variable(np.full(var.shape, initial_value, var.dtype.as_numpy_dtype), trainable=False,
                                       name=f"{_var_name(var)}_{n}") for n in names)
             self._slots[id(var)] = slots
+            self._var_dtypes[id(var)] = var.dtype
             self._variables.extend(slots)
 
     def slots(self, var):
@@ -164,12 +164,12 @@ class Optimizer:
     def update_step(self, grad, var, lr):
         """Updates var in place from grad (lr is a scalar tensor): one ``_OP`` op on var and its slots.
 
-        The op with its attributes is bound once per variable (``_core._bind_op``), so a step pays only
+        The op with its attributes is bound once per variable (``_fused_update``), so a step pays only
         for its inputs; setting a public attribute (``opt.beta_1 = ...``) rebinds.
         """
         entry = self._per_var.get(id(var))
         if entry is None:
-            op = _core._bind_op(self._OP, weight_decay=self._decay_for(var), **self._op_attrs())
+            op = _fused_update(self._OP, weight_decay=self._decay_for(var), **self._op_attrs())
             entry = self._per_var[id(var)] = (op, self._slots[id(var)])
         entry[0](var, grad, lr, self._iterations, *entry[1])
 
@@ -194,19 +194,26 @@ class Optimizer:
         if not variables:
             return self._iterations
         for v in variables:
-            if not getattr(v, "_is_variable", False):
+            if not isinstance(v, tf.Variable):
                 raise TypeError(f"{self.name}: apply_gradients needs Variables, got {type(v).__name__}")
         slots = self._slots
         if not self.built or any(id(v) not in slots for v in variables):
             self.build(variables)
             self.built = True
-        grads = [g if type(g) is _Tensor and g._dtype == v._dtype and g._shape == v._shape else self._as_grad(g, v)
+        # A tensor of the variable's dtype goes as it is (the update op checks its shape; DTypes are unique).
+        var_dtypes = self._var_dtypes
+        grads = [g if type(g) is _Tensor and g.dtype is var_dtypes.get(id(v)) else self._as_grad(g, v)
                  for g, v in zip(grads, variables)]
         if self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None:
             grads = self._clip(grads)
         lr = self._lr_tensor()
-        for g, v in zip(grads, variables):
-            self.update_step(g, v, lr)
+        try:
+            for g, v in zip(grads, variables):
+                self.update_step(g, v, lr)
+        except tf.errors.InvalidArgumentError:
+            for g, v in zip(grads, variables):
+                self._as_grad(g, v)  # a gradient of another shape: say which variable (the variables before
+            raise                    # it are updated, as in Keras)
         for v in variables:  # as Keras: constraints project each variable right after its update
             if getattr(v, "constraint", None) is not None:
                 v.assign(v.constraint(v))
@@ -227,7 +234,7 @@ class Optimizer:
 
     @staticmethod
     def _as_grad(g, v):
-        if isinstance(g, tf.Tensor) and g._dtype == v._dtype and g._shape == v._shape:
+        if isinstance(g, tf.Tensor) and g.dtype == v.dtype and g.shape == v.shape:
             return g
         g = tf.convert_to_tensor(g)
         if g.dtype != v.dtype:
@@ -240,7 +247,7 @@ class Optimizer:
     def _clip(self, grads):
         if self.clipvalue is not None:
             grads = [tf.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
-        if _core._tracing():  # norms as tensor ops, so each call of the graph measures its own gradients
+        if tf.inside_function():  # norms as tensor ops, so each call of the graph measures its own gradients
             if self.clipnorm is not None:
                 grads = [_scaled_traced(g, self.clipnorm, tf.sqrt(tf.reduce_sum(g * g))) for g in grads]
             if self.global_clipnorm is not None:
@@ -259,6 +266,20 @@ class Optimizer:
         return {"name": self.name, "learning_rate": lr if isinstance(lr, (int, float)) else lr.get_config(),
                 "weight_decay": self.weight_decay, "clipnorm": self.clipnorm, "clipvalue": self.clipvalue,
                 "global_clipnorm": self.global_clipnorm}
+
+
+# Note [Fused optimizer updates]
+# An update_step is one stateful C++ op per variable (cpp/ops/optim.cpp: ApplySGD, ApplyAdam, ...)
+# that updates the variable and its slots in place: written with public ops, an Adam step would be
+# a dozen ops and temporaries per variable. TF's public names for such kernels
+# (tf.raw_ops.ResourceApplyAdam, ...) take other inputs (resource handles, beta powers), so these
+# ops have no public name; _fused_update is the only place keras reaches below the public API
+# (tests/test_keras_public_api.py allows exactly this function).
+def _fused_update(op_name, **attrs):
+    """The registry op ``op_name`` with its attributes bound: a callable
+    ``(var, grad, lr, iterations, *slots)`` that updates var and slots in place."""
+    from tapegrad import _core
+    return _core._bind_op(op_name, **attrs)
 
 
 def _var_name(v):
