@@ -201,7 +201,9 @@ class Graph:
     def __str__(self) -> str:
         ...
     def relax(self, arg0: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], arg1: Graph) -> None:
-        ...
+        """
+        Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).
+        """
     def run(self, arg0: collections.abc.Sequence) -> list[Tensor]:
         ...
     def same_structure(self, arg0: Graph) -> tuple[bool, str]:
