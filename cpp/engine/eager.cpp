@@ -17,9 +17,15 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
     throw InvalidArgument(cat(op.name, ": expected ", op.num_inputs, " inputs, got ", x.size()));
   for (auto& xi : x)
     if (!xi) throw InvalidArgument(cat(op.name, ": an input is None"));
-  OutMeta m = op.infer(op, x, attrs);
-  if (op.stateful && graph::tracing()) graph::before_stateful_op(x);
-  Tensor out = op.kernel(op, x, attrs, m);
+  Tensor out;
+  try {  // Note [One set of error classes]: every failure of an op names it
+    OutMeta m = op.infer(op, x, attrs);
+    if (op.stateful && graph::tracing()) graph::before_stateful_op(x);
+    out = op.kernel(op, x, attrs, m);
+  } catch (OpFailure& e) {
+    e.name_op(op.name);
+    throw;
+  }
   if (g_check_numerics) check_finite(out, op.name);
   if (op.differentiable && !active_tapes().empty()) record_op(op, x, attrs, out);
   if (!active_accumulators().empty()) forward_op(op, x, attrs, out);

@@ -11,7 +11,7 @@ import string
 
 import numpy as np
 
-from tapegrad import _core
+from tapegrad import _core, errors
 from tapegrad._ops.array import broadcast_to, transpose
 from tapegrad._ops.reduction import reduce_sum
 from tapegrad._tensor import convert_to_tensor
@@ -24,7 +24,7 @@ _LETTERS = set(string.ascii_letters)
 
 
 def _error(msg):
-    return _core.InvalidArgumentError(f"Einsum: {msg}")
+    return errors.InvalidArgumentError(f"Einsum: {msg}")
 
 
 def _split_term(term, equation):
@@ -150,6 +150,10 @@ def einsum(equation, *inputs, **kwargs):
     >>> tf.einsum('ij,jk->ik', tf.ones((2, 3)), tf.ones((3, 4))).shape
     TensorShape([2, 4])
     """
+    if isinstance(equation, bytes):
+        equation = equation.decode()
+    if not isinstance(equation, str):
+        raise TypeError(f"Einsum: the equation must be a string such as 'ij,jk->ik', got {type(equation).__name__} {equation!r}")
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
     if not inputs:

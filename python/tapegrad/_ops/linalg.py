@@ -1,7 +1,7 @@
 """Linear algebra: matmul, matvec, tensordot, einsum, norms and norm clipping."""
 import numpy as np
 
-from tapegrad import _core
+from tapegrad import _core, errors
 from tapegrad._ops.array import transpose
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
@@ -54,7 +54,7 @@ def trace(x, name=None):
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
     """The main diagonal of the last two (square) axes."""
     if k != 0:
-        raise NotImplementedError("diag_part: only k=0 is supported")
+        raise errors.UnimplementedError(f"diag_part: only k=0 is supported, got k={k!r}")
     return einsum("...ii->...i", input)
 
 
