@@ -33,6 +33,8 @@ NAMESPACES = {"tf": tf, "math": tf.math, "nn": tf.nn, "linalg": tf.linalg, "rand
 ALLOWED = (errors.OpError, TypeError, ValueError)
 SIZE_ARGS = {"shape", "dims", "num", "depth", "num_rows", "num_columns", "multiples", "num_or_size_splits",
              "batch_shape", "size", "begin", "end", "strides", "paddings", "num_segments", "limit", "delta"}
+SCALARS = {"start": 0, "limit": 10, "delta": 1, "stop": 1.0, "num": 3, "depth": 3, "num_rows": 2,
+           "num_segments": 2}
 
 
 def _public_ops():
@@ -66,6 +68,8 @@ def _keywords(fn):
 
 
 def _good(param):
+    if param in SCALARS:
+        return SCALARS[param]
     if param in SIZE_ARGS:
         return [2, 3]
     if param == "equation":

@@ -11,18 +11,17 @@ import numbers
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._tensor import Tensor, _dtype_of, _item, convert_to_tensor
+from tapegrad._tensor import Tensor, _item, convert_to_tensor
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace"]
 
 _INT64_MAX = 2 ** 63 - 1
+_TF_TYPE = {"float32": "float", "float64": "double"}  # TF's names in an OOM message
 
 
 def fill(dims, value, name=None):
     shape = _dims(dims, "Fill", "dims")
-    if value is None:
-        raise ValueError("Fill: value is None; expected a scalar")
-    v = convert_to_tensor(value)
+    v = _tensor_arg(value, "Fill", "value")
     if v._shape:
         raise errors.InvalidArgumentError(f"Fill: value must be a scalar, got shape {tuple(v._shape)}")
     if v.dtype == dtypes.int64:  # exact beyond 2**53
@@ -31,28 +30,28 @@ def fill(dims, value, name=None):
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    return _named("Fill", _core.fill, _dims(shape, "zeros", "shape"), 0.0, dtypes.as_dtype(dtype).code)
+    return _named("Fill", _core.fill, _dims(shape, "zeros", "shape"), 0.0, _dtype("zeros", dtype).code)
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    return _named("Fill", _core.fill, _dims(shape, "ones", "shape"), 1.0, dtypes.as_dtype(dtype).code)
+    return _named("Fill", _core.fill, _dims(shape, "ones", "shape"), 1.0, _dtype("ones", dtype).code)
 
 
 def zeros_like(input, dtype=None, name=None):
-    t = _tensor_arg(input, "zeros_like")
-    return zeros(t._shape, dtype or t.dtype)
+    t = _tensor_arg(input, "zeros_like", "input")
+    return zeros(t._shape, _dtype("zeros_like", dtype or t.dtype))
 
 
 def ones_like(input, dtype=None, name=None):
-    t = _tensor_arg(input, "ones_like")
-    return ones(t._shape, dtype or t.dtype)
+    t = _tensor_arg(input, "ones_like", "input")
+    return ones(t._shape, _dtype("ones_like", dtype or t.dtype))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     rows = _count(num_rows, "eye", "num_rows")
     cols = rows if num_columns is None else _count(num_columns, "eye", "num_columns")
     batch = [] if batch_shape is None else _dims(batch_shape, "eye", "batch_shape")
-    dt = dtypes.as_dtype(dtype)
+    dt = _dtype("eye", dtype)
 
     def make():
         m = np.eye(rows, cols, dtype=dt.as_numpy_dtype)
@@ -64,18 +63,20 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     if limit is None:
         start, limit = 0, start
     vals = [_bound(v, arg) for v, arg in zip((start, limit, delta), ("start", "limit", "delta"))]
-    dt = _dtype_of(dtype) or (dtypes.float32 if any(isinstance(v, float) for v in vals) else dtypes.int32)
+    dt = _dtype("Range", dtype) if dtype is not None else dtypes.float32 if any(isinstance(v, float) for v in vals) \
+        else dtypes.int32 if all(-2 ** 31 <= v < 2 ** 31 for v in vals) else dtypes.int64  # as TF converts the bounds
     n = _range_size(*vals)
     return _numpy("Range", [n], dt, lambda: np.arange(*vals, dtype=dt.as_numpy_dtype))
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    if start is None or stop is None:
-        raise ValueError(f"linspace: start and stop must be numbers or tensors, got start={start!r}, stop={stop!r}")
-    s, e = convert_to_tensor(start), convert_to_tensor(stop)
+    s, e = _tensor_arg(start, "LinSpace", "start"), _tensor_arg(stop, "LinSpace", "stop")
     n = _count(num, "LinSpace", "num")
     dt = s.dtype if s.dtype.is_floating else dtypes.float32
-    shape = list(np.broadcast_shapes(tuple(s._shape), tuple(e._shape)))
+    shape = list(_named("LinSpace", np.broadcast_shapes, tuple(s._shape), tuple(e._shape), arg="start and stop"))
+    axis = _int(axis, "LinSpace", "axis")
+    if not -len(shape) - 1 <= axis <= len(shape):
+        raise errors.InvalidArgumentError(f"LinSpace: axis {axis} is out of range for a result of rank {len(shape) + 1}")
     shape.insert(axis if axis >= 0 else axis + len(shape) + 1, n)
     return _numpy("LinSpace", shape, dt,
                   lambda: np.linspace(s.numpy(), e.numpy(), n, axis=axis).astype(dt.as_numpy_dtype))
@@ -94,23 +95,28 @@ def _numpy(op, shape, dt, make):
 
 def _oom(op, shape, dt, itemsize):
     return errors.ResourceExhaustedError(f"{op}: OOM when allocating tensor with shape[{','.join(map(str, shape))}] "
-                                         f"and type {dt.name} ({math.prod(shape) * itemsize} bytes)")
+                                         f"and type {_TF_TYPE.get(dt.name, dt.name)} ({math.prod(shape) * itemsize} bytes)")
 
 
-def _named(op, fn, *args):
-    """Calls fn, naming op in an error of the engine that does not name it."""
+def _named(op, fn, *args, arg=None):
+    """Calls fn, naming op (and the argument) in an error that does not name it."""
     try:
         return fn(*args)
-    except errors.OpError as e:
+    except (errors.OpError, TypeError, ValueError) as e:
         if str(e).startswith(op):
             raise
-        raise type(e)(f"{op}: {e}") from None
+        cls = type(e) if isinstance(e, errors.OpError) else TypeError if isinstance(e, TypeError) else ValueError
+        raise cls(f"{op}: {arg + ': ' if arg else ''}{e}") from None
 
 
-def _tensor_arg(value, op):
+def _tensor_arg(value, op, arg):
     if value is None:
-        raise ValueError(f"{op}: input is None; expected a tensor")
-    return convert_to_tensor(value)
+        raise ValueError(f"{op}: {arg} is None; expected a tensor")
+    return _named(op, convert_to_tensor, value, arg=arg)
+
+
+def _dtype(op, dtype):
+    return _named(op, dtypes.as_dtype, dtype, arg="dtype")
 
 
 def _int(value, op, arg):
@@ -166,6 +172,8 @@ def _bound(value, arg):
     """A bound of range as a Python int or float; inf and NaN pass (TF refuses them by size)."""
     if value is None:
         raise ValueError(f"Range: {arg} is None; expected a number")
+    if isinstance(value, Tensor) and value._size != 1:
+        raise errors.InvalidArgumentError(f"Range: {arg} must be a scalar, got a tensor {value.dtype.name}{tuple(value.shape)}")
     v = _item(value) if isinstance(value, Tensor) else value
     if isinstance(v, (np.integer, np.floating)):
         v = v.item()

@@ -27,6 +27,17 @@ def _error(msg):
     return errors.InvalidArgumentError(f"Einsum: {msg}")
 
 
+def _operand(x, i):
+    if x is None:
+        raise ValueError(f"Einsum: operand {i} is None; expected a tensor")
+    try:
+        return convert_to_tensor(x)
+    except errors.OpError as e:
+        raise type(e)(f"Einsum: operand {i}: {e}") from None
+    except TypeError as e:
+        raise TypeError(f"Einsum: operand {i}: {e}") from None
+
+
 def _split_term(term, equation):
     if term.count("...") > 1 or "." in term.replace("...", ""):
         raise _error(f"invalid ellipsis in '{term}' of equation '{equation}'")
@@ -158,7 +169,7 @@ def einsum(equation, *inputs, **kwargs):
         inputs = tuple(inputs[0])
     if not inputs:
         raise _error("no operands given")
-    xs = [convert_to_tensor(x) for x in inputs]
+    xs = [_operand(x, i) for i, x in enumerate(inputs)]
     dtypes_ = {x.dtype for x in xs}
     if len(dtypes_) > 1:
         raise _error(f"operands must have one dtype, got {[f'{x.dtype.name}{tuple(x.shape)}' for x in xs]}")
