@@ -254,6 +254,12 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     return _core.convert(value, -1)
 
 
+def _shape_dim(d):
+    if d is None or isinstance(d, (str, bytes)) or isinstance(d, (float, np.floating)) and not float(d).is_integer():
+        raise TypeError(f"Const: shape must be a list of ints, got {type(d).__name__} {d!r}")
+    return int(d)
+
+
 def constant(value, dtype=None, shape=None, name=None):
     """Creates a tensor from a value; unlike convert_to_tensor it casts to ``dtype`` freely."""
     dt = _dtype_of(dtype)
@@ -264,7 +270,7 @@ def constant(value, dtype=None, shape=None, name=None):
     else:
         t = _core.convert(value, -1)
     if shape is not None:
-        shape = [int(d) for d in shape]
+        shape = [_shape_dim(d) for d in shape]
         if t._size == 1:
             t = _core.fill(shape, float(t._item()), t._dtype) if t.dtype != dtypes.int64 else \
                 _core.from_numpy(np.full(shape, t._item(), np.int64), 3)

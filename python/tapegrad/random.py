@@ -34,7 +34,12 @@ def get_global_generator():
 def _shape(shape):
     if hasattr(shape, "numpy"):
         shape = shape.numpy().reshape(-1).tolist()
-    return [int(d) for d in shape]
+    dims = []
+    for d in shape:
+        if d is None or isinstance(d, (str, bytes)) or isinstance(d, (float, np.floating)) and not float(d).is_integer():
+            raise TypeError(f"random: shape must be a list of ints, got {type(d).__name__} {d!r}")
+        dims.append(int(d))
+    return dims
 
 
 def _seed(seed):

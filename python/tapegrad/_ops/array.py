@@ -24,37 +24,49 @@ _one_hot = _core.op("OneHot")
 _segment_sum = _core.op("UnsortedSegmentSum")
 
 
-def _ints(v):
+def _int(v, op, arg):
+    """v as a Python int; a float that is not whole (1.5, inf, NaN), a string or None is a TypeError naming op."""
+    if v is None or isinstance(v, (str, bytes)) or isinstance(v, (float, np.floating)) and not float(v).is_integer():
+        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__} {v!r}")
+    try:
+        return int(v)
+    except (TypeError, ValueError, OverflowError) as e:
+        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__} {v!r} ({e})") from None
+
+
+def _ints(v, op, arg):
     if isinstance(v, Tensor):
-        return [int(d) for d in v.numpy().reshape(-1)]
+        return [_int(d, op, arg) for d in v.numpy().reshape(-1).tolist()]
     if isinstance(v, (int, np.integer)):
         return [int(v)]
-    return [int(d) for d in np.asarray(v).reshape(-1)]
+    if v is None or isinstance(v, (str, bytes)):
+        raise TypeError(f"{op}: {arg} must be a list of ints, got {v!r}")
+    return [_int(d, op, arg) for d in np.asarray(v, dtype=object).reshape(-1).tolist()]
 
 
 def _axis(axis, rank, op):
-    axis = int(axis)
+    axis = _int(axis, op, "axis")
     if not -rank <= axis < rank:
         raise _InvalidArgument(f"{op}: axis {axis} is out of range for a tensor of rank {rank}")
     return axis % rank
 
 
 def reshape(tensor, shape, name=None):
-    return _reshape(tensor, shape=_ints(shape))
+    return _reshape(tensor, shape=_ints(shape, "Reshape", "shape"))
 
 
 def transpose(a, perm=None, conjugate=False, name="transpose"):
-    return _transpose(a) if perm is None else _transpose(a, perm=_ints(perm))
+    return _transpose(a) if perm is None else _transpose(a, perm=_ints(perm, "Transpose", "perm"))
 
 
 def broadcast_to(input, shape, name=None):
-    return _broadcast_to(input, shape=_ints(shape))
+    return _broadcast_to(input, shape=_ints(shape, "BroadcastTo", "shape"))
 
 
 def expand_dims(input, axis, name=None):
     t = convert_to_tensor(input)
     s = list(t._shape)
-    axis = int(axis)
+    axis = _int(axis, "ExpandDims", "axis")
     if not -len(s) - 1 <= axis <= len(s):
         raise _InvalidArgument(f"ExpandDims: axis {axis} is out of range for a tensor of rank {len(s)}")
     s.insert(axis if axis >= 0 else len(s) + 1 + axis, 1)
@@ -90,7 +102,7 @@ def concat(values, axis, name="concat"):
     values = list(values)
     if len(values) == 1:
         return convert_to_tensor(values[0])
-    return _concat(*values, axis=int(axis))
+    return _concat(*values, axis=_int(axis, "ConcatV2", "axis"))
 
 
 def stack(values, axis=0, name="stack"):
@@ -110,7 +122,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     x = convert_to_tensor(value)
     axis = _axis(axis, x.ndim, "Unpack")
     n = x._shape[axis]
-    if num is not None and int(num) != n:
+    if num is not None and _int(num, "Unpack", "num") != n:
         raise _InvalidArgument(f"Unpack: num={num} does not match dimension {axis} of shape {tuple(x._shape)}")
     lead = (builtins.slice(None),) * axis
     return [x[lead + (i,)] for i in range(n)]
@@ -123,12 +135,12 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     n = x._shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)) or (
             isinstance(num_or_size_splits, Tensor) and num_or_size_splits.ndim == 0):
-        k = int(num_or_size_splits)
+        k = _int(num_or_size_splits, "Split", "num_or_size_splits")
         if k <= 0 or n % k:
             raise _InvalidArgument(f"Split: dimension {axis} of shape {tuple(x._shape)} is not divisible into {k} pieces")
         sizes = [n // k] * k
     else:
-        sizes = _ints(num_or_size_splits)
+        sizes = _ints(num_or_size_splits, "SplitV", "num_or_size_splits")
         if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
             raise _InvalidArgument(f"SplitV: invalid size_splits {sizes}")
         if -1 in sizes:
@@ -143,19 +155,19 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 
 def tile(input, multiples, name=None):
-    return _tile(input, multiples=_ints(multiples))
+    return _tile(input, multiples=_ints(multiples, "Tile", "multiples"))
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """params[..., indices, ...] along ``axis`` (default ``batch_dims``); out-of-range indices raise."""
     idx = indices if isinstance(indices, Tensor) else convert_to_tensor(indices, dtype_hint=dtypes.int32)
-    batch_dims = int(batch_dims)
-    return _gather(params, idx, axis=batch_dims if axis is None else int(axis), batch_dims=batch_dims)
+    batch_dims = _int(batch_dims, "GatherV2", "batch_dims")
+    return _gather(params, idx, axis=batch_dims if axis is None else _int(axis, "GatherV2", "axis"), batch_dims=batch_dims)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s; ids outside [0, num_segments) raise."""
-    return _segment_sum(data, convert_to_tensor(segment_ids), num_segments=int(num_segments))
+    return _segment_sum(data, convert_to_tensor(segment_ids), num_segments=_int(num_segments, "UnsortedSegmentSum", "num_segments"))
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -166,14 +178,14 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dt = dtypes.as_dtype(dtype)
     on = 1 if on_value is None else convert_to_tensor(on_value)._item()
     off = 0 if off_value is None else convert_to_tensor(off_value)._item()
-    return _one_hot(convert_to_tensor(indices), depth=int(depth), on_value=float(on), off_value=float(off),
-                    axis=-1 if axis is None else int(axis), dtype=dt.code)
+    return _one_hot(convert_to_tensor(indices), depth=_int(depth, "OneHot", "depth"), on_value=float(on), off_value=float(off),
+                    axis=-1 if axis is None else _int(axis, "OneHot", "axis"), dtype=dt.code)
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pads with a constant, or mirrors the edges (mode REFLECT without, SYMMETRIC with the edge)."""
     x = convert_to_tensor(tensor)
-    flat = _ints(paddings)
+    flat = _ints(paddings, "Pad", "paddings")
     mode = str(mode).upper()
     if mode == "CONSTANT":
         return _pad(x, paddings=flat, constant_values=float(convert_to_tensor(constant_values)._item()))
@@ -202,7 +214,7 @@ def _mirror(x, axis, before, after, edge):
 def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
     """input_[begin : begin + size] in every dimension; a size of -1 takes the rest."""
     x = convert_to_tensor(input_)
-    b, s = _ints(begin), _ints(size)
+    b, s = _ints(begin, "Slice", "begin"), _ints(size, "Slice", "size")
     if len(b) != x.ndim or len(s) != x.ndim:
         raise _InvalidArgument(f"Slice: begin {b} and size {s} need one entry per dimension of shape {tuple(x._shape)}")
     e = [n if k == -1 else bb + k for bb, k, n in zip(b, s, x._shape)]
@@ -214,16 +226,17 @@ def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
 
 def strided_slice(input_, begin, end, strides=None, name=None):
     """input_[begin_0:end_0:strides_0, ...] with Python slice semantics per dimension (no masks)."""
-    strides = [1] * len(_ints(begin)) if strides is None else _ints(strides)
-    return convert_to_tensor(input_)[tuple(builtins.slice(b, e, s) for b, e, s in zip(_ints(begin), _ints(end), strides))]
+    begin, end = _ints(begin, "StridedSlice", "begin"), _ints(end, "StridedSlice", "end")
+    strides = [1] * len(begin) if strides is None else _ints(strides, "StridedSlice", "strides")
+    return convert_to_tensor(input_)[tuple(builtins.slice(b, e, s) for b, e, s in zip(begin, end, strides))]
 
 
 def reverse(tensor, axis, name=None):
     """Reverses the listed axes (a strided slice with stride -1)."""
     x = convert_to_tensor(tensor)
-    axes = [_axis(a, x.ndim, "ReverseV2") for a in _ints(axis)]
+    axes = [_axis(a, x.ndim, "ReverseV2") for a in _ints(axis, "ReverseV2", "axis")]
     if len(set(axes)) != len(axes):
-        raise _InvalidArgument(f"ReverseV2: axis {_ints(axis)} lists an axis twice")
+        raise _InvalidArgument(f"ReverseV2: axis {_ints(axis, 'ReverseV2', 'axis')} lists an axis twice")
     key = [builtins.slice(None, None, -1) if d in axes else builtins.slice(None) for d in range(x.ndim)]
     return x[tuple(key)]
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from tapegrad import _core, errors
-from tapegrad._ops.array import transpose
+from tapegrad._ops.array import _int, transpose
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
@@ -118,7 +118,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     x = convert_to_tensor(tensor)
     matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
     if matrix:
-        ax = [int(a) for a in axis]
+        ax = [_int(a, "Norm", "axis") for a in axis]
         if not all(-x.ndim <= a < x.ndim for a in ax) or ax[0] % x.ndim == ax[1] % x.ndim:
             raise _error(f"Norm: axis {axis} must be two distinct axes of a tensor of shape {tuple(x.shape)}")
         if ord not in ("euclidean", "fro", 1, np.inf):
@@ -129,7 +129,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
             if len(axis) != 1:
                 raise ValueError(f"norm: axis must be None, an int or a pair of ints, got {axis!r}")
             axis = axis[0]
-        ax = None if axis is None else [int(axis)]
+        ax = None if axis is None else [_int(axis, "Norm", "axis")]
         if ax is not None and not -x.ndim <= ax[0] < max(x.ndim, 1):
             raise _error(f"Norm: axis {axis} is out of range for a tensor of shape {tuple(x.shape)}")
         if ord not in ("euclidean", "fro") and (isinstance(ord, str) or not ord > 0):

@@ -1,7 +1,7 @@
 """Neural-network ops of tf.nn: activations, softmax, dropout and the cross-entropy losses."""
 from tapegrad import _core
 from tapegrad._ops._wrap import export, unary
-from tapegrad._ops.array import squeeze
+from tapegrad._ops.array import _int, squeeze
 from tapegrad._ops.elementwise import sigmoid, softplus  # noqa: F401 -- tf.nn.sigmoid, tf.nn.softplus
 from tapegrad._ops.reduction import reduce_mean, reduce_sum
 from tapegrad._tensor import cast, convert_to_tensor
@@ -52,12 +52,12 @@ def softmax(logits, axis=None, name=None):
     >>> tf.nn.softmax([1000., 0.]).numpy()
     array([1., 0.], dtype=float32)
     """
-    return _ops["Softmax"](logits, axis=-1 if axis is None else int(axis))
+    return _ops["Softmax"](logits, axis=-1 if axis is None else _int(axis, "Softmax", "axis"))
 
 
 def log_softmax(logits, axis=None, name=None):
     """``x - log(sum(exp(x)))`` along ``axis`` (default -1); finite for any finite logits."""
-    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else int(axis))
+    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else _int(axis, "LogSoftmax", "axis"))
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):

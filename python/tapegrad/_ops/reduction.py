@@ -1,5 +1,6 @@
 """Reductions over axes (reduce_sum and friends), arg-reductions, cumsum and add_n."""
 from tapegrad import _core, dtypes
+from tapegrad._ops.array import _int
 from tapegrad._ops.elementwise import where
 from tapegrad._tensor import Tensor, convert_to_tensor, stop_gradient
 
@@ -17,23 +18,23 @@ _exp, _log, _sqrt, _abs = (_core.op(n) for n in ("Exp", "Log", "Sqrt", "Abs"))
 _less, _reshape = _core.op("Less"), _core.op("Reshape")
 
 
-def _axes(axis):
+def _axes(axis, op="reduce"):
     if axis is None:
         return None
     if isinstance(axis, Tensor):
         axis = axis.numpy().tolist()
     if isinstance(axis, (list, tuple)):
-        return [int(a) for a in axis]
-    return [int(axis)]
+        return [_int(a, op, "axis") for a in axis]
+    return [_int(axis, op, "axis")]
 
 
-def _axis(axis, default=0):
+def _axis(axis, default=0, op="reduce"):
     """One axis as an int (a Python int, a 0-d or one-element tensor, or None for ``default``)."""
     if axis is None:
         return default
     if isinstance(axis, Tensor):
         return int(axis.numpy().reshape(-1)[0]) if axis._size == 1 else int(axis)
-    return int(axis)
+    return _int(axis, op, "axis")
 
 
 def _reduce(op_name, py_name, doc, as_bool=False):
@@ -42,7 +43,7 @@ def _reduce(op_name, py_name, doc, as_bool=False):
     def fn(input_tensor, axis=None, keepdims=False, name=None):
         x = convert_to_tensor(input_tensor, dtype=dtypes.bool) if as_bool and not isinstance(input_tensor, Tensor) \
             else input_tensor
-        return handle(x, axis=_axes(axis), keepdims=bool(keepdims))
+        return handle(x, axis=_axes(axis, py_name), keepdims=bool(keepdims))
 
     fn.__name__ = fn.__qualname__ = py_name
     fn.__doc__ = doc
@@ -79,7 +80,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     1000.6931...
     """
     x = _float_input(input_tensor, "reduce_logsumexp")
-    axes = _axes(axis)
+    axes = _axes(axis, "reduce_logsumexp")
     raw_max = _ops["Max"](x, axis=axes, keepdims=True)
     finite = _less(_abs(raw_max), float("inf"))
     m = stop_gradient(where(finite, raw_max, 0.0))
@@ -90,7 +91,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance over ``axis``: mean((x - mean(x))^2)."""
     x = _float_input(input_tensor, "reduce_variance")
-    axes = _axes(axis)
+    axes = _axes(axis, "reduce_variance")
     centered = x - _ops["Mean"](x, axis=axes, keepdims=True)
     return _ops["Mean"](centered * centered, axis=axes, keepdims=bool(keepdims))
 
@@ -110,17 +111,17 @@ def safe_sqrt(s):
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(sum(x^2)) over ``axis``; the gradient at an all-zero slice is 0."""
     x = convert_to_tensor(input_tensor)
-    return safe_sqrt(_ops["Sum"](x * x, axis=_axes(axis), keepdims=bool(keepdims)))
+    return safe_sqrt(_ops["Sum"](x * x, axis=_axes(axis, "reduce_euclidean_norm"), keepdims=bool(keepdims)))
 
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmax(input, axis=_axis(axis), output_type=dtypes.as_dtype(output_type).code)
+    return _argmax(input, axis=_axis(axis, op="ArgMax"), output_type=dtypes.as_dtype(output_type).code)
 
 
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmin(input, axis=_axis(axis), output_type=dtypes.as_dtype(output_type).code)
+    return _argmin(input, axis=_axis(axis, op="ArgMin"), output_type=dtypes.as_dtype(output_type).code)
 
 
 def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
@@ -132,7 +133,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
     >>> tf.cumsum([1, 2, 3], exclusive=True).numpy()
     array([0, 1, 3], dtype=int32)
     """
-    return _cumsum(x, axis=_axis(axis), exclusive=bool(exclusive), reverse=bool(reverse))
+    return _cumsum(x, axis=_axis(axis, op="Cumsum"), exclusive=bool(exclusive), reverse=bool(reverse))
 
 
 def add_n(inputs, name=None):
