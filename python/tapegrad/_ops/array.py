@@ -29,16 +29,19 @@ def _int(v, op, arg):
     if v is None or isinstance(v, (str, bytes)) or isinstance(v, (float, np.floating)) and not float(v).is_integer():
         raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__} {v!r}")
     try:
-        return int(v)
+        i = int(v)
     except (TypeError, ValueError, OverflowError) as e:
         raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__} {v!r} ({e})") from None
+    if not -2 ** 63 <= i < 2 ** 63:
+        raise ValueError(f"{op}: {arg} {i} is out of the int64 range")
+    return i
 
 
 def _ints(v, op, arg):
     if isinstance(v, Tensor):
         return [_int(d, op, arg) for d in v.numpy().reshape(-1).tolist()]
     if isinstance(v, (int, np.integer)):
-        return [int(v)]
+        return [_int(v, op, arg)]
     if v is None or isinstance(v, (str, bytes)):
         raise TypeError(f"{op}: {arg} must be a list of ints, got {v!r}")
     return [_int(d, op, arg) for d in np.asarray(v, dtype=object).reshape(-1).tolist()]
