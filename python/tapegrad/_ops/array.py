@@ -47,6 +47,13 @@ def _ints(v, op, arg):
     return [_int(d, op, arg) for d in np.asarray(v, dtype=object).reshape(-1).tolist()]
 
 
+def _tensor_list(values, op, arg):
+    """values (a list, tuple or other iterable of tensors) as a list; anything else is a TypeError naming op."""
+    if values is None or isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{op}: {arg} must be a list of tensors, got {type(values).__name__} {values!r}")
+    return list(values)
+
+
 def _axis(axis, rank, op):
     axis = _int(axis, op, "axis")
     if not -rank <= axis < rank:
@@ -82,7 +89,7 @@ def squeeze(input, axis=None, name=None):
     if axis is None:
         keep = [d for d in s if d != 1]
     else:
-        axes = {(a + len(s)) if a < 0 else a for a in ([axis] if isinstance(axis, int) else axis)}
+        axes = {(a + len(s)) if a < 0 else a for a in _ints(axis, "Squeeze", "axis")}
         for a in axes:
             if not 0 <= a < len(s) or s[a] != 1:
                 raise _InvalidArgument(f"Squeeze: cannot squeeze axis {a} of shape {tuple(s)}")
@@ -102,7 +109,7 @@ def _slice_along(x, axis, begin, end, stride=1):
 
 def concat(values, axis, name="concat"):
     """Joins tensors along an existing axis; the gradient slices g back into the pieces."""
-    values = list(values)
+    values = _tensor_list(values, "ConcatV2", "values")
     if len(values) == 1:
         return convert_to_tensor(values[0])
     return _concat(*values, axis=_int(axis, "ConcatV2", "axis"))
@@ -110,7 +117,7 @@ def concat(values, axis, name="concat"):
 
 def stack(values, axis=0, name="stack"):
     """Joins same-shape tensors along a new axis."""
-    ts = [convert_to_tensor(v) for v in values]
+    ts = [convert_to_tensor(v) for v in _tensor_list(values, "Pack", "values")]
     if not ts:
         raise _InvalidArgument("Pack: expected at least one tensor to stack")
     shape = ts[0]._shape

@@ -1,6 +1,6 @@
 """Reductions over axes (reduce_sum and friends), arg-reductions, cumsum and add_n."""
 from tapegrad import _core, dtypes
-from tapegrad._ops.array import _int
+from tapegrad._ops.array import _int, _tensor_list
 from tapegrad._ops.elementwise import where
 from tapegrad._tensor import Tensor, convert_to_tensor, stop_gradient
 
@@ -138,7 +138,7 @@ def cumsum(x, axis=0, exclusive=False, reverse=False, name=None):
 
 def add_n(inputs, name=None):
     """Sums a list of tensors of the same shape and dtype."""
-    inputs = list(inputs)
+    inputs = _tensor_list(inputs, "add_n", "inputs")
     if not inputs:
         raise ValueError("add_n: inputs must be a non-empty list")
     total = convert_to_tensor(inputs[0])
