@@ -111,3 +111,18 @@ def test_unsupported_forms_are_unimplemented():
 def test_failed_binding_cast_is_a_type_error():
     with pytest.raises(TypeError):
         _core.op("Tile")(tf.ones([2]), multiples=[2 ** 70])  # an attribute the binding cannot cast
+
+
+def test_constant_shape_refused_naming_const():
+    with pytest.raises(tf.errors.ResourceExhaustedError, match=r"^Const: OOM when allocating tensor with shape\[1099511627776,1024\]"):
+        tf.constant(1.0, shape=[2 ** 40, 2 ** 10])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Const: dimension -1"):
+        tf.constant(1.0, shape=[-1])
+    with pytest.raises(TypeError, match=r"^Const: shape must be a list of ints, got float inf"):
+        tf.constant(1.0, shape=[float("inf")])
+    assert tf.constant(1.0, shape=3).shape == (3,)
+
+
+def test_dropout_rate_of_the_wrong_type_names_dropout():
+    with pytest.raises(TypeError, match=r"^dropout: rate must be a number"):
+        tf.nn.dropout(tf.ones([2]), "a")

@@ -73,7 +73,10 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     from tapegrad import random  # the random module imports the package; import it lazily
 
     x = convert_to_tensor(x)
-    rate = float(rate.numpy()) if hasattr(rate, "numpy") else float(rate)
+    try:
+        rate = float(rate.numpy()) if hasattr(rate, "numpy") else float(rate)
+    except (TypeError, ValueError):
+        raise TypeError(f"dropout: rate must be a number in [0, 1), got {rate!r}") from None
     if not 0.0 <= rate < 1.0:
         raise ValueError(f"dropout: rate must be a scalar in [0, 1), got {rate}")
     if not x.dtype.is_floating:
