@@ -2,6 +2,7 @@
 #include "core/tensor.h"
 #include <algorithm>
 #include <cstdlib>
+#include <new>
 #include "core/allocator.h"
 #include "core/error.h"
 
@@ -17,6 +18,26 @@ Storage::Storage(size_t n) : nbytes(n) {
 
 Storage::~Storage() {
   if (data != small) release_block(data, size_class);
+}
+
+// The message of a failed allocation, as TF's: "OOM when allocating tensor with shape[2,3] and type float".
+static std::string oom_message(const Shape& shape, DType dtype, const std::string& bytes) {
+  std::string dims;
+  for (size_t i = 0; i < shape.size(); ++i) dims += (i ? "," : "") + std::to_string(shape[i]);
+  const char* type = dtype == DType::Float32 ? "float" : dtype == DType::Float64 ? "double" : dtype_name(dtype);
+  return cat("OOM when allocating tensor with shape[", dims, "] and type ", type, " (", bytes, " bytes)");
+}
+
+static std::shared_ptr<Storage> allocate_storage(const Shape& shape, DType dtype) {
+  const int64_t n = num_elements(shape), item = dtype_size(dtype);
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, item, &bytes))
+    throw ResourceExhausted(oom_message(shape, dtype, cat(std::to_string(n), " * ", item)));
+  try {
+    return std::make_shared<Storage>((size_t)bytes);
+  } catch (const std::bad_alloc&) {
+    throw ResourceExhausted(oom_message(shape, dtype, std::to_string(bytes)));
+  }
 }
 
 static std::atomic<int64_t> g_next_id{1};
@@ -38,9 +59,9 @@ int64_t num_elements(const Shape& s) {
   int64_t n = 1;
   for (int64_t d : s) {
     if (d < 0) throw InvalidArgument(cat("negative dimension in shape ", shape_str(s)));
-    // Refuse shapes whose element count overflows (or could not be addressed in bytes).
-    if (__builtin_mul_overflow(n, d, &n) || n > (int64_t(1) << 58))
-      throw InvalidArgument(cat("shape ", shape_str(s), " has too many elements"));
+    // Refuse shapes whose element count overflows int64 (as TF); empty() refuses byte counts.
+    if (__builtin_mul_overflow(n, d, &n))
+      throw InvalidArgument(cat("shape ", shape_str(s), " has too many elements (more than 2**63 - 1)"));
   }
   return n;
 }
@@ -76,7 +97,7 @@ Tensor empty(const Shape& shape, DType dtype) {
   t->shape = shape;
   t->size = num_elements(shape);
   t->dtype = dtype;
-  t->storage = std::make_shared<Storage>(t->nbytes());
+  t->storage = allocate_storage(shape, dtype);
   return t;
 }
 

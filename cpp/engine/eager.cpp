@@ -64,9 +64,15 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
     throw InvalidArgument(cat(op.name, ": expected ", op.num_inputs, " inputs, got ", x.size()));
   for (auto& xi : x)
     if (!xi) throw InvalidArgument(cat(op.name, ": an input is None"));
-  OutMeta m = op.infer(op, x, attrs);
-  if (__builtin_expect(op.stateful && t_observers.n != 0, 0)) notify_before_stateful(x);
-  Tensor out = op.kernel(op, x, attrs, m);
+  Tensor out;
+  try {  // Note [One set of error classes]: every failure of an op names it
+    OutMeta m = op.infer(op, x, attrs);
+    if (__builtin_expect(op.stateful && t_observers.n != 0, 0)) notify_before_stateful(x);
+    out = op.kernel(op, x, attrs, m);
+  } catch (OpFailure& e) {
+    e.name_op(op.name);
+    throw;
+  }
   if (g_check_numerics) check_finite(out, op.name);
   if (__builtin_expect(t_observers.n != 0, 0)) notify_after(op, x, attrs, out);  // Note [Op observers]
   return out;

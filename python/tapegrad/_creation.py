@@ -1,59 +1,201 @@
-"""Tensors made from a shape and a value: zeros, ones, fill, eye, range, linspace."""
+"""Tensors made from a shape and a value: zeros, ones, fill, eye, range, linspace.
+
+Shapes, counts and range bounds are checked here, before any buffer is made, with TF's classes:
+None is a ValueError, a value of the wrong type (a float, a string, inf) a TypeError, a negative
+size or an impossible range an InvalidArgumentError, and a tensor too large for memory a
+ResourceExhaustedError from the engine (Note [One set of error classes]). Each message names the op.
+"""
+import math
+import numbers
+
 import numpy as np
 
-from tapegrad import _core, dtypes
-from tapegrad._tensor import Tensor, _dtype_of, _item, convert_to_tensor
+from tapegrad import _core, dtypes, errors
+from tapegrad._tensor import Tensor, _item, convert_to_tensor
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace"]
 
+_INT64_MAX = 2 ** 63 - 1
+_TF_TYPE = {"float32": "float", "float64": "double"}  # TF's names in an OOM message
+
 
 def fill(dims, value, name=None):
-    v = convert_to_tensor(value)
-    return _core.from_numpy(np.full([int(d) for d in dims], v.numpy()), v._dtype)
+    shape = _dims(dims, "Fill", "dims")
+    v = _tensor_arg(value, "Fill", "value")
+    if v._shape:
+        raise errors.InvalidArgumentError(f"Fill: value must be a scalar, got shape {tuple(v._shape)}")
+    if v.dtype == dtypes.int64:  # exact beyond 2**53
+        return _numpy("Fill", shape, v.dtype, lambda: np.full(shape, v.numpy()))
+    return _named("Fill", _core.fill, shape, float(v._item()), v._dtype)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
-    return _core.fill([int(d) for d in _as_shape(shape)], 0.0, dtypes.as_dtype(dtype).code)
+    return _named("Fill", _core.fill, _dims(shape, "zeros", "shape"), 0.0, _dtype("zeros", dtype).code)
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    return _core.fill([int(d) for d in _as_shape(shape)], 1.0, dtypes.as_dtype(dtype).code)
+    return _named("Fill", _core.fill, _dims(shape, "ones", "shape"), 1.0, _dtype("ones", dtype).code)
 
 
 def zeros_like(input, dtype=None, name=None):
-    t = convert_to_tensor(input)
-    return zeros(t._shape, dtype or t.dtype)
+    t = _tensor_arg(input, "zeros_like", "input")
+    return zeros(t._shape, _dtype("zeros_like", dtype or t.dtype))
 
 
 def ones_like(input, dtype=None, name=None):
-    t = convert_to_tensor(input)
-    return ones(t._shape, dtype or t.dtype)
-
-
-def _as_shape(shape):
-    if isinstance(shape, Tensor):
-        return [int(d) for d in shape.numpy().reshape(-1)]
-    if isinstance(shape, (int, np.integer)):
-        return [int(shape)]
-    return list(shape)
+    t = _tensor_arg(input, "ones_like", "input")
+    return ones(t._shape, _dtype("ones_like", dtype or t.dtype))
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
-    m = np.eye(num_rows, num_columns, dtype=dtypes.as_dtype(dtype).as_numpy_dtype)
-    if batch_shape:
-        m = np.broadcast_to(m, tuple(batch_shape) + m.shape)
-    return _core.from_numpy(m, dtypes.as_dtype(dtype).code)
+    rows = _count(num_rows, "eye", "num_rows")
+    cols = rows if num_columns is None else _count(num_columns, "eye", "num_columns")
+    batch = [] if batch_shape is None else _dims(batch_shape, "eye", "batch_shape")
+    dt = _dtype("eye", dtype)
+
+    def make():
+        m = np.eye(rows, cols, dtype=dt.as_numpy_dtype)
+        return np.broadcast_to(m, tuple(batch) + m.shape) if batch else m
+    return _numpy("MatrixDiagV3", batch + [rows, cols], dt, make)
 
 
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -- TF's name
     if limit is None:
         start, limit = 0, start
-    vals = [_item(v) for v in (start, limit, delta)]
-    dt = _dtype_of(dtype) or (dtypes.float32 if any(isinstance(v, float) for v in vals) else dtypes.int32)
-    return _core.from_numpy(np.arange(*vals, dtype=dt.as_numpy_dtype), dt.code)
+    vals = [_bound(v, arg) for v, arg in zip((start, limit, delta), ("start", "limit", "delta"))]
+    dt = _dtype("Range", dtype) if dtype is not None else dtypes.float32 if any(isinstance(v, float) for v in vals) \
+        else dtypes.int32 if all(-2 ** 31 <= v < 2 ** 31 for v in vals) else dtypes.int64  # as TF converts the bounds
+    n = _range_size(*vals)
+    return _numpy("Range", [n], dt, lambda: np.arange(*vals, dtype=dt.as_numpy_dtype))
 
 
 def linspace(start, stop, num, name=None, axis=0):
-    s, e = convert_to_tensor(start), convert_to_tensor(stop)
+    s, e = _tensor_arg(start, "LinSpace", "start"), _tensor_arg(stop, "LinSpace", "stop")
+    n = _count(num, "LinSpace", "num")
     dt = s.dtype if s.dtype.is_floating else dtypes.float32
-    return _core.from_numpy(np.linspace(s.numpy(), e.numpy(), int(num), axis=axis).astype(dt.as_numpy_dtype), dt.code)
+    shape = list(_named("LinSpace", np.broadcast_shapes, tuple(s._shape), tuple(e._shape), arg="start and stop"))
+    axis = _int(axis, "LinSpace", "axis")
+    if not -len(shape) - 1 <= axis <= len(shape):
+        raise errors.InvalidArgumentError(f"LinSpace: axis {axis} is out of range for a result of rank {len(shape) + 1}")
+    shape.insert(axis if axis >= 0 else axis + len(shape) + 1, n)
+    return _numpy("LinSpace", shape, dt,
+                  lambda: np.linspace(s.numpy(), e.numpy(), n, axis=axis).astype(dt.as_numpy_dtype))
+
+
+def _numpy(op, shape, dt, make):
+    """The tensor of make(), a NumPy array of shape and dtype dt; too large for memory is TF's OOM error."""
+    itemsize = np.dtype(dt.as_numpy_dtype).itemsize
+    if math.prod(shape) * itemsize >= 2 ** 62:
+        raise _oom(op, shape, dt, itemsize)
+    try:
+        return _core.from_numpy(make(), dt.code)
+    except MemoryError:
+        raise _oom(op, shape, dt, itemsize) from None
+
+
+def _oom(op, shape, dt, itemsize):
+    return errors.ResourceExhaustedError(f"{op}: OOM when allocating tensor with shape[{','.join(map(str, shape))}] "
+                                         f"and type {_TF_TYPE.get(dt.name, dt.name)} ({math.prod(shape) * itemsize} bytes)")
+
+
+def _named(op, fn, *args, arg=None):
+    """Calls fn, naming op (and the argument) in an error that does not name it."""
+    try:
+        return fn(*args)
+    except (errors.OpError, TypeError, ValueError) as e:
+        if str(e).startswith(op):
+            raise
+        cls = type(e) if isinstance(e, errors.OpError) else TypeError if isinstance(e, TypeError) else ValueError
+        raise cls(f"{op}: {arg + ': ' if arg else ''}{e}") from None
+
+
+def _tensor_arg(value, op, arg):
+    if value is None:
+        raise ValueError(f"{op}: {arg} is None; expected a tensor")
+    return _named(op, convert_to_tensor, value, arg=arg)
+
+
+def _dtype(op, dtype):
+    return _named(op, dtypes.as_dtype, dtype, arg="dtype")
+
+
+def _int(value, op, arg):
+    """value as a Python int: an int, a NumPy int or a whole float; other types are a TypeError."""
+    if isinstance(value, Tensor):
+        if value._size != 1:
+            raise errors.InvalidArgumentError(f"{op}: {arg} must be a scalar, got a tensor of shape {tuple(value._shape)}")
+        value = value._item()
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{op}: {arg} must be an int, got {type(value).__name__} {value!r}")
+    if not isinstance(value, numbers.Integral) and not (math.isfinite(value) and float(value).is_integer()):
+        raise TypeError(f"{op}: {arg} must be an int, got {value!r}")
+    return int(value)
+
+
+def _count(value, op, arg):
+    if value is None:
+        raise ValueError(f"{op}: {arg} is None; expected a non-negative int")
+    n = _int(value, op, arg)
+    if n < 0:
+        raise errors.InvalidArgumentError(f"{op}: {arg} must be >= 0, got {n}")
+    return n
+
+
+def _dims(shape, op, arg):
+    """A shape argument as a list of ints >= 0 (as TF's Fill: "Dimension -1 must be >= 0")."""
+    if shape is None:
+        raise ValueError(f"{op}: {arg} is None; expected a list of ints or an int tensor")
+    if isinstance(shape, Tensor):
+        if not shape.dtype.is_integer:
+            raise TypeError(f"{op}: {arg} must be an int32 or int64 tensor, got {shape.dtype.name}")
+        vals = shape.numpy().reshape(-1).tolist()
+    elif isinstance(shape, (numbers.Integral, np.integer)) and not isinstance(shape, bool):
+        vals = [shape]
+    elif isinstance(shape, (list, tuple, np.ndarray)):
+        vals = list(np.asarray(shape, dtype=object).reshape(-1)) if isinstance(shape, np.ndarray) else list(shape)
+    else:
+        raise TypeError(f"{op}: {arg} must be a list of ints or an int tensor, got {type(shape).__name__} {shape!r}")
+    dims = [_int(d, op, arg) if d is not None else _unknown_dim(shape, op, arg) for d in vals]
+    for d in dims:
+        if d < 0:
+            raise errors.InvalidArgumentError(f"{op}: Dimension {d} must be >= 0 (shape {dims})")
+        if d > _INT64_MAX:
+            raise ValueError(f"{op}: dimension {d} of shape {dims} does not fit in int64")
+    return dims
+
+
+def _unknown_dim(shape, op, arg):
+    raise ValueError(f"{op}: {arg} {shape!r} has an unknown (None) dimension")
+
+
+def _bound(value, arg):
+    """A bound of range as a Python int or float; inf and NaN pass (TF refuses them by size)."""
+    if value is None:
+        raise ValueError(f"Range: {arg} is None; expected a number")
+    if isinstance(value, Tensor) and value._size != 1:
+        raise errors.InvalidArgumentError(f"Range: {arg} must be a scalar, got a tensor {value.dtype.name}{tuple(value.shape)}")
+    v = _item(value) if isinstance(value, Tensor) else value
+    if isinstance(v, (np.integer, np.floating)):
+        v = v.item()
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"Range: {arg} must be a number, got {type(value).__name__} {value!r}")
+    return v
+
+
+def _range_size(start, limit, delta):
+    """The element count of range, refused as TF's Range op does."""
+    if delta == 0:
+        raise errors.InvalidArgumentError(f"Range: Requires delta != 0: {delta}")
+    if delta > 0 and not start <= limit:
+        raise errors.InvalidArgumentError(f"Range: Requires start <= limit when delta > 0: {start}/{limit}")
+    if delta < 0 and not start >= limit:
+        raise errors.InvalidArgumentError(f"Range: Requires start >= limit when delta < 0: {start}/{limit}")
+    if isinstance(limit - start, float) or isinstance(delta, float):
+        size = abs((limit - start) / delta)
+        size = math.ceil(size) if math.isfinite(size) else size
+    else:
+        size = (abs(limit - start) + abs(delta) - 1) // abs(delta)
+    if not math.isfinite(size) or size > _INT64_MAX:
+        raise errors.InvalidArgumentError(f"Range: Requires ((limit - start) / delta) <= {_INT64_MAX}, "
+                                          f"got start={start}, limit={limit}, delta={delta}")
+    return int(size)

@@ -1,7 +1,7 @@
 """Tensor and Variable: the Python-side surface of the C++ tensor (shape, dtype, repr, conversion)."""
 import numpy as np
 
-from tapegrad import _core, dtypes
+from tapegrad import _core, dtypes, errors
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
@@ -274,6 +274,20 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     return _core.convert(value, -1)
 
 
+def _const_shape(shape):
+    """constant's shape= as a list of ints >= 0 (an int is a 1-d shape); other values are refused naming Const."""
+    if isinstance(shape, (int, np.integer)) and not isinstance(shape, bool):
+        shape = [shape]
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError(f"Const: shape must be a list of ints, got {type(shape).__name__} {shape!r}")
+    for d in shape:
+        if d is None or isinstance(d, (str, bytes)) or isinstance(d, (float, np.floating)) and not float(d).is_integer():
+            raise TypeError(f"Const: shape must be a list of ints, got {type(d).__name__} {d!r}")
+        if not 0 <= int(d) < 2 ** 63:
+            raise _core.InvalidArgumentError(f"Const: dimension {int(d)} of shape {list(shape)} must be in [0, 2**63)")
+    return [int(d) for d in shape]
+
+
 def constant(value, dtype=None, shape=None, name=None):
     """Creates a tensor from a value; unlike convert_to_tensor it casts to ``dtype`` freely."""
     dt = _dtype_of(dtype)
@@ -285,10 +299,15 @@ def constant(value, dtype=None, shape=None, name=None):
     else:
         t = _core.convert(value, -1)
     if shape is not None:
-        shape = [int(d) for d in shape]
+        shape = _const_shape(shape)
         if t._size == 1:
-            t = _core.fill(shape, float(t._item()), t._dtype) if t.dtype != dtypes.int64 else \
-                _core.from_numpy(np.full(shape, t._item(), np.int64), 3)
+            try:
+                t = _core.fill(shape, float(t._item()), t._dtype) if t.dtype != dtypes.int64 else \
+                    _core.from_numpy(np.full(shape, t._item(), np.int64), 3)
+            except errors.OpError as e:
+                raise type(e)(f"Const: {e}") from None
+            except MemoryError:
+                raise errors.ResourceExhaustedError(f"Const: OOM when allocating tensor with shape{shape} and type int64")
         elif list(t._shape) != shape:
             t = _core.op("Reshape")(t, shape=shape)
     return t

@@ -1,5 +1,6 @@
 """Element types: ``tf.float32`` and friends, with their NumPy equivalents."""
 import builtins
+import warnings
 
 import numpy as np
 
@@ -77,7 +78,9 @@ def as_dtype(type_value):
     if type_value is builtins.bool:
         return bool
     try:
-        np_dtype = np.dtype(type_value)
+        with warnings.catch_warnings():  # NumPy's deprecated aliases ('a') are refused below, not warned
+            warnings.simplefilter("ignore", DeprecationWarning)
+            np_dtype = np.dtype(type_value)
     except TypeError:
         raise TypeError(f"Cannot convert {type_value!r} to a tapegrad dtype") from None
     for d in _BY_CODE:

@@ -31,10 +31,14 @@ def get_global_generator():
     return _generator
 
 
-def _shape(shape):
+def _shape(shape, op):
+    from tapegrad._ops.array import _ints
+
     if hasattr(shape, "numpy"):
         shape = shape.numpy().reshape(-1).tolist()
-    return [int(d) for d in shape]
+    if isinstance(shape, (float, np.floating, dict)) or not hasattr(shape, "__len__") and not isinstance(shape, int):
+        raise TypeError(f"{op}: shape must be a list of ints, got {type(shape).__name__} {shape!r}")
+    return _ints(shape, op, "shape")
 
 
 def _seed(seed):
@@ -50,7 +54,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     dt = dtypes.as_dtype(dtype)
     if not dt.is_floating:
         raise ValueError(f"random.normal: dtype must be float32 or float64, got {dt.name}")
-    z = _normal(shape=_shape(shape), dtype=dt.code, seed=_seed(seed))
+    z = _normal(shape=_shape(shape, "random.normal"), dtype=dt.code, seed=_seed(seed))
     if not _is(stddev, 1.0):
         z = z * stddev
     if not _is(mean, 0.0):
@@ -64,7 +68,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     from tapegrad._ops.elementwise import floor, minimum
 
     dt = dtypes.as_dtype(dtype)
-    shape = _shape(shape)
+    shape = _shape(shape, "random.uniform")
     if dt.is_integer:
         if maxval is None:
             raise ValueError("uniform: maxval must be given for integer dtypes")

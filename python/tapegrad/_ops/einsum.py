@@ -11,7 +11,7 @@ import string
 
 import numpy as np
 
-from tapegrad import _core
+from tapegrad import _core, errors
 from tapegrad._ops.array import _diag_last_two, broadcast_to, transpose
 from tapegrad._ops.reduction import reduce_sum
 from tapegrad._tensor import convert_to_tensor
@@ -24,7 +24,18 @@ _LETTERS = set(string.ascii_letters)
 
 
 def _error(msg):
-    return _core.InvalidArgumentError(f"Einsum: {msg}")
+    return errors.InvalidArgumentError(f"Einsum: {msg}")
+
+
+def _operand(x, i):
+    if x is None:
+        raise ValueError(f"Einsum: operand {i} is None; expected a tensor")
+    try:
+        return convert_to_tensor(x)
+    except errors.OpError as e:
+        raise type(e)(f"Einsum: operand {i}: {e}") from None
+    except TypeError as e:
+        raise TypeError(f"Einsum: operand {i}: {e}") from None
 
 
 def _split_term(term, equation):
@@ -148,11 +159,15 @@ def einsum(equation, *inputs, **kwargs):
     >>> tf.einsum('ij,jk->ik', tf.ones((2, 3)), tf.ones((3, 4))).shape
     TensorShape([2, 4])
     """
+    if isinstance(equation, bytes):
+        equation = equation.decode()
+    if not isinstance(equation, str):
+        raise TypeError(f"Einsum: the equation must be a string such as 'ij,jk->ik', got {type(equation).__name__} {equation!r}")
     if len(inputs) == 1 and isinstance(inputs[0], (list, tuple)):
         inputs = tuple(inputs[0])
     if not inputs:
         raise _error("no operands given")
-    xs = [convert_to_tensor(x) for x in inputs]
+    xs = [_operand(x, i) for i, x in enumerate(inputs)]
     dtypes_ = {x.dtype for x in xs}
     if len(dtypes_) > 1:
         raise _error(f"operands must have one dtype, got {[f'{x.dtype.name}{tuple(x.shape)}' for x in xs]}")

@@ -1,5 +1,5 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
-from tapegrad import _core, dtypes
+from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import binary, export, unary
 from tapegrad._tensor import Tensor, convert_to_tensor
 
@@ -45,7 +45,8 @@ def realdiv(x, y, name=None):
 def where(condition, x=None, y=None, name=None):
     """Picks x where condition is true, else y (all three broadcast)."""
     if x is None and y is None:
-        raise NotImplementedError("where(condition) with one argument (the indices of true entries) is not supported")
+        raise errors.UnimplementedError("Where: where(condition) with one argument (the indices of true entries) "
+                                        "is not supported")
     if x is None or y is None:
         raise ValueError("where: x and y must both be given")
     c = convert_to_tensor(condition, dtype=dtypes.bool)

@@ -1,8 +1,8 @@
 """Linear algebra: matmul, matvec, tensordot, einsum, norms and norm clipping."""
 import numpy as np
 
-from tapegrad import _core
-from tapegrad._ops.array import _diag_last_two, transpose
+from tapegrad import _core, errors
+from tapegrad._ops.array import _diag_last_two, _int, transpose
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
@@ -61,7 +61,7 @@ def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT")
     """The main diagonal of the last two axes ([..., m, n] -> [..., min(m, n)]); entries off the
     diagonal are never read (see array._diag_last_two)."""
     if k != 0:
-        raise NotImplementedError("diag_part: only k=0 is supported")
+        raise errors.UnimplementedError(f"diag_part: only k=0 is supported, got k={k!r}")
     x = convert_to_tensor(input)
     if x.ndim < 2:
         raise _error(f"MatrixDiagPart: input must be at least 2-D, got shape {tuple(x.shape)}")
@@ -128,7 +128,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     x = convert_to_tensor(tensor)
     matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
     if matrix:
-        ax = [int(a) for a in axis]
+        ax = [_int(a, "Norm", "axis") for a in axis]
         if not all(-x.ndim <= a < x.ndim for a in ax) or ax[0] % x.ndim == ax[1] % x.ndim:
             raise _error(f"Norm: axis {axis} must be two distinct axes of a tensor of shape {tuple(x.shape)}")
         if ord not in ("euclidean", "fro", 1, np.inf):
@@ -139,7 +139,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
             if len(axis) != 1:
                 raise ValueError(f"norm: axis must be None, an int or a pair of ints, got {axis!r}")
             axis = axis[0]
-        ax = None if axis is None else [int(axis)]
+        ax = None if axis is None else [_int(axis, "Norm", "axis")]
         if ax is not None and not -x.ndim <= ax[0] < max(x.ndim, 1):
             raise _error(f"Norm: axis {axis} is out of range for a tensor of shape {tuple(x.shape)}")
         if ord not in ("euclidean", "fro") and (isinstance(ord, str) or not ord > 0):

@@ -3,7 +3,7 @@ import numpy as np
 
 from tapegrad import _core
 from tapegrad._ops._wrap import export, unary
-from tapegrad._ops.array import squeeze
+from tapegrad._ops.array import _int, squeeze
 from tapegrad._ops.elementwise import sigmoid, softplus  # noqa: F401 -- tf.nn.sigmoid, tf.nn.softplus
 from tapegrad._ops.reduction import reduce_mean, reduce_sum
 from tapegrad._tensor import cast, convert_to_tensor
@@ -55,12 +55,12 @@ def softmax(logits, axis=None, name=None):
     >>> tf.nn.softmax([1000., 0.]).numpy()
     array([1., 0.], dtype=float32)
     """
-    return _ops["Softmax"](logits, axis=-1 if axis is None else int(axis))
+    return _ops["Softmax"](logits, axis=-1 if axis is None else _int(axis, "Softmax", "axis"))
 
 
 def log_softmax(logits, axis=None, name=None):
     """``x - log(sum(exp(x)))`` along ``axis`` (default -1); finite for any finite logits."""
-    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else int(axis))
+    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else _int(axis, "LogSoftmax", "axis"))
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
@@ -76,7 +76,10 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     from tapegrad import random  # the random module imports the package; import it lazily
 
     x = convert_to_tensor(x)
-    rate = float(rate.numpy()) if hasattr(rate, "numpy") else float(rate)
+    try:
+        rate = float(rate.numpy()) if hasattr(rate, "numpy") else float(rate)
+    except (TypeError, ValueError):
+        raise TypeError(f"dropout: rate must be a number in [0, 1), got {rate!r}") from None
     if not 0.0 <= rate < 1.0:
         raise ValueError(f"dropout: rate must be a scalar in [0, 1), got {rate}")
     if not x.dtype.is_floating:

@@ -1,6 +1,7 @@
 """Reductions over axes (reduce_sum and friends), arg-reductions, cumsum and add_n."""
 from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import convert_arg, public_op
+from tapegrad._ops.array import _tensor_list
 from tapegrad._ops.elementwise import where
 from tapegrad._tensor import Tensor, convert_to_tensor, stop_gradient
 
@@ -119,7 +120,7 @@ cumsum = public_op("Cumsum", "cumsum", "x, axis:int=0, exclusive:bool=False, rev
 
 def add_n(inputs, name=None):
     """Sums a list of tensors of the same shape and dtype."""
-    inputs = list(inputs)
+    inputs = _tensor_list(inputs, "add_n", "inputs")
     if not inputs:
         raise ValueError("add_n: inputs must be a non-empty list")
     total = convert_to_tensor(inputs[0])

@@ -1,0 +1,206 @@
+"""The error contract: every public op refuses bad input with one of TF's classes, naming the op.
+
+Every function of tapegrad's namespaces (tf, math, nn, linalg, random) is called with bad inputs
+(None, a string, object(), an empty list, a wrong dtype, mismatched shapes, an out-of-range or
+non-integer axis, negative, huge, inf and NaN sizes). An error must be a tapegrad.errors.OpError,
+a TypeError or a ValueError (never a bare RuntimeError, IndexError, KeyError, AttributeError,
+OverflowError, ZeroDivisionError, NotImplementedError or MemoryError), and its message must name
+the op: its Python name, or the TF op name that the engine puts first ("Sum: ...").
+"""
+import inspect
+import re
+import types
+
+import numpy as np
+import pytest
+
+import tapegrad as tf
+from tapegrad import errors
+
+# Functions that are not ops on tensors; each is tested where it lives.
+EXCLUDED = {
+    "function": "a decorator; tests/test_function*.py",
+    "custom_gradient": "a decorator; tests/test_custom_gradient*.py",
+    "recompute_grad": "a decorator taking a function",
+    "cond": "takes callables; tests/test_control_flow.py",
+    "while_loop": "takes callables; tests/test_control_flow.py",
+    "print": "prints any value",
+    "is_tensor": "a predicate: any value is an answer",
+    "get_global_generator": "takes no argument",
+    "set_seed": "None is a valid seed; other values are checked in tests/test_errors_random.py",
+}
+NAMESPACES = {"tf": tf, "math": tf.math, "nn": tf.nn, "linalg": tf.linalg, "random": tf.random}
+ALLOWED = (errors.OpError, TypeError, ValueError)
+SIZE_ARGS = {"shape", "dims", "num", "depth", "num_rows", "num_columns", "multiples", "num_or_size_splits",
+             "batch_shape", "size", "begin", "end", "strides", "paddings", "num_segments", "limit", "delta"}
+SCALARS = {"start": 0, "limit": 10, "delta": 1, "stop": 1.0, "num": 3, "depth": 3, "num_rows": 2,
+           "num_segments": 2, "axes": [0], "rate": 0.5, "clip_value_min": 0.0, "clip_value_max": 1.0,
+           "clip_norm": 1.0}
+
+
+def _public_ops():
+    seen = {}
+    for ns_name, ns in NAMESPACES.items():
+        for name in dir(ns):
+            fn = getattr(ns, name)
+            if name.startswith("_") or name in EXCLUDED or inspect.isclass(fn) or isinstance(fn, types.ModuleType):
+                continue
+            if callable(fn) and id(fn) not in seen:
+                seen[id(fn)] = (f"{ns_name}.{name}", name, fn)
+    return sorted(seen.values())
+
+
+def _required(fn):
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):
+        return ["x"]
+    req = [p.name for p in params if p.default is p.empty and p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        req.append("*")
+    return req or ["x"]
+
+
+def _keywords(fn):
+    try:
+        return set(inspect.signature(fn).parameters)
+    except (TypeError, ValueError):
+        return set()
+
+
+def _good(param):
+    if param in SCALARS:
+        return SCALARS[param]
+    if param in SIZE_ARGS:
+        return [2, 3]
+    if param == "equation":
+        return "ij->ji"
+    if param in ("axis", "seed"):
+        return 0
+    if param == "dtype":
+        return tf.float32
+    if param in ("indices", "labels", "segment_ids"):
+        return tf.constant([0, 1])
+    if param in ("inputs", "values", "tensors", "t_list"):
+        return [tf.ones([2, 3]), tf.ones([2, 3])]
+    return tf.ones([2, 3])
+
+
+BAD_VALUES = [None, "a", object(), [], float("nan"), {"a": 1}]
+BAD_SIZES = [-1, 2 ** 70, 2 ** 40, float("inf"), float("nan"), 2.5, [-1], [2 ** 70], [2 ** 40, 2 ** 40], [float("inf")]]
+BAD_AXES = [99, -99, float("inf"), float("nan"), 2 ** 40, 2 ** 70, "a", 1.5]
+
+
+def _cases(fn):
+    """(label, args, kwargs) tuples of bad calls of fn."""
+    req = _required(fn)
+    kw = _keywords(fn)
+    good = [_good(p) for p in req]
+    out = []
+
+    def with_at(i, v):
+        args = list(good)
+        args[i] = v
+        return args
+
+    for i, p in enumerate(req):
+        bads = BAD_VALUES + [tf.constant([[1, 2, 3], [4, 5, 6]]), tf.constant([True, False]), tf.ones([4, 5]),
+                             tf.ones([2, 3], tf.float64)]
+        if p in SIZE_ARGS:
+            bads = bads + BAD_SIZES
+        for v in bads:
+            out.append((f"{p}={_short(v)}", with_at(i, v), {}))
+    if "axis" in kw:
+        for v in BAD_AXES:
+            out.append((f"axis={_short(v)}", good, {"axis": v}))
+    for k in sorted(kw & SIZE_ARGS - set(req)):
+        for v in BAD_SIZES:
+            out.append((f"{k}={_short(v)}", good, {k: v}))
+    if "dtype" in kw and "dtype" not in req:
+        out.append(("dtype='foo'", good, {"dtype": "foo"}))
+    return out
+
+
+def _short(v):
+    return v.dtype.name + str(tuple(v.shape)) if isinstance(v, tf.Tensor) else repr(v)[:20]
+
+
+def _names(name):
+    """Names by which a message may name the op: the Python name, its CamelCase, or the engine's op."""
+    camel = "".join(w.capitalize() for w in name.split("_"))
+    return {name, camel, name.replace("_", " ")}
+
+
+# A TF op name leading the message, as the engine writes it: "Sum: axis 3 is out of range ...".
+_OP_PREFIX = re.compile(r"^([A-Z][A-Za-z0-9]*):")
+
+
+def _names_op(message, name):
+    return any(n.lower() in message.lower() for n in _names(name)) or bool(_OP_PREFIX.match(message))
+
+
+def _check(fn, name, args, kwargs):
+    """None if fn(*args, **kwargs) keeps the contract, else a description of the breach."""
+    try:
+        fn(*args, **kwargs)
+    except ALLOWED as e:
+        if not _names_op(str(e), name):
+            return f"message: {type(e).__name__}: {str(e)[:150]}"
+    except Exception as e:  # noqa: BLE001 -- the point of the test
+        return f"class: {type(e).__name__}: {str(e)[:150]}"
+    return None
+
+
+def breaches():
+    found = []
+    for qual, name, fn in _public_ops():
+        for label, args, kwargs in _cases(fn):
+            with np.errstate(all="ignore"):
+                b = _check(fn, name, list(args), kwargs)
+            if b:
+                found.append(f"{qual}({label}) -> {b}")
+    return found
+
+
+_BREACHES = []
+
+
+def _all_breaches():
+    if not _BREACHES:
+        _BREACHES.append(breaches())
+    return _BREACHES[0]
+
+
+def test_no_error_outside_tf_classes():
+    found = [b for b in _all_breaches() if " -> class: " in b]
+    assert not found, f"{len(found)} errors outside TF's classes:\n" + "\n".join(found)
+
+
+# Ops whose every error names the op today; a breach among them is a regression.
+NAMING = {"zeros", "ones", "fill", "eye", "range", "linspace", "zeros_like", "ones_like", "einsum", "where",
+          "expand_dims", "unstack", "split", "tile", "pad", "slice", "strided_slice", "norm"}
+# Messages that do not name the op yet: almost all are a value that cannot become a tensor (None,
+# a string, object()), refused by the argument conversion without the op's name. The ceiling only
+# goes down.
+MESSAGE_BREACHES_CEILING = 529
+
+
+def test_messages_name_the_op():
+    found = [b for b in _all_breaches() if " -> message: " in b]
+    named = [b for b in found if b.split("(")[0].split(".")[1] in NAMING and " cannot convert " not in b]
+    assert not named, "\n".join(named)
+    assert len(found) <= MESSAGE_BREACHES_CEILING, "\n".join(found)
+
+
+def test_the_list_of_ops_is_derived_from_the_namespaces():
+    names = {q for q, _, _ in _public_ops()}
+    assert {"tf.reduce_sum", "tf.range", "tf.zeros", "tf.matmul", "nn.softmax", "random.uniform"} <= names
+    assert not any(q.split(".")[1] in EXCLUDED for q in names)
+
+
+if __name__ == "__main__":
+    all_found = breaches()
+    for line in all_found:
+        print(line)
+    print(len(all_found), "breaches;", sum(" -> class:" in b for b in all_found), "class,",
+          sum(" -> message:" in b for b in all_found), "message")
