@@ -4,12 +4,10 @@ tapegrad C++ engine
 from __future__ import annotations
 import collections.abc
 from tapegrad import GradientTape
+from tapegrad.errors import InvalidArgumentError
+from tapegrad.errors import TapeError
 import typing
 __all__: list[str] = ['GradientTape', 'Graph', 'InvalidArgumentError', 'OpHandle', 'TapeError', 'Tensor', 'Variable', 'accumulators_active', 'active_isa', 'any_tape_recording', 'apply', 'best_isa', 'convert', 'convert_hint', 'fill', 'forward_custom', 'from_numpy', 'fusable_ops', 'is_differentiable', 'op', 'record_custom', 'registered_ops', 'set_gradient', 'set_isa', 'should_record']
-class InvalidArgumentError(ValueError):
-    pass
-class TapeError(RuntimeError):
-    pass
 class Tensor:
     __array_priority__: typing.ClassVar[int] = 100
     device: typing.ClassVar[str] = '/job:localhost/replica:0/task:0/device:CPU:0'
