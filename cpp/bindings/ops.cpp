@@ -214,7 +214,12 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     // All inputs given positionally to an op of tensors only (tf.add(x, y)): nothing to bind.
     const bool positional = !kwnames || PyTuple_GET_SIZE(kwnames) == 0;
     if (!h.sig) {
-      bind_raw(args, nargs, kwnames, x, attrs);
+      try {
+        bind_raw(args, nargs, kwnames, x, attrs);
+      } catch (OpFailure& e) {  // an internal handle of an op written in Python: name at least the op
+        e.name_op(h.op->name);
+        throw;
+      }
     } else if (positional && h.sig->only_tensors && (size_t)nargs == h.sig->args.size()) {
       try {
         bind_raw(args, nargs, kwnames, x, attrs);

@@ -1,4 +1,7 @@
 """Tensor and Variable: the Python-side surface of the C++ tensor (shape, dtype, repr, conversion)."""
+import os as _os
+import sys as _sys
+
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
@@ -260,18 +263,36 @@ def is_tensor(x):
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     """Converts a value to a Tensor (Python floats become float32, ints int32, as in TF)."""
-    if dtype is None and dtype_hint is None:  # the common call (keras converts every batch so)
+    try:
+        if dtype is None and dtype_hint is None:  # the common call (keras converts every batch so)
+            return _core.convert(value, -1)
+        dt = _dtype_of(dtype)
+        if dt is not None:
+            return _core.convert(value, dt.code)
+        hint = _dtype_of(dtype_hint)
+        if hint is not None and not isinstance(value, Tensor):
+            try:
+                return _core.convert_hint(value, hint.code)
+            except _core.InvalidArgumentError:
+                pass
         return _core.convert(value, -1)
-    dt = _dtype_of(dtype)
-    if dt is not None:
-        return _core.convert(value, dt.code)
-    hint = _dtype_of(dtype_hint)
-    if hint is not None and not isinstance(value, Tensor):
-        try:
-            return _core.convert_hint(value, hint.code)
-        except _core.InvalidArgumentError:
-            pass
-    return _core.convert(value, -1)
+    except (_core.InvalidArgumentError, TypeError) as e:
+        raise _naming_public_function(e) from None
+
+
+_PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__)) + _os.sep
+
+
+def _naming_public_function(error):
+    """``error`` with the name of the public function the user called prefixed (the outermost frame in
+    the package: an op written in Python converts its arguments without knowing its own name)."""
+    frame, public = _sys._getframe(2), None
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
+        public, frame = frame.f_code.co_name, frame.f_back
+    text = str(error)
+    if public is None or public.startswith("_") or text.startswith(public):
+        return error
+    return type(error)(f"{public}(): {text}")
 
 
 def _const_shape(shape):
