@@ -43,12 +43,6 @@ DIFFERENCES = {
     "*:add_n-*-bad": (BUG, "add_n broadcasts inputs of different shapes (TF: InvalidArgumentError)"),
     "fwd:constant-[fi]*-badshape": (BUG, "constant(value, shape=) with a mismatched size raises "
                                      "InvalidArgumentError from Reshape (TF: TypeError)"),
-    "fwd:eye-*-neg": (BUG, "eye(-1) raises NumPy's ValueError (TF: InvalidArgumentError)"),
-    "*:fill-*-neg": (BUG, "fill with a negative dimension raises NumPy's ValueError (TF: InvalidArgumentError)"),
-    "*:fill-*-nonscalar": (BUG, "fill with a non-scalar value is accepted (TF: InvalidArgumentError)"),
-    "fwd:range-*-empty": (BUG, "range(3, 1) returns an empty tensor (TF: InvalidArgumentError, start > limit "
-                               "with delta > 0)"),
-    "fwd:range-*-zero_delta": (BUG, "range(0, 10, 0) raises ZeroDivisionError (TF: InvalidArgumentError)"),
     # ---- bugs: calling conventions (the keyword cases every row gets on its first sample)
     **{f"fwd:{op}-*-badkw": (BUG, "an unknown keyword argument is ignored (TF: TypeError naming it)")
        for op in ["einsum"]},
@@ -56,8 +50,6 @@ DIFFERENCES = {
                   "__ge__", "__eq__", "__ne__", "__floordiv__", "__mod__"]},
     "fwd:Tensor.__and__-bool-pyfloat": (BUG, _PYFLOAT),
     "fwd:Tensor.__or__-bool-pyfloat": (BUG, _PYFLOAT),
-    "*:einsum-*-notstr": (BUG, "einsum with a non-string equation raises AttributeError (TF too; the contract: "
-                              "TypeError)"),
     "fwd:Tensor.__and__-bool-pyint": (BUG, "bool_tensor & 3 converts 3 to bool (TF: TypeError)"),
     "fwd:Tensor.__or__-bool-pyint": (BUG, "bool_tensor | 3 converts 3 to bool (TF: TypeError)"),
     "fwd:Tensor.__eq__-*-badshape": (BUG, "== of tensors whose shapes do not broadcast raises (TF: False)"),
