@@ -123,3 +123,10 @@ def test_signature_defaults_are_tfs():
     assert sig.parameters["axis"].default is None and sig.parameters["keepdims"].default is False
     assert list(inspect.signature(tf.cumsum).parameters) == ["x", "axis", "exclusive", "reverse", "name"]
     assert list(inspect.signature(tf.nn.relu).parameters) == ["features", "name"]
+
+
+def test_einsum_takes_tfs_keywords_only():
+    x = tf.ones([2, 2])
+    assert tf.einsum("ij->", x, name="e", optimize="greedy").numpy() == 4.0
+    with pytest.raises(TypeError, match="einsum.*'transpose'"):
+        tf.einsum("ij->", x, transpose=True)

@@ -43,10 +43,9 @@ DIFFERENCES = {
     "*:add_n-*-bad": (BUG, "add_n broadcasts inputs of different shapes (TF: InvalidArgumentError)"),
     "fwd:constant-[fi]*-badshape": (BUG, "constant(value, shape=) with a mismatched size raises "
                                      "InvalidArgumentError from Reshape (TF: TypeError)"),
-    # ---- bugs: calling conventions (the keyword cases every row gets on its first sample)
-    **{f"fwd:{op}-*-badkw": (BUG, "an unknown keyword argument is ignored (TF: TypeError naming it)")
-       for op in ["einsum"]},
-    **{f"fwd:Tensor.{op}-int*-pyfloat": (BUG, _PYFLOAT) for op in ["__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__", "__lt__",
+    # ---- bugs: calling conventions
+    **{f"fwd:Tensor.{op}-int*-pyfloat": (BUG, _PYFLOAT)
+       for op in ["__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__", "__lt__",
                   "__ge__", "__eq__", "__ne__", "__floordiv__", "__mod__"]},
     "fwd:Tensor.__and__-bool-pyfloat": (BUG, _PYFLOAT),
     "fwd:Tensor.__or__-bool-pyfloat": (BUG, _PYFLOAT),

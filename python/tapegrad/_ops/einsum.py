@@ -159,6 +159,9 @@ def einsum(equation, *inputs, **kwargs):
     >>> tf.einsum('ij,jk->ik', tf.ones((2, 3)), tf.ones((3, 4))).shape
     TensorShape([2, 4])
     """
+    unknown = sorted(set(kwargs) - {"name", "optimize"})  # TF's keywords; the contraction order is ours
+    if unknown:
+        raise TypeError(f"einsum() got an unexpected keyword argument '{unknown[0]}'")
     if isinstance(equation, bytes):
         equation = equation.decode()
     if not isinstance(equation, str):
