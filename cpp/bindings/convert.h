@@ -2,6 +2,7 @@
 #pragma once
 #include <pybind11/pybind11.h>
 #include <pybind11/numpy.h>
+#include "engine/eager.h"
 #include "engine/registry.h"
 
 namespace tg {
@@ -29,6 +30,18 @@ Tensor to_tensor_dtype(py::handle obj, int dtype);
 Tensor from_array(py::handle arr, int dtype);  // copies
 py::array to_numpy(const Tensor& t, bool writable_copy);
 Attrs to_attrs(py::handle kwargs);
-int default_dtype_of(py::handle obj);          // float -> float32, int -> int32, ...
+int default_dtype_of(py::handle obj);
+// Large kernels run without the GIL (releasing it costs ~0.04 us, so not for small ones).
+constexpr int64_t kReleaseGilMin = 1 << 15;
+// Runs an op from Python, without the GIL from kReleaseGilMin elements.
+inline Tensor run_op(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
+  int64_t n = 0;
+  for (auto& t : x) n += t->size;
+  if (n >= kReleaseGilMin) {
+    py::gil_scoped_release nogil;
+    return apply(op, x, attrs);
+  }
+  return apply(op, x, attrs);
+}          // float -> float32, int -> int32, ...
 
 }  // namespace tg

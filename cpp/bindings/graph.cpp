@@ -13,8 +13,6 @@ namespace {
 using graph::Graph;
 using graph::Tracer;
 
-constexpr int64_t kReleaseGilMin = 1 << 15;
-
 // An active (or finished) trace; Python enters it around the traced function.
 struct PyTracer {
   std::unique_ptr<Tracer> tr = std::make_unique<Tracer>();

@@ -12,18 +12,6 @@ namespace tg {
 
 namespace {
 
-constexpr int64_t kReleaseGilMin = 1 << 15;
-
-Tensor run(const OpDef& op, const Tensors& x, const Attrs& attrs) {
-  int64_t n = 0;
-  for (auto& t : x) n += t->size;
-  if (n >= kReleaseGilMin) {
-    py::gil_scoped_release nogil;
-    return apply(op, x, attrs);
-  }
-  return apply(op, x, attrs);
-}
-
 // A callable bound to one OpDef. With a signature (Note [Op signatures]) it is a public op taking
 // TF's arguments; without, an internal handle: inputs positional, attributes by keyword.
 struct OpHandle {
@@ -230,7 +218,7 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     } else {
       bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
     }
-    return py::cast(run(*h.op, x, attrs)).release().ptr();
+    return py::cast(run_op(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;

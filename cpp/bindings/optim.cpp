@@ -10,8 +10,6 @@ namespace tg {
 
 namespace {
 
-constexpr int64_t kReleaseGilMin = 1 << 15;
-
 // An op with its attributes converted once: bound(*inputs) runs it. An optimizer calls one per
 // variable and step, so the per-call cost is only the inputs (tensors, or numbers taking the
 // first tensor's dtype).

@@ -9,23 +9,10 @@ namespace tg {
 
 namespace {
 
-// Large kernels run without the GIL (releasing it costs ~0.04 us, so not for small ones).
-constexpr int64_t kReleaseGilMin = 1 << 15;
-
-Tensor run(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
-  int64_t n = 0;
-  for (auto& t : x) n += t->size;
-  if (n >= kReleaseGilMin) {
-    py::gil_scoped_release nogil;
-    return apply(op, x, attrs);
-  }
-  return apply(op, x, attrs);
-}
-
 Tensor binary(const OpDef& op, py::handle self, py::handle other, bool reflected) {
   Tensor a = tensor_of(self);
   Tensor b = to_tensor(other, (int)a->dtype);
-  return reflected ? run(op, {b, a}) : run(op, {a, b});
+  return reflected ? run_op(op, {b, a}) : run_op(op, {a, b});
 }
 
 // Python's / on integer tensors gives float64, as in TF.
@@ -37,7 +24,7 @@ Tensor true_divide(py::handle self, py::handle other, bool reflected) {
     a = cast(a, DType::Float64);
     b = cast(b, DType::Float64);
   }
-  return run(op_def("RealDiv"), {a, b});
+  return run_op(op_def("RealDiv"), {a, b});
 }
 
 void assign_value(const Tensor& var, py::handle value, int mode) {  // mode: 0 set, 1 add, 2 sub
@@ -81,7 +68,7 @@ PyObject* nb_binary(PyObject* a, PyObject* b) {
       y = tensor_of(b);
       x = to_tensor(a, (int)y->dtype);
     }
-    return py::cast(run(*op, {x, y})).release().ptr();
+    return py::cast(run_op(*op, {x, y})).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
@@ -109,7 +96,7 @@ PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
 PyObject* nb_negative(PyObject* a) {
   static const OpDef* op = &op_def("Neg");
   try {
-    return py::cast(run(*op, {tensor_of(a)})).release().ptr();
+    return py::cast(run_op(*op, {tensor_of(a)})).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
@@ -156,9 +143,9 @@ void bind_tensor(py::module_& m) {
              return s.shape[0];
            })
       .def("__hash__", [](py::handle s) { return (py::ssize_t)(uintptr_t)s.ptr(); })
-      .def("__neg__", [](const Tensor& s) { return run(op_def("Neg"), {s}); })
-      .def("__abs__", [](const Tensor& s) { return run(op_def("Abs"), {s}); })
-      .def("__invert__", [](const Tensor& s) { return run(op_def("LogicalNot"), {s}); })
+      .def("__neg__", [](const Tensor& s) { return run_op(op_def("Neg"), {s}); })
+      .def("__abs__", [](const Tensor& s) { return run_op(op_def("Abs"), {s}); })
+      .def("__invert__", [](const Tensor& s) { return run_op(op_def("LogicalNot"), {s}); })
       .def("__truediv__", [](py::handle s, py::handle o) { return true_divide(s, o, false); })
       .def("__rtruediv__", [](py::handle s, py::handle o) { return true_divide(s, o, true); })
       .def("__eq__", [](py::handle s, py::handle o) -> py::object {
