@@ -38,4 +38,7 @@ from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
 
 __version__ = "0.1.0"
+from tapegrad._name_scope import name_scope  # noqa: E402
+from tapegrad._module import Module  # noqa: E402
+from tapegrad import train  # noqa: E402
 from tapegrad import keras  # noqa: E402

@@ -5,6 +5,7 @@ import sys as _sys
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
+from tapegrad._name_scope import current_scope as _current_scope
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
@@ -193,7 +194,7 @@ class Variable(_core.Variable):
         if name is None:
             Variable._counter += 1
             name = "Variable" if Variable._counter == 1 else f"Variable_{Variable._counter - 1}"
-        self._name = name
+        self._name = _current_scope() + name  # inside tf.name_scope("a"): "a/name"
         self.constraint = constraint
 
     @property

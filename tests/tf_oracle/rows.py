@@ -526,4 +526,6 @@ EXCLUDED = {
     "random.get_global_generator": "the generator object behind random.normal/uniform",
     "inside_function": "takes no tensor; checked against TF inside and outside traces (tests/test_keras_public_api.py)",
     "is_symbolic_tensor": "a question about tracing, not an op (tests/test_keras_public_api.py, against TF's answers)",
+    "Module": "a container of variables, not an op (tests/test_module.py)",
+    "name_scope": "a context manager naming variables, not an op (tests/test_module.py)",
 }

@@ -102,6 +102,8 @@ class Sequential(Model):
         self._layers.append(layer)
         _base._STRUCTURE[0] += 1
         self.built = False
+        if not isinstance(layer, InputLayer):  # checkpoint key "layer-<i>" (train/_graph.py)
+            self._restore_child(f"layer-{len(self.layers) - 1}", layer)
         if rebuild:
             self._maybe_build_from_shape()
 

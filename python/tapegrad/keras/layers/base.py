@@ -69,8 +69,11 @@ def _to_input(x, dtype):
     return tf.constant(arr)
 
 
-class Layer:
+class Layer(tf.Module):
     """Base layer: subclass and define ``build(input_shape)`` (create weights) and ``call(inputs)``.
+
+    A layer is a ``tf.Module``: ``name_scope``, ``submodules`` and checkpoint tracking come from there;
+    weights created while the layer builds are named in its scope ("dense/kernel:0").
 
     Args:
       trainable: whether the layer's weights are trained.
@@ -91,7 +94,8 @@ class Layer:
         kwargs.pop("autocast", None)
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
-        self.name = name or unique_name(_snake(type(self).__name__))
+        self._init_module_name(name or unique_name(_snake(type(self).__name__)))
+        self._weight_keys = []  # (checkpoint key, variable) per add_weight; see train/_graph.py
         self._dtype = tf.as_dtype(dtype or "float32")
         self._trainable = trainable
         self._trainable_variables, self._non_trainable_variables = [], []
@@ -115,7 +119,15 @@ class Layer:
                 if isinstance(item, Layer) and item is not self and not any(item is l for l in self._layers):
                     self._layers.append(item)
                     _STRUCTURE[0] += 1
-        object.__setattr__(self, name, value)
+        tf.Module.__setattr__(self, name, value)
+
+    @property
+    def name(self):
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        object.__setattr__(self, "_name", value)
 
     # ---- weights
     def add_weight(self, shape=None, initializer="glorot_uniform", dtype=None, trainable=True, regularizer=None,
@@ -133,6 +145,10 @@ class Layer:
         var.path = f"{self.name}/{name or 'variable'}"
         (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
         _STRUCTURE[0] += 1
+        key, taken = name or "variable", {k for k, _ in self._weight_keys}
+        key = next(f"{key}_{i}" if i else key for i in range(len(taken) + 1) if (f"{key}_{i}" if i else key) not in taken)
+        self._weight_keys.append((key, var))
+        self._restore_child(key, var)  # a checkpoint restored before this weight existed
         return var
 
     add_variable = add_weight
@@ -251,7 +267,8 @@ class Layer:
         if self.built:
             return
         shapes = [t.shape for t in inputs] if isinstance(inputs, (list, tuple)) else inputs.shape
-        self.build(tuple(shapes) if isinstance(shapes, list) else tuple(shapes))
+        with tf.name_scope(self.name):
+            self.build(tuple(shapes) if isinstance(shapes, list) else tuple(shapes))
         self.built = True
 
     def __call__(self, inputs, *args, training=None, **kwargs):

@@ -62,6 +62,7 @@ class Optimizer:
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self._iterations = tf.Variable(np.int64(0), trainable=False, name="iteration")
         self._slots = {}          # id(var) -> tuple of slot Variables
+        self._slot_names = {}     # id(var) -> the slots' names ("m", "v")
         self._var_dtypes = {}     # id(var) -> its dtype (a Variable's dtype never changes)
         self._per_var = {}        # id(var) -> (its bound update op, its slots); see update_step
         self._variables = []
@@ -131,6 +132,7 @@ class Optimizer:
             slots = tuple(tf.Variable(np.full(var.shape, initial_value, var.dtype.as_numpy_dtype), trainable=False,
                                       name=f"{_var_name(var)}_{n}") for n in names)
             self._slots[id(var)] = slots
+            self._slot_names[id(var)] = tuple(names)  # checkpoint keys (train/_graph.py)
             self._var_dtypes[id(var)] = var.dtype
             self._variables.extend(slots)
 
