@@ -3,7 +3,7 @@
     from tapegrad import keras
 """
 from tapegrad.keras import (activations, callbacks, constraints, initializers, layers, losses, metrics,  # noqa: F401
-                            models, optimizers, regularizers, utils)
+                            models, optimizers, regularizers, saving, utils)
 from tapegrad.keras.layers import Input  # noqa: F401
 from tapegrad.keras.models import Model, Sequential  # noqa: F401
 

@@ -1,6 +1,8 @@
 """keras.constraints: projections applied to a weight after each optimizer step."""
 import tapegrad as tf
 
+from tapegrad.keras.saving._serialization import AutoConfig
+
 __all__ = ["Constraint", "MaxNorm", "MinMaxNorm", "NonNeg", "UnitNorm", "max_norm", "min_max_norm", "non_neg",
            "unit_norm", "get"]
 
@@ -9,14 +11,11 @@ def _norms(w, axis):
     return tf.sqrt(tf.reduce_sum(tf.square(w), axis=axis, keepdims=True))
 
 
-class Constraint:
+class Constraint(AutoConfig):
     """Base class: ``constraint(w)`` returns the projected weight."""
 
     def __call__(self, w):
         return w
-
-    def get_config(self):
-        return {}
 
 
 class MaxNorm(Constraint):

@@ -5,6 +5,8 @@ import numpy as np
 
 import tapegrad as tf
 
+from tapegrad.keras.saving._serialization import AutoConfig
+
 __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUniform", "TruncatedNormal",
            "VarianceScaling", "GlorotUniform", "GlorotNormal", "HeNormal", "HeUniform", "LecunNormal",
            "LecunUniform", "Orthogonal", "Identity", "get", "zeros", "ones", "constant", "random_normal",
@@ -22,14 +24,11 @@ def _tensor(values, dtype):
     return tf.constant(np.asarray(values).astype(dt.as_numpy_dtype), dtype=dt)
 
 
-class Initializer:
+class Initializer(AutoConfig):
     """Base class: ``init(shape, dtype)`` returns a tensor."""
 
     def __call__(self, shape, dtype=None):
         raise NotImplementedError
-
-    def get_config(self):
-        return {}
 
 
 class Zeros(Initializer):

@@ -3,6 +3,8 @@ import numpy as np
 
 import tapegrad as tf
 
+from tapegrad.keras.saving._serialization import AutoConfig
+
 __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
            "MeanSquaredLogarithmicError", "Huber", "BinaryCrossentropy", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "mean_squared_error", "mean_absolute_error",
@@ -167,7 +169,7 @@ def _reduce(values, sample_weight, reduction):
     raise ValueError(f"Unknown reduction {reduction!r}; use 'sum_over_batch_size', 'sum' or 'none'")
 
 
-class Loss:
+class Loss(AutoConfig):
     """Base class: ``call(y_true, y_pred)`` gives one loss per instance; ``__call__`` reduces it.
 
     Args:
@@ -188,7 +190,9 @@ class Loss:
         return _reduce(self.call(y_true, y_pred), sample_weight, self.reduction)
 
     def get_config(self):
-        return {"name": self.name, "reduction": self.reduction}
+        """The constructor's arguments (Note [Keras object configs]) with the name and reduction."""
+        config = self._constructor_config() if self.__dict__.get("_auto_config") is not None else {}
+        return {**config, "name": self.name, "reduction": self.reduction}
 
 
 def _snake(name):

@@ -7,6 +7,7 @@ import tapegrad as tf
 
 from tapegrad.keras import initializers as _initializers
 from tapegrad.keras import losses as _losses
+from tapegrad.keras.saving._serialization import AutoConfig
 
 __all__ = ["Metric", "Reduce", "Mean", "Sum", "MeanMetricWrapper", "MeanAbsoluteError", "MeanSquaredError",
            "RootMeanSquaredError", "MeanAbsolutePercentageError", "Accuracy", "BinaryAccuracy",
@@ -15,7 +16,7 @@ __all__ = ["Metric", "Reduce", "Mean", "Sum", "MeanMetricWrapper", "MeanAbsolute
            "sparse_categorical_accuracy", "accuracy"]
 
 
-class Metric:
+class Metric(AutoConfig):
     """Base class. Subclasses define ``update_state`` and ``result`` over variables from ``add_variable``.
 
     The state lives in non-trainable Variables updated with tensor ops (``assign_add``), so a
@@ -78,7 +79,9 @@ class Metric:
         return self.result()
 
     def get_config(self):
-        return {"name": self.name, "dtype": self.dtype.name}
+        """The constructor's arguments (Note [Keras object configs]) with the name and dtype."""
+        config = self._constructor_config() if self.__dict__.get("_auto_config") is not None else {}
+        return {**config, "name": self.name, "dtype": self.dtype.name}
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}>"

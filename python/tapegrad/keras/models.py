@@ -4,12 +4,16 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad.keras import _saving
+from tapegrad.keras.saving import _model_file
+from tapegrad.keras.saving._serialization import deserialize_keras_object, serialize_keras_object
 from tapegrad.keras._training import TrainingMixin
 from tapegrad.keras.layers import base as _base
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.layers.core import InputLayer, KerasInput
 
-__all__ = ["Model", "Sequential", "clone_model"]
+__all__ = ["Model", "Sequential", "clone_model", "save_model", "load_model"]
+
+save_model, load_model = _model_file.save_model, _model_file.load_model
 
 
 class Model(TrainingMixin, Layer):
@@ -42,6 +46,31 @@ class Model(TrainingMixin, Layer):
             if layer.name == name:
                 return layer
         raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}")
+
+    def compile(self, *args, **kwargs):
+        super().compile(*args, **kwargs)
+        object.__setattr__(self, "_compile_args", (args, kwargs))
+
+    def _compile_config(self):
+        """The compile() arguments, serialized for a model file (the optimizer as it is now)."""
+        args, kwargs = self.__dict__.get("_compile_args", ((), {}))
+        names = ("optimizer", "loss", "loss_weights", "metrics", "weighted_metrics")
+        config = {**dict(zip(names, args)), **{k: v for k, v in kwargs.items() if k in names}}
+        config["optimizer"] = self.optimizer
+        return {k: serialize_keras_object(v) for k, v in config.items() if v is not None}
+
+    def _saved_build_shape(self):
+        return self.__dict__.get("_build_input_shape")
+
+    def _build_from_shape(self, input_shape):
+        """Builds the model by calling it on zeros of ``input_shape`` (one row for the batch axis)."""
+        self(_model_file._zeros_for(input_shape, self.dtype.as_numpy_dtype), training=False)
+        self._clear_losses()
+
+    def save(self, filepath, overwrite=True, **kwargs):
+        """Saves the whole model (config, weights, compile arguments, optimizer state) to a ``.keras`` file;
+        see Note [Model file format] in saving/_model_file.py."""
+        _model_file.save_model(self, filepath, overwrite=overwrite, **kwargs)
 
     def save_weights(self, filepath, overwrite=True):
         """Saves ``weights`` to a ``.weights.npz`` file; see Note [Weights file format] in _saving.py."""
@@ -142,7 +171,15 @@ class Sequential(Model):
         self._clear_losses()
 
     def _maybe_build(self, inputs):
+        if isinstance(inputs, tf.Tensor):
+            object.__setattr__(self, "_build_input_shape", (None,) + tuple(inputs.shape[1:]))
         self.built = True
+
+    def _saved_build_shape(self):
+        return self._input_shape if self._input_shape is not None else self.__dict__.get("_build_input_shape")
+
+    def _build_from_shape(self, input_shape):
+        self.build(tuple(input_shape))
 
     def call(self, inputs, training=None):
         x = inputs
@@ -151,7 +188,15 @@ class Sequential(Model):
         return x
 
     def get_config(self):
-        return {"name": self.name, "layers": [l.get_config() for l in self.layers]}
+        """{"name", "trainable", "layers": [each layer serialized, an InputLayer first when given]}."""
+        return {"name": self.name, "trainable": self.trainable,
+                "layers": [serialize_keras_object(layer) for layer in self._layers]}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        config = dict(config)
+        layers = [deserialize_keras_object(c, custom_objects) for c in config.pop("layers", [])]
+        return cls(layers=layers, **{k: v for k, v in config.items() if k in ("name", "trainable")})
 
 
 def clone_model(model):

@@ -1,17 +1,16 @@
 """keras.regularizers: weight penalties added to ``layer.losses`` (one scalar per regularized weight)."""
 import tapegrad as tf
 
+from tapegrad.keras.saving._serialization import AutoConfig
+
 __all__ = ["Regularizer", "L1", "L2", "L1L2", "OrthogonalRegularizer", "l1", "l2", "l1_l2", "get"]
 
 
-class Regularizer:
+class Regularizer(AutoConfig):
     """Base class: ``reg(weight)`` returns a scalar penalty."""
 
     def __call__(self, x):
         return tf.constant(0.0)
-
-    def get_config(self):
-        return {}
 
 
 class L1L2(Regularizer):
@@ -28,9 +27,6 @@ class L1L2(Regularizer):
             term = self.l2 * tf.reduce_sum(tf.square(x))
             penalty = term if penalty is None else penalty + term
         return penalty if penalty is not None else tf.zeros([], tf.convert_to_tensor(x).dtype)
-
-    def get_config(self):
-        return {"l1": self.l1, "l2": self.l2}
 
 
 class L1(L1L2):

@@ -16,6 +16,7 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad.keras import constraints, initializers, regularizers
+from tapegrad.keras.saving._serialization import AutoConfig
 
 __all__ = ["Layer", "InputSpec"]
 
@@ -69,7 +70,7 @@ def _to_input(x, dtype):
     return tf.constant(arr)
 
 
-class Layer(tf.Module):
+class Layer(tf.Module, AutoConfig):
     """Base layer: subclass and define ``build(input_shape)`` (create weights) and ``call(inputs)``.
 
     A layer is a ``tf.Module``: ``name_scope``, ``submodules`` and checkpoint tracking come from there;
@@ -267,8 +268,10 @@ class Layer(tf.Module):
         if self.built:
             return
         shapes = [t.shape for t in inputs] if isinstance(inputs, (list, tuple)) else inputs.shape
+        shapes = tuple(shapes) if isinstance(shapes, list) else tuple(shapes)
+        _set(self, "_build_input_shape", shapes)  # for a model file's build_config
         with tf.name_scope(self.name):
-            self.build(tuple(shapes) if isinstance(shapes, list) else tuple(shapes))
+            self.build(shapes)
         self.built = True
 
     def __call__(self, inputs, *args, training=None, **kwargs):
@@ -303,7 +306,8 @@ class Layer(tf.Module):
         return self._output_shape
 
     def get_config(self):
-        return {"name": self.name, "trainable": self.trainable, "dtype": self._dtype.name}
+        """The constructor's arguments with the current name, trainable and dtype; Note [Keras object configs]."""
+        return {**self._constructor_config(), "name": self.name, "trainable": self.trainable, "dtype": self._dtype.name}
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

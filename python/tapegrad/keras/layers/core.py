@@ -81,10 +81,6 @@ class Dense(Layer):
     def compute_output_shape(self, input_shape):
         return tuple(input_shape[:-1]) + (self.units,)
 
-    def get_config(self):
-        return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
-                "use_bias": self.use_bias}
-
 
 class Activation(Layer):
     """Applies an activation function (a name or a function)."""

@@ -26,6 +26,3 @@ class Dropout(Layer):
             return inputs
         # A stateful random op draws the mask, so a traced call draws a new one each time.
         return tf.nn.dropout(inputs, self.rate, noise_shape=self.noise_shape, seed=self.seed)
-
-    def get_config(self):
-        return {**super().get_config(), "rate": self.rate, "noise_shape": self.noise_shape, "seed": self.seed}

@@ -20,13 +20,14 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad.keras.optimizers.schedules import LearningRateSchedule
+from tapegrad.keras.saving._serialization import AutoConfig, serialize_keras_object
 
 __all__ = ["Optimizer"]
 
 _Tensor = tf.Tensor
 
 
-class Optimizer:
+class Optimizer(AutoConfig):
     """Base optimizer.
 
     Args:
@@ -264,10 +265,10 @@ class Optimizer:
         return grads
 
     def get_config(self):
-        lr = self._learning_rate
-        return {"name": self.name, "learning_rate": lr if isinstance(lr, (int, float)) else lr.get_config(),
-                "weight_decay": self.weight_decay, "clipnorm": self.clipnorm, "clipvalue": self.clipvalue,
-                "global_clipnorm": self.global_clipnorm}
+        """The constructor's arguments with the current values of the shared ones; Note [Keras object configs]."""
+        return {**self._constructor_config(), "name": self.name,
+                "learning_rate": serialize_keras_object(self._learning_rate), "weight_decay": self.weight_decay,
+                "clipnorm": self.clipnorm, "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
 
 
 # Note [Fused optimizer updates]

@@ -7,6 +7,8 @@ import math
 
 import tapegrad as tf
 
+from tapegrad.keras.saving._serialization import AutoConfig
+
 __all__ = ["LearningRateSchedule", "ExponentialDecay", "PiecewiseConstantDecay", "InverseTimeDecay", "CosineDecay"]
 
 
@@ -23,14 +25,11 @@ def _decay_progress(step, decay_steps, staircase):
     return math.floor(p) if staircase else p
 
 
-class LearningRateSchedule:
+class LearningRateSchedule(AutoConfig):
     """Base class: ``schedule(step)`` returns the learning rate for that (0-based) optimizer step."""
 
     def __call__(self, step):
         raise NotImplementedError
-
-    def get_config(self):
-        return {}
 
 
 class ExponentialDecay(LearningRateSchedule):
