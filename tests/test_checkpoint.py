@@ -228,3 +228,33 @@ def test_the_file_is_a_plain_npz(tmp_path):
     assert tf.train.list_variables(str(tmp_path)) == [("save_counter", []), ("v", [2])]
     reader = tf.train.load_checkpoint(path)
     np.testing.assert_array_equal(reader.get_tensor("v"), [1.0, 2.0])
+
+
+class _Net(keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.hidden = keras.layers.Dense(3, activation="tanh")
+        self.out = keras.layers.Dense(1)
+
+    def call(self, inputs):
+        return self.out(self.hidden(inputs))
+
+
+def test_subclassed_model_built_on_its_first_call_after_restore(tmp_path):
+    x = np.ones((2, 4), np.float32)
+    net = _Net()
+    net.compile(optimizer="adam", loss="mse")
+    net.fit(x, np.zeros((2, 1), np.float32), epochs=1, verbose=0)
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(net=net), str(tmp_path), max_to_keep=1)
+    manager.save()
+    keys = [k for k, _ in tf.train.list_variables(str(tmp_path))]
+    assert "net/hidden/kernel" in keys and "net/optimizer/iter" in keys  # the compiled optimizer goes too
+    assert "net/hidden/kernel/.OPTIMIZER_SLOT/net/optimizer/m" in keys
+    fresh = _Net()
+    fresh.compile(optimizer="adam", loss="mse")
+    status = tf.train.Checkpoint(net=fresh).restore(str(tmp_path))  # a directory: its latest checkpoint
+    np.testing.assert_allclose(fresh(x).numpy(), net(x).numpy())  # built by this call, values restored
+    fresh.optimizer.build(fresh.trainable_variables)
+    for a, b in zip(net.optimizer.variables, fresh.optimizer.variables):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())
+    status.assert_consumed()

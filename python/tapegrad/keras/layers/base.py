@@ -89,6 +89,10 @@ class Layer(tf.Module, AutoConfig):
     ...         return x * self.w
     """
 
+    # bookkeeping that tf.Module's traversal skips (the constructor's arguments, the caches)
+    _MODULE_IGNORED = frozenset(("_deferred_restorations", "_auto_config", "_weight_cache", "_loss_cache",
+                                 "_stack_cache"))
+
     def __init__(self, trainable=True, name=None, dtype=None, input_shape=None, batch_input_shape=None,
                  input_dim=None, **kwargs):
         self._tracking = False
