@@ -134,6 +134,11 @@ class Module:
             from tapegrad.train._restore import deliver
             deliver(self, name, value)
 
+    def _checkpoint_children(self):
+        """(name, value) pairs a checkpoint walks: every attribute, sorted (Note [Checkpoint keys] in
+        train/_graph.py)."""
+        return [(k, v) for k, v in sorted(vars(self).items()) if k not in self._MODULE_IGNORED]
+
     @classmethod
     def with_name_scope(cls, method):
         """Decorates a method so that it runs inside its module's name_scope."""

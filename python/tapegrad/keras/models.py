@@ -157,6 +157,9 @@ class Sequential(Model):
     def _flat_layers(self):
         return self._stack()
 
+    def _checkpoint_children(self):
+        return super()._checkpoint_children() + [(f"layer-{i}", layer) for i, layer in enumerate(self.layers)]
+
     def _maybe_build_from_shape(self):
         if self._input_shape is not None and self.layers and all(d is not None for d in self._input_shape[1:]):
             self.build(self._input_shape)

@@ -6,7 +6,8 @@ created) is kept on the deepest existing object of its key, in ``_deferred_resto
 attribute set on a Module or Checkpoint, ``Sequential.add`` -- ``deliver`` assigns the value, or hands
 the entries on to the new child. Slot values whose variable exists but whose optimizer has not built
 its slots yet wait in the optimizer's ``_deferred_slots`` and become the slots' initial values. Each
-delivery marks its key consumed in the restore's status (``assert_consumed``).
+delivery marks its key consumed in the restore's status (``assert_consumed``). Slot values whose
+optimizer is not in the graph at restore time are not kept (they stay unconsumed).
 """
 import dataclasses
 from typing import Any, Optional
@@ -115,18 +116,18 @@ def deliver(owner, name, child):
         return
     if isinstance(child, Variable):
         entries = {k: e for k, e in mine.items() if k == name or k.startswith(prefix + _graph.SLOT[1:])}
-        if name in entries:
-            value = _checked(entries[name], child, "variable")
-            child.assign(value)
-            entries[name].session.matched.add(id(child))
-            entries[name].session.unconsumed.discard(entries[name].key)
-        for key, entry in entries.items():
-            if key != name:
-                _checked(entry, child, "a slot of variable")
-                _defer_slot(entry.optimizer, child, entry)
-                deliver_slots(entry.optimizer, child)
         for key in entries:
             del pending[key]
+        slots = [e for k, e in entries.items() if k != name]
+        for entry in slots:  # check everything before assigning anything
+            _checked(entry, child, "a slot of variable")
+        if name in entries:
+            child.assign(_checked(entries[name], child, "variable"))
+            entries[name].session.matched.add(id(child))
+            entries[name].session.unconsumed.discard(entries[name].key)
+        for entry in slots:
+            _defer_slot(entry.optimizer, child, entry)
+            deliver_slots(entry.optimizer, child)
         return
     if not _graph.is_trackable(child) and not isinstance(child, (list, tuple, dict)):
         return
@@ -157,10 +158,11 @@ def deliver_slots(optimizer, var):
     """The optimizer just made var's slots: assign the slot values restored for them."""
     pending = optimizer.__dict__.get("_deferred_slots", {})
     item = pending.get(id(var))
-    if item is None or item[0] is not var or id(var) not in optimizer._slots:
+    slots = optimizer._checkpoint_slots(var)
+    if item is None or item[0] is not var or not slots:
         return
     del pending[id(var)]
-    for name, slot in zip(optimizer._slot_names[id(var)], optimizer._slots[id(var)]):
+    for name, slot in slots:
         entry = item[1].get(name)
         if entry is not None:
             slot.assign(_checked(entry, slot, "slot variable"))

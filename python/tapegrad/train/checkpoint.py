@@ -56,6 +56,10 @@ class Checkpoint:
             return children[name]
         raise AttributeError(f"'Checkpoint' object has no attribute '{name}'")
 
+    def _checkpoint_children(self):
+        items = list(self._children.items())
+        return items + ([("save_counter", self._save_counter)] if self._save_counter is not None else [])
+
     @property
     def save_counter(self):
         """The number of ``save`` calls (an int64 Variable, created on first use)."""

@@ -158,6 +158,10 @@ class Layer(tf.Module, AutoConfig):
 
     add_variable = add_weight
 
+    def _checkpoint_children(self):
+        """Weights by add_weight name, then public attributes (Note [Checkpoint keys] in train/_graph.py)."""
+        return list(self._weight_keys) + [(k, v) for k, v in sorted(vars(self).items()) if k[0] != "_"]
+
     @property
     def trainable(self):
         return self._trainable

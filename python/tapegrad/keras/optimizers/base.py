@@ -140,6 +140,14 @@ class Optimizer(AutoConfig):
     def slots(self, var):
         return self._slots[id(var)]
 
+    # What tf.train.Checkpoint saves of an optimizer (Note [Checkpoint keys] in train/_graph.py).
+    def _checkpoint_children(self):
+        return [("iter", self._iterations)]
+
+    def _checkpoint_slots(self, var):
+        """[(slot name, slot Variable)] of var (empty when it has none yet)."""
+        return list(zip(self._slot_names.get(id(var), ()), self._slots.get(id(var), ())))
+
     @property
     def variables(self):
         return [self._iterations] + list(self._variables)
