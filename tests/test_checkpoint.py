@@ -201,8 +201,27 @@ def test_manager_checkpoint_interval(tmp_path):
             saved.append(i)
         step.assign_add(1)
     assert saved == [0, 5, 10]  # TF's answer for the same loop
+    resumed = tf.train.CheckpointManager(ckpt, str(tmp_path), None, step_counter=step, checkpoint_interval=5,
+                                         last_checkpoint_step=10)
+    assert resumed.save() is None  # step 12 < 10 + 5
     with pytest.raises(ValueError, match="step_counter"):
         tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1, checkpoint_interval=5)
+
+
+def test_manager_keep_checkpoint_every_n_hours_preserves_dropped_files(tmp_path, monkeypatch):
+    import time
+    clock = [1000.0]
+    monkeypatch.setattr(time, "time", lambda: clock[0])
+    ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
+    manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1, keep_checkpoint_every_n_hours=1.0)
+    clock[0] += 2 * 3600  # two hours after the manager started: this one is preserved when dropped
+    first = manager.save()
+    clock[0] += 60
+    second = manager.save()  # drops first (kept on disk)
+    clock[0] += 60
+    manager.save()  # drops second: a minute after the last preserved one, so it is deleted
+    assert os.path.exists(first + ".npz") and not os.path.exists(second + ".npz")
+    assert len(manager.checkpoints) == 1
 
 
 def test_manager_restore_or_initialize(tmp_path):

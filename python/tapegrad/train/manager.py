@@ -20,12 +20,14 @@ class CheckpointManager:
       step_counter, checkpoint_interval: with both, ``save`` writes only when step_counter has advanced
         checkpoint_interval steps since the last checkpoint.
       init_fn: called by ``restore_or_initialize`` when there is no checkpoint.
+      last_checkpoint_step: the step of the last checkpoint, for checkpoint_interval (None: the next save writes).
 
     A manager made on a directory that already holds checkpoints continues their list.
     """
 
     def __init__(self, checkpoint, directory, max_to_keep, keep_checkpoint_every_n_hours=None,
-                 checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None, init_fn=None):
+                 checkpoint_name="ckpt", step_counter=None, checkpoint_interval=None, init_fn=None,
+                 last_checkpoint_step=None):
         if not isinstance(checkpoint, Checkpoint):
             raise TypeError(f"CheckpointManager: checkpoint must be a tf.train.Checkpoint, got {checkpoint!r}")
         if max_to_keep is not None and max_to_keep < 0:
@@ -39,7 +41,7 @@ class CheckpointManager:
         self._prefix = os.path.join(self._directory, checkpoint_name)
         self._step_counter, self._checkpoint_interval = step_counter, checkpoint_interval
         self._init_fn = init_fn
-        self._last_step = None
+        self._last_step = None if last_checkpoint_step is None else int(last_checkpoint_step)
         self._latest, self._paths, self._stamps, self._last_preserved = None, [], [], time.time()
         state = _files.read_state(self._directory)
         if state is not None:
