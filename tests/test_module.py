@@ -105,3 +105,13 @@ def test_a_module_holding_a_keras_model_finds_its_variables():
 
     h = Holder()
     assert len(h.variables) == 3
+
+
+def test_name_scopes_are_per_thread():
+    import threading
+    names = []
+    with tf.name_scope("main"):
+        t = threading.Thread(target=lambda: names.append(tf.Variable(1.0, name="t").name))
+        t.start()
+        t.join()
+    assert names == ["t:0"]

@@ -3,14 +3,24 @@
 As in TF's eager mode, scopes are not made unique: two ``name_scope("a")`` blocks both give "a/".
 A name ending in "/" is taken as a whole scope ("outer/inner/"), and "" returns to the root.
 """
+import threading
+
 __all__ = ["name_scope", "current_scope"]
 
-_STACK = [""]  # the current scope is the last entry: "" at the root, else ending in "/"
+_LOCAL = threading.local()  # each thread has its own stack of scopes, as in TF
+
+
+def _stack():
+    """This thread's scopes; the current one is the last: "" at the root, else ending in "/"."""
+    stack = getattr(_LOCAL, "stack", None)
+    if stack is None:
+        stack = _LOCAL.stack = [""]
+    return stack
 
 
 def current_scope():
     """The current scope string ("" or "outer/inner/")."""
-    return _STACK[-1]
+    return _stack()[-1]
 
 
 class name_scope:  # noqa: N801 -- TF's name
@@ -31,9 +41,9 @@ class name_scope:  # noqa: N801 -- TF's name
     def __enter__(self):
         name = self._name
         scope = name if (name == "" or name.endswith("/")) else current_scope() + name + "/"
-        _STACK.append(scope)
+        _stack().append(scope)
         return scope
 
     def __exit__(self, *exc):
-        _STACK.pop()
+        _stack().pop()
         return False
