@@ -8,7 +8,7 @@ layers are Modules but keep Keras's weight order (see keras/layers/base.py).
 import functools
 import re
 
-from tapegrad._name_scope import current_scope, name_scope
+from tapegrad._name_scope import name_scope
 from tapegrad._tensor import Variable
 
 __all__ = ["Module"]
@@ -150,8 +150,3 @@ class Module:
 
     def __repr__(self):
         return f"<{type(self).__module__}.{type(self).__name__} object name={self._name}>"
-
-
-def scoped_name(name):
-    """name prefixed with the current name scope."""
-    return current_scope() + name
