@@ -39,3 +39,6 @@ from tapegrad import autodiff  # noqa: E402
 
 __version__ = "0.1.0"
 from tapegrad import keras  # noqa: E402
+
+# TF's top-level aliases of the keras modules (tf.optimizers.Adam is tf.keras.optimizers.Adam)
+optimizers, losses, metrics, initializers = keras.optimizers, keras.losses, keras.metrics, keras.initializers

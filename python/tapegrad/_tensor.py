@@ -51,11 +51,25 @@ def _dtype_of(value):
     return None if value is None else dtypes.as_dtype(value)
 
 
-def _repr_numpy(t):
+def _numpy_text(t, is_repr=False):
+    """The value as TF shows it: in repr the array's repr (a 0-d value as a Python scalar, so float32
+    0.1 shows as 0.10000000149011612), in str NumPy's str; a value spanning lines starts on a new line."""
     a = t.numpy()
-    # NumPy's own scalar str keeps float32 at float32 precision (2.7182817, as TF prints it).
-    text = np.array2string(a, separator=", ") if a.ndim else str(a[()])
-    return text
+    if isinstance(a, np.ndarray):
+        text = repr(a) if is_repr else str(a)
+    else:
+        text = repr(a.item()) if is_repr else str(a)
+    return "\n" + text if "\n" in text else text
+
+
+def _rebuild_tensor(value):
+    """Unpickles a tensor from its NumPy value (dtype and shape included)."""
+    return _core.from_numpy(np.asarray(value), dtypes.as_dtype(np.asarray(value).dtype).code)
+
+
+def _tensor_reduce(self):
+    _check_concrete(self, "pickle")
+    return (_rebuild_tensor, (np.array(self.numpy()),))
 
 
 def _no_value(self):
@@ -68,13 +82,13 @@ def _tensor_repr(self):
     kind = "tf.Tensor"
     if _core._is_traced(self):  # no fixed value while tracing: show how it is computed
         return f"<{kind} (traced) {_core._describe_traced(self)} shape={TensorShape(self._shape)} dtype={self.dtype.name}>"
-    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_repr_numpy(self)}>"
+    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_numpy_text(self, True)}>"
 
 
 def _tensor_str(self):
     if _no_value(self):
         return repr(self)
-    return f"tf.Tensor({_repr_numpy(self)}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
+    return f"tf.Tensor({_numpy_text(self)}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
 
 
 def _check_concrete(self, what):
@@ -114,7 +128,8 @@ def _iter(self):
 
 
 def _guarded(name):
-    """numpy() / __array__ of the C++ class, refusing a traced tensor (no value while tracing)."""
+    """numpy() / __array__ of the C++ class, refusing a traced tensor (no value while tracing); numpy()
+    of a 0-d tensor is a NumPy scalar (np.float32(2.0)), as in TF."""
     raw = getattr(Tensor, name)
 
     def guarded(self, *args, **kwargs):
@@ -122,9 +137,15 @@ def _guarded(name):
             _check_concrete(self, f".{name}()" if name == "numpy" else "np.asarray()")
         return raw(self, *args, **kwargs)
 
-    guarded.__name__ = name
-    guarded.__doc__ = raw.__doc__
-    return guarded
+    def numpy(self):
+        if _core._tracing():
+            _check_concrete(self, ".numpy()")
+        return raw(self) if self._shape else raw(self)[()]
+
+    chosen = numpy if name == "numpy" else guarded
+    chosen.__name__ = name
+    chosen.__doc__ = raw.__doc__
+    return chosen
 
 
 def _index(self):
@@ -148,6 +169,10 @@ def _tensor_surface():
         "__bool__": _bool,
         "__format__": _format,
         "__iter__": _iter,
+        # tensors are immutable: a copy is the tensor itself (as in TF); pickle stores the value
+        "__copy__": lambda self: self,
+        "__deepcopy__": lambda self, memo: self,
+        "__reduce__": _tensor_reduce,
         "__getitem__": getitem,
         "__array_priority__": 100,  # NumPy defers to our reflected operators
         "get_shape": lambda self: TensorShape(self._shape),
@@ -228,12 +253,20 @@ class Variable(_core.Variable):
         if _core._tracing():  # the graph reads it at every call: no value to show
             return f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name} (traced)>"
         return (f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name}, "
-                f"numpy={_repr_numpy(self)}>")
+                f"numpy={_numpy_text(self, True)}>")
 
     __str__ = __repr__  # print(v) shows the variable, as in TF
 
     def __reduce__(self):
-        return (Variable, (self.numpy(), self.trainable, self._name))
+        return (Variable, (np.array(self.numpy()), self.trainable, self._name))
+
+    def __copy__(self):  # as TF: a shallow copy is the same variable
+        return self
+
+    def __deepcopy__(self, memo):  # a new variable with the same value, name and settings
+        copied = Variable(np.array(self.numpy()), self.trainable, self._name, constraint=self.constraint)
+        memo[id(self)] = copied
+        return copied
 
 
 class TensorSpec:

@@ -45,6 +45,9 @@ class DType:
     def __repr__(self):
         return "tf." + self.name
 
+    def __str__(self):
+        return f"<dtype: '{self.name}'>"
+
     def __eq__(self, other):
         try:
             return self is as_dtype(other)

@@ -15,7 +15,7 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad.keras import constraints, initializers, regularizers
+from tapegrad.keras import backend, constraints, initializers, regularizers
 
 __all__ = ["Layer", "InputSpec"]
 
@@ -75,7 +75,7 @@ class Layer:
     Args:
       trainable: whether the layer's weights are trained.
       name: the layer's name (unique default from the class name).
-      dtype: the dtype of weights and float inputs (float32 by default).
+      dtype: the dtype of weights and float inputs (keras.backend.floatx(), float32, by default).
       input_shape: (Keras 2 style) the input shape without the batch axis, for a model's first layer.
 
     >>> class Scale(keras.layers.Layer):
@@ -92,7 +92,7 @@ class Layer:
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
         self.name = name or unique_name(_snake(type(self).__name__))
-        self._dtype = tf.as_dtype(dtype or "float32")
+        self._dtype = tf.as_dtype(dtype or backend.floatx())
         self._trainable = trainable
         self._trainable_variables, self._non_trainable_variables = [], []
         self._layers = []
