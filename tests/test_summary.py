@@ -1,0 +1,145 @@
+"""tf.summary writes TensorBoard event files that TensorBoard's own reader reads back as TF's do
+(plugin, data class, dtype and shape checked against files TF 2.21 wrote); without the tensorboard
+extra, create_file_writer says what to install."""
+import io
+import sys
+
+import numpy as np
+import pytest
+
+import tapegrad as tf
+
+
+@pytest.fixture(autouse=True)
+def no_default_writer():
+    from tapegrad.summary import _writer
+    saved = dict(_writer._state)
+    _writer._state.update(writer=None, step=None, record=[True])
+    yield
+    _writer._state.update(saved)
+
+
+def _read(logdir):
+    """{tag: [(step, array)]} through TensorBoard's event accumulator."""
+    ea_mod = pytest.importorskip("tensorboard.backend.event_processing.event_accumulator")
+    from tensorboard.util import tensor_util
+    acc = ea_mod.EventAccumulator(str(logdir), size_guidance={ea_mod.TENSORS: 0})
+    acc.Reload()
+    return {tag: [(e.step, tensor_util.make_ndarray(e.tensor_proto)) for e in acc.Tensors(tag)]
+            for tag in acc.Tags()["tensors"]}
+
+
+def _plugins(logdir):
+    from tensorboard.backend.event_processing import event_file_loader
+    out = {}
+    for path in logdir.iterdir():
+        for event in event_file_loader.EventFileLoader(str(path)).Load():
+            for v in event.summary.value:
+                out[v.tag] = (v.metadata.plugin_data.plugin_name, v.tensor.dtype)
+    return out
+
+
+def test_without_tensorboard_create_file_writer_says_what_to_install(monkeypatch, tmp_path):
+    monkeypatch.setitem(sys.modules, "tensorboard.summary.writer.event_file_writer", None)
+    with pytest.raises(ImportError, match=r'pip install "tapegrad\[tensorboard\]"'):
+        tf.summary.create_file_writer(str(tmp_path))
+    assert not any(tmp_path.iterdir())
+
+
+def test_scalars_histogram_image_text_read_back(tmp_path):
+    pytest.importorskip("tensorboard")
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default():
+        assert bool(tf.summary.scalar("loss", 0.5, step=1))
+        assert bool(tf.summary.scalar("loss", tf.constant(0.25), step=tf.constant(2)))
+        tf.summary.histogram("h", tf.constant([1.0, 2.0, 2.0, 3.0]), step=1)
+        tf.summary.image("img", np.array([[[[0.0], [0.5]], [[1.0], [0.25]]]], np.float32), step=1)
+        tf.summary.image("rgb", np.full((2, 2, 3, 3), 7, np.uint8), step=1, max_outputs=1)
+        tf.summary.text("note", "hello", step=3)
+    got = _read(tmp_path)
+    assert [(s, float(v)) for s, v in got["loss"]] == [(1, 0.5), (2, 0.25)]
+    hist = got["h"][0][1]
+    assert hist.shape == (30, 3) and hist[:, 2].sum() == 4 and hist[0, 0] == 1.0 and hist[-1, 1] == 3.0
+    assert list(np.nonzero(hist[:, 2])[0]) == [0, 15, 29]  # TF's buckets for these values
+    from PIL import Image
+    width, height, png = got["img"][0][1]
+    assert (width, height) == (b"2", b"2")
+    assert np.array(Image.open(io.BytesIO(png))).tolist() == [[0, 127], [255, 63]]  # TF's pixels
+    assert len(got["rgb"][0][1]) == 3 and got["rgb"][0][1][:2].tolist() == [b"3", b"2"]
+    assert got["note"] == [(3, np.array(b"hello", dtype=object))]
+    assert _plugins(tmp_path) == {"loss": ("scalars", 1), "h": ("histograms", 2), "img": ("images", 7),
+                                  "rgb": ("images", 7), "note": ("text", 7)}
+    assert [p.name.endswith(".v2") for p in tmp_path.iterdir()] == [True]
+
+
+def test_steps_default_and_as_default_step(tmp_path):
+    pytest.importorskip("tensorboard")
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default(step=5):
+        assert tf.summary.experimental.get_step() == 5
+        tf.summary.scalar("a", 1.0)
+    assert tf.summary.experimental.get_step() is None
+    with writer.as_default():
+        with pytest.raises(ValueError, match="No step set"):
+            tf.summary.scalar("a", 1.0)
+        step = tf.Variable(0, dtype=tf.int64)
+        tf.summary.experimental.set_step(step)
+        step.assign(7)
+        tf.summary.scalar("a", 2.0)
+    assert [s for s, _ in _read(tmp_path)["a"]] == [5, 7]
+
+
+def test_record_if_and_no_writer(tmp_path):
+    pytest.importorskip("tensorboard")
+    assert not bool(tf.summary.scalar("x", 1.0, step=0))  # no default writer: nothing written
+    assert not tf.summary.should_record_summaries()
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default(step=1):
+        assert tf.summary.should_record_summaries()
+        with tf.summary.record_if(False):
+            assert not bool(tf.summary.scalar("skipped", 1.0))
+        with tf.summary.record_if(lambda: True):
+            assert bool(tf.summary.scalar("kept", 1.0))
+    assert set(_read(tmp_path)) == {"kept"}
+
+
+def test_plain_as_default_and_set_as_default(tmp_path):
+    pytest.importorskip("tensorboard")
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    writer.as_default()  # a plain call makes it the default
+    assert bool(tf.summary.scalar("plain", 1.0, step=0))
+    other = tf.summary.create_noop_writer()
+    other.set_as_default()
+    assert not bool(tf.summary.scalar("noop", 1.0, step=0))
+    tf.summary.flush(writer)
+    assert set(_read(tmp_path)) == {"plain"}
+
+
+def test_close_flushes_and_refuses_later_writes(tmp_path):
+    pytest.importorskip("tensorboard")
+    writer = tf.summary.create_file_writer(str(tmp_path), max_queue=100, flush_millis=10 ** 7)
+    with writer.as_default(step=0):
+        tf.summary.scalar("a", 1.0)
+        writer.close()
+        writer.close()  # twice is fine
+        with pytest.raises(tf.errors.NotFoundError, match="closed"):
+            tf.summary.scalar("b", 1.0)
+    assert set(_read(tmp_path)) == {"a"}
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: tf.summary.scalar("s", [1.0, 2.0]), ValueError, "Expected scalar shape"),
+    (lambda: tf.summary.scalar("s", "x"), ValueError, "float scalar"),
+    (lambda: tf.summary.image("i", np.zeros((2, 2))), ValueError, "rank 4"),
+    (lambda: tf.summary.image("i", np.zeros((1, 2, 2, 2))), ValueError, "channels"),
+    (lambda: tf.summary.histogram("h", ["a"]), ValueError, "bucket"),
+    (lambda: tf.summary.histogram("h", [1.0], buckets=-1), ValueError, "buckets"),
+    (lambda: tf.summary.text("t", 3.0), TypeError, "strings"),
+])
+def test_bad_data_raises_and_writes_nothing(tmp_path, call, error, match):
+    pytest.importorskip("tensorboard")
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    with writer.as_default(step=0):
+        with pytest.raises(error, match=match):
+            call()
+    assert _read(tmp_path) == {}
