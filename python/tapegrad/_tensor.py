@@ -5,6 +5,7 @@ import sys as _sys
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
+from tapegrad._string_tensor import StringTensor, is_text, string_constant
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
@@ -51,14 +52,16 @@ def _dtype_of(value):
     return None if value is None else dtypes.as_dtype(value)
 
 
-def _numpy_text(t, is_repr=False):
-    """The value as TF shows it: in repr the array's repr (a 0-d value as a Python scalar, so float32
-    0.1 shows as 0.10000000149011612), in str NumPy's str; a value spanning lines starts on a new line."""
-    a = t.numpy()
+def numpy_text(a, is_repr=False):
+    """A tensor's value ``a`` (its numpy()) as TF shows it: in repr the array's repr (a 0-d value as a
+    Python scalar, so float32 0.1 shows as 0.10000000149011612), in str NumPy's str; a value spanning
+    lines starts on a new line."""
     if isinstance(a, np.ndarray):
         text = repr(a) if is_repr else str(a)
-    else:
+    elif isinstance(a, np.generic):
         text = repr(a.item()) if is_repr else str(a)
+    else:  # the bytes of a 0-d string tensor
+        text = repr(a)
     return "\n" + text if "\n" in text else text
 
 
@@ -82,13 +85,13 @@ def _tensor_repr(self):
     kind = "tf.Tensor"
     if _core._is_traced(self):  # no fixed value while tracing: show how it is computed
         return f"<{kind} (traced) {_core._describe_traced(self)} shape={TensorShape(self._shape)} dtype={self.dtype.name}>"
-    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_numpy_text(self, True)}>"
+    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={numpy_text(self.numpy(), True)}>"
 
 
 def _tensor_str(self):
     if _no_value(self):
         return repr(self)
-    return f"tf.Tensor({_numpy_text(self)}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
+    return f"tf.Tensor({numpy_text(self.numpy())}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
 
 
 def _check_concrete(self, what):
@@ -253,7 +256,7 @@ class Variable(_core.Variable):
         if _core._tracing():  # the graph reads it at every call: no value to show
             return f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name} (traced)>"
         return (f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name}, "
-                f"numpy={_numpy_text(self, True)}>")
+                f"numpy={numpy_text(self.numpy(), True)}>")
 
     __str__ = __repr__  # print(v) shows the variable, as in TF
 
@@ -291,7 +294,7 @@ class TensorSpec:
 
 
 def is_tensor(x):
-    return isinstance(x, Tensor)
+    return isinstance(x, (Tensor, StringTensor))
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -310,6 +313,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
                 pass
         return _core.convert(value, -1)
     except (_core.InvalidArgumentError, TypeError) as e:
+        if is_text(value) and _dtype_of(dtype) in (None, dtypes.string):
+            return string_constant(value)
         raise _naming_public_function(e) from None
 
 
@@ -345,6 +350,12 @@ def _const_shape(shape):
 def constant(value, dtype=None, shape=None, name=None):
     """Creates a tensor from a value; unlike convert_to_tensor it casts to ``dtype`` freely."""
     dt = _dtype_of(dtype)
+    if dt is dtypes.string or isinstance(value, StringTensor) or dt is None and is_text(value):
+        if not is_text(value):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
+        if dt not in (None, dtypes.string):
+            raise errors.UnimplementedError(f"Cast string to {dt.name} is not supported")
+        return string_constant(value, shape)
     if isinstance(value, Tensor):
         t = value if dt is None or value.dtype == dt else cast(value, dt)
     elif dt is not None:
@@ -390,6 +401,10 @@ def cast(x, dtype, name=None):
     """Casts to ``dtype``; the gradient flows between float types only."""
     x = convert_to_tensor(x)
     dt = dtypes.as_dtype(dtype)
+    if (dt is dtypes.string) != isinstance(x, StringTensor):  # no conversion between strings and numbers
+        raise errors.UnimplementedError(f"Cast {x.dtype.name} to {dt.name} is not supported")
+    if dt is dtypes.string:
+        return x
     return x if x._dtype == dt.code else _cast(x, dtype=dt.code)
 
 
