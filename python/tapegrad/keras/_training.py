@@ -118,6 +118,8 @@ class TrainingMixin:
         elif isinstance(self.loss, losses_mod.Loss):
             main = self.loss(y, y_pred, sample_weight=sample_weight)
         else:
+            if isinstance(y, tf.Tensor) and y_pred.dtype.is_floating and y.dtype != y_pred.dtype:
+                y = tf.cast(y, y_pred.dtype)  # as Keras's loss wrapper: integer labels meet float predictions
             per_instance = self.loss(y, y_pred)
             if sample_weight is not None:
                 per_instance = per_instance * tf.cast(tf.convert_to_tensor(sample_weight), per_instance.dtype)
