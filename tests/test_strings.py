@@ -114,3 +114,10 @@ def test_strings_ops_match_tf(call, expected):
 def test_bad_inputs_raise_tf_classes(call, error, match):
     with pytest.raises(error, match=match):
         call()
+
+
+def test_tf_print_shows_strings_as_tf():
+    import io
+    out = io.StringIO()
+    tf.print("a", tf.constant("x"), tf.constant(["a", "b"]), tf.constant([1, 2]), output_stream=out, summarize=None)
+    assert out.getvalue() == 'a "x" ["a" "b"] [1 2]\n'

@@ -153,3 +153,17 @@ def test_fit_gives_a_function_loss_integer_labels_as_floats():
     history = model.fit(np.ones((4, 2)), np.array([0, 1, 2, 1]), verbose=0)
     assert set(seen) == {tf.float32}
     assert np.isfinite(history.history["loss"][0]) and 0 <= history.history["sparse_categorical_accuracy"][0] <= 1
+
+
+def test_matplotlib_plots_tensors(tmp_path):
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    x = tf.linspace(-3.0, 3.0, 20)
+    fig, ax = plt.subplots()
+    (line,) = ax.plot(x, tf.nn.sigmoid(x))
+    ax.hist(tf.random.normal([50], seed=1))
+    ax.set_title(f"{tf.constant(0.5):.3f}")
+    fig.savefig(tmp_path / "plot.png")
+    plt.close(fig)
+    np.testing.assert_allclose(line.get_ydata(), 1 / (1 + np.exp(-np.linspace(-3, 3, 20))), rtol=1e-6)

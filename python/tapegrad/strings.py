@@ -124,6 +124,7 @@ def _tensor_text(t, summarize):
     """A tensor as tf.strings.format and tf.print write it: nested brackets, elements separated by
     spaces, each axis longer than 2 * summarize shortened to its first and last ``summarize`` entries."""
     a = t._value if isinstance(t, StringTensor) else np.asarray(t)
+    summarize = -1 if summarize is None else summarize
 
     def walk(x, depth):
         if not isinstance(x, np.ndarray) or x.ndim == 0:  # an element (object arrays index to bytes)
