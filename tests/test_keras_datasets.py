@@ -161,3 +161,49 @@ def test_cifar10_refuses_a_pickle_with_code(cache):
         pickle.dump({b"data": _Evil(), b"labels": []}, f, protocol=2)
     with pytest.raises(pickle.UnpicklingError, match="refusing"):
         cifar10.load_data()
+
+
+def _imdb_file(path):
+    """A small imdb.npz: ragged object arrays of word indices, as Keras's file holds them."""
+    gen = np.random.default_rng(1)
+
+    def reviews(n):
+        out = np.empty(n, dtype=object)
+        out[:] = [list(map(int, gen.integers(1, 40, gen.integers(1, 12)))) for _ in range(n)]
+        return out
+    np.savez(path, x_train=reviews(9), y_train=gen.integers(0, 2, 9), x_test=reviews(7), y_test=gen.integers(0, 2, 7))
+
+
+# keras.datasets.imdb.load_data of Keras 3.15 on that file
+IMDB_EXPECTED = [
+    (dict(num_words=20, skip_top=5, oov_char=None),
+     [[[5, 9], [13, 16, 14, 14, 19, 7], [16, 8, 15, 8], [15, 8], [15, 14, 10, 16], [6, 14, 8, 7], [], [9, 18, 19], [14]],
+      [0, 1, 1, 1, 0, 0, 0, 1, 1],
+      [[7, 12], [11, 17, 11], [6, 9, 6], [14, 12], [12, 14, 17], [18, 6], [16, 14, 13]], [1, 1, 1, 1, 1, 1, 1]]),
+    (dict(maxlen=8, seed=3),
+     [[[1, 37], [1, 2, 9, 18, 19, 39], [1, 23, 14, 4], [1, 23, 33, 41, 5, 9, 36], [1, 24, 15, 8, 20, 28]],
+      [0, 1, 1, 0, 1], [[1, 38, 21, 18, 6, 21, 29], [1, 7, 12, 37, 30, 37, 36], [1, 36, 2, 14, 22, 12]], [1, 1, 1]]),
+]
+
+
+@pytest.mark.parametrize("kwargs, expected", IMDB_EXPECTED, ids=["vocabulary", "maxlen"])
+def test_imdb_matches_keras(cache, kwargs, expected):
+    from tapegrad.keras.datasets import imdb
+    _imdb_file(cache / "imdb.npz")
+    (x_train, y_train), (x_test, y_test) = imdb.load_data(**kwargs)
+    assert x_train.dtype == object and x_train.ndim == 1
+    got = [[list(r) for r in x_train], y_train.tolist(), [list(r) for r in x_test], y_test.tolist()]
+    assert got == expected
+    with pytest.raises(ValueError, match="maxlen"):
+        imdb.load_data(maxlen=1)
+
+
+def test_imdb_refuses_code_in_the_npz_and_reads_the_word_index(cache):
+    from tapegrad.keras.datasets import imdb
+    evil = np.empty(1, dtype=object)
+    evil[0] = _Evil()
+    np.savez(cache / "imdb.npz", x_train=evil, y_train=np.zeros(1), x_test=evil, y_test=np.zeros(1))
+    with pytest.raises(pickle.UnpicklingError, match="refusing"):
+        imdb.load_data()
+    (cache / "imdb_word_index.json").write_text('{"the": 1, "and": 2}')
+    assert imdb.get_word_index() == {"the": 1, "and": 2}

@@ -3,12 +3,17 @@ layouts as Keras, so files Keras downloaded are read as they are. A missing file
 Keras's source URL into a temporary file, checked against its SHA-256 and renamed into place (an
 interrupted download never leaves a half file); offline, the error names the file and where to put it."""
 import hashlib
+import io
 import os
+import pickle
 import shutil
 import tarfile
 import tempfile
+import zipfile
 
-__all__ = ["datasets_dir", "fetch", "fetch_extracted", "KERAS_ORIGIN"]
+import numpy as np
+
+__all__ = ["datasets_dir", "fetch", "fetch_extracted", "KERAS_ORIGIN", "ArraysOnlyUnpickler", "load_npz"]
 
 KERAS_ORIGIN = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
 
@@ -21,15 +26,16 @@ def datasets_dir(cache_subdir="datasets"):
     return os.path.join(home, cache_subdir)
 
 
-def _sha256(path):
-    digest = hashlib.sha256()
+def _digest(path, expected):
+    """The file's hex digest in the algorithm of ``expected`` (32 hex digits: MD5, as Keras's older hashes)."""
+    digest = hashlib.md5() if len(expected) == 32 else hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
             digest.update(block)
     return digest.hexdigest()
 
 
-def _download(origin, target, sha256, what):
+def _download(origin, target, file_hash, what):
     """origin -> target, through a temporary file in target's directory, renamed into place when
     complete and its hash matches."""
     import urllib.request
@@ -43,20 +49,20 @@ def _download(origin, target, sha256, what):
             raise ConnectionError(f"{what}: {os.path.basename(target)} is not in the cache and downloading it "
                                   f"from {origin} failed ({e}). Without a network, download that URL elsewhere "
                                   f"and put the file at {target}") from None
-        if sha256 is not None and _sha256(partial) != sha256:
-            raise OSError(f"{what}: the file downloaded from {origin} does not have the expected SHA-256 "
-                          f"{sha256}; not saved")
+        if file_hash is not None and _digest(partial, file_hash) != file_hash:
+            raise OSError(f"{what}: the file downloaded from {origin} does not have the expected hash "
+                          f"{file_hash} (SHA-256, or MD5 for 32 digits); not saved")
         os.replace(partial, target)
     finally:
         if os.path.exists(partial):
             os.remove(partial)
 
 
-def fetch(fname, origin, sha256=None, what="keras.datasets", cache_subdir="datasets"):
+def fetch(fname, origin, file_hash=None, what="keras.datasets", cache_subdir="datasets"):
     """The path of ``fname`` in the cache, downloaded from ``origin`` first if it is not there."""
     target = os.path.join(datasets_dir(cache_subdir), fname)
     if not os.path.exists(target):
-        _download(origin, target, sha256, what)
+        _download(origin, target, file_hash, what)
     return target
 
 
@@ -79,10 +85,44 @@ def _extract(archive, destination):
             shutil.rmtree(staging)
 
 
-def fetch_extracted(dirname, archive_name, origin, sha256=None, what="keras.datasets"):
+def fetch_extracted(dirname, archive_name, origin, file_hash=None, what="keras.datasets"):
     """The directory ``dirname`` in the cache; if missing, the tar archive ``archive_name`` (downloaded
     from ``origin`` when not cached either) is extracted to it."""
     destination = os.path.join(datasets_dir(), dirname)
     if not os.path.isdir(destination):
-        _extract(fetch(archive_name, origin, sha256, what), destination)
+        _extract(fetch(archive_name, origin, file_hash, what), destination)
     return destination
+
+
+class ArraysOnlyUnpickler(pickle.Unpickler):
+    """Unpickles NumPy arrays, lists, dicts and numbers and nothing else (a pickle can run any code)."""
+
+    _ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
+                ("numpy", "ndarray"), ("numpy", "dtype"),
+                ("_codecs", "encode")}  # how protocol 2 stores bytes written by Python 3
+
+    def find_class(self, module, name):
+        if (module, name) not in self._ALLOWED:
+            raise pickle.UnpicklingError(f"refusing to load {module}.{name} from a dataset file")
+        return super().find_class(module, name)
+
+
+def load_npz(path):
+    """The arrays of an .npz file; object arrays (ragged lists) are unpickled by ArraysOnlyUnpickler
+    instead of np.load's allow_pickle, which would run whatever the file says."""
+    arrays = {}
+    with zipfile.ZipFile(path) as archive:
+        for member in archive.namelist():
+            if member.endswith(".npy"):
+                arrays[member[:-4]] = _load_npy(io.BytesIO(archive.read(member)))
+    return arrays
+
+
+def _load_npy(f):
+    version = np.lib.format.read_magic(f)
+    read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+    shape, fortran, dtype = read_header(f)
+    if dtype.hasobject:
+        return np.asarray(ArraysOnlyUnpickler(f, encoding="latin1").load())
+    f.seek(0)
+    return np.lib.format.read_array(f, allow_pickle=False)

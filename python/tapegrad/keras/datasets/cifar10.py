@@ -1,12 +1,11 @@
 """keras.datasets.cifar10: 60,000 32x32 colour images in 10 classes (the Python pickles of
 cifar-10-python.tar.gz, as Keras caches them)."""
 import os
-import pickle
 
 import numpy as np
 
 from tapegrad.keras import backend
-from tapegrad.keras.datasets._files import datasets_dir, fetch_extracted
+from tapegrad.keras.datasets._files import ArraysOnlyUnpickler, datasets_dir, fetch_extracted
 
 __all__ = ["load_data"]
 
@@ -16,22 +15,9 @@ _SHA256 = "6d958be074577803d12ecdefd02955f39262c83c16fe9348329d7fe0b5c001ce"
 _LAYOUTS = [("cifar-10-batches-py-target", "cifar-10-batches-py"), ("cifar-10-batches-py",)]
 
 
-class _ArraysOnly(pickle.Unpickler):
-    """Unpickles the batches' dicts of NumPy arrays and nothing else (a pickle can run any code)."""
-
-    _ALLOWED = {("numpy.core.multiarray", "_reconstruct"), ("numpy._core.multiarray", "_reconstruct"),
-                ("numpy", "ndarray"), ("numpy", "dtype"),
-                ("_codecs", "encode")}  # how protocol 2 stores bytes written by Python 3
-
-    def find_class(self, module, name):
-        if (module, name) not in self._ALLOWED:
-            raise pickle.UnpicklingError(f"cifar10: refusing to load {module}.{name} from a batch file")
-        return super().find_class(module, name)
-
-
 def _load_batch(path):
     with open(path, "rb") as f:
-        raw = _ArraysOnly(f, encoding="bytes").load()
+        raw = ArraysOnlyUnpickler(f, encoding="bytes").load()
     d = {k.decode("utf8") if isinstance(k, bytes) else k: v for k, v in raw.items()}
     return np.asarray(d["data"], np.uint8).reshape(-1, 3, 32, 32), np.asarray(d["labels"], np.uint8)
 
