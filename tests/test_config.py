@@ -105,3 +105,17 @@ def test_run_functions_eagerly():
         tf.config.run_functions_eagerly(False)
     f(tf.constant(1.0))
     assert len(traces) == 3 and not tf.config.functions_run_eagerly()
+
+
+def test_op_determinism_repeats_a_seeded_run():
+    tf.config.experimental.enable_op_determinism()
+
+    def run():
+        tf.keras.utils.set_random_seed(3)
+        x = tf.random.normal([64, 300])
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.reduce_sum(tf.nn.softmax(x @ tf.transpose(x)))
+        return tape.gradient(y, x).numpy()
+
+    np.testing.assert_array_equal(run(), run())

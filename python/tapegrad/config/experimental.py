@@ -4,7 +4,7 @@ from tapegrad.config._devices import (PhysicalDevice, get_visible_devices, list_
                                       list_physical_devices, set_visible_devices)
 
 __all__ = ["get_memory_growth", "get_visible_devices", "list_logical_devices", "list_physical_devices",
-           "set_memory_growth", "set_visible_devices"]
+           "set_memory_growth", "set_visible_devices", "enable_op_determinism"]
 
 
 def _check_device(device, what):
@@ -22,3 +22,9 @@ def set_memory_growth(device, enable):
 def get_memory_growth(device):
     _check_device(device, "get_memory_growth")
     raise KeyError(device)
+
+
+def enable_op_determinism():
+    """Accepted, with nothing to switch: tapegrad's kernels split their work the same way at every call
+    for a given thread count (no atomics, no dynamic schedules), so with seeded randomness
+    (``keras.utils.set_random_seed``) a run repeats exactly."""
