@@ -143,3 +143,30 @@ def test_bad_data_raises_and_writes_nothing(tmp_path, call, error, match):
         with pytest.raises(error, match=match):
             call()
     assert _read(tmp_path) == {}
+
+
+def _tags(run_dir):
+    from tensorboard.backend.event_processing import event_file_loader
+    return sorted({(v.tag, e.step) for path in run_dir.iterdir()
+                   for e in event_file_loader.EventFileLoader(str(path)).Load() for v in e.summary.value})
+
+
+def test_keras_tensorboard_callback_writes_keras_tags(tmp_path):
+    pytest.importorskip("tensorboard")
+    keras = tf.keras
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2, name="d1"), keras.layers.Dense(1, name="d2")],
+                             name="net")
+    model.compile("sgd", "mse", metrics=["mae"])
+    callback = keras.callbacks.TensorBoard(str(tmp_path), histogram_freq=1, update_freq=2)
+    model.fit(np.ones((8, 3)), np.ones((8, 1)), batch_size=2, epochs=2, verbose=0, callbacks=[callback],
+              validation_data=(np.ones((4, 3)), np.ones((4, 1))))
+    # the tags and steps Keras 3.15 writes for this fit (less its "keras" model-config text)
+    train = [(f"batch_{m}", s) for m in ("loss", "mae") for s in (2, 4, 6, 8)] + \
+        [(f"epoch_{m}", e) for m in ("learning_rate", "loss", "mae") for e in (0, 1)] + \
+        [(f"net/{layer}/{w}/histogram", e) for layer in ("d1", "d2") for w in ("bias", "kernel") for e in (0, 1)]
+    validation = [(f"epoch_{m}", e) for m in ("loss", "mae") for e in (0, 1)] + \
+        [(f"evaluation_{m}_vs_iterations", s) for m in ("loss", "mae") for s in (4, 8)]
+    assert _tags(tmp_path / "train") == sorted(train)
+    assert _tags(tmp_path / "validation") == sorted(validation)
+    loss = _read(tmp_path / "train")["epoch_loss"]
+    assert [s for s, _ in loss] == [0, 1] and np.allclose([float(v) for _, v in loss], model.history.history["loss"])
