@@ -170,3 +170,28 @@ def test_keras_tensorboard_callback_writes_keras_tags(tmp_path):
     assert _tags(tmp_path / "validation") == sorted(validation)
     loss = _read(tmp_path / "train")["epoch_loss"]
     assert [s for s, _ in loss] == [0, 1] and np.allclose([float(v) for _, v in loss], model.history.history["loss"])
+
+
+def test_summaries_inside_a_function_write_at_every_call(tmp_path):
+    pytest.importorskip("tensorboard")
+    writer = tf.summary.create_file_writer(str(tmp_path))
+    step = tf.Variable(0, dtype=tf.int64)
+
+    @tf.function
+    def train_step(x):
+        y = x * 2.0
+        with writer.as_default():
+            tf.summary.scalar("y", y, step=step)
+            tf.summary.histogram("h", tf.stack([x, y]), step=step)
+            tf.summary.text("note", "hi", step=step)
+        step.assign_add(1)
+        return y
+
+    for v in (1.0, 2.0, 3.0):
+        train_step(tf.constant(v))
+    writer.flush()
+    got = _read(tmp_path)
+    assert train_step.experimental_get_tracing_count() == 1
+    assert [(s, float(v)) for s, v in got["y"]] == [(0, 2.0), (1, 4.0), (2, 6.0)]
+    assert [s for s, _ in got["h"]] == [0, 1, 2] and [float(h[:, 1].max()) for _, h in got["h"]] == [2.0, 4.0, 6.0]
+    assert [s for s, _ in got["note"]] == [0, 1, 2]

@@ -157,9 +157,10 @@ def get_step():
 
 
 def current_step(step):
-    """The step a summary is written at: the argument, else the default; ValueError when neither."""
+    """The step a summary is written at (an int, a tensor or a Variable): the argument, else the default;
+    ValueError when neither."""
     step = _state["step"] if step is None else step
     if step is None:
         raise ValueError("No step set. Please specify one either through the `step` argument or through "
                          "tf.summary.experimental.set_step()")
-    return int(step)
+    return step
