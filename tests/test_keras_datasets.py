@@ -15,6 +15,7 @@ import pytest
 
 from tapegrad import keras
 from tapegrad.keras.datasets import boston_housing, cifar10, fashion_mnist, mnist
+from tapegrad.keras.utils import get_file
 
 rng = np.random.default_rng(0)
 
@@ -28,6 +29,10 @@ def cache(tmp_path, monkeypatch):
         raise urllib.error.URLError("network is unreachable")
 
     monkeypatch.setattr(urllib.request, "urlopen", offline)
+    from tapegrad.keras.datasets import imdb
+    for module in (mnist, boston_housing, cifar10, imdb):  # the small files written here are not Keras's
+        monkeypatch.setattr(module, "_SHA256", None)
+    monkeypatch.setattr(imdb, "_WORD_INDEX_MD5", None)
     path = tmp_path / "datasets"
     path.mkdir()
     return path
@@ -65,7 +70,8 @@ def test_download_is_checked_then_saved(cache, monkeypatch):
     np.savez(buffer, x_train=xa, y_train=ya, x_test=xb, y_test=yb)
     payload = buffer.getvalue()
     _serve(monkeypatch, payload)
-    with pytest.raises(OSError, match="SHA-256"):  # not Keras's file: refused, nothing saved
+    monkeypatch.setattr(mnist, "_SHA256", hashlib.sha256(b"Keras's file").hexdigest())
+    with pytest.raises(ValueError, match="expected hash"):  # not Keras's file: refused, nothing saved
         mnist.load_data()
     assert os.listdir(cache) == []
     monkeypatch.setattr(mnist, "_SHA256", hashlib.sha256(payload).hexdigest())
@@ -207,3 +213,64 @@ def test_imdb_refuses_code_in_the_npz_and_reads_the_word_index(cache):
         imdb.load_data()
     (cache / "imdb_word_index.json").write_text('{"the": 1, "and": 2}')
     assert imdb.get_word_index() == {"the": 1, "and": 2}
+
+
+def test_get_file_names_and_layout_as_keras(cache, monkeypatch, tmp_path, capsys):
+    _serve(monkeypatch, b"abc")
+    path = get_file(origin="https://example.com/data/file.txt")
+    assert path == str(cache / "file.txt") and (cache / "file.txt").read_bytes() == b"abc"
+    assert capsys.readouterr().out == "Downloading data from https://example.com/data/file.txt\n"
+    assert get_file("other.txt", "https://example.com/x", cache_subdir="sub") == str(tmp_path / "sub" / "other.txt")
+    custom = tmp_path / "custom"
+    assert get_file("f", "https://example.com/x", cache_dir=str(custom)) == str(custom / "datasets" / "f")
+    with pytest.raises(ValueError, match="origin"):
+        get_file("f")
+    with pytest.raises(ValueError, match="cache_dir"):
+        get_file(os.path.join("a", "b"), "https://example.com/x")
+
+
+def _tar_gz(members):
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_get_file_extracts_tar_and_zip(cache, monkeypatch):
+    _serve(monkeypatch, _tar_gz({"inner/a.txt": b"A"}))
+    out = get_file("pack.tar.gz", "https://example.com/pack.tar.gz", extract=True)
+    assert out == str(cache / "pack_extracted") and (cache / "pack.tar.gz").exists()
+    assert (cache / "pack_extracted" / "inner" / "a.txt").read_bytes() == b"A"
+    buffer = io.BytesIO()
+    import zipfile
+    with zipfile.ZipFile(buffer, "w") as z:
+        z.writestr("b.txt", "B")
+    _serve(monkeypatch, buffer.getvalue())
+    out = get_file("zipped", "https://example.com/z.zip", extract=True)
+    assert out == str(cache / "zipped") and (cache / "zipped_archive").exists()
+    assert (cache / "zipped" / "b.txt").read_text() == "B"
+
+
+def test_get_file_refuses_an_archive_escaping_its_directory(cache, monkeypatch):
+    _serve(monkeypatch, _tar_gz({"../escape.txt": b"x"}))
+    with pytest.raises(ValueError, match="outside"):
+        get_file("bad.tar.gz", "https://example.com/bad.tar.gz", extract=True)
+    assert not (cache.parent / "escape.txt").exists() and not (cache / "bad_extracted").exists()
+
+
+def test_get_file_hashes(cache, monkeypatch):
+    _serve(monkeypatch, b"new")
+    (cache / "f.bin").write_bytes(b"old")
+    md5_new = hashlib.md5(b"new").hexdigest()
+    get_file("f.bin", "https://example.com/f", md5_hash=md5_new)  # the cached file is stale: downloaded again
+    assert (cache / "f.bin").read_bytes() == b"new"
+    sha_new = hashlib.sha256(b"new").hexdigest()
+    _serve(monkeypatch, b"never read")
+    assert get_file("f.bin", "https://example.com/f", file_hash=sha_new) == str(cache / "f.bin")  # current: kept
+    assert (cache / "f.bin").read_bytes() == b"new"
+    with pytest.raises(ValueError, match="expected hash"):
+        get_file("g.bin", "https://example.com/g", file_hash=hashlib.sha256(b"other").hexdigest())
+    assert not (cache / "g.bin").exists()

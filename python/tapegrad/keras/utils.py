@@ -6,8 +6,9 @@ import time
 import numpy as np
 
 import tapegrad as tf
+from tapegrad.keras.datasets._files import get_file
 
-__all__ = ["Progbar", "set_random_seed", "to_categorical"]
+__all__ = ["Progbar", "get_file", "set_random_seed", "to_categorical"]
 
 
 def set_random_seed(seed):

@@ -1,7 +1,7 @@
 """keras.datasets.boston_housing: 506 houses, 13 features, prices in k$ (Keras's boston_housing.npz)."""
 import numpy as np
 
-from tapegrad.keras.datasets._files import KERAS_ORIGIN, fetch
+from tapegrad.keras.datasets._files import KERAS_ORIGIN, get_file
 
 __all__ = ["load_data"]
 
@@ -13,7 +13,7 @@ def load_data(path="boston_housing.npz", test_split=0.2, seed=113):
     as Keras's): the last ``test_split`` of the shuffled rows are the test set."""
     if not 0 <= test_split < 1:
         raise ValueError(f"boston_housing.load_data: test_split must be in [0, 1), got {test_split}")
-    path = fetch(path, KERAS_ORIGIN + "boston_housing.npz", _SHA256, "keras.datasets.boston_housing")
+    path = get_file(path, KERAS_ORIGIN + "boston_housing.npz", file_hash=_SHA256)
     with np.load(path, allow_pickle=False) as f:
         x, y = f["x"], f["y"]
     order = np.arange(len(x))

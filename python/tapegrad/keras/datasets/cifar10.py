@@ -5,7 +5,7 @@ import os
 import numpy as np
 
 from tapegrad.keras import backend
-from tapegrad.keras.datasets._files import ArraysOnlyUnpickler, datasets_dir, fetch_extracted
+from tapegrad.keras.datasets._files import ArraysOnlyUnpickler, datasets_dir, get_file
 
 __all__ = ["load_data"]
 
@@ -28,8 +28,7 @@ def _batches_dir():
         path = os.path.join(datasets_dir(), *layout)
         if os.path.isdir(path):
             return path
-    root = fetch_extracted(_LAYOUTS[0][0], "cifar-10-batches-py-target_archive", _ORIGIN, _SHA256,
-                           "keras.datasets.cifar10")
+    root = get_file(_LAYOUTS[0][0], _ORIGIN, extract=True, file_hash=_SHA256)
     return os.path.join(root, _LAYOUTS[0][1])
 
 

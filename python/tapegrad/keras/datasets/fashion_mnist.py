@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from tapegrad.keras.datasets._files import KERAS_ORIGIN, fetch
+from tapegrad.keras.datasets._files import KERAS_ORIGIN, get_file
 
 __all__ = ["load_data"]
 
@@ -22,8 +22,8 @@ def _read(path, offset):
 def load_data():
     """Returns ``(x_train, y_train), (x_test, y_test)``: uint8 arrays of shapes (60000, 28, 28),
     (60000,), (10000, 28, 28), (10000,); labels 0-9 (T-shirt/top ... ankle boot)."""
-    paths = [fetch(name, KERAS_ORIGIN + name, None, "keras.datasets.fashion_mnist",
-                   cache_subdir=os.path.join("datasets", "fashion-mnist")) for name in _FILES]
+    paths = [get_file(name, KERAS_ORIGIN + name, cache_subdir=os.path.join("datasets", "fashion-mnist"))
+             for name in _FILES]
     y_train, y_test = _read(paths[0], 8), _read(paths[2], 8)
     x_train = _read(paths[1], 16).reshape(len(y_train), 28, 28)
     x_test = _read(paths[3], 16).reshape(len(y_test), 28, 28)

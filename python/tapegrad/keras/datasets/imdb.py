@@ -4,7 +4,7 @@ import json
 
 import numpy as np
 
-from tapegrad.keras.datasets._files import KERAS_ORIGIN, fetch, load_npz
+from tapegrad.keras.datasets._files import KERAS_ORIGIN, get_file, load_npz
 
 __all__ = ["load_data", "get_word_index"]
 
@@ -26,7 +26,7 @@ def load_data(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113
     dropped, and words outside [skip_top, num_words) replaced by ``oov_char`` (dropped if it is None)."""
     if kwargs:
         raise TypeError(f"imdb.load_data: unrecognized keyword arguments: {sorted(kwargs)}")
-    arrays = load_npz(fetch(path, KERAS_ORIGIN + "imdb.npz", _SHA256, "keras.datasets.imdb"))
+    arrays = load_npz(get_file(path, KERAS_ORIGIN + "imdb.npz", file_hash=_SHA256))
     rng = np.random.RandomState(seed)
     sets = []
     for x_key, y_key in (("x_train", "y_train"), ("x_test", "y_test")):
@@ -56,5 +56,5 @@ def load_data(path="imdb.npz", num_words=None, skip_top=0, maxlen=None, seed=113
 
 def get_word_index(path="imdb_word_index.json"):
     """{word: index} of the word indices in the data (before ``index_from`` shifts them)."""
-    with open(fetch(path, KERAS_ORIGIN + "imdb_word_index.json", _WORD_INDEX_MD5, "keras.datasets.imdb")) as f:
+    with open(get_file(path, KERAS_ORIGIN + "imdb_word_index.json", file_hash=_WORD_INDEX_MD5)) as f:
         return json.load(f)
