@@ -119,3 +119,40 @@ def test_values_and_shapes():
     assert [a.tolist() for a in K.batch_get_value([v])] == [[3.0, 4.0]]
     assert K.int_shape(tf.zeros((2, 3))) == (2, 3) and K.ndim(tf.zeros((2, 3))) == 2
     assert K.dtype(tf.zeros(2)) == "float32" and K.count_params(v) == 2
+
+
+MORE = [
+    (lambda: K.hard_sigmoid(tf.constant([-3.0, 0.0, 1.0, 3.0])), [0.0, 0.5, 0.7, 1.0]),
+    (lambda: K.switch(tf.constant([True, False]), tf.constant([1.0, 1.0]), tf.constant([2.0, 2.0])), [1.0, 2.0]),
+    (lambda: K.l2_normalize(tf.constant([3.0, 4.0])), [0.6, 0.8]),
+    (lambda: K.repeat_elements(tf.constant([[1, 2]]), 2, 1), [[1, 1, 2, 2]]),
+    (lambda: K.arange(1, 5, 2), [1, 3]), (lambda: K.softsign(tf.constant([1.0, -3.0])), [0.5, -0.75]),
+    (lambda: K.reverse(tf.constant([[1, 2], [3, 4]]), 1), [[2, 1], [4, 3]]),
+    (lambda: K.bias_add(tf.zeros((1, 2)), tf.constant([1.0, 2.0])), [[1.0, 2.0]]),
+    (lambda: K.repeat(tf.constant([[1.0, 2.0]]), 3), [[[1.0, 2.0]] * 3]),
+    (lambda: K.sparse_categorical_crossentropy(tf.constant([0, 2]), tf.constant([[0.9, 0.05, 0.05], [0.1, 0.1, 0.8]]),
+                                               ignore_class=2), [0.10536056, 0.0]),
+    (lambda: keras.utils.normalize([[3.0, 4.0], [0.0, 0.0]]), [[0.6, 0.8], [0.0, 0.0]]),
+    (lambda: keras.utils.pad_sequences([[1, 2, 3], [4]], maxlen=2), [[2, 3], [0, 4]]),
+    (lambda: keras.utils.pad_sequences([[1, 2, 3], [4]], padding="post", truncating="post", value=-1),
+     [[1, 2, 3], [4, -1, -1]]),
+    (lambda: keras.utils.pad_sequences([[1, 2, 3], []]), [[1, 2, 3], [0, 0, 0]]),
+    (lambda: keras.utils.pad_sequences([[1, 2], [3, 4]], maxlen=3), [[0, 1, 2], [0, 3, 4]]),
+]
+
+
+@pytest.mark.parametrize("call, expected", MORE, ids=[str(i) for i in range(len(MORE))])
+def test_more_helpers_match_tf(call, expected):
+    np.testing.assert_allclose(np.asarray(call()), expected, rtol=1e-6)
+
+
+def test_helper_details():
+    assert K.get_uid("x") + 1 == K.get_uid("x")
+    K.clear_session()
+    assert K.get_uid("x") == 1
+    assert K.standardize_dtype("float64") == "float64" and K.is_float_dtype("float64") and K.is_int_dtype("int32")
+    assert keras.utils.pad_sequences([[1, 2]]).dtype == np.int32
+    assert keras.utils.pad_sequences([[1.5, 2]], dtype="float32").tolist() == [[1.5, 2.0]]
+    with pytest.raises(ValueError, match="Padding type"):
+        keras.utils.pad_sequences([[1]], padding="x")
+    assert [t.numpy() for t in K.stop_gradient([tf.constant(1.0)])] == [1.0]

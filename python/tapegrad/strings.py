@@ -185,7 +185,7 @@ def builtins_format(value, spec):
     return value.__format__(spec)
 
 
-def to_number(string_tensor, out_type=dtypes.float32, name=None):
+def to_number(input, out_type=dtypes.float32, name=None):
     """Parses each string as a number of ``out_type``; InvalidArgumentError for one that is not."""
     dt = dtypes.as_dtype(out_type)
     if not (dt.is_floating or dt.is_integer):
@@ -197,4 +197,4 @@ def to_number(string_tensor, out_type=dtypes.float32, name=None):
             return parse(s.decode("utf-8").strip())
         except ValueError:
             raise errors.InvalidArgumentError(f"StringToNumber: {s!r} is not a valid {dt.name}") from None
-    return _map(number, string_tensor, "StringToNumber", out=dt.as_numpy_dtype)
+    return _map(number, input, "StringToNumber", out=dt.as_numpy_dtype)
