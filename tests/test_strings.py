@@ -89,6 +89,18 @@ def test_pickle_and_copy():
     (lambda: tf.strings.to_number("3", out_type=tf.int32), 3),
     (lambda: tf.strings.strip("  a "), b"a"),
     (lambda: tf.strings.regex_replace("a1b22", r"\d+", "#"), b"a#b#"),
+    (lambda: tf.strings.reduce_join(tf.constant([["ab", "cd"], ["ef", "g"]])), b"abcdefg"),
+    (lambda: tf.strings.reduce_join(tf.constant([["ab", "cd"], ["ef", "g"]]), axis=0), [b"abef", b"cdg"]),
+    (lambda: tf.strings.reduce_join(tf.constant([["ab", "cd"], ["ef", "g"]]), axis=1, separator="-"),
+     [b"ab-cd", b"ef-g"]),
+    (lambda: tf.strings.reduce_join(tf.constant([["ab", "cd"], ["ef", "g"]]), axis=-1, keepdims=True),
+     [[b"abcd"], [b"efg"]]),
+    (lambda: tf.strings.substr(["hello", "ab"], 1, 3), [b"ell", b"b"]),
+    (lambda: tf.strings.substr("héllo", 1, 2, unit="UTF8_CHAR"), "él".encode()),
+    (lambda: tf.strings.substr("hello", -3, 2), b"ll"),
+    (lambda: tf.strings.regex_full_match(["abc", "ab1"], "[a-z]+"), [True, False]),
+    (lambda: tf.strings.bytes_split("abc"), [b"a", b"b", b"c"]),
+    (lambda: tf.strings.unicode_split("hé", "UTF-8"), [b"h", "é".encode()]),
 ])
 def test_strings_ops_match_tf(call, expected):
     assert _value(call()) == expected
@@ -110,6 +122,8 @@ def test_strings_ops_match_tf(call, expected):
     (lambda: tf.ones([2], tf.string), errors.InvalidArgumentError, "dtype"),
     (lambda: tf.constant(["a"]) + 1, errors.InvalidArgumentError, "string tensor"),
     (lambda: bool(tf.constant("a")), TypeError, "truth value"),
+    (lambda: tf.strings.substr("hello", 9, 2), errors.InvalidArgumentError, "out of range"),
+    (lambda: tf.strings.reduce_join([1.0]), errors.InvalidArgumentError, "string tensor"),
 ])
 def test_bad_inputs_raise_tf_classes(call, error, match):
     with pytest.raises(error, match=match):

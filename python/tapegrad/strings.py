@@ -11,8 +11,8 @@ from tapegrad import dtypes, errors
 from tapegrad._string_tensor import StringTensor, is_text, string_constant
 from tapegrad._tensor import constant, convert_to_tensor
 
-__all__ = ["as_string", "format", "join", "length", "lower", "regex_replace", "split", "strip", "to_number",
-           "upper"]
+__all__ = ["as_string", "bytes_split", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
+           "regex_replace", "split", "strip", "substr", "to_number", "unicode_split", "upper"]
 
 
 def _strings(x, op):
@@ -97,6 +97,68 @@ def split(input, sep=None, maxsplit=-1, name=None):
     sep = sep.encode("utf-8") if isinstance(sep, str) else sep
     parts = s.split(sep, maxsplit)
     return StringTensor(np.array(parts, dtype=object).reshape(len(parts)))
+
+
+def reduce_join(inputs, axis=None, keepdims=False, separator="", name=None):
+    """Joins the strings along ``axis`` (all axes when None), ``separator`` between them."""
+    values = _strings(inputs, "ReduceJoin")._value
+    sep = separator.encode("utf-8") if isinstance(separator, str) else bytes(separator)
+    axes = tuple(range(values.ndim)) if axis is None else tuple(a % max(values.ndim, 1) for a in
+                                                                 ([axis] if isinstance(axis, int) else axis))
+    kept = [a for a in range(values.ndim) if a not in axes]
+    moved = np.transpose(values, kept + list(axes)).reshape([values.shape[a] for a in kept] + [-1])
+    joined = np.empty(moved.shape[:-1], dtype=object)
+    for index in np.ndindex(joined.shape):
+        joined[index] = sep.join(moved[index])
+    if keepdims:
+        joined = joined.reshape([1 if a in axes else values.shape[a] for a in range(values.ndim)])
+    return StringTensor(joined)
+
+
+def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 -- TF's names
+    """``len`` bytes (or UTF-8 characters) of each string from ``pos`` (negative: from the end);
+    InvalidArgumentError when ``pos`` is past a string's end."""
+    if unit not in ("BYTE", "UTF8_CHAR"):
+        raise errors.InvalidArgumentError(f"Substr: unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
+    start, count = int(pos), int(len)
+
+    def cut(s):
+        text = s if unit == "BYTE" else s.decode("utf-8", errors="replace")
+        size = text.__len__()
+        first = start + size if start < 0 else start
+        if not 0 <= first <= size:
+            raise errors.InvalidArgumentError(f"Substr: pos {start} out of range for string {s!r} of length {size}")
+        piece = text[first:first + count]
+        return piece if unit == "BYTE" else piece.encode("utf-8")
+    return _map(cut, input, "Substr")
+
+
+def regex_full_match(input, pattern, name=None):
+    """Whether each whole string matches ``pattern``."""
+    compiled = re.compile(pattern.encode("utf-8") if isinstance(pattern, str) else pattern)
+    return _map(lambda s: compiled.fullmatch(s) is not None, input, "RegexFullMatch", out=np.bool_)
+
+
+def _split_scalar(input, op, parts):
+    x = _strings(input, op)
+    if x.ndim:
+        raise errors.UnimplementedError(f"{op} of a rank-{x.ndim} tensor gives a RaggedTensor, which tapegrad does "
+                                        "not have; split each scalar element instead")
+    pieces = parts(x._value[()])
+    return StringTensor(np.array(pieces, dtype=object).reshape(pieces.__len__()))
+
+
+def bytes_split(input, name=None):
+    """A scalar string's bytes as a 1-d string tensor (b"abc" -> [b"a", b"b", b"c"])."""
+    return _split_scalar(input, "BytesSplit", lambda s: [s[i:i + 1] for i in range(s.__len__())])
+
+
+def unicode_split(input, input_encoding, errors="replace", replacement_char=65533, name=None):
+    """A scalar string's characters (each as UTF-8 bytes) as a 1-d string tensor."""
+    def chars(s):
+        text = s.decode(input_encoding, errors="replace" if errors != "strict" else "strict")
+        return [c.encode("utf-8") for c in text]
+    return _split_scalar(input, "UnicodeSplit", chars)
 
 
 _FLOAT_DIGITS = {"float32": (6, 9), "float64": (15, 17)}
