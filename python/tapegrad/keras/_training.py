@@ -51,6 +51,9 @@ def _class_weights(y, class_weight):
 def _as_float(y, dtype):
     """Float targets in the model's float type, as Keras casts them: a custom loss computing
     ``y_true - y_pred`` on float64 NumPy labels meets float32 predictions."""
+    if y is None:
+        return None
+    y = tf.convert_to_tensor(y)
     return tf.cast(y, dtype) if y.dtype.is_floating and y.dtype != dtype else y
 
 
@@ -161,7 +164,7 @@ class TrainingMixin:
             step = traced
         # tensors, as Keras gives train_step (and they take the Function's C++ cache lookup); float
         # targets in the model's float type
-        x, y = tf.convert_to_tensor(x), _as_float(tf.convert_to_tensor(y), self.dtype)
+        x, y = tf.convert_to_tensor(x), _as_float(y, self.dtype)
         if sample_weight is not None:
             sample_weight = tf.convert_to_tensor(sample_weight)
         return {k: float(v) for k, v in step(x, y, sample_weight).items()}
