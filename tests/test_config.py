@@ -119,3 +119,21 @@ def test_op_determinism_repeats_a_seeded_run():
         return tape.gradient(y, x).numpy()
 
     np.testing.assert_array_equal(run(), run())
+
+
+def test_thread_counts_out_of_range():
+    import os
+    initial = _core._num_threads()
+    try:
+        tf.config.threading.set_intra_op_parallelism_threads(10 ** 6)  # capped, never a million threads
+        assert 1 <= _core._num_threads() <= 4 * os.cpu_count()
+        x = tf.random.normal([200, 200], seed=2)
+        assert np.isfinite((x @ x).numpy()).all()
+        tf.config.threading.set_intra_op_parallelism_threads(-1)  # as TF: kept; the system chooses
+        assert tf.config.threading.get_intra_op_parallelism_threads() == -1 and _core._num_threads() == initial
+        with pytest.raises(ValueError, match="out of range"):
+            tf.config.threading.set_intra_op_parallelism_threads(10 ** 12)
+        with pytest.raises(TypeError, match="int"):
+            tf.config.threading.set_intra_op_parallelism_threads(2.5)
+    finally:
+        tf.config.threading.set_intra_op_parallelism_threads(0)

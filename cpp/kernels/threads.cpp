@@ -12,6 +12,8 @@ const int kInitialBlas = scipy_openblas_get_num_threads();
 }  // namespace
 
 void set_num_threads(int n) {
+  const int most = 4 * omp_get_num_procs();
+  if (n > most) n = most;
   omp_set_num_threads(n > 0 ? n : kInitialOmp);
   scipy_openblas_set_num_threads(n > 0 ? n : kInitialBlas);
 }

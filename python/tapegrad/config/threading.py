@@ -9,9 +9,12 @@ _state = {"intra": 0, "inter": 0}
 
 
 def _count(num_threads, what):
-    if isinstance(num_threads, bool) or not isinstance(num_threads, int) and not hasattr(num_threads, "__index__"):
+    if isinstance(num_threads, bool) or not hasattr(num_threads, "__index__"):
         raise TypeError(f"{what}: num_threads must be an int, got {type(num_threads).__name__} {num_threads!r}")
-    return int(num_threads)
+    n = num_threads.__index__()
+    if not -2 ** 31 <= n < 2 ** 31:
+        raise ValueError(f"{what}: Value out of range: {n}")
+    return n
 
 
 def set_intra_op_parallelism_threads(num_threads):
