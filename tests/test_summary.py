@@ -195,3 +195,19 @@ def test_summaries_inside_a_function_write_at_every_call(tmp_path):
     assert [(s, float(v)) for s, v in got["y"]] == [(0, 2.0), (1, 4.0), (2, 6.0)]
     assert [s for s, _ in got["h"]] == [0, 1, 2] and [float(h[:, 1].max()) for _, h in got["h"]] == [2.0, 4.0, 6.0]
     assert [s for s, _ in got["note"]] == [0, 1, 2]
+
+
+@pytest.mark.parametrize("data", [np.random.default_rng(0).normal(size=1000), [1.0, 2.0, 2.0, 3.0], [5.0, 5.0], [],
+                                  np.arange(100) % 10, [1.0, np.nan, 3.0], [0.0, np.inf]],
+                         ids=["normal", "small", "constant", "empty", "ints", "nan", "inf"])
+@pytest.mark.parametrize("buckets", [30, 7, 1, 0])
+def test_histogram_buckets_are_tensorboards(data, buckets):
+    summary_v2 = pytest.importorskip("tensorboard.plugins.histogram.summary_v2")
+    import warnings
+    from tensorboard.util import tensor_util
+    from tapegrad.summary._protos import _buckets
+    data = np.asarray(data, dtype=np.float64)
+    with warnings.catch_warnings():  # TensorBoard's own version warns on NaN and inf
+        warnings.simplefilter("ignore")
+        expected = tensor_util.make_ndarray(summary_v2.histogram_pb("h", data, buckets).value[0].tensor)
+    np.testing.assert_array_equal(_buckets(data, buckets), expected)
