@@ -6,9 +6,11 @@ import time
 import numpy as np
 
 import tapegrad as tf
+from tapegrad.keras.backend import clear_session
 from tapegrad.keras.datasets._files import get_file
 
-__all__ = ["Progbar", "get_file", "normalize", "pad_sequences", "set_random_seed", "to_categorical"]
+__all__ = ["Progbar", "clear_session", "get_file", "normalize", "pad_sequences", "set_random_seed",
+           "to_categorical"]
 
 
 def set_random_seed(seed):
