@@ -325,7 +325,10 @@ void bind_ops(py::module_& m) {
         py::arg("value"), py::arg("dtype") = -1);
   m.def("convert_hint", [](py::handle v, int hint) { return to_tensor(v, hint); });
   m.def("from_numpy", [](py::handle v, int dtype) { return from_array(v, dtype); }, py::arg("value"), py::arg("dtype") = -1);
-  m.def("fill", [](std::vector<int64_t> shape, double v, int dtype) { return full(shape, (DType)dtype, v); });
+  m.def("fill", [](std::vector<int64_t> shape, double v, int dtype) {
+    if (dtype < 0 || dtype > 4) throw InvalidArgument(cat("Fill: invalid dtype code ", dtype));
+    return full(shape, (DType)dtype, v);
+  });
   m.def("active_isa", [] { return std::string(isa_name(active_isa())); });
   m.def("best_isa", [] { return std::string(isa_name(best_supported_isa())); });
   m.def("set_isa", [](const std::string& n) {

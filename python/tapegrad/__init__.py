@@ -16,7 +16,7 @@ from tapegrad import _core  # noqa: E402
 
 _core._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)) + _os.sep)
 from tapegrad import dtypes, errors  # noqa: E402
-from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int64  # noqa: E402,A004
+from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int64, string  # noqa: E402,A004
 from tapegrad._tensor import *  # noqa: E402,F401,F403
 from tapegrad._creation import *  # noqa: E402,F401,F403
 from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: E402
@@ -36,9 +36,14 @@ from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import cond, while_loop  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
+from tapegrad import config, strings, summary, test  # noqa: E402
+from tapegrad.config._devices import device  # noqa: E402
 
 __version__ = "0.1.0"
 from tapegrad._name_scope import name_scope  # noqa: E402
 from tapegrad._module import Module  # noqa: E402
 from tapegrad import train  # noqa: E402
 from tapegrad import keras  # noqa: E402
+
+# TF's top-level aliases of the keras modules (tf.optimizers.Adam is tf.keras.optimizers.Adam)
+optimizers, losses, metrics, initializers = keras.optimizers, keras.losses, keras.metrics, keras.initializers

@@ -30,6 +30,10 @@ class Tensor:
         """
     def __bool__(self):
         ...
+    def __copy__(self):
+        ...
+    def __deepcopy__(self, memo):
+        ...
     def __eq__(self, arg0: typing.Any) -> typing.Any:
         ...
     def __float__(self):
@@ -80,6 +84,8 @@ class Tensor:
         ...
     def __rand__(self, arg0: typing.Any) -> Tensor:
         ...
+    def __reduce__(self):
+        ...
     def __repr__(self):
         ...
     def __rfloordiv__(self, arg0: typing.Any) -> Tensor:
@@ -108,7 +114,7 @@ class Tensor:
         ...
     def get_shape(self):
         ...
-    def numpy(self, *args, **kwargs):
+    def numpy(self):
         """
         numpy(self: tapegrad._core.Tensor) -> numpy.ndarray
         
@@ -323,12 +329,20 @@ def _nest_flatten(arg0: typing.Any) -> list[typing.Any]:
     """
 def _nest_pack(arg0: typing.Any, arg1: collections.abc.Sequence[typing.Any]) -> typing.Any:
     ...
+def _num_threads() -> int:
+    """
+    The number of threads a parallel kernel uses.
+    """
 def _record_host_call(arg0: collections.abc.Callable, arg1: collections.abc.Sequence, arg2: str) -> None:
     """
     Records a callback that runs with the given tensors' values at every call of the graph.
     """
 def _set_check_numerics(arg0: bool) -> None:
     ...
+def _set_num_threads(n: typing.SupportsInt | typing.SupportsIndex) -> None:
+    """
+    Caps the kernels' OpenMP and OpenBLAS threads at n (n <= 0: the count at load time).
+    """
 def _set_package_dir(arg0: str) -> None:
     ...
 def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:

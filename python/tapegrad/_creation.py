@@ -11,6 +11,7 @@ import numbers
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
+from tapegrad._string_tensor import string_constant
 from tapegrad._tensor import Tensor, _item, convert_to_tensor
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace"]
@@ -21,15 +22,19 @@ _TF_TYPE = {"float32": "float", "float64": "double"}  # TF's names in an OOM mes
 
 def fill(dims, value, name=None):
     shape = _dims(dims, "Fill", "dims")
-    v = _tensor_arg(value, "Fill", "value")
+    v = _tensor_arg(value, "Fill", "value", strings=True)
     if v._shape:
         raise errors.InvalidArgumentError(f"Fill: value must be a scalar, got shape {tuple(v._shape)}")
+    if v.dtype is dtypes.string:
+        return string_constant(v.numpy(), shape)
     if v.dtype == dtypes.int64:  # exact beyond 2**53
         return _numpy("Fill", shape, v.dtype, lambda: np.full(shape, v.numpy()))
     return _named("Fill", _core.fill, shape, float(v._item()), v._dtype)
 
 
 def zeros(shape, dtype=dtypes.float32, name=None):
+    if dtype is dtypes.string or dtype == "string":  # empty strings, as TF
+        return string_constant(b"", _dims(shape, "zeros", "shape"))
     return _named("Fill", _core.fill, _dims(shape, "zeros", "shape"), 0.0, _dtype("zeros", dtype).code)
 
 
@@ -38,7 +43,7 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 
 def zeros_like(input, dtype=None, name=None):
-    t = _tensor_arg(input, "zeros_like", "input")
+    t = _tensor_arg(input, "zeros_like", "input", strings=True)
     return zeros(t._shape, _dtype("zeros_like", dtype or t.dtype))
 
 
@@ -109,10 +114,13 @@ def _named(op, fn, *args, arg=None):
         raise cls(f"{op}: {arg + ': ' if arg else ''}{e}") from None
 
 
-def _tensor_arg(value, op, arg):
+def _tensor_arg(value, op, arg, strings=False):
     if value is None:
         raise ValueError(f"{op}: {arg} is None; expected a tensor")
-    return _named(op, convert_to_tensor, value, arg=arg)
+    t = _named(op, convert_to_tensor, value, arg=arg)
+    if not strings and t.dtype is dtypes.string:
+        raise errors.InvalidArgumentError(f"{op}(): argument '{arg}' cannot convert a string tensor to a number")
+    return t
 
 
 def _dtype(op, dtype):

@@ -4,6 +4,7 @@ import sys
 import numpy as np
 
 from tapegrad import _core
+from tapegrad._string_tensor import StringTensor
 from tapegrad._tensor import Tensor
 
 __all__ = ["print"]
@@ -47,6 +48,9 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
       output_stream: a file-like object (``sys.stdout``, ``sys.stderr``) or ``"file://path"``.
       summarize: elements shown at each end of every axis (``-1`` or ``None``: all).
     """
+    if any(isinstance(x, StringTensor) for x in inputs):  # constants: their text now ("a", ["a" "b"])
+        from tapegrad.strings import _tensor_text
+        inputs = [_tensor_text(x, summarize) if isinstance(x, StringTensor) else x for x in inputs]
     parts = [_core._OUT if isinstance(x, Tensor) else x for x in inputs]
     tensors = [x for x in inputs if isinstance(x, Tensor)]
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from tapegrad import _core, dtypes, errors
 from tapegrad._name_scope import current_scope as _current_scope
+from tapegrad._string_tensor import StringTensor, is_text, string_constant
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
@@ -52,11 +53,27 @@ def _dtype_of(value):
     return None if value is None else dtypes.as_dtype(value)
 
 
-def _repr_numpy(t):
-    a = t.numpy()
-    # NumPy's own scalar str keeps float32 at float32 precision (2.7182817, as TF prints it).
-    text = np.array2string(a, separator=", ") if a.ndim else str(a[()])
-    return text
+def numpy_text(a, is_repr=False):
+    """A tensor's value ``a`` (its numpy()) as TF shows it: in repr the array's repr (a 0-d value as a
+    Python scalar, so float32 0.1 shows as 0.10000000149011612), in str NumPy's str; a value spanning
+    lines starts on a new line."""
+    if isinstance(a, np.ndarray):
+        text = repr(a) if is_repr else str(a)
+    elif isinstance(a, np.generic):
+        text = repr(a.item()) if is_repr else str(a)
+    else:  # the bytes of a 0-d string tensor
+        text = repr(a)
+    return "\n" + text if "\n" in text else text
+
+
+def _rebuild_tensor(value):
+    """Unpickles a tensor from its NumPy value (dtype and shape included)."""
+    return _core.from_numpy(np.asarray(value), dtypes.as_dtype(np.asarray(value).dtype).code)
+
+
+def _tensor_reduce(self):
+    _check_concrete(self, "pickle")
+    return (_rebuild_tensor, (np.array(self.numpy()),))
 
 
 def _no_value(self):
@@ -69,13 +86,13 @@ def _tensor_repr(self):
     kind = "tf.Tensor"
     if _core._is_traced(self):  # no fixed value while tracing: show how it is computed
         return f"<{kind} (traced) {_core._describe_traced(self)} shape={TensorShape(self._shape)} dtype={self.dtype.name}>"
-    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_repr_numpy(self)}>"
+    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={numpy_text(self.numpy(), True)}>"
 
 
 def _tensor_str(self):
     if _no_value(self):
         return repr(self)
-    return f"tf.Tensor({_repr_numpy(self)}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
+    return f"tf.Tensor({numpy_text(self.numpy())}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
 
 
 def _check_concrete(self, what):
@@ -115,7 +132,8 @@ def _iter(self):
 
 
 def _guarded(name):
-    """numpy() / __array__ of the C++ class, refusing a traced tensor (no value while tracing)."""
+    """numpy() / __array__ of the C++ class, refusing a traced tensor (no value while tracing); numpy()
+    of a 0-d tensor is a NumPy scalar (np.float32(2.0)), as in TF."""
     raw = getattr(Tensor, name)
 
     def guarded(self, *args, **kwargs):
@@ -123,9 +141,15 @@ def _guarded(name):
             _check_concrete(self, f".{name}()" if name == "numpy" else "np.asarray()")
         return raw(self, *args, **kwargs)
 
-    guarded.__name__ = name
-    guarded.__doc__ = raw.__doc__
-    return guarded
+    def numpy(self):
+        if _core._tracing():
+            _check_concrete(self, ".numpy()")
+        return raw(self) if self._shape else raw(self)[()]
+
+    chosen = numpy if name == "numpy" else guarded
+    chosen.__name__ = name
+    chosen.__doc__ = raw.__doc__
+    return chosen
 
 
 def _index(self):
@@ -149,6 +173,10 @@ def _tensor_surface():
         "__bool__": _bool,
         "__format__": _format,
         "__iter__": _iter,
+        # tensors are immutable: a copy is the tensor itself (as in TF); pickle stores the value
+        "__copy__": lambda self: self,
+        "__deepcopy__": lambda self, memo: self,
+        "__reduce__": _tensor_reduce,
         "__getitem__": getitem,
         "__array_priority__": 100,  # NumPy defers to our reflected operators
         "get_shape": lambda self: TensorShape(self._shape),
@@ -229,12 +257,20 @@ class Variable(_core.Variable):
         if _core._tracing():  # the graph reads it at every call: no value to show
             return f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name} (traced)>"
         return (f"<tf.Variable '{self.name}' shape={TensorShape(self._shape)} dtype={self.dtype.name}, "
-                f"numpy={_repr_numpy(self)}>")
+                f"numpy={numpy_text(self.numpy(), True)}>")
 
     __str__ = __repr__  # print(v) shows the variable, as in TF
 
     def __reduce__(self):
-        return (Variable, (self.numpy(), self.trainable, self._name))
+        return (Variable, (np.array(self.numpy()), self.trainable, self._name))
+
+    def __copy__(self):  # as TF: a shallow copy is the same variable
+        return self
+
+    def __deepcopy__(self, memo):  # a new variable with the same value, name and settings
+        copied = Variable(np.array(self.numpy()), self.trainable, self._name, constraint=self.constraint)
+        memo[id(self)] = copied
+        return copied
 
 
 class TensorSpec:
@@ -259,7 +295,7 @@ class TensorSpec:
 
 
 def is_tensor(x):
-    return isinstance(x, Tensor)
+    return isinstance(x, (Tensor, StringTensor))
 
 
 def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
@@ -278,6 +314,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
                 pass
         return _core.convert(value, -1)
     except (_core.InvalidArgumentError, TypeError) as e:
+        if is_text(value) and _dtype_of(dtype) in (None, dtypes.string):
+            return string_constant(value)
         raise _naming_public_function(e) from None
 
 
@@ -313,6 +351,12 @@ def _const_shape(shape):
 def constant(value, dtype=None, shape=None, name=None):
     """Creates a tensor from a value; unlike convert_to_tensor it casts to ``dtype`` freely."""
     dt = _dtype_of(dtype)
+    if dt is dtypes.string or isinstance(value, StringTensor) or dt is None and is_text(value):
+        if not is_text(value):
+            raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
+        if dt not in (None, dtypes.string):
+            raise errors.UnimplementedError(f"Cast string to {dt.name} is not supported")
+        return string_constant(value, shape)
     if isinstance(value, Tensor):
         t = value if dt is None or value.dtype == dt else cast(value, dt)
     elif dt is not None:
@@ -358,6 +402,10 @@ def cast(x, dtype, name=None):
     """Casts to ``dtype``; the gradient flows between float types only."""
     x = convert_to_tensor(x)
     dt = dtypes.as_dtype(dtype)
+    if (dt is dtypes.string) != isinstance(x, StringTensor):  # no conversion between strings and numbers
+        raise errors.UnimplementedError(f"Cast {x.dtype.name} to {dt.name} is not supported")
+    if dt is dtypes.string:
+        return x
     return x if x._dtype == dt.code else _cast(x, dtype=dt.code)
 
 

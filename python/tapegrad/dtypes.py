@@ -4,7 +4,7 @@ import warnings
 
 import numpy as np
 
-__all__ = ["DType", "float32", "float64", "int32", "int64", "bool", "as_dtype"]
+__all__ = ["DType", "float32", "float64", "int32", "int64", "bool", "string", "as_dtype"]
 
 
 class DType:
@@ -45,6 +45,9 @@ class DType:
     def __repr__(self):
         return "tf." + self.name
 
+    def __str__(self):
+        return f"<dtype: '{self.name}'>"
+
     def __eq__(self, other):
         try:
             return self is as_dtype(other)
@@ -60,7 +63,8 @@ float64 = DType("float64", 1, np.float64)
 int32 = DType("int32", 2, np.int32)
 int64 = DType("int64", 3, np.int64)
 bool = DType("bool", 4, np.bool_)  # noqa: A001 -- TF's name
-_BY_CODE = (float32, float64, int32, int64, bool)
+string = DType("string", 5, np.object_)  # byte strings; in Python only (tapegrad._string_tensor)
+_BY_CODE = (float32, float64, int32, int64, bool, string)
 _BY_NAME = {d.name: d for d in _BY_CODE}
 _BY_NAME.update(double=float64, float=float32, half=None)
 
@@ -83,6 +87,8 @@ def as_dtype(type_value):
             np_dtype = np.dtype(type_value)
     except TypeError:
         raise TypeError(f"Cannot convert {type_value!r} to a tapegrad dtype") from None
+    if np_dtype.kind in "OSU":  # object, bytes and str arrays hold strings, as in TF
+        return string
     for d in _BY_CODE:
         if np.dtype(d.as_numpy_dtype) == np_dtype:
             return d

@@ -10,3 +10,4 @@ float32: Any
 float64: Any
 int32: Any
 int64: Any
+string: Any

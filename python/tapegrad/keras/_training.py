@@ -48,6 +48,15 @@ def _class_weights(y, class_weight):
     return table[classes]
 
 
+def _as_float(y, dtype):
+    """Float targets in the model's float type, as Keras casts them: a custom loss computing
+    ``y_true - y_pred`` on float64 NumPy labels meets float32 predictions."""
+    if y is None:
+        return None
+    y = tf.convert_to_tensor(y)
+    return tf.cast(y, dtype) if y.dtype.is_floating and y.dtype != dtype else y
+
+
 def _batches(n, batch_size, order):
     for start in range(0, n, batch_size):
         yield order[start:start + batch_size]
@@ -112,6 +121,8 @@ class TrainingMixin:
         elif isinstance(self.loss, losses_mod.Loss):
             main = self.loss(y, y_pred, sample_weight=sample_weight)
         else:
+            if isinstance(y, tf.Tensor) and y_pred.dtype.is_floating and y.dtype != y_pred.dtype:
+                y = tf.cast(y, y_pred.dtype)  # as Keras's loss wrapper: integer labels meet float predictions
             per_instance = self.loss(y, y_pred)
             if sample_weight is not None:
                 per_instance = per_instance * tf.cast(tf.convert_to_tensor(sample_weight), per_instance.dtype)
@@ -151,10 +162,11 @@ class TrainingMixin:
             if traced is None or traced.python_function != step:
                 traced = self._step_functions[name] = tf.function(step)
             step = traced
-            # tensors (not NumPy batches) take the Function's C++ cache lookup
-            x, y = tf.convert_to_tensor(x), tf.convert_to_tensor(y)
-            if sample_weight is not None:
-                sample_weight = tf.convert_to_tensor(sample_weight)
+        # tensors, as Keras gives train_step (and they take the Function's C++ cache lookup); float
+        # targets in the model's float type
+        x, y = tf.convert_to_tensor(x), _as_float(y, self.dtype)
+        if sample_weight is not None:
+            sample_weight = tf.convert_to_tensor(sample_weight)
         return {k: float(v) for k, v in step(x, y, sample_weight).items()}
 
     # ---- loops

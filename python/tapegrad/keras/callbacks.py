@@ -1,7 +1,7 @@
 """keras.callbacks: Callback, History (per-epoch logs returned by fit) and a few common callbacks."""
 import numpy as np
 
-__all__ = ["Callback", "History", "EarlyStopping", "LambdaCallback"]
+__all__ = ["Callback", "History", "EarlyStopping", "LambdaCallback", "TensorBoard"]
 
 
 class Callback:
@@ -78,3 +78,6 @@ class LambdaCallback(Callback):
                          ("on_train_begin", on_train_begin), ("on_train_end", on_train_end)):
             if fn is not None:
                 setattr(self, name, fn)
+
+
+from tapegrad.keras._tensorboard import TensorBoard  # noqa: E402  (it subclasses Callback)

@@ -4,6 +4,7 @@ import math
 import numpy as np
 
 import tapegrad as tf
+from tapegrad.keras import backend
 
 from tapegrad.keras.saving._serialization import AutoConfig
 
@@ -20,7 +21,7 @@ def _rng(seed):
 
 
 def _tensor(values, dtype):
-    dt = tf.as_dtype(dtype or "float32")
+    dt = tf.as_dtype(dtype or backend.floatx())
     return tf.constant(np.asarray(values).astype(dt.as_numpy_dtype), dtype=dt)
 
 

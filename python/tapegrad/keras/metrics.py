@@ -5,6 +5,7 @@ import numpy as np
 
 import tapegrad as tf
 
+from tapegrad.keras import backend
 from tapegrad.keras import initializers as _initializers
 from tapegrad.keras import losses as _losses
 from tapegrad.keras.saving._serialization import AutoConfig
@@ -26,7 +27,7 @@ class Metric(AutoConfig):
 
     def __init__(self, name=None, dtype=None):
         self.name = name or _losses._snake(type(self).__name__)
-        self.dtype = tf.as_dtype(dtype or "float32")
+        self.dtype = tf.as_dtype(dtype or backend.floatx())
         self._variables = []
 
     def add_variable(self, shape=(), initializer="zeros", dtype=None, name=None, **kwargs):

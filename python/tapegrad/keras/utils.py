@@ -6,8 +6,11 @@ import time
 import numpy as np
 
 import tapegrad as tf
+from tapegrad.keras.backend import clear_session
+from tapegrad.keras.datasets._files import get_file
 
-__all__ = ["Progbar", "set_random_seed", "to_categorical"]
+__all__ = ["Progbar", "clear_session", "get_file", "normalize", "pad_sequences", "set_random_seed",
+           "to_categorical"]
 
 
 def set_random_seed(seed):
@@ -114,3 +117,38 @@ class Progbar:
 
     def add(self, n, values=None):
         self.update(self._seen + n, values)
+
+
+def pad_sequences(sequences, maxlen=None, dtype="int32", padding="pre", truncating="pre", value=0.0):
+    """Sequences of different lengths as one (len(sequences), maxlen) array: each cut to ``maxlen``
+    (its first entries dropped with truncating="pre", its last with "post") and filled with ``value``
+    before it (padding="pre") or after it ("post"). ``maxlen`` defaults to the longest sequence."""
+    for what, where in (("Padding", padding), ("Truncating", truncating)):
+        if where not in ("pre", "post"):
+            raise ValueError(f'{what} type "{where}" not understood')
+    try:
+        lengths = [len(s) for s in sequences]
+    except TypeError:
+        raise ValueError("`sequences` must be a list of iterables") from None
+    if maxlen is None:
+        maxlen = max(lengths) if lengths else 0
+    sample_shape = next((np.asarray(s).shape[1:] for s in sequences if len(s)), ())
+    out = np.full((len(lengths), maxlen) + sample_shape, value, dtype=dtype)
+    for row, s in zip(out, sequences):
+        if not len(s) or not maxlen:
+            continue
+        kept = np.asarray(s[-maxlen:] if truncating == "pre" else s[:maxlen], dtype=dtype)
+        if kept.shape[1:] != sample_shape:
+            raise ValueError(f"pad_sequences: a sequence's entries have shape {kept.shape[1:]}, the first's {sample_shape}")
+        if padding == "post":
+            row[:len(kept)] = kept
+        else:
+            row[len(row) - len(kept):] = kept
+    return out
+
+
+def normalize(x, axis=-1, order=2):
+    """x (a tensor, array or list) divided by its ``order``-norm along ``axis``, as a tensor; zero
+    vectors stay zero."""
+    x = tf.convert_to_tensor(x)
+    return x / tf.maximum(tf.norm(x, ord=order, axis=axis, keepdims=True), 1e-12)

@@ -15,7 +15,7 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad.keras import constraints, initializers, regularizers
+from tapegrad.keras import backend, constraints, initializers, regularizers
 from tapegrad.keras.saving._serialization import AutoConfig
 
 __all__ = ["Layer", "InputSpec"]
@@ -79,7 +79,7 @@ class Layer(tf.Module, AutoConfig):
     Args:
       trainable: whether the layer's weights are trained.
       name: the layer's name (unique default from the class name).
-      dtype: the dtype of weights and float inputs (float32 by default).
+      dtype: the dtype of weights and float inputs (keras.backend.floatx(), float32, by default).
       input_shape: (Keras 2 style) the input shape without the batch axis, for a model's first layer.
 
     >>> class Scale(keras.layers.Layer):
@@ -101,7 +101,7 @@ class Layer(tf.Module, AutoConfig):
             raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
         self._init_module_name(name or unique_name(_snake(type(self).__name__)))
         self._weight_keys = []  # (checkpoint key, variable) per add_weight; see train/_graph.py
-        self._dtype = tf.as_dtype(dtype or "float32")
+        self._dtype = tf.as_dtype(dtype or backend.floatx())
         self._trainable = trainable
         self._trainable_variables, self._non_trainable_variables = [], []
         self._layers = []

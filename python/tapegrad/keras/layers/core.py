@@ -3,7 +3,7 @@ import math
 
 import tapegrad as tf
 
-from tapegrad.keras import activations, constraints, initializers, regularizers
+from tapegrad.keras import activations, backend, constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
 __all__ = ["Dense", "Activation", "Flatten", "InputLayer", "Input", "KerasInput"]
@@ -134,7 +134,7 @@ class KerasInput:
 
     def __init__(self, shape, batch_size=None, dtype=None, name=None):
         self.shape = (batch_size,) + tuple(shape)
-        self.dtype = tf.as_dtype(dtype or "float32")
+        self.dtype = tf.as_dtype(dtype or backend.floatx())
         self.name = name
 
     def __repr__(self):

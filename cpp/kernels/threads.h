@@ -1,0 +1,13 @@
+// threads.h -- how many threads the kernels use: OpenMP's teams and OpenBLAS's GEMM threads together.
+#pragma once
+
+namespace tg {
+
+// n > 0 caps both pools at n threads (at most 4 per core: more only oversubscribes, and a huge count
+// would exhaust the process's threads); n <= 0 restores the count they had at load time (the
+// machine's cores, or OMP_NUM_THREADS). OpenMP's setting belongs to the calling thread, which is the
+// thread that runs the kernels of its ops.
+void set_num_threads(int n);
+int num_threads();
+
+}  // namespace tg
