@@ -1,0 +1,318 @@
+"""The source transformation: a function's AST in, the AST of its converted form out.
+
+Passes, in order (see _lower.py for the first two):
+  1. break/continue become flags, loop by loop; 2. return becomes ``do_return``/``retval_``;
+  3. expressions: calls go through ``ag__.converted_call``, ``and``/``or``/``not`` and ``a if c else
+     b`` through operators that build graph ops for a traced tensor, reads of the function's own
+     variables through ``ag__.ld`` (which names a variable left undefined by a branch or a loop);
+  4. statements: each ``if``/``while``/``for`` becomes nested functions for its blocks plus
+     ``get_state``/``set_state`` over the variables it assigns (shared with the function through
+     ``nonlocal``) and one call of ``ag__.if_stmt``/``while_stmt``/``for_stmt``, which decide at run
+     time between Python control flow and tf.cond/tf.while_loop.
+Every variable the function assigns starts as ``ag__.Undefined(name)`` so that ``nonlocal`` finds it.
+"""
+import ast
+
+from tapegrad.autograph._lower import LOOPS, RETURN_FLAG, RETURN_VALUE, SCOPES, LoopLowering, lower_returns, \
+    not_flags
+
+AG = "ag__"
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_DIRECT_CALLS = {"super", "locals", "globals", "vars", "eval", "exec", "dir"}  # need the caller's frame
+
+
+def _parse(text):
+    """Statements of generated code, without locations (they get the converted statement's)."""
+    body = ast.parse(text).body
+    for node in ast.walk(ast.Module(body=body, type_ignores=[])):
+        for attr in ("lineno", "col_offset", "end_lineno", "end_col_offset"):
+            if hasattr(node, attr):
+                delattr(node, attr)
+    return body
+
+
+def place(tree, node):
+    """Gives the generated nodes of tree (those without a location) the first line of node."""
+    for child in ast.walk(tree):
+        if getattr(child, "lineno", None) is None and isinstance(child, (ast.stmt, ast.expr, ast.arg)):
+            child.lineno = child.end_lineno = node.lineno
+            child.col_offset = child.end_col_offset = node.col_offset
+
+
+def _ag(attr):
+    return ast.Attribute(value=ast.Name(id=AG, ctx=ast.Load()), attr=attr, ctx=ast.Load())
+
+
+def _call(attr, *args):
+    return ast.Call(func=_ag(attr), args=list(args), keywords=[])
+
+
+def _strs(names):
+    return ast.Tuple(elts=[ast.Constant(value=n) for n in names], ctx=ast.Load())
+
+
+def _lambda(body):
+    return ast.Lambda(args=ast.arguments(posonlyargs=[], args=[], vararg=None, kwonlyargs=[], kw_defaults=[],
+                                         kwarg=None, defaults=[]), body=body)
+
+
+def assigned_names(nodes):
+    """Names a list of statements binds in the function's scope, in first-seen order (exception
+    handler names excepted: Python deletes them after the handler)."""
+    found = {}
+
+    def visit(node):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if not getattr(node, "_ag_generated", False):
+                found[node.name] = None
+                return
+            for stmt in node.body:  # a converted block: its assignments are the enclosing block's
+                visit(stmt)
+            return
+        if isinstance(node, (ast.Lambda,) + _COMPREHENSIONS):
+            return
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            found[node.id] = None
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name != "*":
+                    found[(alias.asname or alias.name).split(".")[0]] = None
+        elif isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+            found[node.name] = None
+        for child in ast.iter_child_nodes(node):
+            visit(child)
+
+    for n in nodes:
+        visit(n)
+    return list(found)
+
+
+class _Expressions(ast.NodeTransformer):
+    """Pass 3: calls, boolean operators, conditional expressions and reads of tracked names."""
+
+    def __init__(self, tracked, self_name):
+        self.tracked, self.self_name = tracked, self_name
+
+    def _skip(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
+
+    def visit_Name(self, node):
+        if isinstance(node.ctx, ast.Load) and node.id in self.tracked:
+            return ast.copy_location(_call("ld", node), node)
+        return node
+
+    def visit_AugAssign(self, node):
+        self.generic_visit(node)
+        target = node.target
+        if isinstance(target, ast.Name) and target.id in self.tracked:  # `x += 1` on an undefined x names x
+            load = ast.Name(id=target.id, ctx=ast.Load())
+            read = ast.Assign(targets=[ast.Name(id=target.id, ctx=ast.Store())], value=_call("ld", load))
+            return [ast.copy_location(read, node), node]
+        return node
+
+    def visit_Call(self, node):
+        self.generic_visit(node)
+        func = node.func
+        if isinstance(func, ast.Name) and func.id == "super" and not node.args and self.self_name:
+            node.args = [ast.Name(id="__class__", ctx=ast.Load()), ast.Name(id=self.self_name, ctx=ast.Load())]
+        if isinstance(func, ast.Name) and func.id in _DIRECT_CALLS:
+            return node
+        return ast.copy_location(self._converted_call("converted_call", node), node)
+
+    @staticmethod
+    def _converted_call(op, node):
+        args = ast.Tuple(elts=list(node.args), ctx=ast.Load())
+        keys = [ast.Constant(value=k.arg) if k.arg is not None else None for k in node.keywords]
+        kwargs = ast.Dict(keys=keys, values=[k.value for k in node.keywords]) if node.keywords \
+            else ast.Constant(value=None)
+        return _call(op, node.func, args, kwargs)
+
+    def visit_BoolOp(self, node):
+        self.generic_visit(node)
+        op = "and_" if isinstance(node.op, ast.And) else "or_"
+        result = node.values[-1]
+        for value in reversed(node.values[:-1]):
+            result = _call(op, _lambda(value), _lambda(result))
+        return ast.copy_location(result, node)
+
+    def visit_UnaryOp(self, node):
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Not):
+            return ast.copy_location(_call("not_", node.operand), node)
+        return node
+
+    def visit_IfExp(self, node):
+        self.generic_visit(node)
+        return ast.copy_location(_call("if_exp", node.test, _lambda(node.body), _lambda(node.orelse),
+                                       ast.Constant(value=node.lineno)), node)
+
+    def visit_For(self, node):
+        node.target = self.visit(node.target)
+        iterable = self.visit(node.iter)
+        if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Attribute) \
+                and iterable.func.attr == "converted_call":
+            iterable.func.attr = "iterable_call"  # sees tf.range(traced bounds) before it is materialized
+        node.iter = iterable
+        node.body = self._block(node.body)
+        if getattr(node, "_ag_flags", None):
+            node._ag_extra_test = self.visit(not_flags(node._ag_flags))
+        node._ag_options = [(k.arg, self.visit(k.value)) for k in getattr(node, "_ag_options", [])]
+        return node
+
+    def visit_While(self, node):
+        if getattr(node, "_ag_flags", None):  # stop before evaluating the condition again
+            node.test = ast.BoolOp(op=ast.And(), values=[not_flags(node._ag_flags), node.test])
+        node.test = self.visit(node.test)
+        node.body = self._block(node.body)
+        node._ag_options = [(k.arg, self.visit(k.value)) for k in getattr(node, "_ag_options", [])]
+        return node
+
+    def _block(self, stmts):
+        out = []
+        for s in stmts:
+            r = self.visit(s)
+            out.extend(r if isinstance(r, list) else [r])
+        return out
+
+
+class _Statements(ast.NodeTransformer):
+    """Pass 4: if/while/for into calls of the control-flow operators."""
+
+    def __init__(self, declared_global):
+        self.declared_global = declared_global
+        self.count = 0
+
+    def _skip(self, node):
+        return node
+
+    visit_FunctionDef = visit_AsyncFunctionDef = visit_ClassDef = visit_Lambda = _skip
+
+    def _declare(self, names):
+        local = [n for n in names if n not in self.declared_global]
+        glob = [n for n in names if n in self.declared_global]
+        return ([ast.Nonlocal(names=local)] if local else []) + ([ast.Global(names=glob)] if glob else [])
+
+    def _fn(self, fname, params, body, names):
+        fdef = _parse(f"def {fname}({params}):\n    pass")[0]
+        fdef.body = self._declare(names) + (body or [ast.Pass()])
+        fdef._ag_generated = True
+        return fdef
+
+    def _state(self, names, n):
+        tup = "(" + "".join(f"{x}, " for x in names) + ")"
+        get = _parse(f"def get_state_{n}():\n    return {tup}")[0]
+        get._ag_generated = True
+        setter = self._fn(f"set_state_{n}", "vars_", _parse(f"{tup} = vars_") if names else [], names)
+        return [get, setter]
+
+    def _where(self, node):
+        return ast.Constant(value=node.lineno)
+
+    def visit_If(self, node):
+        self.generic_visit(node)
+        self.count += 1
+        n = self.count
+        body_names, orelse_names = assigned_names(node.body), assigned_names(node.orelse)
+        names = list(dict.fromkeys(body_names + orelse_names))
+        defs = [self._fn(f"if_body_{n}", "", node.body, names), self._fn(f"else_body_{n}", "", node.orelse, names)]
+        call = _parse(f"{AG}.if_stmt(None, if_body_{n}, else_body_{n}, get_state_{n}, set_state_{n}, "
+                      f"{tuple(names)!r}, {tuple(body_names)!r}, {tuple(orelse_names)!r}, {node.lineno})")[0]
+        call.value.args[0] = node.test
+        return self._located(defs + self._state(names, n) + [call], node)
+
+    def _options(self, node):
+        opts = node._ag_options
+        return ast.Dict(keys=[ast.Constant(value=k) for k, _ in opts], values=[v for _, v in opts])
+
+    def visit_While(self, node):
+        self.generic_visit(node)
+        self.count += 1
+        n = self.count
+        names = assigned_names(node.body)
+        test = _parse(f"def loop_test_{n}():\n    return None")[0]
+        test.body[0].value = node.test
+        test._ag_generated = True
+        defs = [test, self._fn(f"loop_body_{n}", "", node.body, names)]
+        call = _parse(f"{AG}.while_stmt(loop_test_{n}, loop_body_{n}, get_state_{n}, set_state_{n}, "
+                      f"{tuple(names)!r}, None, {node.lineno})")[0]
+        call.value.args[5] = self._options(node)
+        return self._located(defs + self._state(names, n) + [call], node)
+
+    def visit_For(self, node):
+        self.generic_visit(node)
+        self.count += 1
+        n = self.count
+        bind = ast.Assign(targets=[node.target], value=ast.Name(id=f"itr_{n}", ctx=ast.Load()))
+        names = assigned_names([bind] + node.body)
+        defs = [self._fn(f"loop_body_{n}", f"itr_{n}", [bind] + node.body, names)]
+        extra = "None"
+        if getattr(node, "_ag_extra_test", None) is not None:
+            test = _parse(f"def extra_test_{n}():\n    return None")[0]
+            test.body[0].value = node._ag_extra_test
+            test._ag_generated = True
+            defs.append(test)
+            extra = f"extra_test_{n}"
+        call = _parse(f"{AG}.for_stmt(None, {extra}, loop_body_{n}, get_state_{n}, set_state_{n}, "
+                      f"{tuple(names)!r}, None, {node.lineno})")[0]
+        call.value.args[0] = node.iter
+        call.value.args[6] = self._options(node)
+        return self._located(defs + self._state(names, n) + [call], node)
+
+    @staticmethod
+    def _located(stmts, node):
+        for s in stmts:
+            place(s, node)
+        return stmts
+
+
+def _loop_options(tree):
+    """Moves `...set_loop_options(k=v)` calls at the top of a loop body into the loop's options."""
+    for node in ast.walk(tree):
+        if isinstance(node, LOOPS):
+            keep = []
+            for s in node.body:
+                call = s.value if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call) else None
+                fname = call.func.attr if call is not None and isinstance(call.func, ast.Attribute) else \
+                    call.func.id if call is not None and isinstance(call.func, ast.Name) else None
+                if fname == "set_loop_options":
+                    node._ag_options = getattr(node, "_ag_options", []) + list(call.keywords)
+                else:
+                    keep.append(s)
+            node.body = keep or [ast.Pass()]
+
+
+def convert_function_def(fdef, params, uses_class_cell):
+    """Rewrites a FunctionDef in place into its converted form; returns it."""
+    fdef.decorator_list = []
+    _loop_options(fdef)
+    fdef.body = LoopLowering().block(fdef.body)
+    returns = lower_returns(fdef)
+    declared_global = {n for s in ast.walk(fdef) if isinstance(s, ast.Global) and not isinstance(s, SCOPES)
+                       for n in s.names}
+    declared_nonlocal = {n for s in fdef.body for n in (s.names if isinstance(s, ast.Nonlocal) else [])}
+    tracked = [n for n in assigned_names(fdef.body)
+               if n not in params and n not in declared_global and n not in declared_nonlocal]
+    if returns:
+        tracked = [n for n in tracked if n not in (RETURN_FLAG, RETURN_VALUE)] + [RETURN_FLAG, RETURN_VALUE]
+    first = (fdef.args.posonlyargs + fdef.args.args)[:1]
+    self_name = first[0].arg if first and uses_class_cell else None  # zero-argument super() needs it explicit
+    fdef.body = _Expressions(set(tracked) | declared_nonlocal, self_name).visit(ast.Module(body=fdef.body, type_ignores=[])).body
+    fdef.body = _Statements(declared_global).visit(ast.Module(body=fdef.body, type_ignores=[])).body
+    head = [s for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal))]
+    rest = [s for s in fdef.body if not isinstance(s, (ast.Global, ast.Nonlocal))]
+    prologue = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=_call("Undefined", ast.Constant(value=n)))
+                for n in tracked]
+    if returns:
+        prologue[-2:] = _parse(f"{RETURN_FLAG} = False\n{RETURN_VALUE} = {AG}.UndefinedReturnValue()")
+    if uses_class_cell:
+        prologue.append(ast.Expr(value=ast.Name(id="__class__", ctx=ast.Load())))  # keeps super() working
+    epilogue = _parse(f"return {AG}.retval({RETURN_VALUE})") if returns else []
+    fdef.body = head + prologue + rest + epilogue
+    for s in fdef.body[:len(head) + len(prologue)]:
+        place(s, fdef)
+    if epilogue:
+        place(epilogue[0], fdef.body[-2] if len(fdef.body) > 1 else fdef)
+    ast.fix_missing_locations(fdef)
+    return fdef
