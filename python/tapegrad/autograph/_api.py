@@ -73,7 +73,7 @@ def _transform(f, recursive):
     params = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     freevars = list(f.__code__.co_freevars)
-    convert_function_def(fdef, params, "__class__" in freevars)
+    convert_function_def(fdef, params, "__class__" in freevars, f.__code__.co_filename)
     factory = ast.parse(f"def __ag_factory({', '.join(freevars + [AG])}):\n    pass").body[0]
     factory.body = [fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))]
     module = ast.Module(body=[factory], type_ignores=[])

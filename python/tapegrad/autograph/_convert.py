@@ -90,8 +90,8 @@ def assigned_names(nodes):
 class _Expressions(ast.NodeTransformer):
     """Pass 3: calls, boolean operators, conditional expressions and reads of tracked names."""
 
-    def __init__(self, tracked, self_name):
-        self.tracked, self.self_name = tracked, self_name
+    def __init__(self, tracked, self_name, filename):
+        self.tracked, self.self_name, self.filename = tracked, self_name, filename
 
     def _skip(self, node):
         return node
@@ -146,7 +146,7 @@ class _Expressions(ast.NodeTransformer):
     def visit_IfExp(self, node):
         self.generic_visit(node)
         return ast.copy_location(_call("if_exp", node.test, _lambda(node.body), _lambda(node.orelse),
-                                       ast.Constant(value=node.lineno)), node)
+                                       ast.Constant(value=(self.filename, node.lineno))), node)
 
     def visit_For(self, node):
         node.target = self.visit(node.target)
@@ -180,8 +180,8 @@ class _Expressions(ast.NodeTransformer):
 class _Statements(ast.NodeTransformer):
     """Pass 4: if/while/for into calls of the control-flow operators."""
 
-    def __init__(self, declared_global):
-        self.declared_global = declared_global
+    def __init__(self, declared_global, filename):
+        self.declared_global, self.filename = declared_global, filename
         self.count = 0
 
     def _skip(self, node):
@@ -208,7 +208,7 @@ class _Statements(ast.NodeTransformer):
         return [get, setter]
 
     def _where(self, node):
-        return ast.Constant(value=node.lineno)
+        return repr((self.filename, node.lineno))
 
     def visit_If(self, node):
         self.generic_visit(node)
@@ -218,7 +218,7 @@ class _Statements(ast.NodeTransformer):
         names = list(dict.fromkeys(body_names + orelse_names))
         defs = [self._fn(f"if_body_{n}", "", node.body, names), self._fn(f"else_body_{n}", "", node.orelse, names)]
         call = _parse(f"{AG}.if_stmt(None, if_body_{n}, else_body_{n}, get_state_{n}, set_state_{n}, "
-                      f"{tuple(names)!r}, {tuple(body_names)!r}, {tuple(orelse_names)!r}, {node.lineno})")[0]
+                      f"{tuple(names)!r}, {tuple(body_names)!r}, {tuple(orelse_names)!r}, {self._where(node)})")[0]
         call.value.args[0] = node.test
         return self._located(defs + self._state(names, n) + [call], node)
 
@@ -236,7 +236,7 @@ class _Statements(ast.NodeTransformer):
         test._ag_generated = True
         defs = [test, self._fn(f"loop_body_{n}", "", node.body, names)]
         call = _parse(f"{AG}.while_stmt(loop_test_{n}, loop_body_{n}, get_state_{n}, set_state_{n}, "
-                      f"{tuple(names)!r}, None, {node.lineno})")[0]
+                      f"{tuple(names)!r}, None, {self._where(node)})")[0]
         call.value.args[5] = self._options(node)
         return self._located(defs + self._state(names, n) + [call], node)
 
@@ -255,7 +255,7 @@ class _Statements(ast.NodeTransformer):
             defs.append(test)
             extra = f"extra_test_{n}"
         call = _parse(f"{AG}.for_stmt(None, {extra}, loop_body_{n}, get_state_{n}, set_state_{n}, "
-                      f"{tuple(names)!r}, None, {node.lineno})")[0]
+                      f"{tuple(names)!r}, None, {self._where(node)})")[0]
         call.value.args[0] = node.iter
         call.value.args[6] = self._options(node)
         return self._located(defs + self._state(names, n) + [call], node)
@@ -283,7 +283,7 @@ def _loop_options(tree):
             node.body = keep or [ast.Pass()]
 
 
-def convert_function_def(fdef, params, uses_class_cell):
+def convert_function_def(fdef, params, uses_class_cell, filename):
     """Rewrites a FunctionDef in place into its converted form; returns it."""
     fdef.decorator_list = []
     _loop_options(fdef)
@@ -298,8 +298,8 @@ def convert_function_def(fdef, params, uses_class_cell):
         tracked = [n for n in tracked if n not in (RETURN_FLAG, RETURN_VALUE)] + [RETURN_FLAG, RETURN_VALUE]
     first = (fdef.args.posonlyargs + fdef.args.args)[:1]
     self_name = first[0].arg if first and uses_class_cell else None  # zero-argument super() needs it explicit
-    fdef.body = _Expressions(set(tracked) | declared_nonlocal, self_name).visit(ast.Module(body=fdef.body, type_ignores=[])).body
-    fdef.body = _Statements(declared_global).visit(ast.Module(body=fdef.body, type_ignores=[])).body
+    fdef.body = _Expressions(set(tracked) | declared_nonlocal, self_name, filename).visit(ast.Module(body=fdef.body, type_ignores=[])).body
+    fdef.body = _Statements(declared_global, filename).visit(ast.Module(body=fdef.body, type_ignores=[])).body
     head = [s for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal))]
     rest = [s for s in fdef.body if not isinstance(s, (ast.Global, ast.Nonlocal))]
     prologue = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=_call("Undefined", ast.Constant(value=n)))

@@ -22,7 +22,7 @@ def _tensor_array_type():
     return TensorArray
 
 
-def to_graph_value(value, name, lineno, templates, k):
+def to_graph_value(value, name, where, templates, k):
     """What a variable's value is inside tf.cond / tf.while_loop: tensors (and tuples of them)."""
     if isinstance(value, Tensor):
         return identity(value) if value._is_variable else value
@@ -30,10 +30,10 @@ def to_graph_value(value, name, lineno, templates, k):
         templates[k] = value
         return value._to_loop_value()
     if isinstance(value, (list, tuple)):
-        return sequence_like(value, [to_graph_value(v, name, lineno, {}, None) for v in value])
+        return sequence_like(value, [to_graph_value(v, name, where, {}, None) for v in value])
     if isinstance(value, (bool, int, float)) or type(value).__module__ == "numpy":
         return convert_to_tensor(value)
-    raise TypeError(located(lineno, f"'{name}' holds a {type(value).__name__}, which cannot be a value of graph "
+    raise TypeError(located(where, f"'{name}' holds a {type(value).__name__}, which cannot be a value of graph "
                                     "control flow (the condition is a traced tensor); use tensors, numbers, "
                                     "TensorArrays or lists and tuples of them."))
 
@@ -42,33 +42,33 @@ def from_graph_value(value, template):
     return value if template is None else template._from_loop_value(value)
 
 
-def _check(before, after, name, lineno, invariant):
+def _check(before, after, name, where, invariant):
     if isinstance(before, (list, tuple)):
         if not isinstance(after, (list, tuple)) or len(before) != len(after):
-            raise ValueError(located(lineno, f"'{name}' changed its structure in the loop"))
+            raise ValueError(located(where, f"'{name}' changed its structure in the loop"))
         for b, a in zip(before, after):
-            _check(b, a, name, lineno, None)
+            _check(b, a, name, where, None)
         return
     if before.dtype != after.dtype:
-        raise TypeError(located(lineno, f"'{name}' has dtype {before.dtype.name} before the loop, but dtype "
+        raise TypeError(located(where, f"'{name}' has dtype {before.dtype.name} before the loop, but dtype "
                                         f"{after.dtype.name} after one iteration"))
     want = tuple(before.shape) if invariant is None else tuple(invariant)
     got = tuple(after.shape)
     if len(want) != len(got) or any(w is not None and w != g for w, g in zip(want, got)):
-        raise ValueError(located(lineno, f"'{name}' has shape {before.shape} before the loop, but shape "
+        raise ValueError(located(where, f"'{name}' has shape {before.shape} before the loop, but shape "
                                          f"{after.shape} after one iteration. Use "
                                          "tf.autograph.experimental.set_loop_options to set shape invariants."))
 
 
-def graph_loop(test, body, get_state, set_state, names, opts, lineno):
+def graph_loop(test, body, get_state, set_state, names, opts, where):
     """``while test(): body()`` as tf.while_loop over the variables defined before the loop."""
     init = list(get_state())
     carried = [k for k, v in enumerate(init) if not isinstance(v, Undefined)]
     if any(isinstance(v, UndefinedReturnValue) for v in init):
-        raise NotImplementedError(located(lineno, "a return statement cannot be placed inside a loop over a traced "
+        raise NotImplementedError(located(where, "a return statement cannot be placed inside a loop over a traced "
                                                   "tensor; set a variable, break, and return it after the loop."))
     templates = {}
-    entry = [to_graph_value(init[k], names[k], lineno, templates, k) for k in carried]
+    entry = [to_graph_value(init[k], names[k], where, templates, k) for k in carried]
     invariants = {id(v): s for v, s in opts.get("shape_invariants", None) or ()}
 
     def restore(values, reason):
@@ -77,7 +77,7 @@ def graph_loop(test, body, get_state, set_state, names, opts, lineno):
             state[k] = from_graph_value(v, templates.get(k))
         for k, v in enumerate(init):
             if isinstance(v, Undefined):
-                state[k] = Undefined(names[k], located(lineno, f"'{names[k]}' {reason}"))
+                state[k] = Undefined(names[k], located(where, f"'{names[k]}' {reason}"))
         set_state(state)
 
     inside = "is read before it is assigned in an iteration of a loop over a traced tensor; define it before the loop"
@@ -93,11 +93,11 @@ def graph_loop(test, body, get_state, set_state, names, opts, lineno):
         state = get_state()
         out = []
         for pos, k in enumerate(carried):
-            new = to_graph_value(state[k], names[k], lineno, {}, k)
+            new = to_graph_value(state[k], names[k], where, {}, k)
             if k in templates:
-                _check(entry[pos][0][:0], new[0][:0], names[k], lineno, None)  # a TensorArray's buffer may grow
+                _check(entry[pos][0][:0], new[0][:0], names[k], where, None)  # a TensorArray's buffer may grow
             else:
-                _check(entry[pos], new, names[k], lineno, invariants.get(id(init[k])))
+                _check(entry[pos], new, names[k], where, invariants.get(id(init[k])))
             out.append(new)
         return tuple(out)
 
@@ -150,7 +150,7 @@ class RangeLoop:
         return self.start + cast(i, self.dtype) * self.delta
 
 
-def indexed_loop(source, extra_test, body, get_state, set_state, names, opts, lineno):
+def indexed_loop(source, extra_test, body, get_state, set_state, names, opts, where):
     """``for x in source`` as a graph loop over an int32 index (first loop variable)."""
     index = [convert_to_tensor(0)]
     n = source.count()
@@ -171,4 +171,4 @@ def indexed_loop(source, extra_test, body, get_state, set_state, names, opts, li
         index[0] = i + 1
         body(source.item(i))
 
-    graph_loop(test, step, get, put, ("<index>",) + tuple(names), opts, lineno)
+    graph_loop(test, step, get, put, ("<index>",) + tuple(names), opts, where)

@@ -19,6 +19,12 @@ def is_graph_tensor(x):
     return isinstance(x, Tensor) and _core._tracing() and (_core._is_traced(x) or x._is_variable)
 
 
+def _in_graph(x):
+    """A loop over a tensor inside a tf.function is a graph loop (TF's rule): its state must keep its
+    dtypes and shapes, and tf.while_loop decides whether the predicate needs a loop node."""
+    return isinstance(x, Tensor) and _core._tracing()
+
+
 def ld(value):
     """A read of one of the function's variables: an undefined one raises naming why."""
     if isinstance(value, Undefined):
@@ -51,14 +57,14 @@ def not_(a):
     return not a
 
 
-def if_exp(cond, true_fn, false_fn, lineno):
+def if_exp(cond, true_fn, false_fn, where):
     if is_graph_tensor(cond):
         return _control_flow.cond(cond, true_fn, false_fn)
     return true_fn() if cond else false_fn()
 
 
 # -- statements ---------------------------------------------------------------------------------------
-def if_stmt(cond, body, orelse, get_state, set_state, names, body_names, orelse_names, lineno):
+def if_stmt(cond, body, orelse, get_state, set_state, names, body_names, orelse_names, where):
     """``if cond: body() else: orelse()``; a traced ``cond`` becomes tf.cond over the assigned names."""
     if not is_graph_tensor(cond):
         if cond:
@@ -73,11 +79,11 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, body_names, orelse_
             outputs.append(k)
         elif isinstance(value, UndefinedReturnValue):
             missing = "else" if name in body_names else "if"
-            raise ValueError(located(lineno, f"the {missing} branch must also have a return statement "
+            raise ValueError(located(where, f"the {missing} branch must also have a return statement "
                                              "(the condition is a traced tensor)."))
         else:  # assigned in one branch only: an error if read after the if (see Undefined)
             missing = "else" if name in body_names else "if"
-            after[k] = Undefined(name, located(lineno, f"'{name}' must also be initialized in the {missing} "
+            after[k] = Undefined(name, located(where, f"'{name}' must also be initialized in the {missing} "
                                                        "branch (the condition is a traced tensor)"))
     templates = {}
 
@@ -91,10 +97,10 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, body_names, orelse_
                 value = state[k]
                 if isinstance(value, Undefined):
                     what = "return statement" if isinstance(value, UndefinedReturnValue) else "assignment"
-                    raise ValueError(located(lineno, f"'{names[k]}' is set in the {other} branch but not in the "
+                    raise ValueError(located(where, f"'{names[k]}' is set in the {other} branch but not in the "
                                                      f"{label} branch (no {what} ran there); the condition is a "
                                                      "traced tensor, so both branches must set it."))
-                out.append(_loops.to_graph_value(value, names[k], lineno, templates, k))
+                out.append(_loops.to_graph_value(value, names[k], where, templates, k))
             return tuple(out)
         return run
 
@@ -107,43 +113,43 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, body_names, orelse_
     set_state(final)
 
 
-def while_stmt(test, body, get_state, set_state, names, opts, lineno):
-    """``while test(): body()``; a traced first condition makes it a tf.while_loop."""
+def while_stmt(test, body, get_state, set_state, names, opts, where):
+    """``while test(): body()``; a tensor condition inside a tf.function makes it a tf.while_loop."""
     cond = test()
-    if not is_graph_tensor(cond):
+    if not _in_graph(cond):
         while cond:
             body()
             cond = test()
         return
-    _loops.graph_loop(test, body, get_state, set_state, names, opts or {}, lineno)
+    _loops.graph_loop(test, body, get_state, set_state, names, opts or {}, where)
 
 
-def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, lineno):
+def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, where):
     """``for x in iterable: body(x)`` while ``extra_test()`` (the loop's break/return flags).
 
-    A traced tensor (or tf.range with a traced bound) iterates in a tf.while_loop over axis 0; an
+    A tensor inside a tf.function (or tf.range with a traced bound) iterates in a tf.while_loop over axis 0; an
     object with ``_autograph_for_stmt`` (the iteration protocol, e.g. a dataset) runs the loop
     itself; anything else is a Python loop.
     """
     hook = getattr(type(iterable), "_autograph_for_stmt", None)
     if hook is not None:
-        return hook(iterable, extra_test, body, get_state, set_state, names, opts or {}, lineno)
-    if isinstance(iterable, _loops.RangeLoop) or is_graph_tensor(iterable):
+        return hook(iterable, extra_test, body, get_state, set_state, names, opts or {}, where)
+    if isinstance(iterable, _loops.RangeLoop) or _in_graph(iterable):
         source = iterable if isinstance(iterable, _loops.RangeLoop) else _loops.TensorLoop(iterable)
-        return _loops.indexed_loop(source, extra_test, body, get_state, set_state, names, opts or {}, lineno)
+        return _loops.indexed_loop(source, extra_test, body, get_state, set_state, names, opts or {}, where)
     if isinstance(iterable, Tensor) and not iterable._shape:
-        raise TypeError(located(lineno, "iterating over a 0-d tensor is not allowed"))
-    if extra_test is not None and not _python_test(extra_test(), lineno):
+        raise TypeError(located(where, "iterating over a 0-d tensor is not allowed"))
+    if extra_test is not None and not _python_test(extra_test(), where):
         return
     for item in iterable:
         body(item)
-        if extra_test is not None and not _python_test(extra_test(), lineno):
+        if extra_test is not None and not _python_test(extra_test(), where):
             break
 
 
-def _python_test(value, lineno):
+def _python_test(value, where):
     if is_graph_tensor(value):
-        raise NotImplementedError(located(lineno, "break and return statements which depend on a traced tensor "
+        raise NotImplementedError(located(where, "break and return statements which depend on a traced tensor "
                                                   "are not supported in Python for loops; iterate over a tensor "
                                                   "(e.g. tf.range) to make it a graph loop."))
     return value

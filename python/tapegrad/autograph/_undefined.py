@@ -1,8 +1,4 @@
 """Values of variables a converted function has not (or not everywhere) assigned, and where errors point."""
-import os
-import sys
-
-_PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Undefined:
@@ -31,14 +27,6 @@ def undefined_error(value):
     return UnboundLocalError(f"local variable '{value.symbol_name}' referenced before assignment")
 
 
-def user_file():
-    """The file of the innermost frame outside tapegrad: the converted code's own file."""
-    frame = sys._getframe(1)
-    while frame is not None and os.path.abspath(frame.f_code.co_filename).startswith(_PACKAGE):
-        frame = frame.f_back
-    return frame.f_code.co_filename if frame is not None else "<unknown>"
-
-
-def located(lineno, message):
-    """The message prefixed with the user's file and the statement's line."""
-    return f'File "{user_file()}", line {lineno}: {message}'
+def located(where, message):
+    """The message prefixed with the converted statement's file and line (``where``)."""
+    return f'File "{where[0]}", line {where[1]}: {message}'
