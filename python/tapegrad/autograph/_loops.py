@@ -7,7 +7,7 @@ the loop is local to an iteration and undefined after the loop (reading it there
 After one traced iteration each carried value must keep its dtype and shape (TF's rule; shape
 invariants from ``set_loop_options`` relax the shape).
 """
-from tapegrad import _control_flow
+from tapegrad import _control_flow, _core
 from tapegrad._nest import sequence_like
 from tapegrad._ops.array import gather
 from tapegrad._ops.elementwise import ceil, floordiv, logical_and, maximum, sign
@@ -60,7 +60,29 @@ def _check(before, after, name, where, invariant):
                                          "tf.autograph.experimental.set_loop_options to set shape invariants."))
 
 
-def graph_loop(test, body, get_state, set_state, names, opts, where):
+def is_graph_tensor(x):
+    """A tensor whose value the graph computes at each call: traced from the arguments, or a Variable."""
+    return isinstance(x, Tensor) and _core._tracing() and (_core._is_traced(x) or x._is_variable)
+
+
+def run_loop(test, body, get_state, set_state, names, opts, where):
+    """``while test(): body()``: Python iterations while the condition has a value at tracing time
+    (unrolled into the graph, as before conversion), then a tf.while_loop for the rest once it is
+    traced (e.g. a break on a traced condition, or a traced bound)."""
+    limit = opts.get("maximum_iterations")
+    steps = 0
+    while limit is None or is_graph_tensor(limit) or steps < limit:
+        cond = test()
+        if is_graph_tensor(cond):
+            rest = dict(opts, maximum_iterations=None if limit is None else limit - steps)
+            return _graph_loop(test, body, get_state, set_state, names, rest, where)
+        if not cond:
+            return
+        body()
+        steps += 1
+
+
+def _graph_loop(test, body, get_state, set_state, names, opts, where):
     """``while test(): body()`` as tf.while_loop over the variables defined before the loop."""
     init = list(get_state())
     carried = [k for k, v in enumerate(init) if not isinstance(v, Undefined)]
@@ -171,4 +193,4 @@ def indexed_loop(source, extra_test, body, get_state, set_state, names, opts, wh
         index[0] = i + 1
         body(source.item(i))
 
-    graph_loop(test, step, get, put, ("<index>",) + tuple(names), opts, where)
+    run_loop(test, step, get, put, ("<index>",) + tuple(names), opts, where)

@@ -8,21 +8,11 @@ from tapegrad import _control_flow, _core
 from tapegrad._ops.elementwise import logical_and, logical_not, logical_or
 from tapegrad._tensor import Tensor
 from tapegrad.autograph import _loops
+from tapegrad.autograph._loops import is_graph_tensor
 from tapegrad.autograph._undefined import Undefined, UndefinedReturnValue, located, undefined_error
 
 __all__ = ["Undefined", "UndefinedReturnValue", "ld", "retval", "and_", "or_", "not_", "if_exp", "if_stmt",
            "while_stmt", "for_stmt", "is_graph_tensor"]
-
-
-def is_graph_tensor(x):
-    """A tensor whose value the graph computes at each call: traced from the arguments, or a Variable."""
-    return isinstance(x, Tensor) and _core._tracing() and (_core._is_traced(x) or x._is_variable)
-
-
-def _in_graph(x):
-    """A loop over a tensor inside a tf.function is a graph loop (TF's rule): its state must keep its
-    dtypes and shapes, and tf.while_loop decides whether the predicate needs a loop node."""
-    return isinstance(x, Tensor) and _core._tracing()
 
 
 def ld(value):
@@ -114,27 +104,22 @@ def if_stmt(cond, body, orelse, get_state, set_state, names, body_names, orelse_
 
 
 def while_stmt(test, body, get_state, set_state, names, opts, where):
-    """``while test(): body()``; a tensor condition inside a tf.function makes it a tf.while_loop."""
-    cond = test()
-    if not _in_graph(cond):
-        while cond:
-            body()
-            cond = test()
-        return
-    _loops.graph_loop(test, body, get_state, set_state, names, opts or {}, where)
+    """``while test(): body()``; once the condition is a traced tensor, a tf.while_loop."""
+    _loops.run_loop(test, body, get_state, set_state, names, opts or {}, where)
 
 
 def for_stmt(iterable, extra_test, body, get_state, set_state, names, opts, where):
     """``for x in iterable: body(x)`` while ``extra_test()`` (the loop's break/return flags).
 
-    A tensor inside a tf.function (or tf.range with a traced bound) iterates in a tf.while_loop over axis 0; an
-    object with ``_autograph_for_stmt`` (the iteration protocol, e.g. a dataset) runs the loop
-    itself; anything else is a Python loop.
+    A tensor inside a tf.function (or tf.range with a traced bound) iterates over axis 0 by an
+    index: unrolled while the count and the break flags have values at tracing time, a
+    tf.while_loop from the first traced one (see run_loop). An object with ``_autograph_for_stmt``
+    (the iteration protocol, e.g. a dataset) runs the loop itself; anything else is a Python loop.
     """
     hook = getattr(type(iterable), "_autograph_for_stmt", None)
     if hook is not None:
         return hook(iterable, extra_test, body, get_state, set_state, names, opts or {}, where)
-    if isinstance(iterable, _loops.RangeLoop) or _in_graph(iterable):
+    if isinstance(iterable, _loops.RangeLoop) or isinstance(iterable, Tensor) and _core._tracing():
         source = iterable if isinstance(iterable, _loops.RangeLoop) else _loops.TensorLoop(iterable)
         return _loops.indexed_loop(source, extra_test, body, get_state, set_state, names, opts or {}, where)
     if isinstance(iterable, Tensor) and not iterable._shape:
