@@ -508,3 +508,12 @@ def test_functions_without_source_run_as_written():
     assert convert(namespace["made"]) is namespace["made"]
     with pytest.raises(TypeError, match="function or method"):
         tf.autograph.to_code(3)
+
+
+def test_indexing_with_a_traced_index_reads_it_at_run_time():
+    # loops over tf.range index tensors with x[i]: a traced i must never be baked into the graph
+    pick = tf.function(lambda x, i: x[i])
+    x = tf.constant([1.0, 2.0, 3.0])
+    assert [float(pick(x, tf.constant(k))) for k in (1, 2, -1)] == [2.0, 3.0, 3.0]
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="an index inside a tuple key"):
+        tf.function(lambda x, i: x[i, 0])(tf.ones((2, 2)), tf.constant(1))

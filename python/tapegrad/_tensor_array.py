@@ -11,9 +11,9 @@ As in TF's eager mode, ``write`` returns a new TensorArray that shares the eleme
 import builtins
 
 from tapegrad import dtypes, errors
-from tapegrad._creation import range as _range
 from tapegrad._creation import zeros
 from tapegrad._ops.array import concat, expand_dims, gather, reshape, stack, unstack
+from tapegrad._ops.reduction import cumsum
 from tapegrad._ops.elementwise import equal, maximum, where
 from tapegrad._tensor import Tensor, TensorShape, cast, convert_to_tensor, _item
 
@@ -245,10 +245,12 @@ class TensorArray:
         index = convert_to_tensor(index)
         if self._dynamic_size:  # one more row per write (see the module docstring)
             buffer = concat([buffer, expand_dims(zeros(list(value.shape), self._dtype), 0)], 0)
-        rows = buffer.shape[0]
-        mask = reshape(equal(_range(rows), cast(index, dtypes.int32)), [rows] + [1] * len(value.shape))
+        # Row numbers computed from the buffer, not from its length at tracing time (it grows in the loop).
+        # Ops whose shapes follow their inputs at run time only: where(.., 1, 1) is ones like the buffer.
+        rows = cumsum(where(equal(buffer, buffer), 1, 1), axis=0) - 1
+        mask = equal(rows, cast(index, dtypes.int32))
         out = self._like()
-        out._buffer = where(mask, expand_dims(value, 0) + zeros(list(buffer.shape), self._dtype), buffer)
+        out._buffer = where(mask, expand_dims(value, 0), buffer)
         out._size = maximum(self._size, cast(index, dtypes.int32) + 1)
         return out
 

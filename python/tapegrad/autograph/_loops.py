@@ -11,7 +11,7 @@ from tapegrad import _control_flow, _core
 from tapegrad._nest import sequence_like
 from tapegrad._ops.array import gather
 from tapegrad._ops.elementwise import ceil, floordiv, logical_and, maximum, sign
-from tapegrad._tensor import Tensor, cast, convert_to_tensor, identity, shape
+from tapegrad._tensor import Tensor, TensorShape, cast, convert_to_tensor, identity, shape
 from tapegrad.autograph._undefined import Undefined, UndefinedReturnValue, located
 
 _LOOP_OPTIONS = ("parallel_iterations", "swap_memory", "maximum_iterations")
@@ -124,11 +124,22 @@ def _graph_loop(test, body, get_state, set_state, names, opts, where):
         return tuple(out)
 
     kwargs = {key: opts[key] for key in _LOOP_OPTIONS if opts.get(key) is not None}
-    if invariants:
-        kwargs["shape_invariants"] = tuple(invariants.get(id(init[k]), getattr(e, "shape", None))
+    if invariants or templates:
+        kwargs["shape_invariants"] = tuple(_invariant(e, init[k], k in templates, invariants)
                                            for k, e in zip(carried, entry))
     result = _control_flow.while_loop(cond_fn, body_fn, tuple(entry), **kwargs)
     restore(result, after)
+
+
+def _invariant(value, initial, is_array, given):
+    """tf.while_loop's shape invariant of one carried variable (a TensorArray's buffer may grow)."""
+    if is_array:
+        return TensorShape([None] + list(value[0].shape[1:])), TensorShape([])
+    if id(initial) in given:
+        return TensorShape(given[id(initial)])
+    if isinstance(value, (list, tuple)):
+        return sequence_like(value, [_invariant(v, None, False, {}) for v in value])
+    return TensorShape(value.shape)
 
 
 class TensorLoop:
