@@ -121,7 +121,61 @@ def iterates_a_tensor(x):
     return s
 
 
+last_odd = None
+
+
+def assigns_a_global(n):
+    global last_odd
+    for i in range(n):
+        if i % 2:
+            last_odd = i
+    return last_odd
+
+
+def walrus_in_a_loop_condition(xs):
+    it = iter(xs)
+    got = []
+    while (v := next(it, None)) is not None:
+        if v < 0:
+            break
+        got.append(v)
+    return got, list(it), v
+
+
+def return_inside_try_finally(n):
+    log = []
+    for i in range(n):
+        try:
+            if i == 2:
+                return log
+            log.append(i)
+        finally:
+            log.append("finally")
+    return log
+
+
+def statements_of_every_kind(n, *args, **kwargs):
+    x = 1
+    if n > 0:
+        del x
+        x = 5
+        import math as m
+    else:
+        import cmath as m
+
+    class Box:
+        size = n
+
+    squares = [i * i for i in range(n) if i % 2]
+    for n in range(n):  # noqa: B020 -- shadows the parameter, as Python allows
+        pass
+    return x, m.__name__, Box.size, squares, n, len(args), sorted(kwargs), 0 < x < 10
+
+
 PYTHON_CASES = [
+    (assigns_a_global, (6,)), (walrus_in_a_loop_condition, ([1, 2, -1, 4, 5],)),
+    (walrus_in_a_loop_condition, ([1, 2],)), (return_inside_try_finally, (5,)), (return_inside_try_finally, (1,)),
+    (statements_of_every_kind, (4, 1, 2), ), (statements_of_every_kind, (0,)),
     (loops_with_jumps, (7,)), (first_negative, ([1, 2, -1, 3],)), (first_negative, ([1],)),
     (while_true_break, (50,)), (while_else, (3,)), (while_else, (9,)),
     (elif_chain, (-3,)), (elif_chain, (0,)), (elif_chain, (4,)),

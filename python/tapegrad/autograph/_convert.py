@@ -162,8 +162,8 @@ class _Expressions(ast.NodeTransformer):
         return node
 
     def visit_While(self, node):
-        if getattr(node, "_ag_flags", None):  # stop before evaluating the condition again
-            node.test = ast.BoolOp(op=ast.And(), values=[not_flags(node._ag_flags), node.test])
+        if getattr(node, "_ag_flags", None):  # checked before the condition (see _Statements.visit_While)
+            node._ag_go = self.visit(not_flags(node._ag_flags))
         node.test = self.visit(node.test)
         node.body = self._block(node.body)
         node._ag_options = [(k.arg, self.visit(k.value)) for k in getattr(node, "_ag_options", [])]
@@ -230,9 +230,19 @@ class _Statements(ast.NodeTransformer):
         self.generic_visit(node)
         self.count += 1
         n = self.count
-        names = assigned_names(node.body)
-        test = _parse(f"def loop_test_{n}():\n    return None")[0]
-        test.body[0].value = node.test
+        walrus = [t.target.id for t in ast.walk(node.test) if isinstance(t, ast.NamedExpr)]
+        names = list(dict.fromkeys(assigned_names(node.body) + walrus))
+        # After a break or return the condition is not evaluated again (it may have side effects).
+        go = getattr(node, "_ag_go", None)
+        test = _parse(f"def loop_test_{n}():\n    return None" if go is None else
+                      f"def loop_test_{n}():\n    go_ = None\n    if {AG}.is_false(go_):\n        return False\n"
+                      f"    return {AG}.and_values(go_, None)")[0]
+        test.body = self._declare(walrus) + test.body
+        if go is None:
+            test.body[-1].value = node.test
+        else:
+            test.body[-3].value = go
+            test.body[-1].value.args[1] = node.test
         test._ag_generated = True
         defs = [test, self._fn(f"loop_body_{n}", "", node.body, names)]
         call = _parse(f"{AG}.while_stmt(loop_test_{n}, loop_body_{n}, get_state_{n}, set_state_{n}, "

@@ -11,7 +11,7 @@ from tapegrad.autograph import _loops
 from tapegrad.autograph._loops import is_graph_tensor
 from tapegrad.autograph._undefined import Undefined, UndefinedReturnValue, located, undefined_error
 
-__all__ = ["Undefined", "UndefinedReturnValue", "ld", "retval", "and_", "or_", "not_", "if_exp", "if_stmt",
+__all__ = ["Undefined", "UndefinedReturnValue", "ld", "retval", "and_", "or_", "not_", "is_false", "and_values", "if_exp", "if_stmt",
            "while_stmt", "for_stmt", "is_graph_tensor"]
 
 
@@ -39,6 +39,15 @@ def or_(a_fn, b_fn):
     if is_graph_tensor(a):
         return logical_or(a, b_fn())
     return a or b_fn()
+
+
+def is_false(a):
+    """A loop's go-on flag that is a Python False (a traced one is decided by the graph)."""
+    return not is_graph_tensor(a) and not a
+
+
+def and_values(a, b):
+    return logical_and(a, b) if is_graph_tensor(a) or is_graph_tensor(b) else (a and b)
 
 
 def not_(a):
