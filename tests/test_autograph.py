@@ -223,9 +223,6 @@ def test_python_conditions_in_a_function_unroll_and_keep_their_values():
 
 
 def test_for_over_a_tensor_argument_in_a_function():
-    f = tf.function(iterates_a_tensor_sum := lambda x: x)  # noqa: F841 -- lambdas run as written
-    assert float(f(tf.constant(1.0))) == 1.0
-
     @tf.function
     def rows(x):
         s = tf.zeros([2])
@@ -467,7 +464,8 @@ def breaks_a_python_loop_on_a_tensor(x):
 
 
 ERROR_CASES = [
-    (defined_in_one_branch, tf.constant(1.0), ValueError, "'y' must also be initialized in the else branch", "if x > 0"),
+    (defined_in_one_branch, tf.constant(1.0), ValueError, "'y' must also be initialized in the else branch",
+     "if x > 0"),
     (returns_in_one_branch, tf.constant(1.0), ValueError, "else branch must also have a return", "if x > 0"),
     (changes_dtype, tf.constant(3), TypeError, "'v' has dtype int32 before the loop, but dtype float32", "while v"),
     (changes_rank, tf.constant(1.0), ValueError, r"'v' has shape \(\) before the loop, but shape \(2,\)", "while tf"),

@@ -11,7 +11,8 @@ from tapegrad.autograph import _loops
 from tapegrad.autograph._loops import is_graph_tensor
 from tapegrad.autograph._undefined import Undefined, UndefinedReturnValue, located, undefined_error
 
-__all__ = ["Undefined", "UndefinedReturnValue", "ld", "retval", "and_", "or_", "not_", "is_false", "and_values", "if_exp", "if_stmt",
+__all__ = ["Undefined", "UndefinedReturnValue", "ld", "retval", "and_", "or_", "not_", "is_false", "and_values",
+           "if_exp", "if_stmt",
            "while_stmt", "for_stmt", "is_graph_tensor"]
 
 
