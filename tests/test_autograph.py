@@ -1,5 +1,7 @@
 """AutoGraph: Python control flow in converted functions keeps Python's results, and on traced tensors
 becomes tf.cond / tf.while_loop with TF's results (or TF's errors, naming the file and line)."""
+import functools
+
 import numpy as np
 import pytest
 
@@ -569,3 +571,25 @@ def test_indexing_with_a_traced_index_reads_it_at_run_time():
     assert [float(pick(x, tf.constant(k))) for k in (1, 2, -1)] == [2.0, 3.0, 3.0]
     with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="an index inside a tuple key"):
         tf.function(lambda x, i: x[i, 0])(tf.ones((2, 2)), tf.constant(1))
+
+
+def _passes_through(fn):
+    @functools.wraps(fn)
+    def wrapper(*args):
+        if args:
+            return fn(*args)
+        return None
+    return wrapper
+
+
+@_passes_through
+def decorated_absolute(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def test_a_decorated_function_converts_the_wrapper_and_the_function_it_calls(stand_in_nodes):
+    assert "if_stmt" in tf.autograph.to_code(decorated_absolute)  # the wrapper's own code
+    f = tf.function(decorated_absolute)
+    assert [float(f(tf.constant(v))) for v in (-2.0, 3.0)] == [2.0, 3.0]

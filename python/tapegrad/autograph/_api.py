@@ -63,7 +63,7 @@ def _transform(f, recursive):
     hit = _code_cache.get(key)
     if hit is not None:
         return hit
-    lines, first = inspect.getsourcelines(f)
+    lines, first = inspect.getsourcelines(f.__code__)  # the code itself, not what __wrapped__ points to
     tree = ast.parse(textwrap.dedent("".join(lines)))
     fdef = tree.body[0]
     if not isinstance(fdef, ast.FunctionDef) or fdef.name != f.__code__.co_name:
