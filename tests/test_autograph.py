@@ -337,6 +337,15 @@ def calls_converted_helper(x):
     return absolute(x) + 1.0
 
 
+def reuses_a_loop_variable(n):
+    s = 0.0
+    for t in range(3):  # t is a Python int after this loop ...
+        s += t
+    for t in tf.range(0.0, n):  # ... and a float tensor in this one: not a value the loop carries
+        s += t
+    return s
+
+
 TRACED_CASES = [
     (absolute, [(tf.constant(-2.0),), (tf.constant(3.0),)], [2.0, 3.0]),
     (collatz_steps, [(tf.constant(6),), (tf.constant(27),)], [8, 111]),
@@ -344,6 +353,7 @@ TRACED_CASES = [
     (sum_until_negative, [(tf.constant([1.0, 2.0, -1.0, 5.0]),), (tf.constant([1.0, 2.0, 3.0, 5.0]),)], [3.0, 11.0]),
     (nested_tensor_loops, [(tf.constant(3),), (tf.constant(5),)], [1, 10]),
     (calls_converted_helper, [(tf.constant(-2.0),), (tf.constant(3.0),)], [3.0, 4.0]),
+    (reuses_a_loop_variable, [(tf.constant(3.0),), (tf.constant(4.5),)], [6.0, 13.0]),
 ]
 
 

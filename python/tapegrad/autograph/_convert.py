@@ -159,6 +159,9 @@ class _Statements(ast.NodeTransformer):
                       f"{tuple(names)!r}, None, {self._where(node)})")[0]
         call.value.args[0] = node.iter
         call.value.args[6] = self._options(node)
+        targets = [t.id for t in ast.walk(node.target) if isinstance(t, ast.Name)]
+        call.value.args[6].keys.append(ast.Constant(value="iterate_names"))  # set anew by every iteration
+        call.value.args[6].values.append(ast.Tuple(elts=[ast.Constant(value=t) for t in targets], ctx=ast.Load()))
         return self._located(defs + self._state(names, n) + [call], node)
 
     @staticmethod

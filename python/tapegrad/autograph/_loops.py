@@ -85,7 +85,9 @@ def run_loop(test, body, get_state, set_state, names, opts, where):
 def _graph_loop(test, body, get_state, set_state, names, opts, where):
     """``while test(): body()`` as tf.while_loop over the variables defined before the loop."""
     init = list(get_state())
-    carried = [k for k, v in enumerate(init) if not isinstance(v, Undefined)]
+    local = set(opts.get("iterate_names", ()))  # a for loop's target: assigned before any read
+    carried = [k for k, v in enumerate(init) if not isinstance(v, Undefined) and names[k] not in local]
+    carried_set = set(carried)
     if any(isinstance(v, UndefinedReturnValue) for v in init):
         raise NotImplementedError(located(where, "a return statement cannot be placed inside a loop over a traced "
                                                   "tensor; set a variable, break, and return it after the loop."))
@@ -98,7 +100,7 @@ def _graph_loop(test, body, get_state, set_state, names, opts, where):
         for k, v in zip(carried, values):
             state[k] = from_graph_value(v, templates.get(k))
         for k, v in enumerate(init):
-            if isinstance(v, Undefined):
+            if k not in carried_set:
                 state[k] = Undefined(names[k], located(where, f"'{names[k]}' {reason}"))
         set_state(state)
 
