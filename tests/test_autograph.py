@@ -337,6 +337,19 @@ def calls_converted_helper(x):
     return absolute(x) + 1.0
 
 
+def defined_in_a_tensor_loop(n):
+    for i in tf.range(n):
+        z = i * 2
+    return z
+
+
+def last_index(n):
+    i = 0.5  # another dtype before the loop: the loop's own target is not carried from here
+    for i in tf.range(n):
+        pass
+    return i
+
+
 def reuses_a_loop_variable(n):
     s = 0.0
     for t in range(3):  # t is a Python int after this loop ...
@@ -354,6 +367,8 @@ TRACED_CASES = [
     (nested_tensor_loops, [(tf.constant(3),), (tf.constant(5),)], [1, 10]),
     (calls_converted_helper, [(tf.constant(-2.0),), (tf.constant(3.0),)], [3.0, 4.0]),
     (reuses_a_loop_variable, [(tf.constant(3.0),), (tf.constant(4.5),)], [6.0, 13.0]),
+    (defined_in_a_tensor_loop, [(tf.constant(3),), (tf.constant(5),)], [4, 8]),  # the last iteration's, as in TF
+    (last_index, [(tf.constant(4),), (tf.constant(6),)], [3, 5]),
 ]
 
 
@@ -460,12 +475,6 @@ def returns_in_a_tensor_loop(n):
     return -1
 
 
-def defined_in_a_tensor_loop(n):
-    for i in tf.range(n):
-        z = i * 2
-    return z
-
-
 def breaks_a_python_loop_on_a_tensor(x):
     s = 0
     for i in range(3):
@@ -483,7 +492,6 @@ ERROR_CASES = [
     (changes_rank, tf.constant(1.0), ValueError, r"'v' has shape \(\) before the loop, but shape \(2,\)", "while tf"),
     (returns_in_a_tensor_loop, tf.constant(20), NotImplementedError, "return statement cannot be placed inside",
      "for i in"),
-    (defined_in_a_tensor_loop, tf.constant(3), ValueError, "'z' is assigned only inside the loop", "for i in"),
     (breaks_a_python_loop_on_a_tensor, tf.constant(1), NotImplementedError, "not supported in Python for loops",
      "for i in"),
 ]

@@ -71,9 +71,10 @@ def assigned_names(nodes):
 class _Statements(ast.NodeTransformer):
     """Pass 4: if/while/for into calls of the control-flow operators."""
 
-    def __init__(self, declared_global, filename):
+    def __init__(self, declared_global, filename, body):
         self.declared_global, self.filename = declared_global, filename
         self.count = 0
+        self.reads = _reads(body)  # name -> reads in the whole function
 
     def _skip(self, node):
         return node
@@ -113,11 +114,20 @@ class _Statements(ast.NodeTransformer):
         call.value.args[0] = node.test
         return self._located(defs + self._state(names, n) + [call], node)
 
-    def _options(self, node):
+    def _options(self, node, live_names, **names):
+        """The loop's options: set_loop_options' arguments, and names the operators need to know."""
         opts = node._ag_options
-        return ast.Dict(keys=[ast.Constant(value=k) for k, _ in opts], values=[v for _, v in opts])
+        consts = dict(names, live_names=live_names)
+        return ast.Dict(keys=[ast.Constant(value=k) for k, _ in opts] + [ast.Constant(value=k) for k in consts],
+                        values=[v for _, v in opts] + [ast.Constant(value=v) for v in consts.values()])
+
+    def _read_outside_counts(self, inside, names):
+        """Names read outside the loop (after it, or before it in an enclosing loop): a graph loop
+        keeps their last values. Names read only inside it are local to an iteration."""
+        return tuple(n for n in names if self.reads.get(n, 0) > inside.get(n, 0))
 
     def visit_While(self, node):
+        live = _reads([node])
         self.generic_visit(node)
         self.count += 1
         n = self.count
@@ -138,10 +148,11 @@ class _Statements(ast.NodeTransformer):
         defs = [test, self._fn(f"loop_body_{n}", "", node.body, names)]
         call = _parse(f"{AG}.while_stmt(loop_test_{n}, loop_body_{n}, get_state_{n}, set_state_{n}, "
                       f"{tuple(names)!r}, None, {self._where(node)})")[0]
-        call.value.args[5] = self._options(node)
+        call.value.args[5] = self._options(node, self._read_outside_counts(live, names))
         return self._located(defs + self._state(names, n) + [call], node)
 
     def visit_For(self, node):
+        live = _reads([node])
         self.generic_visit(node)
         self.count += 1
         n = self.count
@@ -158,10 +169,9 @@ class _Statements(ast.NodeTransformer):
         call = _parse(f"{AG}.for_stmt(None, {extra}, loop_body_{n}, get_state_{n}, set_state_{n}, "
                       f"{tuple(names)!r}, None, {self._where(node)})")[0]
         call.value.args[0] = node.iter
-        call.value.args[6] = self._options(node)
-        targets = [t.id for t in ast.walk(node.target) if isinstance(t, ast.Name)]
-        call.value.args[6].keys.append(ast.Constant(value="iterate_names"))  # set anew by every iteration
-        call.value.args[6].values.append(ast.Tuple(elts=[ast.Constant(value=t) for t in targets], ctx=ast.Load()))
+        targets = tuple(t.id for t in ast.walk(node.target) if isinstance(t, ast.Name))
+        call.value.args[6] = self._options(node, self._read_outside_counts(live, names),
+                                           iterate_names=targets)  # set anew by every iteration
         return self._located(defs + self._state(names, n) + [call], node)
 
     @staticmethod
@@ -169,6 +179,16 @@ class _Statements(ast.NodeTransformer):
         for s in stmts:
             place(s, node)
         return stmts
+
+
+def _reads(nodes):
+    """How often each name is read in nodes (the converted code wraps reads as ``ag__.ld(name)``)."""
+    counts = {}
+    for node in nodes:
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+                counts[child.id] = counts.get(child.id, 0) + 1
+    return counts
 
 
 def _loop_options(tree):
@@ -204,7 +224,7 @@ def convert_function_def(fdef, params, uses_class_cell, filename):
     self_name = first[0].arg if first and uses_class_cell else None  # zero-argument super() needs it explicit
     expressions = Expressions(set(tracked) | declared_nonlocal, self_name, filename)
     fdef.body = expressions.visit(ast.Module(body=fdef.body, type_ignores=[])).body
-    fdef.body = _Statements(declared_global, filename).visit(ast.Module(body=fdef.body, type_ignores=[])).body
+    fdef.body = _Statements(declared_global, filename, fdef.body).visit(ast.Module(body=fdef.body, type_ignores=[])).body
     head = [s for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal))]
     rest = [s for s in fdef.body if not isinstance(s, (ast.Global, ast.Nonlocal))]
     prologue = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=call("Undefined", ast.Constant(value=n)))

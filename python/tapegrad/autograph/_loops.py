@@ -8,6 +8,7 @@ After one traced iteration each carried value must keep its dtype and shape (TF'
 invariants from ``set_loop_options`` relax the shape).
 """
 from tapegrad import _control_flow, _core
+from tapegrad._creation import zeros
 from tapegrad._nest import sequence_like
 from tapegrad._ops.array import gather
 from tapegrad._ops.elementwise import ceil, floordiv, logical_and, maximum, sign
@@ -75,11 +76,78 @@ def run_loop(test, body, get_state, set_state, names, opts, where):
         cond = test()
         if is_graph_tensor(cond):
             rest = dict(opts, maximum_iterations=None if limit is None else limit - steps)
+            if _defined_inside(get_state(), names, rest):
+                return _peeled_loop(cond, test, body, get_state, set_state, names, rest, where)
             return _graph_loop(test, body, get_state, set_state, names, rest, where)
         if not cond:
             return
         body()
         steps += 1
+
+
+def _defined_inside(state, names, opts):
+    """Whether the loop assigns a variable that is read after it and that it cannot carry from
+    before: undefined there, or a for loop's own target (not ``retval_``: a return inside a graph
+    loop is refused, as TF refuses it)."""
+    local, live = set(opts.get("iterate_names", ())), opts.get("live_names", names)
+    return any(n in live and (n in local or isinstance(v, Undefined) and not isinstance(v, UndefinedReturnValue))
+               for n, v in zip(names, state))
+
+
+def _same_type(value, like):
+    try:
+        _check(value, like, "", ("", 0), None)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def _dummy_like(value):
+    if isinstance(value, (list, tuple)):
+        return sequence_like(value, [_dummy_like(v) for v in value])
+    return zeros(list(value.shape), value.dtype)
+
+
+def _peeled_loop(cond, test, body, get_state, set_state, names, opts, where):
+    """A loop that defines variables it did not have before, as TF runs it: ``if cond: (one
+    iteration, then the loop, which now carries them) else: (zeros of their types)``. The else
+    branch takes the types from the first, which tf.cond traces first."""
+    init = list(get_state())
+    limit = opts.get("maximum_iterations")
+    local = set(opts.get("iterate_names", ()))
+    rest = dict(opts, iterate_names=(), maximum_iterations=None if limit is None else limit - 1)
+    kept, templates, outputs = [], {}, []
+
+    def first():
+        set_state(init)
+        body()
+        _graph_loop(test, body, get_state, set_state, names, rest, where)
+        state = get_state()
+        kept[:] = [k for k, v in enumerate(state) if not isinstance(v, Undefined)]
+        outputs[:] = [to_graph_value(state[k], names[k], where, templates, k) for k in kept]
+        return tuple(outputs)
+
+    def none():  # no iteration: the values from before the loop, zeros for what it would define
+        set_state(init)
+        values = []
+        for k, out in zip(kept, outputs):
+            if isinstance(init[k], Undefined):
+                values.append(_dummy_like(out))
+                continue
+            before = to_graph_value(init[k], names[k], where, {}, k)
+            if names[k] in local and not _same_type(before, out):
+                values.append(_dummy_like(out))  # a for loop's target that held something else before
+                continue
+            if k not in templates:
+                _check(before, out, names[k], where, None)
+            values.append(before)
+        return tuple(values)
+
+    result = _control_flow.cond(cond, first, none)
+    state = list(init)
+    for k, value in zip(kept, result):
+        state[k] = from_graph_value(value, templates.get(k))
+    set_state(state)
 
 
 def _graph_loop(test, body, get_state, set_state, names, opts, where):
