@@ -344,7 +344,14 @@ def defined_in_a_tensor_loop(n):
 
 
 def last_index(n):
-    i = 0.5  # another dtype before the loop: the loop's own target is not carried from here
+    i = -1
+    for i in tf.range(n):
+        pass
+    return i
+
+
+def last_index_of_another_dtype(n):
+    i = 0.5
     for i in tf.range(n):
         pass
     return i
@@ -368,7 +375,7 @@ TRACED_CASES = [
     (calls_converted_helper, [(tf.constant(-2.0),), (tf.constant(3.0),)], [3.0, 4.0]),
     (reuses_a_loop_variable, [(tf.constant(3.0),), (tf.constant(4.5),)], [6.0, 13.0]),
     (defined_in_a_tensor_loop, [(tf.constant(3),), (tf.constant(5),)], [4, 8]),  # the last iteration's, as in TF
-    (last_index, [(tf.constant(4),), (tf.constant(6),)], [3, 5]),
+    (last_index, [(tf.constant(4),), (tf.constant(0),)], [3, -1]),
 ]
 
 
@@ -489,6 +496,8 @@ ERROR_CASES = [
      "if x > 0"),
     (returns_in_one_branch, tf.constant(1.0), ValueError, "else branch must also have a return", "if x > 0"),
     (changes_dtype, tf.constant(3), TypeError, "'v' has dtype int32 before the loop, but dtype float32", "while v"),
+    (last_index_of_another_dtype, tf.constant(3), TypeError, "'i' has dtype float32 before the loop, but dtype "
+     "int32", "for i in"),
     (changes_rank, tf.constant(1.0), ValueError, r"'v' has shape \(\) before the loop, but shape \(2,\)", "while tf"),
     (returns_in_a_tensor_loop, tf.constant(20), NotImplementedError, "return statement cannot be placed inside",
      "for i in"),

@@ -74,7 +74,8 @@ class _Statements(ast.NodeTransformer):
     def __init__(self, declared_global, filename, body):
         self.declared_global, self.filename = declared_global, filename
         self.count = 0
-        self.reads = _reads(body)  # name -> reads in the whole function
+        self.reads = _reads(body)  # (name, line) of every read in the function
+        self.loops = [(n.lineno, n.end_lineno) for s in body for n in ast.walk(s) if isinstance(n, LOOPS)]
 
     def _skip(self, node):
         return node
@@ -121,13 +122,15 @@ class _Statements(ast.NodeTransformer):
         return ast.Dict(keys=[ast.Constant(value=k) for k, _ in opts] + [ast.Constant(value=k) for k in consts],
                         values=[v for _, v in opts] + [ast.Constant(value=v) for v in consts.values()])
 
-    def _read_outside_counts(self, inside, names):
-        """Names read outside the loop (after it, or before it in an enclosing loop): a graph loop
-        keeps their last values. Names read only inside it are local to an iteration."""
-        return tuple(n for n in names if self.reads.get(n, 0) > inside.get(n, 0))
+    def _read_after(self, node, names):
+        """Names read after the loop, or anywhere in a loop around it (its next iteration may read
+        them): a graph loop keeps their last values. The others are local to an iteration."""
+        start, end = node.lineno, node.end_lineno
+        around = [(a, b) for a, b in self.loops if a <= start and b >= end and (a, b) != (start, end)]
+        live = {n for n, line in self.reads if line > end or any(a <= line <= b for a, b in around)}
+        return tuple(n for n in names if n in live)
 
     def visit_While(self, node):
-        live = _reads([node])
         self.generic_visit(node)
         self.count += 1
         n = self.count
@@ -148,11 +151,10 @@ class _Statements(ast.NodeTransformer):
         defs = [test, self._fn(f"loop_body_{n}", "", node.body, names)]
         call = _parse(f"{AG}.while_stmt(loop_test_{n}, loop_body_{n}, get_state_{n}, set_state_{n}, "
                       f"{tuple(names)!r}, None, {self._where(node)})")[0]
-        call.value.args[5] = self._options(node, self._read_outside_counts(live, names))
+        call.value.args[5] = self._options(node, self._read_after(node, names))
         return self._located(defs + self._state(names, n) + [call], node)
 
     def visit_For(self, node):
-        live = _reads([node])
         self.generic_visit(node)
         self.count += 1
         n = self.count
@@ -170,7 +172,7 @@ class _Statements(ast.NodeTransformer):
                       f"{tuple(names)!r}, None, {self._where(node)})")[0]
         call.value.args[0] = node.iter
         targets = tuple(t.id for t in ast.walk(node.target) if isinstance(t, ast.Name))
-        call.value.args[6] = self._options(node, self._read_outside_counts(live, names),
+        call.value.args[6] = self._options(node, self._read_after(node, names),
                                            iterate_names=targets)  # set anew by every iteration
         return self._located(defs + self._state(names, n) + [call], node)
 
@@ -182,13 +184,9 @@ class _Statements(ast.NodeTransformer):
 
 
 def _reads(nodes):
-    """How often each name is read in nodes (the converted code wraps reads as ``ag__.ld(name)``)."""
-    counts = {}
-    for node in nodes:
-        for child in ast.walk(node):
-            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
-                counts[child.id] = counts.get(child.id, 0) + 1
-    return counts
+    """(name, line) of each read in nodes."""
+    return [(child.id, child.lineno) for node in nodes for child in ast.walk(node)
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load)]
 
 
 def _loop_options(tree):
@@ -224,6 +222,7 @@ def convert_function_def(fdef, params, uses_class_cell, filename):
     self_name = first[0].arg if first and uses_class_cell else None  # zero-argument super() needs it explicit
     expressions = Expressions(set(tracked) | declared_nonlocal, self_name, filename)
     fdef.body = expressions.visit(ast.Module(body=fdef.body, type_ignores=[])).body
+    ast.fix_missing_locations(fdef)  # the lowering's flag tests get their statement's line
     fdef.body = _Statements(declared_global, filename, fdef.body).visit(ast.Module(body=fdef.body, type_ignores=[])).body
     head = [s for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal))]
     rest = [s for s in fdef.body if not isinstance(s, (ast.Global, ast.Nonlocal))]

@@ -94,14 +94,6 @@ def _defined_inside(state, names, opts):
                for n, v in zip(names, state))
 
 
-def _same_type(value, like):
-    try:
-        _check(value, like, "", ("", 0), None)
-    except (TypeError, ValueError):
-        return False
-    return True
-
-
 def _dummy_like(value):
     if isinstance(value, (list, tuple)):
         return sequence_like(value, [_dummy_like(v) for v in value])
@@ -114,7 +106,6 @@ def _peeled_loop(cond, test, body, get_state, set_state, names, opts, where):
     branch takes the types from the first, which tf.cond traces first."""
     init = list(get_state())
     limit = opts.get("maximum_iterations")
-    local = set(opts.get("iterate_names", ()))
     rest = dict(opts, iterate_names=(), maximum_iterations=None if limit is None else limit - 1)
     kept, templates, outputs = [], {}, []
 
@@ -135,9 +126,6 @@ def _peeled_loop(cond, test, body, get_state, set_state, names, opts, where):
                 values.append(_dummy_like(out))
                 continue
             before = to_graph_value(init[k], names[k], where, {}, k)
-            if names[k] in local and not _same_type(before, out):
-                values.append(_dummy_like(out))  # a for loop's target that held something else before
-                continue
             if k not in templates:
                 _check(before, out, names[k], where, None)
             values.append(before)
