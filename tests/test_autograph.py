@@ -620,3 +620,34 @@ def test_a_decorated_function_converts_the_wrapper_and_the_function_it_calls(sta
     assert "if_stmt" in tf.autograph.to_code(decorated_absolute)  # the wrapper's own code
     f = tf.function(decorated_absolute)
     assert [float(f(tf.constant(v))) for v in (-2.0, 3.0)] == [2.0, 3.0]
+
+
+class _CountingIterable:
+    """An iterable that runs converted loops itself, as a dataset does through the protocol."""
+
+    def __init__(self, items):
+        self.items, self.loops = items, 0
+
+    def __iter__(self):
+        return iter(self.items)
+
+    def _autograph_for_stmt(self, extra_test, body, get_state, set_state, symbol_names, opts, where):
+        self.loops += 1
+        for item in self.items:
+            if extra_test is not None and not extra_test():
+                break
+            body(item)
+
+
+def test_an_iterable_can_run_the_loop_itself():
+    def total_until(xs, stop):
+        s = 0
+        for x in xs:
+            if x == stop:
+                break
+            s += x
+        return s
+
+    items = _CountingIterable([1, 2, 3, 4])
+    assert tf.autograph.to_graph(total_until)(items, 3) == total_until(items, 3) == 3
+    assert items.loops == 1  # the converted loop went through the protocol; the plain one iterated
