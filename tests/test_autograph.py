@@ -357,6 +357,13 @@ def last_index_of_another_dtype(n):
     return i
 
 
+def python_builtins_on_traced_tensors(x):
+    s = 0
+    for i in range(int(x)):  # int() casts, range() counts in the graph, as in TF
+        s += i
+    return float(s)
+
+
 def reuses_a_loop_variable(n):
     s = 0.0
     for t in range(3):  # t is a Python int after this loop ...
@@ -376,6 +383,7 @@ TRACED_CASES = [
     (reuses_a_loop_variable, [(tf.constant(3.0),), (tf.constant(4.5),)], [6.0, 13.0]),
     (defined_in_a_tensor_loop, [(tf.constant(3),), (tf.constant(5),)], [4, 8]),  # the last iteration's, as in TF
     (last_index, [(tf.constant(4),), (tf.constant(0),)], [3, -1]),
+    (python_builtins_on_traced_tensors, [(tf.constant(4.5),), (tf.constant(6.0),)], [6.0, 15.0]),
 ]
 
 
@@ -589,6 +597,17 @@ def test_functions_without_source_run_as_written():
     assert convert(namespace["made"]) is namespace["made"]
     with pytest.raises(TypeError, match="function or method"):
         tf.autograph.to_code(3)
+
+
+def test_int_and_float_of_a_traced_tensor_cast_in_converted_code():
+    @tf.function
+    def f(x):
+        return int(x) * 2, float(x > 1.0)
+
+    n, flag = f(tf.constant(3.7))
+    assert (n.dtype, int(n), flag.dtype, float(flag)) == (tf.int32, 6, tf.float32, 1.0)
+    n, flag = f(tf.constant(0.5))
+    assert (int(n), float(flag)) == (0, 0.0)
 
 
 def test_indexing_with_a_traced_index_reads_it_at_run_time():

@@ -15,6 +15,7 @@ import textwrap
 import types
 import weakref
 
+from tapegrad._tensor import cast
 from tapegrad.autograph import _operators
 from tapegrad.autograph._convert import AG, convert_function_def
 
@@ -127,17 +128,25 @@ def convert(f, recursive=True, strict=False):
     return g
 
 
+# Builtins that, given a traced tensor, compute in the graph as TF's AutoGraph makes them do
+# (``range`` is tf.range, see iterable_call; ``int(x)``/``float(x)`` cast to TF's dtypes).
+_CASTS = {int: "int32", float: "float32"}
+
+
 def converted_call(f, args, kwargs, recursive=True):
     """A call from converted code: user functions are converted first (when ``recursive``)."""
     if recursive and (isinstance(f, (types.FunctionType, types.MethodType, functools.partial))):
         f = convert(f, recursive=True)
+    elif f in _CASTS and len(args) == 1 and not kwargs and _operators.is_graph_tensor(args[0]):
+        return cast(args[0], _CASTS[f])
     return f(*args, **(kwargs or {}))
 
 
 def iterable_call(f, args, kwargs, recursive=True):
-    """The call that makes a `for` loop's iterable: tf.range with a traced bound is not materialized."""
+    """The call that makes a `for` loop's iterable: tf.range (or Python's range) with a traced
+    bound is not materialized; the loop counts in the graph."""
     from tapegrad._creation import range as tf_range
-    if f is tf_range:
+    if f is tf_range or f is range:
         values = list(args) + list((kwargs or {}).values())
         if any(_operators.is_graph_tensor(v) for v in values):
             from tapegrad.autograph._loops import RangeLoop
