@@ -18,6 +18,7 @@ import weakref
 from tapegrad._tensor import cast
 from tapegrad.autograph import _operators
 from tapegrad.autograph._convert import AG, convert_function_def
+from tapegrad.autograph._expressions import Expressions
 
 __all__ = ["convert", "converted_call", "to_code", "to_graph", "do_not_convert", "is_user_function"]
 
@@ -48,8 +49,7 @@ def is_user_function(f):
     if not isinstance(f, types.FunctionType) or getattr(f, _DO_NOT_CONVERT, False) or f in _converted:
         return False
     code = f.__code__
-    if code.co_name == "<lambda>" or code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
-                                                      inspect.CO_ASYNC_GENERATOR):
+    if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE | inspect.CO_ASYNC_GENERATOR):
         return False
     path = code.co_filename
     if path.startswith("<"):
@@ -64,6 +64,9 @@ def _transform(f, recursive):
     hit = _code_cache.get(key)
     if hit is not None:
         return hit
+    if f.__code__.co_name == "<lambda>":
+        hit = _code_cache[key] = _transform_lambda(f.__code__)
+        return hit
     lines, first = inspect.getsourcelines(f.__code__)  # the code itself, not what __wrapped__ points to
     tree = ast.parse(textwrap.dedent("".join(lines)))
     fdef = tree.body[0]
@@ -75,16 +78,56 @@ def _transform(f, recursive):
     params |= {a.arg for a in (args.vararg, args.kwarg) if a is not None}
     freevars = list(f.__code__.co_freevars)
     convert_function_def(fdef, params, "__class__" in freevars, f.__code__.co_filename)
-    factory = ast.parse(f"def __ag_factory({', '.join(freevars + [AG])}):\n    pass").body[0]
-    factory.body = [fdef, ast.Return(value=ast.Name(id=fdef.name, ctx=ast.Load()))]
-    module = ast.Module(body=[factory], type_ignores=[])
-    ast.copy_location(factory, fdef)
-    ast.fix_missing_locations(module)
-    compiled = compile(module, f.__code__.co_filename, "exec")
-    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
-    code = next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == fdef.name)
+    code = _compile_in_factory([fdef], fdef.name, freevars + [AG], f.__code__.co_filename)
     hit = _code_cache[key] = (code, ast.unparse(fdef))
     return hit
+
+
+def _compile_in_factory(body, name, params, filename):
+    """The code object of the function `name` defined by body inside ``def __ag_factory(params)``
+    (so that the names of params are the function's free variables, as in the original)."""
+    factory = ast.parse(f"def __ag_factory({', '.join(params)}):\n    pass").body[0]
+    factory.body = body + ([ast.Return(value=ast.Name(id=name, ctx=ast.Load()))] if name != "<lambda>" else [])
+    module = ast.Module(body=[factory], type_ignores=[])
+    ast.copy_location(factory, body[0])
+    ast.fix_missing_locations(module)
+    compiled = compile(module, filename, "exec")
+    factory_code = next(c for c in compiled.co_consts if isinstance(c, types.CodeType))
+    return next(c for c in factory_code.co_consts if isinstance(c, types.CodeType) and c.co_name == name)
+
+
+def _same_code(a, b):
+    return (a.co_code, a.co_consts, a.co_names, a.co_varnames) == (b.co_code, b.co_consts, b.co_names, b.co_varnames)
+
+
+def _transform_lambda(code):
+    """A lambda's converted code: its node is found in the source lines by compiling each lambda
+    there and comparing with the running code (the lines may hold several lambdas, or end inside
+    an enclosing call: the text is cut back until it parses)."""
+    lines, first = inspect.getsourcelines(code)
+    text = textwrap.dedent("".join(lines))
+    tree = None
+    for end in range(len(text), max(len(text) - 400, 0), -1):
+        try:
+            tree = ast.parse(text[:end])
+            break
+        except SyntaxError:
+            continue
+    if tree is None:
+        raise ValueError("the source of the lambda does not parse")
+    ast.increment_lineno(tree, first - 1)
+    params = list(code.co_freevars) + [AG]
+    for node in (n for n in ast.walk(tree) if isinstance(n, ast.Lambda)):
+        body = [ast.Return(value=node)]
+        try:
+            found = _same_code(_compile_in_factory(body, "<lambda>", params, code.co_filename), code)
+        except (SyntaxError, StopIteration):
+            continue
+        if found:
+            node.body = Expressions(set(), None, code.co_filename).visit(node.body)
+            converted = _compile_in_factory([ast.Return(value=node)], "<lambda>", params, code.co_filename)
+            return converted, ast.unparse(node)
+    raise ValueError("the lambda is not found in its source lines")
 
 
 def _instantiate(f, code, recursive):
