@@ -223,7 +223,8 @@ def convert_function_def(fdef, params, uses_class_cell, filename):
     expressions = Expressions(set(tracked) | declared_nonlocal, self_name, filename)
     fdef.body = expressions.visit(ast.Module(body=fdef.body, type_ignores=[])).body
     ast.fix_missing_locations(fdef)  # the lowering's flag tests get their statement's line
-    fdef.body = _Statements(declared_global, filename, fdef.body).visit(ast.Module(body=fdef.body, type_ignores=[])).body
+    statements = _Statements(declared_global, filename, fdef.body)
+    fdef.body = statements.visit(ast.Module(body=fdef.body, type_ignores=[])).body
     head = [s for s in fdef.body if isinstance(s, (ast.Global, ast.Nonlocal))]
     rest = [s for s in fdef.body if not isinstance(s, (ast.Global, ast.Nonlocal))]
     prologue = [ast.Assign(targets=[ast.Name(id=n, ctx=ast.Store())], value=call("Undefined", ast.Constant(value=n)))
