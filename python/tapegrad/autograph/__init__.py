@@ -3,8 +3,10 @@
 ``tf.function`` converts the function it traces (unless ``autograph=False``): its source is
 transformed once per function (see _convert.py), and the converted code decides at run time, per
 statement, between plain Python (a Python or eager condition) and tf.cond / tf.while_loop (a
-condition or iterable computed from the function's arguments or variables). Functions it calls
-are converted too when they are the user's own. ``to_code`` shows the converted source.
+condition or iterable computed from the function's arguments or variables). Functions and
+lambdas it calls are converted too when they are the user's own; ``int()``/``float()`` of a
+traced tensor cast and ``range()`` of one counts in the graph, as in TF. ``to_code`` shows the
+converted source.
 
 Iteration protocol: ``for x in obj`` with ``type(obj)._autograph_for_stmt(obj, extra_test, body,
 get_state, set_state, symbol_names, opts, lineno)`` defined hands the whole loop to that method
