@@ -83,7 +83,7 @@ def test_a_variable_predicate_or_bound_inside_a_function_raises_instead_of_freez
 def test_python_reads_of_a_variable_in_a_trace_raise_instead_of_freezing_its_value():
     v = tf.Variable(2.0)
 
-    @tf.function
+    @tf.function(autograph=False)  # Python's own float()/bool(); AutoGraph makes float(v) a cast, as TF's does
     def f(x):
         shown = [str(v), repr(v)]
         for read in (float, bool, lambda t: t.numpy()):

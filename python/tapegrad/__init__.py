@@ -31,6 +31,8 @@ from tapegrad._tensor import install_tensor_surface as _install_tensor_surface  
 
 _install_tensor_surface()
 from tapegrad._function import function  # noqa: E402
+from tapegrad import autograph  # noqa: E402
+from tapegrad._tensor_array import TensorArray  # noqa: E402
 from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import cond, while_loop  # noqa: E402

@@ -182,6 +182,9 @@ def _bound(value, arg):
         raise ValueError(f"Range: {arg} is None; expected a number")
     if isinstance(value, Tensor) and value._size != 1:
         raise errors.InvalidArgumentError(f"Range: {arg} must be a scalar, got a tensor {value.dtype.name}{tuple(value.shape)}")
+    if isinstance(value, Tensor) and _core._tracing() and (_core._is_traced(value) or value._is_variable):
+        from tapegrad._trace_context import traced_value_error  # its value would be baked into the graph
+        raise traced_value_error(value, f"tf.range's {arg}")
     v = _item(value) if isinstance(value, Tensor) else value
     if isinstance(v, (np.integer, np.floating)):
         v = v.item()

@@ -36,8 +36,9 @@ class Function(_core._FunctionBase):
     again, and ``tracing_report()`` says which argument changed and how.
     """
 
-    def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None):
+    def __init__(self, python_function, input_signature=None, reduce_retracing=False, name=None, autograph=True):
         super().__init__()
+        self._autograph = bool(autograph)
         functools.update_wrapper(self, python_function, updated=())
         self.python_function = python_function
         self.input_signature = None if input_signature is None else list(input_signature)
@@ -110,7 +111,7 @@ class Function(_core._FunctionBase):
         stack.append(_Trace(self, dry))
         try:
             with tracer:
-                result = self.python_function(*args, **kwargs)
+                result = self._traced_function()(*args, **kwargs)
                 flat, template, single = _flatten_outputs(result)
         finally:
             stack.pop()
@@ -156,6 +157,11 @@ class Function(_core._FunctionBase):
         return (f"tf.function {self.__name__!r} was traced {n} more times after its first trace; "
                 f"{len(texts)} of them because the {category} of {path} changed (last: {texts[-1]}). "
                 f"Each trace runs the Python function and builds a graph; {advice}.")
+
+    def _traced_function(self):
+        """What a trace runs: the Python function, converted by AutoGraph unless autograph=False."""
+        from tapegrad.autograph._api import convert
+        return convert(self.python_function) if self._autograph else self.python_function
 
     # -- public API --------------------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs):
@@ -217,7 +223,7 @@ class Function(_core._FunctionBase):
             f = None
         if f is None:
             f = Function(functools.partial(self.python_function, instance), self.input_signature,
-                         self.reduce_retracing, name=self.__name__)
+                         self.reduce_retracing, name=self.__name__, autograph=self._autograph)
             try:
                 self._bound[instance] = f
             except TypeError:
@@ -314,6 +320,6 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
     relax = reduce_retracing or bool(experimental_relax_shapes)
 
     def decorate(f):
-        return Function(f, input_signature=input_signature, reduce_retracing=relax, name=name)
+        return Function(f, input_signature=input_signature, reduce_retracing=relax, name=name, autograph=autograph)
 
     return decorate if func is None else decorate(func)

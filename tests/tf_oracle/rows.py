@@ -514,6 +514,7 @@ EXCLUDED = {
     "TensorShape": "a shape class, not an op (tests/test_tensor.py)",
     "TensorSpec": "a signature class for function (tests/test_function.py)",
     "Variable": "state, not an op (tests/test_tape.py, tests/test_keras_optimizers.py)",
+    "TensorArray": "a container class, not an op (tests/test_tensor_array.py)",
     "GradientTape": "the tape itself: every gradient case here goes through it",
     "UnconnectedGradients": "an enum of tape.gradient (tests/test_tape.py)",
     "RegisterGradient": "replaces gradient rules (tests/test_register_gradient.py)",

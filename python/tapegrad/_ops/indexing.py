@@ -7,7 +7,9 @@ import builtins
 
 import numpy as np
 
+from tapegrad import _core
 from tapegrad._ops.array import _InvalidArgument, _gather, _reshape, _strided_slice, boolean_mask, gather
+from tapegrad._ops.elementwise import floormod
 from tapegrad._tensor import Tensor, convert_to_tensor
 
 _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), scalar int32/int64 tensors and "
@@ -28,6 +30,8 @@ def _getitem(self, key):
                               shrink_axis_mask=1)
     if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
         return boolean_mask(self, key)
+    if isinstance(key, Tensor) and _traced(key) and key.ndim == 0 and key.dtype.is_integer and self._shape:
+        return gather(self, floormod(key, self._shape[0]))  # x[i] for a traced i: read at run time
     # A list key is a sequence of indices, as in TF (x[[0, 1]] is x[0, 1], not NumPy's gather);
     # an index list inside a tuple (x[[0, 1], :], x[:, [2, 0]]) gathers.
     key = tuple(key) if isinstance(key, (tuple, list)) else (key,)
@@ -98,12 +102,19 @@ def _index_value(k):
     if isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)):
         return int(k)
     if isinstance(k, Tensor) and k.dtype.is_integer:
+        if _traced(k):
+            from tapegrad._trace_context import traced_value_error  # its value would be baked into the graph
+            raise traced_value_error(k, "an index inside a tuple key")
         return int(k._item()) if k.ndim == 0 else k.numpy().astype(np.int64)
     if isinstance(k, (list, np.ndarray)):
         a = np.asarray(k)
         if a.dtype.kind in "iu" or a.size == 0:
             return a.astype(np.int64)
     raise TypeError(f"{_VALID}, got {k!r}")
+
+
+def _traced(k):
+    return _core._tracing() and (_core._is_traced(k) or k._is_variable)
 
 
 getitem = _getitem  # Tensor.__getitem__, installed with the rest of the surface (_tensor.py)

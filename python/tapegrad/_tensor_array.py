@@ -1,0 +1,266 @@
+"""tf.TensorArray: a list of same-dtype tensors that loops write and ``stack`` joins, with gradients.
+
+Two forms. Eagerly and in loops that run as Python (also inside a trace) it is a list of tensors:
+``write`` stores the tensor itself, so gradients flow through ``stack``/``read`` by the ops that
+build them. Carried by a graph loop (tf.while_loop over a traced condition, see Note [Loop state]
+in autograph/_loops.py) it is a buffer tensor ``[capacity, *element_shape]`` plus a size tensor:
+``write`` at a traced index selects with ``where``; a ``dynamic_size`` array grows by one row per
+write there (writes at 0, 1, 2, ..., as loops make them).
+As in TF's eager mode, ``write`` returns a new TensorArray that shares the elements with the old.
+"""
+import builtins
+
+from tapegrad import dtypes, errors
+from tapegrad._creation import zeros
+from tapegrad._ops.array import concat, expand_dims, gather, reshape, stack, unstack
+from tapegrad._ops.reduction import cumsum
+from tapegrad._ops.elementwise import equal, maximum, where
+from tapegrad._tensor import Tensor, TensorShape, cast, convert_to_tensor, _item
+
+__all__ = ["TensorArray"]
+
+
+class _Elements:
+    """The storage TensorArray objects share: a list of tensors (None: not written or cleared)."""
+
+    def __init__(self, size, element_shape):
+        self.items = [None] * size
+        self.element_shape = element_shape
+        self.read_once = set()
+
+
+class TensorArray:
+    """A list of tensors of one dtype for loops to collect results into (TF's ``tf.TensorArray``).
+
+    Args:
+      dtype: the element dtype.
+      size: the number of elements (required).
+      dynamic_size: whether writes past the end grow the array.
+      clear_after_read: whether ``read`` empties an element (default True), so it cannot be read twice.
+      infer_shape: whether all elements must have the shape of the first written one.
+      element_shape: the shape every element must have (None dims: any).
+
+    >>> ta = tf.TensorArray(tf.float32, size=2).write(0, 1.0).write(1, 2.0)
+    >>> ta.stack()
+    <tf.Tensor: shape=(2,), dtype=float32, numpy=array([1., 2.], dtype=float32)>
+    """
+
+    def __init__(self, dtype, size=None, dynamic_size=None, clear_after_read=None, tensor_array_name=None,
+                 handle=None, flow=None, infer_shape=True, element_shape=None, colocate_with_first_write_call=True,
+                 name=None):
+        self._dtype = dtypes.as_dtype(dtype)
+        if size is None:
+            raise ValueError("Size must be declared for TensorArrays when eager execution is enabled.")
+        n = int(_item(size))
+        if n < 0:
+            raise errors.InvalidArgumentError(f"TensorArray: size must be non-negative, got {n}")
+        self._dynamic_size = bool(dynamic_size)
+        self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
+        self._infer_shape = bool(infer_shape)
+        shape = None if element_shape is None else tuple(TensorShape(_dims(element_shape)))
+        self._elements = _Elements(n, shape)
+        self._buffer = self._size = None  # the graph-loop form (see the module docstring)
+
+    # -- properties ---------------------------------------------------------------------------------
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def dynamic_size(self):
+        return self._dynamic_size
+
+    @property
+    def element_shape(self):
+        shape = self._elements.element_shape
+        return None if shape is None else TensorShape(shape)
+
+    @property
+    def handle(self):
+        return None
+
+    @property
+    def flow(self):
+        return None
+
+    def size(self, name=None):
+        if self._buffer is not None:
+            return self._size
+        return convert_to_tensor(len(self._elements.items))
+
+    # -- writing ------------------------------------------------------------------------------------
+    def _value(self, value, what):
+        t = value if isinstance(value, Tensor) else convert_to_tensor(value, dtype=self._dtype)
+        if t.dtype != self._dtype:
+            raise errors.InvalidArgumentError(f"TensorArray dtype is {self._dtype.name} but Op is trying to {what} "
+                                              f"dtype {t.dtype.name}")
+        want = self._elements.element_shape
+        got = tuple(t.shape)
+        if want is not None and (len(want) != len(got) or any(w is not None and w != g for w, g in zip(want, got))):
+            raise ValueError(f"Incompatible shape for value ({got}), expected ({want})")
+        if self._infer_shape and (want is None or None in want):
+            self._elements.element_shape = got
+        return t
+
+    def _like(self):
+        out = TensorArray.__new__(TensorArray)
+        out.__dict__.update(self.__dict__)
+        return out
+
+    def write(self, index, value, name=None):
+        """Stores ``value`` at ``index``; returns the TensorArray to use from now on."""
+        value = self._value(value, "write")
+        if self._buffer is not None:
+            return self._dense_write(index, value)
+        i = int(_item(index))
+        items = self._elements.items
+        if i < 0:
+            raise errors.OutOfRangeError(f"Writing to negative indices (index {i}) is not allowed.")
+        if i >= len(items):
+            if not self._dynamic_size:
+                raise errors.OutOfRangeError(f"Tried to write to index {i} but array is not resizeable and size "
+                                             f"is: {len(items)}")
+            items.extend([None] * (i + 1 - len(items)))
+        items[i] = value
+        self._elements.read_once.discard(i)
+        return self._like()
+
+    def unstack(self, value, name=None):
+        """Writes the rows of ``value`` at 0, 1, ...."""
+        value = convert_to_tensor(value, dtype=self._dtype)
+        rows = unstack(value) if value.shape else []
+        if len(rows) > len(self._elements.items) and not self._dynamic_size and self._buffer is None:
+            raise ValueError(f"Cannot unstack {len(rows)} tensors into a TensorArray of static size "
+                             f"{len(self._elements.items)}")
+        out = self
+        for i, row in enumerate(rows):
+            out = out.write(i, row)
+        return out._like()
+
+    def scatter(self, indices, value, name=None):
+        """Writes ``value[k]`` at ``indices[k]``."""
+        rows = unstack(convert_to_tensor(value, dtype=self._dtype))
+        out = self
+        for i, row in zip(_index_list(indices), rows):
+            out = out.write(i, row)
+        return out._like()
+
+    def split(self, value, lengths, name=None):
+        """Writes consecutive pieces of ``value`` (lengths along axis 0) at 0, 1, ...."""
+        value = convert_to_tensor(value, dtype=self._dtype)
+        out, start = self, 0
+        for i, n in enumerate(_index_list(lengths)):
+            out = out.write(i, value[start:start + n])
+            start += n
+        return out._like()
+
+    # -- reading ------------------------------------------------------------------------------------
+    def _element(self, i, reading=False):
+        items = self._elements.items
+        if i < 0 or i >= len(items):
+            raise errors.OutOfRangeError(f"Tried to read from index {i} but array size is: {len(items)}")
+        if items[i] is not None:
+            return items[i]
+        if reading and i in self._elements.read_once:
+            raise errors.InvalidArgumentError(f"Could not read index {i} twice because it was cleared after a "
+                                              "previous read (perhaps try setting clear_after_read = false?)")
+        shape = self._known_shape()
+        return zeros(shape, self._dtype)
+
+    def _known_shape(self):
+        shape = self._elements.element_shape
+        if shape is None or None in shape:
+            raise ValueError(f"TensorArray: an element that was never written has an unknown shape "
+                             f"({'unknown' if shape is None else shape}); give element_shape")
+        return list(shape)
+
+    def read(self, index, name=None):
+        """The element at ``index`` (zeros of the element shape if never written)."""
+        if self._buffer is not None:
+            return gather(self._buffer, index)
+        i = int(_item(index))
+        value = self._element(i, reading=True)
+        if self._clear_after_read and self._elements.items[i] is not None:
+            self._elements.items[i] = None
+            self._elements.read_once.add(i)
+        return value
+
+    def stack(self, name=None):
+        """The elements joined along a new axis 0."""
+        if self._buffer is not None:
+            return self._buffer
+        items = self._elements.items
+        if not items:
+            shape = self._elements.element_shape
+            return zeros([0] + list(shape if shape is not None and None not in shape else []), self._dtype)
+        if any(t is None for t in items):
+            return stack([self._element(i) for i in builtins.range(len(items))])
+        return stack(items)
+
+    def gather(self, indices, name=None):
+        """The elements at ``indices``, stacked."""
+        if self._buffer is not None:
+            return gather(self._buffer, indices)
+        return stack([self._element(i) for i in _index_list(indices)])
+
+    def concat(self, name=None):
+        """The elements joined along their axis 0."""
+        if self._buffer is not None:
+            return reshape(self._buffer, [-1] + list(self._buffer.shape[2:]))
+        return concat([self._element(i) for i in builtins.range(len(self._elements.items))], 0)
+
+    def identity(self):
+        return self
+
+    def close(self, name=None):
+        return None
+
+    def mark_used(self):
+        return None
+
+    def __repr__(self):
+        n = len(self._elements.items) if self._buffer is None else "traced"
+        return f"<tf.TensorArray dtype={self._dtype.name} size={n} element_shape={self.element_shape}>"
+
+    # -- the graph-loop form (autograph/_loops.py) ------------------------------------------------------
+    def _to_loop_value(self):
+        if self._buffer is not None:
+            return self._buffer, self._size
+        items = self._elements.items
+        if items and all(t is not None for t in items) or self._elements.element_shape is not None:
+            buffer = self.stack() if items else zeros([0] + self._known_shape(), self._dtype)
+        else:
+            raise ValueError("TensorArray: an array carried by a loop over a traced tensor needs its element_shape "
+                             "(or its elements written) before the loop")
+        return buffer, convert_to_tensor(len(items))
+
+    def _from_loop_value(self, value):
+        out = self._like()
+        out._elements = _Elements(0, self._elements.element_shape)
+        out._buffer, out._size = value
+        return out
+
+    def _dense_write(self, index, value):
+        buffer = self._buffer
+        index = convert_to_tensor(index)
+        if self._dynamic_size:  # one more row per write (see the module docstring)
+            buffer = concat([buffer, expand_dims(zeros(list(value.shape), self._dtype), 0)], 0)
+        # Row numbers computed from the buffer, not from its length at tracing time (it grows in the loop).
+        # Ops whose shapes follow their inputs at run time only: where(.., 1, 1) is ones like the buffer.
+        rows = cumsum(where(equal(buffer, buffer), 1, 1), axis=0) - 1
+        mask = equal(rows, cast(index, dtypes.int32))
+        out = self._like()
+        out._buffer = where(mask, expand_dims(value, 0), buffer)
+        out._size = maximum(self._size, cast(index, dtypes.int32) + 1)
+        return out
+
+
+def _dims(shape):
+    return [None if d is None or (isinstance(d, int) and d < 0) else int(d) for d in shape]
+
+
+def _index_list(indices):
+    if isinstance(indices, Tensor):
+        return [int(v) for v in indices.numpy().reshape(-1)]
+    return [int(_item(v)) for v in indices]
+

@@ -1,0 +1,153 @@
+"""tf.TensorArray: TF's eager results and errors, gradients through write/stack/read, and loops in functions."""
+import numpy as np
+import pytest
+
+import tapegrad as tf
+from gradcheck import check_grads
+from test_autograph import NEEDS_NODES, stand_in_nodes  # noqa: F401 -- a fixture
+
+
+def f32(**kwargs):
+    return tf.TensorArray(tf.float32, **kwargs)
+
+
+# Values as TF 2's eager TensorArray gives them.
+VALUE_CASES = [
+    ("write past the end grows a dynamic array", lambda: f32(size=0, dynamic_size=True).write(3, 1.0).stack(),
+     [0.0, 0.0, 0.0, 1.0]),
+    ("unwritten elements stack as zeros", lambda: f32(size=3, element_shape=(2,)).write(1, [1.0, 2.0]).stack(),
+     [[0.0, 0.0], [1.0, 2.0], [0.0, 0.0]]),
+    ("an empty array with an element shape", lambda: f32(size=0, element_shape=(2,)).stack(), np.zeros((0, 2))),
+    ("a second write replaces the first", lambda: f32(size=2).write(0, 1.0).write(0, 2.0).stack(), [2.0, 0.0]),
+    ("Python numbers take the array's dtype", lambda: f32(size=2).write(0, 1).stack(), [1.0, 0.0]),
+    ("unstack then read", lambda: f32(size=0, dynamic_size=True).unstack([[1.0, 2.0], [3.0, 4.0]]).read(1),
+     [3.0, 4.0]),
+    ("unstack sets the size", lambda: f32(size=0, dynamic_size=True).unstack([[1.0, 2.0], [3.0, 4.0]]).size(), 2),
+    ("gather", lambda: f32(size=3).unstack([1.0, 2.0, 3.0]).gather([2, 0]), [3.0, 1.0]),
+    ("scatter", lambda: f32(size=4).scatter([3, 0], [5.0, 6.0]).stack(), [6.0, 0.0, 0.0, 5.0]),
+    ("concat without shape inference", lambda: f32(size=2, infer_shape=False).write(0, [1.0, 2.0]).write(1, [3.0])
+     .concat(), [1.0, 2.0, 3.0]),
+    ("split", lambda: f32(size=2, infer_shape=False).split([1.0, 2.0, 3.0], [2, 1]).read(1), [3.0]),
+    ("size", lambda: f32(size=3).size(), 3),
+]
+
+
+@pytest.mark.parametrize("make,want", [c[1:] for c in VALUE_CASES], ids=[c[0] for c in VALUE_CASES])
+def test_values_match_tf(make, want):
+    np.testing.assert_array_equal(make().numpy(), want)
+
+
+def test_a_read_clears_the_element_unless_asked_not_to():
+    ta = f32(size=1).write(0, 1.0)
+    assert float(ta.read(0)) == 1.0
+    np.testing.assert_array_equal(ta.stack().numpy(), [0.0])  # cleared elements stack as zeros, as in TF
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Could not read index 0 twice"):
+        ta.read(0)
+    kept = f32(size=1, clear_after_read=False).write(0, 1.0)
+    assert float(kept.read(0)) == float(kept.read(0)) == 1.0
+
+
+ERROR_CASES = [
+    (lambda: f32(), ValueError, "Size must be declared"),
+    (lambda: f32(size=2).write(2, 1.0), tf.errors.OutOfRangeError, "Tried to write to index 2 but array is not "
+                                                                   "resizeable and size is: 2"),
+    (lambda: f32(size=2).write(-1, 1.0), tf.errors.OutOfRangeError, "negative indices"),
+    (lambda: f32(size=2).read(5), tf.errors.OutOfRangeError, "Tried to read from index 5 but array size is: 2"),
+    (lambda: f32(size=2).read(1), ValueError, "unknown shape"),
+    (lambda: f32(size=2).write(0, tf.constant(1, tf.int32)), tf.errors.InvalidArgumentError,
+     "TensorArray dtype is float32 but Op is trying to write dtype int32"),
+    (lambda: f32(size=2).write(0, [1.0]).write(1, [1.0, 2.0]), ValueError, r"Incompatible shape for value \(\(2,\)\)"),
+    (lambda: f32(size=2, element_shape=(3,)).write(0, [1.0]), ValueError, "Incompatible shape"),
+    (lambda: f32(size=1).unstack([1.0, 2.0]), ValueError, "Cannot unstack 2 tensors into a TensorArray of static "
+                                                          "size 1"),
+]
+
+
+@pytest.mark.parametrize("make,error,message", ERROR_CASES)
+def test_errors_match_tf(make, error, message):
+    with pytest.raises(error, match=message):
+        make()
+
+
+def test_properties():
+    ta = tf.TensorArray(tf.float64, size=2, dynamic_size=True, element_shape=[None, 3])
+    assert ta.dtype == tf.float64 and ta.dynamic_size and ta.element_shape == (None, 3)
+    assert f32(size=1).element_shape is None
+    assert "TensorArray" in repr(ta)
+
+
+def _squares_through_an_array(x):
+    ta = tf.TensorArray(tf.float64, size=3)
+    for i in range(3):
+        ta = ta.write(i, x[i] * x[i])
+    return ta.stack() + 10.0 * ta.read(0)
+
+
+def test_gradients_through_stack_and_read():
+    check_grads(_squares_through_an_array, [np.array([1.0, 2.0, 3.0])], {}, [0], np.random.default_rng(0))
+    x = tf.constant([1.0, 2.0, 3.0], tf.float64)
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(_squares_through_an_array(x))
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), [62.0, 4.0, 6.0])
+
+
+def test_unrolled_loops_in_a_function_with_gradients():
+    @tf.function
+    def doubled(x):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        for i in tf.range(tf.shape(x)[0]):  # a count known at tracing time: the loop unrolls
+            ta = ta.write(i, x[i] * 2.0)
+        return ta.stack()
+
+    x = tf.constant([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(doubled(x).numpy(), [2.0, 4.0, 6.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(doubled(x) * x)
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [4.0, 8.0, 12.0])
+
+
+def cumulative(x, n):
+    ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=())
+    total = tf.constant(0.0)
+    for i in tf.range(n):
+        total += x[i]
+        ta = ta.write(i, total)
+    return ta.stack()
+
+
+def squares(x, n):
+    ta = tf.TensorArray(tf.float32, size=3, element_shape=())
+    for i in tf.range(n):
+        ta = ta.write(i, x[i] * x[i])
+    return ta.stack()
+
+
+def test_array_carried_by_a_graph_loop(stand_in_nodes):
+    x = tf.constant([1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(tf.function(cumulative)(x, tf.constant(3)).numpy(), [1.0, 3.0, 6.0])
+    np.testing.assert_array_equal(tf.function(squares)(x, tf.constant(3)).numpy(), [1.0, 4.0, 9.0])
+
+
+def test_array_without_element_shape_in_a_graph_loop_says_what_it_needs(stand_in_nodes):
+    def unshaped(x, n):
+        ta = tf.TensorArray(tf.float32, size=3)
+        for i in tf.range(n):
+            ta = ta.write(i, x[i])
+        return ta.stack()
+
+    with pytest.raises(ValueError, match="needs its element_shape"):
+        tf.function(unshaped)(tf.constant([1.0, 2.0, 3.0]), tf.constant(3))
+
+
+@NEEDS_NODES
+def test_array_in_a_traced_loop_with_gradients():
+    f = tf.function(cumulative)
+    x = tf.constant([1.0, 2.0, 3.0, 4.0])
+    np.testing.assert_array_equal(f(x, tf.constant(3)).numpy(), [1.0, 3.0, 6.0])
+    np.testing.assert_array_equal(f(x, tf.constant(4)).numpy(), [1.0, 3.0, 6.0, 10.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.reduce_sum(f(x, tf.constant(2)))
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 1.0, 0.0, 0.0])
