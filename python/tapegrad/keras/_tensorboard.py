@@ -70,7 +70,8 @@ class TensorBoard(Callback):
     def _histograms(self):
         for layer in self.model.layers:
             for weight in layer.weights:
-                tf.summary.histogram(f"{self.model.name}/{layer.name}/{weight.name.split(':')[0]}/histogram", weight)
+                short = weight.name.split(":")[0].rsplit("/", 1)[-1]  # "d1/bias:0" -> "bias", as Keras 3
+                tf.summary.histogram(f"{self.model.name}/{layer.name}/{short}/histogram", weight)
 
     def on_train_end(self, logs=None):
         for writer in self._writers.values():
