@@ -198,9 +198,21 @@ class Graph:
     """
     def __str__(self) -> str:
         ...
+    def nodes(self) -> list:
+        """
+        Per node: (name, type, inputs, shape, dtype code, has a value).
+        """
+    def probe_shapes(self, arg0: collections.abc.Sequence) -> list[list[int]]:
+        """
+        Each node's shape when the graph runs (without side effects) on these arguments.
+        """
     def relax(self, arg0: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], arg1: Graph) -> None:
         """
         Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).
+        """
+    def relax_by_probe(self, arg0: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], arg1: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]]) -> None:
+        """
+        Relaxes the graph: placeholder dims (-1: any size), other dims where the probe's shapes differ.
         """
     def run(self, arg0: collections.abc.Sequence) -> list[Tensor]:
         ...
@@ -226,6 +238,9 @@ class Graph:
         The op of each node, in execution order.
         """
     @property
+    def outputs(self) -> list[int]:
+        ...
+    @property
     def relaxed(self) -> bool:
         ...
 class _Tracer:
@@ -241,6 +256,16 @@ class _Tracer:
         ...
     def restore_variables(self) -> None:
         ...
+    @property
+    def leak_use(self) -> str:
+        """
+        Note [Leaked tensors]: the first leaked tensor the trace used, or ''.
+        """
+    @property
+    def traced_graph(self) -> Graph:
+        """
+        After finish(): the graph as recorded, before optimization.
+        """
 class _Concrete:
     def __init__(self, arg0: Graph, arg1: typing.Any, arg2: bool) -> None:
         ...
@@ -265,6 +290,9 @@ class _FunctionBase:
         ...
     @property
     def _memo_size(self) -> int:
+        ...
+    @property
+    def _num_calls(self) -> int:
         ...
 class _BoundOp:
     def __call__(self, *args) -> Tensor:
@@ -338,6 +366,10 @@ def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
 def _traced_assign(arg0: Tensor, arg1: typing.Any, arg2: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Assigns a variable while tracing and records the assignment in the graph.
+    """
+def _traced_name(arg0: Tensor) -> str:
+    """
+    The name of t's value in the innermost trace ("add:0"), or '' when no trace saw it.
     """
 def _tracing() -> bool:
     """

@@ -8,7 +8,6 @@ call with the same signature runs entirely in C++ (the key lookup included, _cor
 import functools
 import inspect
 import logging
-import warnings
 import weakref
 
 from tapegrad import _core
@@ -16,17 +15,15 @@ from tapegrad import _function_signature as sig
 from tapegrad._concrete_function import ConcreteFunction
 from tapegrad._creation import ones, zeros
 from tapegrad._nest import sequence_like
-from tapegrad._tensor import Tensor, TensorSpec, constant
+from tapegrad._retracing import note_trace
+from tapegrad._tensor import Tensor, TensorShape, TensorSpec, constant
 from tapegrad._trace_context import _Trace, _trace_stack
 
-__all__ = ["function", "Function", "ConcreteFunction", "RetracingWarning"]
+__all__ = ["function", "Function", "ConcreteFunction"]
 
 _log = logging.getLogger("tapegrad.function")
-_RETRACE_WARNING_AFTER = 5
-
-
-class RetracingWarning(UserWarning):
-    """A Function traced again many times; the message names the argument that keeps changing."""
+_CACHE_LIMIT = 128  # concrete functions kept per Function (by exact call key; oldest dropped first)
+_MEMO_LIMIT = 256   # entries of the C++ call cache before it is cleared
 
 
 class Function(_core._FunctionBase):
@@ -49,11 +46,11 @@ class Function(_core._FunctionBase):
             self._signature = inspect.signature(python_function)
         except (TypeError, ValueError):
             self._signature = None
-        self._concrete = {}   # exact call key -> ConcreteFunction
-        self._generic = {}    # erased key -> [ConcreteFunction, relaxed shapes] (Note [Relaxed graphs])
+        self._concrete = {}   # exact call key -> ConcreteFunction (at most _CACHE_LIMIT)
+        self._generic = {}    # erased key -> [[ConcreteFunction, relaxed shapes]] (Note [Relaxed graphs])
         self._history = []    # one record per trace
         self._num_traces = 0
-        self._warned = False
+        self._calls_seen = 0  # calls counted by the retracing detector so far (_core counts them all)
         self._bound = weakref.WeakKeyDictionary()
 
     # -- the slow path: everything the C++ key cannot decide -----------------------------------
@@ -65,6 +62,8 @@ class Function(_core._FunctionBase):
         else:
             result = cf._run(call.tensors)
         if call.simple and not kwargs and self.input_signature is None:
+            if self._memo_size >= _MEMO_LIMIT:
+                self._memo_clear()
             self._memo_insert(cf._concrete, *args)
         return result
 
@@ -74,40 +73,74 @@ class Function(_core._FunctionBase):
 
     def _find(self, call):
         cf = self._concrete.get(call.key)
-        if cf is None and self._relaxable():
-            entry = self._generic.get(call.erased)
-            if entry is not None and entry[1] is not None and sig.shapes_fit(entry[1], [t._shape for t in call.tensors]):
-                cf = self._concrete[call.key] = entry[0]
+        if cf is None:
+            shapes = [t._shape for t in call.tensors]
+            for entry in reversed(self._generic.get(call.erased, ())):
+                if entry[1] is not None and sig.shapes_fit(entry[1], shapes):
+                    cf = self._remember(call.key, entry[0])
+                    break
         return cf
 
-    def _trace_for(self, call, dry):
-        """Traces for a call; with relaxation allowed, tries to make one graph serve both shapes."""
-        base = self._generic.get(call.erased) if self._relaxable() else None
-        cf, result = self._trace(call, dry, verifying=base is not None)
-        self._concrete[call.key] = cf
-        if base is not None:
-            same, why = base[0].graph.same_structure(cf.graph)
-            record = self._history[-1]
+    def _remember(self, key, cf):
+        self._concrete[key] = cf
+        if len(self._concrete) > _CACHE_LIMIT:
+            del self._concrete[next(iter(self._concrete))]
+        return cf
+
+    def _up_front_shapes(self, call, specs_by_id=None):
+        """Per placeholder, the shape the graph must serve when the input_signature (or the
+        TensorSpecs given to get_concrete_function) leave dimensions unknown; else None."""
+        if specs_by_id:
+            shapes = [specs_by_id.get(id(t), TensorShape(t._shape)) for t in call.tensors]
+        elif self.input_signature is not None and len(call.tensors) == len(self.input_signature):
+            shapes = [s.shape if s.shape is not None else TensorShape(t._shape)
+                      for s, t in zip(self.input_signature, call.tensors)]
+        else:
+            return None
+        return shapes if any(None in s for s in shapes) else None
+
+    def _trace_for(self, call, dry, specs_by_id=None):
+        """Traces for a call. An input_signature with None dimensions relaxes the graph up front
+        (one trace serves every shape); reduce_retracing tries to make one graph serve both shapes."""
+        up_front = self._up_front_shapes(call, specs_by_id)
+        entries = self._generic.setdefault(call.erased, [])
+        base = entries[-1] if up_front is None and self._relaxable() and entries else None
+        cf, result = self._trace(call, dry, verifying=base is not None, relaxed_shapes=up_front)
+        self._remember(call.key, cf)
+        record = self._history[-1]
+        if up_front is not None:
+            why = cf._relax_up_front(up_front, call.tensors)
+            if why is None:
+                entries.append([cf, up_front])
+                record["relaxed"] = f"traced once for {_spec_text(cf)}"
+            else:
+                entries.append([cf, None])
+                record["relaxed"] = f"the graph cannot serve other shapes: {why}"
+        elif base is not None:
+            same, why = base[0]._graph.same_structure(cf._graph)
             if same:
                 old = base[1] if base[1] is not None else [s.shape for s in base[0]._specs]
                 shapes = sig.merge_shapes(old, [tuple(t._shape) for t in call.tensors])
                 cf._relax(shapes, base[0])
-                self._generic[call.erased] = [cf, shapes]
+                entries[-1] = [cf, shapes]
                 record["relaxed"] = f"the graph does not depend on these shapes; it now serves {_spec_text(cf)}"
             else:
                 record["relaxed"] = f"the graph cannot be shared across shapes: {why}"
         elif self._relaxable():
-            self._generic[call.erased] = [cf, None]
-        self._after_trace(call, self._history[-1])
+            entries.append([cf, None])
+        if not entries:
+            del self._generic[call.erased]
+        self._after_trace(call, record)
         return cf, result
 
-    def _trace(self, call, dry, verifying=False):
+    def _trace(self, call, dry, verifying=False, relaxed_shapes=None):
         args, kwargs, views = sig.traced_arguments(call)
         tracer = _core._Tracer(dry)
         for view, path in zip(views, call.paths):
             tracer.placeholder(view, path)
+        shapes_by_id = None if relaxed_shapes is None else {v._id: s for v, s in zip(views, relaxed_shapes)}
         stack = _trace_stack()
-        stack.append(_Trace(self, dry))
+        stack.append(_Trace(self, dry, shapes_by_id))
         try:
             with tracer:
                 result = self.python_function(*args, **kwargs)
@@ -116,9 +149,16 @@ class Function(_core._FunctionBase):
             stack.pop()
             if dry:
                 tracer.restore_variables()
+        del args, kwargs, views
         graph, stats = tracer.finish([t for t in flat])
+        if tracer.leak_use:
+            raise TypeError(
+                f"{tracer.leak_use} is out of scope and cannot be used here. Use return values, explicit "
+                f"Python locals or TensorFlow collections to access it. (tf.function {self.__name__!r} used a "
+                "tensor that another tf.function's trace computed and Python kept; its value is that trace's "
+                "first call's, not a value of this call.)")
         concrete = _core._Concrete(graph, template, single)
-        cf = ConcreteFunction(self, concrete, call, stats)
+        cf = ConcreteFunction(self, concrete, call, stats, tracer.traced_graph, template, single)
         self._num_traces += 1
         self._history.append({"trace": self._num_traces, "signature": sig.describe(call.desc), "desc": call.desc,
                               "changes": [], "dry": dry, "verifying": verifying})
@@ -135,27 +175,27 @@ class Function(_core._FunctionBase):
                        reason, f" -- {record['relaxed']}" if "relaxed" in record else "")
         else:
             _log.debug("tf.function %s: first trace for %s", self.__name__, record["signature"])
-        if len(self._history) - 1 >= _RETRACE_WARNING_AFTER and not self._warned:
-            self._warned = True
-            warnings.warn(self._retrace_warning(), RetracingWarning, stacklevel=4)
+        if not record["dry"]:  # as TF, get_concrete_function is not a call
+            calls = self._num_calls
+            note_trace(self, calls - self._calls_seen - 1)
+            self._calls_seen = calls
 
-    def _retrace_warning(self):
+    def _retrace_cause(self):
+        """The argument that changed most often between traces, and advice; '' if none did."""
         counts = {}
         for r in self._history[1:]:
             for path, category, text in r["changes"]:
                 counts.setdefault((path, category), []).append(text)
-        n = len(self._history) - 1
         if not counts:
-            return f"tf.function {self.__name__!r} was traced {n} more times after its first trace."
+            return ""
         (path, category), texts = max(counts.items(), key=lambda kv: len(kv[1]))
         advice = {
             "Python value": f"pass {path} as a tensor (tf.constant) so that its value is not part of the signature",
             "shape": "use reduce_retracing=True or an input_signature with None dimensions",
             "rank": "use an input_signature or keep the rank fixed",
         }.get(category, "keep this argument's type and structure fixed between calls")
-        return (f"tf.function {self.__name__!r} was traced {n} more times after its first trace; "
-                f"{len(texts)} of them because the {category} of {path} changed (last: {texts[-1]}). "
-                f"Each trace runs the Python function and builds a graph; {advice}.")
+        return (f"{len(texts)} of tf.function {self.__name__!r}'s retraces came from the {category} of {path} "
+                f"changing (last: {texts[-1]}); {advice}.")
 
     # -- public API --------------------------------------------------------------------------
     def get_concrete_function(self, *args, **kwargs):
@@ -166,22 +206,23 @@ class Function(_core._FunctionBase):
         """
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
-        specs = [a for a in list(args) + list(kwargs.values()) if isinstance(a, TensorSpec)]
-        sizes = [2, 3] if any(s.shape is None or None in s.shape for s in specs) else [None]
-        cf = None
-        for size in sizes:
-            a = tuple(_example(x, size) for x in args)
-            k = {n: _example(x, size) for n, x in kwargs.items()}
-            call = sig.make_call(self._signature, a, k, self.input_signature)
-            cf = self._find(call)
-            if cf is None:
-                saved = self.reduce_retracing
-                self.reduce_retracing = saved or size is not None
-                try:
-                    cf, _ = self._trace_for(call, dry=True)
-                finally:
-                    self.reduce_retracing = saved
+        specs_by_id = {}
+        a = tuple(_example(x, specs_by_id) for x in args)
+        k = {n: _example(x, specs_by_id) for n, x in kwargs.items()}
+        call = sig.make_call(self._signature, a, k, self.input_signature)
+        cf = self._find(call)
+        if cf is None:
+            cf, _ = self._trace_for(call, dry=True, specs_by_id=specs_by_id)
         return cf
+
+    def pretty_printed_concrete_signatures(self, verbose=True):
+        """Each traced signature as TF prints it: input parameters, output type, captures."""
+        seen, out = set(), []
+        for cf in self._concrete.values():
+            if id(cf) not in seen:
+                seen.add(id(cf))
+                out.append(cf.pretty_printed_signature(verbose=verbose))
+        return "\n\n".join(out)
 
     def experimental_get_tracing_count(self):
         """How many times the Python function was traced."""
@@ -236,12 +277,14 @@ def _spec_text(cf):
     return ", ".join(f"{s.name}: {s.dtype.name}{s.shape}" for s in cf._specs)
 
 
-def _example(x, size):
-    """A value to trace with for a TensorSpec (None dims become `size`)."""
+def _example(x, specs_by_id):
+    """A value to trace with for a TensorSpec (None dims become 2); records the spec's shape."""
     if not isinstance(x, TensorSpec):
         return x
-    shape = [size if d is None else d for d in (x.shape or [])]
-    return ones(shape, x.dtype) if x.dtype.is_floating else zeros(shape, x.dtype)
+    shape = [2 if d is None else d for d in (x.shape or [])]
+    t = ones(shape, x.dtype) if x.dtype.is_floating else zeros(shape, x.dtype)
+    specs_by_id[id(t)] = x.shape if x.shape is not None else TensorShape(shape)
+    return t
 
 
 def _flatten_outputs(result):

@@ -64,14 +64,25 @@ def _no_value(self):
     return _core._is_traced(self) or (self._is_variable and _core._tracing())
 
 
+def _symbolic_text(self, as_repr):
+    """While tracing: TF's symbolic text for a tensor of the trace, else None."""
+    if not _core._tracing():
+        return None
+    from tapegrad._trace_context import symbolic_text
+    return symbolic_text(self, as_repr)
+
+
 def _tensor_repr(self):
-    kind = "tf.Tensor"
-    if _core._is_traced(self):  # no fixed value while tracing: show how it is computed
-        return f"<{kind} (traced) {_core._describe_traced(self)} shape={TensorShape(self._shape)} dtype={self.dtype.name}>"
-    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_repr_numpy(self)}>"
+    text = _symbolic_text(self, True)
+    if text is not None:  # no fixed value while tracing: the graph's name for it
+        return text
+    return f"<tf.Tensor: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_repr_numpy(self)}>"
 
 
 def _tensor_str(self):
+    text = _symbolic_text(self, False)
+    if text is not None:
+        return text
     if _no_value(self):
         return repr(self)
     return f"tf.Tensor({_repr_numpy(self)}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
@@ -101,6 +112,8 @@ def _bool(self):
 
 
 def _format(self, spec):
+    if not spec and _core._tracing():  # f"{x}" of a traced tensor: its symbolic text, as TF
+        return str(self)
     _check_concrete(self, "format()")
     if self._size == 1 and spec:
         return format(self._item(), spec)
@@ -369,8 +382,17 @@ def stop_gradient(input, name=None):
     return _stop_gradient(input)
 
 
+_shape_op = _core.op("Shape")
+
+
 def shape(input, out_type=dtypes.int32, name=None):
+    """The shape of ``input`` as a 1-d tensor; in a graph that serves unknown dimensions (an
+    input_signature with None) a run-time value, else a constant."""
     t = convert_to_tensor(input)
+    if _core._tracing() and _core._is_traced(t):
+        from tapegrad._trace_context import relaxed_trace
+        if relaxed_trace() is not None:
+            return _shape_op(t, out_type=dtypes.as_dtype(out_type).code)
     return constant(list(t._shape), dtype=out_type)
 
 
