@@ -69,6 +69,26 @@ def test_graph_that_bakes_a_size_is_traced_again_and_stays_right():
     assert "cannot serve other shapes" in f.tracing_report()
 
 
+@pytest.mark.parametrize("body, expect", [
+    (lambda x: tf.zeros([tf.shape(x)[0], 3]), lambda n: np.zeros([n, 3])),
+    (lambda x: tf.cast(tf.range(tf.shape(x)[0]), tf.float32), lambda n: np.arange(n)),
+    (lambda x: tf.fill(tf.shape(x), 2.0), lambda n: np.full([n], 2.0)),
+    (lambda x: x[: tf.shape(x)[0] // 2], lambda n: np.arange(n)[: n // 2]),
+])
+def test_sizes_read_as_python_values_trace_per_shape_and_stay_right(body, expect):
+    f = tf.function(body, input_signature=[tf.TensorSpec([None], tf.float32)])
+    for n in [3, 5, 2]:
+        np.testing.assert_array_equal(f(tf.constant(np.arange(n, dtype=np.float32))).numpy(), expect(n))
+    assert f.experimental_get_tracing_count() == 3
+    assert "reads a size as a Python value" in f.tracing_report()
+
+
+def test_tf_size_of_an_unknown_dimension_is_a_run_time_value():
+    f = tf.function(lambda x: tf.size(x), input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    assert [int(f(tf.ones([n, 2]))) for n in (3, 0, 5)] == [6, 0, 10]
+    assert f.experimental_get_tracing_count() == 1
+
+
 def test_get_concrete_function_of_a_none_signature_traces_once_and_serves_calls():
     f = tf.function(lambda x: x * 3.0)
     cf = f.get_concrete_function(tf.TensorSpec([None, 2], tf.float32))

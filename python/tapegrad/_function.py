@@ -18,6 +18,7 @@ from tapegrad._nest import sequence_like
 from tapegrad._retracing import note_trace
 from tapegrad._tensor import Tensor, TensorShape, TensorSpec, constant
 from tapegrad._trace_context import _Trace, _trace_stack
+from tapegrad.errors import OperatorNotAllowedInGraphError
 
 __all__ = ["function", "Function", "ConcreteFunction"]
 
@@ -105,7 +106,16 @@ class Function(_core._FunctionBase):
         up_front = self._up_front_shapes(call, specs_by_id)
         entries = self._generic.setdefault(call.erased, [])
         base = entries[-1] if up_front is None and self._relaxable() and entries else None
-        cf, result = self._trace(call, dry, verifying=base is not None, relaxed_shapes=up_front)
+        try:
+            cf, result = self._trace(call, dry, verifying=base is not None, relaxed_shapes=up_front)
+        except OperatorNotAllowedInGraphError as e:
+            if up_front is None:
+                raise
+            # The function needs a static size (tf.zeros(tf.shape(x))): trace for this call's shapes.
+            _log.debug("tf.function %s: tracing for concrete shapes: %s", self.__name__, e)
+            up_front = None
+            cf, result = self._trace(call, dry)
+            self._history[-1]["relaxed"] = "the function reads a size as a Python value; traced for these shapes"
         self._remember(call.key, cf)
         record = self._history[-1]
         if up_front is not None:
@@ -116,7 +126,7 @@ class Function(_core._FunctionBase):
             else:
                 entries.append([cf, None])
                 record["relaxed"] = f"the graph cannot serve other shapes: {why}"
-        elif base is not None:
+        elif base is not None and "relaxed" not in record:
             same, why = base[0]._graph.same_structure(cf._graph)
             if same:
                 old = base[1] if base[1] is not None else [s.shape for s in base[0]._specs]
@@ -126,7 +136,7 @@ class Function(_core._FunctionBase):
                 record["relaxed"] = f"the graph does not depend on these shapes; it now serves {_spec_text(cf)}"
             else:
                 record["relaxed"] = f"the graph cannot be shared across shapes: {why}"
-        elif self._relaxable():
+        elif self._relaxable() and "relaxed" not in record:
             entries.append([cf, None])
         if not entries:
             del self._generic[call.erased]

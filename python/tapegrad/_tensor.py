@@ -358,7 +358,12 @@ def _refuse_lossy_constant(value, dt):
 
 
 def _item(v):
-    return v._item() if isinstance(v, Tensor) else v
+    """A scalar tensor's value as a Python number (refused for a traced value: it has none)."""
+    if not isinstance(v, Tensor):
+        return v
+    if _core._tracing():
+        _check_concrete(v, "a Python number")
+    return v._item()
 
 
 _cast = _core.op("Cast")
@@ -397,7 +402,12 @@ def shape(input, out_type=dtypes.int32, name=None):
 
 
 def size(input, out_type=dtypes.int32, name=None):
-    return constant(convert_to_tensor(input)._size, dtype=out_type)
+    t = convert_to_tensor(input)
+    if _core._tracing() and _core._is_traced(t):
+        from tapegrad._trace_context import relaxed_trace
+        if relaxed_trace() is not None:  # a run-time value, as tf.shape
+            return _core.op("Prod")(_shape_op(t, out_type=dtypes.as_dtype(out_type).code))
+    return constant(t._size, dtype=out_type)
 
 
 def rank(input, name=None):
