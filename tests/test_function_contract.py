@@ -234,3 +234,13 @@ def test_trace_cache_is_bounded():
         f(tf.constant(1.0), n)
     assert len(f._concrete) <= 128 and f._memo_size <= 256
     assert float(f(tf.constant(2.0), 299)) == 598.0
+
+
+def test_calls_of_a_signature_with_tensors_use_the_cpp_call_cache():
+    f = tf.function(lambda x: x * 2.0, input_signature=[tf.TensorSpec([None], tf.float32)])
+    f(tf.ones([3]))
+    f([1.0, 2.0])  # converted by the signature: not a key the C++ cache describes
+    assert f._memo_size == 1
+    assert f(tf.ones([3])).numpy().tolist() == [2.0, 2.0, 2.0]
+    with pytest.raises(TypeError, match="Binding inputs"):
+        f(tf.ones([3], tf.float64))

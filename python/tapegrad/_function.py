@@ -62,7 +62,10 @@ class Function(_core._FunctionBase):
             cf, result = self._trace_for(call, dry=False)
         else:
             result = cf._run(call.tensors)
-        if call.simple and not kwargs and self.input_signature is None:
+        # The C++ call cache keys tensors by dtype and shape: with an input_signature, a call of
+        # tensors alone maps to the graph this call found, whatever the signature converts.
+        if call.simple and not kwargs and (self.input_signature is None or all(
+                isinstance(a, Tensor) and not a._is_variable for a in args)):
             if self._memo_size >= _MEMO_LIMIT:
                 self._memo_clear()
             self._memo_insert(cf._concrete, *args)
