@@ -232,7 +232,7 @@ def test_trace_cache_is_bounded():
     f = tf.function(lambda x, n: x * n)
     for n in range(300):
         f(tf.constant(1.0), n)
-    assert len(f._concrete) <= 128 and f._memo_size <= 256
+    assert len(f._concrete) <= 128 and f._memo_size <= 256 and len(f._history) <= 256
     assert float(f(tf.constant(2.0), 299)) == 598.0
 
 

@@ -25,6 +25,8 @@ __all__ = ["function", "Function", "ConcreteFunction"]
 _log = logging.getLogger("tapegrad.function")
 _CACHE_LIMIT = 128  # concrete functions kept per Function (by exact call key; oldest dropped first)
 _MEMO_LIMIT = 256   # entries of the C++ call cache before it is cleared
+_GENERIC_LIMIT = 16  # relaxed graphs kept per call structure (newest first)
+_HISTORY_LIMIT = 256  # trace records kept for tracing_report (the first and the newest)
 
 
 class Function(_core._FunctionBase):
@@ -141,6 +143,7 @@ class Function(_core._FunctionBase):
                 record["relaxed"] = f"the graph cannot be shared across shapes: {why}"
         elif self._relaxable() and "relaxed" not in record:
             entries.append([cf, None])
+        del entries[:-_GENERIC_LIMIT]
         if not entries:
             del self._generic[call.erased]
         self._after_trace(call, record)
@@ -175,6 +178,8 @@ class Function(_core._FunctionBase):
         self._num_traces += 1
         self._history.append({"trace": self._num_traces, "signature": sig.describe(call.desc), "desc": call.desc,
                               "changes": [], "dry": dry, "verifying": verifying})
+        if len(self._history) > _HISTORY_LIMIT:
+            del self._history[1]
         return cf, _result_value(result, flat, template, single)
 
     def _after_trace(self, call, record):
@@ -357,7 +362,9 @@ def function(func=None, input_signature=None, autograph=True, jit_compile=None, 
 
     Args:
       func: the function to compile.
-      input_signature: a list of ``tf.TensorSpec``; ``None`` dimensions accept any size.
+      input_signature: a list of ``tf.TensorSpec``; ``None`` dimensions accept any size, and one
+        trace serves them all (``tf.shape`` of such a dimension is a run-time value). A call that
+        does not fit raises TypeError.
       reduce_retracing: on a call whose tensor shapes differ from a traced one, trace once more
         and, if the graph does not depend on those shapes, keep one graph for all of them.
 
