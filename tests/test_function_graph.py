@@ -86,3 +86,16 @@ def test_inspection_shows_the_traced_graph_while_text_shows_the_optimized_one():
     assert "Exp" in types and "AssignAddVariableOp" in types and "ReadVariableOp" in types
     assert "Exp" not in cf.graph.ops and "AssignAddVariable" in cf.graph.to_text()
     assert "Captures:" in f.pretty_printed_concrete_signatures()
+
+
+def test_a_concrete_function_keeps_no_argument_alive():
+    import gc
+    import weakref
+
+    f = tf.function(lambda x, n: x * n)
+    x = tf.ones([100])
+    cf = f.get_concrete_function(x, 3)
+    ref = weakref.ref(x)
+    del x
+    gc.collect()
+    assert ref() is None and cf.structured_input_signature[0][1] == 3

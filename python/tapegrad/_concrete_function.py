@@ -1,4 +1,6 @@
 """ConcreteFunction: one traced graph of a tf.function, for one input signature."""
+import inspect
+
 import numpy as np
 
 from tapegrad import _core
@@ -25,7 +27,14 @@ class ConcreteFunction:
         self._paths = list(call.paths)
         self._specs = [TensorSpec(t._shape, t.dtype, name=p) for t, p in zip(call.tensors, call.paths)]
         self._python_desc = {p: d for p, d in call.desc.items() if d[0] != "tensor"}
-        self._bound = call.bound
+        # The bound arguments with each tensor as its TensorSpec (no tensor kept alive); the specs
+        # are filled in from self._specs when asked for, as relaxing changes them.
+        it = iter(self._specs)
+        if call.bound is None:
+            self._skeleton, self._py_signature = {f"arg{i}": _specs_like(s, it) for i, s in enumerate(self._specs)}, None
+        else:
+            self._skeleton = {n: _specs_like(v, it) for n, v in call.bound.arguments.items()}
+            self._py_signature = call.bound.signature
 
     @property
     def graph(self):
@@ -41,12 +50,18 @@ class ConcreteFunction:
     def structured_input_signature(self):
         """(args, kwargs) as TF gives them: a TensorSpec (named after its parameter) per tensor
         argument, Python arguments as the values they were traced with."""
-        if self._bound is None:
-            return tuple(self._specs), {}
-        it = iter(self._specs)
-        args = tuple(_specs_like(v, it) for v in self._bound.args)
-        kwargs = {k: _specs_like(v, it) for k, v in self._bound.kwargs.items()}
+        args, kwargs, _ = self._structured_inputs()
         return args, kwargs
+
+    def _structured_inputs(self):
+        """(args, kwargs, [(parameter, kind, value)]) with each tensor argument as its TensorSpec."""
+        it = iter(self._specs)
+        values = {n: _specs_like(v, it) for n, v in self._skeleton.items()}
+        if self._py_signature is None:
+            return tuple(values.values()), {}, [(n, "POSITIONAL_ONLY", v) for n, v in values.items()]
+        bound = inspect.BoundArguments(self._py_signature, values)
+        params = self._py_signature.parameters
+        return bound.args, bound.kwargs, [(n, params[n].kind.name, v) for n, v in values.items()]
 
     @property
     def structured_outputs(self):
@@ -116,14 +131,8 @@ class ConcreteFunction:
 
     def pretty_printed_signature(self, verbose=True):
         """TF's text: "Input Parameters:", one line per parameter, "Output Type:", "Captures:"."""
-        args, kwargs = self.structured_input_signature
         lines = ["Input Parameters:"]
-        names = list(self._bound.arguments) if self._bound is not None else [f"arg{i}" for i in range(len(args))]
-        params = self._bound.signature.parameters if self._bound is not None else {}
-        values = list(args) + list(kwargs.values())
-        for name, value in zip(names, values):
-            kind = params[name].kind.name if name in params else "POSITIONAL_ONLY"
-            lines.append(f"  {name} ({kind}): {_spec_text(value)}")
+        lines.extend(f"  {name} ({kind}): {_spec_text(value)}" for name, kind, value in self._structured_inputs()[2])
         lines.append("Output Type:")
         lines.append(f"  {_spec_text(_output_specs(self.structured_outputs))}")
         captures = [op for op in self.graph.get_operations() if op.type == "ReadVariableOp"]
@@ -160,7 +169,7 @@ def _other_size(t, shape):
 
 def _specs_like(value, it):
     """A bound argument with each tensor replaced by its spec (in placeholder order)."""
-    if isinstance(value, Tensor) and not value._is_variable:
+    if isinstance(value, TensorSpec) or (isinstance(value, Tensor) and not value._is_variable):
         spec = next(it)
         return TensorSpec(spec.shape, spec.dtype, name=graph_name(spec.name))
     if isinstance(value, np.ndarray):
