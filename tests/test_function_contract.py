@@ -66,7 +66,35 @@ def test_graph_that_bakes_a_size_is_traced_again_and_stays_right():
     assert f(tf.constant([1.0, 2.0])).shape == (2, 1)
     assert f(tf.constant([1.0, 2.0, 3.0])).numpy().ravel().tolist() == [2.0, 4.0, 6.0]
     assert f.experimental_get_tracing_count() == 2
-    assert "cannot serve other shapes" in f.tracing_report()
+    assert "cannot be shared across shapes" in f.tracing_report()
+
+
+@pytest.mark.parametrize("body", [
+    lambda x: tf.zeros_like(x),   # a constant of the traced shape
+    lambda x: x[-2:] * 1.0,       # begin normalised from the traced size
+    lambda x: x[1:] + 0.0,
+    lambda x: tf.stack([x, x]),   # a Reshape to the traced shape
+])
+@pytest.mark.parametrize("first", [1, 3])
+def test_graphs_holding_a_traced_size_never_serve_other_sizes(body, first):
+    f = tf.function(body, input_signature=[tf.TensorSpec([None, 2], tf.float32)])
+    for n in [first, 6, 4]:
+        x = np.arange(2.0 * n, dtype=np.float32).reshape(n, 2)
+        np.testing.assert_array_equal(f(tf.constant(x)).numpy(), body(tf.constant(x)).numpy())
+
+
+def test_a_second_shape_is_verified_not_counted():
+    runs = []
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x):
+        runs.append(1)
+        return x * 2.0
+
+    for n in [2, 3, 4, 7]:
+        f(tf.ones([n]))
+    assert f.experimental_get_tracing_count() == 1 and len(runs) == 2
+    assert "verification: the Python function ran again" in f.tracing_report()
 
 
 @pytest.mark.parametrize("body, expect", [

@@ -10,7 +10,15 @@ def _cf():
         y = x + 1.0
         return y * 2.0 + y
 
+    f(tf.ones([3]))
+    f(tf.ones([5]))  # verified for another size: inner dims are unknown too (Note [Verified relaxation])
     return f, f.get_concrete_function()
+
+
+def test_before_a_second_size_only_the_placeholders_are_unknown():
+    f = tf.function(lambda x: x + 1.0, input_signature=[tf.TensorSpec([None], tf.float32)])
+    ops = f.get_concrete_function().graph.get_operations()
+    assert ops[0].outputs[0].shape == (None,) and ops[2].outputs[0].shape == (2,)
 
 
 def test_operations_have_tf_names_types_inputs_and_outputs():

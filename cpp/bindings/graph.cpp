@@ -4,7 +4,6 @@
 #include "core/error.h"
 #include "graph/executor.h"
 #include "graph/call_policy.h"
-#include "graph/shape_probe.h"
 #include "graph/trace.h"
 
 namespace tg {
@@ -177,10 +176,6 @@ void bind_graph_class(py::module_& m) {
       .def("relax", &graph::relax, "Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).")
       .def("nodes", &node_list, "Per node: (name, type, inputs, shape, dtype code, has a value).")
       .def_property_readonly("outputs", [](const Graph& g) { return g.outputs; })
-      .def("probe_shapes", [](const Graph& g, py::sequence args) { return graph::probe_shapes(g, tensor_list(args)); },
-           "Each node's shape when the graph runs (without side effects) on these arguments.")
-      .def("relax_by_probe", &graph::relax_by_probe,
-           "Relaxes the graph: placeholder dims (-1: any size), other dims where the probe's shapes differ.")
       .def("run", [](const Graph& g, py::sequence args) {
              Tensors x = tensor_list(args);
              return graph::run_graph(g, x, graph::needs_eager(g, x));

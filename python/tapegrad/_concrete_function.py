@@ -27,6 +27,7 @@ class ConcreteFunction:
         self._paths = list(call.paths)
         self._specs = [TensorSpec(t._shape, t.dtype, name=p) for t, p in zip(call.tensors, call.paths)]
         self._python_desc = {p: d for p, d in call.desc.items() if d[0] != "tensor"}
+        self._shown = None  # the signature's shapes when it leaves dims unknown (_show_signature)
         # The bound arguments with each tensor as its TensorSpec (no tensor kept alive); the specs
         # are filled in from self._specs when asked for, as relaxing changes them.
         it = iter(self._specs)
@@ -55,7 +56,9 @@ class ConcreteFunction:
 
     def _structured_inputs(self):
         """(args, kwargs, [(parameter, kind, value)]) with each tensor argument as its TensorSpec."""
-        it = iter(self._specs)
+        shown = self._specs if self._shown is None else [
+            TensorSpec(shape, s.dtype, name=s.name) for shape, s in zip(self._shown, self._specs)]
+        it = iter(shown)
         values = {n: _specs_like(v, it) for n, v in self._skeleton.items()}
         if self._py_signature is None:
             return tuple(values.values()), {}, [(n, "POSITIONAL_ONLY", v) for n, v in values.items()]
@@ -92,24 +95,13 @@ class ConcreteFunction:
         self._traced_graph.relax(dims, other._traced_graph)
         self._func_graph = None
 
-    def _relax_up_front(self, shapes, tensors):
-        """Relaxes the graph for ``shapes`` (None: any size) after one trace (Note [Relaxed graphs]):
-        a probe run at other sizes finds the unknown dims. Returns None, or why it cannot."""
-        alt = [_other_size(t, s) for t, s in zip(tensors, shapes)]
-        try:
-            probe = self._graph.probe_shapes(alt)
-        except Exception as e:  # the graph computed something from a traced size
-            return f"{type(e).__name__}: {e}"
-        try:
-            traced_probe = self._traced_graph.probe_shapes(alt)
-        except Exception:  # an unused op failed there: inspection shows only the placeholders relaxed
-            traced_probe = []
+    def _show_signature(self, shapes):
+        """The shapes the signature allows (None: any size), as structured_input_signature shows them;
+        the placeholders of the inspected graph show them too. Calls still need verified shapes."""
+        self._shown = [TensorShape(s) for s in shapes]
         dims = [[-1 if d is None else d for d in s] for s in shapes]
-        self._graph.relax_by_probe(dims, probe)
-        self._traced_graph.relax_by_probe(dims, traced_probe)
-        self._specs = [TensorSpec(s, spec.dtype, name=spec.name) for s, spec in zip(shapes, self._specs)]
+        self._traced_graph.relax(dims, self._traced_graph)
         self._func_graph = None
-        return None
 
     def _run(self, tensors):
         return self._concrete.run(tensors)
@@ -148,23 +140,6 @@ class ConcreteFunction:
     def __repr__(self):
         specs = ", ".join(f"{s.name}: {s.dtype.name}{s.shape}" for s in self._specs)
         return f"<ConcreteFunction {self._function.__name__}({specs}) with {self._graph.num_nodes} nodes>"
-
-
-def _other_size(t, shape):
-    """t's values at other sizes of the dims `shape` leaves unknown (n -> n - 1, or 1 -> 2, 0 -> 1)."""
-    a = t._numpy_unchecked()
-    for d, want in enumerate(shape):
-        if want is None:
-            n = a.shape[d]
-            if n >= 2:
-                a = np.take(a, range(n - 1), axis=d)
-            elif n == 1:
-                a = np.repeat(a, 2, axis=d)
-            else:
-                pad = list(a.shape)
-                pad[d] = 1
-                a = np.zeros(pad, a.dtype)
-    return constant(np.ascontiguousarray(a), dtype=t.dtype)
 
 
 def _specs_like(value, it):

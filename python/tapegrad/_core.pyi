@@ -202,17 +202,9 @@ class Graph:
         """
         Per node: (name, type, inputs, shape, dtype code, has a value).
         """
-    def probe_shapes(self, arg0: collections.abc.Sequence) -> list[list[int]]:
-        """
-        Each node's shape when the graph runs (without side effects) on these arguments.
-        """
     def relax(self, arg0: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], arg1: Graph) -> None:
         """
         Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).
-        """
-    def relax_by_probe(self, arg0: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], arg1: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]]) -> None:
-        """
-        Relaxes the graph: placeholder dims (-1: any size), other dims where the probe's shapes differ.
         """
     def run(self, arg0: collections.abc.Sequence) -> list[Tensor]:
         ...

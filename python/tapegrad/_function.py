@@ -50,7 +50,7 @@ class Function(_core._FunctionBase):
         except (TypeError, ValueError):
             self._signature = None
         self._concrete = {}   # exact call key -> ConcreteFunction (at most _CACHE_LIMIT)
-        self._generic = {}    # erased key -> [[ConcreteFunction, relaxed shapes]] (Note [Relaxed graphs])
+        self._generic = {}    # erased key -> [[ConcreteFunction, verified shapes, allowed shapes]]
         self._history = []    # one record per trace
         self._num_traces = 0
         self._calls_seen = 0  # calls counted by the retracing detector so far (_core counts them all)
@@ -106,43 +106,42 @@ class Function(_core._FunctionBase):
         return shapes if any(None in s for s in shapes) else None
 
     def _trace_for(self, call, dry, specs_by_id=None):
-        """Traces for a call. An input_signature with None dimensions relaxes the graph up front
-        (one trace serves every shape); reduce_retracing tries to make one graph serve both shapes."""
-        up_front = self._up_front_shapes(call, specs_by_id)
+        """Traces for a call; see Note [Verified relaxation] for how one graph comes to serve many shapes."""
+        shapes = [tuple(t._shape) for t in call.tensors]
         entries = self._generic.setdefault(call.erased, [])
-        base = entries[-1] if up_front is None and self._relaxable() and entries else None
+        base = next((e for e in reversed(entries) if e[2] is not None and sig.shapes_fit(e[2], shapes)), None)
+        if base is None and self._relaxable() and entries:
+            base = entries[-1]
+        allowed = self._up_front_shapes(call, specs_by_id) or (base[2] if base is not None else None)
         try:
-            cf, result = self._trace(call, dry, verifying=base is not None, relaxed_shapes=up_front)
+            cf, result = self._trace(call, dry, verifying=base is not None, relaxed_shapes=allowed)
         except OperatorNotAllowedInGraphError as e:
-            if up_front is None:
+            if allowed is None:
                 raise
             # The function needs a static size (tf.zeros(tf.shape(x))): trace for this call's shapes.
             _log.debug("tf.function %s: tracing for concrete shapes: %s", self.__name__, e)
-            up_front = None
             cf, result = self._trace(call, dry)
             self._history[-1]["relaxed"] = "the function reads a size as a Python value; traced for these shapes"
-        self._remember(call.key, cf)
+            base = allowed = None
         record = self._history[-1]
-        if up_front is not None:
-            why = cf._relax_up_front(up_front, call.tensors)
-            if why is None:
-                entries.append([cf, up_front])
-                record["relaxed"] = f"traced once for {_spec_text(cf)}"
-            else:
-                entries.append([cf, None])
-                record["relaxed"] = f"the graph cannot serve other shapes: {why}"
-        elif base is not None and "relaxed" not in record:
+        if base is not None:
             same, why = base[0]._graph.same_structure(cf._graph)
-            if same:
-                old = base[1] if base[1] is not None else [s.shape for s in base[0]._specs]
-                shapes = sig.merge_shapes(old, [tuple(t._shape) for t in call.tensors])
-                cf._relax(shapes, base[0])
-                entries[-1] = [cf, shapes]
+            if same:  # the earlier graph, relaxed in place, serves this call too
+                old = base[1] if base[1] is not None else [tuple(s.shape) for s in base[0]._specs]
+                base[1] = sig.merge_shapes(old, shapes)
+                base[0]._relax(base[1], cf)
+                cf = base[0]
                 record["relaxed"] = f"the graph does not depend on these shapes; it now serves {_spec_text(cf)}"
+                if base[2] is not None:  # a verification within the signature: no new graph, no new trace
+                    self._num_traces -= 1
+                    record["verification"] = True
             else:
                 record["relaxed"] = f"the graph cannot be shared across shapes: {why}"
-        elif self._relaxable() and "relaxed" not in record:
-            entries.append([cf, None])
+        elif "relaxed" not in record and (allowed is not None or self._relaxable()):
+            entries.append([cf, None, allowed])
+        self._remember(call.key, cf)
+        if allowed is not None:
+            cf._show_signature(allowed)
         del entries[:-_GENERIC_LIMIT]
         if not entries:
             del self._generic[call.erased]
@@ -193,7 +192,7 @@ class Function(_core._FunctionBase):
                        reason, f" -- {record['relaxed']}" if "relaxed" in record else "")
         else:
             _log.debug("tf.function %s: first trace for %s", self.__name__, record["signature"])
-        if not record["dry"]:  # as TF, get_concrete_function is not a call
+        if not record["dry"] and not record.get("verification"):  # as TF, get_concrete_function is not a call
             calls = self._num_calls
             note_trace(self, calls - self._calls_seen - 1)
             self._calls_seen = calls
@@ -252,7 +251,9 @@ class Function(_core._FunctionBase):
                  f"{len(set(map(id, self._concrete.values())))} graph(s)"]
         for r in self._history:
             tag = " (get_concrete_function)" if r["dry"] else ""
-            if r["trace"] == 1:
+            if r.get("verification"):
+                lines.append(f"  verification{tag}: the Python function ran again for {r['signature']} (not a new trace)")
+            elif r["trace"] == 1:
                 lines.append(f"  trace 1{tag}: first call with {r['signature']}")
             else:
                 why = "; ".join(c[2] for c in r["changes"]) or "same signature"
@@ -285,6 +286,20 @@ class Function(_core._FunctionBase):
 
     def __repr__(self):
         return f"<tapegrad.Function {self.__name__} at {hex(id(self))}>"
+
+
+# Note [Verified relaxation]: a trace records one run of the Python function with concrete
+# tensors, so a graph is known to be right only for the shapes it was traced with: an attribute
+# or constant may hold a size (x[-2:] normalises to begin=n-2; zeros_like(x) is a constant of x's
+# shape). When an input_signature (or TensorSpecs given to get_concrete_function) leaves a
+# dimension unknown, the first trace runs with tf.shape as a run-time op and serves its own shape.
+# A call of another shape within the signature runs the Python function again and compares the
+# two graphs (same_structure: ops, edges, attributes, constants); when they are the same, the
+# dimensions that differed become unknown (Note [Relaxed graphs]) and that one graph serves every
+# such call. This second run is a verification, not a trace: it makes no new graph, so it does
+# not count in experimental_get_tracing_count (TF traces once, symbolically). When the graphs
+# differ, the call keeps its own graph and counts. reduce_retracing without a signature works the
+# same way, and there the second run counts, as TF's second, generalising trace does.
 
 
 def _weight(changes):
