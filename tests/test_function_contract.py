@@ -74,11 +74,13 @@ def test_graph_that_bakes_a_size_is_traced_again_and_stays_right():
     lambda x: x[-2:] * 1.0,       # begin normalised from the traced size
     lambda x: x[1:] + 0.0,
     lambda x: tf.stack([x, x]),   # a Reshape to the traced shape
+    lambda x: x[-10:] + 0.0,      # clamped to the traced size: the same at 1 and 2 rows, not at 20
+    lambda x: x[:10] + 0.0,
 ])
 @pytest.mark.parametrize("first", [1, 3])
 def test_graphs_holding_a_traced_size_never_serve_other_sizes(body, first):
     f = tf.function(body, input_signature=[tf.TensorSpec([None, 2], tf.float32)])
-    for n in [first, 6, 4]:
+    for n in [first, first + 1, 20, 4]:
         x = np.arange(2.0 * n, dtype=np.float32).reshape(n, 2)
         np.testing.assert_array_equal(f(tf.constant(x)).numpy(), body(tf.constant(x)).numpy())
 

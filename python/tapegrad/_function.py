@@ -126,6 +126,9 @@ class Function(_core._FunctionBase):
         record = self._history[-1]
         if base is not None:
             same, why = base[0]._graph.same_structure(cf._graph)
+            frozen = base[0]._frozen_size or cf._frozen_size
+            if same and frozen:
+                same, why = False, frozen
             if same:  # the earlier graph, relaxed in place, serves this call too
                 old = base[1] if base[1] is not None else [tuple(s.shape) for s in base[0]._specs]
                 base[1] = sig.merge_shapes(old, shapes)
@@ -155,7 +158,8 @@ class Function(_core._FunctionBase):
             tracer.placeholder(view, path)
         shapes_by_id = None if relaxed_shapes is None else {v._id: s for v, s in zip(views, relaxed_shapes)}
         stack = _trace_stack()
-        stack.append(_Trace(self, dry, shapes_by_id))
+        trace = _Trace(self, dry, shapes_by_id)
+        stack.append(trace)
         try:
             with tracer:
                 result = self.python_function(*args, **kwargs)
@@ -174,6 +178,7 @@ class Function(_core._FunctionBase):
                 "first call's, not a value of this call.)")
         concrete = _core._Concrete(graph, template, single)
         cf = ConcreteFunction(self, concrete, call, stats, tracer.traced_graph, template, single)
+        cf._frozen_size = trace.frozen_size
         self._num_traces += 1
         self._history.append({"trace": self._num_traces, "signature": sig.describe(call.desc), "desc": call.desc,
                               "changes": [], "dry": dry, "verifying": verifying})

@@ -20,6 +20,7 @@ class _Trace:
         # A trace relaxed up front (an input_signature with None dimensions): each placeholder's
         # TensorShape by tensor id; tf.shape of a traced tensor is then a run-time value.
         self.relaxed_shapes = relaxed_shapes
+        self.frozen_size = None  # why the graph holds a traced size no comparison can see (note_frozen_size)
 
 
 def _next_tensor_id():
@@ -104,6 +105,13 @@ def is_symbolic_tensor(tensor):
         return False
     stack = _trace_stack()
     return _core._is_traced(tensor) or (bool(stack) and tensor._id >= stack[0].first_id)
+
+
+def note_frozen_size(why):
+    """Called where the traced code turns a size into something that looks the same at other
+    sizes (a slice bound clamped to the dimension): the graph must not be relaxed."""
+    for trace in _trace_stack():
+        trace.frozen_size = trace.frozen_size or why
 
 
 def relaxed_trace():
