@@ -274,3 +274,23 @@ def test_calls_of_a_signature_with_tensors_use_the_cpp_call_cache():
     assert f(tf.ones([3])).numpy().tolist() == [2.0, 2.0, 2.0]
     with pytest.raises(TypeError, match="Binding inputs"):
         f(tf.ones([3], tf.float64))
+
+
+def test_functions_made_again_for_one_python_function_count_together(caplog):
+    def body(x):
+        return x * 2.0
+
+    with caplog.at_level(logging.WARNING, logger="tapegrad"):
+        for _ in range(5):  # a new tf.function in a loop traces at every call: TF warns
+            tf.function(body)(tf.ones([2]))
+        assert len(_retrace_warnings(caplog)) == 1
+        caplog.clear()
+
+        def other(x):
+            return x * 3.0
+
+        for _ in range(5):  # each one called often: the calls in between count
+            f = tf.function(other)
+            for _ in range(12):
+                f(tf.ones([2]))
+    assert not _retrace_warnings(caplog)

@@ -15,7 +15,7 @@ from tapegrad import _function_signature as sig
 from tapegrad._concrete_function import ConcreteFunction
 from tapegrad._creation import ones, zeros
 from tapegrad._nest import sequence_like
-from tapegrad._retracing import note_trace
+from tapegrad._retracing import flush_calls, note_trace
 from tapegrad._tensor import Tensor, TensorShape, TensorSpec, constant
 from tapegrad._trace_context import _Trace, _trace_stack
 from tapegrad.errors import OperatorNotAllowedInGraphError
@@ -198,9 +198,7 @@ class Function(_core._FunctionBase):
         else:
             _log.debug("tf.function %s: first trace for %s", self.__name__, record["signature"])
         if not record["dry"] and not record.get("verification"):  # as TF, get_concrete_function is not a call
-            calls = self._num_calls
-            note_trace(self, calls - self._calls_seen - 1)
-            self._calls_seen = calls
+            note_trace(self)
 
     def _retrace_cause(self):
         """The argument that changed most often between traces, and advice; '' if none did."""
@@ -291,6 +289,10 @@ class Function(_core._FunctionBase):
 
     def __repr__(self):
         return f"<tapegrad.Function {self.__name__} at {hex(id(self))}>"
+
+    def __del__(self):
+        if self._num_traces:  # the retracing warning counts the calls of Functions made in a loop
+            flush_calls(self)
 
 
 # Note [Verified relaxation]: a trace records one run of the Python function with concrete

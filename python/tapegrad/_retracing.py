@@ -13,17 +13,25 @@ _THRESHOLD = 5       # traces among them that warn
 _MAX_WARNINGS = 2    # per Python function
 
 _log = logging.getLogger("tapegrad")
-_lock = threading.Lock()
+_lock = threading.RLock()  # a Function may be collected (flush_calls) while the lock is held
 _detectors = weakref.WeakKeyDictionary()  # Python function -> _Detector
 
 
 class _Detector:
-    __slots__ = ("calls_per_trace", "calls", "warnings")
+    __slots__ = ("calls_per_trace", "calls", "warnings", "functions")
 
     def __init__(self):
         self.calls_per_trace = []  # per recent trace: the calls from it up to the next trace
         self.calls = 0             # calls those entries cover
         self.warnings = 0
+        self.functions = weakref.WeakSet()  # the Functions of this Python function
+
+    def add_calls(self, n):
+        if n > 0:
+            if not self.calls_per_trace:
+                self.calls_per_trace.append(0)
+            self.calls_per_trace[-1] += n
+            self.calls += n
 
     def called(self, traced):
         if traced or not self.calls_per_trace:
@@ -41,19 +49,32 @@ def _key(function):
     return getattr(f, "func", f)  # a method's Function wraps functools.partial(f, instance)
 
 
-def note_trace(function, calls_without_tracing):
-    """Counts a call of ``function`` that traced, after ``calls_without_tracing`` calls that did not."""
+def flush_calls(function):
+    """Counts the calls ``function`` made since it last traced (when it is about to go away)."""
+    try:
+        d = _detectors.get(_key(function))
+    except TypeError:
+        return
+    if d is not None:
+        with _lock:
+            d.add_calls(function._num_calls - function._calls_seen)
+            function._calls_seen = function._num_calls
+
+
+def note_trace(function):
+    """Counts a call of ``function`` that traced, after the calls (of it and of the other Functions
+    of its Python function) that did not; the C++ side counts every call (``_num_calls``)."""
     key = _key(function)
     with _lock:
         try:
             d = _detectors.setdefault(key, _Detector())
         except TypeError:  # not weakly referenceable: one detector per Function
             d = function.__dict__.setdefault("_retrace_detector", _Detector())
-        if calls_without_tracing > 0:
-            if not d.calls_per_trace:
-                d.calls_per_trace.append(0)
-            d.calls_per_trace[-1] += calls_without_tracing
-            d.calls += calls_without_tracing
+        d.functions.add(function)
+        for f in list(d.functions):
+            calls = f._num_calls
+            d.add_calls(calls - f._calls_seen - (f is function))
+            f._calls_seen = calls
         d.called(traced=True)
         if d.warnings >= _MAX_WARNINGS or len(d.calls_per_trace) < _THRESHOLD:
             return
