@@ -53,8 +53,10 @@ static std::string base_name(const OpDef& op) {
 }
 
 std::string Tracer::unique_name(const std::string& base) {
-  std::string name = base;
-  for (int k = 1; names.count(name); ++k) name = base + "_" + std::to_string(k);
+  int& k = next_suffix[base];  // the suffix to try first: "add_7" after "add_6"
+  std::string name = k == 0 ? base : base + "_" + std::to_string(k);
+  while (names.count(name)) name = base + "_" + std::to_string(++k);
+  ++k;
   names.insert(name);
   return name;
 }

@@ -21,6 +21,7 @@ struct Tracer {
   std::vector<std::pair<Tensor, Tensor>> saved_vars;  // (variable, value before the trace assigned it)
   std::unordered_map<int64_t, uint64_t> saved_random; // a dry trace: the random streams before it
   std::unordered_set<std::string> names;              // node names given so far (Note [Node names])
+  std::unordered_map<std::string, int> next_suffix;   // per base name, the next "_k" to try
   std::shared_ptr<Graph> traced;                      // the graph as recorded, before optimization
   std::vector<std::pair<std::weak_ptr<TensorImpl>, int>> values;  // dynamic values: leak candidates
   std::string leak_use;                               // the first leaked tensor this trace used
