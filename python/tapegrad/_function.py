@@ -291,7 +291,7 @@ class Function(_core._FunctionBase):
         return f"<tapegrad.Function {self.__name__} at {hex(id(self))}>"
 
     def __del__(self):
-        if self._num_traces:  # the retracing warning counts the calls of Functions made in a loop
+        if getattr(self, "_num_traces", 0):  # the retracing warning counts the calls of Functions made in a loop
             flush_calls(self)
 
 
