@@ -113,6 +113,20 @@ def test_sizes_read_as_python_values_trace_per_shape_and_stay_right(body, expect
     assert "reads a size as a Python value" in f.tracing_report()
 
 
+def test_a_relaxed_trace_that_gives_up_undoes_its_assignments():
+    v = tf.Variable(0.0)
+
+    @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+    def f(x):
+        v.assign_add(1.0)
+        return tf.zeros([tf.shape(x)[0]]) + v  # needs the size as a Python int: traced again
+
+    assert f(tf.ones([3])).numpy().tolist() == [1.0, 1.0, 1.0]
+    assert float(v) == 1.0
+    f(tf.ones([2]))
+    assert float(v) == 2.0
+
+
 def test_tf_size_of_an_unknown_dimension_is_a_run_time_value():
     f = tf.function(lambda x: tf.size(x), input_signature=[tf.TensorSpec([None, 2], tf.float32)])
     assert [int(f(tf.ones([n, 2]))) for n in (3, 0, 5)] == [6, 0, 10]

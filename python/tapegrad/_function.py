@@ -153,7 +153,9 @@ class Function(_core._FunctionBase):
 
     def _trace(self, call, dry, verifying=False, relaxed_shapes=None):
         args, kwargs, views = sig.traced_arguments(call)
-        tracer = _core._Tracer(dry)
+        # A relaxed trace may give up (OperatorNotAllowedInGraphError) and be run again for concrete
+        # shapes: its tracer saves what it assigns (as a dry one does) so that a failure undoes it.
+        tracer = _core._Tracer(dry or relaxed_shapes is not None)
         for view, path in zip(views, call.paths):
             tracer.placeholder(view, path)
         shapes_by_id = None if relaxed_shapes is None else {v._id: s for v, s in zip(views, relaxed_shapes)}
@@ -164,6 +166,10 @@ class Function(_core._FunctionBase):
             with tracer:
                 result = self.python_function(*args, **kwargs)
                 flat, template, single = _flatten_outputs(result)
+        except OperatorNotAllowedInGraphError:
+            if relaxed_shapes is not None and not dry:
+                tracer.restore_variables()
+            raise
         finally:
             stack.pop()
             if dry:
