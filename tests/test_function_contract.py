@@ -197,6 +197,44 @@ def test_tensor_leaked_from_one_trace_and_used_in_another_raises_type_error():
         uses(tf.ones([2]))
 
 
+def test_reading_a_leaked_tensor_after_the_trace_raises_type_error():
+    kept = []
+
+    @tf.function
+    def f(x):
+        y = tf.sin(x)
+        kept.append(y)
+        return y * 2.0
+
+    f(tf.ones([2]))
+    assert repr(kept[0]) == "<tf.Tensor 'Sin:0' shape=(2,) dtype=float32>"
+    assert str(kept[0]) == 'Tensor("Sin:0", shape=(2,), dtype=float32)'
+    for read in (lambda t: t.numpy(), lambda t: t + 1.0, lambda t: tf.exp(t), lambda t: t[0], np.asarray):
+        with pytest.raises(TypeError, match="'Sin:0' .* is out of scope"):
+            read(kept[0])
+    del kept[:]
+    f(tf.ones([3]))  # the next trace forgets freed leaks
+    assert float(tf.constant(1.0)) == 1.0
+
+
+def test_custom_gradient_in_a_function_under_a_tape_is_not_a_leak():
+    @tf.custom_gradient
+    def clipped(x):
+        y = tf.exp(x)
+
+        def grad(dy):
+            return dy * y
+
+        return y, grad
+
+    f = tf.function(lambda x: clipped(x) * 3.0)
+    x = tf.constant([0.0, 1.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        z = f(x)
+    np.testing.assert_allclose(tape.gradient(z, x).numpy(), 3 * np.exp([0.0, 1.0]), rtol=1e-6)
+
+
 def test_returned_tensors_are_not_leaks():
     kept = []
 

@@ -246,6 +246,11 @@ void bind_trace_hooks(py::module_& m) {
   m.def("_fresh_view", &graph::fresh_view,
         "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });
+  m.def("_leaked_name", [](const Tensor& t) -> py::object {
+          const std::string* name = graph::leaked_name(t->id);
+          return name ? py::object(py::str(*name)) : py::object(py::none());
+        }, "Note [Leaked tensors]: TF's text for t if a trace computed it and Python kept it, else None.");
+  m.def("_num_leaked", &graph::num_leaked, "Note [Leaked tensors]: how many leaked tensors are alive.");
   m.def("_traced_name", [](const Tensor& t) { return graph::traced_name(t); },
         "The name of t's value in the innermost trace (\"add:0\"), or '' when no trace saw it.");
   m.def("_traced_assign", [](const Tensor& var, py::handle value, int mode) {
@@ -257,6 +262,14 @@ void bind_trace_hooks(py::module_& m) {
 }
 
 }  // namespace
+
+void check_not_leaked(const Tensors& x) {
+  for (auto& t : x)
+    if (const std::string* text = t ? graph::leaked_name(t->id) : nullptr)
+      throw py::type_error(*text + " is out of scope and cannot be used here. Use return values, explicit Python "
+                           "locals or TensorFlow collections to access it. (A value a tf.function computed while "
+                           "tracing stands for a different value at every call; this one holds the first call's.)");
+}
 
 void bind_graph(py::module_& m) {
   bind_graph_class(m);

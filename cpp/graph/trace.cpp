@@ -5,6 +5,7 @@
 #include "engine/eager.h"
 #include "engine/forward.h"
 #include "engine/observer.h"
+#include "engine/tape.h"
 #include "graph/executor.h"
 #include "ops/random.h"
 
@@ -69,6 +70,15 @@ std::unordered_map<int64_t, std::pair<std::weak_ptr<TensorImpl>, std::string>>& 
 }
 }  // namespace
 
+bool g_leaks_alive = false;
+
+size_t num_leaked() {
+  auto& m = leaks();
+  for (auto it = m.begin(); it != m.end();) it = it->second.first.expired() ? m.erase(it) : std::next(it);
+  g_leaks_alive = !m.empty();
+  return m.size();
+}
+
 const std::string* leaked_name(int64_t id) {
   auto& m = leaks();
   if (m.empty()) return nullptr;
@@ -86,7 +96,6 @@ int Tracer::placeholder(const Tensor& t, const std::string& name) {
   names.insert(name);
   int i = add_node(g, std::move(n));
   node_of[t->id] = i;
-  values.emplace_back(t, i);
   return i;
 }
 
@@ -188,8 +197,14 @@ static std::string tuple_text(const Shape& s) {
 }
 
 void Tracer::mark_leaks(const Tensors& outputs) {
+  num_leaked();  // drops the entries of freed tensors
+  // Under a tape (or accumulator) the trace's values stay alive for it: a custom_gradient's
+  // closure reads them when the gradient is computed. Nothing is marked then.
+  if (!active_tapes().empty() || !active_accumulators().empty()) {
+    values.clear();
+    return;
+  }
   auto& m = leaks();
-  for (auto it = m.begin(); it != m.end();) it = it->second.first.expired() ? m.erase(it) : std::next(it);
   std::unordered_set<int64_t> out_ids;
   for (auto& t : outputs) out_ids.insert(t->id);
   for (auto& [weak, node] : values)
@@ -198,6 +213,7 @@ void Tracer::mark_leaks(const Tensors& outputs) {
         m[t->id] = {weak, "<tf.Tensor '" + g.nodes[node].name + ":0' shape=" + tuple_text(t->shape) + " dtype=" +
                               dtype_name(t->dtype) + ">"};
   values.clear();
+  g_leaks_alive = !m.empty();
 }
 
 void Tracer::begin_dry() {

@@ -23,7 +23,7 @@ struct Tracer {
   std::unordered_set<std::string> names;              // node names given so far (Note [Node names])
   std::unordered_map<std::string, int> next_suffix;   // per base name, the next "_k" to try
   std::shared_ptr<Graph> traced;                      // the graph as recorded, before optimization
-  std::vector<std::pair<std::weak_ptr<TensorImpl>, int>> values;  // dynamic values: leak candidates
+  std::vector<std::pair<std::weak_ptr<TensorImpl>, int>> values;  // op results from the arguments: leak candidates
   std::string leak_use;                               // the first leaked tensor this trace used
 
   std::string unique_name(const std::string& base);
@@ -79,5 +79,9 @@ std::string traced_name(const Tensor& t);
 // its number is the first call's. finish() marks such values (alive, not outputs), and a later
 // trace that uses one records it in leak_use, so that Python raises TypeError naming it.
 const std::string* leaked_name(int64_t id);
+size_t num_leaked();  // leaked tensors still alive
+// Some leaked tensor may be alive (set when one is marked, cleared when none is): while it is
+// true, the bindings check the inputs of every op Python runs (check_not_leaked in convert.h).
+extern bool g_leaks_alive;
 
 }  // namespace tg::graph

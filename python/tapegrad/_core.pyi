@@ -337,12 +337,20 @@ def _jvp_kind(arg0: str) -> str:
     """
     How an op is pushed forward: its own JVP rule, the double VJP of its gradient rule, or not at all.
     """
+def _leaked_name(arg0: Tensor) -> typing.Any:
+    """
+    Note [Leaked tensors]: TF's text for t if a trace computed it and Python kept it, else None.
+    """
 def _nest_flatten(arg0: typing.Any) -> list[typing.Any]:
     """
     The C++ walker of nested structures (tests compare it with tapegrad._nest).
     """
 def _nest_pack(arg0: typing.Any, arg1: collections.abc.Sequence[typing.Any]) -> typing.Any:
     ...
+def _num_leaked() -> int:
+    """
+    Note [Leaked tensors]: how many leaked tensors are alive.
+    """
 def _record_host_call(arg0: collections.abc.Callable, arg1: collections.abc.Sequence, arg2: str) -> None:
     """
     Records a callback that runs with the given tensors' values at every call of the graph.

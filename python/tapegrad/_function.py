@@ -17,7 +17,7 @@ from tapegrad._creation import ones, zeros
 from tapegrad._nest import sequence_like
 from tapegrad._retracing import flush_calls, note_trace
 from tapegrad._tensor import Tensor, TensorShape, TensorSpec, constant
-from tapegrad._trace_context import _Trace, _trace_stack
+from tapegrad._trace_context import _Trace, _trace_stack, leaked_error, note_leaks
 from tapegrad.errors import OperatorNotAllowedInGraphError
 
 __all__ = ["function", "Function", "ConcreteFunction"]
@@ -176,12 +176,9 @@ class Function(_core._FunctionBase):
                 tracer.restore_variables()
         del args, kwargs, views
         graph, stats = tracer.finish([t for t in flat])
+        note_leaks()
         if tracer.leak_use:
-            raise TypeError(
-                f"{tracer.leak_use} is out of scope and cannot be used here. Use return values, explicit "
-                f"Python locals or TensorFlow collections to access it. (tf.function {self.__name__!r} used a "
-                "tensor that another tf.function's trace computed and Python kept; its value is that trace's "
-                "first call's, not a value of this call.)")
+            raise leaked_error(tracer.leak_use, f" (tf.function {self.__name__!r} used it.)")
         concrete = _core._Concrete(graph, template, single)
         cf = ConcreteFunction(self, concrete, call, stats, tracer.traced_graph, template, single)
         cf._frozen_size = trace.frozen_size

@@ -4,7 +4,7 @@ import sys as _sys
 
 import numpy as np
 
-from tapegrad import _core, dtypes, errors
+from tapegrad import _core, _trace_context, dtypes, errors
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
@@ -73,14 +73,14 @@ def _symbolic_text(self, as_repr):
 
 
 def _tensor_repr(self):
-    text = _symbolic_text(self, True)
+    text = _symbolic_text(self, True) or _trace_context.leaked_text(self, True)
     if text is not None:  # no fixed value while tracing: the graph's name for it
         return text
     return f"<tf.Tensor: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={_repr_numpy(self)}>"
 
 
 def _tensor_str(self):
-    text = _symbolic_text(self, False)
+    text = _symbolic_text(self, False) or _trace_context.leaked_text(self, False)
     if text is not None:
         return text
     if _no_value(self):
@@ -97,6 +97,7 @@ def _check_concrete(self, what):
 def _scalar(self, kind):
     if _core._tracing():  # float(t) in an eager training loop's bookkeeping pays only for the read
         _check_concrete(self, f"{kind.__name__}()")
+    _trace_context.check_not_leaked(self)
     if self._size != 1:
         raise TypeError(f"only tensors with one element can be converted to Python {kind.__name__}, "
                         f"got shape {TensorShape(self._shape)}")
@@ -133,6 +134,7 @@ def _guarded(name):
     def guarded(self, *args, **kwargs):
         if _core._tracing():
             _check_concrete(self, f".{name}()" if name == "numpy" else "np.asarray()")
+        _trace_context.check_not_leaked(self)
         return raw(self, *args, **kwargs)
 
     guarded.__name__ = name

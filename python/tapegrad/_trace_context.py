@@ -8,9 +8,13 @@ import threading
 from tapegrad import _core
 
 __all__ = ["current_trace", "traced_value_error", "inside_function", "is_symbolic_tensor", "symbolic_text",
-           "relaxed_trace"]
+           "relaxed_trace", "leaked_error", "leaked_text"]
 
 _local = threading.local()  # .stack: the traces running on this thread, innermost last
+
+# True when a trace left a leaked tensor alive (Note [Leaked tensors] in cpp/graph/trace.h):
+# only then do numpy(), float() and repr() ask whether their tensor is one. Updated after traces.
+leaks_possible = False
 
 
 class _Trace:
@@ -143,3 +147,35 @@ def symbolic_text(t, as_repr):
     if as_repr:
         return f"<tf.Tensor '{name}' shape={shape} dtype={t.dtype.name}>"
     return f'Tensor("{name}", shape={shape}, dtype={t.dtype.name})'
+
+
+def note_leaks():
+    """After a trace: whether leaked tensors are alive (see leaks_possible)."""
+    global leaks_possible
+    leaks_possible = _core._num_leaked() > 0
+
+
+def leaked_error(text, where=""):
+    """TF's TypeError for a tensor a trace computed and Python kept, used after the trace."""
+    return TypeError(
+        f"{text} is out of scope and cannot be used here. Use return values, explicit Python locals or "
+        f"TensorFlow collections to access it.{where} (A value a tf.function computed while tracing stands for "
+        "a different value at every call; this one holds the first call's.)")
+
+
+def leaked_text(t, as_repr):
+    """TF's text for a leaked tensor (repr ``<tf.Tensor 'mul:0' shape=(2,) dtype=float32>`` or str), or None."""
+    if not leaks_possible:
+        return None
+    text = _core._leaked_name(t)
+    if text is None or as_repr:
+        return text
+    from tapegrad._tensor import TensorShape
+    return f'Tensor("{text.split(chr(39))[1]}", shape={TensorShape(t._shape)}, dtype={t.dtype.name})'
+
+
+def check_not_leaked(t):
+    if leaks_possible:
+        text = _core._leaked_name(t)
+        if text is not None:
+            raise leaked_error(text)
