@@ -107,3 +107,14 @@ def test_a_concrete_function_keeps_no_argument_alive():
     del x
     gc.collect()
     assert ref() is None and cf.structured_input_signature[0][1] == 3
+
+
+def test_node_names_follow_tf():
+    @tf.function
+    def f(x, w):
+        return tf.nn.relu(tf.matmul(x, w)) - 1.0, x[0] / 2.0, tf.concat([x, x], 0), tf.reduce_sum(x)
+
+    cf = f.get_concrete_function(tf.TensorSpec([2, 2]), tf.TensorSpec([2, 2]))
+    names = [op.name for op in cf.graph.get_operations() if op.type not in ("Const", "Placeholder")]
+    assert names[:7] == ["MatMul", "Relu", "sub", "strided_slice", "truediv", "concat", "Sum"]
+    assert names[7:] == ["Identity", "Identity_1", "Identity_2", "Identity_3"]

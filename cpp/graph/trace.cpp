@@ -48,7 +48,7 @@ static int add_node(Graph& g, Node n) {
 static std::string base_name(const OpDef& op) {
   static const std::unordered_map<std::string, std::string> scope = {
       {"Add", "add"}, {"AddV2", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"RealDiv", "truediv"}, {"FloorDiv", "floordiv"},
-      {"FloorMod", "mod"}, {"Pow", "pow"}, {"Neg", "Neg"}};
+      {"FloorMod", "mod"}, {"Pow", "pow"}, {"StridedSlice", "strided_slice"}, {"ConcatV2", "concat"}};
   auto it = scope.find(op.name);
   return it == scope.end() ? op.name : it->second;
 }
