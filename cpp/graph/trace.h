@@ -76,8 +76,10 @@ std::string traced_name(const Tensor& t);
 
 // Note [Leaked tensors]: a value a trace computed from its arguments or variables stands for a
 // different value at every call; when Python keeps it past the trace (a list, an attribute),
-// its number is the first call's. finish() marks such values (alive, not outputs), and a later
-// trace that uses one records it in leak_use, so that Python raises TypeError naming it.
+// its number is the first call's. finish() marks such values (alive, not outputs; nothing when
+// a tape or accumulator is active, since a custom_gradient closure may read them later). A later
+// trace that uses one records it in leak_use, and an op Python runs on one raises (run_op in
+// bindings/convert.h): TypeError naming it, as TF's "out of scope" error.
 const std::string* leaked_name(int64_t id);
 size_t num_leaked();  // leaked tensors still alive
 // Some leaked tensor may be alive (set when one is marked, cleared when none is): while it is
