@@ -5,7 +5,6 @@ import numpy as np
 import pytest
 
 import tapegrad as tf
-from tapegrad._function import RetracingWarning
 
 
 def cube(x):
@@ -202,7 +201,7 @@ def test_variable_creation_first_trace_only():
         return tf.Variable(1.0) + x
 
     assert f(tf.constant(1.0)).numpy() == 2.0
-    with pytest.raises(ValueError, match="create a Variable.*first trace"):
+    with pytest.raises(ValueError, match="singleton tf.Variables created on the first call.*trace #2"):
         f(tf.constant([1.0]))
 
 
@@ -306,7 +305,7 @@ def test_traced_repr_is_symbolic():
         return x
 
     f(tf.constant(1.0))
-    assert "traced" in seen[0] and "Mul(x, 2)" in seen[0]
+    assert seen[0] == "<tf.Tensor 'mul:0' shape=() dtype=float32>"  # TF's symbolic repr
 
 
 # -- signatures -----------------------------------------------------------------------------
@@ -317,14 +316,14 @@ def test_input_signature_none_dims_one_graph():
 
     for n in (2, 3, 5, 8):
         assert f(tf.constant(np.ones(n, np.float32))).numpy() == 2 * n
-    # A second trace confirms the graph does not depend on the length; later lengths reuse it.
-    assert f.experimental_get_tracing_count() == 2
+    # The graph is relaxed up front: one trace serves every length, as in TF.
+    assert f.experimental_get_tracing_count() == 1
     assert f.get_concrete_function().graph.relaxed
 
 
 def test_input_signature_rejects_mismatch():
     f = tf.function(lambda x: x, input_signature=[tf.TensorSpec([None, 2], tf.float32)])
-    with pytest.raises(ValueError):
+    with pytest.raises(TypeError):  # TF raises TypeError for a shape that does not fit too
         f(tf.ones([3, 3]))
     with pytest.raises(TypeError):
         f(tf.ones([3, 2], tf.float64))
@@ -372,12 +371,14 @@ def test_tracing_report_names_changed_argument(caplog):
     assert any("tracing again" in r.message and "n: Python value 2 -> 3" in r.message for r in caplog.records)
 
 
-def test_warning_after_five_retraces_names_cause():
+def test_warning_after_five_retraces_names_cause(caplog):
     f = tf.function(lambda x, n: x * n)
-    for n in range(5):
-        f(tf.constant(1.0), n)
-    with pytest.warns(RetracingWarning, match=r"Python value of n changed"):
-        f(tf.constant(1.0), 5)
+    with caplog.at_level(logging.WARNING, logger="tapegrad"):
+        for n in range(4):
+            f(tf.constant(1.0), n)
+        assert not caplog.records
+        f(tf.constant(1.0), 4)
+    assert "triggered tf.function retracing" in caplog.text and "Python value of n changing" in caplog.text
 
 
 # -- passes and inspection ------------------------------------------------------------------

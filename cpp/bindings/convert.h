@@ -33,8 +33,13 @@ Attrs to_attrs(py::handle kwargs);
 int default_dtype_of(py::handle obj);
 // Large kernels run without the GIL (releasing it costs ~0.04 us, so not for small ones).
 constexpr int64_t kReleaseGilMin = 1 << 15;
+namespace graph { extern bool g_leaks_alive; }  // graph/trace.h, Note [Leaked tensors]
+// Raises TypeError when an input is a tensor a trace computed and Python kept (bindings/graph.cpp).
+void check_not_leaked(const Tensors& x);
+
 // Runs an op from Python, without the GIL from kReleaseGilMin elements.
 inline Tensor run_op(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
+  if (graph::g_leaks_alive) check_not_leaked(x);
   int64_t n = 0;
   for (auto& t : x) n += t->size;
   if (n >= kReleaseGilMin) {

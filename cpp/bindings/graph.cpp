@@ -106,16 +106,19 @@ bool call_key(const py::args& args, graph::CallKey& key) {
 // the key cannot describe) goes to the Python method _call_slow, which traces.
 struct FunctionBase {
   graph::CallCache cache;
+  int64_t calls = 0;  // every call, hit or miss (the retracing warning counts calls between traces)
 };
 
 py::object function_call(py::object self, py::args args, py::kwargs kwargs) {
+  auto& base = self.cast<FunctionBase&>();
+  ++base.calls;
   if (kwargs.empty()) {
     thread_local graph::CallKey key;
     const bool described = call_key(args, key);
     Tensors tensors = std::move(key.tensors);  // the key keeps no tensor alive
     key.tensors.clear();
     if (described)
-      if (auto* c = self.cast<FunctionBase&>().cache.find(key)) return static_cast<const Concrete*>(c)->run(tensors);
+      if (auto* c = base.cache.find(key)) return static_cast<const Concrete*>(c)->run(tensors);
   }
   return self.attr("_call_slow")(*args, **kwargs);
 }
@@ -127,6 +130,33 @@ std::shared_ptr<graph::HostFn> make_host_fn(py::function fn) {
     py::gil_scoped_acquire gil;
     holder->obj(py::cast(x));
   });
+}
+
+// The TF op type of a node (Note [Node names] in graph/trace.cpp names the nodes).
+std::string node_type(const graph::Node& n) {
+  switch (n.kind) {
+    case graph::NodeKind::Op: return n.fused ? "Fused" : n.op->name;
+    case graph::NodeKind::Placeholder: return "Placeholder";
+    case graph::NodeKind::Constant: return "Const";
+    case graph::NodeKind::VariableRead: return "ReadVariableOp";
+    case graph::NodeKind::Assign:
+      return n.mode == 0 ? "AssignVariableOp" : n.mode == 1 ? "AssignAddVariableOp" : "AssignSubVariableOp";
+    case graph::NodeKind::HostCall: return "PrintV2";
+  }
+  return "?";
+}
+
+// One tuple per node for Python's graph inspection: (name, type, inputs, shape with None for
+// unknown dims, dtype code, has a value).
+py::list node_list(const Graph& g) {
+  py::list r;
+  for (auto& n : g.nodes) {
+    py::list shape;
+    for (int64_t d : n.meta.shape) shape.append(d < 0 ? py::none() : py::object(py::int_(d)));
+    const bool has_value = n.kind != graph::NodeKind::Assign && n.kind != graph::NodeKind::HostCall;
+    r.append(py::make_tuple(n.name, node_type(n), n.inputs, shape, (int)n.meta.dtype, has_value));
+  }
+  return r;
 }
 
 void bind_graph_class(py::module_& m) {
@@ -144,6 +174,8 @@ void bind_graph_class(py::module_& m) {
              return py::make_tuple(same, why);
            })
       .def("relax", &graph::relax, "Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).")
+      .def("nodes", &node_list, "Per node: (name, type, inputs, shape, dtype code, has a value).")
+      .def_property_readonly("outputs", [](const Graph& g) { return g.outputs; })
       .def("run", [](const Graph& g, py::sequence args) {
              Tensors x = tensor_list(args);
              return graph::run_graph(g, x, graph::needs_eager(g, x));
@@ -161,6 +193,10 @@ void bind_tracer(py::module_& m) {
       .def("__exit__", [](PyTracer& t, py::args) { t.exit(); })
       .def("placeholder", [](PyTracer& t, const Tensor& x, const std::string& name) { t.tr->placeholder(x, name); })
       .def("restore_variables", [](PyTracer& t) { t.tr->restore_variables(); })
+      .def_property_readonly("traced_graph", [](const PyTracer& t) { return t.tr->traced; },
+                             "After finish(): the graph as recorded, before optimization.")
+      .def_property_readonly("leak_use", [](const PyTracer& t) { return t.tr->leak_use; },
+                             "Note [Leaked tensors]: the first leaked tensor the trace used, or ''.")
       .def("finish", [](PyTracer& t, py::sequence outputs) {
              // Called after __exit__: turns the recorded nodes into an optimized graph.
              graph::OptimizeStats stats;
@@ -198,7 +234,8 @@ void bind_concrete(py::module_& m) {
              return call_key(args, key) && f.cache.insert(key, std::move(c));
            })
       .def("_memo_clear", [](FunctionBase& f) { f.cache.memo.clear(); })
-      .def_property_readonly("_memo_size", [](const FunctionBase& f) { return f.cache.memo.size(); });
+      .def_property_readonly("_memo_size", [](const FunctionBase& f) { return f.cache.memo.size(); })
+      .def_property_readonly("_num_calls", [](const FunctionBase& f) { return f.calls; });
 }
 
 void bind_trace_hooks(py::module_& m) {
@@ -209,6 +246,13 @@ void bind_trace_hooks(py::module_& m) {
   m.def("_fresh_view", &graph::fresh_view,
         "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });
+  m.def("_leaked_name", [](const Tensor& t) -> py::object {
+          const std::string* name = graph::leaked_name(t->id);
+          return name ? py::object(py::str(*name)) : py::object(py::none());
+        }, "Note [Leaked tensors]: TF's text for t if a trace computed it and Python kept it, else None.");
+  m.def("_num_leaked", &graph::num_leaked, "Note [Leaked tensors]: how many leaked tensors are alive.");
+  m.def("_traced_name", [](const Tensor& t) { return graph::traced_name(t); },
+        "The name of t's value in the innermost trace (\"add:0\"), or '' when no trace saw it.");
   m.def("_traced_assign", [](const Tensor& var, py::handle value, int mode) {
           graph::traced_assign(var, to_tensor(value, (int)var->dtype), mode);
         }, "Assigns a variable while tracing and records the assignment in the graph.");
@@ -218,6 +262,14 @@ void bind_trace_hooks(py::module_& m) {
 }
 
 }  // namespace
+
+void check_not_leaked(const Tensors& x) {
+  for (auto& t : x)
+    if (const std::string* text = t ? graph::leaked_name(t->id) : nullptr)
+      throw py::type_error(*text + " is out of scope and cannot be used here. Use return values, explicit Python "
+                           "locals or TensorFlow collections to access it. (A value a tf.function computed while "
+                           "tracing stands for a different value at every call; this one holds the first call's.)");
+}
 
 void bind_graph(py::module_& m) {
   bind_graph_class(m);

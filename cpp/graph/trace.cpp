@@ -5,6 +5,7 @@
 #include "engine/eager.h"
 #include "engine/forward.h"
 #include "engine/observer.h"
+#include "engine/tape.h"
 #include "graph/executor.h"
 #include "ops/random.h"
 
@@ -41,6 +42,50 @@ static int add_node(Graph& g, Node n) {
   return (int)g.nodes.size() - 1;
 }
 
+// Note [Node names]: every recorded node gets a name unique in its graph, as TF names graph
+// nodes: the op type ("MatMul", "Tanh"), or for the Python operators TF's lower-case scope
+// ("add" for x + y), then "add_1", "add_2", ...; placeholders take their argument's name.
+static std::string base_name(const OpDef& op) {
+  static const std::unordered_map<std::string, std::string> scope = {
+      {"Add", "add"}, {"AddV2", "add"}, {"Sub", "sub"}, {"Mul", "mul"}, {"RealDiv", "truediv"}, {"FloorDiv", "floordiv"},
+      {"FloorMod", "mod"}, {"Pow", "pow"}, {"StridedSlice", "strided_slice"}, {"ConcatV2", "concat"}};
+  auto it = scope.find(op.name);
+  return it == scope.end() ? op.name : it->second;
+}
+
+std::string Tracer::unique_name(const std::string& base) {
+  int& k = next_suffix[base];  // the suffix to try first: "add_7" after "add_6"
+  std::string name = k == 0 ? base : base + "_" + std::to_string(k);
+  while (names.count(name)) name = base + "_" + std::to_string(++k);
+  ++k;
+  names.insert(name);
+  return name;
+}
+
+namespace {
+// Leaked values by tensor id (Note [Leaked tensors]); entries of freed tensors are dropped at each finish().
+std::unordered_map<int64_t, std::pair<std::weak_ptr<TensorImpl>, std::string>>& leaks() {
+  static std::unordered_map<int64_t, std::pair<std::weak_ptr<TensorImpl>, std::string>> m;
+  return m;
+}
+}  // namespace
+
+bool g_leaks_alive = false;
+
+size_t num_leaked() {
+  auto& m = leaks();
+  for (auto it = m.begin(); it != m.end();) it = it->second.first.expired() ? m.erase(it) : std::next(it);
+  g_leaks_alive = !m.empty();
+  return m.size();
+}
+
+const std::string* leaked_name(int64_t id) {
+  auto& m = leaks();
+  if (m.empty()) return nullptr;
+  auto it = m.find(id);
+  return it == m.end() ? nullptr : &it->second.second;
+}
+
 int Tracer::placeholder(const Tensor& t, const std::string& name) {
   Node n;
   n.kind = NodeKind::Placeholder;
@@ -48,6 +93,7 @@ int Tracer::placeholder(const Tensor& t, const std::string& name) {
   n.arg = g.num_args++;
   n.dynamic = true;
   n.name = name;
+  names.insert(name);
   int i = add_node(g, std::move(n));
   node_of[t->id] = i;
   return i;
@@ -60,13 +106,17 @@ int Tracer::input_node(const Tensor& t) {
   if (it != node_of.end()) return it->second;
   Node n;
   n.meta = {t->shape, t->dtype};
+  if (const std::string* leaked = leaked_name(t->id))
+    if (leak_use.empty()) leak_use = *leaked;
   if (t->is_variable) {
     n.kind = NodeKind::VariableRead;
     n.value = t;
     n.dynamic = true;
+    n.name = unique_name("ReadVariableOp");
   } else {
     n.kind = NodeKind::Constant;
     n.value = t;
+    n.name = unique_name("Const");
   }
   int i = add_node(g, std::move(n));
   node_of[t->id] = i;
@@ -85,7 +135,10 @@ void Tracer::record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, co
     n.dynamic |= g.nodes[k].dynamic;
   }
   n.dynamic |= op.stateful;
-  node_of[out->id] = add_node(g, std::move(n));
+  n.name = unique_name(base_name(op));
+  const bool dynamic = n.dynamic;
+  const int i = node_of[out->id] = add_node(g, std::move(n));
+  if (dynamic) values.emplace_back(out, i);
   // A stateful op changed its Variable inputs: later uses read them again (as after an assign).
   if (op.stateful)
     for (auto& xi : x)
@@ -106,6 +159,7 @@ void Tracer::record_assign(const Tensor& var, const Tensor& value, int mode) {
   n.mode = mode;
   n.inputs.push_back(input_node(value));
   n.meta = {var->shape, var->dtype};
+  n.name = unique_name(mode == 0 ? "AssignVariableOp" : mode == 1 ? "AssignAddVariableOp" : "AssignSubVariableOp");
   add_node(g, std::move(n));
   node_of.erase(var->id);
 }
@@ -126,10 +180,40 @@ const Node* Tracer::node_for(const Tensor& t) const {
 
 std::shared_ptr<Graph> Tracer::finish(const Tensors& outputs, OptimizeStats* stats) {
   for (auto& t : outputs) g.outputs.push_back(input_node(t));
+  mark_leaks(outputs);
+  traced = std::make_shared<Graph>(g);
+  traced->finalize();
   *stats = optimize(g);
   auto result = std::make_shared<Graph>(std::move(g));
   node_of.clear();
   return result;
+}
+
+// A shape as Python prints a tuple: "(2,)", "(2, 3)", "()".
+static std::string tuple_text(const Shape& s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + (s.size() == 1 ? ",)" : ")");
+}
+
+void Tracer::mark_leaks(const Tensors& outputs) {
+  num_leaked();  // drops the entries of freed tensors
+  // Under a tape (or accumulator) the trace's values stay alive for it: a custom_gradient's
+  // closure reads them when the gradient is computed. Nothing is marked then.
+  if (!active_tapes().empty() || !active_accumulators().empty()) {
+    values.clear();
+    return;
+  }
+  auto& m = leaks();
+  std::unordered_set<int64_t> out_ids;
+  for (auto& t : outputs) out_ids.insert(t->id);
+  for (auto& [weak, node] : values)
+    if (Tensor t = weak.lock())
+      if (!out_ids.count(t->id))
+        m[t->id] = {weak, "<tf.Tensor '" + g.nodes[node].name + ":0' shape=" + tuple_text(t->shape) + " dtype=" +
+                              dtype_name(t->dtype) + ">"};
+  values.clear();
+  g_leaks_alive = !m.empty();
 }
 
 void Tracer::begin_dry() {
@@ -182,6 +266,14 @@ static std::string operand_text(const Graph& g, int i) {
     case NodeKind::Op: return n.op->name + "(...)";
     default: return "?";
   }
+}
+
+std::string traced_name(const Tensor& t) {
+  for (auto it = active_tracers().rbegin(); it != active_tracers().rend(); ++it) {
+    auto f = (*it)->node_of.find(t->id);
+    if (f != (*it)->node_of.end()) return (*it)->g.nodes[f->second].name + ":0";
+  }
+  return "";
 }
 
 std::string describe_traced(const Tensor& t) {

@@ -7,6 +7,7 @@
 // every active tracer records.
 #pragma once
 #include <unordered_map>
+#include <unordered_set>
 #include "graph/graph.h"
 #include "graph/optimize.h"
 
@@ -19,6 +20,13 @@ struct Tracer {
   std::unordered_map<int64_t, int> node_of;           // tensor id -> node
   std::vector<std::pair<Tensor, Tensor>> saved_vars;  // (variable, value before the trace assigned it)
   std::unordered_map<int64_t, uint64_t> saved_random; // a dry trace: the random streams before it
+  std::unordered_set<std::string> names;              // node names given so far (Note [Node names])
+  std::unordered_map<std::string, int> next_suffix;   // per base name, the next "_k" to try
+  std::shared_ptr<Graph> traced;                      // the graph as recorded, before optimization
+  std::vector<std::pair<std::weak_ptr<TensorImpl>, int>> values;  // op results from the arguments: leak candidates
+  std::string leak_use;                               // the first leaked tensor this trace used
+
+  std::string unique_name(const std::string& base);
 
   void begin_dry();
 
@@ -30,6 +38,7 @@ struct Tracer {
   void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label);
   const Node* node_for(const Tensor& t) const;  // null when the tracer has not seen t
   void restore_variables();
+  void mark_leaks(const Tensors& outputs);  // Note [Leaked tensors]
   // After the trace: the recorded nodes, `outputs` their results, as an optimized graph.
   std::shared_ptr<Graph> finish(const Tensors& outputs, OptimizeStats* stats);
 };
@@ -62,5 +71,19 @@ Tensor fresh_view(const Tensor& t);
 bool is_traced_value(const Tensor& t);
 // A short description of how the innermost tracer computes t: "Greater(x, 0)".
 std::string describe_traced(const Tensor& t);
+// The name of t's value in the innermost tracer that saw it ("add:0"), or "".
+std::string traced_name(const Tensor& t);
+
+// Note [Leaked tensors]: a value a trace computed from its arguments or variables stands for a
+// different value at every call; when Python keeps it past the trace (a list, an attribute),
+// its number is the first call's. finish() marks such values (alive, not outputs; nothing when
+// a tape or accumulator is active, since a custom_gradient closure may read them later). A later
+// trace that uses one records it in leak_use, and an op Python runs on one raises (run_op in
+// bindings/convert.h): TypeError naming it, as TF's "out of scope" error.
+const std::string* leaked_name(int64_t id);
+size_t num_leaked();  // leaked tensors still alive
+// Some leaked tensor may be alive (set when one is marked, cleared when none is): while it is
+// true, the bindings check the inputs of every op Python runs (check_not_leaked in convert.h).
+extern bool g_leaks_alive;
 
 }  // namespace tg::graph

@@ -78,6 +78,23 @@ Tensor cast_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& 
   return out;
 }
 
+// Shape: the dimensions of x as a 1-d int32/int64 tensor (a run-time value in a relaxed graph).
+OutMeta shape_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  int64_t d = a.i("out_type", (int64_t)DType::Int32);
+  if (d != (int64_t)DType::Int32 && d != (int64_t)DType::Int64)
+    throw InvalidArgument(cat(op.name, ": out_type must be int32 or int64, got dtype code ", d));
+  return {{(int64_t)x[0]->ndim()}, (DType)d};
+}
+
+Tensor shape_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  for (int i = 0; i < x[0]->ndim(); ++i) {
+    if (m.dtype == DType::Int32) out->data_as<int32_t>()[i] = (int32_t)x[0]->shape[i];
+    else out->data_as<int64_t>()[i] = x[0]->shape[i];
+  }
+  return out;
+}
+
 OutMeta broadcast_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   Shape target = a.ints("shape"), out;
   if (!broadcast_shapes(x[0]->shape, target, out) || out != target)
@@ -275,6 +292,7 @@ void register_shape_ops() {
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; })
       .jvp([](const Tensors&, const Tensor&, const Tensors& tx, const Attrs&) { return tx[0]; });
   def_op("StopGradient").shape(same_meta).forward(view_kernel).not_differentiable();
+  def_op("Shape").shape(shape_infer).forward(shape_kernel).not_differentiable();
   def_op("ConcatV2").inputs(-1).shape(concat_infer).forward(concat_kernel).gradient(concat_grad)
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) {  // concat of the tangents
         Tensors t(x.size());

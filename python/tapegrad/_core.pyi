@@ -204,6 +204,10 @@ class Graph:
     """
     def __str__(self) -> str:
         ...
+    def nodes(self) -> list:
+        """
+        Per node: (name, type, inputs, shape, dtype code, has a value).
+        """
     def relax(self, arg0: collections.abc.Sequence[collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex]], arg1: Graph) -> None:
         """
         Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).
@@ -232,6 +236,9 @@ class Graph:
         The op of each node, in execution order.
         """
     @property
+    def outputs(self) -> list[int]:
+        ...
+    @property
     def relaxed(self) -> bool:
         ...
 class _Tracer:
@@ -247,6 +254,16 @@ class _Tracer:
         ...
     def restore_variables(self) -> None:
         ...
+    @property
+    def leak_use(self) -> str:
+        """
+        Note [Leaked tensors]: the first leaked tensor the trace used, or ''.
+        """
+    @property
+    def traced_graph(self) -> Graph:
+        """
+        After finish(): the graph as recorded, before optimization.
+        """
 class _Concrete:
     def __init__(self, arg0: Graph, arg1: typing.Any, arg2: bool) -> None:
         ...
@@ -271,6 +288,9 @@ class _FunctionBase:
         ...
     @property
     def _memo_size(self) -> int:
+        ...
+    @property
+    def _num_calls(self) -> int:
         ...
 class _BoundOp:
     def __call__(self, *args) -> Tensor:
@@ -323,12 +343,20 @@ def _jvp_kind(arg0: str) -> str:
     """
     How an op is pushed forward: its own JVP rule, the double VJP of its gradient rule, or not at all.
     """
+def _leaked_name(arg0: Tensor) -> typing.Any:
+    """
+    Note [Leaked tensors]: TF's text for t if a trace computed it and Python kept it, else None.
+    """
 def _nest_flatten(arg0: typing.Any) -> list[typing.Any]:
     """
     The C++ walker of nested structures (tests compare it with tapegrad._nest).
     """
 def _nest_pack(arg0: typing.Any, arg1: collections.abc.Sequence[typing.Any]) -> typing.Any:
     ...
+def _num_leaked() -> int:
+    """
+    Note [Leaked tensors]: how many leaked tensors are alive.
+    """
 def _num_threads() -> int:
     """
     The number of threads a parallel kernel uses.
@@ -352,6 +380,10 @@ def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
 def _traced_assign(arg0: Tensor, arg1: typing.Any, arg2: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Assigns a variable while tracing and records the assignment in the graph.
+    """
+def _traced_name(arg0: Tensor) -> str:
+    """
+    The name of t's value in the innermost trace ("add:0"), or '' when no trace saw it.
     """
 def _tracing() -> bool:
     """

@@ -132,7 +132,7 @@ def _int(value, op, arg):
     if isinstance(value, Tensor):
         if value._size != 1:
             raise errors.InvalidArgumentError(f"{op}: {arg} must be a scalar, got a tensor of shape {tuple(value._shape)}")
-        value = value._item()
+        value = _item(value)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise TypeError(f"{op}: {arg} must be an int, got {type(value).__name__} {value!r}")
     if not isinstance(value, numbers.Integral) and not (math.isfinite(value) and float(value).is_integer()):

@@ -48,7 +48,7 @@ def bind(pyfunc_signature, args, kwargs):
 def make_call(pyfunc_signature, args, kwargs, input_signature=None):
     """Canonicalises a call into a Call (converting arguments to the input_signature's specs)."""
     if input_signature is not None:
-        args = _apply_input_signature(input_signature, args, kwargs)
+        args = _apply_input_signature(pyfunc_signature, input_signature, args, kwargs)
         kwargs = {}
     call = Call(args, kwargs)
     call.bound, named = bind(pyfunc_signature, args, kwargs)
@@ -110,21 +110,55 @@ def _erase(key):
     return key
 
 
-def _apply_input_signature(specs, args, kwargs):
-    if kwargs:
-        raise TypeError(f"a function with an input_signature takes positional arguments only, got {sorted(kwargs)}")
-    if len(args) != len(specs):
-        raise TypeError(f"the input_signature has {len(specs)} specs but the call passed {len(args)} arguments")
-    out = []
-    for i, (a, spec) in enumerate(zip(args, specs)):
-        t = a if isinstance(a, Tensor) else convert_to_tensor(a, dtype=spec.dtype)
-        if t.dtype != spec.dtype:
-            raise TypeError(f"argument {i} of dtype {t.dtype.name} does not match the input_signature "
-                            f"{spec} (dtype {spec.dtype.name})")
-        if spec.shape is not None and not spec.shape.is_compatible_with(t.shape):
-            raise ValueError(f"argument {i} of shape {t.shape} does not match the input_signature {spec}")
-        out.append(t)
-    return tuple(out)
+def _apply_input_signature(pyfunc_signature, specs, args, kwargs):
+    """The call's arguments as tensors in the order of ``specs``; a call that does not fit raises
+    TypeError in TF's words ("Binding inputs to tf.function failed due to ...")."""
+    names = _spec_names(pyfunc_signature, specs)
+    try:
+        values = _bind_to_specs(names, specs, args, kwargs)
+        return tuple(_cast_to_spec(v, spec) for v, spec in zip(values, specs))
+    except TypeError as e:
+        listed = ", ".join(f"{n}: {spec}" for n, spec in zip(names, specs))
+        raise TypeError(f"Binding inputs to tf.function failed due to `{e}`. Received args: {args!r} and "
+                        f"kwargs: {kwargs!r} for signature: ({listed}).") from None
+
+
+def _spec_names(pyfunc_signature, specs):
+    params = [] if pyfunc_signature is None else [
+        p.name for p in pyfunc_signature.parameters.values()
+        if p.kind in (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+    return [params[i] if i < len(params) else f"arg{i}" for i in range(len(specs))]
+
+
+def _bind_to_specs(names, specs, args, kwargs):
+    if len(args) > len(specs):
+        raise TypeError("too many positional arguments")
+    values = list(args) + [None] * (len(specs) - len(args))
+    given = [True] * len(args) + [False] * (len(specs) - len(args))
+    for k, v in kwargs.items():
+        if k not in names:
+            raise TypeError(f"got an unexpected keyword argument '{k}'")
+        i = names.index(k)
+        if given[i]:
+            raise TypeError(f"multiple values for argument '{k}'")
+        values[i], given[i] = v, True
+    missing = [n for n, g in zip(names, given) if not g]
+    if missing:
+        raise TypeError(f"missing a required argument: '{missing[0]}'")
+    return values
+
+
+def _cast_to_spec(value, spec):
+    if isinstance(value, Tensor):
+        t = value
+    else:
+        try:
+            t = convert_to_tensor(value, dtype=spec.dtype)
+        except (TypeError, ValueError) as e:
+            raise TypeError(f"Can not cast {value!r} to {spec}: {e}") from None
+    if t.dtype != spec.dtype or (spec.shape is not None and not spec.shape.is_compatible_with(t.shape)):
+        raise TypeError(f"Can not cast {type(spec)(t.shape, t.dtype)} to {spec}")
+    return t
 
 
 def _show(d):

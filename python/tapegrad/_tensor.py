@@ -4,7 +4,7 @@ import sys as _sys
 
 import numpy as np
 
-from tapegrad import _core, dtypes, errors
+from tapegrad import _core, _trace_context, dtypes, errors
 from tapegrad._name_scope import current_scope as _current_scope
 from tapegrad._string_tensor import StringTensor, is_text, string_constant
 
@@ -82,14 +82,25 @@ def _no_value(self):
     return _core._is_traced(self) or (self._is_variable and _core._tracing())
 
 
+def _symbolic_text(self, as_repr):
+    """While tracing: TF's symbolic text for a tensor of the trace, else None."""
+    if not _core._tracing():
+        return None
+    from tapegrad._trace_context import symbolic_text
+    return symbolic_text(self, as_repr)
+
+
 def _tensor_repr(self):
-    kind = "tf.Tensor"
-    if _core._is_traced(self):  # no fixed value while tracing: show how it is computed
-        return f"<{kind} (traced) {_core._describe_traced(self)} shape={TensorShape(self._shape)} dtype={self.dtype.name}>"
-    return f"<{kind}: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={numpy_text(self.numpy(), True)}>"
+    text = _symbolic_text(self, True) or _trace_context.leaked_text(self, True)
+    if text is not None:  # no fixed value while tracing: the graph's name for it
+        return text
+    return f"<tf.Tensor: shape={TensorShape(self._shape)}, dtype={self.dtype.name}, numpy={numpy_text(self.numpy(), True)}>"
 
 
 def _tensor_str(self):
+    text = _symbolic_text(self, False) or _trace_context.leaked_text(self, False)
+    if text is not None:
+        return text
     if _no_value(self):
         return repr(self)
     return f"tf.Tensor({numpy_text(self.numpy())}, shape={TensorShape(self._shape)}, dtype={self.dtype.name})"
@@ -104,6 +115,7 @@ def _check_concrete(self, what):
 def _scalar(self, kind):
     if _core._tracing():  # float(t) in an eager training loop's bookkeeping pays only for the read
         _check_concrete(self, f"{kind.__name__}()")
+    _trace_context.check_not_leaked(self)
     if self._size != 1:
         raise TypeError(f"only tensors with one element can be converted to Python {kind.__name__}, "
                         f"got shape {TensorShape(self._shape)}")
@@ -119,6 +131,8 @@ def _bool(self):
 
 
 def _format(self, spec):
+    if not spec and _core._tracing():  # f"{x}" of a traced tensor: its symbolic text, as TF
+        return str(self)
     _check_concrete(self, "format()")
     if self._size == 1 and spec:
         return format(self._item(), spec)
@@ -139,11 +153,13 @@ def _guarded(name):
     def guarded(self, *args, **kwargs):
         if _core._tracing():
             _check_concrete(self, f".{name}()" if name == "numpy" else "np.asarray()")
+        _trace_context.check_not_leaked(self)
         return raw(self, *args, **kwargs)
 
     def numpy(self):
         if _core._tracing():
             _check_concrete(self, ".numpy()")
+        _trace_context.check_not_leaked(self)
         return raw(self) if self._shape else raw(self)[()]
 
     chosen = numpy if name == "numpy" else guarded
@@ -390,7 +406,12 @@ def _refuse_lossy_constant(value, dt):
 
 
 def _item(v):
-    return v._item() if isinstance(v, Tensor) else v
+    """A scalar tensor's value as a Python number (refused for a traced value: it has none)."""
+    if not isinstance(v, Tensor):
+        return v
+    if _core._tracing():
+        _check_concrete(v, "a Python number")
+    return v._item()
 
 
 _cast = _core.op("Cast")
@@ -418,13 +439,27 @@ def stop_gradient(input, name=None):
     return _stop_gradient(input)
 
 
+_shape_op = _core.op("Shape")
+
+
 def shape(input, out_type=dtypes.int32, name=None):
+    """The shape of ``input`` as a 1-d tensor; in a graph that serves unknown dimensions (an
+    input_signature with None) a run-time value, else a constant."""
     t = convert_to_tensor(input)
+    if _core._tracing() and _core._is_traced(t):
+        from tapegrad._trace_context import relaxed_trace
+        if relaxed_trace() is not None:
+            return _shape_op(t, out_type=dtypes.as_dtype(out_type).code)
     return constant(list(t._shape), dtype=out_type)
 
 
 def size(input, out_type=dtypes.int32, name=None):
-    return constant(convert_to_tensor(input)._size, dtype=out_type)
+    t = convert_to_tensor(input)
+    if _core._tracing() and _core._is_traced(t):
+        from tapegrad._trace_context import relaxed_trace
+        if relaxed_trace() is not None:  # a run-time value, as tf.shape
+            return _core.op("Prod")(_shape_op(t, out_type=dtypes.as_dtype(out_type).code))
+    return constant(t._size, dtype=out_type)
 
 
 def rank(input, name=None):

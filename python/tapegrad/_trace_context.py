@@ -7,15 +7,24 @@ import threading
 
 from tapegrad import _core
 
-__all__ = ["current_trace", "traced_value_error", "inside_function", "is_symbolic_tensor"]
+__all__ = ["current_trace", "traced_value_error", "inside_function", "is_symbolic_tensor", "symbolic_text",
+           "relaxed_trace", "leaked_error", "leaked_text"]
 
 _local = threading.local()  # .stack: the traces running on this thread, innermost last
 
+# True when a trace left a leaked tensor alive (Note [Leaked tensors] in cpp/graph/trace.h):
+# only then do numpy(), float() and repr() ask whether their tensor is one. Updated after traces.
+leaks_possible = False
+
 
 class _Trace:
-    def __init__(self, function, dry):
+    def __init__(self, function, dry, relaxed_shapes=None):
         self.function, self.dry = function, dry
         self.first_id = _next_tensor_id()  # see Note [Symbolic tensors]
+        # A trace relaxed up front (an input_signature with None dimensions): each placeholder's
+        # TensorShape by tensor id; tf.shape of a traced tensor is then a run-time value.
+        self.relaxed_shapes = relaxed_shapes
+        self.frozen_size = None  # why the graph holds a traced size no comparison can see (note_frozen_size)
 
 
 def _next_tensor_id():
@@ -42,9 +51,10 @@ def _on_variable_created():
     if trace is not None and trace.function._num_traces > 0:
         f = trace.function
         raise ValueError(
-            f"tf.function {f.__name__!r} tried to create a Variable on trace #{f._num_traces + 1}; "
-            "a Function may create variables only on its first trace (the graph keeps them). "
-            "Create the variable outside the function, or only once (e.g. `if self.v is None: ...`).")
+            "tf.function only supports singleton tf.Variables created on the first call. Make sure the "
+            "tf.Variable is only created once or created outside tf.function. "
+            f"(tf.function {f.__name__!r} created one on trace #{f._num_traces + 1}; create it only once, "
+            "e.g. `if self.v is None: ...`.)")
 
 
 def traced_value_error(t, what):
@@ -99,3 +109,73 @@ def is_symbolic_tensor(tensor):
         return False
     stack = _trace_stack()
     return _core._is_traced(tensor) or (bool(stack) and tensor._id >= stack[0].first_id)
+
+
+def note_frozen_size(why):
+    """Called where the traced code turns a size into something that looks the same at other
+    sizes (a slice bound clamped to the dimension): the graph must not be relaxed."""
+    for trace in _trace_stack():
+        trace.frozen_size = trace.frozen_size or why
+
+
+def relaxed_trace():
+    """The innermost trace if it is relaxed up front (its graph serves unknown dimensions), else None."""
+    trace = current_trace()
+    return trace if trace is not None and trace.relaxed_shapes is not None else None
+
+
+def graph_name(name):
+    """A TF-style node name for an argument path: ``args[0]`` -> ``args_0``, ``d['k']`` -> ``d_k``."""
+    out = "".join(c if c.isalnum() or c in "_.-/" else "_" for c in name.replace("'", ""))
+    while "__" in out:
+        out = out.replace("__", "_")
+    return out.strip("_") or "arg"
+
+
+def symbolic_text(t, as_repr):
+    """TF's text for a tensor of the trace (Note [Symbolic tensors]), or None for other tensors:
+    ``<tf.Tensor 'add:0' shape=(None,) dtype=float32>`` (repr) or ``Tensor("add:0", ...)`` (str)."""
+    from tapegrad._tensor import TensorShape
+
+    if not is_symbolic_tensor(t):
+        return None
+    name = _core._traced_name(t)
+    name = graph_name(name[:-2]) + ":0" if name else "Const:0"
+    trace = current_trace()
+    shape = None if trace is None or trace.relaxed_shapes is None else trace.relaxed_shapes.get(t._id)
+    shape = TensorShape(t._shape) if shape is None else shape
+    if as_repr:
+        return f"<tf.Tensor '{name}' shape={shape} dtype={t.dtype.name}>"
+    return f'Tensor("{name}", shape={shape}, dtype={t.dtype.name})'
+
+
+def note_leaks():
+    """After a trace: whether leaked tensors are alive (see leaks_possible)."""
+    global leaks_possible
+    leaks_possible = _core._num_leaked() > 0
+
+
+def leaked_error(text, where=""):
+    """TF's TypeError for a tensor a trace computed and Python kept, used after the trace."""
+    return TypeError(
+        f"{text} is out of scope and cannot be used here. Use return values, explicit Python locals or "
+        f"TensorFlow collections to access it.{where} (A value a tf.function computed while tracing stands for "
+        "a different value at every call; this one holds the first call's.)")
+
+
+def leaked_text(t, as_repr):
+    """TF's text for a leaked tensor (repr ``<tf.Tensor 'mul:0' shape=(2,) dtype=float32>`` or str), or None."""
+    if not leaks_possible:
+        return None
+    text = _core._leaked_name(t)
+    if text is None or as_repr:
+        return text
+    from tapegrad._tensor import TensorShape
+    return f'Tensor("{text.split(chr(39))[1]}", shape={TensorShape(t._shape)}, dtype={t.dtype.name})'
+
+
+def check_not_leaked(t):
+    if leaks_possible:
+        text = _core._leaked_name(t)
+        if text is not None:
+            raise leaked_error(text)

@@ -27,6 +27,7 @@ def _cast_samples(rng, dtype):
 
 
 _cast_op = tf._core.op("Cast")
+_shape_op = tf._core.op("Shape")  # tf.shape's run-time form (a constant outside relaxed graphs)
 
 
 def _cast(x, dtype):
@@ -160,6 +161,10 @@ rows = [
     OpInfo("BroadcastTo", tf.broadcast_to, np.broadcast_to, order=2, samples=_with_shapes(
         [((3,), {"shape": [2, 3]}), ((2, 1), {"shape": [2, 4]}), ((), {"shape": [2, 2]}), ((1, 3), {"shape": [2, 1, 3]})])),
     OpInfo("Cast", _cast, lambda x, dtype: x.astype(dtype.as_numpy_dtype), samples=_cast_samples, order=2),
+    OpInfo("Shape", lambda x, out_type: _shape_op(x, out_type=out_type.code),
+           lambda x, out_type: np.array(x.shape, out_type.as_numpy_dtype), differentiable=False,
+           samples=_with_shapes([((2, 3), {"out_type": tf.int32}), ((0, 4, 1), {"out_type": tf.int64}),
+                                 ((), {"out_type": tf.int32})])),
     OpInfo("StridedSlice", lambda x, key: x[key], lambda x, key: x[key], samples=_getitem_samples, order=2),
     OpInfo("StridedSliceGrad", _op("StridedSliceGrad"), _slice_grad_ref, samples=_slice_grad_samples, order=2),
     OpInfo("ConcatV2", lambda *xs, axis: tf.concat(xs, axis), lambda *xs, axis: np.concatenate(xs, axis),

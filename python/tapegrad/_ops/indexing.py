@@ -11,6 +11,7 @@ from tapegrad import _core
 from tapegrad._ops.array import _InvalidArgument, _gather, _reshape, _strided_slice, boolean_mask, gather
 from tapegrad._ops.elementwise import floormod
 from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._trace_context import note_frozen_size
 
 _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), scalar int32/int64 tensors and "
           "one integer list or tensor are valid indices")
@@ -61,6 +62,8 @@ def _getitem(self, key):
                 b, e, s = k.indices(n)
             except ValueError as err:
                 raise _InvalidArgument(f"StridedSlice: {err} (dimension {d} of shape {tuple(shape)})") from None
+            if _core._tracing() and any(type(v) is int and not -n <= v <= n for v in (k.start, k.stop)):
+                note_frozen_size(f"x[{k.start}:{k.stop}] clamps to the traced size {n}")
             begin.append(b), end.append(e), strides.append(s), out.append(len(range(b, e, s)))
             continue
         idx = _index_value(k)
