@@ -1,0 +1,262 @@
+"""tf.data.Dataset: the public class; each method builds one dataset of _sources, _batching,
+_ordering, _functions or _prefetch.
+
+A dataset is a recipe: nothing runs until it is iterated, and each iteration starts over. Every
+dataset provides (Note [Flat elements] for the element form):
+  element_spec     the nested TensorSpecs of one element
+  _card()          the cardinality: a count, INFINITE (-1) or UNKNOWN (-2)
+  _flat()          a new Python iterator over the elements as flat tuples of arrays
+  _columns         for a dataset of rows of in-memory arrays: the arrays (or None), and then
+  _chunks()        a new iterator over index arrays into them, so that shuffle, take, skip,
+                   shard and repeat move indices and batch gathers a whole batch in one NumPy
+                   call per component (Note [Row datasets], _ordering.py).
+"""
+import numpy as np
+
+from tapegrad import errors
+from tapegrad._tensor import Tensor, constant
+from tapegrad.dtypes import int64
+from tapegrad.data import _structure as st
+
+__all__ = ["Dataset", "Iterator", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
+
+AUTOTUNE = -1
+INFINITE_CARDINALITY = -1
+UNKNOWN_CARDINALITY = -2
+
+
+def check_count(value, what, op):
+    """A Python int from ``value`` (int, NumPy integer or integer Tensor), else TF's TypeError."""
+    if isinstance(value, Tensor):
+        if not value.dtype.is_integer or value.shape.rank != 0:
+            raise TypeError(f"{op}: {what} must be a scalar integer, got {value.dtype.name}{value.shape}")
+        return int(value)
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{op}: {what} must be an integer, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+class Iterator:
+    """An iterator over a dataset's elements as Tensors (``iter(dataset)``); ``next(it)`` or
+    ``it.get_next()`` gives the next element and raises StopIteration / OutOfRangeError at the end."""
+
+    def __init__(self, dataset):
+        self.element_spec = dataset.element_spec
+        self._source = dataset._tensors()
+        self._next = self._source.__next__
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._next()
+
+    def get_next(self):
+        try:
+            return self._next()
+        except StopIteration:
+            raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def get_next_as_optional(self):
+        raise errors.UnimplementedError(None, None, "Iterator.get_next_as_optional is not supported")
+
+    def close(self):
+        """Stops the pipeline now (a prefetching thread ends), as the iterator's deletion does."""
+        self._source.close()
+
+
+class Dataset:
+    """A sequence of elements, each a (nested) structure of tensors, built from in-memory data or a
+    generator and transformed lazily; iterate it in a Python loop, or pass it to ``Model.fit``."""
+
+    _columns = None
+
+    def __init__(self, element_spec):
+        self._structure = element_spec
+        self._specs = st.flatten(element_spec)
+        self._pack = st.make_packer(element_spec)
+        self._to_tensors = st.tensor_converter(self._specs, self._pack)
+
+    # ---- the contract of a dataset (see the module docstring)
+    def _card(self):
+        return UNKNOWN_CARDINALITY
+
+    def _flat(self):
+        columns = self._columns
+        for chunk in self._chunks():
+            for i in chunk.tolist():
+                yield tuple(c[i] for c in columns)
+
+    def _chunks(self):
+        raise NotImplementedError
+
+    def _tensors(self):
+        """The elements as the user sees them (Tensors, nested); a dataset may do this faster."""
+        to_tensors = self._to_tensors
+        for flat in self._flat():
+            yield to_tensors(flat)
+
+    # ---- sources
+    @staticmethod
+    def from_tensor_slices(tensors, name=None):
+        """The slices of ``tensors`` along their first dimension, one element each; a tuple or dict
+        of arrays gives elements of the same structure (all must have the same first dimension)."""
+        return _sources.TensorSlices(tensors)
+
+    @staticmethod
+    def from_tensors(tensors, name=None):
+        """A dataset of one element: ``tensors`` itself."""
+        return _sources.Tensors(tensors)
+
+    @staticmethod
+    def range(*args, output_type=None, name=None):
+        """``range(stop)``, ``range(start, stop[, step])`` as Python's range, int64 elements."""
+        return _sources.Range(*args, output_type=output_type)
+
+    @staticmethod
+    def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
+                       name=None):
+        """The elements ``generator(*args)`` yields, converted to ``output_signature`` (TensorSpecs),
+        or to ``output_types`` / ``output_shapes``; the generator is called again on each iteration."""
+        return _sources.Generator(generator, output_types, output_shapes, args, output_signature)
+
+    @staticmethod
+    def zip(*args, datasets=None, name=None):
+        """Elements combined from a (nested) tuple or dict of datasets, until the shortest ends."""
+        return _sources.Zip(args, datasets)
+
+    def concatenate(self, dataset, name=None):
+        """This dataset's elements, then ``dataset``'s (the element specs must be compatible)."""
+        return _sources.Concatenate(self, dataset)
+
+    # ---- batching
+    def batch(self, batch_size, drop_remainder=False, num_parallel_calls=None, deterministic=None, name=None):
+        """Consecutive elements stacked into batches of ``batch_size`` (the last may be smaller unless
+        ``drop_remainder``)."""
+        return _batching.Batch(self, batch_size, drop_remainder)
+
+    def unbatch(self, name=None):
+        """Splits each element along its first dimension into elements."""
+        return _batching.Unbatch(self)
+
+    def padded_batch(self, batch_size, padded_shapes=None, padding_values=None, drop_remainder=False, name=None):
+        """Batches of elements padded to ``padded_shapes`` (None dimensions: the longest in the batch)
+        with ``padding_values`` (0, False by default)."""
+        return _batching.PaddedBatch(self, batch_size, padded_shapes, padding_values, drop_remainder)
+
+    # ---- order and selection
+    def shuffle(self, buffer_size, seed=None, reshuffle_each_iteration=True, name=None):
+        """Elements drawn at random from a buffer of ``buffer_size`` elements that is refilled from the
+        input (a full permutation when the buffer holds the whole dataset)."""
+        return _ordering.Shuffle(self, buffer_size, seed, reshuffle_each_iteration)
+
+    def repeat(self, count=None, name=None):
+        """The dataset ``count`` times over (forever for None or -1)."""
+        return _ordering.Repeat(self, count)
+
+    def take(self, count, name=None):
+        """The first ``count`` elements (all of them for -1)."""
+        return _ordering.Take(self, count)
+
+    def skip(self, count, name=None):
+        """All but the first ``count`` elements (none for -1)."""
+        return _ordering.Skip(self, count)
+
+    def shard(self, num_shards, index, name=None):
+        """Every ``num_shards``-th element, starting at ``index``."""
+        return _ordering.Shard(self, num_shards, index)
+
+    def cache(self, filename="", name=None):
+        """Keeps the elements of the first complete iteration in memory and replays them after."""
+        return _ordering.Cache(self, filename)
+
+    def enumerate(self, start=0, name=None):
+        """Elements ``(i, element)`` with an int64 counter ``i`` from ``start``."""
+        return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
+
+    # ---- functions of elements
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+        """``map_func`` applied to each element (a tuple element is passed as positional arguments),
+        traced once with tf.function so that each call runs as a graph."""
+        return _functions.Map(self, map_func)
+
+    def filter(self, predicate, name=None):
+        """The elements for which ``predicate`` returns True (a scalar bool)."""
+        return _functions.Filter(self, predicate)
+
+    def flat_map(self, map_func, name=None):
+        """The elements of the datasets ``map_func`` returns for each element, in order."""
+        return _functions.FlatMap(self, map_func)
+
+    def reduce(self, initial_state, reduce_func, name=None):
+        """Folds the elements into a state: ``state = reduce_func(state, element)``."""
+        return _functions.reduce(self, initial_state, reduce_func)
+
+    def apply(self, transformation_func):
+        """``transformation_func(self)``, which must return a Dataset."""
+        result = transformation_func(self)
+        if not isinstance(result, Dataset):
+            raise TypeError(f"Dataset.apply: `transformation_func` must return a Dataset, got {type(result).__name__}")
+        return result
+
+    # ---- prefetching and options
+    def prefetch(self, buffer_size, name=None):
+        """Prepares up to ``buffer_size`` elements ahead (AUTOTUNE: a few) on a background thread
+        while the consumer works."""
+        return _prefetch.Prefetch(self, buffer_size)
+
+    def with_options(self, options, name=None):
+        return self
+
+    def options(self):
+        return Options()
+
+    # ---- inspection and iteration
+    @property
+    def element_spec(self):
+        """The structure of one element as TensorSpecs (nested as the elements are)."""
+        return self._structure
+
+    def cardinality(self):
+        """The number of elements as an int64 scalar; INFINITE_CARDINALITY (-1) or
+        UNKNOWN_CARDINALITY (-2) when not a known count."""
+        return constant(self._card(), dtype=int64)
+
+    def __len__(self):
+        n = self._card()
+        if n == INFINITE_CARDINALITY:
+            raise TypeError("The dataset is infinite.")
+        if n == UNKNOWN_CARDINALITY:
+            raise TypeError("The dataset length is unknown.")
+        return n
+
+    def __bool__(self):
+        return True  # not len(): an infinite dataset is still a dataset
+
+    def __iter__(self):
+        return Iterator(self)
+
+    def as_numpy_iterator(self):
+        """The elements as NumPy values (arrays, NumPy scalars for scalars), nested alike."""
+        pack = self._pack
+        dtypes = [s.dtype.as_numpy_dtype for s in self._specs]
+
+        def values():
+            for flat in self._flat():
+                yield pack([np.asarray(a, dt)[()] for a, dt in zip(flat, dtypes)])
+
+        return values()
+
+    def __repr__(self):
+        return f"<{type(self).__name__}Dataset element_spec={self.element_spec}>"
+
+
+class Options:
+    """tf.data.Options: accepted and ignored (threading and optimization are chosen here)."""
+
+    def __init__(self):
+        self.experimental_deterministic = None
+        self.deterministic = None
+
+
+from tapegrad.data import _batching, _functions, _ordering, _prefetch, _sources  # noqa: E402

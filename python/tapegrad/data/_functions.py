@@ -1,0 +1,147 @@
+"""Datasets that run a user function on each element: map, filter, flat_map; and Dataset.reduce.
+
+Note [Traced element functions]
+As in tf.data, map and filter trace their function once, when the dataset is built, from the
+input's element_spec (tf.function's get_concrete_function; None dimensions trace at two sizes so
+that the graph is checked to serve every size), and each element then runs the cached graph in C++.
+The traced wrapper takes and returns flat tuples of tensors (Note [Flat elements]); while tracing it
+records what the user function returned, which gives the output's element_spec: dimensions that
+differ between the traces are None.
+"""
+import numpy as np
+
+from tapegrad import _core
+from tapegrad._function import function
+from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
+from tapegrad.data import _structure as st
+from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset
+
+__all__ = ["Map", "Filter", "FlatMap", "reduce"]
+
+
+def _call(func, element, structure):
+    """TF's calling convention: a tuple element is spread over the arguments, anything else is one."""
+    return func(*element) if type(structure) is tuple else func(element)
+
+
+def _as_tensor(value, op):
+    if isinstance(value, Tensor):
+        return value
+    if value is None:
+        raise TypeError(f"{op}: the function returned None; it must return a tensor or a (nested) structure "
+                        f"of tensors")
+    try:
+        return convert_to_tensor(value)
+    except (TypeError, ValueError) as e:
+        raise TypeError(f"{op}: the function returned {type(value).__name__} {value!r}, which is not a tensor: "
+                        f"{e}") from None
+
+
+class _TracedElementFunction:
+    """``func`` over elements of ``dataset``, traced once (Note [Traced element functions])."""
+
+    def __init__(self, func, dataset, op):
+        if not callable(func):
+            raise TypeError(f"{op}: the function must be callable, got {type(func).__name__}")
+        pack, structure = dataset._pack, dataset.element_spec
+        self._traces = []
+
+        def on_flat(*flat):
+            result = st.map_structure(lambda v: _as_tensor(v, op), _call(func, pack(list(flat)), structure),
+                                      lists_nest=True)
+            outputs = st.flatten(result)
+            self._traces.append((result, [(tuple(t.shape), t.dtype) for t in outputs]))
+            return tuple(outputs)
+
+        on_flat.__name__ = getattr(func, "__name__", "element_function")
+        self._function = function(on_flat)
+        self._function.get_concrete_function(*dataset._specs)
+        first, shapes = self._traces[0][0], [list(s) for s, _ in self._traces[0][1]]
+        for _, other in self._traces[1:]:  # a dimension that differs between the traces is None
+            shapes = [None if a is None or len(a) != len(b) else [x if x == y else None for x, y in zip(a, b)]
+                      for a, (b, _) in zip(shapes, other)]
+        specs = [TensorSpec(s, dt) for s, (_, dt) in zip(shapes, self._traces[0][1])]
+        self.output_spec = st.structure_of(first, specs)
+        self.output_specs = specs
+        codes = [s.dtype.code for s in dataset._specs]
+        convert, run = _core.convert, self._function
+
+        def apply(flat):
+            return run(*[convert(a, c) for a, c in zip(flat, codes)])
+
+        self.apply = apply
+
+
+class Map(Dataset):
+    def __init__(self, dataset, map_func):
+        self._input = dataset
+        self._func = _TracedElementFunction(map_func, dataset, "Dataset.map")
+        super().__init__(self._func.output_spec)
+
+    def _card(self):
+        return self._input._card()
+
+    def _flat(self):
+        apply = self._func.apply
+        for flat in self._input._flat():
+            yield apply(flat)
+
+
+class Filter(Dataset):
+    def __init__(self, dataset, predicate):
+        self._input = dataset
+        self._func = _TracedElementFunction(predicate, dataset, "Dataset.filter")
+        spec = self._func.output_spec
+        if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape is None or spec.shape.rank:
+            raise ValueError(f"Dataset.filter: Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
+                             f"tensor, but its return type is {spec}.")
+        super().__init__(dataset.element_spec)
+
+    def _flat(self):
+        apply = self._func.apply
+        for flat in self._input._flat():
+            if bool(apply(flat)[0]):
+                yield flat
+
+
+def _example(spec):
+    shape = [1 if d is None else d for d in (spec.shape if spec.shape is not None else [])]
+    return convert_to_tensor(np.zeros(shape, spec.dtype.as_numpy_dtype))
+
+
+class FlatMap(Dataset):
+    """The function returns a dataset per element, so it runs in Python; its element_spec comes from
+    one call on a zero-filled element when the dataset is built."""
+
+    def __init__(self, dataset, map_func):
+        if not callable(map_func):
+            raise TypeError(f"Dataset.flat_map: the function must be callable, got {type(map_func).__name__}")
+        self._input, self._func = dataset, map_func
+        example = self._inner(dataset._pack([_example(s) for s in dataset._specs]))
+        super().__init__(example.element_spec)
+
+    def _inner(self, element):
+        result = _call(self._func, element, self._input.element_spec)
+        if not isinstance(result, Dataset):
+            raise TypeError(f"Dataset.flat_map: the function must return a Dataset, got {type(result).__name__}")
+        return result
+
+    def _card(self):
+        return UNKNOWN_CARDINALITY
+
+    def _flat(self):
+        for flat in self._input._flat():
+            inner = self._inner(self._input._to_tensors(flat))
+            if [(s.dtype) for s in inner._specs] != [s.dtype for s in self._specs]:
+                raise TypeError(f"Dataset.flat_map: the function returned datasets of different element specs: "
+                                f"{inner.element_spec} and {self.element_spec}")
+            yield from inner._flat()
+
+
+def reduce(dataset, initial_state, reduce_func):
+    """Dataset.reduce: the state as tensors, ``reduce_func(state, element)`` per element."""
+    state = st.map_structure(lambda v: v if isinstance(v, Tensor) else convert_to_tensor(st.as_array(v)),
+                             initial_state)
+    for flat in dataset._flat():
+        state = reduce_func(state, dataset._to_tensors(flat))
+    return state

@@ -1,0 +1,444 @@
+"""tf.data.Dataset: each transformation against the element orders, structures, cardinalities and
+error classes TensorFlow 2.21 gives (asked of TF; the expected values are written out here)."""
+import gc
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import tapegrad as tf
+from tapegrad import errors
+
+D = tf.data.Dataset
+
+
+def values(ds):
+    """The elements as plain Python/NumPy values, nested as TF's as_numpy_iterator gives them."""
+    def plain(v):
+        if isinstance(v, tuple):
+            return tuple(plain(x) for x in v)
+        if isinstance(v, dict):
+            return {k: plain(x) for k, x in v.items()}
+        return v.tolist()
+    return [plain(v) for v in ds.as_numpy_iterator()]
+
+
+def card(ds):
+    return int(ds.cardinality())
+
+
+UNKNOWN = D.range(5).filter(lambda x: True)
+
+
+# ---- sources and element_spec
+@pytest.mark.parametrize("value, shape, dtype", [
+    ([1, 2, 3], (), tf.int32),
+    ([1.0, 2.0], (), tf.float32),
+    (np.zeros((3, 2)), (2,), tf.float64),
+    ([np.zeros(2), np.ones(2)], (2,), tf.float64),  # a list is a tensor, not a structure
+    (np.zeros((3, 2), np.uint8), (2,), tf.int32),    # no uint8 tensors: widened as tf.constant does
+])
+def test_from_tensor_slices_spec(value, shape, dtype):
+    spec = D.from_tensor_slices(value).element_spec
+    assert spec == tf.TensorSpec(shape, dtype)
+
+
+def test_from_tensor_slices_structures_keep_their_nesting_and_dict_order():
+    ds = D.from_tensor_slices({"b": [1, 2], "a": (np.zeros((2, 3)), [True, False])})
+    spec = ds.element_spec
+    assert list(spec) == ["b", "a"] and isinstance(spec["a"], tuple)
+    assert spec["a"] == (tf.TensorSpec([3], tf.float64), tf.TensorSpec([], tf.bool))
+    first = next(iter(ds))
+    assert list(first) == ["b", "a"] and isinstance(first["a"], tuple)
+    assert isinstance(first["b"], tf.Tensor) and first["b"].dtype == tf.int32
+    assert values(ds)[1] == {"b": 2, "a": ([0.0, 0.0, 0.0], False)}
+
+
+def test_from_tensor_slices_tuple_iterates_as_tuples_of_tensors():
+    elements = list(D.from_tensor_slices(([1, 2], [3.0, 4.0])))
+    assert all(type(e) is tuple and len(e) == 2 for e in elements)
+    assert [(int(a), float(b)) for a, b in elements] == [(1, 3.0), (2, 4.0)]
+    assert elements[0][1].dtype == tf.float32
+
+
+@pytest.mark.parametrize("value, error", [(3, ValueError), ((np.zeros(3), np.zeros(4)), ValueError)])
+def test_from_tensor_slices_errors(value, error):
+    with pytest.raises(error):
+        D.from_tensor_slices(value)
+
+
+def test_from_tensor_slices_of_empty_arrays():
+    ds = D.from_tensor_slices(np.zeros((0, 3)))
+    assert card(ds) == 0 and values(ds) == [] and ds.element_spec == tf.TensorSpec([3], tf.float64)
+
+
+def test_from_tensors():
+    ds = D.from_tensors((np.zeros((3, 2)), 1))
+    assert ds.element_spec == (tf.TensorSpec([3, 2], tf.float64), tf.TensorSpec([], tf.int32))
+    assert card(ds) == 1 and len(values(ds)) == 1
+
+
+def test_range():
+    assert values(D.range(5)) == [0, 1, 2, 3, 4]
+    assert values(D.range(2, 10, 3)) == [2, 5, 8]
+    assert values(D.range(5, 0, -2)) == [5, 3, 1]
+    assert D.range(3).element_spec == tf.TensorSpec([], tf.int64)
+    assert D.range(3, output_type=tf.int32).element_spec == tf.TensorSpec([], tf.int32)
+    assert type(next(D.range(2).as_numpy_iterator())) is np.int64
+    with pytest.raises(errors.InvalidArgumentError):
+        D.range(1, 5, 0)
+
+
+def test_from_generator_signature_and_conversion():
+    sig = tf.TensorSpec([2], tf.float32)
+    assert values(D.from_generator(lambda: iter([[1, 2], [3, 4]]), output_signature=sig)) == [[1.0, 2.0], [3.0, 4.0]]
+    ds = D.from_generator(lambda: iter([(1, [2.0])]), output_types=(tf.int64, tf.float32), output_shapes=((), (None,)))
+    assert ds.element_spec == (tf.TensorSpec([], tf.int64), tf.TensorSpec([None], tf.float32))
+    assert D.from_generator(lambda: iter([1]), output_types=tf.int32).element_spec.shape is None
+    assert values(D.from_generator(lambda a, b: iter([a, b]), args=(1, 2),
+                                   output_signature=tf.TensorSpec([], tf.int32))) == [1, 2]
+    assert card(D.from_generator(lambda: iter([1]), output_signature=tf.TensorSpec([], tf.int32))) == -2
+
+
+def test_from_generator_calls_the_generator_again_each_iteration():
+    calls = []
+
+    def gen():
+        calls.append(1)
+        yield from range(3)
+
+    ds = D.from_generator(gen, output_signature=tf.TensorSpec([], tf.int64))
+    assert values(ds) == values(ds) == [0, 1, 2] and len(calls) == 2
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    (dict(), TypeError),
+    (dict(output_types=tf.int32, output_signature=tf.TensorSpec([], tf.int32)), TypeError),
+])
+def test_from_generator_signature_errors(kwargs, error):
+    with pytest.raises(error):
+        D.from_generator(lambda: iter([1]), **kwargs)
+    with pytest.raises(TypeError):
+        D.from_generator(iter([1]), output_signature=tf.TensorSpec([], tf.int32))
+
+
+@pytest.mark.parametrize("items, sig", [
+    ([[1, 2, 3]], tf.TensorSpec([2], tf.float32)),     # shape
+    ([["a", "b"]], tf.TensorSpec([2], tf.float32)),   # type
+    ([(1, 2)], (tf.TensorSpec([], tf.float32),)),      # structure
+])
+def test_from_generator_bad_elements_raise_invalid_argument(items, sig):
+    with pytest.raises(errors.InvalidArgumentError, match="generator"):
+        list(D.from_generator(lambda: iter(items), output_signature=sig))
+
+
+def test_zip_structures_and_cardinality():
+    assert values(D.zip((D.range(3), D.range(5, 7)))) == [(0, 5), (1, 6)]
+    nested = D.zip((D.range(3), (D.range(2), D.range(4))))
+    assert values(nested) == [(0, (0, 0)), (1, (1, 1))]
+    assert list(D.zip({"a": D.range(3), "b": D.range(2)}).element_spec) == ["a", "b"]
+    assert D.zip(D.range(3), D.range(2)).element_spec == (tf.TensorSpec([], tf.int64),) * 2
+    assert card(D.zip((D.range(3), D.range(2).repeat()))) == 3
+    assert card(D.zip((UNKNOWN, D.range(3)))) == -2
+    assert card(D.zip((D.range(3).repeat(), D.range(3).repeat()))) == -1
+    with pytest.raises(TypeError):
+        D.zip((D.range(3), 5))
+    with pytest.raises(TypeError):
+        D.zip([D.range(2), D.range(3)])
+
+
+def test_concatenate():
+    assert values(D.range(2).concatenate(D.range(5, 7))) == [0, 1, 5, 6]
+    assert card(D.range(2).concatenate(D.range(5, 7))) == 4
+    assert card(D.range(3).repeat().concatenate(UNKNOWN)) == -1
+    assert card(D.range(2).concatenate(UNKNOWN)) == -2
+    with pytest.raises(TypeError):
+        D.range(2).concatenate(D.from_tensor_slices([1.0, 2.0]))
+
+
+# ---- batching
+def test_batch():
+    assert values(D.range(7).batch(3)) == [[0, 1, 2], [3, 4, 5], [6]]
+    assert values(D.range(7).batch(3, drop_remainder=True)) == [[0, 1, 2], [3, 4, 5]]
+    assert D.range(7).batch(3).element_spec == tf.TensorSpec([None], tf.int64)
+    assert D.range(7).batch(3, drop_remainder=True).element_spec == tf.TensorSpec([3], tf.int64)
+    assert [card(D.range(7).batch(3)), card(D.range(7).batch(3, True))] == [3, 2]
+    assert [card(D.range(3).repeat().batch(2)), card(UNKNOWN.batch(2))] == [-1, -2]
+
+
+def test_batch_of_elements_and_rows_agree():
+    x = np.arange(20.0, dtype=np.float32).reshape(10, 2)
+    rows = values(D.from_tensor_slices((x, np.arange(10))).batch(4))
+    elements = values(D.from_tensor_slices((x, np.arange(10))).map(lambda a, b: (a, b)).batch(4))
+    assert rows == elements and len(rows) == 3 and rows[2][1] == [8, 9]
+
+
+@pytest.mark.parametrize("size", [0, -1])
+def test_batch_size_must_be_positive(size):
+    with pytest.raises(errors.InvalidArgumentError):
+        D.range(7).batch(size)
+    with pytest.raises(errors.InvalidArgumentError):
+        D.range(7).padded_batch(size)
+
+
+def test_batch_of_different_shapes_raises():
+    ds = D.from_generator(lambda: ([1] * i for i in range(1, 4)), output_signature=tf.TensorSpec([None], tf.int32))
+    with pytest.raises(errors.InvalidArgumentError, match="different shapes in component 0"):
+        list(ds.batch(2))
+
+
+def test_batch_size_must_be_an_integer():
+    with pytest.raises(TypeError):
+        D.range(3).batch(1.5)
+    with pytest.raises(TypeError):
+        D.range(3).take(1.5)
+
+
+def test_unbatch():
+    ds = D.from_tensor_slices(np.arange(6).reshape(3, 2)).batch(2).unbatch()
+    assert values(ds) == [[0, 1], [2, 3], [4, 5]]
+    assert D.range(3).batch(2).unbatch().element_spec == tf.TensorSpec([], tf.int64)
+    assert card(D.range(6).batch(2).unbatch()) == -2
+    assert card(D.range(3).batch(2, True).unbatch()) == 2
+    with pytest.raises(ValueError):
+        D.range(3).unbatch()
+
+
+def _ragged():
+    return D.from_generator(lambda: ([1] * i for i in range(1, 4)), output_signature=tf.TensorSpec([None], tf.int32))
+
+
+def test_padded_batch():
+    assert values(_ragged().padded_batch(2)) == [[[1, 0], [1, 1]], [[1, 1, 1]]]
+    assert values(_ragged().padded_batch(2, padded_shapes=[4], padding_values=-1)) == [
+        [[1, -1, -1, -1], [1, 1, -1, -1]], [[1, 1, 1, -1]]]
+    assert _ragged().padded_batch(2, padded_shapes=[4]).element_spec == tf.TensorSpec([None, 4], tf.int32)
+    assert values(D.range(3).padded_batch(2)) == [[0, 1], [2]]
+    tup = D.from_tensor_slices(([[1], [2]], [[3.0], [4.0]])).padded_batch(2, padded_shapes=([2], [3]),
+                                                                          padding_values=(-1, 9.0))
+    assert values(tup) == [([[1, -1], [2, -1]], [[3.0, 9.0, 9.0], [4.0, 9.0, 9.0]])]
+
+
+def test_padded_batch_errors():
+    with pytest.raises(errors.DataLossError):
+        list(_ragged().padded_batch(2, padded_shapes=[2]))
+    with pytest.raises(TypeError):
+        D.from_tensor_slices(([[1], [2]],)).padded_batch(2, padding_values=(1.5,))
+    with pytest.raises(ValueError):
+        D.from_tensor_slices([[1], [2]]).padded_batch(2, padded_shapes=[2, 2])
+
+
+# ---- order and selection
+def test_take_skip_repeat():
+    assert values(D.range(4).take(-1)) == [0, 1, 2, 3] == values(D.range(4).take(-5))
+    assert values(D.range(4).skip(-1)) == [] and values(D.range(4).skip(2)) == [2, 3]
+    assert values(D.range(3).repeat(2)) == [0, 1, 2, 0, 1, 2] and values(D.range(3).repeat(0)) == []
+    assert values(D.range(3).repeat().take(7)) == [0, 1, 2, 0, 1, 2, 0] == values(D.range(3).repeat(-3).take(7))
+    assert values(D.range(0).repeat()) == []
+    assert [card(D.range(3).repeat()), card(D.range(3).repeat(0)), card(D.range(0).repeat())] == [-1, 0, 0]
+    assert [card(UNKNOWN.repeat()), card(UNKNOWN.repeat(2))] == [-1, -2]
+    assert [card(D.range(3).repeat().take(5)), card(UNKNOWN.take(5)), card(D.range(3).take(5))] == [5, -2, 3]
+    assert [card(D.range(3).skip(-1)), card(D.range(3).repeat().skip(5)), card(D.range(3).skip(5))] == [0, -1, 0]
+
+
+def test_take_skip_on_elements_match_rows():
+    mapped = D.range(10).map(lambda x: x)
+    assert values(mapped.skip(3).take(4)) == values(D.range(10).skip(3).take(4)) == [3, 4, 5, 6]
+
+
+def test_shard():
+    assert [values(D.range(10).shard(3, i)) for i in range(3)] == [[0, 3, 6, 9], [1, 4, 7], [2, 5, 8]]
+    assert [card(D.range(10).shard(3, i)) for i in range(3)] == [4, 3, 3]
+    assert values(D.range(10).map(lambda x: x).shard(3, 1)) == [1, 4, 7]
+    for num, index in [(3, 3), (0, 0), (3, -1)]:
+        with pytest.raises(errors.InvalidArgumentError):
+            D.range(10).shard(num, index)
+
+
+def test_enumerate():
+    ds = D.from_tensor_slices([7, 8]).enumerate(3)
+    assert values(ds) == [(3, 7), (4, 8)]
+    assert ds.element_spec == (tf.TensorSpec([], tf.int64), tf.TensorSpec([], tf.int32))
+    assert [card(D.range(3).enumerate()), card(UNKNOWN.enumerate())] == [3, -2]
+
+
+def test_shuffle_is_a_seeded_permutation_reshuffled_each_iteration():
+    ds = D.range(100).shuffle(100, seed=7)
+    first, second = values(ds), values(ds)
+    assert sorted(first) == sorted(second) == list(range(100))
+    assert first != second and first != list(range(100))
+    assert values(D.range(100).shuffle(100, seed=7)) == first  # the same seed, the same order
+    fixed = D.range(100).shuffle(100, seed=7, reshuffle_each_iteration=False)
+    assert values(fixed) == values(fixed)
+
+
+@pytest.mark.parametrize("mapped", [False, True])
+def test_shuffle_buffer_semantics(mapped):
+    # with a buffer of b an element leaves at most b - 1 places before its input position, and the
+    # first output is one of the first b inputs
+    n, b = 2000, 50
+    ds = D.range(n).map(lambda x: x) if mapped else D.range(n)
+    for seed in range(3):
+        out = np.array(values(ds.shuffle(b, seed=seed)))
+        assert sorted(out.tolist()) == list(range(n))
+        assert (out - np.arange(n) <= b - 1).all() and out[0] < b
+        assert (np.abs(out - np.arange(n)) > b).any()  # late elements drift far: not a local swap
+
+
+def test_shuffle_buffer_draws_uniformly():
+    # the first output is uniform over the first buffer_size inputs
+    counts = np.bincount([values(D.range(40).shuffle(4, seed=s))[0] for s in range(400)], minlength=40)
+    assert counts[4:].sum() == 0 and counts[:4].min() > 60
+
+
+def test_shuffle_across_repeat_and_after():
+    both = values(D.range(10).shuffle(10, seed=1).repeat(2))
+    assert sorted(both[:10]) == sorted(both[10:]) == list(range(10)) and both[:10] != both[10:]
+    mixed = values(D.range(10).repeat(2).shuffle(20, seed=1))
+    assert sorted(mixed) == sorted(list(range(10)) * 2)
+
+
+def test_shuffle_arguments():
+    assert card(UNKNOWN.shuffle(3)) == -2
+    with pytest.raises(errors.InvalidArgumentError):
+        D.range(3).shuffle(0)
+    with pytest.raises(TypeError):
+        D.range(3).shuffle()
+    tf.random.set_seed(3)
+    a = values(D.range(50).shuffle(50))
+    tf.random.set_seed(3)
+    assert values(D.range(50).shuffle(50)) == a
+
+
+def test_cache_replays_the_first_complete_pass():
+    ds = D.range(20).shuffle(20, seed=2).cache()
+    assert values(ds) == values(ds)
+    calls = []
+    gen = D.from_generator(lambda: calls.append(1) or iter([1, 2]), output_signature=tf.TensorSpec([], tf.int32))
+    cached = gen.cache()
+    assert values(cached) == values(cached) == [1, 2] and len(calls) == 1
+
+
+# ---- functions of elements
+def test_map_spreads_tuples_and_passes_dicts():
+    assert values(D.from_tensor_slices(([1, 2], [3, 4])).map(lambda a, b: a * b)) == [3, 8]
+    assert values(D.from_tensor_slices({"a": [1, 2]}).map(lambda d: d["a"] + 1)) == [2, 3]
+
+
+def test_map_element_spec():
+    assert D.range(3).map(lambda x: [x, x]).element_spec == (tf.TensorSpec([], tf.int64),) * 2  # a list: a tuple
+    assert D.range(3).map(lambda x: 1).element_spec == tf.TensorSpec([], tf.int32)
+    assert D.range(3).map(lambda x: (x, 2.5)).element_spec == (tf.TensorSpec([], tf.int64),
+                                                                 tf.TensorSpec([], tf.float32))
+    spec = D.from_tensor_slices(np.zeros((4, 3))).batch(2).map(lambda x: tf.reduce_sum(x, axis=1)).element_spec
+    assert spec == tf.TensorSpec([None], tf.float64)
+    with pytest.raises(TypeError):
+        D.range(3).map(lambda x: None)
+
+
+def test_map_is_traced_once():
+    traces = []
+
+    def f(x):
+        traces.append(1)
+        return x * 2
+
+    ds = D.from_tensor_slices(np.arange(5.0, dtype=np.float32)).map(f)
+    assert len(traces) == 1
+    assert values(ds) == [0.0, 2.0, 4.0, 6.0, 8.0] and values(ds) == [0.0, 2.0, 4.0, 6.0, 8.0]
+    assert len(traces) == 1
+
+
+def test_map_over_batches_of_varying_size():
+    ds = D.from_tensor_slices(np.arange(10.0, dtype=np.float32)).batch(4).map(lambda x: x + 1)
+    assert values(ds) == [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10]]
+
+
+def test_filter():
+    assert values(D.range(6).filter(lambda x: x % 2 == 0)) == [0, 2, 4]
+    assert values(D.range(3).filter(lambda x: True)) == [0, 1, 2]
+    assert card(D.range(3).filter(lambda x: x > 1)) == -2
+    with pytest.raises(ValueError, match="tf.bool"):
+        D.range(3).filter(lambda x: x)
+    with pytest.raises(ValueError, match="tf.bool"):
+        D.range(3).filter(lambda x: tf.constant([True, False]))
+
+
+def test_flat_map_and_reduce():
+    assert values(D.range(4).flat_map(lambda x: D.range(x))) == [0, 0, 1, 0, 1, 2]
+    assert int(D.range(5).reduce(np.int64(0), lambda s, x: s + x)) == 10
+    total, product = D.range(4).reduce((np.int64(0), np.int64(1)), lambda s, x: (s[0] + x, s[1] * (x + 1)))
+    assert (int(total), int(product)) == (6, 24)
+
+
+def test_apply():
+    assert values(D.range(5).apply(lambda ds: ds.skip(3))) == [3, 4]
+    with pytest.raises(TypeError):
+        D.range(5).apply(lambda ds: 3)
+
+
+# ---- inspection and iteration
+def test_cardinality_and_len():
+    assert card(D.range(5)) == 5 and len(D.range(5)) == 5
+    assert D.range(5).cardinality().dtype == tf.int64
+    assert int(tf.data.experimental.cardinality(D.range(5))) == 5
+    assert (tf.data.AUTOTUNE, tf.data.INFINITE_CARDINALITY, tf.data.UNKNOWN_CARDINALITY) == (-1, -1, -2)
+    assert tf.data.experimental.AUTOTUNE == -1
+    with pytest.raises(TypeError, match="infinite"):
+        len(D.range(5).repeat())
+    with pytest.raises(TypeError, match="unknown"):
+        len(UNKNOWN)
+
+
+def test_iterator_get_next_and_end():
+    it = iter(D.range(2))
+    assert int(it.get_next()) == 0 and int(next(it)) == 1
+    with pytest.raises(errors.OutOfRangeError):
+        it.get_next()
+    assert it.element_spec == tf.TensorSpec([], tf.int64)
+
+
+# ---- prefetch
+def test_prefetch_keeps_order_and_errors():
+    assert values(D.range(6).map(lambda x: x + 1).prefetch(2)) == [1, 2, 3, 4, 5, 6]
+    assert values(D.range(3).prefetch(0)) == [0, 1, 2] == values(D.range(3).prefetch(tf.data.AUTOTUNE))
+    with pytest.raises(errors.InvalidArgumentError):
+        D.range(3).prefetch(-5)
+
+    def failing():
+        yield 1
+        raise RuntimeError("boom")
+
+    ds = D.from_generator(failing, output_signature=tf.TensorSpec([], tf.int32)).prefetch(2)
+    with pytest.raises(RuntimeError, match="boom"):
+        list(ds)
+
+
+def _prefetch_threads():
+    return [t for t in threading.enumerate() if t.name == "tapegrad.data.prefetch"]
+
+
+def test_prefetch_thread_stops_when_the_iterator_is_dropped():
+    ds = D.range(10 ** 6).map(lambda x: x * 2).prefetch(3)
+    it = iter(ds)
+    assert int(next(it)) == 0 and _prefetch_threads()
+    del it
+    gc.collect()
+    deadline = time.monotonic() + 5
+    while _prefetch_threads() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert not _prefetch_threads()
+    it = iter(ds)
+    next(it)
+    it.close()
+    assert not _prefetch_threads()
+
+
+# ---- the in-memory fast path gives the same elements as the general one
+def test_rows_and_elements_agree_through_a_pipeline():
+    x = np.arange(50, dtype=np.float32)
+    rows = D.from_tensor_slices(x).shuffle(8, seed=4).repeat(2).skip(3).take(80).shard(2, 1).batch(5)
+    elements = D.from_tensor_slices(x).map(lambda v: v).shuffle(8, seed=4).repeat(2).skip(3).take(80).shard(2, 1)
+    got = np.concatenate(values(rows))
+    assert len(got) == 40 and sorted(got.tolist()) == sorted(np.array(values(elements)).tolist())
