@@ -438,7 +438,16 @@ def test_prefetch_thread_stops_when_the_iterator_is_dropped():
 # ---- the in-memory fast path gives the same elements as the general one
 def test_rows_and_elements_agree_through_a_pipeline():
     x = np.arange(50, dtype=np.float32)
-    rows = D.from_tensor_slices(x).shuffle(8, seed=4).repeat(2).skip(3).take(80).shard(2, 1).batch(5)
-    elements = D.from_tensor_slices(x).map(lambda v: v).shuffle(8, seed=4).repeat(2).skip(3).take(80).shard(2, 1)
-    got = np.concatenate(values(rows))
-    assert len(got) == 40 and sorted(got.tolist()) == sorted(np.array(values(elements)).tolist())
+
+    def pipeline(ds):
+        return ds.repeat(2).skip(3).take(80).shard(2, 1).batch(5)
+
+    rows = values(pipeline(D.from_tensor_slices(x)))
+    elements = values(pipeline(D.from_tensor_slices(x).map(lambda v: v)))
+    assert rows == elements and len(rows) == 8 and rows[0] == [4.0, 6.0, 8.0, 10.0, 12.0]
+
+
+def test_shuffled_rows_through_repeat_and_batch():
+    x = np.arange(50, dtype=np.float32)
+    got = np.concatenate(values(D.from_tensor_slices(x).shuffle(8, seed=4).repeat(2).batch(7)))
+    assert sorted(got[:50].tolist()) == sorted(got[50:].tolist()) == x.tolist()

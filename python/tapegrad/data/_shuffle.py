@@ -64,14 +64,17 @@ def shuffle_indices(chunks, buffer_size, rng):
 
 
 def shuffle_elements(elements, buffer_size, rng):
-    """Elements of any kind passed through a shuffle buffer (one step per element)."""
-    buffer = []
-    draw = rng.integers
+    """Elements of any kind passed through a shuffle buffer (one step per element; the slots are
+    drawn a block at a time)."""
+    buffer, slots = [], iter(())
     for e in elements:
         if len(buffer) < buffer_size:
             buffer.append(e)
             continue
-        j = int(draw(buffer_size))
+        j = next(slots, None)
+        if j is None:
+            slots = iter(rng.integers(0, buffer_size, 1024).tolist())
+            j = next(slots)
         yield buffer[j]
         buffer[j] = e
     for j in rng.permutation(len(buffer)).tolist():
