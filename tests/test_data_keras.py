@@ -60,6 +60,16 @@ def test_fit_with_sample_weights_in_the_elements():
     np.testing.assert_allclose(ha.history["loss"], hb.history["loss"], rtol=1e-5)
 
 
+def test_class_weight_with_a_dataset_weighs_as_with_arrays():
+    x, _ = _data()
+    y = (x[:, :1] > 0).astype(np.float32)
+    weights = {0: 1.0, 1: 3.0}
+    a, b = _model(), _model()
+    ha = a.fit(D.from_tensor_slices((x, y)).batch(16), class_weight=weights, verbose=0)
+    hb = b.fit(x, y, batch_size=16, shuffle=False, class_weight=weights, verbose=0)
+    np.testing.assert_allclose(ha.history["loss"], hb.history["loss"], rtol=1e-5)
+
+
 def test_evaluate_and_predict_on_datasets():
     x, y = _data()
     model = _model()

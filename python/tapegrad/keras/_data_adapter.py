@@ -72,12 +72,20 @@ class DatasetBatches:
             raise ValueError(f"{what}: the dataset is infinite: give `steps_per_epoch` (fit) or `steps` "
                              f"(evaluate, predict) to say how many batches make an epoch")
         self.steps = steps if steps is not None else (n if n >= 0 else None)
+        self.weigh = None  # fit's class_weight: y batch -> sample weights
         self._iterator = None
+
+    def _batch(self, element):
+        x, y, sw = unpack(element)
+        if self.weigh is not None:
+            cw = self.weigh(y)
+            sw = cw if sw is None else np.asarray(sw) * cw
+        return x, y, sw
 
     def epoch(self):
         if self.steps_per_epoch is None:
             for element in self.dataset:
-                yield unpack(element)
+                yield self._batch(element)
             return
         for _ in range(self.steps_per_epoch):
             if self._iterator is None:
@@ -91,4 +99,4 @@ class DatasetBatches:
                               "need to use the `.repeat()` function when building your dataset.", UserWarning,
                               stacklevel=3)
                 return
-            yield unpack(element)
+            yield self._batch(element)

@@ -148,9 +148,8 @@ class TrainingMixin:
                 traced = self._step_functions[name] = tf.function(step)
             step = traced
             # tensors (not NumPy batches) take the Function's C++ cache lookup
-            x, y = tf.convert_to_tensor(x), tf.convert_to_tensor(y)
-            if sample_weight is not None:
-                sample_weight = tf.convert_to_tensor(sample_weight)
+            x, y, sample_weight = (tf.convert_to_tensor(v) if isinstance(v, np.ndarray) else v
+                                   for v in (x, y, sample_weight))
         return {k: float(v) for k, v in step(x, y, sample_weight).items()}
 
     # ---- loops
@@ -166,6 +165,8 @@ class TrainingMixin:
         if data_adapter.is_dataset(x):
             batches = data_adapter.DatasetBatches(x, y, batch_size, steps_per_epoch, "fit", validation_split,
                                                   sample_weight)
+            if class_weight is not None:
+                batches.weigh = lambda y_batch: _class_weights(np.asarray(y_batch), class_weight)
         else:
             batches, validation_data = self._array_batches(x, y, sample_weight, batch_size, shuffle,
                                                            validation_split, validation_data, class_weight)
