@@ -355,6 +355,12 @@ def test_map_over_batches_of_varying_size():
     assert values(ds) == [[1, 2, 3, 4], [5, 6, 7, 8], [9, 10]]
 
 
+def test_map_whose_shapes_depend_on_values_runs_eagerly():
+    ds = D.range(1, 6).map(lambda n: tf.fill([n], n))
+    assert ds.element_spec == tf.TensorSpec([None], tf.int64)
+    assert values(ds.padded_batch(2)) == [[[1, 0], [2, 2]], [[3, 3, 3, 0], [4, 4, 4, 4]], [[5, 5, 5, 5, 5]]]
+
+
 def test_filter():
     assert values(D.range(6).filter(lambda x: x % 2 == 0)) == [0, 2, 4]
     assert values(D.range(3).filter(lambda x: True)) == [0, 1, 2]

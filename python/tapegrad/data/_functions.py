@@ -6,11 +6,14 @@ input's element_spec (tf.function's get_concrete_function; None dimensions trace
 that the graph is checked to serve every size), and each element then runs the cached graph in C++.
 The traced wrapper takes and returns flat tuples of tensors (Note [Flat elements]); while tracing it
 records what the user function returned, which gives the output's element_spec: dimensions that
-differ between the traces are None.
+differ between the traces are None. A function the graph cannot hold (a shape computed from a
+tensor's value, as in ``tf.fill([n], n)``) raises OperatorNotAllowedInGraphError while tracing;
+it then runs eagerly per element, and its element_spec comes from two eager calls, on an element
+of zeros and one of ones.
 """
 import numpy as np
 
-from tapegrad import _core
+from tapegrad import _core, errors
 from tapegrad._function import function
 from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
 from tapegrad.data import _structure as st
@@ -55,7 +58,14 @@ class _TracedElementFunction:
 
         on_flat.__name__ = getattr(func, "__name__", "element_function")
         self._function = function(on_flat)
-        self._function.get_concrete_function(*dataset._specs)
+        try:
+            self._function.get_concrete_function(*dataset._specs)
+        except errors.OperatorNotAllowedInGraphError:
+            # Note [Traced element functions]: what a graph cannot hold runs eagerly, element by element
+            self._traces, self._function = [], on_flat
+            for fill in (np.zeros, np.ones):
+                on_flat(*[convert_to_tensor(fill([1 if d is None else d for d in s.shape or []],
+                                                 s.dtype.as_numpy_dtype)) for s in dataset._specs])
         first, shapes = self._traces[0][0], [list(s) for s, _ in self._traces[0][1]]
         for _, other in self._traces[1:]:  # a dimension that differs between the traces is None
             shapes = [None if a is None or len(a) != len(b) else [x if x == y else None for x, y in zip(a, b)]
