@@ -62,7 +62,8 @@ def test_from_tensor_slices_tuple_iterates_as_tuples_of_tensors():
     assert elements[0][1].dtype == tf.float32
 
 
-@pytest.mark.parametrize("value, error", [(3, ValueError), ((np.zeros(3), np.zeros(4)), ValueError)])
+@pytest.mark.parametrize("value, error", [(3, ValueError), ((np.zeros(3), np.zeros(4)), ValueError), ((), ValueError),
+                                          (None, ValueError), (["a", "b"], ValueError)])
 def test_from_tensor_slices_errors(value, error):
     with pytest.raises(error):
         D.from_tensor_slices(value)
@@ -146,6 +147,10 @@ def test_zip_structures_and_cardinality():
         D.zip((D.range(3), 5))
     with pytest.raises(TypeError):
         D.zip([D.range(2), D.range(3)])
+    with pytest.raises(TypeError):
+        D.zip()
+    with pytest.raises(errors.InvalidArgumentError):
+        D.zip(())
 
 
 def test_concatenate():

@@ -172,6 +172,7 @@ class Dataset:
 
     def enumerate(self, start=0, name=None):
         """Elements ``(i, element)`` with an int64 counter ``i`` from ``start``."""
+        start = check_count(start, "start", "Dataset.enumerate")
         return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
 
     # ---- functions of elements

@@ -17,9 +17,11 @@ class TensorSlices(Dataset):
 
     def __init__(self, tensors):
         structure = tensors
+        if tensors is None:
+            raise ValueError("from_tensor_slices: Invalid `element`. `element` should not be empty (got None).")
         arrays = [st.as_array(v, what="from_tensor_slices") for v in st.flatten(structure)]
         if not arrays:
-            raise ValueError("from_tensor_slices: `tensors` holds no component")
+            raise ValueError("from_tensor_slices: Invalid `element`. `element` should not be empty.")
         for a in arrays:
             if a.ndim == 0:
                 raise ValueError("from_tensor_slices: Unbatching a tensor is only supported for rank >= 1, "
@@ -179,12 +181,16 @@ class Zip(Dataset):
     def __init__(self, args, datasets):
         if datasets is not None and args:
             raise TypeError("Dataset.zip: give the datasets either positionally or as `datasets`, not both")
+        if datasets is None and not args:
+            raise TypeError("Dataset.zip: Must pass at least one dataset to `zip`.")
         structure = datasets if datasets is not None else (args[0] if len(args) == 1 else tuple(args))
         if isinstance(structure, list) or any(isinstance(d, list) for d in st.flatten(structure)):
             raise TypeError("Invalid input to `zip`. Inputs are expected to be (nested) structures of "
                             "`tf.data.Dataset` objects. Python `list` is not supported and you should use "
                             "`tuple` instead.")
         self._datasets = st.flatten(structure)
+        if not self._datasets:
+            raise errors.InvalidArgumentError(None, None, f"Dataset.zip: {structure!r} holds no dataset")
         for d in self._datasets:
             if not isinstance(d, Dataset):
                 raise TypeError(f"Invalid input to `zip`. Inputs are expected to be (nested) structures of "
