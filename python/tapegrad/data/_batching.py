@@ -4,6 +4,7 @@ import functools
 import numpy as np
 
 from tapegrad import _core, errors
+from tapegrad._ops.array import concat, reshape
 from tapegrad._tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
 from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset, check_count
@@ -43,7 +44,13 @@ def _groups(elements, size, drop_remainder):
 
 
 def _stack(group, component):
-    arrays = [np.asarray(e[component]) for e in group]
+    leaves = [e[component] for e in group]
+    first = leaves[0]
+    if isinstance(first, Tensor) and first._shape and all(
+            isinstance(t, Tensor) and t._shape == first._shape for t in leaves):
+        # tensors from a map function: one concat in C++ beats a NumPy view of each
+        return reshape(concat(leaves, 0), [len(leaves)] + list(first._shape))
+    arrays = [np.asarray(a) for a in leaves]
     first = arrays[0].shape
     for i, a in enumerate(arrays):
         if a.shape != first:
