@@ -8,6 +8,7 @@ one full epoch (3,125 batches) per call, each batch delivered as the framework's
                         loop over in-memory batches can reach (a full permutation, no buffer)
   torch                 DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True), the usual
                         set-up (rows fetched one by one, then collated)
+A second workload maps a function over each element before batching (tapegrad and TF only).
 Each call returns the number of batches, compared across frameworks.
 Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_data.py
 """
@@ -70,7 +71,18 @@ def _(torch):
     return lambda: _count(loader)
 
 
-WORKLOADS = [epoch]
+mapped = h.Workload(GROUP, "one epoch, the same rows, shuffle(10000) -> map(x * 2) -> batch(32)",
+                    note="a map function per element (tf.data runs it in C++, tapegrad as a traced graph); "
+                         "tapegrad and TF only")
+
+
+@mapped.case("tensorflow", "tapegrad")
+def _(tf):
+    ds = tf.data.Dataset.from_tensor_slices((X, Y)).shuffle(BUFFER).map(lambda x, y: (x * 2.0, y)).batch(BATCH)
+    return lambda: _count(ds)
+
+
+WORKLOADS = [epoch, mapped]
 
 
 def main(argv=None, print_env=True):
