@@ -462,3 +462,25 @@ def test_shuffled_rows_through_repeat_and_batch():
     x = np.arange(50, dtype=np.float32)
     got = np.concatenate(values(D.from_tensor_slices(x).shuffle(8, seed=4).repeat(2).batch(7)))
     assert sorted(got[:50].tolist()) == sorted(got[50:].tolist()) == x.tolist()
+
+
+# TF 2.21's parameter names of each Dataset method (inspect.signature of tf.data.Dataset)
+TF_PARAMETERS = {
+    "from_tensor_slices": "tensors name", "from_tensors": "tensors name",
+    "from_generator": "generator output_types output_shapes args output_signature name",
+    "zip": "args datasets name", "concatenate": "self dataset name",
+    "batch": "self batch_size drop_remainder num_parallel_calls deterministic name", "unbatch": "self name",
+    "padded_batch": "self batch_size padded_shapes padding_values drop_remainder name",
+    "shuffle": "self buffer_size seed reshuffle_each_iteration name", "repeat": "self count name",
+    "take": "self count name", "skip": "self count name", "shard": "self num_shards index name",
+    "cache": "self filename name", "enumerate": "self start name",
+    "map": "self map_func num_parallel_calls deterministic synchronous use_unbounded_threadpool name",
+    "filter": "self predicate name", "flat_map": "self map_func name", "apply": "self transformation_func",
+    "prefetch": "self buffer_size name", "with_options": "self options name",
+}
+
+
+@pytest.mark.parametrize("method", sorted(TF_PARAMETERS))
+def test_dataset_methods_take_tf_parameter_names(method):
+    import inspect
+    assert " ".join(inspect.signature(getattr(D, method)).parameters) == TF_PARAMETERS[method]

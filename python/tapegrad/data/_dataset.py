@@ -176,7 +176,8 @@ class Dataset:
         return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
 
     # ---- functions of elements
-    def map(self, map_func, num_parallel_calls=None, deterministic=None, name=None):
+    def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
+            use_unbounded_threadpool=False, name=None):
         """``map_func`` applied to each element (a tuple element is passed as positional arguments),
         traced once with tf.function so that each call runs as a graph."""
         return _functions.Map(self, map_func)
