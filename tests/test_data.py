@@ -410,6 +410,20 @@ def test_iterator_get_next_and_end():
     assert it.element_spec == tf.TensorSpec([], tf.int64)
 
 
+def test_iterating_inside_a_function_is_refused_not_unrolled():
+    ds = D.range(3)
+
+    @tf.function
+    def total():
+        s = tf.constant(0, tf.int64)
+        for v in ds:
+            s += v
+        return s
+
+    with pytest.raises(errors.OperatorNotAllowedInGraphError, match="tf.data.Dataset"):
+        total()
+
+
 # ---- prefetch
 def test_prefetch_keeps_order_and_errors():
     assert values(D.range(6).map(lambda x: x + 1).prefetch(2)) == [1, 2, 3, 4, 5, 6]

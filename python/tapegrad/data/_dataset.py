@@ -13,7 +13,7 @@ dataset provides (Note [Flat elements] for the element form):
 """
 import numpy as np
 
-from tapegrad import errors
+from tapegrad import _core, errors
 from tapegrad._tensor import Tensor, constant
 from tapegrad.dtypes import int64
 from tapegrad.data import _structure as st
@@ -236,10 +236,19 @@ class Dataset:
         return True  # not len(): an infinite dataset is still a dataset
 
     def __iter__(self):
+        if _core._tracing():
+            # Without a dataset node in the graph the loop would unroll, each element a constant: a
+            # replay would see the first trace's elements again.
+            raise errors.OperatorNotAllowedInGraphError(
+                "Iterating over a tf.data.Dataset inside a tf.function is not supported: iterate in eager "
+                "code and call the tf.function once per element or batch")
         return Iterator(self)
 
     def as_numpy_iterator(self):
         """The elements as NumPy values (arrays, NumPy scalars for scalars), nested alike."""
+        if _core._tracing():
+            raise RuntimeError("Dataset.as_numpy_iterator() is only supported in eager mode (not inside a "
+                               "tf.function)")
         pack = self._pack
         dtypes = [s.dtype.as_numpy_dtype for s in self._specs]
 
