@@ -383,6 +383,40 @@ def test_flat_map_and_reduce():
     assert (int(total), int(product)) == (6, 24)
 
 
+def _windows(ds):
+    return [values(w) for w in ds]
+
+
+def test_window():
+    assert D.range(7).window(3).element_spec == tf.data.DatasetSpec(tf.TensorSpec([], tf.int64))
+    assert _windows(D.range(7).window(3)) == [[0, 1, 2], [3, 4, 5], [6]]
+    assert _windows(D.range(7).window(3, shift=1))[4:] == [[4, 5, 6], [5, 6], [6]]
+    assert _windows(D.range(7).window(3, shift=2, drop_remainder=True)) == [[0, 1, 2], [2, 3, 4], [4, 5, 6]]
+    assert _windows(D.range(10).window(3, shift=2, stride=3)) == [[0, 3, 6], [2, 5, 8], [4, 7], [6, 9], [8]]
+    assert _windows(D.range(10).window(3, shift=2, stride=3, drop_remainder=True)) == [[0, 3, 6], [2, 5, 8]]
+    assert [card(D.range(7).window(3)), card(D.range(7).window(3, 1)), card(D.range(7).window(3, 2, drop_remainder=True)),
+            card(D.range(10).window(3, 2, 3, True)), card(D.range(10).window(3, 2, 3))] == [3, 7, 3, 2, 5]
+    assert [card(UNKNOWN.window(3)), card(D.range(7).repeat().window(3))] == [-2, -1]
+    for args in [(0,), (2, 0), (2, 1, 0)]:
+        with pytest.raises(errors.InvalidArgumentError):
+            D.range(3).window(*args)
+
+
+def test_window_flat_map_batches_sliding_windows():
+    ds = D.range(6).window(3, shift=1, drop_remainder=True).flat_map(lambda w: w.batch(3))
+    assert ds.element_spec == tf.TensorSpec([None], tf.int64)
+    assert values(ds) == [[0, 1, 2], [1, 2, 3], [2, 3, 4], [3, 4, 5]]
+    pairs = D.zip((D.range(5), D.range(10, 15))).window(2, drop_remainder=True)
+    assert values(pairs.flat_map(lambda a, b: D.zip((a.batch(2), b.batch(2))))) == [([0, 1], [10, 11]),
+                                                                                  ([2, 3], [12, 13])]
+    mapped = D.range(7).window(3).map(lambda w: w.batch(3))
+    assert mapped.element_spec == tf.data.DatasetSpec(tf.TensorSpec([None], tf.int64))
+    with pytest.raises(TypeError):
+        D.range(7).window(3).batch(2)
+    with pytest.raises(TypeError):
+        D.range(7).window(3).as_numpy_iterator()
+
+
 def test_apply():
     assert values(D.range(5).apply(lambda ds: ds.skip(3))) == [3, 4]
     with pytest.raises(TypeError):
@@ -491,6 +525,7 @@ TF_PARAMETERS = {
     "map": "self map_func num_parallel_calls deterministic synchronous use_unbounded_threadpool name",
     "filter": "self predicate name", "flat_map": "self map_func name", "apply": "self transformation_func",
     "prefetch": "self buffer_size name", "with_options": "self options name",
+    "window": "self size shift stride drop_remainder name",
 }
 
 

@@ -5,6 +5,7 @@
 """
 from tapegrad.data import experimental
 from tapegrad.data._dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, Iterator, Options
+from tapegrad.data._structure import DatasetSpec
 
-__all__ = ["Dataset", "Iterator", "Options", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
+__all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
            "experimental"]

@@ -62,6 +62,7 @@ def _stack(group, component):
 
 class Batch(Dataset):
     def __init__(self, dataset, batch_size, drop_remainder):
+        st.require_tensors(dataset, "Dataset.batch")
         self._input = dataset
         self._size = _batch_size(batch_size, "Dataset.batch")
         self._drop = bool(drop_remainder)
@@ -129,6 +130,7 @@ class Batch(Dataset):
 
 class Unbatch(Dataset):
     def __init__(self, dataset):
+        st.require_tensors(dataset, "Dataset.unbatch")
         for spec in dataset._specs:
             if spec.shape is not None and spec.shape.rank == 0:
                 raise ValueError(f"Dataset.unbatch: Cannot unbatch an input with scalar components "
@@ -201,6 +203,7 @@ def _per_component(value, dataset, what):
 
 class PaddedBatch(Dataset):
     def __init__(self, dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        st.require_tensors(dataset, "Dataset.padded_batch")
         self._input = dataset
         self._size = _batch_size(batch_size, "Dataset.padded_batch")
         self._drop = bool(drop_remainder)

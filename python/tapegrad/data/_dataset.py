@@ -175,6 +175,11 @@ class Dataset:
         start = check_count(start, "start", "Dataset.enumerate")
         return Dataset.zip((Dataset.range(start, np.iinfo(np.int64).max), self))
 
+    def window(self, size, shift=None, stride=1, drop_remainder=False, name=None):
+        """Windows of ``size`` elements (each ``stride`` apart), a new window every ``shift`` elements;
+        each element is a (nested) structure of datasets, to be batched in ``flat_map``."""
+        return _windowing.Window(self, size, shift, stride, drop_remainder)
+
     # ---- functions of elements
     def map(self, map_func, num_parallel_calls=None, deterministic=None, synchronous=None,
             use_unbounded_threadpool=False, name=None):
@@ -249,6 +254,9 @@ class Dataset:
         if _core._tracing():
             raise RuntimeError("Dataset.as_numpy_iterator() is only supported in eager mode (not inside a "
                                "tf.function)")
+        if any(isinstance(s, st.DatasetSpec) for s in self._specs):
+            raise TypeError(f"Dataset.as_numpy_iterator() is not supported for datasets that produce values of "
+                            f"type DatasetSpec ({self.element_spec})")
         pack = self._pack
         dtypes = [s.dtype.as_numpy_dtype for s in self._specs]
 
@@ -270,4 +278,4 @@ class Options:
         self.deterministic = None
 
 
-from tapegrad.data import _batching, _functions, _ordering, _prefetch, _sources  # noqa: E402
+from tapegrad.data import _batching, _functions, _ordering, _prefetch, _sources, _windowing  # noqa: E402

@@ -17,6 +17,7 @@ from tapegrad import _core, errors
 from tapegrad._function import function
 from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
 from tapegrad.data import _structure as st
+from tapegrad.data import _windowing
 from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset
 
 __all__ = ["Map", "Filter", "FlatMap", "reduce"]
@@ -28,7 +29,7 @@ def _call(func, element, structure):
 
 
 def _as_tensor(value, op):
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, Dataset)):
         return value
     if value is None:
         raise TypeError(f"{op}: the function returned None; it must return a tensor or a (nested) structure "
@@ -38,6 +39,28 @@ def _as_tensor(value, op):
     except (TypeError, ValueError) as e:
         raise TypeError(f"{op}: the function returned {type(value).__name__} {value!r}, which is not a tensor: "
                         f"{e}") from None
+
+
+def _spec_of(value):
+    if isinstance(value, Dataset):
+        return st.DatasetSpec(value.element_spec)
+    return TensorSpec(tuple(value.shape), value.dtype)
+
+
+def _merged(a, b):
+    """One spec for what two traces returned: dimensions that differ are None."""
+    if not isinstance(a, TensorSpec) or a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+        return a if isinstance(a, st.DatasetSpec) else TensorSpec(None, a.dtype)
+    return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
+
+
+def example(spec, fill=np.zeros):
+    """A value for ``spec``: a tensor of zeros (or ones), None dimensions of size 1; for a DatasetSpec,
+    a dataset of one such element."""
+    if isinstance(spec, st.DatasetSpec):
+        return _windowing.Elements([example(spec.element_spec, fill)], spec.element_spec)
+    shape = [1 if d is None else d for d in (spec.shape if spec.shape is not None else [])]
+    return convert_to_tensor(fill(shape, spec.dtype.as_numpy_dtype))
 
 
 class _TracedElementFunction:
@@ -53,31 +76,30 @@ class _TracedElementFunction:
             result = st.map_structure(lambda v: _as_tensor(v, op), _call(func, pack(list(flat)), structure),
                                       lists_nest=True)
             outputs = st.flatten(result)
-            self._traces.append((result, [(tuple(t.shape), t.dtype) for t in outputs]))
+            self._traces.append((result, [_spec_of(t) for t in outputs]))
             return tuple(outputs)
 
         on_flat.__name__ = getattr(func, "__name__", "element_function")
         self._function = function(on_flat)
         try:
+            if any(isinstance(s, st.DatasetSpec) for s in dataset._specs):
+                raise errors.OperatorNotAllowedInGraphError("a graph holds no datasets")
             self._function.get_concrete_function(*dataset._specs)
         except errors.OperatorNotAllowedInGraphError:
             # Note [Traced element functions]: what a graph cannot hold runs eagerly, element by element
             self._traces, self._function = [], on_flat
             for fill in (np.zeros, np.ones):
-                on_flat(*[convert_to_tensor(fill([1 if d is None else d for d in s.shape or []],
-                                                 s.dtype.as_numpy_dtype)) for s in dataset._specs])
-        first, shapes = self._traces[0][0], [list(s) for s, _ in self._traces[0][1]]
-        for _, other in self._traces[1:]:  # a dimension that differs between the traces is None
-            shapes = [None if a is None or len(a) != len(b) else [x if x == y else None for x, y in zip(a, b)]
-                      for a, (b, _) in zip(shapes, other)]
-        specs = [TensorSpec(s, dt) for s, (_, dt) in zip(shapes, self._traces[0][1])]
+                on_flat(*[example(s, fill) for s in dataset._specs])
+        first, specs = self._traces[0]
+        for _, other in self._traces[1:]:
+            specs = [_merged(a, b) for a, b in zip(specs, other)]
         self.output_spec = st.structure_of(first, specs)
         self.output_specs = specs
-        codes = [s.dtype.code for s in dataset._specs]
+        codes = [None if isinstance(s, st.DatasetSpec) else s.dtype.code for s in dataset._specs]
         convert, run = _core.convert, self._function
 
         def apply(flat):
-            return run(*[convert(a, c) for a, c in zip(flat, codes)])
+            return run(*[a if c is None else convert(a, c) for a, c in zip(flat, codes)])
 
         self.apply = apply
 
@@ -114,11 +136,6 @@ class Filter(Dataset):
                 yield flat
 
 
-def _example(spec):
-    shape = [1 if d is None else d for d in (spec.shape if spec.shape is not None else [])]
-    return convert_to_tensor(np.zeros(shape, spec.dtype.as_numpy_dtype))
-
-
 class FlatMap(Dataset):
     """The function returns a dataset per element, so it runs in Python; its element_spec comes from
     one call on a zero-filled element when the dataset is built."""
@@ -127,8 +144,8 @@ class FlatMap(Dataset):
         if not callable(map_func):
             raise TypeError(f"Dataset.flat_map: the function must be callable, got {type(map_func).__name__}")
         self._input, self._func = dataset, map_func
-        example = self._inner(dataset._pack([_example(s) for s in dataset._specs]))
-        super().__init__(example.element_spec)
+        inner = self._inner(dataset._pack([example(s) for s in dataset._specs]))
+        super().__init__(inner.element_spec)
 
     def _inner(self, element):
         result = _call(self._func, element, self._input.element_spec)
@@ -142,7 +159,7 @@ class FlatMap(Dataset):
     def _flat(self):
         for flat in self._input._flat():
             inner = self._inner(self._input._to_tensors(flat))
-            if [(s.dtype) for s in inner._specs] != [s.dtype for s in self._specs]:
+            if [getattr(s, "dtype", None) for s in inner._specs] != [getattr(s, "dtype", None) for s in self._specs]:
                 raise TypeError(f"Dataset.flat_map: the function returned datasets of different element specs: "
                                 f"{inner.element_spec} and {self.element_spec}")
             yield from inner._flat()

@@ -16,7 +16,7 @@ from tapegrad import _core, dtypes
 from tapegrad._tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor
 
 __all__ = ["flatten", "structure_of", "make_packer", "as_array", "spec_of", "specs_compatible", "merge_specs",
-           "map_structure", "tensor_converter"]
+           "map_structure", "tensor_converter", "DatasetSpec", "require_tensors"]
 
 
 def _nested(value):
@@ -132,9 +132,30 @@ def unbatched_spec(spec):
     return TensorSpec(None if spec.shape is None else list(spec.shape)[1:], spec.dtype)
 
 
+class DatasetSpec:
+    """The spec of an element that is itself a dataset (``window``'s elements): its element_spec."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.dataset_shape = TensorShape(list(dataset_shape))
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and self.element_spec == other.element_spec
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, TensorShape({list(self.dataset_shape)}))"
+
+
 def tensor_converter(specs, packer):
-    """flat leaves -> the element as Tensors of the specs' dtypes, nested; one call per leaf."""
+    """flat leaves -> the element as Tensors of the specs' dtypes, nested; one call per leaf (a dataset
+    leaf, of a DatasetSpec, stays as it is)."""
     convert = _core.convert
+    if any(isinstance(s, DatasetSpec) for s in specs):
+        codes = [None if isinstance(s, DatasetSpec) else s.dtype.code for s in specs]
+        return lambda flat: packer([a if c is None else convert(a, c) for a, c in zip(flat, codes)])
     codes = [s.dtype.code for s in specs]
     if packer is tuple and len(codes) == 2:
         c0, c1 = codes
@@ -147,3 +168,10 @@ def tensor_converter(specs, packer):
 
 def shape_text(shape):
     return "<unknown>" if shape is None else str(TensorShape(list(shape)))
+
+
+def require_tensors(dataset, op):
+    """TypeError unless every component of the elements is a tensor (not a dataset, as window's are)."""
+    if any(isinstance(s, DatasetSpec) for s in dataset._specs):
+        raise TypeError(f"{op}: the elements hold datasets ({dataset.element_spec}); use flat_map, e.g. "
+                        f"window(n).flat_map(lambda w: w.batch(n))")
