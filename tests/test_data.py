@@ -417,6 +417,62 @@ def test_window_flat_map_batches_sliding_windows():
         D.range(7).window(3).as_numpy_iterator()
 
 
+def test_interleave():
+    ds = D.range(1, 6).interleave(lambda x: D.from_tensors(x).repeat(6), cycle_length=2, block_length=4)
+    assert values(ds) == [1, 1, 1, 1, 2, 2, 2, 2, 1, 1, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 3, 3, 4, 4, 5, 5, 5, 5, 5, 5]
+    uneven = D.range(1, 5).interleave(lambda x: D.range(x), cycle_length=3)
+    assert values(uneven) == [0, 0, 0, 1, 1, 0, 2, 1, 2, 3] and card(uneven) == -2
+    for kwargs in [dict(cycle_length=0), dict(cycle_length=2, block_length=0)]:
+        with pytest.raises(errors.InvalidArgumentError):
+            D.range(3).interleave(lambda x: D.range(x), **kwargs)
+
+
+def test_take_while_and_get_single_element():
+    assert values(D.range(10).take_while(lambda x: x < 4)) == [0, 1, 2, 3]
+    assert card(D.range(10).take_while(lambda x: x < 4)) == -2
+    assert int(D.range(1).get_single_element()) == 0
+    assert int(tf.data.experimental.get_single_element(D.range(3, 4))) == 3
+    for n in (0, 2):
+        with pytest.raises(errors.InvalidArgumentError):
+            D.range(n).get_single_element()
+
+
+def test_choose_from_datasets():
+    def choices(*c):
+        return D.from_tensor_slices(np.array(c, np.int64))
+
+    assert values(D.choose_from_datasets([D.range(3), D.range(10, 13)], choices(0, 1, 1, 0, 0))) == [0, 10, 11, 1, 2]
+    assert values(D.choose_from_datasets([D.range(1), D.range(10, 13)], choices(0, 0, 1))) == [0]
+    assert values(D.choose_from_datasets([D.range(1), D.range(10, 13)], choices(0, 0, 1),
+                                         stop_on_empty_dataset=False)) == [0, 10]
+    with pytest.raises(errors.InvalidArgumentError, match="out of range"):
+        list(D.choose_from_datasets([D.range(3), D.range(10, 13)], choices(0, 2)))
+    with pytest.raises(TypeError):
+        D.choose_from_datasets([D.range(3)], D.from_tensor_slices(np.array([0], np.int32)))
+
+
+def test_sample_from_datasets():
+    ds = D.sample_from_datasets([D.range(3), D.range(10, 13)], seed=1)
+    assert sorted(values(ds)) == [0, 1, 2, 10, 11, 12] and card(ds) == -2
+    only_first = values(D.sample_from_datasets([D.range(3), D.range(10, 13)], weights=[1.0, 0.0], seed=2,
+                                               stop_on_empty_dataset=True))
+    assert only_first == [0, 1, 2]
+    with pytest.raises(TypeError):
+        D.sample_from_datasets([D.range(3), D.from_tensor_slices([1.0])])
+    with pytest.raises(ValueError):
+        D.sample_from_datasets([D.range(3), D.range(3)], weights=[1.0])
+    assert tf.data.experimental.sample_from_datasets is D.sample_from_datasets
+
+
+def test_assert_cardinality():
+    ds = UNKNOWN.apply(tf.data.experimental.assert_cardinality(5))
+    assert card(ds) == 5 and len(ds) == 5 and values(ds) == [0, 1, 2, 3, 4]
+    with pytest.raises(errors.FailedPreconditionError):
+        list(UNKNOWN.apply(tf.data.experimental.assert_cardinality(3)))
+    with pytest.raises(errors.FailedPreconditionError):
+        list(UNKNOWN.apply(tf.data.experimental.assert_cardinality(7)))
+
+
 def test_apply():
     assert values(D.range(5).apply(lambda ds: ds.skip(3))) == [3, 4]
     with pytest.raises(TypeError):
@@ -526,6 +582,10 @@ TF_PARAMETERS = {
     "filter": "self predicate name", "flat_map": "self map_func name", "apply": "self transformation_func",
     "prefetch": "self buffer_size name", "with_options": "self options name",
     "window": "self size shift stride drop_remainder name",
+    "interleave": "self map_func cycle_length block_length num_parallel_calls deterministic name",
+    "take_while": "self predicate name", "get_single_element": "self name",
+    "sample_from_datasets": "datasets weights seed stop_on_empty_dataset rerandomize_each_iteration",
+    "choose_from_datasets": "datasets choice_dataset stop_on_empty_dataset",
 }
 
 

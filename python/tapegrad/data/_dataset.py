@@ -195,6 +195,31 @@ class Dataset:
         """The elements of the datasets ``map_func`` returns for each element, in order."""
         return _functions.FlatMap(self, map_func)
 
+    def interleave(self, map_func, cycle_length=None, block_length=None, num_parallel_calls=None,
+                   deterministic=None, name=None):
+        """The elements of the datasets ``map_func`` returns, ``cycle_length`` datasets at a time (the
+        number of cores by default), ``block_length`` (1) consecutive elements from each in turn."""
+        return _functions.Interleave(self, map_func, cycle_length, block_length)
+
+    def take_while(self, predicate, name=None):
+        """The elements up to the first for which ``predicate`` returns False."""
+        return _functions.TakeWhile(self, predicate)
+
+    @staticmethod
+    def choose_from_datasets(datasets, choice_dataset, stop_on_empty_dataset=True):
+        """Each element from ``datasets[i]``, ``i`` the next element of ``choice_dataset`` (int64)."""
+        return _choosing.Choose(datasets, choice_dataset, stop_on_empty_dataset)
+
+    @staticmethod
+    def sample_from_datasets(datasets, weights=None, seed=None, stop_on_empty_dataset=False,
+                             rerandomize_each_iteration=None):
+        """Each element from one of ``datasets`` drawn at random with probabilities ``weights``."""
+        return _choosing.Sample(datasets, weights, seed, stop_on_empty_dataset, rerandomize_each_iteration)
+
+    def get_single_element(self, name=None):
+        """The dataset's only element (InvalidArgumentError if it has none or more than one)."""
+        return _functions.get_single_element(self)
+
     def reduce(self, initial_state, reduce_func, name=None):
         """Folds the elements into a state: ``state = reduce_func(state, element)``."""
         return _functions.reduce(self, initial_state, reduce_func)
@@ -278,4 +303,4 @@ class Options:
         self.deterministic = None
 
 
-from tapegrad.data import _batching, _functions, _ordering, _prefetch, _sources, _windowing  # noqa: E402
+from tapegrad.data import _batching, _choosing, _functions, _ordering, _prefetch, _sources, _windowing  # noqa: E402,E501

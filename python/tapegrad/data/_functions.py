@@ -11,6 +11,8 @@ tensor's value, as in ``tf.fill([n], n)``) raises OperatorNotAllowedInGraphError
 it then runs eagerly per element, and its element_spec comes from two eager calls, on an element
 of zeros and one of ones.
 """
+import os
+
 import numpy as np
 
 from tapegrad import _core, errors
@@ -18,9 +20,9 @@ from tapegrad._function import function
 from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
 from tapegrad.data import _structure as st
 from tapegrad.data import _windowing
-from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset
+from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, check_count
 
-__all__ = ["Map", "Filter", "FlatMap", "reduce"]
+__all__ = ["Map", "Filter", "FlatMap", "Interleave", "TakeWhile", "reduce", "get_single_element"]
 
 
 def _call(func, element, structure):
@@ -119,14 +121,17 @@ class Map(Dataset):
             yield apply(flat)
 
 
+def _check_predicate(spec, op):
+    if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape is None or spec.shape.rank:
+        raise ValueError(f"{op}: Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
+                         f"return type is {spec}.")
+
+
 class Filter(Dataset):
     def __init__(self, dataset, predicate):
         self._input = dataset
         self._func = _TracedElementFunction(predicate, dataset, "Dataset.filter")
-        spec = self._func.output_spec
-        if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape is None or spec.shape.rank:
-            raise ValueError(f"Dataset.filter: Invalid `predicate`. `predicate` must return a `tf.bool` scalar "
-                             f"tensor, but its return type is {spec}.")
+        _check_predicate(self._func.output_spec, "Dataset.filter")
         super().__init__(dataset.element_spec)
 
     def _flat(self):
@@ -156,13 +161,16 @@ class FlatMap(Dataset):
     def _card(self):
         return UNKNOWN_CARDINALITY
 
+    def _inner_flat(self, flat):
+        inner = self._inner(self._input._to_tensors(flat))
+        if [getattr(s, "dtype", None) for s in inner._specs] != [getattr(s, "dtype", None) for s in self._specs]:
+            raise TypeError(f"Dataset.flat_map: the function returned datasets of different element specs: "
+                            f"{inner.element_spec} and {self.element_spec}")
+        return inner._flat()
+
     def _flat(self):
         for flat in self._input._flat():
-            inner = self._inner(self._input._to_tensors(flat))
-            if [getattr(s, "dtype", None) for s in inner._specs] != [getattr(s, "dtype", None) for s in self._specs]:
-                raise TypeError(f"Dataset.flat_map: the function returned datasets of different element specs: "
-                                f"{inner.element_spec} and {self.element_spec}")
-            yield from inner._flat()
+            yield from self._inner_flat(flat)
 
 
 def reduce(dataset, initial_state, reduce_func):
@@ -172,3 +180,75 @@ def reduce(dataset, initial_state, reduce_func):
     for flat in dataset._flat():
         state = reduce_func(state, dataset._to_tensors(flat))
     return state
+
+
+class Interleave(FlatMap):
+    """flat_map's datasets, ``cycle_length`` open at a time, ``block_length`` elements from each in turn
+    (TF's order: an exhausted slot takes the next input element's dataset when its turn comes)."""
+
+    def __init__(self, dataset, map_func, cycle_length, block_length):
+        super().__init__(dataset, map_func)
+        if cycle_length is None or cycle_length == AUTOTUNE:
+            self._cycle = os.cpu_count() or 1  # TF's default: the number of cores
+        else:
+            self._cycle = _positive_count(cycle_length, "cycle_length")
+        self._block = 1 if block_length in (None, AUTOTUNE) else _positive_count(block_length, "block_length")
+
+    def _flat(self):
+        inputs = self._input._flat()
+        slots = [None] * self._cycle
+        index = taken = 0
+        open_slots, input_ended = 0, False
+        while not input_ended or open_slots:
+            if slots[index] is not None:
+                item = next(slots[index], None)
+                if item is not None:
+                    taken += 1
+                    if taken == self._block:
+                        index, taken = (index + 1) % self._cycle, 0
+                    yield item
+                    continue
+                slots[index], open_slots = None, open_slots - 1
+            elif not input_ended:
+                flat = next(inputs, None)
+                if flat is None:
+                    input_ended = True
+                else:
+                    slots[index], open_slots = self._inner_flat(flat), open_slots + 1
+                continue
+            index, taken = (index + 1) % self._cycle, 0
+
+
+def _positive_count(value, what):
+    n = check_count(value, what, "Dataset.interleave")
+    if n <= 0:
+        raise errors.InvalidArgumentError(None, None, f"Dataset.interleave: {what} must be greater than zero, "
+                                          f"got {n}.")
+    return n
+
+
+class TakeWhile(Dataset):
+    def __init__(self, dataset, predicate):
+        self._input = dataset
+        self._func = _TracedElementFunction(predicate, dataset, "Dataset.take_while")
+        _check_predicate(self._func.output_spec, "Dataset.take_while")
+        super().__init__(dataset.element_spec)
+
+    def _flat(self):
+        apply = self._func.apply
+        for flat in self._input._flat():
+            if not bool(apply(flat)[0]):
+                return
+            yield flat
+
+
+def get_single_element(dataset):
+    """The only element of ``dataset``, as tensors; InvalidArgumentError if it has none or several."""
+    elements = dataset._flat()
+    first = next(elements, None)
+    if first is None:
+        raise errors.InvalidArgumentError(None, None, "Dataset.get_single_element: Dataset was empty.")
+    if next(elements, None) is not None:
+        raise errors.InvalidArgumentError(None, None, "Dataset.get_single_element: Dataset had more than one "
+                                          "element.")
+    return dataset._to_tensors(first)
