@@ -473,6 +473,17 @@ def test_assert_cardinality():
         list(UNKNOWN.apply(tf.data.experimental.assert_cardinality(7)))
 
 
+def test_options_are_accepted():
+    options = tf.data.Options()
+    options.experimental_distribute.auto_shard_policy = tf.data.experimental.AutoShardPolicy.OFF
+    options.deterministic = True
+    ds = D.range(3).with_options(options)
+    assert ds.options().experimental_distribute.auto_shard_policy == tf.data.experimental.AutoShardPolicy.OFF
+    assert values(ds) == [0, 1, 2]
+    with pytest.raises(TypeError):
+        D.range(3).with_options({"deterministic": True})
+
+
 def test_apply():
     assert values(D.range(5).apply(lambda ds: ds.skip(3))) == [3, 4]
     with pytest.raises(TypeError):

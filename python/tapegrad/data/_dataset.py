@@ -11,6 +11,8 @@ dataset provides (Note [Flat elements] for the element form):
                    shard and repeat move indices and batch gathers a whole batch in one NumPy
                    call per component (Note [Row datasets], _ordering.py).
 """
+import copy
+
 import numpy as np
 
 from tapegrad import _core, errors
@@ -83,6 +85,12 @@ class Dataset:
 
     def _flat(self):
         columns = self._columns
+        if len(columns) == 2:  # (x, y), the common case, without a generator per element
+            c0, c1 = columns
+            for chunk in self._chunks():
+                for i in chunk.tolist():
+                    yield c0[i], c1[i]
+            return
         for chunk in self._chunks():
             for i in chunk.tolist():
                 yield tuple(c[i] for c in columns)
@@ -238,10 +246,15 @@ class Dataset:
         return _prefetch.Prefetch(self, buffer_size)
 
     def with_options(self, options, name=None):
-        return self
+        """Accepted: threading and optimization are chosen here (Options)."""
+        if not isinstance(options, Options):
+            raise TypeError(f"Dataset.with_options: `options` must be a tf.data.Options, got {type(options).__name__}")
+        dataset = copy.copy(self)
+        dataset._options = options
+        return dataset
 
     def options(self):
-        return Options()
+        return getattr(self, "_options", None) or Options()
 
     # ---- inspection and iteration
     @property
@@ -296,11 +309,16 @@ class Dataset:
 
 
 class Options:
-    """tf.data.Options: accepted and ignored (threading and optimization are chosen here)."""
+    """tf.data.Options: any option group and value is accepted
+    (``options.experimental_distribute.auto_shard_policy = ...``) and none changes the pipeline:
+    threading and optimization are chosen here."""
 
-    def __init__(self):
-        self.experimental_deterministic = None
-        self.deterministic = None
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        group = Options()
+        object.__setattr__(self, name, group)
+        return group
 
 
 from tapegrad.data import _batching, _choosing, _functions, _ordering, _prefetch, _sources, _windowing  # noqa: E402,E501
