@@ -7,7 +7,7 @@ so ``fit`` and that loop give the same weights from the same seed and the same b
 Keras, fit and evaluate run train_step / test_step as a tf.function (traced once per batch shape,
 then one C++ call a step) unless compile(run_eagerly=True) or model.run_eagerly = True.
 Batches: fit shuffles with NumPy's global generator (np.random.permutation per epoch), which
-keras.utils.set_random_seed seeds.
+keras.utils.set_random_seed seeds; a tf.data.Dataset gives its own batches (keras/_data_adapter.py).
 """
 import numpy as np
 
