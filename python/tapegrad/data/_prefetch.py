@@ -103,7 +103,15 @@ class Prefetch(Dataset):
     def _card(self):
         return self._input._card()
 
+    def _inline(self):
+        return self._depth == 0 or _is_in_memory(self._input)
+
     def _flat(self):
-        if self._depth == 0 or _is_in_memory(self._input):
+        if self._inline():
             return self._input._flat()
         return _PrefetchIterator(self._input._flat(), self._depth)
+
+    def _tensors(self):
+        if self._inline():
+            return self._input._tensors()  # batch's fast path stays
+        return Dataset._tensors(self)
