@@ -573,6 +573,18 @@ def test_rows_and_elements_agree_through_a_pipeline():
     assert rows == elements and len(rows) == 8 and rows[0] == [4.0, 6.0, 8.0, 10.0, 12.0]
 
 
+@pytest.mark.parametrize("make", [
+    lambda ds: ds.batch(5).repeat(2).skip(1).take(4).shard(2, 1),
+    lambda ds: ds.batch(5).cache().repeat(2),
+    lambda ds: ds.batch(5).shuffle(3, seed=1, reshuffle_each_iteration=False).prefetch(2),
+    lambda ds: ds.map(lambda v: v + 1).batch(5).repeat(2).take(3),
+])
+def test_iteration_as_tensors_gives_the_numpy_values(make):
+    ds = make(D.from_tensor_slices(np.arange(23, dtype=np.float32)))
+    as_tensors = [e.numpy().tolist() for e in ds]
+    assert as_tensors == values(ds) and all(isinstance(e, tf.Tensor) for e in ds)
+
+
 def test_shuffled_rows_through_repeat_and_batch():
     x = np.arange(50, dtype=np.float32)
     got = np.concatenate(values(D.from_tensor_slices(x).shuffle(8, seed=4).repeat(2).batch(7)))

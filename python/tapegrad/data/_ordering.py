@@ -32,6 +32,13 @@ class _Reordering(Dataset):
     def _chunks(self):
         return self._elements(self._input._chunks())
 
+    def _tensors(self):
+        # over elements the reordering only counts or moves them: it can move the input's tensors, so
+        # that a batch of rows upstream keeps its fast path (Batch._tensors)
+        if self._columns is not None:
+            return Dataset._tensors(self)
+        return self._elements(self._input._tensors())
+
 
 class Shuffle(_Reordering):
     def __init__(self, dataset, buffer_size, seed, reshuffle_each_iteration):
@@ -66,6 +73,11 @@ class Shuffle(_Reordering):
             return Dataset._flat(self)
         return _shuffle.shuffle_elements(self._input._flat(), self._buffer_size, self._rng())
 
+    def _tensors(self):
+        if self._columns is not None:
+            return Dataset._tensors(self)
+        return _shuffle.shuffle_elements(self._input._tensors(), self._buffer_size, self._rng())
+
 
 class Repeat(_Reordering):
     def __init__(self, dataset, count):
@@ -98,6 +110,11 @@ class Repeat(_Reordering):
 
     def _chunks(self):
         return self._passes(self._input._chunks)
+
+    def _tensors(self):
+        if self._columns is not None:
+            return Dataset._tensors(self)
+        return self._passes(self._input._tensors)
 
 
 class Take(_Reordering):
@@ -200,6 +217,9 @@ class Cache(_Reordering):
 
     def _card(self):
         return self._input._card()
+
+    def _tensors(self):
+        return Dataset._tensors(self)  # the cache holds flat elements, whichever way it is read
 
     def _elements(self, items):
         if self._kept is not None:
