@@ -9,7 +9,10 @@ dataset provides (Note [Flat elements] for the element form):
   _columns         for a dataset of rows of in-memory arrays: the arrays (or None), and then
   _chunks()        a new iterator over index arrays into them, so that shuffle, take, skip,
                    shard and repeat move indices and batch gathers a whole batch in one NumPy
-                   call per component (Note [Row datasets], _ordering.py).
+                   call per component (Note [Row datasets], _ordering.py)
+  _tensors()       a new iterator over the elements as the user sees them (Tensors, nested);
+                   by default _flat() converted, faster where a dataset knows better (batch
+                   of rows converts each gathered batch inline; reorderings pass it on).
 """
 import copy
 
