@@ -214,9 +214,11 @@ class Concatenate(Dataset):
         if not isinstance(second, Dataset):
             raise TypeError(f"Dataset.concatenate: `dataset` must be a Dataset, got {type(second).__name__}")
         a, b = first.element_spec, second.element_spec
-        same_nesting = st.map_structure(lambda _: 0, a) == st.map_structure(lambda _: 0, b) if \
-            len(first._specs) == len(second._specs) else False
-        if not same_nesting or not all(st.specs_compatible(x, y) for x, y in zip(first._specs, second._specs)):
+        def skeleton(structure):
+            return st.map_structure(lambda _: 0, structure)
+
+        if skeleton(a) != skeleton(b) or not all(st.specs_compatible(x, y) for x, y in zip(first._specs,
+                                                                                              second._specs)):
             raise TypeError(f"Incompatible dataset elements:   {a} vs.   {b}")
         self._parts = (first, second)
         super().__init__(st.structure_of(a, [st.merge_specs(x, y) for x, y in zip(first._specs, second._specs)]))

@@ -108,6 +108,8 @@ def _shape_list(spec):
 
 def specs_compatible(a, b):
     """Same dtype and shapes that could describe the same tensor."""
+    if isinstance(a, DatasetSpec) or isinstance(b, DatasetSpec):
+        return a == b
     if a.dtype != b.dtype:
         return False
     sa, sb = _shape_list(a), _shape_list(b)
@@ -118,6 +120,8 @@ def specs_compatible(a, b):
 
 def merge_specs(a, b):
     """The most specific spec describing both (dimensions that differ become None)."""
+    if isinstance(a, DatasetSpec):
+        return a
     sa, sb = _shape_list(a), _shape_list(b)
     if sa is None or sb is None or len(sa) != len(sb):
         return TensorSpec(None, a.dtype)
