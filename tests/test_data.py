@@ -329,6 +329,8 @@ def test_cache_replays_the_first_complete_pass():
 def test_map_spreads_tuples_and_passes_dicts():
     assert values(D.from_tensor_slices(([1, 2], [3, 4])).map(lambda a, b: a * b)) == [3, 8]
     assert values(D.from_tensor_slices({"a": [1, 2]}).map(lambda d: d["a"] + 1)) == [2, 3]
+    parallel = D.range(4).map(lambda x: x * 3, num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+    assert values(parallel) == [0, 3, 6, 9]
 
 
 def test_map_element_spec():
@@ -392,7 +394,8 @@ def test_window():
     assert _windows(D.range(7).window(3)) == [[0, 1, 2], [3, 4, 5], [6]]
     assert _windows(D.range(7).window(3, shift=1))[4:] == [[4, 5, 6], [5, 6], [6]]
     assert _windows(D.range(7).window(3, shift=2, drop_remainder=True)) == [[0, 1, 2], [2, 3, 4], [4, 5, 6]]
-    assert _windows(D.range(10).window(3, shift=2, stride=3)) == [[0, 3, 6], [2, 5, 8], [4, 7], [6, 9], [8]]
+    strided = D.range(10).window(3, shift=2, stride=3)
+    assert _windows(strided) == [[0, 3, 6], [2, 5, 8], [4, 7], [6, 9], [8]]
     assert _windows(D.range(10).window(3, shift=2, stride=3, drop_remainder=True)) == [[0, 3, 6], [2, 5, 8]]
     assert [card(D.range(7).window(3)), card(D.range(7).window(3, 1)), card(D.range(7).window(3, 2, drop_remainder=True)),
             card(D.range(10).window(3, 2, 3, True)), card(D.range(10).window(3, 2, 3))] == [3, 7, 3, 2, 5]

@@ -324,4 +324,6 @@ class Options:
         return group
 
 
-from tapegrad.data import _batching, _choosing, _functions, _ordering, _prefetch, _sources, _windowing  # noqa: E402,E501
+# the datasets the methods build subclass Dataset, so they load after it
+from tapegrad.data import _batching, _choosing, _functions, _ordering, _prefetch  # noqa: E402
+from tapegrad.data import _sources, _windowing  # noqa: E402
