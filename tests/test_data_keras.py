@@ -99,3 +99,31 @@ def test_an_infinite_dataset_needs_steps():
     x, y = _data()
     with pytest.raises(ValueError, match="infinite"):
         _model().fit(D.from_tensor_slices((x, y)).batch(16).repeat(), verbose=0)
+
+
+def test_timeseries_dataset_from_array_as_keras():
+    # values from Keras 3.15 for the same call
+    data = np.arange(20, dtype=np.float32).reshape(10, 2)
+    ds = keras.utils.timeseries_dataset_from_array(data, np.arange(100, 110), sequence_length=3, sequence_stride=2,
+                                                   sampling_rate=2, batch_size=2, start_index=1)
+    batches = [(x.numpy().tolist(), y.numpy().tolist()) for x, y in ds]
+    assert batches == [([[[2.0, 3.0], [6.0, 7.0], [10.0, 11.0]], [[6.0, 7.0], [10.0, 11.0], [14.0, 15.0]]], [101, 103]),
+                       ([[[10.0, 11.0], [14.0, 15.0], [18.0, 19.0]]], [105])]
+    single = keras.utils.timeseries_dataset_from_array(data, None, sequence_length=4, batch_size=None)
+    assert single.element_spec.shape.as_list() == [4, 2] and len(list(single)) == 7
+    shuffled = keras.utils.timeseries_dataset_from_array(data, np.arange(10), sequence_length=4, batch_size=3,
+                                                         shuffle=True, seed=1)
+    targets = [t for _, y in shuffled for t in y.numpy().tolist()]
+    assert sorted(targets) == list(range(7)) and targets != list(range(7))
+    for kwargs in [dict(sampling_rate=0), dict(sequence_stride=0), dict(start_index=20)]:
+        with pytest.raises(ValueError):
+            keras.utils.timeseries_dataset_from_array(data, None, 3, **kwargs)
+
+
+def test_fit_on_timeseries_windows():
+    series = np.sin(np.arange(300) * 0.1).astype(np.float32)
+    ds = keras.utils.timeseries_dataset_from_array(series[:-5], series[5:], sequence_length=5, batch_size=32)
+    keras.utils.set_random_seed(0)
+    model = keras.Sequential([keras.layers.Dense(1)])
+    model.compile("adam", "mse")
+    assert len(model.fit(ds, epochs=2, verbose=0).history["loss"]) == 2

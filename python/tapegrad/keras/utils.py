@@ -7,7 +7,9 @@ import numpy as np
 
 import tapegrad as tf
 
-__all__ = ["Progbar", "set_random_seed", "to_categorical"]
+from tapegrad.keras._timeseries import timeseries_dataset_from_array  # noqa: E402
+
+__all__ = ["Progbar", "set_random_seed", "to_categorical", "timeseries_dataset_from_array"]
 
 
 def set_random_seed(seed):
