@@ -487,6 +487,17 @@ def test_options_are_accepted():
         D.range(3).with_options({"deterministic": True})
 
 
+def test_unique_and_counter():
+    assert values(D.from_tensor_slices([1, 3, 1, 2, 3, 5]).unique()) == [1, 3, 2, 5]
+    assert card(D.from_tensor_slices([1, 3]).unique()) == -2
+    with pytest.raises(TypeError):
+        D.from_tensor_slices([1.0, 2.0]).unique()
+    counter = D.counter(3, 2)
+    assert counter.element_spec == tf.TensorSpec([], tf.int64) and card(counter) == -1
+    assert values(counter.take(3)) == [3, 5, 7] and values(D.counter(step=-1).take(2)) == [0, -1]
+    assert D.counter(dtype=tf.int32).element_spec == tf.TensorSpec([], tf.int32)
+
+
 def test_apply():
     assert values(D.range(5).apply(lambda ds: ds.skip(3))) == [3, 4]
     with pytest.raises(TypeError):
@@ -612,6 +623,7 @@ TF_PARAMETERS = {
     "take_while": "self predicate name", "get_single_element": "self name",
     "sample_from_datasets": "datasets weights seed stop_on_empty_dataset rerandomize_each_iteration",
     "choose_from_datasets": "datasets choice_dataset stop_on_empty_dataset",
+    "counter": "start step dtype name", "unique": "self name",
 }
 
 

@@ -125,6 +125,11 @@ class Dataset:
         return _sources.Range(*args, output_type=output_type)
 
     @staticmethod
+    def counter(start=0, step=1, dtype=int64, name=None):
+        """``start, start + step, ...`` without end."""
+        return _sources.Counter(start, step, dtype)
+
+    @staticmethod
     def from_generator(generator, output_types=None, output_shapes=None, args=None, output_signature=None,
                        name=None):
         """The elements ``generator(*args)`` yields, converted to ``output_signature`` (TensorSpecs),
@@ -176,6 +181,10 @@ class Dataset:
     def shard(self, num_shards, index, name=None):
         """Every ``num_shards``-th element, starting at ``index``."""
         return _ordering.Shard(self, num_shards, index)
+
+    def unique(self, name=None):
+        """Each distinct element once, at its first occurrence (int32 / int64 elements)."""
+        return _ordering.Unique(self)
 
     def cache(self, filename="", name=None):
         """Keeps the elements of the first complete iteration in memory and replays them after."""

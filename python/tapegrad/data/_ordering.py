@@ -9,11 +9,11 @@ gathers each batch with one NumPy call per component. Otherwise they work elemen
 """
 import numpy as np
 
-from tapegrad import errors, random
+from tapegrad import dtypes, errors, random
 from tapegrad.data import _shuffle
 from tapegrad.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, check_count
 
-__all__ = ["Shuffle", "Repeat", "Take", "Skip", "Shard", "Cache"]
+__all__ = ["Shuffle", "Repeat", "Take", "Skip", "Shard", "Cache", "Unique"]
 
 
 class _Reordering(Dataset):
@@ -230,3 +230,30 @@ class Cache(_Reordering):
             seen.append(item)
             yield item
         self._kept = seen
+
+
+class Unique(_Reordering):
+    """The first occurrence of each element (int32 or int64 components), in order."""
+
+    def __init__(self, dataset):
+        for spec in dataset._specs:
+            if getattr(spec, "dtype", None) not in (dtypes.int32, dtypes.int64):
+                raise TypeError(f"Dataset.unique: `tf.data.Dataset.unique` does not support type "
+                                f"{getattr(spec, 'dtype', spec)!r} -- only `tf.int32`, `tf.int64` (and `tf.string`) "
+                                f"are supported.")
+        super().__init__(dataset)
+        self._columns = None
+
+    def _chunks(self):
+        raise NotImplementedError
+
+    def _elements(self, items):
+        seen = set()
+        for item in items:
+            key = tuple((np.asarray(a).shape, np.asarray(a).tobytes()) for a in item)
+            if key not in seen:
+                seen.add(key)
+                yield item
+
+    def _tensors(self):
+        return Dataset._tensors(self)

@@ -9,7 +9,7 @@ from tapegrad._tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
 from tapegrad.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, check_count
 
-__all__ = ["TensorSlices", "Tensors", "Range", "Generator", "Zip", "Concatenate"]
+__all__ = ["TensorSlices", "Tensors", "Range", "Counter", "Generator", "Zip", "Concatenate"]
 
 
 class TensorSlices(Dataset):
@@ -73,7 +73,7 @@ class Range(Dataset):
         if step == 0:
             raise errors.InvalidArgumentError(None, None, "Dataset.range: step must be a non-zero integer.")
         dtype = dtypes.int64 if output_type is None else dtypes.as_dtype(output_type)
-        self._n = len(range(start, stop, step))
+        self._n = max(0, (stop - start + step - (1 if step > 0 else -1)) // step)  # len(range()), unbounded
         self._columns = [_RangeColumn(start, step, dtype.as_numpy_dtype)]
         super().__init__(TensorSpec([], dtype))
 
@@ -234,3 +234,16 @@ class Concatenate(Dataset):
     def _flat(self):
         for d in self._parts:
             yield from d._flat()
+
+
+class Counter(Range):
+    """start, start + step, ... without end (TF's cardinality: infinite)."""
+
+    def __init__(self, start, step, dtype):
+        step = check_count(step, "step", "Dataset.counter")
+        start = check_count(start, "start", "Dataset.counter")
+        bound = np.iinfo(np.int64).max if step > 0 else np.iinfo(np.int64).min
+        super().__init__(start, bound, step, output_type=dtype)
+
+    def _card(self):
+        return INFINITE_CARDINALITY
