@@ -565,14 +565,18 @@ def test_prefetch_thread_stops_when_the_iterator_is_dropped():
     assert int(next(it)) == 0 and _prefetch_threads()
     del it
     gc.collect()
-    deadline = time.monotonic() + 5
-    while _prefetch_threads() and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert not _prefetch_threads()
+    assert _threads_end()
     it = iter(ds)
     next(it)
     it.close()
-    assert not _prefetch_threads()
+    assert _threads_end()
+
+
+def _threads_end(seconds=10):
+    deadline = time.monotonic() + seconds  # generous: the machine may be busy
+    while _prefetch_threads() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return not _prefetch_threads()
 
 
 # ---- the in-memory fast path gives the same elements as the general one
