@@ -40,6 +40,7 @@ from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
 from tapegrad import config, strings, summary, test  # noqa: E402
 from tapegrad.config._devices import device  # noqa: E402
+from tapegrad import data  # noqa: E402
 
 __version__ = "0.1.0"
 from tapegrad._name_scope import name_scope  # noqa: E402

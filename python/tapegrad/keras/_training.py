@@ -7,12 +7,13 @@ so ``fit`` and that loop give the same weights from the same seed and the same b
 Keras, fit and evaluate run train_step / test_step as a tf.function (traced once per batch shape,
 then one C++ call a step) unless compile(run_eagerly=True) or model.run_eagerly = True.
 Batches: fit shuffles with NumPy's global generator (np.random.permutation per epoch), which
-keras.utils.set_random_seed seeds.
+keras.utils.set_random_seed seeds; a tf.data.Dataset gives its own batches (keras/_data_adapter.py).
 """
 import numpy as np
 
 import tapegrad as tf
 
+from tapegrad.keras import _data_adapter as data_adapter
 from tapegrad.keras import losses as losses_mod
 from tapegrad.keras import metrics as metrics_mod
 from tapegrad.keras import optimizers as optimizers_mod
@@ -51,15 +52,9 @@ def _class_weights(y, class_weight):
 def _as_float(y, dtype):
     """Float targets in the model's float type, as Keras casts them: a custom loss computing
     ``y_true - y_pred`` on float64 NumPy labels meets float32 predictions."""
-    if y is None:
-        return None
-    y = tf.convert_to_tensor(y)
+    if not isinstance(y, tf.Tensor):
+        return y
     return tf.cast(y, dtype) if y.dtype.is_floating and y.dtype != dtype else y
-
-
-def _batches(n, batch_size, order):
-    for start in range(0, n, batch_size):
-        yield order[start:start + batch_size]
 
 
 class TrainingMixin:
@@ -164,38 +159,31 @@ class TrainingMixin:
             step = traced
         # tensors, as Keras gives train_step (and they take the Function's C++ cache lookup); float
         # targets in the model's float type
-        x, y = tf.convert_to_tensor(x), _as_float(y, self.dtype)
-        if sample_weight is not None:
-            sample_weight = tf.convert_to_tensor(sample_weight)
+        x, y, sample_weight = (tf.convert_to_tensor(v) if isinstance(v, np.ndarray) else v
+                               for v in (x, y, sample_weight))
+        y = _as_float(y, self.dtype)
         return {k: float(v) for k, v in step(x, y, sample_weight).items()}
 
     # ---- loops
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,
             validation_data=None, shuffle=True, class_weight=None, sample_weight=None, initial_epoch=0,
-            steps_per_epoch=None, validation_batch_size=None, validation_freq=1, **kwargs):
+            steps_per_epoch=None, validation_steps=None, validation_batch_size=None, validation_freq=1, **kwargs):
         """Trains for ``epochs`` passes over (x, y) in batches; returns a History of per-epoch logs.
 
         Logs hold "loss" (the batch-size-weighted mean of the training loss over the epoch) and each
         compiled metric, plus "val_..." entries when validation data is given.
         """
         self._check_compiled("fit")
-        x, y = _as_array(x, "fit"), _as_array(y, "fit")
-        sw = _as_array(sample_weight, "fit")
-        if x is None or y is None:
-            raise ValueError("fit: x and y must be given (datasets and generators are not supported)")
-        if len(x) != len(y):
-            raise ValueError(f"fit: x has {len(x)} samples but y has {len(y)}")
-        if validation_split and validation_data is None:
-            cut = int(len(x) * (1.0 - validation_split))
-            validation_data = (x[cut:], y[cut:]) + ((sw[cut:],) if sw is not None else ())
-            x, y = x[:cut], y[:cut]
-            sw = sw[:cut] if sw is not None else None
-        if class_weight is not None:
-            cw = _class_weights(y, class_weight)
-            sw = cw if sw is None else sw * cw
-        batch_size = batch_size or 32
-        n = len(x)
-        steps = -(-n // batch_size)
+        if data_adapter.is_dataset(x):
+            batches = data_adapter.DatasetBatches(x, y, batch_size, steps_per_epoch, "fit", validation_split,
+                                                  sample_weight)
+            if class_weight is not None:
+                batches.weigh = lambda y_batch: _class_weights(np.asarray(y_batch), class_weight)
+        else:
+            batches, validation_data = self._array_batches(x, y, sample_weight, batch_size, shuffle,
+                                                           validation_split, validation_data, class_weight)
+            batch_size = batches.batch_size
+        steps = batches.steps
         verbose = 1 if verbose == "auto" else verbose
         history = History()
         cbs = [c for c in (callbacks or []) if isinstance(c, Callback)] + [history]
@@ -212,28 +200,32 @@ class TrainingMixin:
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs}")
             bar = Progbar(steps, verbose=verbose, stateful_metrics=self.metrics_names)
-            order = np.random.permutation(n) if shuffle else np.arange(n)
             logs = {}
-            for step, idx in enumerate(_batches(n, batch_size, order)):
+            step = -1
+            for step, (bx, by, bsw) in enumerate(batches.epoch()):
                 for c in cbs:
                     c.on_train_batch_begin(step)
-                logs = self._run_step("train_step", x[idx], y[idx], None if sw is None else sw[idx])
+                logs = self._run_step("train_step", bx, by, bsw)
                 for c in cbs:
                     c.on_train_batch_end(step, logs)
                 if self.stop_training:  # as in Keras, a callback can stop within an epoch
                     break
                 if steps_per_epoch is not None and step + 1 >= steps_per_epoch:
                     break
-                if step + 1 < steps:
+                if steps is None or step + 1 < steps:
                     bar.update(step + 1, list(logs.items()))
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
-                vx, vy = validation_data[0], validation_data[1]
-                vsw = validation_data[2] if len(validation_data) > 2 else None
-                val = self.evaluate(vx, vy, batch_size=validation_batch_size or batch_size, verbose=0,
-                                    sample_weight=vsw, return_dict=True)
+                if data_adapter.is_dataset(validation_data):
+                    val = self.evaluate(validation_data, steps=validation_steps, verbose=0,
+                                        return_dict=True)
+                else:
+                    vx, vy = validation_data[0], validation_data[1]
+                    vsw = validation_data[2] if len(validation_data) > 2 else None
+                    val = self.evaluate(vx, vy, batch_size=validation_batch_size or batch_size or 32, verbose=0,
+                                        sample_weight=vsw, return_dict=True)
                 epoch_logs.update({"val_" + k: v for k, v in val.items()})
-            bar.update(steps, list(epoch_logs.items()), finalize=True)
+            bar.update(steps if steps is not None else step + 1, list(epoch_logs.items()), finalize=True)
             for c in cbs:
                 c.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
@@ -245,22 +237,43 @@ class TrainingMixin:
         history.params = params
         return history
 
+    def _array_batches(self, x, y, sample_weight, batch_size, shuffle, validation_split, validation_data,
+                       class_weight):
+        """fit's batches of NumPy arrays (after validation_split and class_weight), and the validation data."""
+        x, y = _as_array(x, "fit"), _as_array(y, "fit")
+        sw = _as_array(sample_weight, "fit")
+        if x is None or y is None:
+            raise ValueError("fit: x and y must be given (or x as a tf.data.Dataset)")
+        if len(x) != len(y):
+            raise ValueError(f"fit: x has {len(x)} samples but y has {len(y)}")
+        if validation_split and validation_data is None:
+            cut = int(len(x) * (1.0 - validation_split))
+            validation_data = (x[cut:], y[cut:]) + ((sw[cut:],) if sw is not None else ())
+            x, y = x[:cut], y[:cut]
+            sw = sw[:cut] if sw is not None else None
+        if class_weight is not None:
+            cw = _class_weights(y, class_weight)
+            sw = cw if sw is None else sw * cw
+        return data_adapter.ArrayBatches(x, y, sw, batch_size or 32, shuffle), validation_data
+
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
                  callbacks=None, return_dict=False, **kwargs):
         """The loss (and metrics) over (x, y): a scalar, a list [loss, *metrics], or a dict."""
         self._check_compiled("evaluate")
-        x, y = _as_array(x, "evaluate"), _as_array(y, "evaluate")
-        sw = _as_array(sample_weight, "evaluate")
-        if len(x) != len(y):
-            raise ValueError(f"evaluate: x has {len(x)} samples but y has {len(y)}")
-        batch_size = batch_size or 32
-        n_steps = -(-len(x) // batch_size)
+        if data_adapter.is_dataset(x):
+            batches = data_adapter.DatasetBatches(x, y, batch_size, steps, "evaluate", sample_weight=sample_weight)
+        else:
+            x, y = _as_array(x, "evaluate"), _as_array(y, "evaluate")
+            sw = _as_array(sample_weight, "evaluate")
+            if len(x) != len(y):
+                raise ValueError(f"evaluate: x has {len(x)} samples but y has {len(y)}")
+            batches = data_adapter.ArrayBatches(x, y, sw, batch_size or 32)
         verbose = 1 if verbose == "auto" else verbose
-        bar = Progbar(n_steps, verbose=verbose, stateful_metrics=self.metrics_names)
+        bar = Progbar(batches.steps, verbose=verbose, stateful_metrics=self.metrics_names)
         self.reset_metrics()
         logs = {}
-        for step, idx in enumerate(_batches(len(x), batch_size, np.arange(len(x)))):
-            logs = self._run_step("test_step", x[idx], y[idx], None if sw is None else sw[idx])
+        for step, (bx, by, bsw) in enumerate(batches.epoch()):
+            logs = self._run_step("test_step", bx, by, bsw)
             bar.update(step + 1, list(logs.items()))
         if return_dict:
             return logs
@@ -269,14 +282,15 @@ class TrainingMixin:
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
         """The model's outputs for x (training=False), batch by batch, as one NumPy array."""
-        x = _as_array(x, "predict")
-        batch_size = batch_size or 32
-        n_steps = -(-len(x) // batch_size)
+        if data_adapter.is_dataset(x):
+            batches = data_adapter.DatasetBatches(x, None, batch_size, steps, "predict")
+        else:
+            batches = data_adapter.ArrayBatches(_as_array(x, "predict"), None, None, batch_size or 32)
         verbose = 1 if verbose == "auto" else verbose
-        bar = Progbar(n_steps, verbose=verbose)
+        bar = Progbar(batches.steps, verbose=verbose)
         outs = []
-        for step, idx in enumerate(_batches(len(x), batch_size, np.arange(len(x)))):
-            outs.append(np.asarray(self(x[idx], training=False).numpy()))
+        for step, (bx, _, _) in enumerate(batches.epoch()):
+            outs.append(np.asarray(self(bx, training=False).numpy()))
             bar.update(step + 1)
         return np.concatenate(outs, axis=0) if outs else np.zeros((0,))
 

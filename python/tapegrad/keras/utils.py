@@ -9,8 +9,10 @@ import tapegrad as tf
 from tapegrad.keras.backend import clear_session
 from tapegrad.keras.datasets._files import get_file
 
+from tapegrad.keras._timeseries import timeseries_dataset_from_array  # noqa: E402
+
 __all__ = ["Progbar", "clear_session", "get_file", "normalize", "pad_sequences", "set_random_seed",
-           "to_categorical"]
+           "timeseries_dataset_from_array", "to_categorical"]
 
 
 def set_random_seed(seed):

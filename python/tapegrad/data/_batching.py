@@ -1,0 +1,239 @@
+"""Datasets that combine or split elements along a new first dimension: batch, unbatch, padded_batch."""
+import functools
+
+import numpy as np
+
+from tapegrad import _core, errors
+from tapegrad._ops.array import concat, reshape
+from tapegrad._tensor import Tensor, TensorSpec
+from tapegrad.data import _structure as st
+from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset, check_count
+
+__all__ = ["Batch", "Unbatch", "PaddedBatch"]
+
+
+def _batch_size(batch_size, op):
+    size = check_count(batch_size, "batch_size", op)
+    if size <= 0:
+        raise errors.InvalidArgumentError(None, None, f"{op}: Batch size must be greater than zero, got {size}.")
+    return size
+
+
+def _batched_card(n, size, drop_remainder):
+    if n < 0:
+        return n
+    return n // size if drop_remainder else -(-n // size)
+
+
+def gatherer(column):
+    """The fastest call gathering rows of ``column`` by an index array (``take`` beats ``[]`` on 2-D)."""
+    if isinstance(column, np.ndarray) and column.ndim > 1:
+        return functools.partial(column.take, axis=0)
+    return column.__getitem__
+
+
+def _groups(elements, size, drop_remainder):
+    group = []
+    for e in elements:
+        group.append(e)
+        if len(group) == size:
+            yield group
+            group = []
+    if group and not drop_remainder:
+        yield group
+
+
+def _stack(group, component):
+    leaves = [e[component] for e in group]
+    first = leaves[0]
+    if isinstance(first, Tensor) and first._shape and all(
+            isinstance(t, Tensor) and t._shape == first._shape for t in leaves):
+        # tensors from a map function: one concat in C++ beats a NumPy view of each
+        return reshape(concat(leaves, 0), [len(leaves)] + list(first._shape))
+    arrays = [np.asarray(a) for a in leaves]
+    first = arrays[0].shape
+    for i, a in enumerate(arrays):
+        if a.shape != first:
+            raise errors.InvalidArgumentError(
+                None, None, f"Dataset.batch: Cannot batch tensors with different shapes in component {component}. "
+                f"First element had shape {list(first)} and element {i} had shape {list(a.shape)}.")
+    return np.stack(arrays)
+
+
+class Batch(Dataset):
+    def __init__(self, dataset, batch_size, drop_remainder):
+        st.require_tensors(dataset, "Dataset.batch")
+        self._input = dataset
+        self._size = _batch_size(batch_size, "Dataset.batch")
+        self._drop = bool(drop_remainder)
+        dim = self._size if self._drop else None
+        super().__init__(st.structure_of(dataset.element_spec, [st.batched_spec(s, dim) for s in dataset._specs]))
+
+    def _card(self):
+        return _batched_card(self._input._card(), self._size, self._drop)
+
+    def _flat(self):
+        if self._input._columns is not None:
+            return self._gathered(self._input._columns, self._input._chunks())
+        return (tuple(_stack(group, i) for i in range(len(self._specs)))
+                for group in _groups(self._input._flat(), self._size, self._drop))
+
+    def _batch_indices(self, chunks):
+        """Index arrays of the batches, in order, over a stream of index chunks."""
+        size = self._size
+        carry = None
+        for chunk in chunks:
+            if carry is not None and len(carry):
+                chunk = np.concatenate([carry, chunk])
+            full = len(chunk) - len(chunk) % size
+            for start in range(0, full, size):
+                yield chunk[start:start + size]
+            carry = chunk[full:]
+        if carry is not None and len(carry) and not self._drop:
+            yield carry
+
+    def _gathered(self, columns, chunks):
+        """Each batch gathered by one index array: one NumPy call per component (Note [Row datasets])."""
+        gathers = [gatherer(c) for c in columns]
+        for idx in self._batch_indices(chunks):
+            yield tuple(g(idx) for g in gathers)
+
+    def _tensors(self):
+        columns = self._input._columns
+        if columns is None or len(columns) > 2 or self._pack not in (tuple,) and len(columns) != 1:
+            return Dataset._tensors(self)
+        return self._gathered_tensors(columns)
+
+    def _gathered_tensors(self, columns):
+        """_gathered with the conversion to Tensors inline: the hot loop of an in-memory epoch (one
+        generator frame per batch: a batch of 32 rows costs about what NumPy's slicing costs)."""
+        convert, size, pack = _core.convert, self._size, self._pack
+        codes = [s.dtype.code for s in self._specs]
+        c0, t0 = gatherer(columns[0]), codes[0]
+        c1, t1 = (gatherer(columns[1]), codes[1]) if len(columns) == 2 else (None, None)
+        carry = None
+        for chunk in self._input._chunks():
+            if carry is not None and len(carry):
+                chunk = np.concatenate([carry, chunk])
+            full = len(chunk) - len(chunk) % size
+            if c1 is not None:
+                for start in range(0, full, size):
+                    idx = chunk[start:start + size]
+                    yield convert(c0(idx), t0), convert(c1(idx), t1)
+            else:
+                for start in range(0, full, size):
+                    yield pack((convert(c0(chunk[start:start + size]), t0),))
+            carry = chunk[full:]
+        if carry is not None and len(carry) and not self._drop:
+            yield self._to_tensors(tuple(c[carry] for c in columns))
+
+
+class Unbatch(Dataset):
+    def __init__(self, dataset):
+        st.require_tensors(dataset, "Dataset.unbatch")
+        for spec in dataset._specs:
+            if spec.shape is not None and spec.shape.rank == 0:
+                raise ValueError(f"Dataset.unbatch: Cannot unbatch an input with scalar components "
+                                 f"(element_spec {dataset.element_spec}).")
+        self._input = dataset
+        super().__init__(st.structure_of(dataset.element_spec, [st.unbatched_spec(s) for s in dataset._specs]))
+
+    def _card(self):
+        n = self._input._card()
+        dims = {None if s.shape is None else s.shape[0] for s in self._input._specs}
+        if n == UNKNOWN_CARDINALITY or len(dims) != 1 or None in dims:
+            return UNKNOWN_CARDINALITY
+        return n * dims.pop() if n >= 0 else n
+
+    def _flat(self):
+        for flat in self._input._flat():
+            arrays = [np.asarray(a) for a in flat]
+            lengths = {a.shape[0] if a.ndim else None for a in arrays}
+            if len(lengths) != 1 or None in lengths:
+                raise errors.InvalidArgumentError(None, None, f"Dataset.unbatch: the components have different "
+                                                  f"first dimensions {[list(a.shape) for a in arrays]}")
+            for i in range(lengths.pop()):
+                yield tuple(a[i] for a in arrays)
+
+
+def _padded_shape(padded, spec):
+    if isinstance(padded, Tensor):
+        padded = padded.numpy().tolist()
+    shape = None if padded is None else [None if d is None or d == -1 else int(d) for d in padded]
+    if shape is None:
+        if spec.shape is None:
+            raise ValueError("Dataset.padded_batch: padded_shapes must be given for a component of unknown rank")
+        return list(spec.shape)
+    if spec.shape is not None and (len(shape) != spec.shape.rank or
+                                   any(p is not None and d is not None and p < d for p, d in zip(shape, spec.shape))):
+        raise ValueError(f"Dataset.padded_batch: The padded shape {tuple(shape)} is not compatible with the shape "
+                         f"{st.shape_text(spec.shape)} of the corresponding input component.")
+    return shape
+
+
+def _padding_value(value, spec):
+    if value is None:
+        return np.zeros((), spec.dtype.as_numpy_dtype)
+    if isinstance(value, Tensor):
+        given = value.dtype
+    else:
+        given = st.spec_of(st.as_array(value, what="Dataset.padded_batch")).dtype
+        if isinstance(value, (int, np.integer)) and not isinstance(value, bool) and spec.dtype.is_floating:
+            given = spec.dtype  # 0 pads a float component, as TF converts it
+    if given != spec.dtype:
+        raise TypeError(f"Dataset.padded_batch: Invalid `padding_values`. `padding_values` values type {given!r} "
+                        f"does not match type {spec.dtype!r} of the corresponding input component.")
+    array = np.asarray(value.numpy() if isinstance(value, Tensor) else value, spec.dtype.as_numpy_dtype)
+    if array.ndim:
+        raise ValueError(f"Dataset.padded_batch: a padding value must be a scalar, got shape {array.shape}")
+    return array
+
+
+def _per_component(value, dataset, what):
+    """``value`` given per component of the element (nested as it), or one value for all of them."""
+    nested = isinstance(dataset.element_spec, (tuple, dict))
+    if value is None or not nested or not isinstance(value, (tuple, dict)):
+        return [value] * len(dataset._specs)
+    flat = st.flatten(value)
+    if len(flat) != len(dataset._specs):
+        raise ValueError(f"Dataset.padded_batch: `{what}` {value} does not match the element structure "
+                         f"{dataset.element_spec}")
+    return flat
+
+
+class PaddedBatch(Dataset):
+    def __init__(self, dataset, batch_size, padded_shapes, padding_values, drop_remainder):
+        st.require_tensors(dataset, "Dataset.padded_batch")
+        self._input = dataset
+        self._size = _batch_size(batch_size, "Dataset.padded_batch")
+        self._drop = bool(drop_remainder)
+        shapes = _per_component(padded_shapes, dataset, "padded_shapes")
+        self._shapes = [_padded_shape(p, s) for p, s in zip(shapes, dataset._specs)]
+        values = _per_component(padding_values, dataset, "padding_values")
+        self._values = [_padding_value(v, s) for v, s in zip(values, dataset._specs)]
+        dim = self._size if self._drop else None
+        super().__init__(st.structure_of(dataset.element_spec, [
+            TensorSpec([dim] + shape, s.dtype) for shape, s in zip(self._shapes, dataset._specs)]))
+
+    def _card(self):
+        return _batched_card(self._input._card(), self._size, self._drop)
+
+    def _flat(self):
+        for group in _groups(self._input._flat(), self._size, self._drop):
+            yield tuple(self._pad(group, i) for i in range(len(self._specs)))
+
+    def _pad(self, group, component):
+        arrays = [np.asarray(e[component]) for e in group]
+        shape = self._shapes[component]
+        for a in arrays:
+            if a.ndim != len(shape):
+                raise errors.InvalidArgumentError(None, None, f"Dataset.padded_batch: component {component} has "
+                                                  f"shape {list(a.shape)}, not of rank {len(shape)}")
+        target = [p if p is not None else max(a.shape[k] for a in arrays) for k, p in enumerate(shape)]
+        out = np.full([len(arrays)] + target, self._values[component])
+        for i, a in enumerate(arrays):
+            if any(d > t for d, t in zip(a.shape, target)):
+                raise errors.DataLossError(None, None, f"Dataset.padded_batch: Attempted to pad to a smaller size "
+                                           f"than the input element: shape {list(a.shape)} into {target}.")
+            out[(i,) + tuple(slice(0, d) for d in a.shape)] = a
+        return out

@@ -1,0 +1,181 @@
+"""Element structures of tf.data: nesting, TensorSpecs, and the flat form datasets pass around.
+
+Note [Flat elements]
+Inside tapegrad.data an element travels as a flat tuple of leaves (NumPy arrays or Tensors), in the
+order tf.nest flattens its structure (tuples and namedtuples in order, dicts by sorted key). The
+nested structure lives once, in the dataset's element_spec; it is rebuilt only where a user sees
+the element (iteration, map and filter functions), by a packer compiled once per dataset. As in
+tf.data, tuples and dicts nest and a list is a value (``from_tensor_slices([1, 2])`` has scalar
+elements), except in a map function's result, where a list becomes a tuple.
+"""
+import collections.abc as _abc
+
+import numpy as np
+
+from tapegrad import _core, dtypes
+from tapegrad._tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor
+
+__all__ = ["flatten", "structure_of", "make_packer", "as_array", "spec_of", "specs_compatible", "merge_specs",
+           "map_structure", "tensor_converter", "DatasetSpec", "require_tensors"]
+
+
+def _nested(value):
+    return isinstance(value, (tuple, _abc.Mapping))
+
+
+def _children(value):
+    if isinstance(value, _abc.Mapping):
+        return [value[k] for k in sorted(value)]
+    return list(value)
+
+
+def _rebuild(like, items):
+    if isinstance(like, _abc.Mapping):
+        by_key = dict(zip(sorted(like), items))
+        return type(like)((k, by_key[k]) for k in like)
+    return type(like)(*items) if hasattr(like, "_fields") else type(like)(items)
+
+
+def flatten(value, lists_nest=False):
+    """The leaves of a tf.data structure in tf.nest order (Note [Flat elements])."""
+    out = []
+
+    def walk(v):
+        if _nested(v) or (lists_nest and isinstance(v, list)):
+            for child in _children(v):
+                walk(child)
+        else:
+            out.append(v)
+
+    walk(value)
+    return out
+
+
+def map_structure(fn, structure, lists_nest=False):
+    """``structure`` with each leaf replaced by ``fn(leaf)``; lists become tuples when they nest."""
+    def walk(v):
+        if isinstance(v, list) and lists_nest:
+            return tuple(walk(c) for c in v)
+        if _nested(v):
+            return _rebuild(v, [walk(c) for c in _children(v)])
+        return fn(v)
+
+    return walk(structure)
+
+
+def structure_of(structure, flat):
+    """``structure`` with its leaves replaced, in order, by ``flat``."""
+    it = iter(flat)
+    return map_structure(lambda _: next(it), structure)
+
+
+def make_packer(structure):
+    """A function flat leaves -> the element as ``structure`` nests it; fast for the common shapes."""
+    if not _nested(structure):
+        return lambda flat: flat[0]
+    if type(structure) is tuple and not any(_nested(c) for c in structure):
+        return tuple
+    return lambda flat: structure_of(structure, flat)
+
+
+def as_array(value, dtype=None, what="tf.data"):
+    """A NumPy array holding ``value`` as the tensor tapegrad makes of it (float -> float32, ...)."""
+    if isinstance(value, Tensor):
+        t = value if dtype is None or value.dtype == dtype else None
+    else:
+        t = None
+    if t is None:
+        if isinstance(value, np.generic) or isinstance(value, list) and any(
+                isinstance(v, (np.ndarray, np.generic)) for v in value):
+            value = np.asarray(value)  # NumPy values keep their dtype, as in TF
+        try:
+            t = convert_to_tensor(value, dtype=dtype)
+        except (TypeError, ValueError) as e:
+            raise type(e)(f"{what}: cannot convert {type(value).__name__} to a tensor"
+                          f"{'' if dtype is None else ' of ' + dtype.name}: {e}") from None
+    return np.asarray(t)
+
+
+def spec_of(array, batched=False):
+    """The TensorSpec of one element (of one slice of ``array`` if ``batched``)."""
+    shape = array.shape[1:] if batched else array.shape
+    return TensorSpec(shape, dtypes.as_dtype(array.dtype))
+
+
+def _shape_list(spec):
+    return None if spec.shape is None else list(spec.shape)
+
+
+def specs_compatible(a, b):
+    """Same dtype and shapes that could describe the same tensor."""
+    if isinstance(a, DatasetSpec) or isinstance(b, DatasetSpec):
+        return a == b
+    if a.dtype != b.dtype:
+        return False
+    sa, sb = _shape_list(a), _shape_list(b)
+    if sa is None or sb is None:
+        return True
+    return len(sa) == len(sb) and all(x is None or y is None or x == y for x, y in zip(sa, sb))
+
+
+def merge_specs(a, b):
+    """The most specific spec describing both (dimensions that differ become None)."""
+    if isinstance(a, DatasetSpec):
+        return a
+    sa, sb = _shape_list(a), _shape_list(b)
+    if sa is None or sb is None or len(sa) != len(sb):
+        return TensorSpec(None, a.dtype)
+    return TensorSpec([x if x == y else None for x, y in zip(sa, sb)], a.dtype)
+
+
+def batched_spec(spec, size):
+    return TensorSpec(None if spec.shape is None else [size] + list(spec.shape), spec.dtype)
+
+
+def unbatched_spec(spec):
+    return TensorSpec(None if spec.shape is None else list(spec.shape)[1:], spec.dtype)
+
+
+class DatasetSpec:
+    """The spec of an element that is itself a dataset (``window``'s elements): its element_spec."""
+
+    def __init__(self, element_spec, dataset_shape=()):
+        self.element_spec = element_spec
+        self.dataset_shape = TensorShape(list(dataset_shape))
+
+    def __eq__(self, other):
+        return isinstance(other, DatasetSpec) and self.element_spec == other.element_spec
+
+    def __hash__(self):
+        return hash(repr(self))
+
+    def __repr__(self):
+        return f"DatasetSpec({self.element_spec!r}, TensorShape({list(self.dataset_shape)}))"
+
+
+def tensor_converter(specs, packer):
+    """flat leaves -> the element as Tensors of the specs' dtypes, nested; one call per leaf (a dataset
+    leaf, of a DatasetSpec, stays as it is)."""
+    convert = _core.convert
+    if any(isinstance(s, DatasetSpec) for s in specs):
+        codes = [None if isinstance(s, DatasetSpec) else s.dtype.code for s in specs]
+        return lambda flat: packer([a if c is None else convert(a, c) for a, c in zip(flat, codes)])
+    codes = [s.dtype.code for s in specs]
+    if packer is tuple and len(codes) == 2:
+        c0, c1 = codes
+        return lambda flat: (convert(flat[0], c0), convert(flat[1], c1))
+    if len(codes) == 1:
+        (c0,) = codes
+        return lambda flat: packer((convert(flat[0], c0),))
+    return lambda flat: packer([convert(a, c) for a, c in zip(flat, codes)])
+
+
+def shape_text(shape):
+    return "<unknown>" if shape is None else str(TensorShape(list(shape)))
+
+
+def require_tensors(dataset, op):
+    """TypeError unless every component of the elements is a tensor (not a dataset, as window's are)."""
+    if any(isinstance(s, DatasetSpec) for s in dataset._specs):
+        raise TypeError(f"{op}: the elements hold datasets ({dataset.element_spec}); use flat_map, e.g. "
+                        f"window(n).flat_map(lambda w: w.batch(n))")
