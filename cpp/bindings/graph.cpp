@@ -8,6 +8,8 @@
 
 namespace tg {
 
+void bind_control_flow(py::module_& m);  // control_flow.cpp
+
 namespace {
 
 using graph::Graph;
@@ -224,6 +226,7 @@ void bind_graph(py::module_& m) {
   bind_tracer(m);
   bind_concrete(m);
   bind_trace_hooks(m);
+  bind_control_flow(m);
 }
 
 }  // namespace tg

@@ -58,6 +58,9 @@ int Tracer::placeholder(const Tensor& t, const std::string& name) {
 int Tracer::input_node(const Tensor& t) {
   auto it = node_of.find(t->id);
   if (it != node_of.end()) return it->second;
+  if (!t->is_variable)
+    for (Tracer* o : outer)
+      if (o->sees_dynamic(t)) return capture(t);
   Node n;
   n.meta = {t->shape, t->dtype};
   if (t->is_variable) {
@@ -119,6 +122,44 @@ void Tracer::record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, cons
   add_node(g, std::move(n));
 }
 
+int Tracer::capture(const Tensor& t) {
+  captures.push_back(t);
+  return placeholder(t, "capture");
+}
+
+bool Tracer::sees_dynamic(const Tensor& t) const {
+  const Node* n = node_for(t);
+  if (n) return n->dynamic;
+  for (Tracer* o : outer)
+    if (o->sees_dynamic(t)) return true;
+  return false;
+}
+
+void Tracer::record_control(const Node& proto, const Tensors& x, const Tensors& outs) {
+  Node n;
+  n.kind = proto.kind;
+  n.flow = proto.flow;
+  n.dynamic = n.flow->side_effects || n.flow->reads_variables;
+  for (auto& xi : x) {
+    int k = input_node(xi);
+    n.inputs.push_back(k);
+    n.dynamic |= g.nodes[k].dynamic;
+  }
+  const bool dynamic = n.dynamic;
+  const int at = add_node(g, std::move(n));
+  for (size_t k = 0; k < outs.size(); ++k) {
+    Node o;
+    o.kind = NodeKind::Output;
+    o.arg = (int)k;
+    o.inputs = {at};
+    o.dynamic = dynamic;
+    o.meta = proto.flow->out_meta[k];
+    for (int64_t d : o.meta.shape) shapes_vary |= d < 0;
+    node_of[outs[k]->id] = add_node(g, std::move(o));
+  }
+  for (auto& v : proto.flow->assigned) node_of.erase(v->id);  // later uses read it again
+}
+
 const Node* Tracer::node_for(const Tensor& t) const {
   auto it = node_of.find(t->id);
   return it == node_of.end() ? nullptr : &g.nodes[it->second];
@@ -127,6 +168,8 @@ const Node* Tracer::node_for(const Tensor& t) const {
 std::shared_ptr<Graph> Tracer::finish(const Tensors& outputs, OptimizeStats* stats) {
   for (auto& t : outputs) g.outputs.push_back(input_node(t));
   *stats = optimize(g);
+  // Values whose shapes may change between calls flow on: every shape rule runs at run time.
+  if (shapes_vary) g.relaxed = true;
   auto result = std::make_shared<Graph>(std::move(g));
   node_of.clear();
   return result;
@@ -160,10 +203,8 @@ Tensor fresh_view(const Tensor& t) {
 }
 
 bool is_traced_value(const Tensor& t) {
-  for (Tracer* tr : active_tracers()) {
-    const Node* n = tr->node_for(t);
-    if (n && n->dynamic) return true;
-  }
+  for (Tracer* tr : active_tracers())
+    if (tr->sees_dynamic(t)) return true;
   return false;
 }
 
