@@ -87,7 +87,8 @@ Tensors execute_while(const ControlFlow& f, const Tensors& x, bool eager) {
     limit = (int64_t)scalar_value(x.back());
   }
   Tensors args(x.begin(), x.begin() + (long)(nv + ncap));
-  for (int64_t step = 0; step < limit; ++step) {
+  int64_t step = 0;
+  for (; step < limit; ++step) {
     if (!truth(run_sub(*f.first, args, eager)[0], "While")) break;
     Tensors next = run_sub(*f.second, args, eager);
     for (size_t k = 0; k < nv; ++k) {
@@ -101,6 +102,7 @@ Tensors execute_while(const ControlFlow& f, const Tensors& x, bool eager) {
     }
   }
   args.resize(nv);
+  args.push_back(scalar((double)step, DType::Int64));  // the trip count (the backward's bound)
   return args;
 }
 
@@ -155,21 +157,228 @@ std::shared_ptr<const ControlFlow> make_while(std::shared_ptr<Graph> cond_g, std
                           " but the body returns ", dtype_name(out.dtype)));
     f->out_meta.push_back(p->meta);
   }
+  f->out_meta.push_back({Shape{}, DType::Int64});  // the trip count
   return f;
 }
 
+namespace {
+
+// Note [Control-flow gradients]: under a tracer, a tape records a control node as one custom
+// entry (the tracers must see a loop, not this call's iterations). Its gradient is a control
+// node again, so the backward graph decides and loops at every call as the forward does:
+// - If: an If of the branches' backward graphs (operands, upstream -> operand gradients);
+// - While: a While counting j = N-1 .. 0 (N the forward's trip count, its last result) that
+//   recomputes the loop variables of iteration j with a While bounded by j from the initial
+//   values (no per-iteration stack: O(N^2) body runs) and applies the body's backward graph.
+// Backward graphs are traced here with dry tracers (prints skipped, assignments undone); the
+// recomputing loop runs a copy of the body without its prints and assignments. Each backward
+// node records the same way under outer tapes, so gradients of gradients work.
+
+thread_local int g_building = 0;  // > 0 while a backward graph is traced: host calls do not run
+
+// Traces body(placeholders for args) into a graph: a dry trace that no tape or tracer outside sees.
+template <class F>
+std::shared_ptr<Graph> trace_graph(const Tensors& args, F body) {
+  SuspendTracers suspended;
+  PauseAllTapes paused;
+  Tracer tr;
+  tr.begin_dry();
+  Tensors views;
+  for (auto& a : args) {
+    views.push_back(view(a, a->shape));
+    tr.placeholder(views.back(), "arg");
+  }
+  Tensors outs;
+  ++g_building;
+  try {
+    ActiveTracer active(&tr);
+    outs = body(views);
+  } catch (...) {
+    --g_building;
+    tr.restore_variables();
+    throw;
+  }
+  --g_building;
+  tr.restore_variables();
+  OptimizeStats stats;
+  return tr.finish(outs, &stats);
+}
+
+struct Backward {
+  std::shared_ptr<Graph> g;  // (args..., upstream per float output) -> (grad per float arg, grad per variable)
+  std::vector<int> float_args, float_outs;
+};
+
+// The backward graph of subgraph sub, traced at these argument values; outs: values of its outputs.
+Backward backward_of(const Graph& sub, const Tensors& args, const Tensors& vars, const Tensors& outs) {
+  Backward b;
+  for (size_t i = 0; i < args.size(); ++i)
+    if (is_floating(args[i]->dtype)) b.float_args.push_back((int)i);
+  Tensors all = args;
+  for (size_t k = 0; k < sub.outputs.size(); ++k)
+    if (is_floating(outs[k]->dtype)) {
+      b.float_outs.push_back((int)k);
+      all.push_back(zeros(outs[k]->shape, outs[k]->dtype));
+    }
+  const size_t nargs = args.size();
+  b.g = trace_graph(all, [&](const Tensors& v) {
+    Tape tape;
+    GradientRequest req;
+    for (int i : b.float_args) req.sources.push_back(v[i]);
+    for (auto& var : vars) req.sources.push_back(var);
+    for (auto& s : req.sources) tape.watch(s);
+    Tensors ys;
+    {
+      ActiveTape recording(&tape);
+      ys = run_graph(sub, Tensors(v.begin(), v.begin() + (long)nargs), true);
+    }
+    for (size_t j = 0; j < b.float_outs.size(); ++j) {
+      req.targets.push_back(ys[b.float_outs[j]]);
+      req.output_gradients.push_back(v[nargs + j]);
+    }
+    req.unconnected_zero = true;
+    return gradient(tape, req);
+  });
+  return b;
+}
+
+Node control_node(NodeKind kind, std::shared_ptr<const ControlFlow> flow) {
+  Node n;
+  n.kind = kind;
+  n.flow = std::move(flow);
+  return n;
+}
+
+// A copy of g without its prints and assignments (a recomputation must not repeat them).
+std::shared_ptr<Graph> without_side_effects(const Graph& g) {
+  auto r = std::make_shared<Graph>(g);
+  std::vector<Node> kept;
+  std::vector<int> at(r->nodes.size(), -1);
+  for (size_t i = 0; i < r->nodes.size(); ++i) {
+    Node n = r->nodes[i];
+    if (n.kind == NodeKind::Assign || n.kind == NodeKind::HostCall) continue;
+    if (n.is_control() && n.flow->side_effects) {
+      auto f = std::make_shared<ControlFlow>(*n.flow);
+      f->first = without_side_effects(*f->first);
+      f->second = without_side_effects(*f->second);
+      f->side_effects = false;
+      n.flow = f;
+    }
+    for (int& in : n.inputs) in = at[in];
+    at[i] = (int)kept.size();
+    kept.push_back(std::move(n));
+  }
+  r->nodes = std::move(kept);
+  for (int& o : r->outputs) o = at[o];
+  r->finalize();
+  return r;
+}
+
+Tensor zero_if_null(const Tensor& g, const Tensor& like) { return g ? g : zeros(like->shape, like->dtype); }
+
+Tensors if_backward(const Node& n, const Tensors& x, const Tensors& vars, const Tensors& outs, const Tensors& gout) {
+  const Tensors operands(x.begin() + 1, x.end());
+  Backward bt = backward_of(*n.flow->first, operands, vars, outs);
+  Backward be = backward_of(*n.flow->second, operands, vars, outs);
+  Tensors in = {x[0]};
+  for (auto& o : operands) in.push_back(o);
+  for (int k : bt.float_outs) in.push_back(zero_if_null(gout[k], outs[k]));
+  return run_control(control_node(NodeKind::If, make_if(bt.g, be.g)), in, true);
+}
+
+Tensors while_backward(const Node& n, const Tensors& x, const Tensors& vars, const Tensors& outs, const Tensors& gout) {
+  const ControlFlow& f = *n.flow;
+  const size_t nv = (size_t)f.num_loop_vars, ncap = x.size() - nv - (f.has_limit ? 1 : 0);
+  const Tensors state(x.begin(), x.begin() + (long)(nv + ncap));  // initial loop variables, captures
+  Backward bb = backward_of(*f.second, state, vars, Tensors(x.begin(), x.begin() + (long)nv));
+  auto recompute = std::make_shared<ControlFlow>(f);
+  recompute->has_limit = true;
+  recompute->second = without_side_effects(*f.second);
+  recompute->first = without_side_effects(*f.first);
+  recompute->side_effects = false;
+  // backward loop variables: j, the gradient of each float loop variable, the accumulated
+  // gradient of each float capture and variable; its captures: the initial state.
+  size_t nf = 0;
+  for (int i : bb.float_args) nf += (size_t)i < nv;
+  const size_t nacc = bb.float_args.size() - nf + vars.size();
+  Tensors init = {apply("Sub", {outs[nv], scalar(1.0, DType::Int64)})};
+  for (size_t k = 0; k < nf; ++k) init.push_back(zero_if_null(gout[bb.float_args[k]], outs[bb.float_args[k]]));
+  for (size_t k = nf; k < bb.float_args.size(); ++k) init.push_back(zeros(state[bb.float_args[k]]->shape, state[bb.float_args[k]]->dtype));
+  for (auto& v : vars) init.push_back(zeros(v->shape, v->dtype));
+  const size_t nloop = init.size();
+  Tensors all = init;
+  for (auto& s : state) all.push_back(s);
+  auto cond_g = trace_graph(all, [&](const Tensors& a) {
+    return Tensors{apply("GreaterEqual", {a[0], scalar(0.0, DType::Int64)})};
+  });
+  auto body_g = trace_graph(all, [&](const Tensors& a) {
+    Tensors rx(a.begin() + (long)nloop, a.end());
+    rx.push_back(a[0]);
+    Tensors vj = run_control(control_node(NodeKind::While, recompute), rx, true);
+    Tensors bx(vj.begin(), vj.begin() + (long)nv);
+    for (size_t c = 0; c < ncap; ++c) bx.push_back(a[nloop + nv + c]);
+    for (size_t k = 0; k < nf; ++k) bx.push_back(a[1 + k]);
+    Tensors r = run_graph(*bb.g, bx, true);
+    Tensors next = {apply("Sub", {a[0], scalar(1.0, DType::Int64)})};
+    for (size_t k = 0; k < nf; ++k) next.push_back(r[k]);
+    for (size_t k = 0; k < nacc; ++k) next.push_back(apply("Add", {a[1 + nf + k], r[nf + k]}));
+    return next;
+  });
+  Tensors r = run_control(control_node(NodeKind::While, make_while(cond_g, body_g, (int)nloop, false)), all, true);
+  return Tensors(r.begin() + 1, r.begin() + (long)nloop);  // float loop variables, captures, variables
+}
+
+// The trainable float variables the subgraphs read: sources of the gradient besides the inputs.
+Tensors trainable_variables(const ControlFlow& f) {
+  Tensors r;
+  for (const Graph* g : {f.first.get(), f.second.get()})
+    for (auto& v : g->variables) {
+      bool known = false;
+      for (auto& w : r) known |= w == v;
+      if (!known && v->trainable && is_floating(v->dtype)) r.push_back(v);
+    }
+  return r;
+}
+
+// Records n's run on x (results outs) as one custom entry on the active tapes (Note [Control-flow gradients]).
+void record_gradient_entry(const Node& n, const Tensors& x, const Tensors& vars, const Tensors& outs) {
+  Tensors inputs;  // the float operands / loop variables and captures, then the variables
+  const size_t first = n.kind == NodeKind::If ? 1 : 0;
+  const size_t last = n.kind == NodeKind::If || !n.flow->has_limit ? x.size() : x.size() - 1;
+  for (size_t i = first; i < last; ++i)
+    if (is_floating(x[i]->dtype)) inputs.push_back(x[i]);
+  for (auto& v : vars) inputs.push_back(v);
+  Node node = control_node(n.kind, n.flow);
+  auto fn = std::make_shared<CustomGradFn>([node, x, vars, outs](const Tensors& gout) {
+    return node.kind == NodeKind::If ? if_backward(node, x, vars, outs, gout) : while_backward(node, x, vars, outs, gout);
+  });
+  record_custom(inputs, outs, fn);
+}
+
+}  // namespace
+
+bool building_backward() { return g_building > 0; }
+
 Tensors run_control(const Node& n, const Tensors& x, bool eager) {
   if (!eager || !tracing()) return execute(n, x, eager);
+  const Tensors vars = trainable_variables(*n.flow);
+  const bool taped = should_record(x) || should_record(vars);
   Tensors outs;
   {
     SuspendTracers suspended;
     for (Tracer* t : suspended.saved)
       for (auto& v : n.flow->assigned) t->before_assign(v);
-    outs = execute(n, x, true);
+    if (taped) {
+      PauseAllTapes paused;
+      outs = execute(n, x, true);
+    } else {
+      outs = execute(n, x, true);
+    }
     // Each result gets its own id: a branch may return an operand or a constant as it is, and the
     // tracers must not take that tensor for this node's output elsewhere.
-    for (auto& o : outs) o = should_record({o}) || any_tangent({o}) ? apply("Identity", {o}) : view(o, o->shape);
+    for (auto& o : outs) o = !taped && any_tangent({o}) ? apply("Identity", {o}) : view(o, o->shape);
   }
+  if (taped) record_gradient_entry(n, x, vars, outs);
   for (Tracer* t : active_tracers()) t->record_control(n, x, outs);
   return outs;
 }

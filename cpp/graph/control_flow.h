@@ -15,6 +15,12 @@ std::shared_ptr<const ControlFlow> make_while(std::shared_ptr<Graph> cond_g, std
 // Runs an If (inputs: predicate, operands...) or While (inputs: loop variables, captures...,
 // [maximum_iterations]) node on x. In eager mode the subgraphs' ops run through apply(), so
 // tapes and accumulators record each one, while active tracers record the node itself.
+// A While's results are its loop variables, then its trip count (int64). Under a tracer, a
+// tape records the node as one entry whose gradient is a control node (Note [Control-flow
+// gradients] in control_flow.cpp).
 Tensors run_control(const Node& n, const Tensors& x, bool eager);
+
+// True while a backward graph is being traced: host calls are recorded but do not run.
+bool building_backward();
 
 }  // namespace tg::graph

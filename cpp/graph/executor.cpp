@@ -50,7 +50,7 @@ static void run_side_effect(const Node& n, const Tensors& x, bool eager) {
     if (eager) traced_assign(n.value, x[0], n.mode);
     else assign_into(n.value, x[0], n.mode);
   } else {
-    (*n.host)(x);
+    if (!building_backward()) (*n.host)(x);
     if (eager) record_host_call(n.host, x, n.name);
   }
 }

@@ -192,7 +192,7 @@ def _graph_while(cond, body, loop_vars, shape_invariants, maximum_iterations):
     if any(-1 in s for s in relaxed):
         cond_g.relax(relaxed, cond_g)
         body_g.relax(relaxed, body_g)
-    outs = _core._run_while(cond_g, body_g, flat, caps, limit)
+    outs = _core._run_while(cond_g, body_g, flat, caps, limit)[:len(flat)]  # then the trip count
     return _rebuild(loop_vars, nest.pack_sequence_as(args, outs))
 
 
