@@ -131,8 +131,20 @@ def _invariant_shapes(shape_invariants, args, flat):
     """Per flat loop variable: the shape it may take (None dims vary), from shape_invariants."""
     if shape_invariants is None:
         return [tuple(v._shape) for v in flat]
-    given = nest.flatten(_args_of(shape_invariants) if isinstance(shape_invariants, (list, tuple)) else
-                         [shape_invariants])
+    given = []
+
+    def walk(like, inv):  # shapes are leaves wherever loop_vars has a leaf (a TensorShape is a sequence too)
+        if nest.is_nested(like) and nest.is_nested(inv) and not hasattr(inv, "as_list"):
+            kids = nest._children(inv)
+            if len(kids) != len(nest._children(like)):
+                raise ValueError(f"tf.while_loop: shape_invariants {shape_invariants!r} does not match the "
+                                 "structure of loop_vars")
+            for a, b in zip(nest._children(like), kids):
+                walk(a, b)
+        else:
+            given.extend([inv] * len(nest.flatten(like)))
+
+    walk(args, _args_of(shape_invariants) if isinstance(shape_invariants, (list, tuple)) else [shape_invariants])
     if len(given) != len(flat):
         raise ValueError(f"tf.while_loop: shape_invariants has {len(given)} shapes for {len(flat)} loop variables")
     out = []
