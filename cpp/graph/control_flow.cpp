@@ -1,9 +1,11 @@
 // control_flow.cpp -- conditionals and while loops as graph nodes (Note [Control-flow nodes]).
 #include "graph/control_flow.h"
 #include <climits>
+#include <cstring>
 #include "core/error.h"
 #include "engine/eager.h"
 #include "engine/forward.h"
+#include "engine/math.h"
 #include "engine/tape.h"
 #include "graph/executor.h"
 #include "graph/trace.h"
@@ -72,6 +74,29 @@ bool truth(const Tensor& t, const char* what) {
   return scalar_value(t) != 0;
 }
 
+// The values of one loop variable per iteration as one tensor [steps, ...]; through ops (so tapes
+// and accumulators follow it) when they observe the values.
+Tensor stack(const Tensors& values, const Tensor& like, bool eager) {
+  Shape shape = like->shape;
+  shape.insert(shape.begin(), (int64_t)values.size());
+  if (values.empty()) return zeros(shape, like->dtype);
+  if (eager && (should_record(values) || any_tangent(values))) {
+    Tensors rows;
+    Shape one = like->shape;
+    one.insert(one.begin(), 1);
+    for (auto& v : values) rows.push_back(reshape(v, one));
+    return concat(rows, 0);
+  }
+  Tensor out = zeros(shape, like->dtype);
+  const size_t row = like->nbytes();
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i]->shape != like->shape)
+      throw InvalidArgument(cat("While: a loop variable changed shape from ", meta_str(like), " to ", meta_str(values[i])));
+    std::memcpy(static_cast<char*>(out->data()) + i * row, values[i]->data(), row);
+  }
+  return out;
+}
+
 Tensors execute_if(const ControlFlow& f, const Tensors& x, bool eager) {
   const Graph& branch = truth(x[0], "If") ? *f.first : *f.second;
   return run_sub(branch, Tensors(x.begin() + 1, x.end()), eager);
@@ -87,9 +112,11 @@ Tensors execute_while(const ControlFlow& f, const Tensors& x, bool eager) {
     limit = (int64_t)scalar_value(x.back());
   }
   Tensors args(x.begin(), x.begin() + (long)(nv + ncap));
+  std::vector<Tensors> history(f.keep_history ? nv : 0);
   int64_t step = 0;
   for (; step < limit; ++step) {
     if (!truth(run_sub(*f.first, args, eager)[0], "While")) break;
+    for (size_t k = 0; k < history.size(); ++k) history[k].push_back(args[k]);
     Tensors next = run_sub(*f.second, args, eager);
     for (size_t k = 0; k < nv; ++k) {
       const OutMeta& m = f.out_meta[k];
@@ -101,9 +128,10 @@ Tensors execute_while(const ControlFlow& f, const Tensors& x, bool eager) {
       args[k] = std::move(next[k]);
     }
   }
-  args.resize(nv);
-  args.push_back(scalar((double)step, DType::Int64));  // the trip count (the backward's bound)
-  return args;
+  Tensors outs(args.begin(), args.begin() + (long)nv);
+  outs.push_back(scalar((double)step, DType::Int64));  // the trip count (the backward's bound)
+  for (size_t k = 0; k < history.size(); ++k) outs.push_back(stack(history[k], x[k], eager));
+  return outs;
 }
 
 Tensors execute(const Node& n, const Tensors& x, bool eager) {
@@ -306,15 +334,38 @@ Tensors while_backward(const Node& n, const Tensors& x, const Tensors& vars, con
   for (size_t k = nf; k < bb.float_args.size(); ++k) init.push_back(zeros(state[bb.float_args[k]]->shape, state[bb.float_args[k]]->dtype));
   for (auto& v : vars) init.push_back(zeros(v->shape, v->dtype));
   const size_t nloop = init.size();
+  // Its captures: the loop variables' values per iteration when the forward kept them and no
+  // tape or accumulator watches this backward (a second derivative would need the gather's
+  // gradient at shapes of this call); else the initial values, from which each step recomputes.
+  Tensors watched = x;
+  for (auto& g : gout)
+    if (g) watched.push_back(g);
+  const bool use_history = f.keep_history && !should_record(watched) && !any_tangent(watched);
   Tensors all = init;
-  for (auto& s : state) all.push_back(s);
-  auto cond_g = trace_graph(all, [&](const Tensors& a) {
+  for (size_t k = 0; k < nv; ++k) all.push_back(use_history ? outs[nv + 1 + k] : state[k]);
+  for (size_t c = 0; c < ncap; ++c) all.push_back(state[nv + c]);
+  // Traced at step 0 (this call's steps may be none; a trace needs values a step can read).
+  Tensors example = all;
+  example[0] = scalar(0.0, DType::Int64);
+  for (size_t k = 0; use_history && k < nv; ++k)
+    if (example[nloop + k]->shape[0] == 0) {
+      Shape one = example[nloop + k]->shape;
+      one[0] = 1;
+      example[nloop + k] = zeros(one, example[nloop + k]->dtype);
+    }
+  auto cond_g = trace_graph(example, [&](const Tensors& a) {
     return Tensors{apply("GreaterEqual", {a[0], scalar(0.0, DType::Int64)})};
   });
-  auto body_g = trace_graph(all, [&](const Tensors& a) {
-    Tensors rx(a.begin() + (long)nloop, a.end());
-    rx.push_back(a[0]);
-    Tensors vj = run_control(control_node(NodeKind::While, recompute), rx, true);
+  auto body_g = trace_graph(example, [&](const Tensors& a) {
+    Tensors vj;
+    if (use_history) {
+      for (size_t k = 0; k < nv; ++k)
+        vj.push_back(apply("GatherV2", {a[nloop + k], a[0]}, Attrs().set("axis", 0).set("batch_dims", 0)));
+    } else {
+      Tensors rx(a.begin() + (long)nloop, a.end());
+      rx.push_back(a[0]);
+      vj = run_control(control_node(NodeKind::While, recompute), rx, true);
+    }
     Tensors bx(vj.begin(), vj.begin() + (long)nv);
     for (size_t c = 0; c < ncap; ++c) bx.push_back(a[nloop + nv + c]);
     for (size_t k = 0; k < nf; ++k) bx.push_back(a[1 + k]);
@@ -359,10 +410,33 @@ void record_gradient_entry(const Node& n, const Tensors& x, const Tensors& vars,
 
 bool building_backward() { return g_building > 0; }
 
-Tensors run_control(const Node& n, const Tensors& x, bool eager) {
-  if (!eager || !tracing()) return execute(n, x, eager);
-  const Tensors vars = trainable_variables(*n.flow);
+namespace {
+
+// The While n, also keeping its loop variables' values per iteration (for its backward) when
+// their shapes are fixed.
+Node with_history(const Node& n) {
+  if (n.kind != NodeKind::While || n.flow->keep_history) return n;
+  const ControlFlow& f = *n.flow;
+  for (int k = 0; k < f.num_loop_vars; ++k)
+    for (int64_t d : f.out_meta[k].shape)
+      if (d < 0) return n;
+  auto h = std::make_shared<ControlFlow>(f);
+  h->keep_history = true;
+  for (int k = 0; k < f.num_loop_vars; ++k) {
+    OutMeta m = f.out_meta[k];
+    m.shape.insert(m.shape.begin(), -1);
+    h->out_meta.push_back(m);
+  }
+  return control_node(NodeKind::While, h);
+}
+
+}  // namespace
+
+Tensors run_control(const Node& node, const Tensors& x, bool eager) {
+  if (!eager || !tracing()) return execute(node, x, eager);
+  const Tensors vars = trainable_variables(*node.flow);
   const bool taped = should_record(x) || should_record(vars);
+  const Node n = taped ? with_history(node) : node;
   Tensors outs;
   {
     SuspendTracers suspended;

@@ -275,6 +275,7 @@ static std::shared_ptr<const ControlFlow> relaxed_flow(const ControlFlow& f) {
     relax(*g, any, *g);
     *sub = std::move(g);
   }
+  for (auto& m : r->out_meta) std::fill(m.shape.begin(), m.shape.end(), -1);
   return r;
 }
 

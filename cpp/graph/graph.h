@@ -50,6 +50,7 @@ struct ControlFlow {
   std::shared_ptr<Graph> first, second;  // If: then, else; While: condition, body
   int num_loop_vars = 0;                 // While
   bool has_limit = false;                // While: the last input is maximum_iterations
+  bool keep_history = false;             // While: also returns each loop variable's values per iteration
   bool side_effects = false;             // a subgraph assigns, prints or runs a stateful op
   bool reads_variables = false;
   Tensors assigned;                      // variables the subgraphs may change

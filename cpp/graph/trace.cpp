@@ -154,7 +154,9 @@ void Tracer::record_control(const Node& proto, const Tensors& x, const Tensors& 
     o.inputs = {at};
     o.dynamic = dynamic;
     o.meta = proto.flow->out_meta[k];
-    for (int64_t d : o.meta.shape) shapes_vary |= d < 0;
+    const bool history = proto.kind == NodeKind::While && (int)k > proto.flow->num_loop_vars;
+    if (!history)  // a history's leading dimension is the trip count, read only by the backward loop
+      for (int64_t d : o.meta.shape) shapes_vary |= d < 0;
     node_of[outs[k]->id] = add_node(g, std::move(o));
   }
   for (auto& v : proto.flow->assigned) node_of.erase(v->id);  // later uses read it again
