@@ -1,5 +1,6 @@
 // control_flow.cpp -- conditionals and while loops as graph nodes (Note [Control-flow nodes]).
 #include "graph/control_flow.h"
+#include <algorithm>
 #include <climits>
 #include <cstring>
 #include "core/error.h"
@@ -195,12 +196,17 @@ namespace {
 // entry (the tracers must see a loop, not this call's iterations). Its gradient is a control
 // node again, so the backward graph decides and loops at every call as the forward does:
 // - If: an If of the branches' backward graphs (operands, upstream -> operand gradients);
-// - While: a While counting j = N-1 .. 0 (N the forward's trip count, its last result) that
-//   recomputes the loop variables of iteration j with a While bounded by j from the initial
-//   values (no per-iteration stack: O(N^2) body runs) and applies the body's backward graph.
+// - While: a While counting j = N-1 .. 0 (N the forward's trip count, a result of every While)
+//   that applies the body's backward graph to the loop variables of iteration j. The forward
+//   node recorded under a tape keeps those values per iteration (keep_history: one [N, ...]
+//   result per loop variable) and the backward gathers row j. When a tape or accumulator
+//   watches the backward itself (a second derivative), the step instead recomputes them with
+//   a While bounded by j from the initial values (O(N^2) body runs, every value an op).
 // Backward graphs are traced here with dry tracers (prints skipped, assignments undone); the
 // recomputing loop runs a copy of the body without its prints and assignments. Each backward
-// node records the same way under outer tapes, so gradients of gradients work.
+// node records the same way under outer tapes, so gradients of gradients work. Forward mode
+// inside a trace is not covered: an accumulator opened inside the traced function sees this
+// call's tangents of a control node's results, not a node of their own.
 
 thread_local int g_building = 0;  // > 0 while a backward graph is traced: host calls do not run
 
@@ -237,11 +243,12 @@ struct Backward {
   std::vector<int> float_args, float_outs;
 };
 
-// The backward graph of subgraph sub, traced at these argument values; outs: values of its outputs.
-Backward backward_of(const Graph& sub, const Tensors& args, const Tensors& vars, const Tensors& outs) {
+// The backward graph of subgraph sub, traced at these argument values, for the float arguments
+// `wanted` and the variables; outs: values of its outputs.
+Backward backward_of(const Graph& sub, const Tensors& args, const std::vector<int>& wanted, const Tensors& vars,
+                     const Tensors& outs) {
   Backward b;
-  for (size_t i = 0; i < args.size(); ++i)
-    if (is_floating(args[i]->dtype)) b.float_args.push_back((int)i);
+  b.float_args = wanted;
   Tensors all = args;
   for (size_t k = 0; k < sub.outputs.size(); ++k)
     if (is_floating(outs[k]->dtype)) {
@@ -304,21 +311,32 @@ std::shared_ptr<Graph> without_side_effects(const Graph& g) {
 
 Tensor zero_if_null(const Tensor& g, const Tensor& like) { return g ? g : zeros(like->shape, like->dtype); }
 
-Tensors if_backward(const Node& n, const Tensors& x, const Tensors& vars, const Tensors& outs, const Tensors& gout) {
+// src: the inputs (indices into x) the gradient is for, besides the variables.
+Tensors if_backward(const Node& n, const Tensors& x, const std::vector<int>& src, const Tensors& vars,
+                    const Tensors& outs, const Tensors& gout) {
   const Tensors operands(x.begin() + 1, x.end());
-  Backward bt = backward_of(*n.flow->first, operands, vars, outs);
-  Backward be = backward_of(*n.flow->second, operands, vars, outs);
+  std::vector<int> wanted;
+  for (int i : src) wanted.push_back(i - 1);
+  Backward bt = backward_of(*n.flow->first, operands, wanted, vars, outs);
+  Backward be = backward_of(*n.flow->second, operands, wanted, vars, outs);
   Tensors in = {x[0]};
   for (auto& o : operands) in.push_back(o);
   for (int k : bt.float_outs) in.push_back(zero_if_null(gout[k], outs[k]));
   return run_control(control_node(NodeKind::If, make_if(bt.g, be.g)), in, true);
 }
 
-Tensors while_backward(const Node& n, const Tensors& x, const Tensors& vars, const Tensors& outs, const Tensors& gout) {
+Tensors while_backward(const Node& n, const Tensors& x, const std::vector<int>& src, const Tensors& vars,
+                       const Tensors& outs, const Tensors& gout) {
   const ControlFlow& f = *n.flow;
   const size_t nv = (size_t)f.num_loop_vars, ncap = x.size() - nv - (f.has_limit ? 1 : 0);
   const Tensors state(x.begin(), x.begin() + (long)(nv + ncap));  // initial loop variables, captures
-  Backward bb = backward_of(*f.second, state, vars, Tensors(x.begin(), x.begin() + (long)nv));
+  // Gradients flow through every float loop variable, and out to the captures asked for.
+  std::vector<int> wanted;
+  for (size_t k = 0; k < nv; ++k)
+    if (is_floating(x[k]->dtype)) wanted.push_back((int)k);
+  for (int i : src)
+    if ((size_t)i >= nv) wanted.push_back(i);
+  Backward bb = backward_of(*f.second, state, wanted, vars, Tensors(x.begin(), x.begin() + (long)nv));
   auto recompute = std::make_shared<ControlFlow>(f);
   recompute->has_limit = true;
   recompute->second = without_side_effects(*f.second);
@@ -376,7 +394,13 @@ Tensors while_backward(const Node& n, const Tensors& x, const Tensors& vars, con
     return next;
   });
   Tensors r = run_control(control_node(NodeKind::While, make_while(cond_g, body_g, (int)nloop, false)), all, true);
-  return Tensors(r.begin() + 1, r.begin() + (long)nloop);  // float loop variables, captures, variables
+  Tensors grads;  // per src, then per variable
+  for (int i : src) {
+    const size_t pos = (size_t)(std::find(wanted.begin(), wanted.end(), i) - wanted.begin());
+    grads.push_back(r[1 + pos]);
+  }
+  for (size_t v = 0; v < vars.size(); ++v) grads.push_back(r[1 + wanted.size() + v]);
+  return grads;
 }
 
 // The trainable float variables the subgraphs read: sources of the gradient besides the inputs.
@@ -392,16 +416,22 @@ Tensors trainable_variables(const ControlFlow& f) {
 }
 
 // Records n's run on x (results outs) as one custom entry on the active tapes (Note [Control-flow gradients]).
+// Its inputs: the float operands / loop variables and captures a tape tracks, then the variables.
 void record_gradient_entry(const Node& n, const Tensors& x, const Tensors& vars, const Tensors& outs) {
-  Tensors inputs;  // the float operands / loop variables and captures, then the variables
+  Tensors inputs;
+  std::vector<int> src;
   const size_t first = n.kind == NodeKind::If ? 1 : 0;
   const size_t last = n.kind == NodeKind::If || !n.flow->has_limit ? x.size() : x.size() - 1;
   for (size_t i = first; i < last; ++i)
-    if (is_floating(x[i]->dtype)) inputs.push_back(x[i]);
+    if (is_floating(x[i]->dtype) && should_record({x[i]})) {
+      src.push_back((int)i);
+      inputs.push_back(x[i]);
+    }
   for (auto& v : vars) inputs.push_back(v);
   Node node = control_node(n.kind, n.flow);
-  auto fn = std::make_shared<CustomGradFn>([node, x, vars, outs](const Tensors& gout) {
-    return node.kind == NodeKind::If ? if_backward(node, x, vars, outs, gout) : while_backward(node, x, vars, outs, gout);
+  auto fn = std::make_shared<CustomGradFn>([node, x, src, vars, outs](const Tensors& gout) {
+    return node.kind == NodeKind::If ? if_backward(node, x, src, vars, outs, gout)
+                                     : while_backward(node, x, src, vars, outs, gout);
   });
   record_custom(inputs, outs, fn);
 }
@@ -434,8 +464,10 @@ Node with_history(const Node& n) {
 
 Tensors run_control(const Node& node, const Tensors& x, bool eager) {
   if (!eager || !tracing()) return execute(node, x, eager);
-  const Tensors vars = trainable_variables(*node.flow);
-  const bool taped = should_record(x) || should_record(vars);
+  Tensors vars;  // the variables read inside that a tape records
+  for (auto& v : trainable_variables(*node.flow))
+    if (should_record({v})) vars.push_back(v);
+  const bool taped = should_record(x) || !vars.empty();
   const Node n = taped ? with_history(node) : node;
   Tensors outs;
   {

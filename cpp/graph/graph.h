@@ -26,8 +26,10 @@
 // (control_flow.h) runs the subgraphs in C++, a loop with no Python per iteration; in eager
 // mode each subgraph runs its ops through apply(), so tapes and forward accumulators record
 // every iteration (their saved values are the loop's backward), while active tracers record
-// the control node itself. Graphs holding control flow keep the op-by-op replay under a tape
-// (no single-entry backward plan, Note [Backward graphs]).
+// the control node itself; under a tracer a tape records the node as one entry whose gradient
+// is again a control node (Note [Control-flow gradients] in control_flow.cpp). A While's
+// results are its loop variables, then its trip count. Graphs holding control flow keep the
+// op-by-op replay under a tape (no single-entry backward plan, Note [Backward graphs]).
 #pragma once
 #include <functional>
 #include <memory>
