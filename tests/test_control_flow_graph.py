@@ -338,3 +338,40 @@ def test_only_the_taken_branch_prints_and_assigns():
     f(tf.constant(-1.0))
     f(tf.constant(2.0))
     assert out.getvalue().split() == ["yes", "no", "yes"] and float(v.numpy()) == 1.0
+
+
+def test_a_function_holding_a_loop_called_inside_another_function():
+    inner = tf.function(_power)
+    inner(c([1.0, 2.0]), tf.constant(2))  # traced and cached on its own first
+
+    @tf.function
+    def outer(x, n):
+        return inner(x, n) + inner(x, n + 1)
+
+    x = np.array([1.5, -0.5])
+    for n in (1, 3):
+        np.testing.assert_allclose(outer(c(x), tf.constant(n)).numpy(), x ** n + x ** (n + 1))
+    assert outer.experimental_get_tracing_count() == 1
+    check_grads(outer, [x, tf.constant(2)], {}, [0], np.random.default_rng(5))
+
+
+def test_shape_relaxation_and_get_concrete_function():
+    def power_from_x(x, n):  # x ** (n + 1), with no constant shaped like x
+        return tf.while_loop(lambda i, y: i < n, lambda i, y: (i + 1, y * x), (0, x))[1]
+
+    f = tf.function(power_from_x, reduce_retracing=True)
+    for size in (2, 3, 5):
+        x = np.linspace(0.5, 1.5, size)
+        np.testing.assert_allclose(f(c(x), tf.constant(3)).numpy(), x ** 4)
+    assert f.experimental_get_tracing_count() == 2  # the second trace serves every length
+
+    v = tf.Variable(0.0)
+
+    @tf.function
+    def bump(n):
+        return tf.while_loop(lambda i: i < n, lambda i: (v.assign_add(1.0), i + 1)[1], [tf.constant(0)])
+
+    bump.get_concrete_function(tf.TensorSpec([], tf.int32))
+    assert float(v.numpy()) == 0.0  # a dry trace undoes the loop's assignments
+    bump(tf.constant(4))
+    assert float(v.numpy()) == 4.0
