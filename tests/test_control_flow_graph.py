@@ -375,3 +375,20 @@ def test_shape_relaxation_and_get_concrete_function():
     assert float(v.numpy()) == 0.0  # a dry trace undoes the loop's assignments
     bump(tf.constant(4))
     assert float(v.numpy()) == 4.0
+
+
+def test_forward_mode_inside_the_traced_function():
+    @tf.function
+    def jvp(x, v, n):
+        with tf.autodiff.ForwardAccumulator(x, v) as acc:
+            y = _power(x, n)
+            z = tf.cond(n > 2, lambda: tf.sin(y), lambda: y * x)
+        return acc.jvp(y), acc.jvp(z)
+
+    x, v = np.array([0.5, 2.0]), np.array([1.0, -1.0])
+    for n in (2, 3, 4):
+        dy, dz = jvp(c(x), c(v), tf.constant(n))
+        np.testing.assert_allclose(dy.numpy(), n * x ** (n - 1) * v)
+        want = np.cos(x ** n) * n * x ** (n - 1) * v if n > 2 else (n + 1) * x ** n * v
+        np.testing.assert_allclose(dz.numpy(), want)
+    assert jvp.experimental_get_tracing_count() == 1

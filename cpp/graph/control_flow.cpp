@@ -436,6 +436,117 @@ void record_gradient_entry(const Node& n, const Tensors& x, const Tensors& vars,
   record_custom(inputs, outs, fn);
 }
 
+// Note [Control-flow tangents]: under a tracer, an accumulator holding tangents for a control
+// node's inputs does not push the node's ops forward one by one (the tracers would see this
+// call's iterations, not a loop); the tangents of its results are the results of a second
+// control node: an If of the branches' JVP graphs, or a While carrying (loop variables, their
+// tangents) whose body is the body's JVP graph. JVP graphs are traced with a private accumulator.
+
+// The tangents of sub's float outputs `fo` at args, given tangents for the args `with` (the
+// graph's extra arguments, after args); the variables' tangents are zero.
+std::shared_ptr<Graph> jvp_of(const Graph& sub, const Tensors& args, const std::vector<int>& with, const Tensors& dargs,
+                              const std::vector<int>& fo, bool keep_primals) {
+  Tensors all = args;
+  for (auto& d : dargs) all.push_back(d);
+  const size_t nargs = args.size();
+  return trace_graph(all, [&](const Tensors& v) {
+    Accumulator acc;
+    for (size_t j = 0; j < with.size(); ++j) acc.watch(v[with[j]], v[nargs + j]);
+    Tensors ys;
+    push_accumulator(&acc);
+    try {
+      ys = run_graph(sub, Tensors(v.begin(), v.begin() + (long)nargs), true);
+    } catch (...) {
+      pop_accumulator(&acc);
+      throw;
+    }
+    pop_accumulator(&acc);
+    Tensors r = keep_primals ? ys : Tensors{};
+    for (int k : fo) {
+      Tensor t = acc.tangent(ys[k]);
+      r.push_back(t ? t : zeros(ys[k]->shape, ys[k]->dtype));
+    }
+    return r;
+  });
+}
+
+// The tangents (per output, null for none) that a gives n's results on x, as a control node.
+Tensors control_tangents(const Node& n, const Tensors& x, Accumulator& a) {
+  const ControlFlow& f = *n.flow;
+  auto tangent = [&](const Tensor& t) { return is_floating(t->dtype) ? a.tangent(t) : nullptr; };
+  if (n.kind == NodeKind::If) {
+    const Tensors operands(x.begin() + 1, x.end());
+    std::vector<int> with, fo;
+    Tensors in = x;
+    for (size_t i = 0; i < operands.size(); ++i)
+      if (Tensor t = tangent(operands[i])) {
+        with.push_back((int)i);
+        in.push_back(t);
+      }
+    Tensors dargs(in.begin() + (long)x.size(), in.end());
+    for (size_t k = 0; k < f.out_meta.size(); ++k)
+      if (is_floating(f.out_meta[k].dtype)) fo.push_back((int)k);
+    auto then_g = jvp_of(*f.first, operands, with, dargs, fo, false);
+    auto else_g = jvp_of(*f.second, operands, with, dargs, fo, false);
+    Tensors r = run_control(control_node(NodeKind::If, make_if(then_g, else_g)), in, true);
+    Tensors out(f.out_meta.size());
+    for (size_t j = 0; j < fo.size(); ++j) out[fo[j]] = r[j];
+    return out;
+  }
+  const size_t nv = (size_t)f.num_loop_vars, ncap = x.size() - nv - (f.has_limit ? 1 : 0);
+  // loop variables: v..., tangents of the float ones...; captures: caps..., tangents given for them...
+  std::vector<int> fv, fc;
+  Tensors dv, dc;
+  for (size_t k = 0; k < nv; ++k)
+    if (is_floating(x[k]->dtype)) {
+      fv.push_back((int)k);
+      Tensor t = tangent(x[k]);
+      dv.push_back(t ? t : zeros(x[k]->shape, x[k]->dtype));
+    }
+  for (size_t c = 0; c < ncap; ++c)
+    if (Tensor t = tangent(x[nv + c])) {
+      fc.push_back((int)c);
+      dc.push_back(t);
+    }
+  Tensors in(x.begin(), x.begin() + (long)nv);
+  for (auto& t : dv) in.push_back(t);
+  for (size_t c = 0; c < ncap; ++c) in.push_back(x[nv + c]);
+  for (auto& t : dc) in.push_back(t);
+  const size_t nloop = nv + fv.size();
+  // The subgraphs take (v, caps); the JVP graphs take (v, dv, caps, dcaps).
+  auto split = [&](const Tensors& a) {
+    Tensors args(a.begin(), a.begin() + (long)nv);
+    for (size_t c = 0; c < ncap; ++c) args.push_back(a[nloop + c]);
+    return args;
+  };
+  auto cond_g = trace_graph(in, [&](const Tensors& a) { return run_graph(*f.first, split(a), true); });
+  auto body_g = trace_graph(in, [&](const Tensors& a) {
+    Accumulator acc;
+    for (size_t j = 0; j < fv.size(); ++j) acc.watch(a[fv[j]], a[nv + j]);
+    for (size_t j = 0; j < fc.size(); ++j) acc.watch(a[nloop + fc[j]], a[nloop + ncap + j]);
+    Tensors ys;
+    push_accumulator(&acc);
+    try {
+      ys = run_graph(*f.second, split(a), true);
+    } catch (...) {
+      pop_accumulator(&acc);
+      throw;
+    }
+    pop_accumulator(&acc);
+    Tensors r = ys;
+    for (int k : fv) {
+      Tensor t = acc.tangent(ys[k]);
+      r.push_back(t ? t : zeros(ys[k]->shape, ys[k]->dtype));
+    }
+    return r;
+  });
+  if (f.has_limit) in.push_back(x.back());
+  Tensors r = run_control(control_node(NodeKind::While, make_while(cond_g, body_g, (int)nloop, f.has_limit)), in, true);
+  Tensors out(f.out_meta.size());
+  for (size_t j = 0; j < fv.size(); ++j) out[fv[j]] = r[nv + j];
+  return out;
+}
+
 }  // namespace
 
 bool building_backward() { return g_building > 0; }
@@ -469,23 +580,51 @@ Tensors run_control(const Node& node, const Tensors& x, bool eager) {
     if (should_record({v})) vars.push_back(v);
   const bool taped = should_record(x) || !vars.empty();
   const Node n = taped ? with_history(node) : node;
+  std::vector<Accumulator*> pushing;  // Note [Control-flow tangents]
+  for (Accumulator* a : active_accumulators())
+    if (!a->paused)
+      for (auto& xi : x)
+        if (a->tangents.contains(xi->id)) {
+          pushing.push_back(a);
+          break;
+        }
   Tensors outs;
   {
     SuspendTracers suspended;
     for (Tracer* t : suspended.saved)
       for (auto& v : n.flow->assigned) t->before_assign(v);
-    if (taped) {
-      PauseAllTapes paused;
-      outs = execute(n, x, true);
-    } else {
-      outs = execute(n, x, true);
+    for (Accumulator* a : pushing) a->paused++;
+    try {
+      if (taped) {
+        PauseAllTapes paused;
+        outs = execute(n, x, true);
+      } else {
+        outs = execute(n, x, true);
+      }
+    } catch (...) {
+      for (Accumulator* a : pushing) a->paused--;
+      throw;
     }
+    for (Accumulator* a : pushing) a->paused--;
     // Each result gets its own id: a branch may return an operand or a constant as it is, and the
     // tracers must not take that tensor for this node's output elsewhere.
-    for (auto& o : outs) o = !taped && any_tangent({o}) ? apply("Identity", {o}) : view(o, o->shape);
+    for (auto& o : outs) o = view(o, o->shape);
   }
   if (taped) record_gradient_entry(n, x, vars, outs);
   for (Tracer* t : active_tracers()) t->record_control(n, x, outs);
+  for (Accumulator* a : pushing) {
+    a->paused++;  // its own tangent node is not pushed forward by it again
+    Tensors tangents;
+    try {
+      tangents = control_tangents(n, x, *a);
+    } catch (...) {
+      a->paused--;
+      throw;
+    }
+    a->paused--;
+    for (size_t k = 0; k < outs.size(); ++k)
+      if (tangents[k]) a->set(outs[k], tangents[k]);
+  }
   return outs;
 }
 
