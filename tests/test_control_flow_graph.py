@@ -392,3 +392,25 @@ def test_forward_mode_inside_the_traced_function():
         want = np.cos(x ** n) * n * x ** (n - 1) * v if n > 2 else (n + 1) * x ** n * v
         np.testing.assert_allclose(dz.numpy(), want)
     assert jvp.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("first_call_under_outer_tape", [True, False])
+def test_a_gradient_computed_inside_differentiated_outside(first_call_under_outer_tape):
+    @tf.function
+    def grad_inside(x, n):
+        with tf.GradientTape() as t:
+            t.watch(x)
+            y = tf.reduce_sum(_power(x, n) * x)
+        return t.gradient(y, x)
+
+    x = np.array([0.7, -1.2])
+    if not first_call_under_outer_tape:
+        grad_inside(c(x), tf.constant(2))
+    for n in (2, 3):
+        xt = c(x)
+        with tf.GradientTape() as outer:
+            outer.watch(xt)
+            g = grad_inside(xt, tf.constant(n))
+        np.testing.assert_allclose(g.numpy(), (n + 1) * x ** n)
+        np.testing.assert_allclose(outer.gradient(g, xt).numpy(), (n + 1) * n * x ** (n - 1))
+    assert grad_inside.experimental_get_tracing_count() == 1

@@ -204,9 +204,8 @@ namespace {
 //   a While bounded by j from the initial values (O(N^2) body runs, every value an op).
 // Backward graphs are traced here with dry tracers (prints skipped, assignments undone); the
 // recomputing loop runs a copy of the body without its prints and assignments. Each backward
-// node records the same way under outer tapes, so gradients of gradients work. Forward mode
-// inside a trace is not covered: an accumulator opened inside the traced function sees this
-// call's tangents of a control node's results, not a node of their own.
+// node records the same way under outer tapes, so gradients of gradients work (and a graph
+// replayed op by op under a tape builds the histories with ops, so the tape follows them).
 
 thread_local int g_building = 0;  // > 0 while a backward graph is traced: host calls do not run
 
