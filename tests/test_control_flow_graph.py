@@ -414,3 +414,17 @@ def test_a_gradient_computed_inside_differentiated_outside(first_call_under_oute
         np.testing.assert_allclose(g.numpy(), (n + 1) * x ** n)
         np.testing.assert_allclose(outer.gradient(g, xt).numpy(), (n + 1) * n * x ** (n - 1))
     assert grad_inside.experimental_get_tracing_count() == 1
+
+
+def test_random_draws_inside_a_loop_follow_the_eager_sequence():
+    def shift_in(n):
+        body = lambda i, s: (i + 1, tf.concat([s[1:], tf.random.uniform([1])], 0))  # noqa: E731
+        return tf.while_loop(lambda i, s: i < n, body, (0, tf.zeros([3])))[1]
+
+    f = tf.function(shift_in)
+    results = []
+    for fn in (shift_in, f, f):
+        tf.random.set_seed(7)
+        results.append(fn(tf.constant(3)).numpy())
+    np.testing.assert_array_equal(results[1], results[0])
+    np.testing.assert_array_equal(results[2], results[0])

@@ -74,7 +74,7 @@ def _trace_subgraph(fn, structure, values, captures, what):
     for c in captures:
         sub.capture(c)
     stack = _trace_stack()
-    stack.append(_Trace(stack[-1].function, True))
+    stack.append(_Trace(stack[-1].function if stack else None, True))
     try:
         with sub:
             result = fn(*nest.pack_sequence_as(structure, views))
