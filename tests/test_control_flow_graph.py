@@ -292,8 +292,10 @@ def test_case_and_switch_case_eager_and_traced():
 
 def test_graph_text_shows_the_subgraphs():
     f = tf.function(_power)
-    text = str(f.get_concrete_function(c([1.0]), tf.constant(2)).graph)
+    graph = f.get_concrete_function(c([1.0]), tf.constant(2)).graph
+    text, dot = str(graph), graph.to_dot()
     assert "While(" in text and "cond: graph(" in text and "body: graph(" in text
+    assert 'label="While"' in dot and 'label="body"' in dot and "subgraph cluster_" in dot
 
 
 def test_a_function_called_in_a_loop_and_a_tape_inside_a_body():

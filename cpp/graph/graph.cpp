@@ -119,22 +119,40 @@ static std::string dot_escape(const std::string& s) {
   return r;
 }
 
-std::string Graph::to_dot() const {
-  std::ostringstream o;
-  o << "digraph G {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n";
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node& n = nodes[i];
+// The nodes and edges of g, named with prefix; a control-flow node's subgraphs are clusters.
+static void dot_body(std::ostringstream& o, const Graph& g, const std::string& p) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
     std::string label = dot_escape(node_head(n));
     if (n.kind == NodeKind::Op && !n.attrs.items.empty()) label += "\\n" + dot_escape(attrs_text(n.attrs));
-    if (!n.side_effect()) label += "\\n" + meta_text(n.meta);
+    if (!n.side_effect() && !n.is_control()) label += "\\n" + meta_text(n.meta);
     const char* style = n.kind == NodeKind::Placeholder ? ", style=filled, fillcolor=lightblue"
                         : n.kind == NodeKind::Constant ? ", style=filled, fillcolor=lightgrey"
                         : n.kind == NodeKind::VariableRead ? ", style=filled, fillcolor=lightyellow"
                         : n.side_effect() ? ", style=filled, fillcolor=pink"
+                        : n.is_control() ? ", style=filled, fillcolor=lightcyan"
                         : n.fused ? ", style=filled, fillcolor=palegreen" : "";
-    o << "  n" << i << " [label=\"" << label << "\"" << style << "];\n";
-    for (int in : n.inputs) o << "  n" << in << " -> n" << i << ";\n";
+    const std::string id = p + "n" + std::to_string(i);
+    o << "  " << id << " [label=\"" << label << "\"" << style << "];\n";
+    for (int in : n.inputs) o << "  " << p << "n" << in << " -> " << id << ";\n";
+    if (!n.is_control()) continue;
+    const bool is_if = n.kind == NodeKind::If;
+    const std::pair<const char*, const Graph*> parts[] = {{is_if ? "then" : "cond", n.flow->first.get()},
+                                                          {is_if ? "else" : "body", n.flow->second.get()}};
+    for (auto& [name, sub] : parts) {
+      const std::string q = id + name + "_";
+      o << "  subgraph cluster_" << q << " {\n  label=\"" << name << "\";\n";
+      dot_body(o, *sub, q);
+      for (size_t k = 0; k < sub->outputs.size(); ++k) o << "  " << q << "n" << sub->outputs[k] << " -> " << id << " [style=dotted];\n";
+      o << "  }\n";
+    }
   }
+}
+
+std::string Graph::to_dot() const {
+  std::ostringstream o;
+  o << "digraph G {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n";
+  dot_body(o, *this, "");
   for (size_t k = 0; k < outputs.size(); ++k) {
     o << "  out" << k << " [label=\"output " << k << "\", shape=ellipse];\n";
     o << "  n" << outputs[k] << " -> out" << k << ";\n";
