@@ -1,5 +1,5 @@
 """tf.cond and tf.while_loop: Python control flow on the predicate's value (eagerly, and in a trace
-when the predicate has a value at tracing time); a traced predicate raises naming the line."""
+when the predicate has a value at tracing time); a traced predicate builds a graph node."""
 import collections
 
 import numpy as np
@@ -46,13 +46,13 @@ def test_constant_predicates_unroll_inside_a_function():
     np.testing.assert_allclose(power(x, 2).numpy(), [-1.0, -4.0])
 
 
-def test_traced_predicates_raise_naming_the_line():
+def test_traced_predicates_build_graph_nodes_that_decide_at_every_call():
     f = tf.function(lambda x: tf.cond(x > 0, lambda: x, lambda: -x))
-    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.cond on the value.*test_control_flow.py"):
-        f(tf.constant(1.0))
+    assert float(f(tf.constant(1.0))) == 1.0 and float(f(tf.constant(-3.0))) == 3.0
+    assert f.experimental_get_tracing_count() == 1
     g = tf.function(lambda x: tf.while_loop(lambda v: v < 10.0, lambda v: v * 2.0, x))
-    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.while_loop on the value"):
-        g(tf.constant(1.0))
+    assert float(g(tf.constant(1.0))) == 16.0 and float(g(tf.constant(3.0))) == 12.0
+    assert "While" in g.get_concrete_function(tf.constant(1.0)).graph.ops
 
 
 def test_bad_arguments():
@@ -66,18 +66,20 @@ def test_bad_arguments():
         tf.while_loop(lambda a, b: True, lambda a, b: a, (1, 2))
 
 
-def test_a_variable_predicate_or_bound_inside_a_function_raises_instead_of_freezing_its_value():
+def test_a_variable_predicate_or_bound_inside_a_function_is_read_at_every_call():
     # a Variable not yet read in the trace used to give its tracing-time value, fixed in the graph
     flag, limit = tf.Variable(True), tf.Variable(2)
     f = tf.function(lambda x: tf.cond(flag, lambda: x + 1.0, lambda: x - 1.0))
-    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.cond on the value"):
-        f(tf.constant(0.0))
+    assert float(f(tf.constant(0.0))) == 1.0
+    flag.assign(False)
+    assert float(f(tf.constant(0.0))) == -1.0
     g = tf.function(lambda x: tf.while_loop(lambda v: True, lambda v: v * 2.0, x, maximum_iterations=limit))
-    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="int\\(\\) of a traced tensor"):
-        g(tf.constant(1.0))
+    assert float(g(tf.constant(1.0))) == 4.0
+    limit.assign(3)
+    assert float(g(tf.constant(1.0))) == 8.0
     # eagerly both are read as usual
-    assert float(tf.cond(flag, lambda: 1.0, lambda: 2.0)) == 1.0
-    assert float(tf.while_loop(lambda v: True, lambda v: v * 2.0, tf.constant(1.0), maximum_iterations=limit)) == 4.0
+    assert float(tf.cond(flag, lambda: 1.0, lambda: 2.0)) == 2.0
+    assert float(tf.while_loop(lambda v: True, lambda v: v * 2.0, tf.constant(1.0), maximum_iterations=limit)) == 8.0
 
 
 def test_python_reads_of_a_variable_in_a_trace_raise_instead_of_freezing_its_value():

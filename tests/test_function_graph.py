@@ -118,3 +118,14 @@ def test_node_names_follow_tf():
     names = [op.name for op in cf.graph.get_operations() if op.type not in ("Const", "Placeholder")]
     assert names[:7] == ["MatMul", "Relu", "sub", "strided_slice", "truediv", "concat", "Sum"]
     assert names[7:] == ["Identity", "Identity_1", "Identity_2", "Identity_3"]
+
+
+def test_a_loop_is_one_while_operation_whose_outputs_are_its_results():
+    @tf.function
+    def total(n):
+        return tf.while_loop(lambda i, s: i < n, lambda i, s: (i + 1, s + i), (tf.constant(0), tf.constant(0)))[1]
+
+    graph = total.get_concrete_function(tf.constant(3)).graph
+    loop = graph.get_operation_by_name("while")
+    assert loop.type == "While" and [t.name for t in loop.outputs][:2] == ["while:0", "while:1"]
+    assert graph.outputs[0].op.inputs[0] is graph.get_tensor_by_name("while:1")

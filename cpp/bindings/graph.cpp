@@ -8,6 +8,8 @@
 
 namespace tg {
 
+void bind_control_flow(py::module_& m);  // control_flow.cpp
+
 namespace {
 
 using graph::Graph;
@@ -142,6 +144,9 @@ std::string node_type(const graph::Node& n) {
     case graph::NodeKind::Assign:
       return n.mode == 0 ? "AssignVariableOp" : n.mode == 1 ? "AssignAddVariableOp" : "AssignSubVariableOp";
     case graph::NodeKind::HostCall: return "PrintV2";
+    case graph::NodeKind::If: return "If";
+    case graph::NodeKind::While: return "While";
+    case graph::NodeKind::Output: return "Identity";  // one result of the If / While before it
   }
   return "?";
 }
@@ -153,7 +158,8 @@ py::list node_list(const Graph& g) {
   for (auto& n : g.nodes) {
     py::list shape;
     for (int64_t d : n.meta.shape) shape.append(d < 0 ? py::none() : py::object(py::int_(d)));
-    const bool has_value = n.kind != graph::NodeKind::Assign && n.kind != graph::NodeKind::HostCall;
+    const bool has_value = n.kind != graph::NodeKind::Assign && n.kind != graph::NodeKind::HostCall &&
+                           n.kind != graph::NodeKind::If && n.kind != graph::NodeKind::While;
     r.append(py::make_tuple(n.name, node_type(n), n.inputs, shape, (int)n.meta.dtype, has_value));
   }
   return r;
@@ -276,6 +282,7 @@ void bind_graph(py::module_& m) {
   bind_tracer(m);
   bind_concrete(m);
   bind_trace_hooks(m);
+  bind_control_flow(m);
 }
 
 }  // namespace tg

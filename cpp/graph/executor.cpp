@@ -11,6 +11,7 @@
 #include "engine/eager.h"
 #include "engine/forward.h"
 #include "engine/tape.h"
+#include "graph/control_flow.h"
 #include "graph/fusion.h"
 #include "graph/trace.h"
 #include "kernels/elementwise.h"
@@ -49,7 +50,7 @@ static void run_side_effect(const Node& n, const Tensors& x, bool eager) {
     if (eager) traced_assign(n.value, x[0], n.mode);
     else assign_into(n.value, x[0], n.mode);
   } else {
-    (*n.host)(x);
+    if (!building_backward()) (*n.host)(x);
     if (eager) record_host_call(n.host, x, n.name);
   }
 }
@@ -122,6 +123,7 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
   Tensors vals(n);
   Tensors x;
   std::vector<char> donate;
+  std::vector<Tensors> results(g.has_control_flow ? n : 0);  // per control node (Note [Control-flow nodes])
   for (size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
     switch (node.kind) {
@@ -150,13 +152,23 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
         if (g_check_numerics) check_finite(vals[i], node.op->name);
         break;
       }
+      case NodeKind::If:
+      case NodeKind::While:
+        x.clear();
+        for (int in : node.inputs) x.push_back(vals[in]);
+        results[i] = run_control(node, x, eager);
+        break;
+      case NodeKind::Output: vals[i] = results[node.inputs[0]][node.arg]; break;
       default: {
         x.clear();
         for (int in : node.inputs) x.push_back(vals[in]);
         run_side_effect(node, x, eager);
       }
     }
-    for (int d : g.drop_after[i]) vals[d].reset();
+    for (int d : g.drop_after[i]) {
+      vals[d].reset();
+      if (!results.empty()) results[d].clear();
+    }
   }
   Tensors out;
   out.reserve(g.outputs.size());

@@ -19,7 +19,7 @@ constexpr int kUnused = INT_MIN;  // a backward placeholder the optimized backwa
 // Graphs whose calls can be one entry: no side effects (the build replays the forward once),
 // exact shapes, float outputs computed by ops (an argument returned as is keeps its own id).
 bool suitable(const Graph& g) {
-  if (g.relaxed || g.outputs.empty()) return false;
+  if (g.relaxed || g.outputs.empty() || g.has_control_flow) return false;  // Note [Control-flow nodes]
   for (auto& n : g.nodes)
     if (n.side_effect()) return false;
   for (int o : g.outputs)

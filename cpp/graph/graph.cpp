@@ -59,8 +59,27 @@ static std::string node_head(const Node& n) {
              (n.fused->shared_exp ? " {" + std::to_string(n.fused->shared_exp) + " share exp(-|x|)}" : "");
     case NodeKind::Assign: return n.mode == 0 ? "AssignVariable" : n.mode == 1 ? "AssignAddVariable" : "AssignSubVariable";
     case NodeKind::HostCall: return "HostCall " + n.name;
+    case NodeKind::If: return "If";
+    case NodeKind::While: return n.flow->has_limit ? "While {maximum_iterations}" : "While";
+    case NodeKind::Output: return "Output " + std::to_string(n.arg);
   }
   return "?";
+}
+
+// The subgraphs of a control-flow node, indented under it.
+static void subgraphs_text(std::ostringstream& o, const Node& n) {
+  const bool is_if = n.kind == NodeKind::If;
+  const std::pair<const char*, const Graph*> parts[] = {{is_if ? "then" : "cond", n.flow->first.get()},
+                                                        {is_if ? "else" : "body", n.flow->second.get()}};
+  for (auto& [label, sub] : parts) {
+    std::istringstream lines(sub->to_text());
+    std::string line;
+    bool head = true;
+    while (std::getline(lines, line)) {
+      o << "      " << (head ? std::string(label) + ": " : std::string()) << line << "\n";
+      head = false;
+    }
+  }
 }
 
 std::string Graph::to_text() const {
@@ -70,18 +89,20 @@ std::string Graph::to_text() const {
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     std::string line = "  %" + std::to_string(i) + " = " + node_head(n);
-    if (n.kind == NodeKind::Op || n.kind == NodeKind::Assign || n.kind == NodeKind::HostCall) {
+    if (n.kind == NodeKind::Op || n.kind == NodeKind::Assign || n.kind == NodeKind::HostCall || n.is_control() ||
+        n.kind == NodeKind::Output) {
       line += "(";
       for (size_t k = 0; k < n.inputs.size(); ++k) line += (k ? ", %" : "%") + std::to_string(n.inputs[k]);
       line += ")";
       if (n.kind == NodeKind::Op && !n.attrs.items.empty()) line += " " + attrs_text(n.attrs);
     }
     if (n.kind == NodeKind::Op || n.kind == NodeKind::Placeholder || n.kind == NodeKind::Constant ||
-        n.kind == NodeKind::VariableRead) {
+        n.kind == NodeKind::VariableRead || n.kind == NodeKind::Output) {
       if (line.size() < 48) line.resize(48, ' ');
       line += " : " + meta_text(n.meta);
     }
     o << line << "\n";
+    if (n.is_control()) subgraphs_text(o, n);
   }
   o << "  return";
   for (size_t k = 0; k < outputs.size(); ++k) o << (k ? ", %" : " %") << outputs[k];
@@ -98,22 +119,40 @@ static std::string dot_escape(const std::string& s) {
   return r;
 }
 
-std::string Graph::to_dot() const {
-  std::ostringstream o;
-  o << "digraph G {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n";
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node& n = nodes[i];
+// The nodes and edges of g, named with prefix; a control-flow node's subgraphs are clusters.
+static void dot_body(std::ostringstream& o, const Graph& g, const std::string& p) {
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
     std::string label = dot_escape(node_head(n));
     if (n.kind == NodeKind::Op && !n.attrs.items.empty()) label += "\\n" + dot_escape(attrs_text(n.attrs));
-    if (!n.side_effect()) label += "\\n" + meta_text(n.meta);
+    if (!n.side_effect() && !n.is_control()) label += "\\n" + meta_text(n.meta);
     const char* style = n.kind == NodeKind::Placeholder ? ", style=filled, fillcolor=lightblue"
                         : n.kind == NodeKind::Constant ? ", style=filled, fillcolor=lightgrey"
                         : n.kind == NodeKind::VariableRead ? ", style=filled, fillcolor=lightyellow"
                         : n.side_effect() ? ", style=filled, fillcolor=pink"
+                        : n.is_control() ? ", style=filled, fillcolor=lightcyan"
                         : n.fused ? ", style=filled, fillcolor=palegreen" : "";
-    o << "  n" << i << " [label=\"" << label << "\"" << style << "];\n";
-    for (int in : n.inputs) o << "  n" << in << " -> n" << i << ";\n";
+    const std::string id = p + "n" + std::to_string(i);
+    o << "  " << id << " [label=\"" << label << "\"" << style << "];\n";
+    for (int in : n.inputs) o << "  " << p << "n" << in << " -> " << id << ";\n";
+    if (!n.is_control()) continue;
+    const bool is_if = n.kind == NodeKind::If;
+    const std::pair<const char*, const Graph*> parts[] = {{is_if ? "then" : "cond", n.flow->first.get()},
+                                                          {is_if ? "else" : "body", n.flow->second.get()}};
+    for (auto& [name, sub] : parts) {
+      const std::string q = id + name + "_";
+      o << "  subgraph cluster_" << q << " {\n  label=\"" << name << "\";\n";
+      dot_body(o, *sub, q);
+      for (size_t k = 0; k < sub->outputs.size(); ++k) o << "  " << q << "n" << sub->outputs[k] << " -> " << id << " [style=dotted];\n";
+      o << "  }\n";
+    }
   }
+}
+
+std::string Graph::to_dot() const {
+  std::ostringstream o;
+  o << "digraph G {\n  rankdir=TB;\n  node [shape=box, fontname=\"Helvetica\", fontsize=10];\n";
+  dot_body(o, *this, "");
   for (size_t k = 0; k < outputs.size(); ++k) {
     o << "  out" << k << " [label=\"output " << k << "\", shape=ellipse];\n";
     o << "  n" << outputs[k] << " -> out" << k << ";\n";
@@ -126,7 +165,13 @@ void Graph::finalize() {
   work = 0;
   variables.clear();
   has_host_calls = false;
+  has_control_flow = false;
   std::vector<int> last(nodes.size(), -1);
+  auto add_variable = [&](const Tensor& v) {
+    bool known = false;
+    for (auto& w : variables) known |= w == v;
+    if (!known) variables.push_back(v);
+  };
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     if (n.kind == NodeKind::Op) {
@@ -134,12 +179,16 @@ void Graph::finalize() {
       for (int64_t d : n.meta.shape) s *= d < 0 ? 1024 : d;
       work += s;
     }
-    if (n.kind == NodeKind::VariableRead || n.kind == NodeKind::Assign) {
-      bool known = false;
-      for (auto& v : variables) known |= v == n.value;
-      if (!known) variables.push_back(n.value);
-    }
+    if (n.kind == NodeKind::VariableRead || n.kind == NodeKind::Assign) add_variable(n.value);
     has_host_calls |= n.kind == NodeKind::HostCall;
+    if (n.is_control()) {
+      has_control_flow = true;
+      for (const Graph* sub : {n.flow->first.get(), n.flow->second.get()}) {
+        for (auto& v : sub->variables) add_variable(v);
+        has_host_calls |= sub->has_host_calls;
+        work += sub->work;
+      }
+    }
     for (int in : n.inputs) last[in] = (int)i;
   }
   for (int o : outputs) last[o] = (int)nodes.size();  // outputs live to the end
@@ -188,9 +237,27 @@ bool same_structure(const Graph& a, const Graph& b, std::string* why) {
       case NodeKind::HostCall:
         if (x.name != y.name) return fail(i, "a different host call");
         break;
+      case NodeKind::If:
+      case NodeKind::While: {
+        const ControlFlow &f = *x.flow, &h = *y.flow;
+        if (f.num_loop_vars != h.num_loop_vars || f.has_limit != h.has_limit) return fail(i, "a different loop");
+        std::string inner;
+        if (!same_structure(*f.first, *h.first, &inner) || !same_structure(*f.second, *h.second, &inner))
+          return fail(i, "a subgraph differs: " + inner);
+        break;
+      }
+      case NodeKind::Output:
+        if (x.arg != y.arg) return fail(i, "a different output");
+        break;
     }
   }
   return true;
+}
+
+bool has_side_effects(const Graph& g) {
+  for (auto& n : g.nodes)
+    if (n.side_effect()) return true;
+  return false;
 }
 
 std::vector<std::string> node_ops(const Graph& g) {
@@ -203,14 +270,37 @@ std::vector<std::string> node_ops(const Graph& g) {
       case NodeKind::VariableRead: r.push_back("ReadVariable"); break;
       case NodeKind::Assign: r.push_back("AssignVariable"); break;
       case NodeKind::HostCall: r.push_back("HostCall"); break;
+      case NodeKind::If: r.push_back("If"); break;
+      case NodeKind::While: r.push_back("While"); break;
+      case NodeKind::Output: r.push_back("Output"); break;
     }
   }
+  return r;
+}
+
+// A copy of a control-flow node's subgraphs that re-run their shape rules (their inputs' shapes
+// may now change between calls).
+static std::shared_ptr<const ControlFlow> relaxed_flow(const ControlFlow& f) {
+  auto r = std::make_shared<ControlFlow>(f);
+  for (auto* sub : {&r->first, &r->second}) {
+    auto g = std::make_shared<Graph>(**sub);
+    std::vector<Shape> any;
+    for (auto& n : g->nodes)
+      if (n.kind == NodeKind::Placeholder) {
+        if ((int)any.size() <= n.arg) any.resize(n.arg + 1);
+        any[n.arg] = Shape(n.meta.shape.size(), -1);
+      }
+    relax(*g, any, *g);
+    *sub = std::move(g);
+  }
+  for (auto& m : r->out_meta) std::fill(m.shape.begin(), m.shape.end(), -1);
   return r;
 }
 
 void relax(Graph& g, const std::vector<Shape>& shapes, const Graph& other) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     auto& n = g.nodes[i];
+    if (n.is_control() && !n.flow->first->relaxed) n.flow = relaxed_flow(*n.flow);
     if (n.kind == NodeKind::Placeholder && n.arg < (int)shapes.size()) {
       n.meta.shape = shapes[n.arg];
     } else if (i < other.nodes.size() && other.nodes[i].meta.shape.size() == n.meta.shape.size()) {

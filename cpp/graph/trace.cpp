@@ -104,6 +104,9 @@ int Tracer::placeholder(const Tensor& t, const std::string& name) {
 int Tracer::input_node(const Tensor& t) {
   auto it = node_of.find(t->id);
   if (it != node_of.end()) return it->second;
+  if (!t->is_variable)
+    for (Tracer* o : outer)
+      if (o->sees_dynamic(t)) return capture(t);
   Node n;
   n.meta = {t->shape, t->dtype};
   if (const std::string* leaked = leaked_name(t->id))
@@ -173,6 +176,49 @@ void Tracer::record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, cons
   add_node(g, std::move(n));
 }
 
+int Tracer::capture(const Tensor& t) {
+  captures.push_back(t);
+  return placeholder(t, "capture");
+}
+
+bool Tracer::sees_dynamic(const Tensor& t) const {
+  const Node* n = node_for(t);
+  if (n) return n->dynamic;
+  for (Tracer* o : outer)
+    if (o->sees_dynamic(t)) return true;
+  return false;
+}
+
+void Tracer::record_control(const Node& proto, const Tensors& x, const Tensors& outs) {
+  Node n;
+  n.kind = proto.kind;
+  n.flow = proto.flow;
+  n.dynamic = n.flow->side_effects || n.flow->reads_variables;
+  for (auto& xi : x) {
+    int k = input_node(xi);
+    n.inputs.push_back(k);
+    n.dynamic |= g.nodes[k].dynamic;
+  }
+  const bool dynamic = n.dynamic;
+  n.name = unique_name(n.kind == NodeKind::While ? "while" : "cond");  // TF's names of its loop / conditional
+  const std::string name = n.name;
+  const int at = add_node(g, std::move(n));
+  for (size_t k = 0; k < outs.size(); ++k) {
+    Node o;
+    o.kind = NodeKind::Output;
+    o.arg = (int)k;
+    o.inputs = {at};
+    o.dynamic = dynamic;
+    o.meta = proto.flow->out_meta[k];
+    o.name = name + ":" + std::to_string(k);  // shown as output k of the node (not a name of its own)
+    const bool history = proto.kind == NodeKind::While && (int)k > proto.flow->num_loop_vars;
+    if (!history)  // a history's leading dimension is the trip count, read only by the backward loop
+      for (int64_t d : o.meta.shape) shapes_vary |= d < 0;
+    node_of[outs[k]->id] = add_node(g, std::move(o));
+  }
+  for (auto& v : proto.flow->assigned) node_of.erase(v->id);  // later uses read it again
+}
+
 const Node* Tracer::node_for(const Tensor& t) const {
   auto it = node_of.find(t->id);
   return it == node_of.end() ? nullptr : &g.nodes[it->second];
@@ -184,6 +230,8 @@ std::shared_ptr<Graph> Tracer::finish(const Tensors& outputs, OptimizeStats* sta
   traced = std::make_shared<Graph>(g);
   traced->finalize();
   *stats = optimize(g);
+  // Values whose shapes may change between calls flow on: every shape rule runs at run time.
+  if (shapes_vary) g.relaxed = true;
   auto result = std::make_shared<Graph>(std::move(g));
   node_of.clear();
   return result;
@@ -244,10 +292,8 @@ Tensor fresh_view(const Tensor& t) {
 }
 
 bool is_traced_value(const Tensor& t) {
-  for (Tracer* tr : active_tracers()) {
-    const Node* n = tr->node_for(t);
-    if (n && n->dynamic) return true;
-  }
+  for (Tracer* tr : active_tracers())
+    if (tr->sees_dynamic(t)) return true;
   return false;
 }
 

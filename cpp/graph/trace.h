@@ -27,6 +27,12 @@ struct Tracer {
   std::string leak_use;                               // the first leaked tensor this trace used
 
   std::string unique_name(const std::string& base);
+  // A subgraph trace (a branch or loop body, Note [Control-flow nodes]) runs with the enclosing
+  // tracers suspended: `outer` are those tracers, and a value they see as dynamic becomes a
+  // placeholder of this graph (a capture) the first time it is used here.
+  std::vector<Tracer*> outer;
+  Tensors captures;          // the captured outer values, in placeholder order
+  bool shapes_vary = false;  // a control-flow result has -1 dims: the finished graph is relaxed
 
   void begin_dry();
 
@@ -36,6 +42,10 @@ struct Tracer {
   void before_assign(const Tensor& var);  // a dry trace saves the variable's value once
   void record_assign(const Tensor& var, const Tensor& value, int mode);
   void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label);
+  int capture(const Tensor& t);  // a placeholder for an outer value
+  // An If / While node `proto` (kind and flow) run on x with results outs.
+  void record_control(const Node& proto, const Tensors& x, const Tensors& outs);
+  bool sees_dynamic(const Tensor& t) const;  // t depends on an argument or variable here or outside
   const Node* node_for(const Tensor& t) const;  // null when the tracer has not seen t
   void restore_variables();
   void mark_leaks(const Tensors& outputs);  // Note [Leaked tensors]

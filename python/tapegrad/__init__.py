@@ -35,7 +35,7 @@ from tapegrad import autograph  # noqa: E402
 from tapegrad._tensor_array import TensorArray  # noqa: E402
 from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
-from tapegrad._control_flow import cond, while_loop  # noqa: E402
+from tapegrad._control_flow import case, cond, switch_case, while_loop  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
 from tapegrad import config, strings, summary, test  # noqa: E402

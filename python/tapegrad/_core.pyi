@@ -292,6 +292,24 @@ class _FunctionBase:
     @property
     def _num_calls(self) -> int:
         ...
+class _SubTracer:
+    """
+    A dry subgraph trace that captures the enclosing trace's values.
+    """
+    def __enter__(self) -> None:
+        ...
+    def __exit__(self, *args) -> None:
+        ...
+    def __init__(self) -> None:
+        ...
+    def capture(self, arg0: Tensor) -> None:
+        ...
+    def finish(self, arg0: collections.abc.Sequence) -> tuple[Graph, list[Tensor]]:
+        """
+        The optimized subgraph and the outer values it captured (its last arguments, in order).
+        """
+    def placeholder(self, arg0: Tensor) -> None:
+        ...
 class _BoundOp:
     def __call__(self, *args) -> Tensor:
         ...
@@ -319,6 +337,10 @@ class _PauseAccumulators:
         ...
     def __init__(self) -> None:
         ...
+def _alias(arg0: Tensor) -> Tensor:
+    """
+    t's value under a new tensor id.
+    """
 def _bind_op(name: str, **kwargs) -> _BoundOp:
     """
     The op `name` with these attributes fixed: returns a callable taking the inputs.
@@ -364,6 +386,14 @@ def _num_threads() -> int:
 def _record_host_call(arg0: collections.abc.Callable, arg1: collections.abc.Sequence, arg2: str) -> None:
     """
     Records a callback that runs with the given tensors' values at every call of the graph.
+    """
+def _run_if(arg0: Tensor, arg1: Graph, arg2: Graph, arg3: collections.abc.Sequence) -> list[Tensor]:
+    """
+    Runs (and records on the active tracers) an If node; returns its results.
+    """
+def _run_while(arg0: Graph, arg1: Graph, arg2: collections.abc.Sequence, arg3: collections.abc.Sequence, arg4: Tensor | None) -> list[Tensor]:
+    """
+    Runs (and records on the active tracers) a While node; returns the final loop variables.
     """
 def _set_check_numerics(arg0: bool) -> None:
     ...

@@ -15,13 +15,13 @@ __all__ = ["FuncGraph", "Operation", "GraphTensor", "GraphDef", "NodeDef"]
 class GraphTensor:
     """A value of the graph: ``name`` "add:0", ``op``, ``shape`` (None for unknown dims), ``dtype``."""
 
-    def __init__(self, op, shape, dtype):
+    def __init__(self, op, shape, dtype, value_index=0):
         self.op, self.shape, self.dtype = op, shape, dtype
-        self.value_index = 0
+        self.value_index = value_index
 
     @property
     def name(self):
-        return f"{self.op.name}:0"
+        return f"{self.op.name}:{self.value_index}"
 
     @property
     def graph(self):
@@ -81,19 +81,29 @@ class FuncGraph:
     def __init__(self, name, traced, optimized):
         self.name = name
         self._optimized = optimized
-        self._ops, self._by_name = [], {}
+        self._ops, self._by_name, self._control = [], {}, {}
         rows = traced.nodes()
+        value_of = []  # per node: the tensor it produces (None for assignments, prints, If, While)
         for name_, type_, inputs, shape, dtype, has_value in rows:
+            if type_ == "Identity" and len(inputs) == 1 and rows[inputs[0]][1] in ("If", "While"):
+                # one result of a conditional or loop: that operation's next output ("while:1")
+                ctl = self._control[inputs[0]]
+                value_of.append(GraphTensor(ctl, TensorShape(shape), dtypes.from_code(dtype), len(ctl.outputs)))
+                ctl.outputs.append(value_of[-1])
+                continue
             if type_ == "Placeholder":
                 name_ = self._unique(graph_name(name_))
-            op = Operation(self, name_, type_, [self._ops[i].outputs[0] for i in inputs])
+            op = Operation(self, name_, type_, [value_of[i] for i in inputs])
             if has_value:
                 op.outputs.append(GraphTensor(op, TensorShape(shape), dtypes.from_code(dtype)))
+            if type_ in ("If", "While"):
+                self._control[len(value_of)] = op
+            value_of.append(op.outputs[0] if has_value else None)
             self._add(op)
         self.inputs = [op.outputs[0] for op in self._ops if op.type == "Placeholder"]
         self.outputs = []
         for i in traced.outputs:
-            src = self._ops[i].outputs[0]
+            src = value_of[i]
             op = Operation(self, self._unique("Identity"), "Identity", [src])
             op.outputs.append(GraphTensor(op, src.shape, src.dtype))
             self._add(op)

@@ -523,6 +523,8 @@ EXCLUDED = {
     "function": "traces Python functions (tests/test_function*.py)",
     "cond": "control flow taking Python callables (tests/test_control_flow.py)",
     "while_loop": "control flow taking Python callables (tests/test_control_flow.py)",
+    "case": "control flow taking Python callables (tests/test_control_flow.py)",
+    "switch_case": "control flow taking Python callables (tests/test_control_flow.py)",
     "print": "writes to a stream, returns nothing to compare",
     "random.set_seed": "seeds the global generator; random values are compared by shape and dtype only",
     "random.get_global_generator": "the generator object behind random.normal/uniform",
