@@ -94,3 +94,18 @@ def test_fused_forward_values_are_saved_not_captured():
         want = th / (1 + np.exp(-xn)) + np.log1p(np.exp(xn)) * (1 - th ** 2)
         np.testing.assert_allclose(tape.gradient(y, x).numpy(), want, rtol=1e-12, atol=1e-14)
     assert f.get_concrete_function(x).backward_graph is not None
+
+
+def test_a_tensor_passed_as_two_arguments_gets_each_arguments_gradient_once():
+    v = tf.Variable(2.0)
+    f = tf.function(lambda a, b, w: a * b + w * a)
+    x = tf.constant(3.0)
+    for build in ("first call under the tape", "plan reused"):  # the plan is built at the first taped call
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = f(x, x, v)
+        gx, gv = tape.gradient(y, [x, v])
+        assert float(gx) == 2 * 3.0 + 2.0 and float(gv) == 3.0, build
+    with tf.GradientTape() as tape:  # a variable passed as an argument and read inside too
+        y = tf.function(lambda w: w * v)(v)
+    assert float(tape.gradient(y, v)) == 4.0

@@ -188,12 +188,16 @@ std::shared_ptr<BackwardPlan> build_backward_plan(const Graph& fused_graph, cons
   if (!suitable(fused_graph)) return nullptr;
   const Graph g = unfused(fused_graph);
   auto plan = std::make_shared<BackwardPlan>();
-  const Tensors sources = plan_sources(*plan, g, args);
+  // Each argument gets an id of its own: a tensor passed twice (f(x, x)) is two sources here, each
+  // getting the gradient of its own placeholder, which the call's entry then sums once.
+  Tensors distinct;
+  for (auto& a : args) distinct.push_back(view(a, a->shape));
+  const Tensors sources = plan_sources(*plan, g, distinct);
   if (sources.empty()) return nullptr;
   PauseAllTapes pause;  // the caller's tape sees none of this
   Tape tape;
   for (auto& s : sources) tape.watch(s);
-  const ForwardRun f = run_forward(g, args, tape);
+  const ForwardRun f = run_forward(g, distinct, tape);
   Tracer tr;
   std::vector<int> saved_node;
   if (!trace_backward(*plan, g, f, tape, sources, tr, saved_node)) return nullptr;
