@@ -3,7 +3,7 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad.keras import _saving
+from tapegrad.keras import _functional, _saving
 from tapegrad.keras.saving import _model_file
 from tapegrad.keras.saving._serialization import deserialize_keras_object, serialize_keras_object
 from tapegrad.keras._training import TrainingMixin
@@ -11,7 +11,7 @@ from tapegrad.keras.layers import base as _base
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.layers.core import InputLayer, KerasInput
 
-__all__ = ["Model", "Sequential", "clone_model", "save_model", "load_model"]
+__all__ = ["Model", "Functional", "Sequential", "clone_model", "save_model", "load_model"]
 
 save_model, load_model = _model_file.save_model, _model_file.load_model
 
@@ -28,12 +28,66 @@ class Model(TrainingMixin, Layer):
     ...         return self.out(self.hidden(inputs))
     """
 
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            cls = Functional  # Model(inputs, outputs) is a functional model, as in Keras
+        return super().__new__(cls, *args, **kwargs)
+
     def __init__(self, *args, **kwargs):
-        if args or "inputs" in kwargs or "outputs" in kwargs:
-            raise NotImplementedError("The functional API (Model(inputs, outputs)) is not supported; "
-                                      "use Sequential or subclass Model")
+        graph = args or "inputs" in kwargs or "outputs" in kwargs
+        if graph:
+            names = ("inputs", "outputs", "name", "trainable")
+            kwargs = {**dict(zip(names, args)), **kwargs}
+            inputs, outputs = kwargs.pop("inputs", None), kwargs.pop("outputs", None)
         super().__init__(**kwargs)
         self._init_training()
+        self._graph = None
+        if graph:
+            self._graph = _functional.Graph(self, inputs, outputs)
+            self._layers = self._graph.layers
+            _base._STRUCTURE[0] += 1
+            self.built = True
+
+    def __call__(self, inputs, *args, **kwargs):
+        graph = self.__dict__.get("_graph")
+        if graph is not None and not _functional.is_symbolic(inputs):
+            inputs = graph.convert_inputs(inputs)
+        return Layer.__call__(self, inputs, *args, **kwargs)
+
+    def call(self, inputs, training=None, mask=None):
+        if self._graph is None:
+            raise NotImplementedError(f"{type(self).__name__}: a Model subclass must define call(), or pass "
+                                      "inputs= and outputs= to Model.__init__")
+        return self._graph.run(inputs)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "input_layers" in config and "layers" in config:  # a functional model's config
+            return Functional.from_config.__func__(Functional if cls is Model else cls, config, custom_objects)
+        return super().from_config(config)
+
+    @property
+    def inputs(self):
+        return self._graph_part("inputs")
+
+    @property
+    def outputs(self):
+        return self._graph_part("outputs")
+
+    @property
+    def input(self):
+        return self._graph_part("input_structure")
+
+    @property
+    def output(self):
+        return self._graph_part("output_structure")
+
+    def _graph_part(self, what):
+        graph = self.__dict__.get("_graph")
+        if graph is None:
+            raise AttributeError(f"{self.name}: a model has {what.split('_')[0]} only when built by the functional API "
+                                 "(Model(inputs, outputs)) or from an Input")
+        return getattr(graph, what)
 
     @property
     def layers(self):
@@ -81,15 +135,22 @@ class Model(TrainingMixin, Layer):
         _saving.load_weights(self, filepath)
 
     def summary(self, line_length=None, positions=None, print_fn=None, **kwargs):
-        """Prints one row per layer (name, type, output shape, parameter count) and the totals."""
+        """Prints one row per layer (name, type, output shape, parameter count; for a functional model
+        also the layers each is connected to) and the totals."""
         print_fn = print_fn or print
-        rows = [("Layer (type)", "Output Shape", "Param #")]
-        for layer in self.layers:
-            shape = layer._output_shape if layer._output_shape is not None else "?"
-            rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{layer.count_params():,}"))
-        widths = [max(len(r[i]) for r in rows) + 2 for i in range(3)]
+        graph = self.__dict__.get("_graph")
+        if graph is not None:
+            rows = [("Layer (type)", "Output Shape", "Param #", "Connected to")] + graph.summary_rows()
+        else:
+            rows = [("Layer (type)", "Output Shape", "Param #")]
+            for layer in self.layers:
+                shape = layer._output_shape if layer._output_shape is not None else "?"
+                rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{layer.count_params():,}"))
+        cols = len(rows[0])
+        widths = [max(len(r[i]) for r in rows) + 2 for i in range(cols)]
         line = "─" * sum(widths)
-        fmt = lambda r: r[0].ljust(widths[0]) + r[1].ljust(widths[1]) + r[2].rjust(widths[2])  # noqa: E731
+        fmt = lambda r: (r[0].ljust(widths[0]) + r[1].ljust(widths[1]) + r[2].rjust(widths[2]) +  # noqa: E731
+                         ("  " + r[3] if cols > 3 else ""))
         count = lambda ws: int(sum(np.prod(w.shape) for w in ws))  # noqa: E731
         out = [f'Model: "{self.name}"', line, fmt(rows[0]), line] + [fmt(r) for r in rows[1:]] + [line]
         out += [f" Total params: {count(self.weights):,}",
@@ -97,6 +158,30 @@ class Model(TrainingMixin, Layer):
                 f" Non-trainable params: {count(self.non_trainable_weights):,}", line]
         for text in out:
             print_fn(text)
+
+
+class Functional(Model):
+    """A model made by ``Model(inputs, outputs)``: a graph of layers called on ``keras.Input`` tensors
+    (Note [Functional graphs] in _functional.py)."""
+
+    def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        super().__init__(inputs=inputs, outputs=outputs, name=name, trainable=trainable, **kwargs)
+
+    def get_config(self):
+        """{"name", "trainable", "layers": [each layer serialized with its "inbound_nodes"], "input_layers",
+        "output_layers"} as Keras 3 writes it."""
+        return {"name": self.name, "trainable": self.trainable, **self._graph.get_config()}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        inputs, outputs = _functional.Graph.from_config(config, custom_objects)
+        return cls(inputs=inputs, outputs=outputs, name=config.get("name"), trainable=config.get("trainable", True))
+
+    def _saved_build_shape(self):
+        return None  # a functional model is built when it is made
+
+    def _build_from_shape(self, input_shape):
+        pass
 
 
 class Sequential(Model):
@@ -118,6 +203,8 @@ class Sequential(Model):
         self._maybe_build_from_shape()
 
     def add(self, layer, rebuild=True):
+        if isinstance(layer, _functional.KerasTensor):
+            layer = layer._node.layer if isinstance(layer._node.layer, InputLayer) else layer
         if isinstance(layer, KerasInput):
             layer = InputLayer(shape=layer.shape[1:], batch_size=layer.shape[0], dtype=layer.dtype)
         if not isinstance(layer, Layer):

@@ -27,6 +27,7 @@ _NAME_COUNTS = {}
 # flattened weight lists each layer caches are valid while it is unchanged. See Note [Weight caches].
 _STRUCTURE = [0]
 _CONTEXT = []  # stack of the training flags (bool or None) of the calls in progress; Note [Training propagation]
+_SYMBOLIC = []  # (is_symbolic, call_symbolic) from keras/_functional.py: a call on Keras tensors records a node
 _set = object.__setattr__  # bypasses Layer.__setattr__ for private bookkeeping on the call path
 
 
@@ -64,6 +65,8 @@ def _to_input(x, dtype):
         return tf.cast(x, dtype) if x.dtype.is_floating and x.dtype != dtype else x
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], tf.Tensor):
         return type(x)(x)
+    if isinstance(x, dict):  # a functional model's named inputs, converted by the model
+        return x
     arr = np.asarray(x)
     if arr.dtype.kind == "f" and dtype is not None and arr.dtype != np.dtype(dtype.as_numpy_dtype):
         arr = arr.astype(dtype.as_numpy_dtype)
@@ -283,6 +286,8 @@ class Layer(tf.Module, AutoConfig):
         self.built = True
 
     def __call__(self, inputs, *args, training=None, **kwargs):
+        if type(inputs) is not _Tensor and _SYMBOLIC and _SYMBOLIC[0](inputs):  # Note [Functional graphs]
+            return _SYMBOLIC[1](self, (inputs,) + args, {**kwargs, "training": training})
         context = _CONTEXT
         if context:
             if training is None:

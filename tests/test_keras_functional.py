@@ -1,0 +1,117 @@
+"""The functional API: keras.Input, layers and tapegrad ops on Keras tensors, Model(inputs, outputs)."""
+import numpy as np
+import pytest
+
+import tapegrad as tf
+from tapegrad import keras
+
+
+def _two_branch():
+    a = keras.Input((3,), name="a")
+    b = keras.Input((2,), name="b")
+    shared = keras.layers.Dense(4, name="shared")
+    h = tf.concat([shared(a), shared(tf.concat([b, b[:, :1]], axis=1))], axis=1)
+    out1 = keras.layers.Dense(1, name="out1")(h * 2.0)
+    out2 = tf.reshape(h, [-1, 4, 2])
+    return keras.Model(inputs=[a, b], outputs=[out1, out2]), shared
+
+
+def test_symbolic_shapes_keep_the_batch_axis():
+    x = keras.Input((None, 3))
+    assert x.shape == (None, None, 3)
+    y = keras.layers.Dense(5)(x)
+    assert y.shape == (None, None, 5) and y.dtype == tf.float32
+    assert tf.reshape(y, [-1, 5]).shape == (None, 5)
+    assert x[:, 1:, :2].shape == (None, None, 2)
+    assert keras.Input(shape=(4,), batch_size=8).shape == (8, 4)
+
+
+def test_functional_model_matches_the_layers_run_by_hand():
+    model, shared = _two_branch()
+    rng = np.random.default_rng(0)
+    a, b = rng.normal(size=(5, 3)).astype(np.float32), rng.normal(size=(5, 2)).astype(np.float32)
+    y1, y2 = model([a, b])
+    w, c = shared.get_weights()
+    h = np.concatenate([a @ w + c, np.concatenate([b, b[:, :1]], 1) @ w + c], 1)
+    w1, c1 = model.get_layer("out1").get_weights()
+    np.testing.assert_allclose(y1.numpy(), (h * 2) @ w1 + c1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(y2.numpy(), h.reshape(-1, 4, 2), rtol=1e-6)
+    by_name = model({"a": a, "b": b})
+    np.testing.assert_allclose(by_name[0].numpy(), y1.numpy())
+    assert [l.name for l in model.layers][:3] == ["a", "b", "shared"]
+    assert model.get_layer(index=2) is shared
+    assert len(model.trainable_weights) == 4 and model.count_params() == 3 * 4 + 4 + 8 * 1 + 1
+
+
+def test_gradients_reach_every_weight_in_float64():
+    x = keras.Input((3,), dtype="float64")
+    d = keras.layers.Dense(2, dtype="float64")
+    model = keras.Model(x, tf.reduce_sum(d(x) * d(x), axis=1))
+    xv = tf.constant(np.arange(6.0).reshape(2, 3))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(model(xv))
+    gk, gb = tape.gradient(loss, d.trainable_weights)
+    w, c = d.get_weights()
+    z = xv.numpy() @ w + c
+    np.testing.assert_allclose(gk.numpy(), xv.numpy().T @ (2 * z), rtol=1e-12)
+    np.testing.assert_allclose(gb.numpy(), (2 * z).sum(0), rtol=1e-12)
+
+
+def test_nested_model_and_dict_outputs():
+    inner_in = keras.Input((3,))
+    inner = keras.Model(inner_in, keras.layers.Dense(2, activation="relu")(inner_in), name="inner")
+    x = keras.Input((3,), name="x")
+    model = keras.Model(x, {"feat": inner(x), "sum": tf.reduce_sum(inner(x), axis=1, keepdims=True)})
+    out = model(np.ones((4, 3), np.float32))
+    assert set(out) == {"feat", "sum"} and out["feat"].shape == (4, 2)
+    np.testing.assert_allclose(out["sum"].numpy()[:, 0], out["feat"].numpy().sum(1), rtol=1e-6)
+    assert model.weights == inner.weights
+
+
+def test_summary_shows_the_graph():
+    model, _ = _two_branch()
+    lines = []
+    model.summary(print_fn=lines.append)
+    text = "\n".join(lines)
+    assert "Connected to" in text and "shared (Dense)" in text and "a[0][0]" in text
+    assert "(None, 4, 2)" in text and f"Total params: {model.count_params()}" in text
+
+
+def test_config_round_trip_and_save(tmp_path):
+    model, _ = _two_branch()
+    clone = keras.Model.from_config(model.get_config())
+    clone.set_weights(model.get_weights())
+    a, b = np.ones((2, 3), np.float32), np.ones((2, 2), np.float32)
+    for u, v in zip(model([a, b]), clone([a, b])):
+        np.testing.assert_allclose(u.numpy(), v.numpy())
+    model.compile(optimizer="adam", loss="mse")
+    path = tmp_path / "m.keras"
+    model.save(path)
+    loaded = keras.models.load_model(path)
+    for u, v in zip(model([a, b]), loaded([a, b])):
+        np.testing.assert_allclose(u.numpy(), v.numpy())
+
+
+def test_subclass_with_a_functional_init():
+    class Net(keras.Model):
+        def __init__(self):
+            x = keras.Input((2,))
+            super().__init__(inputs=x, outputs=keras.layers.Dense(1)(x))
+
+    net = Net()
+    assert isinstance(net, Net) and net(np.ones((3, 2), np.float32)).shape == (3, 1)
+    assert net.input.shape == (None, 2) and net.output.shape == (None, 1)
+
+
+def test_errors_name_the_layer_and_shapes():
+    x = keras.Input((3,))
+    with pytest.raises(ValueError, match="tf.matmul.*\\(None, 3, 1\\).*inner dimensions"):
+        tf.reshape(x, [-1, 3, 1]) @ tf.ones([2, 2])
+    other = keras.Input((3,))
+    with pytest.raises(ValueError, match="Graph disconnected"):
+        keras.Model(x, keras.layers.Dense(1)(other))
+    model = keras.Model(x, keras.layers.Dense(1)(x))
+    with pytest.raises(ValueError, match="expects shape \\(None, 3\\)"):
+        model(np.ones((2, 4), np.float32))
+    with pytest.raises(tf.errors.UnimplementedError):
+        keras.Input((3,), sparse=True)
