@@ -5,7 +5,7 @@ import tapegrad as tf
 from tapegrad.keras import constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
-__all__ = ["BatchNormalization"]
+__all__ = ["BatchNormalization", "LayerNormalization"]
 
 
 class BatchNormalization(Layer):
@@ -68,3 +68,48 @@ class BatchNormalization(Layer):
         """moving = moving * momentum + batch * (1 - momentum), outside any tape."""
         batch = tf.cast(tf.reshape(tf.stop_gradient(batch), [-1]), moving.dtype)
         moving.assign(moving * self.momentum + batch * (1.0 - self.momentum))
+
+
+class LayerNormalization(Layer):
+    """outputs = gamma (x - mean) / sqrt(var + epsilon) + beta, statistics per example over ``axis``
+    (the last axis by default); gamma and beta have the shape of those axes."""
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+        self.epsilon, self.center, self.scale, self.rms_scaling = epsilon, center, scale, rms_scaling
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer, self.gamma_regularizer = regularizers.get(beta_regularizer), regularizers.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = constraints.get(beta_constraint), constraints.get(gamma_constraint)
+
+    def build(self, input_shape):
+        ndim = len(input_shape)
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        if not all(-ndim <= a < ndim for a in axes) or any(input_shape[a] is None for a in axes):
+            raise ValueError(f"{self.name} (LayerNormalization): axis {self.axis} is invalid or unknown for input "
+                             f"shape {tuple(input_shape)}")
+        self._axes = sorted(a % ndim for a in axes)
+        shape = [input_shape[a] for a in self._axes]
+        self._bshape = [input_shape[a] if a in self._axes else 1 for a in range(ndim)]
+        self.gamma = self.add_weight(shape=shape, initializer=self.gamma_initializer, regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint, name="gamma") if self.scale else None
+        self.beta = self.add_weight(shape=shape, initializer=self.beta_initializer, regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint, name="beta") if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        if self.rms_scaling:
+            out = inputs * tf.math.rsqrt(tf.reduce_mean(tf.square(inputs), axis=self._axes, keepdims=True) + self.epsilon)
+            return out * tf.reshape(self.gamma, self._bshape) if self.gamma is not None else out
+        mean = tf.reduce_mean(inputs, axis=self._axes, keepdims=True)
+        centered = inputs - mean
+        var = tf.reduce_mean(tf.square(centered), axis=self._axes, keepdims=True)
+        out = centered * tf.math.rsqrt(var + self.epsilon)
+        if self.gamma is not None:
+            out = out * tf.reshape(self.gamma, self._bshape)
+        if self.beta is not None:
+            out = out + tf.reshape(self.beta, self._bshape)
+        return out
