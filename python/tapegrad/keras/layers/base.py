@@ -65,6 +65,8 @@ def _to_input(x, dtype):
         return tf.cast(x, dtype) if x.dtype.is_floating and x.dtype != dtype else x
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], tf.Tensor):
         return type(x)(x)
+    if isinstance(x, (list, tuple)) and x and isinstance(x[0], np.ndarray):  # a merge layer's list of arrays
+        return type(x)(_to_input(v, dtype) for v in x)
     if isinstance(x, dict):  # a functional model's named inputs, converted by the model
         return x
     arr = np.asarray(x)
