@@ -115,3 +115,46 @@ def test_errors_name_the_layer_and_shapes():
         model(np.ones((2, 4), np.float32))
     with pytest.raises(tf.errors.UnimplementedError):
         keras.Input((3,), sparse=True)
+
+
+def _two_outputs():
+    a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
+    h = keras.layers.Concatenate()([a, b])
+    reg = keras.layers.Dense(1, name="reg")(h)
+    cls = keras.layers.Dense(3, activation="softmax", name="cls")(h)
+    return a, b, reg, cls
+
+
+def test_fit_with_a_loss_and_metrics_per_output():
+    a, b, reg, cls = _two_outputs()
+    model = keras.Model([a, b], [reg, cls])
+    model.compile("sgd", loss=["mse", "sparse_categorical_crossentropy"], loss_weights=[1.0, 0.5],
+                  metrics=[["mae"], ["accuracy"]])
+    rng = np.random.default_rng(1)
+    x = [rng.normal(size=(8, 3)).astype(np.float32), rng.normal(size=(8, 2)).astype(np.float32)]
+    y = [rng.normal(size=(8, 1)).astype(np.float32), rng.integers(0, 3, size=8)]
+    logs = model.evaluate(x, y, verbose=0, return_dict=True)
+    assert list(logs) == ["loss", "reg_loss", "cls_loss", "reg_mae", "cls_accuracy"]
+    p_reg, p_cls = model.predict(x, verbose=0)
+    mse = ((p_reg - y[0]) ** 2).mean()
+    ce = -np.log(p_cls[np.arange(8), y[1]]).mean()
+    np.testing.assert_allclose([logs["reg_loss"], logs["cls_loss"]], [mse, ce], rtol=1e-5)
+    np.testing.assert_allclose(logs["loss"], mse + 0.5 * ce, rtol=1e-5)
+    np.testing.assert_allclose(logs["reg_mae"], np.abs(p_reg - y[0]).mean(), rtol=1e-5)
+    before = logs["loss"]
+    history = model.fit(x, y, epochs=5, batch_size=4, verbose=0)
+    assert history.history["loss"][-1] < before
+
+
+def test_fit_with_dicts_of_inputs_and_outputs():
+    a, b, reg, cls = _two_outputs()
+    model = keras.Model({"a": a, "b": b}, {"r": reg, "c": cls})
+    model.compile("sgd", loss={"r": "mse", "c": "sparse_categorical_crossentropy"}, metrics={"c": "accuracy"})
+    x = {"a": np.ones((6, 3), np.float32), "b": np.ones((6, 2), np.float32)}
+    y = {"r": np.ones((6, 1), np.float32), "c": np.zeros(6, np.int64)}
+    logs = model.fit(x, y, verbose=0).history
+    assert set(logs) == {"loss", "r_loss", "c_loss", "c_accuracy"}
+    out = model.predict(x, verbose=0)
+    assert set(out) == {"r", "c"} and out["c"].shape == (6, 3)
+    with pytest.raises(ValueError, match="names outputs \\['z'\\]"):
+        model.compile("sgd", loss={"z": "mse"})
