@@ -158,3 +158,25 @@ def test_fit_with_dicts_of_inputs_and_outputs():
     assert set(out) == {"r", "c"} and out["c"].shape == (6, 3)
     with pytest.raises(ValueError, match="names outputs \\['z'\\]"):
         model.compile("sgd", loss={"z": "mse"})
+
+
+@pytest.mark.parametrize("op,shape", [
+    (lambda x: tf.expand_dims(x, 1), (None, 1, 3)),
+    (lambda x: tf.transpose(tf.reshape(x, [-1, 3, 1]), [0, 2, 1]), (None, 1, 3)),
+    (lambda x: tf.stack([x, x], axis=1), (None, 2, 3)),
+    (lambda x: tf.cast(x > 0, tf.float32), (None, 3)),
+    (lambda x: tf.where(x > 0, x, tf.zeros_like(x)), (None, 3)),
+    (lambda x: tf.split(x, [1, 2], axis=1)[1], (None, 2)),
+    (lambda x: tf.nn.softmax(-x), (None, 3)),
+    (lambda x: tf.reduce_max(x, axis=-1, keepdims=True), (None, 1)),
+    (lambda x: tf.gather(x, [2, 0], axis=1), (None, 2)),
+])
+def test_tapegrad_ops_on_keras_tensors_become_op_layers(op, shape):
+    x = keras.Input((3,))
+    y = op(x)
+    assert y.shape == shape
+    model = keras.Model(x, y)
+    value = np.array([[-1.0, 2.0, 3.0], [4.0, -5.0, 6.0]], np.float32)
+    np.testing.assert_allclose(model(value).numpy(), op(tf.constant(value)).numpy())
+    clone = keras.Model.from_config(model.get_config())
+    np.testing.assert_allclose(clone(value).numpy(), op(tf.constant(value)).numpy())

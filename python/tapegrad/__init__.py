@@ -36,6 +36,10 @@ from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import cond, while_loop  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
 from tapegrad import autodiff  # noqa: E402
+from tapegrad import _symbolic  # noqa: E402
+
+# ops written in Python check for keras's symbolic tensors (Note [Symbolic dispatch] in _symbolic.py)
+_symbolic.install([_os.sys.modules[__name__], math, nn, linalg], ("tapegrad._ops.", "tapegrad._creation"), ("cast",))
 
 __version__ = "0.1.0"
 from tapegrad._name_scope import name_scope  # noqa: E402
