@@ -11,6 +11,14 @@ A = RNG.normal(size=(2, 3, 4))
 B = RNG.normal(size=(2, 3, 4))
 
 
+def _gn(x, groups, eps):
+    n, t, c = x.shape
+    g = x.reshape(n, t, groups, c // groups)
+    m = g.mean(axis=(1, 3), keepdims=True)
+    v = g.var(axis=(1, 3), keepdims=True)
+    return ((g - m) / np.sqrt(v + eps)).reshape(x.shape)
+
+
 def _ln(x, eps):
     m = x.mean(-1, keepdims=True)
     return (x - m) / np.sqrt(x.var(-1, keepdims=True) + eps)
@@ -34,6 +42,7 @@ CASES = [
     (lambda: layers.ELU(alpha=0.5), A, np.where(A > 0, A, 0.5 * np.expm1(A))),
     (lambda: layers.Softmax(axis=1), A, np.exp(A) / np.exp(A).sum(1, keepdims=True)),
     (lambda: layers.LayerNormalization(epsilon=1e-3), A, _ln(A, 1e-3)),
+    (lambda: layers.GroupNormalization(groups=2, epsilon=1e-3), A, _gn(A, 2, 1e-3)),
     (lambda: layers.Permute((2, 1)), A, A.transpose(0, 2, 1)),
     (lambda: layers.RepeatVector(3), A[:, 0], np.repeat(A[:, 0][:, None], 3, axis=1)),
     (lambda: layers.Lambda(lambda x, k: x * k, arguments={"k": 3.0}), A, 3 * A),
@@ -99,6 +108,7 @@ def test_time_distributed_shares_one_layer_over_the_steps():
     (layers.Dot(axes=1, name="dot_bad"), [A, B[:, :2]], r"dot_bad \(Dot\).*\(2, 2, 4\)"),
     (layers.RepeatVector(2, name="rep_bad"), A, r"rep_bad \(RepeatVector\).*\(2, 3, 4\)"),
     (layers.Permute((2, 1), name="perm_bad"), A[:, 0], r"perm_bad \(Permute\).*\(2, 4\)"),
+    (layers.GroupNormalization(groups=3, name="gn_bad"), A, r"gn_bad \(GroupNormalization\).*\(2, 3, 4\)"),
 ])
 def test_bad_shapes_name_the_layer_and_shapes(layer, inputs, match):
     with pytest.raises(ValueError, match=match):

@@ -26,6 +26,7 @@ ARGS = {
     "layers.ELU": dict(alpha=0.5),
     "layers.Softmax": dict(axis=0),
     "layers.LayerNormalization": dict(epsilon=1e-2, center=False),
+    "layers.GroupNormalization": dict(groups=3, epsilon=1e-2),
     "layers.Permute": dict(dims=(2, 1)),
     "layers.RepeatVector": dict(n=2),
     "layers.Embedding": dict(input_dim=10, output_dim=2, embeddings_initializer=keras.initializers.RandomNormal(seed=1)),

@@ -145,8 +145,10 @@ def call_symbolic(layer, args, kwargs):
     kwargs = {k: v for k, v in kwargs.items() if not (k == "training" and v is None)}
     node = Node(layer, args, kwargs)
     results = []
+    # probes run in inference mode: a BatchNormalization called with training=True must not move its statistics
+    probe_kwargs = {k: v for k, v in kwargs.items() if k != "training"}
     for size in _PROBE_SIZES:
-        concrete_args, concrete_kwargs = _map(lambda t, s=size: _probe(t, s), (args, kwargs))
+        concrete_args, concrete_kwargs = _map(lambda t, s=size: _probe(t, s), (args, probe_kwargs))
         try:
             out = layer(*concrete_args, **concrete_kwargs)
         except (ValueError, TypeError, tf.errors.OpError) as e:

@@ -2,7 +2,7 @@
 from tapegrad.keras.layers.base import InputSpec, Layer
 from tapegrad.keras.layers.core import Activation, Dense, Flatten, InputLayer, KerasInput
 from tapegrad.keras.layers.dropout import Dropout
-from tapegrad.keras.layers.normalization import BatchNormalization, LayerNormalization
+from tapegrad.keras.layers.normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from tapegrad.keras.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from tapegrad.keras.layers.axes import Permute, RepeatVector
 from tapegrad.keras.layers.embedding import Embedding
@@ -11,7 +11,7 @@ from tapegrad.keras.layers.merge import Add, Average, Concatenate, Dot, Maximum,
 from tapegrad.keras.layers.wrappers import TimeDistributed
 
 __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer", "Input", "Dropout",
-           "BatchNormalization", "LayerNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Permute",
+           "BatchNormalization", "LayerNormalization", "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Permute",
            "RepeatVector", "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
            "Concatenate", "Dot", "TimeDistributed"]
 from tapegrad.keras._functional import Input, KerasTensor  # noqa: E402 -- needs InputLayer

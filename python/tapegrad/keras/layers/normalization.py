@@ -5,7 +5,7 @@ import tapegrad as tf
 from tapegrad.keras import constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
-__all__ = ["BatchNormalization", "LayerNormalization"]
+__all__ = ["BatchNormalization", "LayerNormalization", "GroupNormalization"]
 
 
 class BatchNormalization(Layer):
@@ -112,4 +112,54 @@ class LayerNormalization(Layer):
             out = out * tf.reshape(self.gamma, self._bshape)
         if self.beta is not None:
             out = out + tf.reshape(self.beta, self._bshape)
+        return out
+
+
+class GroupNormalization(Layer):
+    """The channels (``axis``) split into ``groups``; each example is normalized over each group's
+    channels and every other non-batch axis, then scaled by gamma and shifted by beta per channel."""
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        self.groups, self.axis, self.epsilon, self.center, self.scale = groups, axis, epsilon, center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer, self.gamma_regularizer = regularizers.get(beta_regularizer), regularizers.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = constraints.get(beta_constraint), constraints.get(gamma_constraint)
+
+    def build(self, input_shape):
+        ndim = len(input_shape)
+        if not -ndim <= self.axis < ndim or self.axis % ndim == 0 or input_shape[self.axis] is None:
+            raise ValueError(f"{self.name} (GroupNormalization): axis {self.axis} is invalid or unknown for input "
+                             f"shape {tuple(input_shape)}")
+        channels = input_shape[self.axis]
+        if self.groups <= 0 or channels % self.groups:
+            raise ValueError(f"{self.name} (GroupNormalization): the number of channels ({channels}) must be a "
+                             f"multiple of groups ({self.groups}); input shape {tuple(input_shape)}")
+        self._axis = self.axis % ndim
+        self.gamma = self.add_weight(shape=(channels,), initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
+                                     name="gamma") if self.scale else None
+        self.beta = self.add_weight(shape=(channels,), initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint,
+                                    name="beta") if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        shape = list(inputs.shape)
+        ndim, axis, channels = len(shape), self._axis, shape[self._axis]
+        # [..., C, ...] -> [..., G, C/G, ...]; statistics over every axis but the batch and the group
+        grouped = tf.reshape(inputs, shape[:axis] + [self.groups, channels // self.groups] + shape[axis + 1:])
+        reduce = [a for a in range(1, ndim + 1) if a != axis]
+        mean = tf.reduce_mean(grouped, axis=reduce, keepdims=True)
+        centered = grouped - mean
+        var = tf.reduce_mean(tf.square(centered), axis=reduce, keepdims=True)
+        out = tf.reshape(centered * tf.math.rsqrt(var + self.epsilon), shape)
+        bshape = [channels if a == axis else 1 for a in range(ndim)]
+        if self.gamma is not None:
+            out = out * tf.reshape(self.gamma, bshape)
+        if self.beta is not None:
+            out = out + tf.reshape(self.beta, bshape)
         return out
