@@ -180,3 +180,31 @@ def test_tapegrad_ops_on_keras_tensors_become_op_layers(op, shape):
     np.testing.assert_allclose(model(value).numpy(), op(tf.constant(value)).numpy())
     clone = keras.Model.from_config(model.get_config())
     np.testing.assert_allclose(clone(value).numpy(), op(tf.constant(value)).numpy())
+
+
+def test_checkpoint_keys_and_sequential_nesting(tmp_path):
+    a = keras.Input((3,), name="a")
+    dense = keras.layers.Dense(3)
+    model = keras.Model(a, dense(dense(a)))
+    lines = []
+    model.summary(print_fn=lines.append)
+    assert sum(f"{dense.name} (Dense)" in line for line in lines) == 1  # a shared layer is one row
+    path = tf.train.Checkpoint(model=model).save(str(tmp_path / "ck"))
+    a2 = keras.Input((3,), name="a")
+    dense2 = keras.layers.Dense(3)
+    twin = keras.Model(a2, dense2(dense2(a2)))
+    tf.train.Checkpoint(model=twin).restore(path)
+    for u, v in zip(model.get_weights(), twin.get_weights()):
+        np.testing.assert_array_equal(u, v)
+    stack = keras.Sequential([model, keras.layers.Dense(2)])
+    assert stack(np.ones((2, 3), np.float32)).shape == (2, 2)
+
+
+def test_training_flag_reaches_layers_and_probes_leave_statistics_alone():
+    x = keras.Input((2,))
+    bn = keras.layers.BatchNormalization()
+    model = keras.Model(x, bn(x, training=True))
+    np.testing.assert_array_equal(bn.moving_mean.numpy(), [0.0, 0.0])
+    np.testing.assert_array_equal(bn.moving_variance.numpy(), [1.0, 1.0])
+    model(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
+    np.testing.assert_allclose(bn.moving_mean.numpy(), [0.02, 0.03], rtol=1e-5)

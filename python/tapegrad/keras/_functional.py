@@ -381,14 +381,15 @@ class Graph:
 
     # ---- summary and config
     def summary_rows(self):
+        """One row per layer: the output shape of its first call here and the inputs of every call."""
         rows = []
         for layer in self.layers:
-            for node in [n for n in layer.__dict__.get("_inbound_nodes", []) if self._owns(n)]:
-                shapes = [t.shape for t in _flatten(node.outputs)]
-                shape = str(shapes[0]) if len(shapes) == 1 else str(shapes)
-                sources = [f"{t._node.layer.name}[{t._keras_history[1]}][{t._index}]" for t in node.inputs]
-                rows.append((f"{layer.name} ({type(layer).__name__})", shape, f"{layer.count_params():,}",
-                             ", ".join(sources) or "-"))
+            nodes = [n for n in layer.__dict__.get("_inbound_nodes", []) if self._owns(n)]
+            shapes = [t.shape for t in _flatten(nodes[0].outputs)]
+            shape = str(shapes[0]) if len(shapes) == 1 else str(shapes)
+            sources = [f"{t._node.layer.name}[{t._keras_history[1]}][{t._index}]" for n in nodes for t in n.inputs]
+            rows.append((f"{layer.name} ({type(layer).__name__})", shape, f"{layer.count_params():,}",
+                         ", ".join(sources) or "-"))
         return rows
 
     def _owns(self, node):

@@ -101,6 +101,12 @@ class Model(TrainingMixin, Layer):
                 return layer
         raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}")
 
+    def _checkpoint_children(self):
+        """A functional model's layers are "layer-<i>" in a checkpoint, as in TF-Keras (the InputLayers first)."""
+        graph = self.__dict__.get("_graph")
+        extra = [] if graph is None else [(f"layer-{i}", layer) for i, layer in enumerate(graph.layers)]
+        return super()._checkpoint_children() + extra
+
     def compile(self, *args, **kwargs):
         super().compile(*args, **kwargs)
         object.__setattr__(self, "_compile_args", (args, kwargs))
