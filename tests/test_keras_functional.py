@@ -208,3 +208,15 @@ def test_training_flag_reaches_layers_and_probes_leave_statistics_alone():
     np.testing.assert_array_equal(bn.moving_variance.numpy(), [1.0, 1.0])
     model(np.array([[1.0, 2.0], [3.0, 4.0]], np.float32))
     np.testing.assert_allclose(bn.moving_mean.numpy(), [0.02, 0.03], rtol=1e-5)
+
+
+def test_keras_3_conventions():
+    x = keras.Input((3,))
+    model = keras.Model(x, [keras.layers.Dense(2)(x)])
+    assert isinstance(model(np.ones((1, 3), np.float32)), tf.Tensor)  # outputs=[y] gives one tensor
+    assert isinstance(model.outputs, list)
+    with pytest.raises(ValueError, match="shape must be a tuple"):
+        keras.Input(3)
+    ids = keras.Input((None,), dtype="int32")
+    emb = keras.Model(ids, keras.layers.Embedding(10, 4)(ids))
+    assert emb(np.array([[1, 2, 3]], np.int64)).shape == (1, 3, 4)

@@ -192,6 +192,9 @@ def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, 
         batch_size, shape = batch_shape[0], tuple(batch_shape[1:])
     if shape is None:
         raise ValueError("keras.Input: give shape=(...) (the input shape without the batch axis) or batch_shape")
+    if not isinstance(shape, (tuple, list)) or not all(d is None or isinstance(d, (int, np.integer)) and d >= 0
+                                                        for d in shape):
+        raise ValueError(f"keras.Input: shape must be a tuple of non-negative ints or None, got {shape!r}")
     layer = InputLayer(shape=tuple(shape), batch_size=batch_size, dtype=dtype, name=name)
     return layer.output
 
@@ -377,7 +380,10 @@ class Graph:
             out = node.run(values)
             for t, v in zip(_flatten(node.outputs), _leaves(out)):
                 values[id(t)] = v
-        return _map(lambda t: values[id(t)], self.output_structure)
+        structure = self.output_structure
+        if isinstance(structure, (list, tuple)) and len(structure) == 1:
+            structure = structure[0]  # outputs=[y] gives one tensor, as in Keras 3
+        return _map(lambda t: values[id(t)], structure)
 
     # ---- summary and config
     def summary_rows(self):

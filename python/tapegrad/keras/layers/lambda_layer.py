@@ -23,11 +23,6 @@ class Lambda(Layer):
             kwargs["training"] = training
         return self.function(inputs, **kwargs)
 
-    def get_config(self):
-        config = super().get_config()
-        config.pop("output_shape_arg", None)
-        return config
-
 
 def _has_signature(fn):
     try:
