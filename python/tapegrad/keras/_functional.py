@@ -152,8 +152,12 @@ def call_symbolic(layer, args, kwargs):
         try:
             out = layer(*concrete_args, **concrete_kwargs)
         except (ValueError, TypeError, tf.errors.OpError) as e:
-            raise type(e)(f"{layer.name} ({type(layer).__name__}) called on inputs of shapes "
-                          f"{_describe(args)}: {e}") from None
+            try:  # the same class, with the layer and the symbolic shapes named
+                named = type(e)(f"{layer.name} ({type(layer).__name__}) called on inputs of shapes "
+                                f"{_describe(args)}: {e}")
+            except Exception:  # an exception class with other arguments stays as it is
+                raise e from None
+            raise named from None
         results.append(out)
     layer._clear_losses()
     node.outputs = _symbolic_outputs(node, results[0], results[1])
