@@ -24,6 +24,9 @@ def test_symbolic_shapes_keep_the_batch_axis():
     assert tf.reshape(y, [-1, 5]).shape == (None, 5)
     assert x[:, 1:, :2].shape == (None, None, 2)
     assert keras.Input(shape=(4,), batch_size=8).shape == (8, 4)
+    seq = keras.Input((None, 4))
+    assert seq[:, ::2].shape == (None, None, 4)  # halving an unknown axis keeps it unknown
+    assert tf.reshape(seq, [-1, 4]).shape == (None, 4)
 
 
 def test_functional_model_matches_the_layers_run_by_hand():

@@ -7,9 +7,9 @@ KerasTensors) in ``layer._inbound_nodes``. A tapegrad op called on a KerasTensor
 ``tf.reshape``, ``x * 2``, ``x[:, 1:]``) becomes a TFOpLambda layer's node the same way (the op fails to
 bind the KerasTensor and hands the call here, Note [Symbolic dispatch] in cpp/bindings/ops.cpp).
 ``Model(inputs, outputs)`` walks the nodes back from the outputs and runs them in order on real
-tensors. Output shapes come from running the layer on two small concrete probes (zeros) in which
-every unknown axis has a different size: an axis that differs between the two results is unknown
-(None) in the output. That is what the layer's own ``call`` computes, so no layer needs a separate
+tensors. Output shapes come from running the layer on two concrete probes (zeros) in which every
+unknown axis has a different size (see _PROBE_SIZES): an axis that differs between the two results
+is unknown (None) in the output. That is what the layer's own ``call`` computes, so no layer needs a separate
 ``compute_output_shape``, and the probes build the layer's weights as a first call would.
 """
 import operator
@@ -25,7 +25,10 @@ from tapegrad.keras.layers.core import InputLayer
 
 __all__ = ["KerasTensor", "Node", "Input", "TFOpLambda", "is_symbolic"]
 
-_PROBE_SIZES = (2, 3)  # the sizes an unknown axis takes in the two probes
+# The sizes an unknown axis takes in the two probes: small for the batch axis; for another axis (a
+# sequence, an image side) large enough for convolutions and still different after five halvings.
+_PROBE_BATCH = (2, 3)
+_PROBE_SIZES = (64, 96)
 
 
 class KerasTensor:
@@ -131,8 +134,9 @@ class Node:
         return self.layer(*args, **kwargs)
 
 
-def _probe(t, size):
-    shape = tuple(size if d is None else d for d in t.shape)
+def _probe(t, which):
+    shape = tuple(d if d is not None else _PROBE_BATCH[which] if i == 0 else _PROBE_SIZES[which]
+                  for i, d in enumerate(t.shape))
     return tf.zeros(shape, dtype=t.dtype)
 
 
@@ -147,8 +151,8 @@ def call_symbolic(layer, args, kwargs):
     results = []
     # probes run in inference mode: a BatchNormalization called with training=True must not move its statistics
     probe_kwargs = {k: v for k, v in kwargs.items() if k != "training"}
-    for size in _PROBE_SIZES:
-        concrete_args, concrete_kwargs = _map(lambda t, s=size: _probe(t, s), (args, probe_kwargs))
+    for which in (0, 1):
+        concrete_args, concrete_kwargs = _map(lambda t, w=which: _probe(t, w), (args, probe_kwargs))
         try:
             out = layer(*concrete_args, **concrete_kwargs)
         except (ValueError, TypeError, tf.errors.OpError) as e:
