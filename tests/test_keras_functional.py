@@ -223,3 +223,31 @@ def test_keras_3_conventions():
     ids = keras.Input((None,), dtype="int32")
     emb = keras.Model(ids, keras.layers.Embedding(10, 4)(ids))
     assert emb(np.array([[1, 2, 3]], np.int64)).shape == (1, 3, 4)
+
+
+def test_sequential_inputs_and_layer_outputs_make_feature_extractors():
+    seq = keras.Sequential([keras.Input((3,)), keras.layers.Dense(4), keras.layers.Dense(2)])
+    assert [t.shape for t in seq.inputs] == [(None, 3)] and seq.outputs[0].shape == (None, 2)
+    features = keras.Model(seq.inputs, seq.layers[0].output)
+    x = np.ones((2, 3), np.float32)
+    np.testing.assert_allclose(features(x).numpy(), seq.layers[0](x).numpy())
+    dense = keras.layers.Dense(2)
+    with pytest.raises(AttributeError, match="never been called"):
+        dense.output
+    a = keras.Input((3,))
+    first = dense(a)
+    dense(a)
+    assert dense.output is first and dense.input is a  # the first call's tensors
+
+
+def test_a_subclass_may_name_its_own_attributes_input_and_output():
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.output = keras.layers.Dense(1)
+
+        def call(self, x):
+            return self.output(x)
+
+    net = Net()
+    assert net(np.ones((2, 3), np.float32)).shape == (2, 1) and len(net.weights) == 2

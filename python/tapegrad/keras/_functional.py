@@ -204,7 +204,7 @@ def Input(shape=None, batch_size=None, dtype=None, name=None, batch_shape=None, 
                                                         for d in shape):
         raise ValueError(f"keras.Input: shape must be a tuple of non-negative ints or None, got {shape!r}")
     layer = InputLayer(shape=tuple(shape), batch_size=batch_size, dtype=dtype, name=name)
-    return layer.output
+    return _input_layer_output(layer)
 
 
 def _input_layer_output(layer):
@@ -218,8 +218,6 @@ def _input_layer_output(layer):
         _base._set(layer, "_keras_output", out)
     return out
 
-
-InputLayer.output = property(_input_layer_output)
 
 
 # ---- tapegrad ops on KerasTensors

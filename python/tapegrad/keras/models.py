@@ -66,28 +66,25 @@ class Model(TrainingMixin, Layer):
             return Functional.from_config.__func__(Functional if cls is Model else cls, config, custom_objects)
         return super().from_config(config)
 
-    @property
-    def inputs(self):
-        return self._graph_part("inputs")
-
-    @property
-    def outputs(self):
-        return self._graph_part("outputs")
-
-    @property
-    def input(self):
-        return self._graph_part("input_structure")
-
-    @property
-    def output(self):
-        return self._graph_part("output_structure")
-
     def _graph_part(self, what):
-        graph = self.__dict__.get("_graph")
+        if what in self.__dict__:  # a subclass's own attribute of that name
+            return self.__dict__[what]
+        graph = self._symbolic_graph()
         if graph is None:
-            raise AttributeError(f"{self.name}: a model has {what.split('_')[0]} only when built by the functional API "
-                                 "(Model(inputs, outputs)) or from an Input")
-        return getattr(graph, what)
+            raise AttributeError(f"{self.name}: a model has {what} only when built by the functional API "
+                                 "(Model(inputs, outputs)) or, for a Sequential, from a known input shape")
+        return getattr(graph, {"input": "input_structure", "output": "output_structure"}.get(what, what))
+
+    def _symbolic_graph(self):
+        return self.__dict__.get("_graph")
+
+    def _set_own(self, what, value):
+        self.__dict__[what] = value
+
+    inputs = property(lambda self: self._graph_part("inputs"), lambda self, v: self._set_own("inputs", v))
+    outputs = property(lambda self: self._graph_part("outputs"), lambda self, v: self._set_own("outputs", v))
+    input = property(lambda self: self._graph_part("input"), lambda self, v: self._set_own("input", v))
+    output = property(lambda self: self._graph_part("output"), lambda self, v: self._set_own("output", v))
 
     @property
     def layers(self):
@@ -249,6 +246,23 @@ class Sequential(Model):
 
     def _flat_layers(self):
         return self._stack()
+
+    def _symbolic_graph(self):
+        """The layers called on ``keras.Input(input shape)``, made on first use of inputs/outputs (for
+        ``keras.Model(seq.inputs, seq.layers[i].output)``); None while the input shape is unknown."""
+        cache = self.__dict__.get("_symbolic_cache")
+        if cache is not None and cache[0] == _base._STRUCTURE[0]:
+            return cache[1]
+        if self._input_shape is None or not self.layers:
+            return None
+        dtype = self._layers[0].dtype
+        x = _functional.Input(batch_shape=self._input_shape, dtype=dtype)
+        y = x
+        for layer in self._stack():
+            y = layer(y)
+        graph = _functional.Graph(self, x, y)
+        object.__setattr__(self, "_symbolic_cache", (_base._STRUCTURE[0], graph))
+        return graph
 
     def _checkpoint_children(self):
         return super()._checkpoint_children() + [(f"layer-{i}", layer) for i, layer in enumerate(self.layers)]

@@ -314,6 +314,37 @@ class Layer(tf.Module, AutoConfig):
                 _set(self, "_output_shape", (None,) + tuple(shape[1:]) if shape else ())
         return out
 
+    # ---- the functional API (Note [Functional graphs] in keras/_functional.py)
+    def _first_node(self, what):
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            raise AttributeError(f"The layer {self.name} has never been called on Keras tensors and thus has no "
+                                 f"defined {what}.")
+        return nodes[0]
+
+    @property
+    def input(self):
+        """The Keras tensor(s) of the layer's first call on Keras tensors."""
+        if "input" in self.__dict__:  # a subclass's own attribute of that name
+            return self.__dict__["input"]
+        args = self._first_node("input").args
+        return args[0] if args else self.output
+
+    @input.setter
+    def input(self, value):
+        self.__dict__["input"] = value
+
+    @property
+    def output(self):
+        """The Keras tensor(s) the layer's first call on Keras tensors returned."""
+        if "output" in self.__dict__:
+            return self.__dict__["output"]
+        return self._first_node("output").outputs
+
+    @output.setter
+    def output(self, value):
+        self.__dict__["output"] = value
+
     @property
     def output_shape(self):
         if self._output_shape is None:
