@@ -463,7 +463,7 @@ class Graph:
             layer = deserialize_keras_object({k: v for k, v in entry.items() if k != "inbound_nodes"}, custom_objects)
             layers[entry["name"]] = layer
             if isinstance(layer, InputLayer):
-                made[entry["name"]] = [layer.output]
+                made[entry["name"]] = [_input_layer_output(layer)]
             else:
                 made[entry["name"]] = []
                 pending.extend((entry["name"], n) for n in entry.get("inbound_nodes", []))
