@@ -251,3 +251,15 @@ def test_a_subclass_may_name_its_own_attributes_input_and_output():
 
     net = Net()
     assert net(np.ones((2, 3), np.float32)).shape == (2, 1) and len(net.weights) == 2
+
+
+def test_clone_model_has_the_architecture_and_new_weights():
+    model, _ = _two_branch()
+    clone = keras.models.clone_model(model)
+    assert type(clone) is type(model) and [type(l) for l in clone.layers] == [type(l) for l in model.layers]
+    assert all(u.shape == v.shape for u, v in zip(model.get_weights(), clone.get_weights()))
+    assert not any(u is v for u, v in zip(model.weights, clone.weights))
+    seq = keras.models.clone_model(keras.Sequential([keras.Input((2,)), keras.layers.Dense(3)]))
+    assert seq(np.ones((1, 2), np.float32)).shape == (1, 3)
+    with pytest.raises(tf.errors.UnimplementedError):
+        keras.models.clone_model(model, clone_function=lambda layer: layer)

@@ -309,5 +309,11 @@ class Sequential(Model):
         return cls(layers=layers, **{k: v for k, v in config.items() if k in ("name", "trainable")})
 
 
-def clone_model(model):
-    raise NotImplementedError("clone_model is not supported; build a new model with the same layers")
+def clone_model(model, input_tensors=None, clone_function=None, call_function=None, recursive=False, **kwargs):
+    """A new model of the same architecture with new weights (its config rebuilt, as Keras 3 does)."""
+    if input_tensors is not None or clone_function is not None or call_function is not None:
+        raise tf.errors.UnimplementedError(None, None, "clone_model: input_tensors, clone_function and "
+                                           "call_function are not supported")
+    if not isinstance(model, Model):
+        raise ValueError(f"clone_model: expected a keras Model, got {type(model).__name__}")
+    return deserialize_keras_object(serialize_keras_object(model))
