@@ -263,3 +263,17 @@ def test_clone_model_has_the_architecture_and_new_weights():
     assert seq(np.ones((1, 2), np.float32)).shape == (1, 3)
     with pytest.raises(tf.errors.UnimplementedError):
         keras.models.clone_model(model, clone_function=lambda layer: layer)
+
+
+def test_config_of_a_layer_shared_with_another_model():
+    dense = keras.layers.Dense(2)
+    a = keras.Input((3,))
+    keras.Model(a, dense(a))  # the layer's first node belongs to another model
+    b = keras.Input((3,))
+    picked = dense(b)[:, 1]  # a tuple index must come back a tuple, not a list
+    model = keras.Model(b, picked)
+    clone = keras.Model.from_config(model.get_config())
+    clone.set_weights(model.get_weights())
+    x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
+    assert clone(x).shape == (2,)
+    np.testing.assert_allclose(clone(x).numpy(), model(x).numpy())

@@ -64,22 +64,15 @@ class KerasTensor:
 
 
 def _operator(fn, reverse=False):
+    """A Python operator of a KerasTensor: the operator's node (``2 * x`` calls fn(2, x))."""
     if reverse:
-        return lambda self, other: _op_call(_swapped[fn], (other, self), {})
+        return lambda self, other: _op_call(fn, (other, self), {})
     return lambda self, *other: _op_call(fn, (self,) + other, {})
 
 
-def _rpow(x, y):
-    return tf.pow(x, y)
-
-
-# the Python operators of a KerasTensor: (dunder, function, reversed)
-_swapped = {}
-_OPERATORS = [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul), ("truediv", operator.truediv),
-              ("floordiv", operator.floordiv), ("mod", operator.mod), ("pow", operator.pow),
-              ("matmul", operator.matmul)]
-for _name, _fn in _OPERATORS:
-    _swapped[_fn] = _fn
+for _name, _fn in [("add", operator.add), ("sub", operator.sub), ("mul", operator.mul),
+                   ("truediv", operator.truediv), ("floordiv", operator.floordiv), ("mod", operator.mod),
+                   ("pow", operator.pow), ("matmul", operator.matmul)]:
     setattr(KerasTensor, f"__{_name}__", _operator(_fn))
     setattr(KerasTensor, f"__r{_name}__", _operator(_fn, reverse=True))
 for _name, _fn in [("neg", operator.neg), ("abs", operator.abs), ("getitem", operator.getitem),
@@ -411,10 +404,18 @@ class Graph:
     def get_config(self):
         from tapegrad.keras.saving._serialization import serialize_keras_object
 
+        # a node's index counts this model's nodes of its layer only (a shared layer may have others)
+        local = {}
+        for layer in self.layers:
+            owned = [n for n in layer.__dict__.get("_inbound_nodes", []) if self._owns(n)]
+            local.update({id(n): i for i, n in enumerate(owned)})
+
+        def history(t):
+            return [t._node.layer.name, local[id(t._node)], t._index]
+
         def ref(t):
-            layer, node_index, index = t._keras_history
             return {"class_name": "__keras_tensor__", "config": {"shape": list(t.shape), "dtype": t.dtype.name,
-                                                                   "keras_history": [layer.name, node_index, index]}}
+                                                                   "keras_history": history(t)}}
 
         def plain(value):
             if isinstance(value, slice):
@@ -423,7 +424,9 @@ class Graph:
                 return {"class_name": "__ellipsis__", "config": None}
             if isinstance(value, KerasTensor):
                 return ref(value)
-            if isinstance(value, (list, tuple)):
+            if isinstance(value, tuple):  # kept apart from lists: x[1, 2] is not x[[1, 2]]
+                return {"class_name": "__tuple__", "config": [plain(v) for v in value]}
+            if isinstance(value, list):
                 return [plain(v) for v in value]
             if isinstance(value, dict):
                 return {k: plain(v) for k, v in value.items()}
@@ -438,14 +441,9 @@ class Graph:
                                       if self._owns(n) and not isinstance(layer, InputLayer)]
             layers.append(entry)
 
-        def history(structure):
-            return _map(lambda t: list(t._keras_history[:1]) + list(t._keras_history[1:]),
-                        structure) if not isinstance(structure, KerasTensor) else \
-                [structure._keras_history[0].name, *structure._keras_history[1:]]
-
         def names(structure):
             if isinstance(structure, KerasTensor):
-                return [structure._keras_history[0].name, *structure._keras_history[1:]]
+                return history(structure)
             if isinstance(structure, dict):
                 return {k: names(v) for k, v in structure.items()}
             return [names(v) for v in structure]
@@ -479,6 +477,8 @@ class Graph:
                 return slice(*[resolve(v) for v in value["config"]])
             if isinstance(value, dict) and value.get("class_name") == "__ellipsis__":
                 return Ellipsis
+            if isinstance(value, dict) and value.get("class_name") == "__tuple__":
+                return tuple(resolve(v) for v in value["config"])
             if isinstance(value, list):
                 return [resolve(v) for v in value]
             if isinstance(value, dict) and not ("class_name" in value and "config" in value):
