@@ -85,3 +85,15 @@ def test_bad_arguments():
         keras.metrics.AUC(curve="XY")
     with pytest.raises(ValueError, match="do not match"):
         keras.metrics.Recall().update_state(np.ones((3, 2)), np.ones((3, 4)))
+
+
+def test_top_k_and_class_id_match_keras():
+    rng = np.random.default_rng(3)
+    y_true = (rng.uniform(size=(20, 5)) > 0.6).astype(np.float32)
+    y_pred = rng.uniform(size=(20, 5)).astype(np.float32)
+    # Keras 3's values for this sample (TF 2.21)
+    for metric, expected in [(keras.metrics.Precision(top_k=2), 0.45), (keras.metrics.Recall(top_k=1), 0.20930232),
+                             (keras.metrics.Precision(top_k=2, class_id=3), 0.6666667),
+                             (keras.metrics.Recall(thresholds=[0.1, 0.9], top_k=3), [0.6511628, 0.06976745])]:
+        metric.update_state(y_true, y_pred)
+        np.testing.assert_allclose(np.asarray(metric.result()), expected, rtol=1e-6)

@@ -13,6 +13,7 @@ __all__ = ["Precision", "Recall", "AUC", "MeanIoU", "TopKCategoricalAccuracy", "
            "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy"]
 
 _EPS = 1e-7
+_NEG_INF = -1e10
 
 
 def _divide_no_nan(a, b):
@@ -48,26 +49,38 @@ def _confusion(y_true, y_pred, thresholds, sample_weight, class_id=None):
     return tp, fp, tn, fn
 
 
+def _keep_top_k(pred, k):
+    """pred with every entry outside the k highest of its row (last axis) set to -inf (ties are kept)."""
+    pred = tf.cast(pred, tf.float32)
+    higher = tf.reduce_sum(tf.cast(tf.expand_dims(pred, -2) > tf.expand_dims(pred, -1), tf.int32), axis=-1)
+    return tf.where(higher < k, pred, tf.fill(pred.shape, float("-inf")))
+
+
 class _Thresholded(Metric):
-    """Precision or Recall at one threshold (a 0-d result) or several (a vector)."""
+    """Precision or Recall at one threshold (a 0-d result) or several (a vector); with ``top_k`` only
+    the k highest predictions of each row can be positive; with ``class_id`` only that class counts."""
 
     _name = None
 
     def __init__(self, thresholds=None, top_k=None, class_id=None, name=None, dtype=None):
         super().__init__(name or self._name, dtype)
-        if top_k is not None:
-            raise tf.errors.UnimplementedError(None, None, f"{type(self).__name__}: top_k is not supported")
+        if top_k is not None and (not isinstance(top_k, int) or top_k < 1):
+            raise ValueError(f"{type(self).__name__}: top_k must be a positive int, got {top_k!r}")
         self.init_thresholds, self.top_k, self.class_id = thresholds, top_k, class_id
         self._scalar = thresholds is None or np.ndim(thresholds) == 0
-        self.thresholds = [0.5 if thresholds is None else float(thresholds)] if self._scalar else \
+        # with top_k and no thresholds every one of the k highest predictions is positive, as in Keras
+        default = 0.5 if top_k is None else _NEG_INF
+        self.thresholds = [default if thresholds is None else float(thresholds)] if self._scalar else \
             [float(t) for t in thresholds]
-        if any(not 0.0 <= t <= 1.0 for t in self.thresholds):
+        if thresholds is not None and any(not 0.0 <= t <= 1.0 for t in self.thresholds):
             raise ValueError(f"{type(self).__name__}: thresholds must be in [0, 1], got {thresholds}")
         n = len(self.thresholds)
         self.true_positives = self.add_variable(shape=(n,), name="true_positives")
         self._other = self.add_variable(shape=(n,), name=self._other_name)
 
     def update_state(self, y_true, y_pred, sample_weight=None):
+        if self.top_k is not None:
+            y_pred = _keep_top_k(tf.convert_to_tensor(y_pred), self.top_k)
         tp, fp, _, fn = _confusion(y_true, y_pred, self.thresholds, sample_weight, self.class_id)
         self.true_positives.assign_add(tp)
         self._other.assign_add(fp if self._other_name == "false_positives" else fn)
