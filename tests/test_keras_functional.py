@@ -159,6 +159,10 @@ def test_fit_with_dicts_of_inputs_and_outputs():
     assert set(logs) == {"loss", "r_loss", "c_loss", "c_accuracy"}
     out = model.predict(x, verbose=0)
     assert set(out) == {"r", "c"} and out["c"].shape == (6, 3)
+    with pytest.raises(ValueError, match="class_weight is not supported"):
+        model.fit(x, y, class_weight={0: 1.0}, verbose=0)
+    history = model.fit(x, y, validation_split=0.5, verbose=0).history
+    assert {"val_loss", "val_r_loss", "val_c_loss", "val_c_accuracy"} <= set(history)
     with pytest.raises(ValueError, match="names outputs \\['z'\\]"):
         model.compile("sgd", loss={"z": "mse"})
 

@@ -202,6 +202,8 @@ class TrainingMixin:
             x, y = _multi_output.take(x, head), _multi_output.take(y, head)
             sw = sw[:cut] if sw is not None else None
         if class_weight is not None:
+            if _multi_output.is_structure(y):
+                raise ValueError("fit: class_weight is not supported for a model with several outputs")
             cw = _class_weights(y, class_weight)
             sw = cw if sw is None else sw * cw
         batch_size = batch_size or 32

@@ -17,7 +17,11 @@ save_model, load_model = _model_file.save_model, _model_file.load_model
 
 
 class Model(TrainingMixin, Layer):
-    """A layer with training: subclass it, create layers in ``__init__`` and use them in ``call``.
+    """A layer with training: ``Model(inputs, outputs)`` over Keras tensors (the functional API, see
+    Functional), or subclass it, create layers in ``__init__`` and use them in ``call``.
+
+    >>> x = keras.Input((3,))
+    >>> model = keras.Model(x, keras.layers.Dense(1)(x))
 
     >>> class Net(keras.Model):
     ...     def __init__(self):
