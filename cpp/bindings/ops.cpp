@@ -373,6 +373,8 @@ void bind_ops(py::module_& m) {
   m.def("_set_check_numerics", [](bool on) { g_check_numerics = on; });
   m.def("_check_numerics_enabled", [] { return g_check_numerics; });
   m.def("_set_symbolic_dispatch", [](py::object type, py::object hook) {
+          if (!type.is_none() && !PyType_Check(type.ptr())) throw py::type_error("_set_symbolic_dispatch: type must be a class");
+          if (!hook.is_none() && !PyCallable_Check(hook.ptr())) throw py::type_error("_set_symbolic_dispatch: hook must be callable");
           Py_XDECREF(g_symbolic_type);
           Py_XDECREF(g_symbolic_hook);
           g_symbolic_type = type.is_none() ? nullptr : type.inc_ref().ptr();
