@@ -163,8 +163,12 @@ def test_fit_with_dicts_of_inputs_and_outputs():
         model.fit(x, y, class_weight={0: 1.0}, verbose=0)
     history = model.fit(x, y, validation_split=0.5, verbose=0).history
     assert {"val_loss", "val_r_loss", "val_c_loss", "val_c_accuracy"} <= set(history)
-    with pytest.raises(ValueError, match="names outputs \\['z'\\]"):
+    with pytest.raises(ValueError, match="expected keys \\['r', 'c'\\] in loss dict"):
         model.compile("sgd", loss={"z": "mse"})
+    with pytest.raises(ValueError, match="names outputs \\['z'\\]"):
+        model.compile("sgd", loss="mse", metrics={"z": "mae"})
+    with pytest.raises(ValueError, match="invalid `metrics`"):
+        model.compile("sgd", loss="mse", metrics=["mae"])  # Keras 3: one entry per output
 
 
 @pytest.mark.parametrize("op,shape", [

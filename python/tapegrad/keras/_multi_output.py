@@ -1,8 +1,8 @@
 """Losses and metrics per output of a functional model with several outputs (compile/fit/evaluate).
 
-As Keras 3: ``loss`` is one loss for every output, a list (one per output) or a dict by output name
-(an output without one has no loss); ``loss_weights`` likewise (1.0 by default); ``metrics`` is a list
-(applied to every output), a list of lists or a dict by output name. The total loss is the sum of
+As Keras 3: ``loss`` is one loss for every output, a list (one per output) or a dict with every
+output's name; ``loss_weights`` likewise (1.0 by default); ``metrics`` is a list with one entry (a
+metric or a list of them) per output, or a dict by output name. The total loss is the sum of
 weight * loss over the outputs; each output's loss (unweighted) is logged as "<output>_loss" and its
 metrics as "<output>_<metric>". An output's name is its dict key, else its layer's name.
 """
@@ -64,11 +64,15 @@ class OutputLosses:
 
     def __init__(self, names, dict_outputs, loss, loss_weights, metrics):
         self.names, self.dict_outputs = names, dict_outputs
+        if isinstance(loss, dict) and sorted(loss) != sorted(names):
+            raise ValueError(f"compile: expected keys {names} in loss dict, but found loss.keys()={list(loss)}")
         self.losses = [losses_mod.get(s) for s in _per_output(loss, names, "loss", None)]
         self.weights = [float(w) for w in _per_output(loss_weights, names, "loss_weights", 1.0)]
         self.trackers = [metrics_mod.Mean(name=f"{n}_loss") for n in names]
-        per = _per_output(metrics if isinstance(metrics, dict) or _nested(metrics) else
-                          [list(metrics or [])] * len(names), names, "metrics", [])
+        if isinstance(metrics, (list, tuple)) and metrics and len(metrics) != len(names):
+            raise ValueError(f"compile: invalid `metrics` {metrics!r}: for a model with several outputs give a dict "
+                             f"by output name or a list with one entry (a metric or a list) per output {names}")
+        per = _per_output(metrics or [], names, "metrics", []) if metrics else [[] for _ in names]
         self.metrics = []
         for name, specs, loss_fn in zip(names, per, self.losses):
             out = []
@@ -115,10 +119,6 @@ class OutputLosses:
     def all_metrics(self):
         trackers = [t for t, fn in zip(self.trackers, self.losses) if fn is not None]
         return trackers + [m for ms in self.metrics for m in ms]
-
-
-def _nested(metrics):
-    return isinstance(metrics, (list, tuple)) and any(isinstance(m, (list, tuple, dict)) for m in metrics)
 
 
 def for_model(model, loss, loss_weights, metrics):
