@@ -285,3 +285,19 @@ def test_config_of_a_layer_shared_with_another_model():
     x = np.arange(6.0, dtype=np.float32).reshape(2, 3)
     assert clone(x).shape == (2,)
     np.testing.assert_allclose(clone(x).numpy(), model(x).numpy())
+
+
+def test_nested_models_with_several_and_named_inputs():
+    a, b = keras.Input((3,)), keras.Input((2,))
+    inner = keras.Model([a, b], keras.layers.Concatenate()([a, b]), name="inner_pair")
+    p, q = keras.Input((3,), name="p"), keras.Input((2,), name="q")
+    named = keras.Model({"p": p, "q": q}, keras.layers.Subtract()([p[:, :2], q]), name="inner_named")
+    c, d = keras.Input((3,)), keras.Input((2,))
+    outer = keras.Model([c, d], [inner([c, d]), named({"p": c, "q": d})])
+    assert isinstance(c, keras.KerasTensor)
+    x, y = np.arange(6.0, dtype=np.float32).reshape(2, 3), np.ones((2, 2), np.float32)
+    pair, diff = outer([x, y])
+    np.testing.assert_allclose(pair.numpy(), np.concatenate([x, y], 1))
+    np.testing.assert_allclose(diff.numpy(), x[:, :2] - y)
+    again = keras.Model.from_config(outer.get_config())
+    np.testing.assert_allclose(again([x, y])[1].numpy(), x[:, :2] - y)

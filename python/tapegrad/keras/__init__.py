@@ -4,7 +4,7 @@
 """
 from tapegrad.keras import (activations, callbacks, constraints, initializers, layers, losses, metrics,  # noqa: F401
                             models, optimizers, regularizers, saving, utils)
-from tapegrad.keras.layers import Input  # noqa: F401
+from tapegrad.keras.layers import Input, KerasTensor  # noqa: F401
 from tapegrad.keras.models import Model, Sequential  # noqa: F401
 
 backend = None  # not provided: tapegrad itself is the backend
