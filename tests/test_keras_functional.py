@@ -77,7 +77,7 @@ def test_summary_shows_the_graph():
     model.summary(print_fn=lines.append)
     text = "\n".join(lines)
     assert "Connected to" in text and "shared (Dense)" in text and "a[0][0]" in text
-    assert "(None, 4, 2)" in text and f"Total params: {model.count_params()}" in text
+    assert "(None, 4, 2)" in text and f"Total params: {model.count_params()} (100.00 B)" in text  # 25 float32
 
 
 def test_config_round_trip_and_save(tmp_path):

@@ -158,6 +158,8 @@ def call_symbolic(layer, args, kwargs):
         results.append(out)
     layer._clear_losses()
     node.outputs = _symbolic_outputs(node, results[0], results[1])
+    if isinstance(node.outputs, KerasTensor):  # output_shape from the symbolic shape, not a probe's
+        _base._set(layer, "_output_shape", node.outputs.shape)
     if "_inbound_nodes" not in layer.__dict__:
         _base._set(layer, "_inbound_nodes", [])
     layer.__dict__["_inbound_nodes"].append(node)

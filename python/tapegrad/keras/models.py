@@ -158,13 +158,22 @@ class Model(TrainingMixin, Layer):
         line = "─" * sum(widths)
         fmt = lambda r: (r[0].ljust(widths[0]) + r[1].ljust(widths[1]) + r[2].rjust(widths[2]) +  # noqa: E731
                          ("  " + r[3] if cols > 3 else ""))
-        count = lambda ws: int(sum(np.prod(w.shape) for w in ws))  # noqa: E731
         out = [f'Model: "{self.name}"', line, fmt(rows[0]), line] + [fmt(r) for r in rows[1:]] + [line]
-        out += [f" Total params: {count(self.weights):,}",
-                f" Trainable params: {count(self.trainable_weights):,}",
-                f" Non-trainable params: {count(self.non_trainable_weights):,}", line]
+        out += [f" Total params: {_params(self.weights)}",
+                f" Trainable params: {_params(self.trainable_weights)}",
+                f" Non-trainable params: {_params(self.non_trainable_weights)}", line]
         for text in out:
             print_fn(text)
+
+
+def _params(weights):
+    """"1,234 (4.82 KB)": the number of values and their size in memory, as Keras 3's summary writes it."""
+    count = int(sum(np.prod(w.shape) for w in weights))
+    size = float(sum(np.prod(w.shape) * w.dtype.as_numpy_dtype().itemsize for w in weights))
+    unit = 0
+    while size >= 1024 and unit < 5:
+        size, unit = size / 1024, unit + 1
+    return f"{count:,} ({size:.2f} {('B', 'KB', 'MB', 'GB', 'TB', 'PB')[unit]})"
 
 
 class Functional(Model):
