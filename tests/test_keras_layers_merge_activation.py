@@ -89,6 +89,8 @@ def test_embedding_looks_up_rows_and_its_gradient_touches_only_them():
     np.testing.assert_allclose(g[:, 0], [0, 3, 0, 0, 1, 0])
     x = keras.Input((2,), dtype="int32")
     assert layers.Embedding(6, 3)(x).shape == (None, 2, 3)
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"emb_bad \(Embedding, input_dim=6\).*\(1, 2\).*6"):
+        layers.Embedding(6, 3, name="emb_bad")(np.array([[1, 6]]))
 
 
 def test_time_distributed_shares_one_layer_over_the_steps():

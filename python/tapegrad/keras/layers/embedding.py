@@ -42,7 +42,11 @@ class Embedding(Layer):
     def call(self, inputs):
         if not inputs.dtype.is_integer:
             inputs = tf.cast(inputs, tf.int32)
-        return tf.gather(self.embeddings, inputs)
+        try:
+            return tf.gather(self.embeddings, inputs)
+        except tf.errors.InvalidArgumentError as e:  # an id outside [0, input_dim)
+            raise tf.errors.InvalidArgumentError(None, None, f"{self.name} (Embedding, input_dim={self.input_dim}) on "
+                                                 f"ids of shape {tuple(inputs.shape)}: {e}") from None
 
     def compute_mask(self, inputs, mask=None):
         return tf.not_equal(inputs, 0) if self.mask_zero else None
