@@ -3,7 +3,6 @@ a fixed sample (read from TF 2.21's tf.keras once and written here)."""
 import numpy as np
 import pytest
 
-import tapegrad as tf
 from tapegrad import keras
 
 RNG = np.random.default_rng(0)

@@ -214,7 +214,6 @@ def _input_layer_output(layer):
     return out
 
 
-
 # ---- tapegrad ops on KerasTensors
 def _function_name(fn):
     """The public name of a tapegrad op or function ("math.add", "reshape") or an operator ("__operators__.add")."""
@@ -263,8 +262,9 @@ class TFOpLambda(Layer):
 
     def get_config(self):
         if self._symbol is None:
-            raise tf.errors.UnimplementedError(None, None, f"{self.name}: the function {self.function!r} is not a public tapegrad op, so "
-                                      "the model cannot be saved; wrap it in a Lambda or a Layer subclass")
+            raise tf.errors.UnimplementedError(None, None, f"{self.name}: the function {self.function!r} is not a "
+                                               "public tapegrad op, so the model cannot be saved; wrap it in a "
+                                               "Lambda or a Layer subclass")
         return {"function": self._symbol, "name": self.name, "trainable": self.trainable}
 
 
