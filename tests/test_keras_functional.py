@@ -301,3 +301,25 @@ def test_nested_models_with_several_and_named_inputs():
     np.testing.assert_allclose(diff.numpy(), x[:, :2] - y)
     again = keras.Model.from_config(outer.get_config())
     np.testing.assert_allclose(again([x, y])[1].numpy(), x[:, :2] - y)
+
+
+def test_two_output_fit_matches_keras():
+    """The same weights, data and SGD steps as Keras 3 (TF 2.21) gave these logs and weights."""
+    rng = np.random.default_rng(0)
+    a, b = keras.Input((3,), name="a"), keras.Input((2,), name="b")
+    h = keras.layers.Concatenate()([a, b])
+    h = keras.layers.LayerNormalization()(keras.layers.Dense(4, activation="relu", name="h")(h))
+    reg = keras.layers.Dense(1, name="reg")(h)
+    cls = keras.layers.Dense(3, activation="softmax", name="cls")(h)
+    model = keras.Model([a, b], [reg, cls])
+    model.set_weights([rng.normal(size=w.shape).astype(np.float32) * 0.5 for w in model.get_weights()])
+    model.compile(keras.optimizers.SGD(0.1), loss=["mse", "sparse_categorical_crossentropy"], loss_weights=[0.3, 1.0],
+                  metrics=[["mae"], ["accuracy"]])
+    x = [rng.normal(size=(16, 3)).astype(np.float32), rng.normal(size=(16, 2)).astype(np.float32)]
+    y = [rng.normal(size=(16, 1)).astype(np.float32), rng.integers(0, 3, size=16)]
+    logs = model.fit(x, y, batch_size=4, epochs=2, shuffle=False, verbose=0).history
+    keras_logs = {"loss": [1.60346, 1.52405], "reg_loss": [1.29551, 1.16758], "cls_loss": [1.21481, 1.17377],
+                  "reg_mae": [0.93242, 0.83498], "cls_accuracy": [0.3125, 0.3125]}
+    for key, values in keras_logs.items():
+        np.testing.assert_allclose(logs[key], values, atol=2e-5)
+    np.testing.assert_allclose(model.get_weights()[0][0], [0.07594, -0.07512, 0.31723, 0.05829], atol=2e-5)
