@@ -19,6 +19,8 @@ KERAS = pathlib.Path(tf.__file__).parent / "keras"
 _FUSED = "the optimizers' fused update ops have no public name (Note [Fused optimizer updates])"
 ALLOWED = {("optimizers/base.py", "_fused_update", text): _FUSED
            for text in ("from tapegrad import _core", "_core", "_core._bind_op")}
+ALLOWED[("_functional.py", "", "from tapegrad import _symbolic")] = (
+    "ops on Keras tensors reach keras through the op binding's hook (Note [Symbolic dispatch])")
 
 _TENSOR_PRIVATE = {n for cls in (tf.Tensor, tf.Variable) for n in dir(cls)
                    if n.startswith("_") and not n.startswith("__")}

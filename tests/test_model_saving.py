@@ -20,6 +20,20 @@ ARGS = {
     "layers.Dropout": dict(rate=0.25, seed=3),
     "layers.BatchNormalization": dict(momentum=0.9, epsilon=1e-2),
     "layers.InputLayer": dict(shape=(4,)),
+    "layers.ReLU": dict(max_value=2.0, negative_slope=0.1, threshold=0.5),
+    "layers.LeakyReLU": dict(negative_slope=0.2),
+    "layers.PReLU": dict(alpha_initializer=keras.initializers.Constant(0.25), shared_axes=[1]),
+    "layers.ELU": dict(alpha=0.5),
+    "layers.Softmax": dict(axis=0),
+    "layers.LayerNormalization": dict(epsilon=1e-2, center=False),
+    "layers.GroupNormalization": dict(groups=3, epsilon=1e-2),
+    "layers.Permute": dict(dims=(2, 1)),
+    "layers.RepeatVector": dict(n=2),
+    "layers.Embedding": dict(input_dim=10, output_dim=2, embeddings_initializer=keras.initializers.RandomNormal(seed=1)),
+    "layers.Lambda": dict(function=tf.math.square),
+    "layers.Concatenate": dict(axis=0),
+    "layers.Dot": dict(axes=1, normalize=True),
+    "layers.TimeDistributed": dict(layer=keras.layers.Dense(2, kernel_initializer="ones")),
     "optimizers.SGD": dict(learning_rate=0.05, momentum=0.9, nesterov=True, clipnorm=1.0),
     "optimizers.Adam": dict(learning_rate=keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5), amsgrad=True),
     "optimizers.schedules.ExponentialDecay": dict(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.5),
@@ -32,6 +46,10 @@ ARGS = {
     "metrics.MeanMetricWrapper": dict(fn=keras.losses.mean_absolute_error),
     "metrics.BinaryAccuracy": dict(threshold=0.7),
     "metrics.Reduce": dict(reduction="sum"),
+    "metrics.MeanIoU": dict(num_classes=3, ignore_class=0),
+    "metrics.Precision": dict(thresholds=[0.2, 0.6], class_id=1),
+    "metrics.AUC": dict(num_thresholds=50, curve="PR"),
+    "metrics.TopKCategoricalAccuracy": dict(k=2),
     "initializers.Constant": dict(value=0.5),
     "initializers.RandomNormal": dict(mean=1.0, stddev=2.0, seed=7),
     "initializers.VarianceScaling": dict(scale=2.0, mode="fan_out", distribution="uniform", seed=2),
@@ -41,6 +59,12 @@ ARGS = {
     "constraints.MaxNorm": dict(max_value=1.5, axis=1),
     "constraints.MinMaxNorm": dict(min_value=0.5, max_value=1.0, rate=0.5),
 }
+# What a layer is called on in the round trip, when not the 3x3 sample x itself.
+_MERGE = ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot")
+CALL_ON = {**{f"layers.{name}": (lambda x: [x, x * 2.0]) for name in _MERGE},
+           "layers.Permute": lambda x: tf.reshape(x, [3, 3, 1]),
+           "layers.TimeDistributed": lambda x: tf.reshape(x, [3, 3, 1]),
+           "layers.Embedding": lambda x: tf.cast(tf.abs(x), tf.int32)}
 SPACES = ["layers", "optimizers", "optimizers.schedules", "losses", "metrics", "initializers", "regularizers",
           "constraints"]
 
@@ -102,6 +126,7 @@ def test_get_config_from_config_round_trip(path, cls):
     assert type(clone) is cls
     assert clone.get_config() == config
     x = tf.constant(np.arange(-4.0, 5.0, dtype=np.float32).reshape(3, 3))
+    x = CALL_ON.get(path, lambda v: v)(x)
     if isinstance(obj, keras.layers.Layer) and type(obj) is not keras.layers.Layer:
         obj(x)
         clone(x)

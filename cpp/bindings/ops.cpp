@@ -191,6 +191,38 @@ void bind_raw(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Tensor
   }
 }
 
+// Note [Symbolic dispatch]: keras's symbolic tensors (keras.Input) are not tensors, so an op called on
+// one fails to bind. Only then (the success path pays nothing) the call is handed to the Python hook
+// registered with _set_symbolic_dispatch(type, hook), which records the op in a functional model.
+PyObject* g_symbolic_type = nullptr;
+PyObject* g_symbolic_hook = nullptr;
+
+bool has_symbolic(PyObject* v, int depth = 0) {
+  if (PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject*>(g_symbolic_type))) return true;
+  if (depth < 2 && (PyList_Check(v) || PyTuple_Check(v))) {
+    const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
+    for (Py_ssize_t i = 0; i < n; ++i)
+      if (has_symbolic(PySequence_Fast_GET_ITEM(v, i), depth + 1)) return true;
+  }
+  return false;
+}
+
+// The hook's result when an argument is symbolic, else nullptr (the original error stands).
+PyObject* symbolic_dispatch(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (!g_symbolic_hook) return nullptr;
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  bool found = false;
+  for (Py_ssize_t i = 0; i < nargs + nkw && !found; ++i) found = has_symbolic(args[i]);
+  if (!found) return nullptr;
+  PyErr_Clear();
+  py::tuple pos(nargs);
+  for (Py_ssize_t i = 0; i < nargs; ++i) pos[i] = py::reinterpret_borrow<py::object>(args[i]);
+  py::dict kw;
+  for (Py_ssize_t k = 0; k < nkw; ++k)
+    kw[py::handle(PyTuple_GET_ITEM(kwnames, k))] = py::reinterpret_borrow<py::object>(args[nargs + k]);
+  return PyObject_CallFunctionObjArgs(g_symbolic_hook, self, pos.ptr(), kw.ptr(), nullptr);
+}
+
 // OpHandle.__call__ without pybind11's dispatcher (see Note [Number slots] in tensor.cpp): ops are
 // called per element of a user's loop, and the dispatcher plus *args/**kwargs packing cost more
 // than a small op itself.
@@ -221,6 +253,13 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     return py::cast(run_op(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
+    if (g_symbolic_type) {
+      try {
+        if (PyObject* r = symbolic_dispatch(self, args, nargs, kwnames)) return r;
+      } catch (...) {
+        py::detail::try_translate_exceptions();
+      }
+    }
     return nullptr;
   }
 }
@@ -336,6 +375,16 @@ void bind_ops(py::module_& m) {
         });
   m.def("_set_check_numerics", [](bool on) { g_check_numerics = on; });
   m.def("_check_numerics_enabled", [] { return g_check_numerics; });
+  m.def("_set_symbolic_dispatch", [](py::object type, py::object hook) {
+          if (!type.is_none() && !PyType_Check(type.ptr())) throw py::type_error("_set_symbolic_dispatch: type must be a class");
+          if (!hook.is_none() && !PyCallable_Check(hook.ptr())) throw py::type_error("_set_symbolic_dispatch: hook must be callable");
+          Py_XDECREF(g_symbolic_type);
+          Py_XDECREF(g_symbolic_hook);
+          g_symbolic_type = type.is_none() ? nullptr : type.inc_ref().ptr();
+          g_symbolic_hook = hook.is_none() ? nullptr : hook.inc_ref().ptr();
+        }, py::arg("type"), py::arg("hook"),
+        "Registers hook(op, args, kwargs), called when an op fails on an argument of `type` (Note [Symbolic "
+        "dispatch] in cpp/bindings/ops.cpp).");
   m.def("_set_package_dir", [](const std::string& d) { g_package_dir = d; });
   g_call_site = [] { return python_call_site(); };
 }

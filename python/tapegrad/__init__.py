@@ -41,6 +41,10 @@ from tapegrad import autodiff  # noqa: E402
 from tapegrad import config, strings, summary, test  # noqa: E402
 from tapegrad.config._devices import device  # noqa: E402
 from tapegrad import data  # noqa: E402
+from tapegrad import _symbolic  # noqa: E402
+
+# ops written in Python check for keras's symbolic tensors (Note [Symbolic dispatch] in _symbolic.py)
+_symbolic.install([_os.sys.modules[__name__], math, nn, linalg], ("tapegrad._ops.", "tapegrad._creation"), ("cast",))
 
 __version__ = "0.1.0"
 from tapegrad._name_scope import name_scope  # noqa: E402

@@ -407,6 +407,10 @@ def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Sets the random ops' global seed and restarts their streams (tf.random.set_seed).
     """
+def _set_symbolic_dispatch(type: typing.Any, hook: typing.Any) -> None:
+    """
+    Registers hook(op, args, kwargs), called when an op fails on an argument of `type` (Note [Symbolic dispatch] in cpp/bindings/ops.cpp).
+    """
 def _traced_assign(arg0: Tensor, arg1: typing.Any, arg2: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Assigns a variable while tracing and records the assignment in the graph.

@@ -189,7 +189,7 @@ def iterable_call(f, args, kwargs, recursive=True):
     """The call that makes a `for` loop's iterable: tf.range (or Python's range) with a traced
     bound is not materialized; the loop counts in the graph."""
     from tapegrad._creation import range as tf_range
-    if f is tf_range or f is range:
+    if getattr(f, "__wrapped__", f) is tf_range or f is range:  # (tf.range as exported may be wrapped)
         values = list(args) + list((kwargs or {}).values())
         if any(_operators.is_graph_tensor(v) for v in values):
             from tapegrad.autograph._loops import RangeLoop

@@ -5,5 +5,5 @@
 from tapegrad.keras import backend  # noqa: F401  (first: layers read its floatx)
 from tapegrad.keras import (activations, callbacks, constraints, datasets, initializers, layers, losses,  # noqa: F401
                             metrics, models, optimizers, regularizers, saving, utils)
-from tapegrad.keras.layers import Input  # noqa: F401
+from tapegrad.keras.layers import Input, KerasTensor  # noqa: F401
 from tapegrad.keras.models import Model, Sequential  # noqa: F401

@@ -12,6 +12,7 @@ import warnings
 import numpy as np
 
 import tapegrad as tf
+from tapegrad.keras import _multi_output
 
 __all__ = ["is_dataset", "ArrayBatches", "DatasetBatches", "unpack"]
 
@@ -39,14 +40,14 @@ def unpack(element):
 class ArrayBatches:
     def __init__(self, x, y, sample_weight, batch_size, shuffle=False):
         self.x, self.y, self.sw, self.batch_size, self.shuffle = x, y, sample_weight, batch_size, shuffle
-        self.steps = -(-len(x) // batch_size)
+        self.steps = -(-_multi_output.batch_size(x) // batch_size)
 
     def epoch(self):
-        n = len(self.x)
+        n = _multi_output.batch_size(self.x)
         order = np.random.permutation(n) if self.shuffle else np.arange(n)
         for start in range(0, n, self.batch_size):
             idx = order[start:start + self.batch_size]
-            yield (self.x[idx], None if self.y is None else self.y[idx],
+            yield (_multi_output.take(self.x, idx), None if self.y is None else _multi_output.take(self.y, idx),
                    None if self.sw is None else self.sw[idx])
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad.keras import _data_adapter as data_adapter
+from tapegrad.keras import _multi_output
 from tapegrad.keras import losses as losses_mod
 from tapegrad.keras import metrics as metrics_mod
 from tapegrad.keras import optimizers as optimizers_mod
@@ -26,6 +27,8 @@ __all__ = ["TrainingMixin"]
 def _as_array(x, what):
     if x is None:
         return None
+    if _multi_output.is_structure(x):  # several inputs or targets
+        return _multi_output.nest_map(lambda v: _as_array(v, what), x)
     if isinstance(x, tf.Tensor):
         return np.asarray(x.numpy())
     if isinstance(x, (list, tuple)) and x and not np.isscalar(x[0]) and not hasattr(x[0], "__len__"):
@@ -57,6 +60,20 @@ def _as_float(y, dtype):
     return tf.cast(y, dtype) if y.dtype.is_floating and y.dtype != dtype else y
 
 
+def _one_loss(loss, y, y_pred, sample_weight):
+    """One compiled loss (a Loss or a function) averaged over the batch; None without a loss."""
+    if loss is None:
+        return None
+    if isinstance(loss, losses_mod.Loss):
+        return loss(y, y_pred, sample_weight=sample_weight)
+    if isinstance(y, tf.Tensor) and y_pred.dtype.is_floating and y.dtype != y_pred.dtype:
+        y = tf.cast(y, y_pred.dtype)  # as Keras's loss wrapper: integer labels meet float predictions
+    per_instance = loss(y, y_pred)
+    if sample_weight is not None:
+        per_instance = per_instance * tf.cast(tf.convert_to_tensor(sample_weight), per_instance.dtype)
+    return tf.reduce_mean(per_instance)
+
+
 class TrainingMixin:
     def _init_training(self):
         self.optimizer = None
@@ -75,9 +92,15 @@ class TrainingMixin:
         """Configures training: an optimizer (name or instance), a loss (name, function or Loss), metrics
         (unweighted) and weighted_metrics (weighted by sample_weight / class_weight)."""
         self.optimizer = optimizers_mod.get(optimizer)
-        self.loss = losses_mod.get(loss)
-        self._metric_specs = list(metrics or [])
-        self._compiled_metrics = [metrics_mod.get(m, self.loss) for m in self._metric_specs]
+        self._outputs_compiled = _multi_output.for_model(self, loss, loss_weights, metrics)
+        if self._outputs_compiled is not None:  # several outputs: a loss and metrics per output
+            self.loss = loss
+            self._metric_specs = []
+            self._compiled_metrics = self._outputs_compiled.all_metrics()
+        else:
+            self.loss = losses_mod.get(loss)
+            self._metric_specs = list(metrics or [])
+            self._compiled_metrics = [metrics_mod.get(m, self.loss) for m in self._metric_specs]
         # as in Keras: ``metrics`` ignore sample_weight, ``weighted_metrics`` use it
         names = {m.name for m in self._compiled_metrics}
         self._weighted_metrics = []
@@ -111,17 +134,11 @@ class TrainingMixin:
     # ---- one step
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
         """The compiled loss averaged over the batch, plus every loss in ``self.losses``."""
-        if self.loss is None:
-            main = None
-        elif isinstance(self.loss, losses_mod.Loss):
-            main = self.loss(y, y_pred, sample_weight=sample_weight)
+        outputs = self.__dict__.get("_outputs_compiled")
+        if outputs is not None:
+            main = outputs.total(_one_loss, y, y_pred, sample_weight)
         else:
-            if isinstance(y, tf.Tensor) and y_pred.dtype.is_floating and y.dtype != y_pred.dtype:
-                y = tf.cast(y, y_pred.dtype)  # as Keras's loss wrapper: integer labels meet float predictions
-            per_instance = self.loss(y, y_pred)
-            if sample_weight is not None:
-                per_instance = per_instance * tf.cast(tf.convert_to_tensor(sample_weight), per_instance.dtype)
-            main = tf.reduce_mean(per_instance)
+            main = _one_loss(self.loss, y, y_pred, sample_weight)
         terms = ([main] if main is not None else []) + self.losses
         if not terms:
             raise ValueError("No loss to compute: compile(loss=...) or add_loss in the model")
@@ -134,16 +151,19 @@ class TrainingMixin:
         variables = self.trainable_variables
         grads = tape.gradient(loss, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
-        return self._update_metrics(loss, y, y_pred, sample_weight, len(x))
+        return self._update_metrics(loss, y, y_pred, sample_weight, _multi_output.batch_size(x))
 
     def test_step(self, x, y, sample_weight=None):
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
-        return self._update_metrics(loss, y, y_pred, sample_weight, len(x))
+        return self._update_metrics(loss, y, y_pred, sample_weight, _multi_output.batch_size(x))
 
     def _update_metrics(self, loss, y, y_pred, sample_weight, batch):
         self._loss_tracker.update_state(loss, sample_weight=batch)
-        for m in self._compiled_metrics:
+        outputs = self.__dict__.get("_outputs_compiled")
+        if outputs is not None:
+            outputs.update(y, y_pred, batch)
+        for m in self._compiled_metrics if outputs is None else ():
             m.update_state(y, y_pred)
         for m in self._weighted_metrics:
             m.update_state(y, y_pred, sample_weight=sample_weight)
@@ -159,9 +179,9 @@ class TrainingMixin:
             step = traced
         # tensors, as Keras gives train_step (and they take the Function's C++ cache lookup); float
         # targets in the model's float type
-        x, y, sample_weight = (tf.convert_to_tensor(v) if isinstance(v, np.ndarray) else v
-                               for v in (x, y, sample_weight))
-        y = _as_float(y, self.dtype)
+        x, y, sample_weight = (_multi_output.nest_map(
+            lambda v: tf.convert_to_tensor(v) if isinstance(v, np.ndarray) else v, v) for v in (x, y, sample_weight))
+        y = _multi_output.nest_map(lambda v: _as_float(v, self.dtype), y)
         return {k: float(v) for k, v in step(x, y, sample_weight).items()}
 
     # ---- loops
@@ -244,14 +264,19 @@ class TrainingMixin:
         sw = _as_array(sample_weight, "fit")
         if x is None or y is None:
             raise ValueError("fit: x and y must be given (or x as a tf.data.Dataset)")
-        if len(x) != len(y):
-            raise ValueError(f"fit: x has {len(x)} samples but y has {len(y)}")
+        n_x, n_y = _multi_output.batch_size(x), _multi_output.batch_size(y)
+        if n_x != n_y:
+            raise ValueError(f"fit: x has {n_x} samples but y has {n_y}")
         if validation_split and validation_data is None:
-            cut = int(len(x) * (1.0 - validation_split))
-            validation_data = (x[cut:], y[cut:]) + ((sw[cut:],) if sw is not None else ())
-            x, y = x[:cut], y[:cut]
+            cut = int(n_x * (1.0 - validation_split))
+            head, tail = slice(None, cut), slice(cut, None)
+            validation_data = (_multi_output.take(x, tail), _multi_output.take(y, tail)) + (
+                (sw[cut:],) if sw is not None else ())
+            x, y = _multi_output.take(x, head), _multi_output.take(y, head)
             sw = sw[:cut] if sw is not None else None
         if class_weight is not None:
+            if _multi_output.is_structure(y):
+                raise ValueError("fit: class_weight is not supported for a model with several outputs")
             cw = _class_weights(y, class_weight)
             sw = cw if sw is None else sw * cw
         return data_adapter.ArrayBatches(x, y, sw, batch_size or 32, shuffle), validation_data
@@ -265,8 +290,9 @@ class TrainingMixin:
         else:
             x, y = _as_array(x, "evaluate"), _as_array(y, "evaluate")
             sw = _as_array(sample_weight, "evaluate")
-            if len(x) != len(y):
-                raise ValueError(f"evaluate: x has {len(x)} samples but y has {len(y)}")
+            n, n_y = _multi_output.batch_size(x), _multi_output.batch_size(y)
+            if n != n_y:
+                raise ValueError(f"evaluate: x has {n} samples but y has {n_y}")
             batches = data_adapter.ArrayBatches(x, y, sw, batch_size or 32)
         verbose = 1 if verbose == "auto" else verbose
         bar = Progbar(batches.steps, verbose=verbose, stateful_metrics=self.metrics_names)
@@ -290,9 +316,15 @@ class TrainingMixin:
         bar = Progbar(batches.steps, verbose=verbose)
         outs = []
         for step, (bx, _, _) in enumerate(batches.epoch()):
-            outs.append(np.asarray(self(bx, training=False).numpy()))
+            outs.append(self(bx, training=False))
             bar.update(step + 1)
-        return np.concatenate(outs, axis=0) if outs else np.zeros((0,))
+        if not outs:
+            return np.zeros((0,))
+        if isinstance(outs[0], (list, tuple, dict)):  # several outputs: each concatenated over the batches
+            keys = list(outs[0]) if isinstance(outs[0], dict) else range(len(outs[0]))
+            joined = [np.concatenate([np.asarray(o[k].numpy()) for o in outs], axis=0) for k in keys]
+            return dict(zip(keys, joined)) if isinstance(outs[0], dict) else joined
+        return np.concatenate([np.asarray(o.numpy()) for o in outs], axis=0)
 
     def predict_on_batch(self, x):
         return np.asarray(self(x, training=False).numpy())

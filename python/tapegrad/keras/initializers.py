@@ -194,6 +194,9 @@ _BY_NAME = {"zeros": Zeros, "ones": Ones, "constant": Constant, "random_normal":
             "variance_scaling": VarianceScaling, "glorot_uniform": GlorotUniform, "glorot_normal": GlorotNormal,
             "he_normal": HeNormal, "he_uniform": HeUniform, "lecun_normal": LecunNormal,
             "lecun_uniform": LecunUniform, "orthogonal": Orthogonal, "identity": Identity}
+# the other names Keras accepts for the same classes
+_BY_NAME.update({"uniform": RandomUniform, "normal": RandomNormal, "one": Ones, "zero": Zeros,
+                 "OrthogonalInitializer": Orthogonal, "IdentityInitializer": Identity})
 
 
 def get(identifier):

@@ -326,3 +326,15 @@ def get(identifier, loss=None):
     if callable(identifier):
         return MeanMetricWrapper(identifier, name=getattr(identifier, "__name__", None))
     raise TypeError(f"Could not interpret metric identifier: {identifier!r}")
+
+
+from tapegrad.keras._metrics_confusion import (AUC, MeanIoU, Precision, Recall, SparseTopKCategoricalAccuracy,  # noqa: E402
+                                               TopKCategoricalAccuracy, sparse_top_k_categorical_accuracy,
+                                               top_k_categorical_accuracy)
+
+__all__ += ["Precision", "Recall", "AUC", "MeanIoU", "TopKCategoricalAccuracy", "SparseTopKCategoricalAccuracy",
+            "top_k_categorical_accuracy", "sparse_top_k_categorical_accuracy"]
+_BY_NAME.update({"precision": (Precision, "precision"), "recall": (Recall, "recall"), "auc": (AUC, "auc"),
+                 "top_k_categorical_accuracy": (TopKCategoricalAccuracy, "top_k_categorical_accuracy"),
+                 "sparse_top_k_categorical_accuracy": (SparseTopKCategoricalAccuracy,
+                                                       "sparse_top_k_categorical_accuracy")})

@@ -3,7 +3,7 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad.keras import _saving
+from tapegrad.keras import _functional, _saving
 from tapegrad.keras.saving import _model_file
 from tapegrad.keras.saving._serialization import deserialize_keras_object, serialize_keras_object
 from tapegrad.keras._training import TrainingMixin
@@ -11,13 +11,17 @@ from tapegrad.keras.layers import base as _base
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.layers.core import InputLayer, KerasInput
 
-__all__ = ["Model", "Sequential", "clone_model", "save_model", "load_model"]
+__all__ = ["Model", "Functional", "Sequential", "clone_model", "save_model", "load_model"]
 
 save_model, load_model = _model_file.save_model, _model_file.load_model
 
 
 class Model(TrainingMixin, Layer):
-    """A layer with training: subclass it, create layers in ``__init__`` and use them in ``call``.
+    """A layer with training: ``Model(inputs, outputs)`` over Keras tensors (the functional API, see
+    Functional), or subclass it, create layers in ``__init__`` and use them in ``call``.
+
+    >>> x = keras.Input((3,))
+    >>> model = keras.Model(x, keras.layers.Dense(1)(x))
 
     >>> class Net(keras.Model):
     ...     def __init__(self):
@@ -28,12 +32,63 @@ class Model(TrainingMixin, Layer):
     ...         return self.out(self.hidden(inputs))
     """
 
+    def __new__(cls, *args, **kwargs):
+        if cls is Model and (args or "inputs" in kwargs or "outputs" in kwargs):
+            cls = Functional  # Model(inputs, outputs) is a functional model, as in Keras
+        return super().__new__(cls, *args, **kwargs)
+
     def __init__(self, *args, **kwargs):
-        if args or "inputs" in kwargs or "outputs" in kwargs:
-            raise NotImplementedError("The functional API (Model(inputs, outputs)) is not supported; "
-                                      "use Sequential or subclass Model")
+        graph = args or "inputs" in kwargs or "outputs" in kwargs
+        if graph:
+            names = ("inputs", "outputs", "name", "trainable")
+            kwargs = {**dict(zip(names, args)), **kwargs}
+            inputs, outputs = kwargs.pop("inputs", None), kwargs.pop("outputs", None)
         super().__init__(**kwargs)
         self._init_training()
+        self._graph = None
+        if graph:
+            self._graph = _functional.Graph(self, inputs, outputs)
+            self._layers = self._graph.layers
+            _base._STRUCTURE[0] += 1
+            self.built = True
+
+    def __call__(self, inputs, *args, **kwargs):
+        graph = self.__dict__.get("_graph")
+        if graph is not None and not _functional.is_symbolic(inputs):
+            inputs = graph.convert_inputs(inputs)
+        return Layer.__call__(self, inputs, *args, **kwargs)
+
+    def call(self, inputs, training=None, mask=None):
+        if self._graph is None:
+            raise NotImplementedError(f"{type(self).__name__}: a Model subclass must define call(), or pass "
+                                      "inputs= and outputs= to Model.__init__")
+        return self._graph.run(inputs)
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        if "input_layers" in config and "layers" in config:  # a functional model's config
+            return Functional.from_config.__func__(Functional if cls is Model else cls, config, custom_objects)
+        return super().from_config(config)
+
+    def _graph_part(self, what):
+        if what in self.__dict__:  # a subclass's own attribute of that name
+            return self.__dict__[what]
+        graph = self._symbolic_graph()
+        if graph is None:
+            raise AttributeError(f"{self.name}: a model has {what} only when built by the functional API "
+                                 "(Model(inputs, outputs)) or, for a Sequential, from a known input shape")
+        return getattr(graph, {"input": "input_structure", "output": "output_structure"}.get(what, what))
+
+    def _symbolic_graph(self):
+        return self.__dict__.get("_graph")
+
+    def _set_own(self, what, value):
+        self.__dict__[what] = value
+
+    inputs = property(lambda self: self._graph_part("inputs"), lambda self, v: self._set_own("inputs", v))
+    outputs = property(lambda self: self._graph_part("outputs"), lambda self, v: self._set_own("outputs", v))
+    input = property(lambda self: self._graph_part("input"), lambda self, v: self._set_own("input", v))
+    output = property(lambda self: self._graph_part("output"), lambda self, v: self._set_own("output", v))
 
     @property
     def layers(self):
@@ -46,6 +101,12 @@ class Model(TrainingMixin, Layer):
             if layer.name == name:
                 return layer
         raise ValueError(f"No such layer: {name}. Existing layers are: {[l.name for l in self.layers]}")
+
+    def _checkpoint_children(self):
+        """A functional model's layers are "layer-<i>" in a checkpoint, as in TF-Keras (the InputLayers first)."""
+        graph = self.__dict__.get("_graph")
+        extra = [] if graph is None else [(f"layer-{i}", layer) for i, layer in enumerate(graph.layers)]
+        return super()._checkpoint_children() + extra
 
     def compile(self, *args, **kwargs):
         super().compile(*args, **kwargs)
@@ -81,22 +142,62 @@ class Model(TrainingMixin, Layer):
         _saving.load_weights(self, filepath)
 
     def summary(self, line_length=None, positions=None, print_fn=None, **kwargs):
-        """Prints one row per layer (name, type, output shape, parameter count) and the totals."""
+        """Prints one row per layer (name, type, output shape, parameter count; for a functional model
+        also the layers each is connected to) and the totals."""
         print_fn = print_fn or print
-        rows = [("Layer (type)", "Output Shape", "Param #")]
-        for layer in self.layers:
-            shape = layer._output_shape if layer._output_shape is not None else "?"
-            rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{layer.count_params():,}"))
-        widths = [max(len(r[i]) for r in rows) + 2 for i in range(3)]
+        graph = self.__dict__.get("_graph")
+        if graph is not None:
+            rows = [("Layer (type)", "Output Shape", "Param #", "Connected to")] + graph.summary_rows()
+        else:
+            rows = [("Layer (type)", "Output Shape", "Param #")]
+            for layer in self.layers:
+                shape = layer._output_shape if layer._output_shape is not None else "?"
+                rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{layer.count_params():,}"))
+        cols = len(rows[0])
+        widths = [max(len(r[i]) for r in rows) + 2 for i in range(cols)]
         line = "─" * sum(widths)
-        fmt = lambda r: r[0].ljust(widths[0]) + r[1].ljust(widths[1]) + r[2].rjust(widths[2])  # noqa: E731
-        count = lambda ws: int(sum(np.prod(w.shape) for w in ws))  # noqa: E731
+        fmt = lambda r: (r[0].ljust(widths[0]) + r[1].ljust(widths[1]) + r[2].rjust(widths[2]) +  # noqa: E731
+                         ("  " + r[3] if cols > 3 else ""))
         out = [f'Model: "{self.name}"', line, fmt(rows[0]), line] + [fmt(r) for r in rows[1:]] + [line]
-        out += [f" Total params: {count(self.weights):,}",
-                f" Trainable params: {count(self.trainable_weights):,}",
-                f" Non-trainable params: {count(self.non_trainable_weights):,}", line]
+        out += [f" Total params: {_params(self.weights)}",
+                f" Trainable params: {_params(self.trainable_weights)}",
+                f" Non-trainable params: {_params(self.non_trainable_weights)}", line]
         for text in out:
             print_fn(text)
+
+
+def _params(weights):
+    """"1,234 (4.82 KB)": the number of values and their size in memory, as Keras 3's summary writes it."""
+    count = int(sum(np.prod(w.shape) for w in weights))
+    size = float(sum(np.prod(w.shape) * w.dtype.as_numpy_dtype().itemsize for w in weights))
+    unit = 0
+    while size >= 1024 and unit < 5:
+        size, unit = size / 1024, unit + 1
+    return f"{count:,} ({size:.2f} {('B', 'KB', 'MB', 'GB', 'TB', 'PB')[unit]})"
+
+
+class Functional(Model):
+    """A model made by ``Model(inputs, outputs)``: a graph of layers called on ``keras.Input`` tensors
+    (Note [Functional graphs] in _functional.py)."""
+
+    def __init__(self, inputs, outputs, name=None, trainable=True, **kwargs):
+        super().__init__(inputs=inputs, outputs=outputs, name=name, trainable=trainable, **kwargs)
+
+    def get_config(self):
+        """{"name", "trainable", "layers": [each layer serialized with its "inbound_nodes"], "input_layers",
+        "output_layers"} as Keras 3 writes it."""
+        return {"name": self.name, "trainable": self.trainable, **self._graph.get_config()}
+
+    @classmethod
+    def from_config(cls, config, custom_objects=None):
+        inputs, outputs = _functional.Graph.from_config(config, custom_objects)
+        return cls(inputs=inputs, outputs=outputs, name=config.get("name"), trainable=config.get("trainable", True))
+
+    def _saved_build_shape(self):
+        return None  # a functional model is built when it is made
+
+    def _build_from_shape(self, input_shape):
+        pass
 
 
 class Sequential(Model):
@@ -118,6 +219,8 @@ class Sequential(Model):
         self._maybe_build_from_shape()
 
     def add(self, layer, rebuild=True):
+        if isinstance(layer, _functional.KerasTensor):
+            layer = layer._node.layer if isinstance(layer._node.layer, InputLayer) else layer
         if isinstance(layer, KerasInput):
             layer = InputLayer(shape=layer.shape[1:], batch_size=layer.shape[0], dtype=layer.dtype)
         if not isinstance(layer, Layer):
@@ -156,6 +259,23 @@ class Sequential(Model):
 
     def _flat_layers(self):
         return self._stack()
+
+    def _symbolic_graph(self):
+        """The layers called on ``keras.Input(input shape)``, made on first use of inputs/outputs (for
+        ``keras.Model(seq.inputs, seq.layers[i].output)``); None while the input shape is unknown."""
+        cache = self.__dict__.get("_symbolic_cache")
+        if cache is not None and cache[0] == _base._STRUCTURE[0]:
+            return cache[1]
+        if self._input_shape is None or not self.layers:
+            return None
+        dtype = self._layers[0].dtype
+        x = _functional.Input(batch_shape=self._input_shape, dtype=dtype)
+        y = x
+        for layer in self._stack():
+            y = layer(y)
+        graph = _functional.Graph(self, x, y)
+        object.__setattr__(self, "_symbolic_cache", (_base._STRUCTURE[0], graph))
+        return graph
 
     def _checkpoint_children(self):
         return super()._checkpoint_children() + [(f"layer-{i}", layer) for i, layer in enumerate(self.layers)]
@@ -202,5 +322,11 @@ class Sequential(Model):
         return cls(layers=layers, **{k: v for k, v in config.items() if k in ("name", "trainable")})
 
 
-def clone_model(model):
-    raise NotImplementedError("clone_model is not supported; build a new model with the same layers")
+def clone_model(model, input_tensors=None, clone_function=None, call_function=None, recursive=False, **kwargs):
+    """A new model of the same architecture with new weights (its config rebuilt, as Keras 3 does)."""
+    if input_tensors is not None or clone_function is not None or call_function is not None:
+        raise tf.errors.UnimplementedError(None, None, "clone_model: input_tensors, clone_function and "
+                                           "call_function are not supported")
+    if not isinstance(model, Model):
+        raise ValueError(f"clone_model: expected a keras Model, got {type(model).__name__}")
+    return deserialize_keras_object(serialize_keras_object(model))

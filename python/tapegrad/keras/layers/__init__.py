@@ -1,8 +1,17 @@
 """keras.layers: the layer classes."""
 from tapegrad.keras.layers.base import InputSpec, Layer
-from tapegrad.keras.layers.core import Activation, Dense, Flatten, Input, InputLayer, KerasInput
+from tapegrad.keras.layers.core import Activation, Dense, Flatten, InputLayer, KerasInput
 from tapegrad.keras.layers.dropout import Dropout
-from tapegrad.keras.layers.normalization import BatchNormalization
+from tapegrad.keras.layers.normalization import BatchNormalization, GroupNormalization, LayerNormalization
+from tapegrad.keras.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from tapegrad.keras.layers.axes import Permute, RepeatVector
+from tapegrad.keras.layers.embedding import Embedding
+from tapegrad.keras.layers.lambda_layer import Lambda
+from tapegrad.keras.layers.merge import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
+from tapegrad.keras.layers.wrappers import TimeDistributed
 
 __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer", "Input", "Dropout",
-           "BatchNormalization"]
+           "BatchNormalization", "LayerNormalization", "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Permute",
+           "RepeatVector", "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
+           "Concatenate", "Dot", "TimeDistributed"]
+from tapegrad.keras._functional import Input, KerasTensor  # noqa: E402 -- needs InputLayer

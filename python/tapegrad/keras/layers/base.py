@@ -27,6 +27,7 @@ _NAME_COUNTS = {}
 # flattened weight lists each layer caches are valid while it is unchanged. See Note [Weight caches].
 _STRUCTURE = [0]
 _CONTEXT = []  # stack of the training flags (bool or None) of the calls in progress; Note [Training propagation]
+_SYMBOLIC = []  # (is_symbolic, call_symbolic) from keras/_functional.py: a call on Keras tensors records a node
 _set = object.__setattr__  # bypasses Layer.__setattr__ for private bookkeeping on the call path
 
 
@@ -64,6 +65,10 @@ def _to_input(x, dtype):
         return tf.cast(x, dtype) if x.dtype.is_floating and x.dtype != dtype else x
     if isinstance(x, (list, tuple)) and x and isinstance(x[0], tf.Tensor):
         return type(x)(x)
+    if isinstance(x, (list, tuple)) and x and isinstance(x[0], np.ndarray):  # a merge layer's list of arrays
+        return type(x)(_to_input(v, dtype) for v in x)
+    if isinstance(x, dict):  # a functional model's named inputs, converted by the model
+        return x
     arr = np.asarray(x)
     if arr.dtype.kind == "f" and dtype is not None and arr.dtype != np.dtype(dtype.as_numpy_dtype):
         arr = arr.astype(dtype.as_numpy_dtype)
@@ -283,6 +288,8 @@ class Layer(tf.Module, AutoConfig):
         self.built = True
 
     def __call__(self, inputs, *args, training=None, **kwargs):
+        if type(inputs) is not _Tensor and _SYMBOLIC and _SYMBOLIC[0](inputs):  # Note [Functional graphs]
+            return _SYMBOLIC[1](self, (inputs,) + args, {**kwargs, "training": training})
         context = _CONTEXT
         if context:
             if training is None:
@@ -306,6 +313,37 @@ class Layer(tf.Module, AutoConfig):
                 _set(self, "_last_out_shape", shape)
                 _set(self, "_output_shape", (None,) + tuple(shape[1:]) if shape else ())
         return out
+
+    # ---- the functional API (Note [Functional graphs] in keras/_functional.py)
+    def _first_node(self, what):
+        nodes = self.__dict__.get("_inbound_nodes")
+        if not nodes:
+            raise AttributeError(f"The layer {self.name} has never been called on Keras tensors and thus has no "
+                                 f"defined {what}.")
+        return nodes[0]
+
+    @property
+    def input(self):
+        """The Keras tensor(s) of the layer's first call on Keras tensors."""
+        if "input" in self.__dict__:  # a subclass's own attribute of that name
+            return self.__dict__["input"]
+        args = self._first_node("input").args
+        return args[0] if args else self.output
+
+    @input.setter
+    def input(self, value):
+        self.__dict__["input"] = value
+
+    @property
+    def output(self):
+        """The Keras tensor(s) the layer's first call on Keras tensors returned."""
+        if "output" in self.__dict__:
+            return self.__dict__["output"]
+        return self._first_node("output").outputs
+
+    @output.setter
+    def output(self, value):
+        self.__dict__["output"] = value
 
     @property
     def output_shape(self):

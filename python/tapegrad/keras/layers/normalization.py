@@ -5,7 +5,7 @@ import tapegrad as tf
 from tapegrad.keras import constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
-__all__ = ["BatchNormalization"]
+__all__ = ["BatchNormalization", "LayerNormalization", "GroupNormalization"]
 
 
 class BatchNormalization(Layer):
@@ -68,3 +68,98 @@ class BatchNormalization(Layer):
         """moving = moving * momentum + batch * (1 - momentum), outside any tape."""
         batch = tf.cast(tf.reshape(tf.stop_gradient(batch), [-1]), moving.dtype)
         moving.assign(moving * self.momentum + batch * (1.0 - self.momentum))
+
+
+class LayerNormalization(Layer):
+    """outputs = gamma (x - mean) / sqrt(var + epsilon) + beta, statistics per example over ``axis``
+    (the last axis by default); gamma and beta have the shape of those axes."""
+
+    def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
+        self.epsilon, self.center, self.scale, self.rms_scaling = epsilon, center, scale, rms_scaling
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer, self.gamma_regularizer = regularizers.get(beta_regularizer), regularizers.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = constraints.get(beta_constraint), constraints.get(gamma_constraint)
+
+    def build(self, input_shape):
+        ndim = len(input_shape)
+        axes = self.axis if isinstance(self.axis, list) else [self.axis]
+        if not all(-ndim <= a < ndim for a in axes) or any(input_shape[a] is None for a in axes):
+            raise ValueError(f"{self.name} (LayerNormalization): axis {self.axis} is invalid or unknown for input "
+                             f"shape {tuple(input_shape)}")
+        self._axes = sorted(a % ndim for a in axes)
+        shape = [input_shape[a] for a in self._axes]
+        self._bshape = [input_shape[a] if a in self._axes else 1 for a in range(ndim)]
+        self.gamma = self.add_weight(shape=shape, initializer=self.gamma_initializer, regularizer=self.gamma_regularizer,
+                                     constraint=self.gamma_constraint, name="gamma") if self.scale else None
+        self.beta = self.add_weight(shape=shape, initializer=self.beta_initializer, regularizer=self.beta_regularizer,
+                                    constraint=self.beta_constraint, name="beta") if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        if self.rms_scaling:
+            out = inputs * tf.math.rsqrt(tf.reduce_mean(tf.square(inputs), axis=self._axes, keepdims=True) + self.epsilon)
+            return out * tf.reshape(self.gamma, self._bshape) if self.gamma is not None else out
+        mean = tf.reduce_mean(inputs, axis=self._axes, keepdims=True)
+        centered = inputs - mean
+        var = tf.reduce_mean(tf.square(centered), axis=self._axes, keepdims=True)
+        out = centered * tf.math.rsqrt(var + self.epsilon)
+        if self.gamma is not None:
+            out = out * tf.reshape(self.gamma, self._bshape)
+        if self.beta is not None:
+            out = out + tf.reshape(self.beta, self._bshape)
+        return out
+
+
+class GroupNormalization(Layer):
+    """The channels (``axis``) split into ``groups``; each example is normalized over each group's
+    channels and every other non-batch axis, then scaled by gamma and shifted by beta per channel."""
+
+    def __init__(self, groups=32, axis=-1, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
+                 gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
+                 gamma_constraint=None, **kwargs):
+        super().__init__(**kwargs)
+        self.groups, self.axis, self.epsilon, self.center, self.scale = groups, axis, epsilon, center, scale
+        self.beta_initializer = initializers.get(beta_initializer)
+        self.gamma_initializer = initializers.get(gamma_initializer)
+        self.beta_regularizer, self.gamma_regularizer = regularizers.get(beta_regularizer), regularizers.get(gamma_regularizer)
+        self.beta_constraint, self.gamma_constraint = constraints.get(beta_constraint), constraints.get(gamma_constraint)
+
+    def build(self, input_shape):
+        ndim = len(input_shape)
+        if not -ndim <= self.axis < ndim or self.axis % ndim == 0 or input_shape[self.axis] is None:
+            raise ValueError(f"{self.name} (GroupNormalization): axis {self.axis} is invalid or unknown for input "
+                             f"shape {tuple(input_shape)}")
+        channels = input_shape[self.axis]
+        if self.groups <= 0 or channels % self.groups:
+            raise ValueError(f"{self.name} (GroupNormalization): the number of channels ({channels}) must be a "
+                             f"multiple of groups ({self.groups}); input shape {tuple(input_shape)}")
+        self._axis = self.axis % ndim
+        self.gamma = self.add_weight(shape=(channels,), initializer=self.gamma_initializer,
+                                     regularizer=self.gamma_regularizer, constraint=self.gamma_constraint,
+                                     name="gamma") if self.scale else None
+        self.beta = self.add_weight(shape=(channels,), initializer=self.beta_initializer,
+                                    regularizer=self.beta_regularizer, constraint=self.beta_constraint,
+                                    name="beta") if self.center else None
+        self.built = True
+
+    def call(self, inputs):
+        shape = list(inputs.shape)
+        ndim, axis, channels = len(shape), self._axis, shape[self._axis]
+        # [..., C, ...] -> [..., G, C/G, ...]; statistics over every axis but the batch and the group
+        grouped = tf.reshape(inputs, shape[:axis] + [self.groups, channels // self.groups] + shape[axis + 1:])
+        reduce = [a for a in range(1, ndim + 1) if a != axis]
+        mean = tf.reduce_mean(grouped, axis=reduce, keepdims=True)
+        centered = grouped - mean
+        var = tf.reduce_mean(tf.square(centered), axis=reduce, keepdims=True)
+        out = tf.reshape(centered * tf.math.rsqrt(var + self.epsilon), shape)
+        bshape = [channels if a == axis else 1 for a in range(ndim)]
+        if self.gamma is not None:
+            out = out * tf.reshape(self.gamma, bshape)
+        if self.beta is not None:
+            out = out + tf.reshape(self.beta, bshape)
+        return out

@@ -1,0 +1,70 @@
+"""How keras records ops applied to its symbolic tensors (keras.Input): Note [Symbolic dispatch].
+
+Note [Symbolic dispatch]: a functional model's Keras tensors have a shape and dtype but no values. A
+public op called on one is handed to the hook keras registers (which makes the call a layer of the
+model) instead of running:
+  * an op bound in C++ fails to convert the Keras tensor; only then (the success path pays nothing)
+    the binding checks the arguments for the registered type and calls the hook (cpp/bindings/ops.cpp);
+  * a public op written in Python (tf.expand_dims, tf.cast, tf.stack, ...) would convert the argument
+    itself first, so ``install`` wraps those functions in the public namespaces with a check of the
+    arguments (one level into lists) before they run.
+"""
+import functools
+import types
+
+from tapegrad import _core
+
+__all__ = ["register_symbolic_type", "registry_op", "install"]
+
+_STATE = [None, None]  # the registered type, the hook
+
+
+def register_symbolic_type(cls, hook):
+    """hook(op, args, kwargs) runs in place of a public op called with an instance of ``cls`` among its
+    arguments (or in a list argument)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_symbolic_type: expected a class, got {type(cls).__name__}")
+    _core._set_symbolic_dispatch(cls, hook)
+    _STATE[:] = [cls, hook]
+
+
+def registry_op(name):
+    """The internal handle of registry op ``name`` (inputs positional, attributes by keyword)."""
+    return _core.op(str(name))
+
+
+def _holds(values, cls):
+    for v in values:  # type identity, not isinstance: this runs at every call of the op
+        t = type(v)
+        if t is cls:
+            return True
+        if t is list or t is tuple:
+            for item in v:
+                if type(item) is cls:
+                    return True
+    return False
+
+
+def _dispatching(fn):
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        cls = _STATE[0]
+        if cls is not None and (_holds(args, cls) or kwargs and _holds(kwargs.values(), cls)):
+            return _STATE[1](op, args, kwargs)
+        return fn(*args, **kwargs)
+    # errors name the public function from the outermost frame in the package: this one, so it takes fn's name
+    op.__code__ = op.__code__.replace(co_name=fn.__name__)
+    return op
+
+
+def install(namespaces, modules, names=()):
+    """Wraps every public Python function of ``namespaces`` defined in one of ``modules`` (module name
+    prefixes), or named in ``names``, with the same wrapper wherever a function is exported."""
+    wrapped = {}
+    for space in namespaces:
+        for name in [n for n in vars(space) if not n.startswith("_")]:
+            fn = getattr(space, name, None)
+            if isinstance(fn, types.FunctionType) and (fn.__module__.startswith(modules) or name in names):
+                if id(fn) not in wrapped:
+                    wrapped[id(fn)] = _dispatching(fn)
+                setattr(space, name, wrapped[id(fn)])
