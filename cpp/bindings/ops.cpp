@@ -130,7 +130,13 @@ void convert_arg(const Signature& s, const ArgSpec& a, py::handle v, int hint, T
       attrs.set(key, v.cast<std::string>());
       break;
     case ArgKind::DType: {
-      py::object d = py::module_::import("tapegrad.dtypes").attr("as_dtype")(v);
+      py::object d;
+      try {
+        d = py::module_::import("tapegrad.dtypes").attr("as_dtype")(v);
+      } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
+        arg_error(true, s, a, cat("must be a dtype (float32, float64, int32, int64, bool), got ", describe(v)));
+      }
       attrs.set(key, d.attr("code").cast<int64_t>());
       break;
     }
@@ -306,18 +312,23 @@ void bind_ops(py::module_& m) {
           if (i != flat.size()) throw py::value_error("nest: more values given than the structure has leaves");
           return r;
         });
-  m.def("_convert_arg", [](py::handle v, const std::string& kind, const std::string& fn, const std::string& arg) {
-          // The doorway's conversion of one attribute argument, for ops composed in Python.
-          const Signature s = parse_signature(fn, arg + ":" + kind);
+  m.def("_convert_arg", [](py::handle v, const std::string& kind, const std::string& fn, const std::string& arg,
+                           int dtype_hint) {
+          // The doorway's conversion of one argument, for ops composed in Python.
+          Signature s;
+          s.fn = fn;
+          s.args.push_back(ArgSpec{arg, arg, arg_kind_of(kind, fn)});
+          const ArgSpec& a = s.args[0];
+          if (v.is_none() && !is_input_kind(a.kind) && a.kind != ArgKind::DType) arg_error(false, s, a, "must not be None");
           Tensors x;
           Attrs attrs;
-          convert_arg(s, s.args[0], v, -1, x, attrs);
-          if (s.args[0].kind == ArgKind::Tensor) return py::cast(x.at(0));
-          if (s.args[0].kind == ArgKind::Tensors) return py::cast(x);
+          convert_arg(s, a, v, dtype_hint, x, attrs);
+          if (a.kind == ArgKind::Tensor) return py::cast(x.at(0));
+          if (a.kind == ArgKind::Tensors) return py::cast(x);
           return std::visit([](auto& val) { return py::cast(val); }, attrs.items.at(0).second);
-        }, py::arg("value"), py::arg("kind"), py::arg("fn"), py::arg("arg"),
-        "_convert_arg(value, kind, fn, arg): converts one argument as a public op's signature would "
-        "(Note [Op signatures]), raising errors that name fn and arg.");
+        }, py::arg("value"), py::arg("kind"), py::arg("fn"), py::arg("arg"), py::arg("dtype_hint") = -1,
+        "_convert_arg(value, kind, fn, arg, dtype_hint=-1): converts one argument as a public op's signature "
+        "would (Note [Op signatures]), raising errors that name fn and arg.");
   m.def("fusable_ops", &graph::fusable_ops, "Registry ops that tf.function's fusion pass can fuse.");
   m.def("registered_ops", &registered_ops, "Names of every op in the C++ registry.");
   m.def("is_differentiable", [](const std::string& n) { return op_def(n.c_str()).differentiable; });

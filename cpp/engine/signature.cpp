@@ -45,11 +45,7 @@ ArgSpec parse_arg(const std::string& item, const std::string& fn) {
   size_t colon = rest.find(':');
   a.name = trim(rest.substr(0, colon));
   if (colon != std::string::npos) {
-    std::string kind = trim(rest.substr(colon + 1));
-    bool found = false;
-    for (const KindName& k : kKinds)
-      if (kind == k.name) { a.kind = k.kind; found = true; }
-    if (!found) throw InvalidArgument(cat("signature of ", fn, ": unknown argument kind '", kind, "'"));
+    a.kind = arg_kind_of(trim(rest.substr(colon + 1)), fn);
   }
   if (a.name.empty()) throw InvalidArgument(cat("signature of ", fn, ": an argument has no name"));
   if (a.attr.empty()) a.attr = a.name;
@@ -63,6 +59,12 @@ const char* arg_kind_name(ArgKind k) {
   for (const KindName& n : kKinds)
     if (n.kind == k) return n.name;
   return "?";
+}
+
+ArgKind arg_kind_of(const std::string& kind, const std::string& fn) {
+  for (const KindName& k : kKinds)
+    if (kind == k.name) return k.kind;
+  throw InvalidArgument(cat("signature of ", fn, ": unknown argument kind '", kind, "'"));
 }
 
 bool is_input_kind(ArgKind k) { return k == ArgKind::Tensor || k == ArgKind::Tensors; }

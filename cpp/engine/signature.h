@@ -35,6 +35,7 @@ struct Signature {
 // Throws InvalidArgument on a malformed text (a bug in the table, found at import).
 Signature parse_signature(const std::string& fn, const std::string& text);
 const char* arg_kind_name(ArgKind k);
+ArgKind arg_kind_of(const std::string& kind, const std::string& fn);  // "ints" -> ArgKind::Ints
 bool is_input_kind(ArgKind k);
 
 }  // namespace tg

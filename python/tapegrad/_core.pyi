@@ -299,9 +299,9 @@ def _bind_op(name: str, **kwargs) -> _BoundOp:
     """
 def _check_numerics_enabled() -> bool:
     ...
-def _convert_arg(value: typing.Any, kind: str, fn: str, arg: str) -> typing.Any:
+def _convert_arg(value: typing.Any, kind: str, fn: str, arg: str, dtype_hint: typing.SupportsInt | typing.SupportsIndex = -1) -> typing.Any:
     """
-    _convert_arg(value, kind, fn, arg): converts one argument as a public op's signature would (Note [Op signatures]), raising errors that name fn and arg.
+    _convert_arg(value, kind, fn, arg, dtype_hint=-1): converts one argument as a public op's signature would (Note [Op signatures]), raising errors that name fn and arg.
     """
 def _describe_traced(arg0: Tensor) -> str:
     ...

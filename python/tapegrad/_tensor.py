@@ -5,6 +5,7 @@ import sys as _sys
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
+from tapegrad._ops._wrap import convert_arg
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
@@ -266,11 +267,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     try:
         if dtype is None and dtype_hint is None:  # the common call (keras converts every batch so)
             return _core.convert(value, -1)
-        dt = _dtype_of(dtype)
-        if dt is not None:
-            return _core.convert(value, dt.code)
-        hint = _dtype_of(dtype_hint)
-        if hint is not None and not isinstance(value, Tensor):
+        if dtype is not None:
+            return _core.convert(value, convert_arg(dtype, "dtype", "convert_to_tensor", "dtype").code)
+        hint = convert_arg(dtype_hint, "dtype", "convert_to_tensor", "dtype_hint")
+        if not isinstance(value, Tensor):
             try:
                 return _core.convert_hint(value, hint.code)
             except _core.InvalidArgumentError:
@@ -286,7 +286,7 @@ _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__)) + _os.sep
 def _naming_public_function(error):
     """``error`` with the name of the public function the user called prefixed (the outermost frame in
     the package: an op written in Python converts its arguments without knowing its own name)."""
-    frame, public = _sys._getframe(2), None
+    frame, public = _sys._getframe(1), None
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         public, frame = frame.f_code.co_name, frame.f_back
     text = str(error)
@@ -311,14 +311,16 @@ def _const_shape(shape):
 
 def constant(value, dtype=None, shape=None, name=None):
     """Creates a tensor from a value; unlike convert_to_tensor it casts to ``dtype`` freely."""
-    dt = _dtype_of(dtype)
+    dt = None if dtype is None else convert_arg(dtype, "dtype", "constant", "dtype")
     if isinstance(value, Tensor):
         t = value if dt is None or value.dtype == dt else cast(value, dt)
-    elif dt is not None:
-        _refuse_lossy_constant(value, dt)
+    elif dt is None:
+        t = _core._convert_arg(value, "tensor", "constant", "value")  # refuses None, strings, objects
+    elif isinstance(value, (np.ndarray, np.generic)):  # cast as NumPy casts
         t = _core.from_numpy(np.asarray(value, dtype=dt.as_numpy_dtype), dt.code)
     else:
-        t = _core.convert(value, -1)
+        _refuse_lossy_constant(value, dt)
+        t = _core._convert_arg(value, "tensor", "constant", "value", dt.code)
     if shape is not None:
         shape = _const_shape(shape)
         if t._size == 1:
@@ -356,7 +358,7 @@ _stop_gradient = _core.op("StopGradient")
 def cast(x, dtype, name=None):
     """Casts to ``dtype``; the gradient flows between float types only."""
     x = convert_to_tensor(x)
-    dt = dtypes.as_dtype(dtype)
+    dt = convert_arg(dtype, "dtype", "cast", "dtype")
     return x if x._dtype == dt.code else _cast(x, dtype=dt.code)
 
 

@@ -1,6 +1,6 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops._wrap import binary, export, unary
+from tapegrad._ops._wrap import binary, convert_arg, export, unary
 from tapegrad._tensor import Tensor, convert_to_tensor
 
 _UNARY = {
@@ -26,16 +26,23 @@ _realdiv = _core.op("RealDiv")
 _select = _core.op("Select")
 
 
+def _divide(x, y, fn):
+    """x / y with Python values converted as TF does (to the other operand's dtype), naming fn."""
+    if not isinstance(x, Tensor):
+        x = convert_arg(x, "tensor", fn, "x", y.dtype if isinstance(y, Tensor) else None)
+    if not isinstance(y, Tensor):
+        y = convert_arg(y, "tensor", fn, "y", x.dtype)
+    return x / y
+
+
 def truediv(x, y, name=None):
     """x / y; integer inputs are divided as float64, as in TF."""
-    if not isinstance(x, Tensor):
-        x = convert_to_tensor(x, dtype_hint=y.dtype if isinstance(y, Tensor) else None)
-    return x / y
+    return _divide(x, y, "truediv")
 
 
 def divide(x, y, name=None):
     """x / y (TF's tf.divide); integer inputs are divided as float64."""
-    return truediv(x, y)
+    return _divide(x, y, "divide")
 
 
 def realdiv(x, y, name=None):
@@ -60,8 +67,10 @@ def where(condition, x=None, y=None, name=None):
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """max(min(t, clip_value_max), clip_value_min), in TF's order (so clip_value_min wins when it
     exceeds clip_value_max); NaN stays NaN; the gradient is zero where t was clipped."""
-    t = convert_to_tensor(t)
-    return globals()["maximum"](globals()["minimum"](t, clip_value_max), clip_value_min)
+    t = convert_arg(t, "tensor", "clip_by_value", "t")
+    hi = convert_arg(clip_value_max, "tensor", "clip_by_value", "clip_value_max", t.dtype)
+    lo = convert_arg(clip_value_min, "tensor", "clip_by_value", "clip_value_min", t.dtype)
+    return globals()["maximum"](globals()["minimum"](t, hi), lo)
 
 
 def logical_xor(x, y, name=None):

@@ -79,7 +79,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation over ``axis``: sqrt(reduce_variance)."""
-    return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), axis, keepdims))
+    return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), _axes(axis, "reduce_std"), keepdims))
 
 
 def safe_sqrt(s):
@@ -100,12 +100,14 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmax(input, axis=_axis(axis, fn="argmax"), output_type=dtypes.as_dtype(output_type).code)
+    return _argmax(input, axis=_axis(axis, fn="argmax"),
+                   output_type=convert_arg(output_type, "dtype", "argmax", "output_type").code)
 
 
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmin(input, axis=_axis(axis, fn="argmin"), output_type=dtypes.as_dtype(output_type).code)
+    return _argmin(input, axis=_axis(axis, fn="argmin"),
+                   output_type=convert_arg(output_type, "dtype", "argmin", "output_type").code)
 
 
 cumsum = public_op("Cumsum", "cumsum", "x, axis:int=0, exclusive:bool=False, reverse:bool=False", """Running sum along ``axis``.
