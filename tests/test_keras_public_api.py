@@ -1,7 +1,7 @@
 """keras is a user of tapegrad's public API: no `_core`, no private module, no private tensor attribute.
 
 An AST scan of every module under python/tapegrad/keras. Flagged:
-  * any mention of `_core` (import, name or attribute) outside the one allowed helper;
+  * any mention of `_core` (import, name or attribute);
   * importing a private tapegrad module (`tapegrad._x`, `from tapegrad import _x`), or reading
     `tf._x` / `tapegrad._x`;
   * `obj._x` (or getattr/hasattr/setattr(obj, "_x")) on anything but self/cls, unless `_x` is
@@ -14,11 +14,6 @@ import pathlib
 import tapegrad as tf
 
 KERAS = pathlib.Path(tf.__file__).parent / "keras"
-
-# (file relative to keras/, enclosing function, the flagged source text) -> why it stays.
-_FUSED = "the optimizers' fused update ops have no public name (Note [Fused optimizer updates])"
-ALLOWED = {("optimizers/base.py", "_fused_update", text): _FUSED
-           for text in ("from tapegrad import _core", "_core", "_core._bind_op")}
 
 _TENSOR_PRIVATE = {n for cls in (tf.Tensor, tf.Variable) for n in dir(cls)
                    if n.startswith("_") and not n.startswith("__")}
@@ -116,16 +111,8 @@ def test_keras_uses_only_the_public_api():
     assert len(sources) > 20  # the scan sees the whole package
     owned = _owned_names(ast.parse(s) for s in sources.values())
     found = [v for path, src in sources.items() for v in violations(src, owned, path)]
-    unexpected = [v for v in found if v[:3] not in ALLOWED]
-    assert not unexpected, "keras reaches below the public API:\n" + "\n".join(
-        f"  {path}:{line} in {fn or '<module>'}: {text}" for path, fn, text, line in unexpected)
-
-
-def test_the_allow_list_is_still_needed():
-    sources = _keras_sources()
-    owned = _owned_names(ast.parse(s) for s in sources.values())
-    used = {v[:3] for path, src in sources.items() for v in violations(src, owned, path)}
-    assert set(ALLOWED) <= used, f"stale allow-list entries: {sorted(set(ALLOWED) - used)}"
+    assert not found, "keras reaches below the public API:\n" + "\n".join(
+        f"  {path}:{line} in {fn or '<module>'}: {text}" for path, fn, text, line in found)
 
 
 def test_the_scan_catches_private_access():

@@ -150,9 +150,10 @@ void bind_signature(const Signature& s, PyObject* const* args, Py_ssize_t nargs,
                     Attrs& attrs) {
   const size_t n = s.args.size();
   PyObject* slot[kMaxArgs] = {};
-  if ((size_t)nargs > n)
-    throw py::type_error(cat(s.fn, "() takes ", n, " positional argument", n == 1 ? "" : "s", " but ", nargs,
-                             " were given"));
+  const size_t max_positional = std::min(n, s.positional);
+  if ((size_t)nargs > max_positional)
+    throw py::type_error(cat(s.fn, "() takes ", max_positional, " positional argument", max_positional == 1 ? "" : "s",
+                             " but ", nargs, " were given"));
   for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
@@ -238,11 +239,14 @@ py::object python_signature(const OpHandle& h) {
   py::object P = inspect.attr("Parameter");
   py::list params;
   auto value = [](const AttrValue& v) { return std::visit([](auto& x) { return py::cast(x); }, v); };
-  for (const ArgSpec& a : h.sig->args) {
+  const bool keyword_only = h.sig->positional < h.sig->args.size();
+  for (size_t j = 0; j < h.sig->args.size(); ++j) {
+    const ArgSpec& a = h.sig->args[j];
     py::object dflt = a.required ? P.attr("empty") : a.has_default ? value(a.fallback) : py::none();
-    params.append(P(a.name, P.attr("POSITIONAL_OR_KEYWORD"), py::arg("default") = dflt));
+    params.append(P(a.name, P.attr(j < h.sig->positional ? "POSITIONAL_OR_KEYWORD" : "KEYWORD_ONLY"),
+                    py::arg("default") = dflt));
   }
-  params.append(P("name", P.attr("POSITIONAL_OR_KEYWORD"), py::arg("default") = py::none()));
+  params.append(P("name", P.attr(keyword_only ? "KEYWORD_ONLY" : "POSITIONAL_OR_KEYWORD"), py::arg("default") = py::none()));
   return inspect.attr("Signature")(params);
 }
 

@@ -76,8 +76,13 @@ Signature parse_signature(const std::string& fn, const std::string& text) {
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
     std::string item = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (!item.empty()) s.args.push_back(parse_arg(item, fn));
-    if (!item.empty() && s.args.back().kind != ArgKind::Tensor) s.only_tensors = false;
+    if (item == "*") {
+      s.positional = s.args.size();
+      s.only_tensors = false;
+    } else if (!item.empty()) {
+      s.args.push_back(parse_arg(item, fn));
+      if (s.args.back().kind != ArgKind::Tensor) s.only_tensors = false;
+    }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
