@@ -4,13 +4,11 @@
 #include <pybind11/numpy.h>
 #include "engine/eager.h"
 #include "engine/registry.h"
+#include "engine/variable.h"
 
 namespace tg {
 
 namespace py = pybind11;
-
-// A variable: a tensor whose value can be assigned in place.
-struct VariableImpl : TensorImpl {};
 
 // The Python type of Tensor (set once the class is bound); subclasses pass the check too.
 extern PyTypeObject* g_tensor_type;
@@ -33,15 +31,20 @@ Attrs to_attrs(py::handle kwargs);
 int default_dtype_of(py::handle obj);
 // Large kernels run without the GIL (releasing it costs ~0.04 us, so not for small ones).
 constexpr int64_t kReleaseGilMin = 1 << 15;
-// Runs an op from Python, without the GIL from kReleaseGilMin elements.
-inline Tensor run_op(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
+// f() on the inputs x, without the GIL from kReleaseGilMin elements.
+template <class F>
+Tensor run_released(const Tensors& x, F f) {
   int64_t n = 0;
   for (auto& t : x) n += t->size;
   if (n >= kReleaseGilMin) {
     py::gil_scoped_release nogil;
-    return apply(op, x, attrs);
+    return f();
   }
-  return apply(op, x, attrs);
-}          // float -> float32, int -> int32, ...
+  return f();
+}
+// Runs an op from Python (without the GIL when large).
+inline Tensor run_op(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
+  return run_released(x, [&] { return apply(op, x, attrs); });
+}
 
 }  // namespace tg

@@ -7,6 +7,7 @@
 #include "engine/signature.h"
 #include "graph/fusion.h"
 #include "kernels/elementwise.h"
+#include "ops/random.h"
 
 namespace tg {
 
@@ -346,6 +347,8 @@ void bind_ops(py::module_& m) {
   m.def("set_isa", [](const std::string& n) {
           set_active_isa(n == "baseline" ? 0 : n == "avx2" ? 1 : n == "avx512" ? 2 : throw InvalidArgument("unknown ISA level " + n));
         });
+  m.def("_set_random_seed", &set_random_seed, py::arg("seed"),
+        "Sets the random ops' global seed and restarts their streams (tf.random.set_seed).");
   m.def("_set_check_numerics", [](bool on) { g_check_numerics = on; });
   m.def("_check_numerics_enabled", [] { return g_check_numerics; });
   m.def("_set_package_dir", [](const std::string& d) { g_package_dir = d; });

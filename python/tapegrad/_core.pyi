@@ -266,12 +266,6 @@ class _FunctionBase:
     @property
     def _memo_size(self) -> int:
         ...
-class _BoundOp:
-    def __call__(self, *args) -> Tensor:
-        ...
-    @property
-    def name(self) -> str:
-        ...
 class _Accumulator:
     def __init__(self) -> None:
         ...
@@ -293,10 +287,6 @@ class _PauseAccumulators:
         ...
     def __init__(self) -> None:
         ...
-def _bind_op(name: str, **kwargs) -> _BoundOp:
-    """
-    The op `name` with these attributes fixed: returns a callable taking the inputs.
-    """
 def _check_numerics_enabled() -> bool:
     ...
 def _convert_arg(value: typing.Any, kind: str, fn: str, arg: str, dtype_hint: typing.SupportsInt | typing.SupportsIndex = -1) -> typing.Any:
