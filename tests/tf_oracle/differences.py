@@ -38,8 +38,6 @@ DIFFERENCES = {
     "fwd:pow:int-int64-empty": (BUG, "integer pow with a negative exponent raises even when the result is "
                                      "empty (TF returns the empty result)"),
     # ---- bugs: errors (TF raises, tapegrad returns or raises another class)
-    "*:divide-float32-mixed": (BUG, "mixed float dtypes raise InvalidArgumentError (TF: TypeError)"),
-    "*:truediv-float32-mixed": (BUG, "mixed float dtypes raise InvalidArgumentError (TF: TypeError)"),
     "*:add_n-*-bad": (BUG, "add_n broadcasts inputs of different shapes (TF: InvalidArgumentError)"),
     "fwd:constant-[fi]*-badshape": (BUG, "constant(value, shape=) with a mismatched size raises "
                                      "InvalidArgumentError from Reshape (TF: TypeError)"),

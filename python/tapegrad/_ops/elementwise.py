@@ -1,7 +1,7 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import binary, convert_arg, export, unary
-from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._tensor import Tensor, cast, convert_to_tensor
 
 _UNARY = {
     "negative": "Neg", "square": "Square", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "exp": "Exp", "log": "Log",
@@ -23,15 +23,27 @@ softplus = unary("Softplus", "softplus", arg="features")
 neg = globals()["negative"]
 mod = globals()["floormod"]
 _realdiv = _core.op("RealDiv")
+_div_no_nan = _core.op("DivNoNan")
+# tf.math only (see tapegrad/math.py): not in __all__, which the top-level namespace takes.
+xlogy = binary("Xlogy", "xlogy", "xlogy(x, y, name=None): x * log(y), 0 where x == 0 (even for a NaN y).")
+xdivy = binary("Xdivy", "xdivy", "xdivy(x, y, name=None): x / y, 0 where x == 0 (even for a NaN y).")
 _select = _core.op("Select")
 
 
-def _divide(x, y, fn):
-    """x / y with Python values converted as TF does (to the other operand's dtype), naming fn."""
+def _operands(x, y, fn):
+    """x and y as tensors of one dtype: a Python value takes the other's dtype; two tensors of different
+    dtypes are a TypeError, as in TF."""
     if not isinstance(x, Tensor):
         x = convert_arg(x, "tensor", fn, "x", y.dtype if isinstance(y, Tensor) else None)
     if not isinstance(y, Tensor):
         y = convert_arg(y, "tensor", fn, "y", x.dtype)
+    if x._dtype != y._dtype:
+        raise TypeError(f"{fn}: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}")
+    return x, y
+
+
+def _divide(x, y, fn):
+    x, y = _operands(x, y, fn)
     return x / y
 
 
@@ -43,6 +55,14 @@ def truediv(x, y, name=None):
 def divide(x, y, name=None):
     """x / y (TF's tf.divide); integer inputs are divided as float64."""
     return _divide(x, y, "divide")
+
+
+def divide_no_nan(x, y, name=None):
+    """x / y, 0 where y == 0 (even for a NaN x); integer inputs are divided as float64, as in TF."""
+    x, y = _operands(x, y, "divide_no_nan")
+    if x.dtype.is_integer:
+        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+    return _div_no_nan(x, y)
 
 
 def realdiv(x, y, name=None):

@@ -12,11 +12,12 @@ _UNARY = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "selu": "Selu"}
 __all__ = export(globals(), _UNARY, lambda op, py_name: unary(op, py_name, arg="features")) + [
     "leaky_relu", "gelu", "silu", "swish", "sigmoid", "softplus", "softmax", "log_softmax", "dropout",
     "l2_loss", "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-    "sigmoid_cross_entropy_with_logits", "moments",
+    "sigmoid_cross_entropy_with_logits", "moments", "softsign", "l2_normalize",
 ]
+softsign = unary("Softsign", "softsign", "softsign(features, name=None): features / (1 + |features|).", arg="features")
 
 _ops = {n: _core.op(n) for n in (
-    "LeakyRelu", "Gelu", "GeluTanh", "Silu", "Softmax", "LogSoftmax",
+    "Rsqrt", "Maximum", "LeakyRelu", "Gelu", "GeluTanh", "Silu", "Softmax", "LogSoftmax",
     "SparseSoftmaxCrossEntropyWithLogits", "SigmoidCrossEntropyWithLogits")}
 
 
@@ -146,6 +147,21 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
             f"SigmoidCrossEntropyWithLogits: logits and labels must have the same shape, got "
             f"{tuple(logits.shape)} and {tuple(labels.shape)}")
     return _ops["SigmoidCrossEntropyWithLogits"](logits, labels)
+
+
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), finite for any finite x (tf.math only)."""
+    return -softplus(-convert_arg(x, "tensor", "log_sigmoid", "x"))
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x^2, axis), epsilon)) over ``axis`` (all axes if None; ``dim`` is its old name)."""
+    x = convert_arg(x, "tensor", "l2_normalize", "x")
+    axis = dim if axis is None else axis
+    axes = None if axis is None else convert_arg(axis, "axes", "l2_normalize", "axis")
+    square_sum = reduce_sum(x * x, axes, keepdims=True)
+    epsilon = convert_arg(epsilon, "float", "l2_normalize", "epsilon")
+    return x * _ops["Rsqrt"](_ops["Maximum"](square_sum, epsilon))
 
 
 def moments(x, axes, shift=None, keepdims=False, name=None):
