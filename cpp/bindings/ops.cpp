@@ -18,6 +18,7 @@ namespace {
 struct OpHandle {
   const OpDef* op;
   std::shared_ptr<const Signature> sig;
+  std::vector<PyObject*> names;  // the arguments' names as interned strings (never released): keywords match by pointer
 };
 
 [[noreturn]] void arg_error(bool type_error, const Signature& s, const ArgSpec& a, const std::string& what) {
@@ -147,8 +148,8 @@ void convert_arg(const Signature& s, const ArgSpec& a, py::handle v, int hint, T
 constexpr size_t kMaxArgs = 16;
 
 // Binds positional and keyword arguments to the signature, then converts each (Note [Op signatures]).
-void bind_signature(const Signature& s, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Tensors& x,
-                    Attrs& attrs) {
+void bind_signature(const Signature& s, PyObject* const* names, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames, Tensors& x, Attrs& attrs) {
   const size_t n = s.args.size();
   PyObject* slot[kMaxArgs] = {};
   const size_t max_positional = std::min(n, s.positional);
@@ -158,10 +159,17 @@ void bind_signature(const Signature& s, PyObject* const* args, Py_ssize_t nargs,
   for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
-    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    PyObject* kw = PyTuple_GET_ITEM(kwnames, k);
+    size_t j = 0;
+    while (j < n && names[j] != kw) ++j;  // keywords in the caller's code are interned
+    if (j < n && !slot[j]) {
+      slot[j] = args[nargs + k];
+      continue;
+    }
+    const char* key = PyUnicode_AsUTF8(kw);
     if (!key) throw py::error_already_set();
     if (std::strcmp(key, "name") == 0) continue;  // TF's op name: nothing to name in eager mode
-    size_t j = 0;
+    j = 0;
     while (j < n && s.args[j].name != key) ++j;
     if (j == n) throw py::type_error(cat(s.fn, "() got an unexpected keyword argument '", key, "'"));
     if (slot[j]) throw py::type_error(cat(s.fn, "() got multiple values for argument '", key, "'"));
@@ -221,10 +229,10 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
         bind_raw(args, nargs, kwnames, x, attrs);
       } catch (const InvalidArgument&) {  // bind again for the error that names the op and the argument
         x.clear();
-        bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
+        bind_signature(*h.sig, h.names.data(), args, nargs, kwnames, x, attrs);
       }
     } else {
-      bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
+      bind_signature(*h.sig, h.names.data(), args, nargs, kwnames, x, attrs);
     }
     return py::cast(run_op(*h.op, x, attrs)).release().ptr();
   } catch (...) {
@@ -296,6 +304,7 @@ void bind_ops(py::module_& m) {
           if (!signature.is_none()) {
             h.sig = std::make_shared<Signature>(parse_signature(fn.cast<std::string>(), signature.cast<std::string>()));
             if (h.sig->args.size() > kMaxArgs) throw InvalidArgument(cat("signature of ", h.sig->fn, ": too many arguments"));
+            for (const ArgSpec& a : h.sig->args) h.names.push_back(PyUnicode_InternFromString(a.name.c_str()));
           }
           return h;
         }, py::arg("name"), py::arg("fn") = py::none(), py::arg("signature") = py::none(),

@@ -20,5 +20,8 @@ class Adagrad(Optimizer):
         self.add_slots(var_list, ["accumulator"], self.initial_accumulator_value)
         super().build(var_list)
 
+    def _step_values(self):
+        return (self._scalar(self.epsilon),)
+
     def update_step(self, grad, var, lr):
-        tf.raw_ops.ResourceApplyAdagradV2(var=var, accum=self.slots(var)[0], lr=lr, epsilon=self.epsilon, grad=grad)
+        tf.raw_ops.ResourceApplyAdagradV2(var=var, accum=self.slots(var)[0], lr=lr, epsilon=self._values[0], grad=grad)

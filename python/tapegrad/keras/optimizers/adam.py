@@ -22,17 +22,20 @@ class Adam(Optimizer):
         self.add_slots(var_list, ["m", "v", "vhat"] if self.amsgrad else ["m", "v"])
         super().build(var_list)
 
+    def _step_values(self):
+        s = self._scalar
+        return self._power(self.beta_1), self._power(self.beta_2), s(self.beta_1), s(self.beta_2), s(self.epsilon)
+
     def update_step(self, grad, var, lr):
-        b1, b2 = self.beta_1, self.beta_2
-        powers = dict(beta1_power=self._power(b1), beta2_power=self._power(b2))
+        b1p, b2p, b1, b2, eps = self._values
         if self.amsgrad:
             m, v, vhat = self.slots(var)
-            tf.raw_ops.ResourceApplyAdamWithAmsgrad(var=var, m=m, v=v, vhat=vhat, **powers, lr=lr, beta1=b1, beta2=b2,
-                                                    epsilon=self.epsilon, grad=grad)
+            tf.raw_ops.ResourceApplyAdamWithAmsgrad(var=var, m=m, v=v, vhat=vhat, beta1_power=b1p, beta2_power=b2p, lr=lr,
+                                                    beta1=b1, beta2=b2, epsilon=eps, grad=grad)
         else:
             m, v = self.slots(var)
-            tf.raw_ops.ResourceApplyAdam(var=var, m=m, v=v, **powers, lr=lr, beta1=b1, beta2=b2, epsilon=self.epsilon,
-                                         grad=grad)
+            tf.raw_ops.ResourceApplyAdam(var=var, m=m, v=v, beta1_power=b1p, beta2_power=b2p, lr=lr, beta1=b1, beta2=b2,
+                                         epsilon=eps, grad=grad)
 
 
 class AdamW(Adam):

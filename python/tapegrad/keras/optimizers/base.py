@@ -5,8 +5,8 @@ that runs one fused update op of ``tf.raw_ops`` (ResourceApplyAdam, ...) updatin
 slots in place (Note [Fused optimizer updates]); everything shared happens here once, per step:
   1. drop (None, var) pairs with a warning naming the variables;
   2. clip: clipvalue, then clipnorm (per gradient), then global_clipnorm (all gradients together);
-  3. lr: the learning-rate Variable, or a schedule evaluated at ``iterations``; the step t = iterations + 1
-     (``_step``) for the step-dependent coefficients (``_power``);
+  3. lr: the learning-rate Variable, or a schedule evaluated at ``iterations``; the scalar tensors the
+     update ops read (``_step_values``: hyperparameters, coefficients of the step t = iterations + 1);
   4. decoupled weight decay (var -= lr * weight_decay * var), then update_step, per variable;
   5. variable constraints (``var.constraint``) projected; iterations += 1.
 The state (slots, ``iterations``, the learning rate) lives in Variables, so the same calls traced inside a
@@ -63,7 +63,9 @@ class Optimizer:
         self._iterations = tf.Variable(np.int64(0), trainable=False, name="iteration")
         self._slots = {}          # id(var) -> tuple of slot Variables
         self._var_dtypes = {}     # id(var) -> its dtype (a Variable's dtype never changes)
-        self._step = 1.0          # this step's t = iterations + 1: a float, or a tensor while tracing
+        self._per_step = {}       # values read once per step (see _step)
+        self._values = ()         # this step's _step_values()
+        self._scalars = {}        # Python number -> its float64 scalar tensor (see _scalar)
         self._variables = []
         self._exclude_ids, self._exclude_names = set(), ()
         self.built = False
@@ -158,11 +160,36 @@ class Optimizer:
         """Updates var and its slots in place from grad (lr is a scalar tensor): one ``tf.raw_ops`` op."""
         raise NotImplementedError(f"{type(self).__name__} must define update_step")
 
+    def _step_values(self):
+        """The scalar tensors update_step reads (hyperparameters, step-dependent coefficients), computed
+        once per step into ``self._values``."""
+        return ()
+
+    def _scalar(self, value):
+        """A hyperparameter as a float64 scalar tensor, made once per value: the update ops take
+        scalar tensors, and converting a Python float per variable and step would cost more."""
+        t = self._scalars.get(value)
+        if t is None:
+            t = self._scalars[value] = tf.convert_to_tensor(float(value), tf.float64)
+        return t
+
+    def _step(self):
+        """This step's t = iterations + 1, read once per step: a float, or a float64 tensor while tracing."""
+        t = self._per_step.get("t")
+        if t is None:
+            t = self._per_step["t"] = (tf.cast(self._iterations + 1, tf.float64) if tf.inside_function()
+                                       else float(self._iterations.numpy()) + 1.0)
+        return t
+
     def _power(self, base):
-        """base ** t for this step's t (a float, or a float64 tensor while tracing)."""
-        if isinstance(self._step, float):
-            return base ** self._step
-        return tf.pow(tf.constant(base, tf.float64), self._step)
+        """base ** t for this step's t, as a float64 scalar tensor."""
+        t = self._step()
+        return tf.convert_to_tensor(base ** t, tf.float64) if isinstance(t, float) else tf.pow(self._scalar(base), t)
+
+    def _step_tensor(self):
+        """This step's t as a float64 scalar tensor."""
+        t = self._step()
+        return tf.convert_to_tensor(t, tf.float64) if isinstance(t, float) else t
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""
@@ -193,8 +220,8 @@ class Optimizer:
         if self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None:
             grads = self._clip(grads)
         lr = self._lr_tensor()
-        self._step = (tf.cast(self._iterations + 1, tf.float64) if tf.inside_function()
-                      else float(self._iterations.numpy()) + 1.0)
+        self._per_step.clear()
+        self._values = self._step_values()
         try:
             for g, v in zip(grads, variables):
                 decay = self._decay_for(v) if self.weight_decay else 0.0

@@ -21,7 +21,12 @@ class Nadam(Optimizer):
         self.add_slots(var_list, ["m", "v"])
         super().build(var_list)
 
+    def _step_values(self):
+        s = self._scalar
+        return self._step_tensor(), s(self.beta_1), s(self.beta_2), s(self.epsilon)
+
     def update_step(self, grad, var, lr):
         m, v = self.slots(var)
-        tf.raw_ops.ResourceApplyNadam(var=var, m=m, v=v, local_step=self._step, lr=lr, beta1=self.beta_1,
-                                      beta2=self.beta_2, epsilon=self.epsilon, grad=grad)
+        step, b1, b2, eps = self._values
+        tf.raw_ops.ResourceApplyNadam(var=var, m=m, v=v, local_step=step, lr=lr, beta1=b1, beta2=b2, epsilon=eps,
+                                      grad=grad)

@@ -24,10 +24,15 @@ class RMSprop(Optimizer):
         self.add_slots(var_list, ["velocity", "momentum"] + (["average_gradient"] if self.centered else []))
         super().build(var_list)
 
+    def _step_values(self):
+        return self._scalar(self.rho), self._scalar(self.momentum), self._scalar(self.epsilon)
+
     def update_step(self, grad, var, lr):
         ms, mom, *mg = self.slots(var)
-        hyper = dict(lr=lr, rho=self.rho, momentum=self.momentum, epsilon=self.epsilon, grad=grad)
+        rho, momentum, eps = self._values
         if self.centered:
-            tf.raw_ops.ResourceApplyCenteredRMSProp(var=var, mg=mg[0], ms=ms, mom=mom, **hyper)
+            tf.raw_ops.ResourceApplyCenteredRMSProp(var=var, mg=mg[0], ms=ms, mom=mom, lr=lr, rho=rho, momentum=momentum,
+                                                    epsilon=eps, grad=grad)
         else:
-            tf.raw_ops.ResourceApplyRMSProp(var=var, ms=ms, mom=mom, **hyper)
+            tf.raw_ops.ResourceApplyRMSProp(var=var, ms=ms, mom=mom, lr=lr, rho=rho, momentum=momentum, epsilon=eps,
+                                            grad=grad)

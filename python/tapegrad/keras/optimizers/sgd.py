@@ -23,9 +23,12 @@ class SGD(Optimizer):
         self.add_slots(var_list, ["momentum"] if self.momentum else [])
         super().build(var_list)
 
+    def _step_values(self):
+        return (self._scalar(self.momentum),)
+
     def update_step(self, grad, var, lr):
         if not self.momentum:
             tf.raw_ops.ResourceApplyGradientDescent(var=var, alpha=lr, delta=grad)
             return
         tf.raw_ops.ResourceApplyKerasMomentum(var=var, accum=self.slots(var)[0], lr=lr, grad=grad,
-                                              momentum=self.momentum, use_nesterov=self.nesterov)
+                                              momentum=self._values[0], use_nesterov=self.nesterov)
