@@ -1,5 +1,7 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
-from tapegrad import _core, dtypes, errors
+import numpy as np
+
+from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import binary, convert_arg, export, unary
 from tapegrad._tensor import Tensor, cast, convert_to_tensor
 
@@ -71,9 +73,9 @@ def realdiv(x, y, name=None):
 
 def where(condition, x=None, y=None, name=None):
     """Picks x where condition is true, else y (all three broadcast)."""
-    if x is None and y is None:
-        raise errors.UnimplementedError("Where: where(condition) with one argument (the indices of true entries) "
-                                        "is not supported")
+    if x is None and y is None:  # the int64 [true entries, rank] indices of the true (non-zero) entries
+        c = convert_arg(condition, "tensor", "where", "condition")
+        return convert_to_tensor(np.argwhere(c.numpy()).astype(np.int64))
     if x is None or y is None:
         raise ValueError("where: x and y must both be given")
     c = convert_to_tensor(condition, dtype=dtypes.bool)

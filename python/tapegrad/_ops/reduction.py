@@ -125,7 +125,12 @@ def add_n(inputs, name=None):
     inputs = _tensor_list(inputs, "add_n", "inputs")
     if not inputs:
         raise ValueError("add_n: inputs must be a non-empty list")
-    total = convert_to_tensor(inputs[0])
-    for t in inputs[1:]:
+    ts = [convert_arg(t, "tensor", "add_n", "inputs") for t in inputs]
+    for t in ts[1:]:  # TF adds tensors of one shape and dtype, with no broadcasting
+        if t._shape != ts[0]._shape or t._dtype != ts[0]._dtype:
+            raise _core.InvalidArgumentError(f"AddN: inputs must all have the shape and dtype of the first, got "
+                                             f"{ts[0].dtype.name}{tuple(ts[0]._shape)} and {t.dtype.name}{tuple(t._shape)}")
+    total = ts[0]
+    for t in ts[1:]:
         total = total + t
     return total
