@@ -104,8 +104,20 @@ def test_einsum_equation_must_be_a_string():
 
 
 def test_unsupported_forms_are_unimplemented():
-    with pytest.raises(tf.errors.UnimplementedError, match=r"Where: "):
-        tf.where(tf.constant([True, False]))
+    with pytest.raises(tf.errors.UnimplementedError, match=r"diag_part: "):
+        tf.linalg.diag_part(tf.ones([2, 2]), k=1)
+
+
+def test_where_of_a_condition_alone_gives_the_indices_of_true_entries():
+    got = tf.where(tf.constant([[True, False], [False, True]]))
+    assert got.dtype == tf.int64 and got.numpy().tolist() == [[0, 0], [1, 1]]
+    assert tf.where(tf.constant([0.0, 2.0, -1.0])).numpy().tolist() == [[1], [2]]  # non-zero is true, as TF
+    assert tf.where(tf.zeros([2, 3], tf.bool)).shape == (0, 2)
+
+
+def test_add_n_does_not_broadcast():
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"AddN: .*float32\(2, 3\) and float32\(3,\)"):
+        tf.add_n([tf.ones([2, 3]), tf.ones([3])])
 
 
 def test_failed_binding_cast_is_a_type_error():

@@ -1,49 +1,61 @@
-"""Bad inputs to the optimizer update ops: each error names the op."""
+"""Bad inputs to the fused optimizer updates (tf.raw_ops): each error names the op and the argument."""
 import numpy as np
 import pytest
 
 import tapegrad as tf
 
-IT = tf.constant(np.int64(0))
-LR = tf.constant(0.1, tf.float64)
 
-
-def _raises(op, *args, match=None, **attrs):
-    with pytest.raises(tf.errors.InvalidArgumentError, match=match or op):
-        tf._core.op(op)(*args, **attrs)
+def _raises(op, match, cls=tf.errors.InvalidArgumentError, **kwargs):
+    with pytest.raises(cls, match=match):
+        getattr(tf.raw_ops, op)(**kwargs)
 
 
 def test_variable_and_slots_must_be_variables():
     g = tf.constant(np.zeros(2))
-    _raises("ApplySGD", tf.constant(np.zeros(2)), g, LR, IT, match="ApplySGD: the variable to update must be a Variable")
-    _raises("ApplyAdagrad", tf.Variable(np.zeros(2)), g, LR, IT, tf.constant(np.zeros(2)), match="ApplyAdagrad: slot 0")
+    _raises("ResourceApplyGradientDescent", "ResourceApplyGradientDescent: var must be a Variable",
+            var=tf.constant(np.zeros(2)), alpha=0.1, delta=g)
+    _raises("ResourceApplyAdagradV2", "ResourceApplyAdagradV2: slot accum must be a Variable",
+            var=tf.Variable(np.zeros(2)), accum=tf.constant(np.zeros(2)), lr=0.1, epsilon=1e-7, grad=g)
 
 
 def test_shapes_and_dtypes_must_match():
     var = tf.Variable(np.zeros(2))
-    _raises("ApplyAdagrad", var, tf.constant(np.zeros(2)), LR, IT, tf.Variable(np.zeros(3)), match="does not match")
-    _raises("ApplySGD", var, tf.constant(np.zeros(3)), LR, IT, match="ApplySGD: gradient")
-    _raises("ApplySGD", var, tf.constant(np.zeros(2, np.float32)), LR, IT, match="ApplySGD: gradient")
-    _raises("ApplySGD", tf.Variable(np.zeros(2, np.int32)), tf.constant(np.zeros(2, np.int32)), LR, IT,
-            match="float32 or float64")
-
-
-def test_slot_count_follows_the_attributes():
-    var, g = tf.Variable(np.zeros(2)), tf.constant(np.zeros(2))
-    _raises("ApplyAdam", var, g, LR, IT, tf.Variable(np.zeros(2)), match="expected 6 inputs")
-    _raises("ApplyAdam", var, g, LR, IT, tf.Variable(np.zeros(2)), tf.Variable(np.zeros(2)), amsgrad=True,
-            match="expected 7 inputs")
-    _raises("ApplySGD", var, g, LR, IT, momentum=0.9, match="expected 5 inputs")
-    _raises("ApplySGD", var, g, LR, IT, tf.Variable(np.zeros(2)), momentum=1.5, match="momentum")
-    _raises("ApplyRMSprop", var, g, LR, IT, tf.Variable(np.zeros(2)), centered=True, match="expected 6 inputs")
+    _raises("ResourceApplyAdagradV2", "accum of float64.*does not match", var=var, accum=tf.Variable(np.zeros(3)),
+            lr=0.1, epsilon=1e-7, grad=tf.constant(np.zeros(2)))
+    _raises("ResourceApplyGradientDescent", "ResourceApplyGradientDescent: delta", var=var, alpha=0.1,
+            delta=tf.constant(np.zeros(3)))
+    _raises("ResourceApplyGradientDescent", "ResourceApplyGradientDescent: delta", var=var, alpha=0.1,
+            delta=tf.constant(np.zeros(2, np.float32)))
+    _raises("ResourceApplyGradientDescent", "float32 or float64", var=tf.Variable(np.zeros(2, np.int32)), alpha=1,
+            delta=tf.constant(np.zeros(2, np.int32)))
 
 
 def test_scalars_and_aliasing():
     var, g, m = tf.Variable(np.zeros(2)), tf.constant(np.zeros(2)), tf.Variable(np.zeros(2))
-    _raises("ApplyNadam", var, g, tf.constant([0.1, 0.2]), IT, m, tf.Variable(np.zeros(2)), match="learning rate")
-    _raises("ApplyNadam", var, g, LR, tf.constant(0.0), m, tf.Variable(np.zeros(2)), match="iterations")
-    _raises("ApplyNadam", var, g, LR, IT, m, m, match="same Variable")
-    _raises("ApplyAdagrad", var, g, LR, IT, var, match="same Variable")
+    nadam = dict(var=var, m=m, v=tf.Variable(np.zeros(2)), local_step=1, lr=0.1, beta1=0.9, beta2=0.999,
+                 epsilon=1e-7, grad=g)
+    _raises("ResourceApplyNadam", "lr must be a numeric scalar", **dict(nadam, lr=tf.constant([0.1, 0.2])))
+    _raises("ResourceApplyNadam", "local_step must be a numeric scalar", **dict(nadam, local_step=[1, 2]))
+    _raises("ResourceApplyNadam", "slot v is the same Variable as m", **dict(nadam, v=m))
+    _raises("ResourceApplyAdagradV2", "same Variable", var=var, accum=var, lr=0.1, epsilon=1e-7, grad=g)
+
+
+def test_arguments_are_keyword_only_as_in_tf():
+    var = tf.Variable(np.zeros(2))
+    with pytest.raises(TypeError, match="ResourceApplyGradientDescent.. takes 0 positional arguments"):
+        tf.raw_ops.ResourceApplyGradientDescent(var, 0.1, tf.constant(np.zeros(2)))
+    _raises("ResourceApplyGradientDescent", "missing required argument 'delta'", TypeError, var=var, alpha=0.1)
+    _raises("ResourceApplyAdagradV2", "unexpected keyword argument 'weight_decay'", TypeError, var=var, accum=var,
+            lr=0.1, epsilon=1e-7, grad=var, weight_decay=0.1)
+
+
+def test_what_tapegrad_does_not_do_is_unimplemented():
+    var, g = tf.Variable(np.zeros(2)), tf.constant(np.zeros(2))
+    _raises("ResourceApplyAdam", "use_nesterov", tf.errors.UnimplementedError, var=var, m=tf.Variable(np.zeros(2)),
+            v=tf.Variable(np.zeros(2)), beta1_power=0.9, beta2_power=0.999, lr=0.1, beta1=0.9, beta2=0.999,
+            epsilon=1e-7, grad=g, use_nesterov=True)
+    _raises("ResourceApplyAdagradV2", "update_slots", tf.errors.UnimplementedError, var=var,
+            accum=tf.Variable(np.zeros(2)), lr=0.1, epsilon=1e-7, grad=g, update_slots=False)
 
 
 def test_optimizer_shape_mismatch_names_the_variable():

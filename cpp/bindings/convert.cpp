@@ -35,7 +35,7 @@ Tensor from_array(py::handle obj, int dtype) {
     throw InvalidArgument(cat("cannot convert ", std::string(py::repr(obj)), " (NumPy dtype ",
                               std::string(py::str(arr.dtype())), ") to a tensor"));
   if (dtype < 0) dtype = dtype_from_numpy(arr.dtype());
-  if (is_floating((DType)dtype) == false && arr.dtype().kind() == 'f') {
+  if (is_floating((DType)dtype) == false && arr.dtype().kind() == 'f' && arr.size() > 0) {  // [] is float64 in NumPy
     // TF refuses to silently truncate floats into integer tensors.
     throw InvalidArgument(cat("cannot convert float values to a tensor of dtype ", dtype_name((DType)dtype)));
   }
@@ -83,7 +83,12 @@ Tensor to_tensor(py::handle obj, int hint) {
   if (py::isinstance<py::array>(obj)) return from_array(obj, hint);
   // Nested lists: NumPy infers the structure; Python floats mean float32, ints int32.
   py::array arr = py::array::ensure(obj);
-  if (!arr) throw InvalidArgument(cat("cannot convert ", std::string(py::repr(obj)), " to a tensor"));
+  const char kind = arr ? arr.dtype().kind() : 'O';
+  if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {  // None, a string, a dict, ragged lists
+    std::string r = py::repr(obj);
+    throw InvalidArgument(cat("cannot convert ", r.size() > 60 ? r.substr(0, 57) + "..." : r, " (",
+                              Py_TYPE(obj.ptr())->tp_name, ") to a tensor"));
+  }
   int d = hint;
   if (d < 0) {
     char k = arr.dtype().kind();

@@ -4,13 +4,11 @@
 #include <pybind11/numpy.h>
 #include "engine/eager.h"
 #include "engine/registry.h"
+#include "engine/variable.h"
 
 namespace tg {
 
 namespace py = pybind11;
-
-// A variable: a tensor whose value can be assigned in place.
-struct VariableImpl : TensorImpl {};
 
 // The Python type of Tensor (set once the class is bound); subclasses pass the check too.
 extern PyTypeObject* g_tensor_type;
@@ -37,16 +35,21 @@ namespace graph { extern bool g_leaks_alive; }  // graph/trace.h, Note [Leaked t
 // Raises TypeError when an input is a tensor a trace computed and Python kept (bindings/graph.cpp).
 void check_not_leaked(const Tensors& x);
 
-// Runs an op from Python, without the GIL from kReleaseGilMin elements.
-inline Tensor run_op(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
+// f() on the inputs x, without the GIL from kReleaseGilMin elements; a leaked input raises first.
+template <class F>
+Tensor run_released(const Tensors& x, F f) {
   if (graph::g_leaks_alive) check_not_leaked(x);
   int64_t n = 0;
   for (auto& t : x) n += t->size;
   if (n >= kReleaseGilMin) {
     py::gil_scoped_release nogil;
-    return apply(op, x, attrs);
+    return f();
   }
-  return apply(op, x, attrs);
-}          // float -> float32, int -> int32, ...
+  return f();
+}
+// Runs an op from Python (without the GIL when large).
+inline Tensor run_op(const OpDef& op, const Tensors& x, const Attrs& attrs = {}) {
+  return run_released(x, [&] { return apply(op, x, attrs); });
+}
 
 }  // namespace tg

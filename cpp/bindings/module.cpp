@@ -11,7 +11,6 @@ void bind_tensor(py::module_& m);
 void bind_ops(py::module_& m);
 void bind_tape(py::module_& m);
 void bind_graph(py::module_& m);
-void bind_optim(py::module_& m);
 void bind_forward(py::module_& m);
 void bind_config(py::module_& m);
 
@@ -69,7 +68,6 @@ PYBIND11_MODULE(_core, m) {
   tg::bind_ops(m);
   tg::bind_tape(m);
   tg::bind_graph(m);
-  tg::bind_optim(m);
   tg::bind_forward(m);
   tg::bind_config(m);
 }

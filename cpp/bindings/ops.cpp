@@ -7,6 +7,7 @@
 #include "engine/signature.h"
 #include "graph/fusion.h"
 #include "kernels/elementwise.h"
+#include "ops/random.h"
 
 namespace tg {
 
@@ -17,6 +18,7 @@ namespace {
 struct OpHandle {
   const OpDef* op;
   std::shared_ptr<const Signature> sig;
+  std::vector<PyObject*> names;  // the arguments' names as interned strings (never released): keywords match by pointer
 };
 
 [[noreturn]] void arg_error(bool type_error, const Signature& s, const ArgSpec& a, const std::string& what) {
@@ -130,7 +132,13 @@ void convert_arg(const Signature& s, const ArgSpec& a, py::handle v, int hint, T
       attrs.set(key, v.cast<std::string>());
       break;
     case ArgKind::DType: {
-      py::object d = py::module_::import("tapegrad.dtypes").attr("as_dtype")(v);
+      py::object d;
+      try {
+        d = py::module_::import("tapegrad.dtypes").attr("as_dtype")(v);
+      } catch (py::error_already_set& e) {
+        if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
+        arg_error(true, s, a, cat("must be a dtype (float32, float64, int32, int64, bool), got ", describe(v)));
+      }
       attrs.set(key, d.attr("code").cast<int64_t>());
       break;
     }
@@ -140,20 +148,28 @@ void convert_arg(const Signature& s, const ArgSpec& a, py::handle v, int hint, T
 constexpr size_t kMaxArgs = 16;
 
 // Binds positional and keyword arguments to the signature, then converts each (Note [Op signatures]).
-void bind_signature(const Signature& s, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Tensors& x,
-                    Attrs& attrs) {
+void bind_signature(const Signature& s, PyObject* const* names, PyObject* const* args, Py_ssize_t nargs,
+                    PyObject* kwnames, Tensors& x, Attrs& attrs) {
   const size_t n = s.args.size();
   PyObject* slot[kMaxArgs] = {};
-  if ((size_t)nargs > n)
-    throw py::type_error(cat(s.fn, "() takes ", n, " positional argument", n == 1 ? "" : "s", " but ", nargs,
-                             " were given"));
+  const size_t max_positional = std::min(n, s.positional);
+  if ((size_t)nargs > max_positional)
+    throw py::type_error(cat(s.fn, "() takes ", max_positional, " positional argument", max_positional == 1 ? "" : "s",
+                             " but ", nargs, " were given"));
   for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
-    const char* key = PyUnicode_AsUTF8(PyTuple_GET_ITEM(kwnames, k));
+    PyObject* kw = PyTuple_GET_ITEM(kwnames, k);
+    size_t j = 0;
+    while (j < n && names[j] != kw) ++j;  // keywords in the caller's code are interned
+    if (j < n && !slot[j]) {
+      slot[j] = args[nargs + k];
+      continue;
+    }
+    const char* key = PyUnicode_AsUTF8(kw);
     if (!key) throw py::error_already_set();
     if (std::strcmp(key, "name") == 0) continue;  // TF's op name: nothing to name in eager mode
-    size_t j = 0;
+    j = 0;
     while (j < n && s.args[j].name != key) ++j;
     if (j == n) throw py::type_error(cat(s.fn, "() got an unexpected keyword argument '", key, "'"));
     if (slot[j]) throw py::type_error(cat(s.fn, "() got multiple values for argument '", key, "'"));
@@ -245,10 +261,10 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
         bind_raw(args, nargs, kwnames, x, attrs);
       } catch (const InvalidArgument&) {  // bind again for the error that names the op and the argument
         x.clear();
-        bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
+        bind_signature(*h.sig, h.names.data(), args, nargs, kwnames, x, attrs);
       }
     } else {
-      bind_signature(*h.sig, args, nargs, kwnames, x, attrs);
+      bind_signature(*h.sig, h.names.data(), args, nargs, kwnames, x, attrs);
     }
     return py::cast(run_op(*h.op, x, attrs)).release().ptr();
   } catch (...) {
@@ -271,11 +287,14 @@ py::object python_signature(const OpHandle& h) {
   py::object P = inspect.attr("Parameter");
   py::list params;
   auto value = [](const AttrValue& v) { return std::visit([](auto& x) { return py::cast(x); }, v); };
-  for (const ArgSpec& a : h.sig->args) {
+  const bool keyword_only = h.sig->positional < h.sig->args.size();
+  for (size_t j = 0; j < h.sig->args.size(); ++j) {
+    const ArgSpec& a = h.sig->args[j];
     py::object dflt = a.required ? P.attr("empty") : a.has_default ? value(a.fallback) : py::none();
-    params.append(P(a.name, P.attr("POSITIONAL_OR_KEYWORD"), py::arg("default") = dflt));
+    params.append(P(a.name, P.attr(j < h.sig->positional ? "POSITIONAL_OR_KEYWORD" : "KEYWORD_ONLY"),
+                    py::arg("default") = dflt));
   }
-  params.append(P("name", P.attr("POSITIONAL_OR_KEYWORD"), py::arg("default") = py::none()));
+  params.append(P("name", P.attr(keyword_only ? "KEYWORD_ONLY" : "POSITIONAL_OR_KEYWORD"), py::arg("default") = py::none()));
   return inspect.attr("Signature")(params);
 }
 
@@ -324,6 +343,7 @@ void bind_ops(py::module_& m) {
           if (!signature.is_none()) {
             h.sig = std::make_shared<Signature>(parse_signature(fn.cast<std::string>(), signature.cast<std::string>()));
             if (h.sig->args.size() > kMaxArgs) throw InvalidArgument(cat("signature of ", h.sig->fn, ": too many arguments"));
+            for (const ArgSpec& a : h.sig->args) h.names.push_back(PyUnicode_InternFromString(a.name.c_str()));
           }
           return h;
         }, py::arg("name"), py::arg("fn") = py::none(), py::arg("signature") = py::none(),
@@ -345,18 +365,23 @@ void bind_ops(py::module_& m) {
           if (i != flat.size()) throw py::value_error("nest: more values given than the structure has leaves");
           return r;
         });
-  m.def("_convert_arg", [](py::handle v, const std::string& kind, const std::string& fn, const std::string& arg) {
-          // The doorway's conversion of one attribute argument, for ops composed in Python.
-          const Signature s = parse_signature(fn, arg + ":" + kind);
+  m.def("_convert_arg", [](py::handle v, const std::string& kind, const std::string& fn, const std::string& arg,
+                           int dtype_hint) {
+          // The doorway's conversion of one argument, for ops composed in Python.
+          Signature s;
+          s.fn = fn;
+          s.args.push_back(ArgSpec{arg, arg, arg_kind_of(kind, fn)});
+          const ArgSpec& a = s.args[0];
+          if (v.is_none() && !is_input_kind(a.kind) && a.kind != ArgKind::DType) arg_error(false, s, a, "must not be None");
           Tensors x;
           Attrs attrs;
-          convert_arg(s, s.args[0], v, -1, x, attrs);
-          if (s.args[0].kind == ArgKind::Tensor) return py::cast(x.at(0));
-          if (s.args[0].kind == ArgKind::Tensors) return py::cast(x);
+          convert_arg(s, a, v, dtype_hint, x, attrs);
+          if (a.kind == ArgKind::Tensor) return py::cast(x.at(0));
+          if (a.kind == ArgKind::Tensors) return py::cast(x);
           return std::visit([](auto& val) { return py::cast(val); }, attrs.items.at(0).second);
-        }, py::arg("value"), py::arg("kind"), py::arg("fn"), py::arg("arg"),
-        "_convert_arg(value, kind, fn, arg): converts one argument as a public op's signature would "
-        "(Note [Op signatures]), raising errors that name fn and arg.");
+        }, py::arg("value"), py::arg("kind"), py::arg("fn"), py::arg("arg"), py::arg("dtype_hint") = -1,
+        "_convert_arg(value, kind, fn, arg, dtype_hint=-1): converts one argument as a public op's signature "
+        "would (Note [Op signatures]), raising errors that name fn and arg.");
   m.def("fusable_ops", &graph::fusable_ops, "Registry ops that tf.function's fusion pass can fuse.");
   m.def("registered_ops", &registered_ops, "Names of every op in the C++ registry.");
   m.def("is_differentiable", [](const std::string& n) { return op_def(n.c_str()).differentiable; });
@@ -373,6 +398,8 @@ void bind_ops(py::module_& m) {
   m.def("set_isa", [](const std::string& n) {
           set_active_isa(n == "baseline" ? 0 : n == "avx2" ? 1 : n == "avx512" ? 2 : throw InvalidArgument("unknown ISA level " + n));
         });
+  m.def("_set_random_seed", &set_random_seed, py::arg("seed"),
+        "Sets the random ops' global seed and restarts their streams (tf.random.set_seed).");
   m.def("_set_check_numerics", [](bool on) { g_check_numerics = on; });
   m.def("_check_numerics_enabled", [] { return g_check_numerics; });
   m.def("_set_symbolic_dispatch", [](py::object type, py::object hook) {

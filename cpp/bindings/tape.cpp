@@ -135,31 +135,33 @@ struct StopRecording {
 
 // Note [Fast tape methods]: `with tape:`, watch and the one-tensor gradient are called once per
 // training step or scalar evaluation, and pybind11's dispatcher costs more than the work they
-// do; these C-level methods replace them in the class dict and hand anything unusual to the
-// pybind11 method they replace (kept in g_slow).
+// do: they are C-level methods in the class dict. gradient hands anything but (tensor, tensor)
+// to the pybind11 method it replaces (kept in g_slow_gradient).
 PyTape& tape_of(PyObject* self) {
   return *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<PyTape>();
 }
 
-// name -> the pybind11 function a fast method falls back to; never freed (it must outlive
-// the interpreter's finalisation, which would otherwise drop it too late).
-PyObject* g_slow = nullptr;
+// Never freed: it must outlive the interpreter's finalisation, which would otherwise drop it too late.
+PyObject* g_slow_gradient = nullptr;
 
-PyObject* call_slow(const char* name, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  PyObject* f = PyDict_GetItemString(g_slow, name);
-  std::vector<PyObject*> all(1 + (size_t)nargs + (kwnames ? (size_t)PyTuple_GET_SIZE(kwnames) : 0));
-  all[0] = self;
-  for (size_t i = 1; i < all.size(); ++i) all[i] = args[i - 1];
-  return PyObject_Vectorcall(f, all.data(), 1 + (size_t)nargs, kwnames);
+template <class F>
+PyObject* guarded(F f) {
+  try {
+    return f();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
 }
 
 PyObject* fast_enter(PyObject* self, PyObject*) {
-  PyTape& t = tape_of(self);
-  if (t.active) return call_slow("__enter__", self, nullptr, 0, nullptr);
-  push_tape(t.tape.get());
-  t.active = true;
-  Py_INCREF(self);
-  return self;
+  return guarded([&] {
+    PyTape& t = tape_of(self);
+    if (t.active) throw TapeMisuse("This GradientTape is already recording");
+    push_tape(t.tape.get());
+    t.active = true;
+    return Py_NewRef(self);
+  });
 }
 
 PyObject* fast_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
@@ -170,20 +172,32 @@ PyObject* fast_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
 }
 
 PyObject* fast_watch(PyObject* self, PyObject* arg) {
-  if (!is_tensor(arg)) return call_slow("watch", self, &arg, 1, nullptr);
-  tape_of(self).tape->watch(tensor_of(arg));
-  Py_RETURN_NONE;
+  return guarded([&] {
+    Tape& tape = *tape_of(self).tape;
+    if (is_tensor(arg)) {
+      tape.watch(tensor_of(arg));
+      Py_RETURN_NONE;
+    }
+    std::vector<py::object> items;
+    flatten(arg, items);
+    for (auto h : items) {
+      if (!is_tensor(h))
+        throw InvalidArgument(cat("GradientTape.watch: expected Tensors or Variables, got ",
+                                  std::string(py::str(h.get_type().attr("__name__")))));
+      tape.watch(tensor_of(h));
+    }
+    Py_RETURN_NONE;
+  });
 }
 
 PyObject* fast_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  if (nargs != 2 || kwnames || !is_tensor(args[0]) || !is_tensor(args[1]))
-    return call_slow("gradient", self, args, nargs, kwnames);
-  try {
-    return tape_of(self).gradient(args[0], args[1], py::none(), py::none()).release().ptr();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
+  if (nargs != 2 || kwnames || !is_tensor(args[0]) || !is_tensor(args[1])) {
+    std::vector<PyObject*> all(1 + (size_t)nargs + (kwnames ? (size_t)PyTuple_GET_SIZE(kwnames) : 0));
+    all[0] = self;
+    for (size_t i = 1; i < all.size(); ++i) all[i] = args[i - 1];
+    return PyObject_Vectorcall(g_slow_gradient, all.data(), 1 + (size_t)nargs, kwnames);
   }
+  return guarded([&] { return tape_of(self).gradient(args[0], args[1], py::none(), py::none()).release().ptr(); });
 }
 
 void install_fast_methods(py::handle cls) {
@@ -195,9 +209,8 @@ void install_fast_methods(py::handle cls) {
        "gradient(target, sources, output_gradients=None, unconnected_gradients=NONE)"},
   };
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
-  g_slow = PyDict_New();
+  g_slow_gradient = py::object(cls.attr("gradient")).release().ptr();
   for (auto& d : defs) {
-    if (PyDict_SetItemString(g_slow, d.ml_name, cls.attr(d.ml_name).ptr()) != 0) throw py::error_already_set();
     py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &d));
     if (!descr || PyObject_SetAttrString(cls.ptr(), d.ml_name, descr.ptr()) != 0) throw py::error_already_set();
   }
@@ -212,27 +225,6 @@ void bind_gradient_tape(py::module_& m) {
              t.tape->watch_accessed_variables = watch_accessed_variables;
              return t;
            }), py::arg("persistent") = false, py::arg("watch_accessed_variables") = true)
-      .def("__enter__", [](py::object self) {
-             PyTape& t = self.cast<PyTape&>();
-             if (t.active) throw TapeMisuse("This GradientTape is already recording");
-             push_tape(t.tape.get());
-             t.active = true;
-             return self;
-           })
-      .def("__exit__", [](PyTape& t, py::args) {
-             pop_tape(t.tape.get());
-             t.active = false;
-           })
-      .def("watch", [](PyTape& t, py::handle x) {
-             std::vector<py::object> items;
-             flatten(x, items);
-             for (auto h : items) {
-               if (!is_tensor(h))
-                 throw InvalidArgument(cat("GradientTape.watch: expected Tensors or Variables, got ",
-                                           std::string(py::str(h.get_type().attr("__name__")))));
-               t.tape->watch(tensor_of(h));
-             }
-           }, py::arg("tensor"))
       .def("watched_variables", [](PyTape& t) { return py::tuple(py::cast(t.tape->watched_variables)); })
       .def("gradient", &PyTape::gradient, py::arg("target"), py::arg("sources"),
            py::arg("output_gradients") = py::none(), py::arg("unconnected_gradients") = py::none())

@@ -3,118 +3,112 @@
 #include "bindings/convert.h"
 #include "core/error.h"
 #include "engine/math.h"
-#include "engine/tape.h"
 
 namespace tg {
 
 namespace {
 
-Tensor binary(const OpDef& op, py::handle self, py::handle other, bool reflected) {
-  Tensor a = tensor_of(self);
-  Tensor b = to_tensor(other, (int)a->dtype);
-  return reflected ? run_op(op, {b, a}) : run_op(op, {a, b});
-}
+// One row per binary operator: Python name, reflected name (none for comparisons), op.
+struct Operator {
+  const char* py;
+  const char* rpy;
+  const char* op;
+};
+constexpr Operator kBinary[] = {
+    {"__add__", "__radd__", "Add"},   {"__sub__", "__rsub__", "Sub"},   {"__mul__", "__rmul__", "Mul"},
+    {"__floordiv__", "__rfloordiv__", "FloorDiv"}, {"__mod__", "__rmod__", "FloorMod"},
+    {"__pow__", "__rpow__", "Pow"},   {"__matmul__", "__rmatmul__", "MatMul"},
+    {"__and__", "__rand__", "LogicalAnd"}, {"__or__", "__ror__", "LogicalOr"},
+    {"__lt__", nullptr, "Less"},      {"__le__", nullptr, "LessEqual"}, {"__gt__", nullptr, "Greater"},
+    {"__ge__", nullptr, "GreaterEqual"},
+};
+enum { kAdd, kSub, kMul, kFloorDiv, kMod, kPow, kMatMul, kAnd, kOr };
+constexpr Operator kUnary[] = {{"__neg__", nullptr, "Neg"}, {"__abs__", nullptr, "Abs"}, {"__invert__", nullptr, "LogicalNot"}};
+enum { kNeg, kAbs, kInvert };
 
-// Python's / on integer tensors gives float64, as in TF.
-Tensor true_divide(py::handle self, py::handle other, bool reflected) {
-  Tensor a = self.cast<Tensor>();
-  Tensor b = to_tensor(other, (int)a->dtype);
-  if (reflected) std::swap(a, b);
-  if (is_integer(a->dtype) && a->dtype == b->dtype) {
-    a = cast(a, DType::Float64);
-    b = cast(b, DType::Float64);
+// a op b where one of them is a tensor; the other converts to its dtype (TF's dtype_hint).
+Tensor binary(const OpDef& op, py::handle a, py::handle b) {
+  Tensor x, y;
+  if (is_tensor(a)) {
+    x = tensor_of(a);
+    y = to_tensor(b, (int)x->dtype);
+  } else {
+    y = tensor_of(b);
+    x = to_tensor(a, (int)y->dtype);
   }
-  return run_op(op_def("RealDiv"), {a, b});
+  return run_op(op, {x, y});
 }
 
-void assign_value(const Tensor& var, py::handle value, int mode) {  // mode: 0 set, 1 add, 2 sub
-  Tensor v = to_tensor(value, (int)var->dtype);
-  if (v->dtype != var->dtype)
-    throw InvalidArgument(cat("assign: value of ", meta_str(v), " does not match variable of ", meta_str(var)));
-  if (v->shape != var->shape)
-    throw InvalidArgument(cat("assign: value of shape ", shape_str(v->shape), " does not match variable of shape ",
-                              shape_str(var->shape)));
-  if (mode == 1) v = apply("Add", {view(var, var->shape), v});
-  if (mode == 2) v = apply("Sub", {view(var, var->shape), v});
-  // Tapes and NumPy views may hold the old storage: write in place only when nobody else does.
-  if (var->storage.use_count() == 1) std::memcpy(var->data(), v->data(), var->nbytes());
-  else {
-    var->storage = std::make_shared<Storage>(var->nbytes());
-    var->offset = 0;
-    std::memcpy(var->data(), v->data(), var->nbytes());
+Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as float64, as in TF
+  Tensor x = is_tensor(a) ? tensor_of(a) : to_tensor(a, (int)tensor_of(b)->dtype);
+  Tensor y = is_tensor(b) ? tensor_of(b) : to_tensor(b, (int)x->dtype);
+  return run_released({x, y}, [&] { return true_divide(x, y); });
+}
+
+// Note [Number slots]: the operators are installed straight into the type's number protocol
+// (nb_add, ...), so `x * y` calls into the engine without a method lookup or pybind11's
+// dispatcher (about half of a small op's cost). The pybind11-defined __add__ etc. stay for
+// explicit calls (`x.__add__(y)`); slots are inherited by Variable and its Python subclass,
+// which are created after install_number_slots runs.
+template <class F>
+PyObject* guarded(F f) {
+  try {
+    return py::cast(f()).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
   }
 }
 
-// Note [Number slots]: the hot arithmetic operators are installed straight into the type's
-// number protocol (nb_add, ...), so `x * y` calls into the engine without a method lookup or
-// pybind11's dispatcher (about half of a small op's cost). The pybind11-defined __add__ etc.
-// stay for explicit calls (`x.__add__(y)`); slots are inherited by Variable and its Python
-// subclass, which are created after install_number_slots runs.
-const char* const kAddName = "Add";
-const char* const kSubName = "Sub";
-const char* const kMulName = "Mul";
-const char* const kMatMulName = "MatMul";
-const char* const kPowName = "Pow";
-
-template <const char* const* OpName>
+template <int I>
 PyObject* nb_binary(PyObject* a, PyObject* b) {
-  static const OpDef* op = &op_def(*OpName);
-  try {
-    Tensor x, y;
-    if (is_tensor(a)) {
-      x = tensor_of(a);
-      y = to_tensor(b, (int)x->dtype);
-    } else {
-      y = tensor_of(b);
-      x = to_tensor(a, (int)y->dtype);
-    }
-    return py::cast(run_op(*op, {x, y})).release().ptr();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
+  static const OpDef* op = &op_def(kBinary[I].op);
+  return guarded([&] { return binary(*op, a, b); });
 }
 
-PyObject* nb_true_divide(PyObject* a, PyObject* b) {
-  try {
-    bool self_first = is_tensor(a);
-    return py::cast(true_divide(self_first ? a : b, self_first ? b : a, !self_first)).release().ptr();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
+template <int I>
+PyObject* nb_unary(PyObject* a) {
+  static const OpDef* op = &op_def(kUnary[I].op);
+  return guarded([&] { return run_op(*op, {tensor_of(a)}); });
 }
+
+PyObject* nb_true_divide(PyObject* a, PyObject* b) { return guarded([&] { return divide(a, b); }); }
 
 PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
   if (mod != Py_None) {
     PyErr_SetString(PyExc_TypeError, "pow() with a modulus is not supported for tensors");
     return nullptr;
   }
-  return nb_binary<&kPowName>(a, b);
+  return nb_binary<kPow>(a, b);
 }
 
-PyObject* nb_negative(PyObject* a) {
-  static const OpDef* op = &op_def("Neg");
-  try {
-    return py::cast(run_op(*op, {tensor_of(a)})).release().ptr();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
+void install_number_slots(PyTypeObject* type) {
+  PyNumberMethods* nb = type->tp_as_number;
+  nb->nb_add = nb_binary<kAdd>;
+  nb->nb_subtract = nb_binary<kSub>;
+  nb->nb_multiply = nb_binary<kMul>;
+  nb->nb_floor_divide = nb_binary<kFloorDiv>;
+  nb->nb_remainder = nb_binary<kMod>;
+  nb->nb_matrix_multiply = nb_binary<kMatMul>;
+  nb->nb_and = nb_binary<kAnd>;
+  nb->nb_or = nb_binary<kOr>;
+  nb->nb_true_divide = nb_true_divide;
+  nb->nb_power = nb_power;
+  nb->nb_negative = nb_unary<kNeg>;
+  nb->nb_absolute = nb_unary<kAbs>;
+  nb->nb_invert = nb_unary<kInvert>;
+}
+
+py::object item(const Tensor& s) {
+  if (s->size != 1)
+    throw InvalidArgument(cat("only a tensor with one element can be converted to a Python scalar, got ", meta_str(s)));
+  double v = scalar_value(s);
+  if (s->dtype == DType::Bool) return py::bool_(v != 0);
+  if (is_integer(s->dtype)) return py::int_(s->dtype == DType::Int64 ? *s->data_as<int64_t>() : (int64_t)v);
+  return py::float_(v);
 }
 
 }  // namespace
-
-static void install_number_slots(PyTypeObject* type) {
-  PyNumberMethods* nb = type->tp_as_number;
-  nb->nb_add = nb_binary<&kAddName>;
-  nb->nb_subtract = nb_binary<&kSubName>;
-  nb->nb_multiply = nb_binary<&kMulName>;
-  nb->nb_matrix_multiply = nb_binary<&kMatMulName>;
-  nb->nb_true_divide = nb_true_divide;
-  nb->nb_power = nb_power;
-  nb->nb_negative = nb_negative;
-}
 
 void bind_tensor(py::module_& m) {
   py::class_<TensorImpl, std::shared_ptr<TensorImpl>> t(m, "Tensor");
@@ -131,67 +125,40 @@ void bind_tensor(py::module_& m) {
              py::array a = to_numpy(s, s->is_variable || (!copy.is_none() && copy.cast<bool>()));
              return dtype.is_none() ? a : py::array(a.attr("astype")(dtype));
            }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
-      .def("_item", [](const Tensor& s) -> py::object {
-             if (s->size != 1) throw InvalidArgument(cat("only a tensor with one element can be converted to a Python scalar, got ", meta_str(s)));
-             double v = scalar_value(s);
-             if (s->dtype == DType::Bool) return py::bool_(v != 0);
-             if (is_integer(s->dtype)) return py::int_(s->dtype == DType::Int64 ? *s->data_as<int64_t>() : (int64_t)v);
-             return py::float_(v);
-           })
+      .def("_item", &item)
       .def("__len__", [](const TensorImpl& s) {
              if (s.shape.empty()) throw py::type_error("len() of a 0-d tensor");
              return s.shape[0];
            })
       .def("__hash__", [](py::handle s) { return (py::ssize_t)(uintptr_t)s.ptr(); })
-      .def("__neg__", [](const Tensor& s) { return run_op(op_def("Neg"), {s}); })
-      .def("__abs__", [](const Tensor& s) { return run_op(op_def("Abs"), {s}); })
-      .def("__invert__", [](const Tensor& s) { return run_op(op_def("LogicalNot"), {s}); })
-      .def("__truediv__", [](py::handle s, py::handle o) { return true_divide(s, o, false); })
-      .def("__rtruediv__", [](py::handle s, py::handle o) { return true_divide(s, o, true); })
+      .def("__truediv__", [](py::handle s, py::handle o) { return divide(s, o); })
+      .def("__rtruediv__", [](py::handle s, py::handle o) { return divide(o, s); })
       .def("__eq__", [](py::handle s, py::handle o) -> py::object {
-             if (o.is_none()) return py::bool_(false);
-             return py::cast(binary(op_def("Equal"), s, o, false));
+             return o.is_none() ? py::bool_(false) : py::cast(binary(op_def("Equal"), s, o));
            })
       .def("__ne__", [](py::handle s, py::handle o) -> py::object {
-             if (o.is_none()) return py::bool_(true);
-             return py::cast(binary(op_def("NotEqual"), s, o, false));
+             return o.is_none() ? py::bool_(true) : py::cast(binary(op_def("NotEqual"), s, o));
            });
-  // Operators with a reflected form, one row each: Python name, op, reflected Python name.
-  struct Row { const char* py; const char* op; const char* rpy; };
-  static const Row rows[] = {
-      {"__add__", "Add", "__radd__"},       {"__sub__", "Sub", "__rsub__"},
-      {"__mul__", "Mul", "__rmul__"},       {"__floordiv__", "FloorDiv", "__rfloordiv__"},
-      {"__mod__", "FloorMod", "__rmod__"},  {"__pow__", "Pow", "__rpow__"},
-      {"__matmul__", "MatMul", "__rmatmul__"}, {"__and__", "LogicalAnd", "__rand__"},
-      {"__or__", "LogicalOr", "__ror__"},   {"__lt__", "Less", nullptr},
-      {"__le__", "LessEqual", nullptr},     {"__gt__", "Greater", nullptr},
-      {"__ge__", "GreaterEqual", nullptr},
-  };
-  for (const Row& r : rows) {
+  for (const Operator& r : kBinary) {
     const OpDef* op = &op_def(r.op);
-    t.def(r.py, [op](py::handle s, py::handle o) { return binary(*op, s, o, false); }, py::is_operator());
-    if (r.rpy) t.def(r.rpy, [op](py::handle s, py::handle o) { return binary(*op, s, o, true); }, py::is_operator());
+    t.def(r.py, [op](py::handle s, py::handle o) { return binary(*op, s, o); }, py::is_operator());
+    if (r.rpy) t.def(r.rpy, [op](py::handle s, py::handle o) { return binary(*op, o, s); }, py::is_operator());
+  }
+  for (const Operator& r : kUnary) {
+    const OpDef* op = &op_def(r.op);
+    t.def(r.py, [op](const Tensor& s) { return run_op(*op, {s}); });
   }
 
   py::class_<VariableImpl, TensorImpl, std::shared_ptr<VariableImpl>>(m, "Variable", py::dynamic_attr())
       .def(py::init([](py::object value, int dtype, bool trainable) {
              Tensor v = to_tensor_dtype(value, dtype);
-             if (dtype >= 0 && (int)v->dtype != dtype) v = cast(v, (DType)dtype);
-             auto var = std::make_shared<VariableImpl>();
-             var->shape = v->shape;
-             var->size = v->size;
-             var->dtype = v->dtype;
-             var->storage = std::make_shared<Storage>(v->nbytes());
-             std::memcpy(var->data(), v->data(), v->nbytes());
-             var->is_variable = true;
-             var->trainable = trainable;
-             return var;
+             return make_variable(dtype >= 0 && (int)v->dtype != dtype ? cast(v, (DType)dtype) : v, trainable);
            }), py::arg("value"), py::arg("dtype") = -1, py::arg("trainable") = true)
       .def_property("trainable", [](const VariableImpl& v) { return v.trainable; },
                     [](VariableImpl& v, bool b) { v.trainable = b; })
-      .def("_assign", [](const Tensor& v, py::handle value) { assign_value(v, value, 0); })
-      .def("_assign_add", [](const Tensor& v, py::handle value) { assign_value(v, value, 1); })
-      .def("_assign_sub", [](const Tensor& v, py::handle value) { assign_value(v, value, 2); })
+      .def("_assign", [](const Tensor& v, py::handle x) { assign(v, to_tensor(x, (int)v->dtype), AssignMode::kSet); })
+      .def("_assign_add", [](const Tensor& v, py::handle x) { assign(v, to_tensor(x, (int)v->dtype), AssignMode::kAdd); })
+      .def("_assign_sub", [](const Tensor& v, py::handle x) { assign(v, to_tensor(x, (int)v->dtype), AssignMode::kSub); })
       .def("read_value", [](const Tensor& v) { return copy(v); });
   install_number_slots(g_tensor_type);
   install_number_slots(reinterpret_cast<PyTypeObject*>(m.attr("Variable").ptr()));

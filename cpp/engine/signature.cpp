@@ -45,11 +45,7 @@ ArgSpec parse_arg(const std::string& item, const std::string& fn) {
   size_t colon = rest.find(':');
   a.name = trim(rest.substr(0, colon));
   if (colon != std::string::npos) {
-    std::string kind = trim(rest.substr(colon + 1));
-    bool found = false;
-    for (const KindName& k : kKinds)
-      if (kind == k.name) { a.kind = k.kind; found = true; }
-    if (!found) throw InvalidArgument(cat("signature of ", fn, ": unknown argument kind '", kind, "'"));
+    a.kind = arg_kind_of(trim(rest.substr(colon + 1)), fn);
   }
   if (a.name.empty()) throw InvalidArgument(cat("signature of ", fn, ": an argument has no name"));
   if (a.attr.empty()) a.attr = a.name;
@@ -65,6 +61,12 @@ const char* arg_kind_name(ArgKind k) {
   return "?";
 }
 
+ArgKind arg_kind_of(const std::string& kind, const std::string& fn) {
+  for (const KindName& k : kKinds)
+    if (kind == k.name) return k.kind;
+  throw InvalidArgument(cat("signature of ", fn, ": unknown argument kind '", kind, "'"));
+}
+
 bool is_input_kind(ArgKind k) { return k == ArgKind::Tensor || k == ArgKind::Tensors; }
 
 Signature parse_signature(const std::string& fn, const std::string& text) {
@@ -74,8 +76,13 @@ Signature parse_signature(const std::string& fn, const std::string& text) {
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
     std::string item = trim(text.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-    if (!item.empty()) s.args.push_back(parse_arg(item, fn));
-    if (!item.empty() && s.args.back().kind != ArgKind::Tensor) s.only_tensors = false;
+    if (item == "*") {
+      s.positional = s.args.size();
+      s.only_tensors = false;
+    } else if (!item.empty()) {
+      s.args.push_back(parse_arg(item, fn));
+      if (s.args.back().kind != ArgKind::Tensor) s.only_tensors = false;
+    }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }

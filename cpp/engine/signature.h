@@ -1,5 +1,6 @@
 // signature.h -- a public op's TF argument list, parsed once: which arguments are inputs, which set attributes.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 #include "engine/attrs.h"
@@ -12,7 +13,8 @@ namespace tg {
 // Each item is `name[:kind][>attr][=default]`. Kinds: tensor (an input, the default), tensors (a
 // list of inputs), int, ints, axes (None, an int, a list or a tensor of ints), float, bool, str,
 // dtype (attribute kinds). `>attr` names the registry attribute when it differs from TF's argument
-// name. A default of None leaves the attribute unset. Every signature also takes TF's `name=`.
+// name. A default of None leaves the attribute unset. A `*` item makes the arguments after it
+// keyword-only (TF's raw_ops take keywords only). Every signature also takes TF's `name=`.
 // The bindings bind Python arguments to it (positional and keyword) in one place: see
 // OpHandle in cpp/bindings/ops.cpp.
 enum class ArgKind : unsigned char { Tensor, Tensors, Int, Ints, Axes, Float, Bool, Str, DType };
@@ -29,12 +31,15 @@ struct ArgSpec {
 struct Signature {
   std::string fn;  // the Python name, for messages: "reduce_sum"
   std::vector<ArgSpec> args;
-  bool only_tensors = true;  // every argument is a Tensor input (elementwise ops): the fast path binds them as is
+  size_t positional = SIZE_MAX;  // how many arguments may be given positionally (those before `*`)
+  bool only_tensors = true;  // every argument is a Tensor input, all positional (elementwise ops): the fast path
+                             // binds them as is
 };
 
 // Throws InvalidArgument on a malformed text (a bug in the table, found at import).
 Signature parse_signature(const std::string& fn, const std::string& text);
 const char* arg_kind_name(ArgKind k);
+ArgKind arg_kind_of(const std::string& kind, const std::string& fn);  // "ints" -> ArgKind::Ints
 bool is_input_kind(ArgKind k);
 
 }  // namespace tg

@@ -116,7 +116,7 @@ template <class T> void adagrad(int64_t n, T* x, T* acc, const T* g, T lr, T eps
     T gi = g[i];
     T ai = acc[i] + gi * gi;
     acc[i] = ai;
-    x[i] = keep * x[i] - lr * gi / std::sqrt(ai + eps);
+    x[i] = keep * x[i] - lr * gi / (std::sqrt(ai) + eps);
   });
 }
 

@@ -30,7 +30,7 @@ void nadam_update(DType dtype, int64_t n, void* var, void* m, void* v, const voi
 void rmsprop_update(DType dtype, int64_t n, void* var, void* s, void* a, void* mom, const void* g, double lr,
                     double rho, double momentum, double eps, double decay);
 
-// Adagrad: acc += g^2; var -= lr g / sqrt(acc + eps).
+// Adagrad (TF's ApplyAdagradV2): acc += g^2; var -= lr g / (sqrt(acc) + eps).
 void adagrad_update(DType dtype, int64_t n, void* var, void* acc, const void* g, double lr, double eps,
                     double decay);
 

@@ -21,6 +21,15 @@ TG_FAMILY(binary) {
                     safe_mul(g, out * where(greater(x, zeros_like(x)), log(x), zeros_like(x))))
   // MulNoNan(x, y) = 0 where y == 0, else x * y.
   TG_BINARY_FLOAT(MulNoNan, y == T(0) ? T(0) : x * y, (call("MulNoNan", {g, y})), (call("MulNoNan", {x, g})))
+  // x log y and x / y, 0 where x == 0 (even for a NaN y); x / y, 0 where y == 0. As TF's math_grad:
+  // d/dx xlogy = xlogy(x != 0, y), d/dy = xdivy(x, y); d/dx xdivy = xdivy(x != 0, y), d/dy = xdivy(-x, y^2);
+  // d/dx divnonan = divnonan(g, y), d/dy = g divnonan(divnonan(-x, y), y)
+  TG_BINARY_FLOAT(Xlogy, x == T(0) ? T(0) : x * std::log(y), g * call("Xlogy", {cast(not_equal(x, zeros_like(x)), x->dtype), y}),
+                  g * call("Xdivy", {x, y}))
+  TG_BINARY_FLOAT(Xdivy, x == T(0) ? T(0) : x / y, g * call("Xdivy", {cast(not_equal(x, zeros_like(x)), x->dtype), y}),
+                  g * call("Xdivy", {-x, square(y)}))
+  TG_BINARY_FLOAT(DivNoNan, y == T(0) ? T(0) : x / y, call("DivNoNan", {g, y}),
+                  g * call("DivNoNan", {call("DivNoNan", {-x, y}), y}))
   // integer division by zero raises (run_int_div), as TF
   TG_INT_DIV(FloorDiv,  floor_div(x, y),       zeros_like(x), zeros_like(y))
   TG_INT_DIV(FloorMod,  floor_mod(x, y),       g, (-(g * call("FloorDiv", {x, y}))))      // x - floor(x/y) y

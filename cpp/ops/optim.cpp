@@ -1,11 +1,10 @@
-// optim.cpp -- optimizer updates as stateful ops: each updates a Variable and its slots in place.
+// optim.cpp -- optimizer updates as stateful ops, TF's fused training ops: each updates a Variable and
+// its slot Variables in place (tf.raw_ops.ResourceApplyAdam and friends).
 //
-// Inputs of every Apply* op: (var, grad, lr, iterations, slots...). lr is a numeric scalar (a
-// Variable, so a graph sees later changes), iterations the optimizer's int scalar step counter
-// (steps taken so far; this update is step t = iterations + 1). Step-dependent coefficients
-// (bias corrections, Nadam's momentum schedule) are computed here from t, so a traced training
-// step replays correctly. Attribute weight_decay applies decoupled decay var *= 1 - lr * wd
-// first. The output is an empty tensor; the op exists for its effect (OpDef::stateful).
+// Inputs are TF's, in TF's order (Note [Update op inputs]): the variable and its slots are Variables,
+// the hyperparameters (lr, beta1_power, momentum, ...) numeric scalars - tensors, so a traced training
+// step reads each call's learning rate and step-dependent coefficients. The output is an empty tensor;
+// the op exists for its effect (OpDef::stateful).
 #include <cmath>
 #include <cstring>
 #include "core/error.h"
@@ -16,39 +15,45 @@ namespace tg {
 
 namespace {
 
-constexpr int kPrefix = 4;  // var, grad, lr, iterations
+// Note [Update op inputs]: an update op's inputs, one letter each in TF's order: 'w' the Variable
+// to update, 'v' a slot Variable of its dtype and shape, 's' a numeric scalar, 'g' the gradient
+// (a tensor of the variable's dtype and shape). `names` are TF's argument names, for messages.
+struct Layout {
+  const char* roles;
+  std::vector<const char*> names;
+};
 
-// Checks the inputs; `slots` is the number of slot variables this op's attributes call for.
-void check_update(const OpDef& op, const Tensors& x, size_t slots) {
-  if (x.size() != kPrefix + slots)
-    throw InvalidArgument(cat(op.name, ": expected ", kPrefix + slots, " inputs (var, grad, lr, iterations and ", slots,
-                              " slot variables), got ", x.size()));
-  const Tensor &var = x[0], &grad = x[1], &lr = x[2], &it = x[3];
+void check_update(const OpDef& op, const Tensors& x, const Layout& l) {
+  const size_t n = std::strlen(l.roles);
+  if (x.size() != n) throw InvalidArgument(cat(op.name, ": expected ", n, " inputs, got ", x.size()));
+  const Tensor& var = x[0];
   if (!var->is_variable || !var->storage)
-    throw InvalidArgument(cat(op.name, ": the variable to update must be a Variable, got a Tensor of ", meta_str(var)));
+    throw InvalidArgument(cat(op.name, ": var must be a Variable, got a Tensor of ", meta_str(var)));
   if (!is_floating(var->dtype))
     throw InvalidArgument(cat(op.name, ": optimizer updates need float32 or float64 variables, got ", meta_str(var)));
-  if (grad->dtype != var->dtype || grad->shape != var->shape)
-    throw InvalidArgument(cat(op.name, ": gradient of ", meta_str(grad), " does not match the variable of ", meta_str(var)));
-  if (lr->ndim() != 0 || !(is_floating(lr->dtype) || is_integer(lr->dtype)))
-    throw InvalidArgument(cat(op.name, ": the learning rate must be a numeric scalar, got ", meta_str(lr)));
-  if (it->ndim() != 0 || !is_integer(it->dtype))
-    throw InvalidArgument(cat(op.name, ": iterations must be an int32/int64 scalar, got ", meta_str(it)));
-  for (size_t k = kPrefix; k < x.size(); ++k) {
-    const Tensor& s = x[k];
-    if (!s->is_variable || !s->storage)
-      throw InvalidArgument(cat(op.name, ": slot ", k - kPrefix, " must be a Variable, got a Tensor of ", meta_str(s)));
-    if (s->dtype != var->dtype || s->shape != var->shape)
-      throw InvalidArgument(cat(op.name, ": slot ", k - kPrefix, " of ", meta_str(s), " does not match the variable of ",
-                                meta_str(var)));
-    for (size_t j = 0; j < k; ++j)
-      if (j != 1 && j != 2 && j != 3 && x[j] == s)
-        throw InvalidArgument(cat(op.name, ": slot ", k - kPrefix, " is the same Variable as input ", j,
-                                  "; every slot needs its own Variable"));
+  for (size_t k = 1; k < n; ++k) {
+    const Tensor& t = x[k];
+    const char* name = l.names[k];
+    switch (l.roles[k]) {
+      case 's':
+        if (t->ndim() != 0 || !(is_floating(t->dtype) || is_integer(t->dtype)))
+          throw InvalidArgument(cat(op.name, ": ", name, " must be a numeric scalar, got ", meta_str(t)));
+        break;
+      case 'v':
+        if (!t->is_variable || !t->storage)
+          throw InvalidArgument(cat(op.name, ": slot ", name, " must be a Variable, got a Tensor of ", meta_str(t)));
+        for (size_t j = 0; j < k; ++j)
+          if (l.roles[j] != 's' && l.roles[j] != 'g' && x[j] == t)
+            throw InvalidArgument(cat(op.name, ": slot ", name, " is the same Variable as ", l.names[j],
+                                      "; every slot needs its own Variable"));
+        [[fallthrough]];
+      default:
+        if (t->dtype != var->dtype || t->shape != var->shape)
+          throw InvalidArgument(cat(op.name, ": ", name, " of ", meta_str(t), " does not match the variable of ",
+                                    meta_str(var)));
+    }
   }
 }
-
-OutMeta no_output(const Tensors& x) { return {Shape{0}, x[0]->dtype}; }
 
 // The pointer to write through; a storage others still read (tapes, views, earlier reads in a
 // graph) is copied first, as assignment does.
@@ -62,42 +67,42 @@ void* writable(const Tensor& t) {
   return t->data();
 }
 
-void* slot(const Tensors& x, size_t k) { return k < x.size() ? writable(x[k]) : nullptr; }
+double at(const Tensors& x, size_t k) { return scalar_value(x[k]); }
 
-double lr_of(const Tensors& x) { return scalar_value(x[2]); }
-double step_of(const Tensors& x) { return scalar_value(x[3]) + 1.0; }
-double decay_of(const Attrs& a, double lr) { return lr * a.f("weight_decay", 0.0); }
-
-// ---- SGD: slots [momentum] when attr momentum != 0.
-OutMeta sgd_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
-  double mu = a.f("momentum", 0.0);
-  if (!(mu >= 0 && mu <= 1)) throw InvalidArgument(cat(op.name, ": momentum must be in [0, 1], got ", mu));
-  check_update(op, x, mu != 0 ? 1 : 0);
-  return no_output(x);
+// The update ops' layouts and rules, found by OpDef (the registry's infer and kernel are plain functions).
+using UpdateFn = void (*)(const OpDef&, const Tensors&, const Attrs&);
+struct Update {
+  const OpDef* op;
+  Layout layout;
+  UpdateFn run;
+};
+std::vector<Update>& updates() {
+  static std::vector<Update> table;
+  return table;
+}
+const Update& update_of(const OpDef& op) {
+  for (const Update& u : updates())
+    if (u.op == &op) return u;
+  throw InvalidArgument(cat(op.name, ": not an update op"));
 }
 
-Tensor sgd_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  double lr = lr_of(x);
-  sgd_update(x[0]->dtype, x[0]->size, writable(x[0]), slot(x, 4), x[1]->data(), lr, a.f("momentum", 0.0),
-             a.b("nesterov"), decay_of(a, lr));
+OutMeta update_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_update(op, x, update_of(op).layout);
+  return {Shape{0}, x[0]->dtype};
+}
+
+Tensor update_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  update_of(op).run(op, x, a);
   return empty(m.shape, m.dtype);
 }
 
-// ---- Adam: slots m, v [, vhat when amsgrad]; alpha = lr sqrt(1 - b2^t) / (1 - b1^t).
-OutMeta adam_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
-  check_update(op, x, a.b("amsgrad") ? 3 : 2);
-  return no_output(x);
+void def_update(const char* name, Layout layout, UpdateFn run) {
+  if (std::strlen(layout.roles) != layout.names.size()) throw InvalidArgument(cat(name, ": layout and names differ"));
+  OpDef& op = def_op(name).inputs(-1).shape(update_infer).forward(update_kernel).has_side_effects();
+  updates().push_back({&op, std::move(layout), run});
 }
 
-Tensor adam_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  double lr = lr_of(x), t = step_of(x), b1 = a.f("beta_1", 0.9), b2 = a.f("beta_2", 0.999);
-  double alpha = lr * std::sqrt(1 - std::pow(b2, t)) / (1 - std::pow(b1, t));
-  adam_update(x[0]->dtype, x[0]->size, writable(x[0]), slot(x, 4), slot(x, 5), slot(x, 6), x[1]->data(), alpha, b1, b2,
-              a.f("epsilon", 1e-7), decay_of(a, lr));
-  return empty(m.shape, m.dtype);
-}
-
-// ---- Nadam: slots m, v. With u_t = b1 (1 - 0.5 * 0.96^t) and P_t = u_1 ... u_t = b1^t Q_t,
+// Nadam's momentum schedule: with u_t = b1 (1 - 0.5 * 0.96^t) and P_t = u_1 ... u_t = b1^t Q_t,
 // Q_t = prod_{i<=t} (1 - 0.5 * 0.96^i): Q is a fixed table (0.96^i < 1e-36 past i = 2048, so
 // later factors are 1 in double precision), which keeps the schedule free of extra state.
 double nadam_q(double t) {
@@ -107,64 +112,67 @@ double nadam_q(double t) {
     for (int i = 1; i <= kTable; ++i) r[i] = r[i - 1] * (1 - 0.5 * std::pow(0.96, i));
     return r;
   }();
-  return q[t >= kTable ? kTable : (int)t];
+  return q[t >= kTable ? kTable : t < 0 ? 0 : (int)t];
 }
 
-Tensor nadam_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  double lr = lr_of(x), t = step_of(x), b1 = a.f("beta_1", 0.9), b2 = a.f("beta_2", 0.999);
-  auto u = [&](double s) { return b1 * (1 - 0.5 * std::pow(0.96, s)); };
-  double p_t = std::pow(b1, t) * nadam_q(t), u_t = u(t), u_next = u(t + 1);
-  double c_m = u_next / (1 - p_t * u_next), c_g = (1 - u_t) / (1 - p_t);
-  nadam_update(x[0]->dtype, x[0]->size, writable(x[0]), slot(x, 4), slot(x, 5), x[1]->data(), lr, b1, b2,
-               a.f("epsilon", 1e-7), c_m, c_g, std::pow(b2, t), decay_of(a, lr));
-  return empty(m.shape, m.dtype);
+void adam(const Tensors& x, void* vhat, size_t p) {  // p: index of beta1_power
+  double b1p = at(x, p), b2p = at(x, p + 1), lr = at(x, p + 2);
+  double alpha = lr * std::sqrt(1 - b2p) / (1 - b1p);  // TF's lr_t
+  adam_update(x[0]->dtype, x[0]->size, writable(x[0]), writable(x[1]), writable(x[2]), vhat, x[p + 6]->data(), alpha,
+              at(x, p + 3), at(x, p + 4), at(x, p + 5), 0.0);
 }
 
-OutMeta nadam_infer(const OpDef& op, const Tensors& x, const Attrs&) {
-  check_update(op, x, 2);
-  return no_output(x);
-}
-
-// ---- RMSprop: slots velocity [, average_gradient when centered] [, momentum when momentum != 0].
-OutMeta rmsprop_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
-  check_update(op, x, 1 + (a.b("centered") ? 1 : 0) + (a.f("momentum", 0.0) != 0 ? 1 : 0));
-  return no_output(x);
-}
-
-Tensor rmsprop_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  double lr = lr_of(x);
-  bool centered = a.b("centered");
-  double mu = a.f("momentum", 0.0);
-  size_t k = 5;
-  void* avg = centered ? slot(x, k++) : nullptr;
-  void* mom = mu != 0 ? slot(x, k++) : nullptr;
-  rmsprop_update(x[0]->dtype, x[0]->size, writable(x[0]), slot(x, 4), avg, mom, x[1]->data(), lr, a.f("rho", 0.9), mu,
-                 a.f("epsilon", 1e-7), decay_of(a, lr));
-  return empty(m.shape, m.dtype);
-}
-
-// ---- Adagrad: slot accumulator.
-OutMeta adagrad_infer(const OpDef& op, const Tensors& x, const Attrs&) {
-  check_update(op, x, 1);
-  return no_output(x);
-}
-
-Tensor adagrad_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  double lr = lr_of(x);
-  adagrad_update(x[0]->dtype, x[0]->size, writable(x[0]), slot(x, 4), x[1]->data(), lr, a.f("epsilon", 1e-7),
-                 decay_of(a, lr));
-  return empty(m.shape, m.dtype);
+void refuse_nesterov(const OpDef& op, const Attrs& a) {
+  if (a.b("use_nesterov")) throw Unimplemented(cat(op.name, ": use_nesterov=True is not supported"));
 }
 
 }  // namespace
 
 void register_optim_ops() {
   // The update rules are written out in kernels/optim.h.
-  def_op("ApplySGD").inputs(-1).shape(sgd_infer).forward(sgd_kernel).has_side_effects();
-  def_op("ApplyAdam").inputs(-1).shape(adam_infer).forward(adam_kernel).has_side_effects();
-  def_op("ApplyNadam").inputs(-1).shape(nadam_infer).forward(nadam_kernel).has_side_effects();
-  def_op("ApplyRMSprop").inputs(-1).shape(rmsprop_infer).forward(rmsprop_kernel).has_side_effects();
-  def_op("ApplyAdagrad").inputs(-1).shape(adagrad_infer).forward(adagrad_kernel).has_side_effects();
+  def_update("ResourceApplyGradientDescent", {"wsg", {"var", "alpha", "delta"}},
+             [](const OpDef&, const Tensors& x, const Attrs&) {  // var -= alpha * delta
+               sgd_update(x[0]->dtype, x[0]->size, writable(x[0]), nullptr, x[2]->data(), at(x, 1), 0.0, false, 0.0);
+             });
+  def_update("ResourceApplyKerasMomentum", {"wvsgs", {"var", "accum", "lr", "grad", "momentum"}},
+             [](const OpDef&, const Tensors& x, const Attrs& a) {
+               sgd_update(x[0]->dtype, x[0]->size, writable(x[0]), writable(x[1]), x[3]->data(), at(x, 2), at(x, 4),
+                          a.b("use_nesterov"), 0.0);
+             });
+  def_update("ResourceApplyAdam", {"wvvssssssg", {"var", "m", "v", "beta1_power", "beta2_power", "lr", "beta1",
+                                                 "beta2", "epsilon", "grad"}},
+             [](const OpDef& op, const Tensors& x, const Attrs& a) { refuse_nesterov(op, a); adam(x, nullptr, 3); });
+  def_update("ResourceApplyAdamWithAmsgrad", {"wvvvssssssg", {"var", "m", "v", "vhat", "beta1_power", "beta2_power",
+                                                             "lr", "beta1", "beta2", "epsilon", "grad"}},
+             [](const OpDef&, const Tensors& x, const Attrs&) { adam(x, writable(x[3]), 4); });
+  // tapegrad's own (TF has no fused Nadam): Keras's Nadam at step local_step = t (>= 1).
+  def_update("ResourceApplyNadam", {"wvvsssssg", {"var", "m", "v", "local_step", "lr", "beta1", "beta2", "epsilon",
+                                                 "grad"}},
+             [](const OpDef&, const Tensors& x, const Attrs&) {
+               double t = at(x, 3), lr = at(x, 4), b1 = at(x, 5), b2 = at(x, 6);
+               auto u = [&](double s) { return b1 * (1 - 0.5 * std::pow(0.96, s)); };
+               double p_t = std::pow(b1, t) * nadam_q(t), u_t = u(t), u_next = u(t + 1);
+               double c_m = u_next / (1 - p_t * u_next), c_g = (1 - u_t) / (1 - p_t);
+               nadam_update(x[0]->dtype, x[0]->size, writable(x[0]), writable(x[1]), writable(x[2]), x[8]->data(), lr,
+                            b1, b2, at(x, 7), c_m, c_g, std::pow(b2, t), 0.0);
+             });
+  def_update("ResourceApplyRMSProp", {"wvvssssg", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"}},
+             [](const OpDef&, const Tensors& x, const Attrs&) {
+               rmsprop_update(x[0]->dtype, x[0]->size, writable(x[0]), writable(x[1]), nullptr, writable(x[2]),
+                              x[7]->data(), at(x, 3), at(x, 4), at(x, 5), at(x, 6), 0.0);
+             });
+  def_update("ResourceApplyCenteredRMSProp", {"wvvvssssg", {"var", "mg", "ms", "mom", "lr", "rho", "momentum",
+                                                            "epsilon", "grad"}},
+             [](const OpDef&, const Tensors& x, const Attrs&) {
+               rmsprop_update(x[0]->dtype, x[0]->size, writable(x[0]), writable(x[2]), writable(x[1]), writable(x[3]),
+                              x[8]->data(), at(x, 4), at(x, 5), at(x, 6), at(x, 7), 0.0);
+             });
+  def_update("ResourceApplyAdagradV2", {"wvssg", {"var", "accum", "lr", "epsilon", "grad"}},
+             [](const OpDef& op, const Tensors& x, const Attrs& a) {
+               if (!a.b("update_slots", true)) throw Unimplemented(cat(op.name, ": update_slots=False is not supported"));
+               adagrad_update(x[0]->dtype, x[0]->size, writable(x[0]), writable(x[1]), x[4]->data(), at(x, 2),
+                              at(x, 3), 0.0);
+             });
 }
 
 }  // namespace tg

@@ -25,6 +25,7 @@ TG_FAMILY(unary) {
   TG_UNARY_RUN(Sin, vm::sin_run,                 g * cos(x))                   // any |x| (Note [Trig range])
   TG_UNARY_RUN(Cos, vm::cos_run,                 -(g * sin(x)))
   TG_UNARY(Tan,     std::tan(x),                 g * (square(out) + 1.0))      // 1 + tan^2
+  TG_UNARY(Softsign, x / (T(1) + std::abs(x)), g / square(abs(x) + 1.0))     // 1 / (1 + |x|)^2
   TG_UNARY(Erf,     vm::erf(x),                  g * exp(-square(x)) * 1.1283791670955126)  // 2/sqrt(pi) e^-x^2
   // integers wrap (neg and abs of the lowest value are itself, as TF); abs(-0) = +0
   TG_UNARY_NUMERIC(Neg,    wrap_neg(x),          -g)

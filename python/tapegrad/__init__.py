@@ -45,6 +45,7 @@ from tapegrad import _symbolic  # noqa: E402
 
 # ops written in Python check for keras's symbolic tensors (Note [Symbolic dispatch] in _symbolic.py)
 _symbolic.install([_os.sys.modules[__name__], math, nn, linalg], ("tapegrad._ops.", "tapegrad._creation"), ("cast",))
+from tapegrad import raw_ops  # noqa: E402
 
 __version__ = "0.1.0"
 from tapegrad._name_scope import name_scope  # noqa: E402

@@ -310,12 +310,6 @@ class _SubTracer:
         """
     def placeholder(self, arg0: Tensor) -> None:
         ...
-class _BoundOp:
-    def __call__(self, *args) -> Tensor:
-        ...
-    @property
-    def name(self) -> str:
-        ...
 class _Accumulator:
     def __init__(self) -> None:
         ...
@@ -341,15 +335,11 @@ def _alias(arg0: Tensor) -> Tensor:
     """
     t's value under a new tensor id.
     """
-def _bind_op(name: str, **kwargs) -> _BoundOp:
-    """
-    The op `name` with these attributes fixed: returns a callable taking the inputs.
-    """
 def _check_numerics_enabled() -> bool:
     ...
-def _convert_arg(value: typing.Any, kind: str, fn: str, arg: str) -> typing.Any:
+def _convert_arg(value: typing.Any, kind: str, fn: str, arg: str, dtype_hint: typing.SupportsInt | typing.SupportsIndex = -1) -> typing.Any:
     """
-    _convert_arg(value, kind, fn, arg): converts one argument as a public op's signature would (Note [Op signatures]), raising errors that name fn and arg.
+    _convert_arg(value, kind, fn, arg, dtype_hint=-1): converts one argument as a public op's signature would (Note [Op signatures]), raising errors that name fn and arg.
     """
 def _describe_traced(arg0: Tensor) -> str:
     ...

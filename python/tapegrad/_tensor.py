@@ -6,6 +6,7 @@ import numpy as np
 
 from tapegrad import _core, _trace_context, dtypes, errors
 from tapegrad._name_scope import current_scope as _current_scope
+from tapegrad._ops._wrap import convert_arg
 from tapegrad._string_tensor import StringTensor, is_text, string_constant
 
 __all__ = [
@@ -51,6 +52,14 @@ class TensorShape(tuple):
 
 def _dtype_of(value):
     return None if value is None else dtypes.as_dtype(value)
+
+
+def _string_dtype_or_arg(dtype, op):
+    """``dtype`` of ``op`` as a DType: tf.string (which the op binding does not know), or through
+    the one argument conversion (which names the op in its errors); None stays None for constant."""
+    if dtype is dtypes.string or dtype is str or dtype is bytes or isinstance(dtype, str) and dtype == "string":
+        return dtypes.string
+    return None if dtype is None and op == "constant" else convert_arg(dtype, "dtype", op, "dtype")
 
 
 def numpy_text(a, is_repr=False):
@@ -319,11 +328,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     try:
         if dtype is None and dtype_hint is None:  # the common call (keras converts every batch so)
             return _core.convert(value, -1)
-        dt = _dtype_of(dtype)
-        if dt is not None:
-            return _core.convert(value, dt.code)
-        hint = _dtype_of(dtype_hint)
-        if hint is not None and not isinstance(value, Tensor):
+        if dtype is not None:
+            return _core.convert(value, convert_arg(dtype, "dtype", "convert_to_tensor", "dtype").code)
+        hint = convert_arg(dtype_hint, "dtype", "convert_to_tensor", "dtype_hint")
+        if not isinstance(value, Tensor):
             try:
                 return _core.convert_hint(value, hint.code)
             except _core.InvalidArgumentError:
@@ -341,7 +349,7 @@ _PACKAGE_DIR = _os.path.dirname(_os.path.abspath(__file__)) + _os.sep
 def _naming_public_function(error):
     """``error`` with the name of the public function the user called prefixed (the outermost frame in
     the package: an op written in Python converts its arguments without knowing its own name)."""
-    frame, public = _sys._getframe(2), None
+    frame, public = _sys._getframe(1), None
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         public, frame = frame.f_code.co_name, frame.f_back
     text = str(error)
@@ -366,7 +374,7 @@ def _const_shape(shape):
 
 def constant(value, dtype=None, shape=None, name=None):
     """Creates a tensor from a value; unlike convert_to_tensor it casts to ``dtype`` freely."""
-    dt = _dtype_of(dtype)
+    dt = _string_dtype_or_arg(dtype, "constant")
     if dt is dtypes.string or isinstance(value, StringTensor) or dt is None and is_text(value):
         if not is_text(value):
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
@@ -375,11 +383,13 @@ def constant(value, dtype=None, shape=None, name=None):
         return string_constant(value, shape)
     if isinstance(value, Tensor):
         t = value if dt is None or value.dtype == dt else cast(value, dt)
-    elif dt is not None:
-        _refuse_lossy_constant(value, dt)
+    elif dt is None:
+        t = _core._convert_arg(value, "tensor", "constant", "value")  # refuses None, strings, objects
+    elif isinstance(value, (np.ndarray, np.generic)):  # cast as NumPy casts
         t = _core.from_numpy(np.asarray(value, dtype=dt.as_numpy_dtype), dt.code)
     else:
-        t = _core.convert(value, -1)
+        _refuse_lossy_constant(value, dt)
+        t = _core._convert_arg(value, "tensor", "constant", "value", dt.code)
     if shape is not None:
         shape = _const_shape(shape)
         if t._size == 1:
@@ -422,7 +432,7 @@ _stop_gradient = _core.op("StopGradient")
 def cast(x, dtype, name=None):
     """Casts to ``dtype``; the gradient flows between float types only."""
     x = convert_to_tensor(x)
-    dt = dtypes.as_dtype(dtype)
+    dt = _string_dtype_or_arg(dtype, "cast")
     if (dt is dtypes.string) != isinstance(x, StringTensor):  # no conversion between strings and numbers
         raise errors.UnimplementedError(f"Cast {x.dtype.name} to {dt.name} is not supported")
     if dt is dtypes.string:

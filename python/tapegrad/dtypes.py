@@ -82,17 +82,21 @@ def as_dtype(type_value):
     if type_value is builtins.bool:
         return bool
     try:
+        if type_value is None:  # np.dtype(None) would be float64
+            raise TypeError
         with warnings.catch_warnings():  # NumPy's deprecated aliases ('a') are refused below, not warned
             warnings.simplefilter("ignore", DeprecationWarning)
             np_dtype = np.dtype(type_value)
-    except TypeError:
-        raise TypeError(f"Cannot convert {type_value!r} to a tapegrad dtype") from None
-    if np_dtype.kind in "OSU":  # object, bytes and str arrays hold strings, as in TF
+    except (TypeError, ValueError):  # ValueError: an object whose .dtype NumPy cannot read (a Tensor)
+        np_dtype = None
+    if np_dtype is not None and np_dtype.kind in "OSU":  # object, bytes and str arrays hold strings, as in TF
         return string
     for d in _BY_CODE:
-        if np.dtype(d.as_numpy_dtype) == np_dtype:
+        if np_dtype is not None and np.dtype(d.as_numpy_dtype) == np_dtype:
             return d
-    raise TypeError(f"tapegrad has no dtype matching {type_value!r} (supported: float32, float64, int32, int64, bool)")
+    text = repr(type_value)
+    raise TypeError(f"as_dtype: cannot convert the argument `type_value`: {text[:57] + '...' if len(text) > 60 else text} "
+                    f"({type(type_value).__name__}) to a DType (float32, float64, int32, int64 or bool)")
 
 
 def from_code(code):

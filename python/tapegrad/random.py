@@ -10,6 +10,7 @@ Keras initializers draw from the NumPy generator returned by ``get_global_genera
 import numpy as np
 
 from tapegrad import dtypes
+from tapegrad._ops._wrap import convert_arg as _convert_arg
 from tapegrad import _core
 
 __all__ = ["set_seed", "normal", "uniform", "get_global_generator"]
@@ -32,13 +33,11 @@ def get_global_generator():
 
 
 def _shape(shape, op):
-    from tapegrad._ops.array import _ints
-
     if hasattr(shape, "numpy"):
         shape = shape.numpy().reshape(-1).tolist()
     if isinstance(shape, (float, np.floating, dict)) or not hasattr(shape, "__len__") and not isinstance(shape, int):
         raise TypeError(f"{op}: shape must be a list of ints, got {type(shape).__name__} {shape!r}")
-    return _ints(shape, op, "shape")
+    return _convert_arg(shape, "ints", op, "shape")
 
 
 def _seed(seed):
@@ -51,7 +50,7 @@ def _is(v, number):
 
 def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
     """``mean + stddev * z`` with z standard normal, of the given shape and float dtype."""
-    dt = dtypes.as_dtype(dtype)
+    dt = _convert_arg(dtype, "dtype", "random.normal", "dtype")
     if not dt.is_floating:
         raise ValueError(f"random.normal: dtype must be float32 or float64, got {dt.name}")
     z = _normal(shape=_shape(shape, "random.normal"), dtype=dt.code, seed=_seed(seed))
@@ -67,7 +66,7 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     from tapegrad._tensor import cast
     from tapegrad._ops.elementwise import floor, minimum
 
-    dt = dtypes.as_dtype(dtype)
+    dt = _convert_arg(dtype, "dtype", "random.uniform", "dtype")
     shape = _shape(shape, "random.uniform")
     if dt.is_integer:
         if maxval is None:

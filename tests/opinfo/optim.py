@@ -1,24 +1,38 @@
-"""Rows for the optimizer update ops (ApplySGD, ApplyAdam, ...): each row runs one update on fresh Variables.
+"""Rows for the fused optimizer updates (tf.raw_ops.ResourceApplyAdam, ...): each row runs one update on
+fresh Variables.
 
-The row's fn copies the variable and slot arrays into Variables (assigning them, so a traced call
-starts from the arguments every time), runs the op, and returns the updated variable and slots
-flattened into one vector; the reference computes the same update in NumPy.
+A sample's inputs are the op's arguments in TF's order. The row's fn copies the variable and slot
+arrays into Variables (assigning them, so a traced call starts from the arguments every time), runs
+the op with keyword arguments, and returns the updated variable and slots flattened into one vector;
+the reference computes the same update in NumPy.
 """
+import inspect
+
 import numpy as np
 
 import tapegrad as tf
 from opinfo.core import OpInfo, SampleInput
 
+_VARIABLES = {"var", "m", "v", "vhat", "accum", "ms", "mom", "mg"}  # updated in place; the rest are read
+
+
+def _inputs(op_name):
+    """The op's input names in TF's order (its keyword-only arguments without a default)."""
+    params = inspect.signature(getattr(tf.raw_ops, op_name)).parameters.values()
+    return [p.name for p in params if p.kind is p.KEYWORD_ONLY and p.default is p.empty]
+
 
 def _update_fn(op_name):
-    op = tf._core.op(op_name)
+    op, names = getattr(tf.raw_ops, op_name), _inputs(op_name)
 
-    def fn(var, grad, lr, iterations, *slots, **attrs):
-        state = [tf.Variable(np.zeros(t.shape, t.dtype.as_numpy_dtype)) for t in (var, *slots)]
-        for v, t in zip(state, (var, *slots)):
-            v.assign(t)
-        op(state[0], grad, lr, iterations, *state[1:], **attrs)
-        return tf.concat([tf.reshape(v, [-1]) for v in state], 0)
+    def fn(*inputs, **attrs):
+        state = {}
+        for n, t in zip(names, inputs):
+            if n in _VARIABLES:
+                state[n] = tf.Variable(np.zeros(t.shape, t.dtype.as_numpy_dtype))
+                state[n].assign(t)
+        op(**{n: state.get(n, t) for n, t in zip(names, inputs)}, **attrs)
+        return tf.concat([tf.reshape(state[n], [-1]) for n in names if n in state], 0)
 
     return fn
 
@@ -27,88 +41,97 @@ def _flat(*arrays):
     return np.concatenate([np.reshape(a, -1) for a in arrays])
 
 
-def _keep(var, lr, weight_decay):
-    return var * (1 - lr * weight_decay)
+def _gradient_descent(var, alpha, delta):
+    return _flat(var - alpha * delta)
 
 
-def _sgd(var, grad, lr, it, *slots, momentum=0.0, nesterov=False, weight_decay=0.0):
-    x = _keep(var, lr, weight_decay)
-    if not momentum:
-        return _flat(x - lr * grad)
-    m = momentum * slots[0] - lr * grad
-    return _flat(x + (momentum * m - lr * grad if nesterov else m), m)
+def _keras_momentum(var, accum, lr, grad, momentum, use_nesterov=False):
+    accum = momentum * accum - lr * grad
+    return _flat(var + (momentum * accum - lr * grad if use_nesterov else accum), accum)
 
 
-def _adam(var, grad, lr, it, m, v, *vhat, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, weight_decay=0.0):
-    t = float(it) + 1
-    alpha = lr * np.sqrt(1 - beta_2 ** t) / (1 - beta_1 ** t)
-    m = m + (grad - m) * (1 - beta_1)
-    v = v + (grad * grad - v) * (1 - beta_2)
-    if amsgrad:
-        vmax = np.maximum(vhat[0], v)
-        return _flat(_keep(var, lr, weight_decay) - alpha * m / (np.sqrt(vmax) + epsilon), m, v, vmax)
-    return _flat(_keep(var, lr, weight_decay) - alpha * m / (np.sqrt(v) + epsilon), m, v)
+def _adam_moments(m, v, grad, beta1, beta2):
+    return m + (grad - m) * (1 - beta1), v + (grad * grad - v) * (1 - beta2)
 
 
-def _nadam(var, grad, lr, it, m, v, beta_1=0.9, beta_2=0.999, epsilon=1e-7, weight_decay=0.0):
-    t = int(it) + 1
-    u = lambda s: beta_1 * (1 - 0.5 * 0.96 ** s)  # noqa: E731
+def _adam(var, m, v, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    alpha = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    m, v = _adam_moments(m, v, grad, beta1, beta2)
+    return _flat(var - alpha * m / (np.sqrt(v) + epsilon), m, v)
+
+
+def _adam_amsgrad(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, epsilon, grad):
+    alpha = lr * np.sqrt(1 - beta2_power) / (1 - beta1_power)
+    m, v = _adam_moments(m, v, grad, beta1, beta2)
+    vhat = np.maximum(vhat, v)
+    return _flat(var - alpha * m / (np.sqrt(vhat) + epsilon), m, v, vhat)
+
+
+def _nadam(var, m, v, local_step, lr, beta1, beta2, epsilon, grad):
+    t = int(local_step)
+    u = lambda s: beta1 * (1 - 0.5 * 0.96 ** s)  # noqa: E731
     p_t = np.prod([u(i) for i in range(1, t + 1)])
     c_m, c_g = u(t + 1) / (1 - p_t * u(t + 1)), (1 - u(t)) / (1 - p_t)
-    m = m + (grad - m) * (1 - beta_1)
-    v = v + (grad * grad - v) * (1 - beta_2)
-    x = _keep(var, lr, weight_decay) - lr * (c_m * m + c_g * grad) / (np.sqrt(v / (1 - beta_2 ** t)) + epsilon)
-    return _flat(x, m, v)
+    m, v = _adam_moments(m, v, grad, beta1, beta2)
+    return _flat(var - lr * (c_m * m + c_g * grad) / (np.sqrt(v / (1 - beta2 ** t)) + epsilon), m, v)
 
 
-def _rmsprop(var, grad, lr, it, s, *rest, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, weight_decay=0.0):
-    rest = list(rest)
-    s = rho * s + (1 - rho) * grad * grad
-    den = s + epsilon
-    out = [s]
-    if centered:
-        a = rho * rest.pop(0) + (1 - rho) * grad
-        den = den - a * a
-        out.append(a)
-    inc = lr * grad / np.sqrt(den)
-    if momentum:
-        inc = inc + momentum * rest.pop(0)
-        out.append(inc)
-    return _flat(_keep(var, lr, weight_decay) - inc, *out)
+def _rmsprop(var, ms, mom, lr, rho, momentum, epsilon, grad):
+    ms = rho * ms + (1 - rho) * grad * grad
+    mom = momentum * mom + lr * grad / np.sqrt(ms + epsilon)
+    return _flat(var - mom, ms, mom)
 
 
-def _adagrad(var, grad, lr, it, acc, epsilon=1e-7, weight_decay=0.0):
-    acc = acc + grad * grad
-    return _flat(_keep(var, lr, weight_decay) - lr * grad / np.sqrt(acc + epsilon), acc)
+def _centered_rmsprop(var, mg, ms, mom, lr, rho, momentum, epsilon, grad):
+    ms = rho * ms + (1 - rho) * grad * grad
+    mg = rho * mg + (1 - rho) * grad
+    mom = momentum * mom + lr * grad / np.sqrt(ms - mg * mg + epsilon)
+    return _flat(var - mom, mg, ms, mom)
 
 
-def _samples(slot_kinds, attr_sets):
-    """slot_kinds: "signed", "positive" or "small" (|s| < 0.1) per slot;
-    attr_sets: (attrs, number of slots used) pairs."""
+def _adagrad(var, accum, lr, epsilon, grad):
+    accum = accum + grad * grad
+    return _flat(var - lr * grad / (np.sqrt(accum) + epsilon), accum)
+
+
+# Slot values: "signed" in (-1, 1), "positive" in (0.1, 1), "small" in (-0.1, 0.1).
+_RANGES = {"signed": (-1, 1), "positive": (0.1, 1), "small": (-0.1, 0.1)}
+
+
+def _samples(op_name, slots, scalar_sets):
+    """slots: the range of each slot Variable; scalar_sets: (scalar inputs, attributes) pairs."""
+    names = _inputs(op_name)
+
     def gen(rng, dtype):
-        for shape, step in (((3,), 0), ((2, 3), 4)):
-            for attrs, n in attr_sets:
-                var, grad = rng.uniform(-1, 1, shape).astype(dtype), rng.uniform(-1, 1, shape).astype(dtype)
-                lo_hi = {"signed": (-1, 1), "positive": (0.1, 1), "small": (-0.1, 0.1)}
-                slots = [rng.uniform(*lo_hi[k], shape) for k in slot_kinds[:n]]
-                lr = np.array(0.05, dtype=dtype)
-                yield SampleInput([var, grad, lr, np.array(step, np.int64)] + [s.astype(dtype) for s in slots],
-                                  dict(attrs))
+        for shape in ((3,), (2, 3)):
+            for scalars, attrs in scalar_sets:
+                arrays = {"var": rng.uniform(-1, 1, shape), "grad": rng.uniform(-1, 1, shape), "delta":
+                          rng.uniform(-1, 1, shape), **{n: rng.uniform(*_RANGES[k], shape) for n, k in slots.items()}}
+                args = [(arrays[n] if n in arrays else np.array(scalars[n])).astype(dtype) for n in names]
+                yield SampleInput(args, dict(attrs))
     return gen
 
 
-def _row(name, ref, samples):
-    return OpInfo(name, _update_fn(name), ref, samples=samples, differentiable=False)
+def _row(name, ref, slots, scalar_sets):
+    return OpInfo(name, _update_fn(name), ref, samples=_samples(name, slots, scalar_sets), differentiable=False)
 
 
+_ADAM = dict(beta1_power=0.9, beta2_power=0.999, lr=0.05, beta1=0.9, beta2=0.999, epsilon=1e-7)
+_ADAM_T5 = dict(_ADAM, beta1_power=0.8 ** 5, beta2_power=0.99 ** 5, beta1=0.8, beta2=0.99)
+_RMS = dict(lr=0.05, rho=0.9, momentum=0.0, epsilon=1e-7)
 rows = [
-    _row("ApplySGD", _sgd, _samples(["signed"], [({}, 0), (dict(momentum=0.9), 1),
-                                                 (dict(momentum=0.5, nesterov=True, weight_decay=0.1), 1)])),
-    _row("ApplyAdam", _adam, _samples(["signed", "positive", "positive"],
-                                      [({}, 2), (dict(amsgrad=True, beta_1=0.8), 3), (dict(weight_decay=0.2), 2)])),
-    _row("ApplyNadam", _nadam, _samples(["signed", "positive"], [({}, 2), (dict(beta_2=0.99, weight_decay=0.1), 2)])),
-    _row("ApplyRMSprop", _rmsprop, _samples(["positive", "small", "signed"],
-                                            [({}, 1), (dict(centered=True, momentum=0.5), 3),
-                                             (dict(momentum=0.3), 2)])),
-    _row("ApplyAdagrad", _adagrad, _samples(["positive"], [({}, 1), (dict(weight_decay=0.1), 1)])),
+    _row("ResourceApplyGradientDescent", _gradient_descent, {}, [(dict(alpha=0.05), {})]),
+    _row("ResourceApplyKerasMomentum", _keras_momentum, {"accum": "signed"},
+         [(dict(lr=0.05, momentum=0.9), {}), (dict(lr=0.05, momentum=0.5), dict(use_nesterov=True))]),
+    _row("ResourceApplyAdam", _adam, {"m": "signed", "v": "positive"}, [(_ADAM, {}), (_ADAM_T5, {})]),
+    _row("ResourceApplyAdamWithAmsgrad", _adam_amsgrad, {"m": "signed", "v": "positive", "vhat": "positive"},
+         [(_ADAM, {}), (_ADAM_T5, {})]),
+    _row("ResourceApplyNadam", _nadam, {"m": "signed", "v": "positive"},
+         [(dict(local_step=1, lr=0.05, beta1=0.9, beta2=0.999, epsilon=1e-7), {}),
+          (dict(local_step=5, lr=0.05, beta1=0.9, beta2=0.99, epsilon=1e-7), {})]),
+    _row("ResourceApplyRMSProp", _rmsprop, {"ms": "positive", "mom": "signed"},
+         [(_RMS, {}), (dict(_RMS, momentum=0.3), {})]),
+    _row("ResourceApplyCenteredRMSProp", _centered_rmsprop, {"mg": "small", "ms": "positive", "mom": "signed"},
+         [(dict(_RMS, momentum=0.5), {})]),
+    _row("ResourceApplyAdagradV2", _adagrad, {"accum": "positive"}, [(dict(lr=0.05, epsilon=1e-7), {})]),
 ]

@@ -31,16 +31,11 @@ DIFFERENCES = {
     "fwd:reshape-*-empty": (BUG, "reshape of a (0, 3) tensor to [3, 0, -1] is refused (TF infers the -1)"),
     "grad:reshape-*-empty": (BUG, "reshape of a (0, 3) tensor to [3, 0, -1] is refused (TF infers the -1)"),
     "*:math.unsorted_segment_sum-*-neg": (BUG, "a negative segment id raises (TF drops that entry)"),
-    "fwd:where-*-indices": (BUG, "where(condition) alone raises NotImplementedError (TF: the indices of the "
-                                 "true entries)"),
     "fwd:nn.relu-int*": (BUG, "relu refuses int32/int64 (TF takes them)"),
     "fwd:nn.relu6-int*": (BUG, "relu6 refuses int32/int64 (TF takes them)"),
     "fwd:pow:int-int64-empty": (BUG, "integer pow with a negative exponent raises even when the result is "
                                      "empty (TF returns the empty result)"),
     # ---- bugs: errors (TF raises, tapegrad returns or raises another class)
-    "*:divide-float32-mixed": (BUG, "mixed float dtypes raise InvalidArgumentError (TF: TypeError)"),
-    "*:truediv-float32-mixed": (BUG, "mixed float dtypes raise InvalidArgumentError (TF: TypeError)"),
-    "*:add_n-*-bad": (BUG, "add_n broadcasts inputs of different shapes (TF: InvalidArgumentError)"),
     "fwd:constant-[fi]*-badshape": (BUG, "constant(value, shape=) with a mismatched size raises "
                                      "InvalidArgumentError from Reshape (TF: TypeError)"),
     # ---- bugs: calling conventions

@@ -1,5 +1,5 @@
 """Builders for public ops: a registry op plus TF's argument list, bound in C++ (Note [Op signatures])."""
-from tapegrad import _core
+from tapegrad import _core, dtypes
 
 
 # A public op that maps onto one registry op is the op handle itself, bound to TF's signature: the
@@ -28,7 +28,10 @@ def export(namespace, table, builder):
     return list(table)
 
 
-def convert_arg(value, kind, fn, arg):
-    """One argument of a Python-composed op converted by the doorway's rules: kind is int, ints, axes,
-    float, bool or str; errors name ``fn`` and ``arg``."""
-    return _core._convert_arg(value, kind, fn, arg)
+def convert_arg(value, kind, fn, arg, dtype_hint=None):
+    """One argument of a Python-composed op converted by the doorway's rules: kind is tensor, tensors,
+    int, ints, axes, float, bool, str or dtype (a DType is returned); a tensor kind takes ``dtype_hint``
+    for Python values. Errors name ``fn`` and ``arg``."""
+    if kind == "dtype":
+        return value if type(value) is dtypes.DType else dtypes.from_code(_core._convert_arg(value, kind, fn, arg))
+    return _core._convert_arg(value, kind, fn, arg, -1 if dtype_hint is None else dtypes.as_dtype(dtype_hint).code)

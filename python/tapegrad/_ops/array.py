@@ -4,7 +4,7 @@ import builtins
 import numpy as np
 
 from tapegrad import _core, dtypes
-from tapegrad._ops._wrap import public_op
+from tapegrad._ops._wrap import convert_arg, public_op
 from tapegrad._tensor import Tensor, convert_to_tensor
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concat", "stack", "unstack",
@@ -24,29 +24,6 @@ _one_hot = _core.op("OneHot")
 _segment_sum = _core.op("UnsortedSegmentSum")
 
 
-def _int(v, op, arg):
-    """v as a Python int; a float that is not whole (1.5, inf, NaN), a string or None is a TypeError naming op."""
-    if v is None or isinstance(v, (str, bytes)) or isinstance(v, (float, np.floating)) and not float(v).is_integer():
-        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__} {v!r}")
-    try:
-        i = int(v)
-    except (TypeError, ValueError, OverflowError) as e:
-        raise TypeError(f"{op}: {arg} must be an int, got {type(v).__name__} {v!r} ({e})") from None
-    if not -2 ** 63 <= i < 2 ** 63:
-        raise ValueError(f"{op}: {arg} {i} is out of the int64 range")
-    return i
-
-
-def _ints(v, op, arg):
-    if isinstance(v, Tensor):
-        return [_int(d, op, arg) for d in v.numpy().reshape(-1).tolist()]
-    if isinstance(v, (int, np.integer)):
-        return [_int(v, op, arg)]
-    if v is None or isinstance(v, (str, bytes)):
-        raise TypeError(f"{op}: {arg} must be a list of ints, got {v!r}")
-    return [_int(d, op, arg) for d in np.asarray(v, dtype=object).reshape(-1).tolist()]
-
-
 def _tensor_list(values, op, arg):
     """values (a list, tuple or other iterable of tensors) as a list; anything else is a TypeError naming op."""
     if values is None or isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
@@ -54,8 +31,9 @@ def _tensor_list(values, op, arg):
     return list(values)
 
 
-def _axis(axis, rank, op):
-    axis = _int(axis, op, "axis")
+def _axis(axis, rank, fn, op):
+    """axis (an argument of the Python function fn) in [0, rank); out of range is op's error."""
+    axis = convert_arg(axis, "int", fn, "axis")
     if not -rank <= axis < rank:
         raise _InvalidArgument(f"{op}: axis {axis} is out of range for a tensor of rank {rank}")
     return axis % rank
@@ -71,7 +49,7 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
         return _transpose(a)
     a = convert_to_tensor(a)
     nd = a.ndim
-    return _transpose(a, perm=[p + nd if -nd <= p < 0 else p for p in _ints(perm, "Transpose", "perm")])
+    return _transpose(a, perm=[p + nd if -nd <= p < 0 else p for p in convert_arg(perm, "ints", "transpose", "perm")])
 
 
 broadcast_to = public_op("BroadcastTo", "broadcast_to", "input, shape:ints", "Broadcasts ``input`` to ``shape``.")
@@ -80,7 +58,7 @@ broadcast_to = public_op("BroadcastTo", "broadcast_to", "input, shape:ints", "Br
 def expand_dims(input, axis, name=None):
     t = convert_to_tensor(input)
     s = list(t._shape)
-    axis = _int(axis, "ExpandDims", "axis")
+    axis = convert_arg(axis, "int", "expand_dims", "axis")
     if not -len(s) - 1 <= axis <= len(s):
         raise _InvalidArgument(f"ExpandDims: axis {axis} is out of range for a tensor of rank {len(s)}")
     s.insert(axis if axis >= 0 else len(s) + 1 + axis, 1)
@@ -91,14 +69,11 @@ def squeeze(input, axis=None, name=None):
     """Removes size-1 axes: those in ``axis``, or every one when ``axis`` is None or empty (as TF)."""
     t = convert_to_tensor(input)
     s = list(t._shape)
-    if isinstance(axis, (Tensor, np.ndarray)):
-        axis = np.asarray(axis).reshape(-1).tolist()
-    elif isinstance(axis, (int, np.integer)):
-        axis = [int(axis)]
-    if axis is None or len(axis) == 0:
+    axis = [] if axis is None else convert_arg(axis, "axes", "squeeze", "axis")
+    if not axis:
         keep = [d for d in s if d != 1]
     else:
-        axes = {(a + len(s)) if a < 0 else a for a in _ints(axis, "Squeeze", "axis")}
+        axes = {(a + len(s)) if a < 0 else a for a in axis}
         for a in axes:
             if not 0 <= a < len(s) or s[a] != 1:
                 raise _InvalidArgument(f"Squeeze: cannot squeeze axis {a} of shape {tuple(s)}")
@@ -134,15 +109,16 @@ def concat(values, axis, name="concat"):
     """
     if isinstance(values, Tensor):
         return values
-    values = _tensor_list(values, "ConcatV2", "values")
+    values = _tensor_list(values, "concat", "values")
     if len(values) == 1:
         return convert_to_tensor(values[0])
-    return _concat(*values, axis=_int(axis, "ConcatV2", "axis"))
+    return _concat(*values, axis=convert_arg(axis, "int", "concat", "axis"))
 
 
 def stack(values, axis=0, name="stack"):
     """Joins same-shape tensors along a new axis."""
-    ts = [convert_to_tensor(v) for v in _tensor_list(values, "Pack", "values")]
+    ts = [convert_to_tensor(v) for v in _tensor_list(values, "stack", "values")]
+    axis = convert_arg(axis, "int", "stack", "axis")
     if not ts:
         raise _InvalidArgument("Pack: expected at least one tensor to stack")
     shape = ts[0]._shape
@@ -155,9 +131,9 @@ def stack(values, axis=0, name="stack"):
 def unstack(value, num=None, axis=0, name="unstack"):
     """Splits a tensor into a list of tensors along ``axis``, removing it."""
     x = convert_to_tensor(value)
-    axis = _axis(axis, x.ndim, "Unpack")
+    axis = _axis(axis, x.ndim, "unstack", "Unpack")
     n = x._shape[axis]
-    if num is not None and _int(num, "Unpack", "num") != n:
+    if num is not None and convert_arg(num, "int", "unstack", "num") != n:
         raise _InvalidArgument(f"Unpack: num={num} does not match dimension {axis} of shape {tuple(x._shape)}")
     lead = (builtins.slice(None),) * axis
     return [x[lead + (i,)] for i in range(n)]
@@ -166,16 +142,16 @@ def unstack(value, num=None, axis=0, name="unstack"):
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Splits into ``num_or_size_splits`` equal pieces, or pieces of the listed sizes (one may be -1)."""
     x = convert_to_tensor(value)
-    axis = _axis(axis, x.ndim, "Split")
+    axis = _axis(axis, x.ndim, "split", "Split")
     n = x._shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)) or (
             isinstance(num_or_size_splits, Tensor) and num_or_size_splits.ndim == 0):
-        k = _int(num_or_size_splits, "Split", "num_or_size_splits")
+        k = convert_arg(num_or_size_splits, "int", "split", "num_or_size_splits")
         if k <= 0 or n % k:
             raise _InvalidArgument(f"Split: dimension {axis} of shape {tuple(x._shape)} is not divisible into {k} pieces")
         sizes = [n // k] * k
     else:
-        sizes = _ints(num_or_size_splits, "SplitV", "num_or_size_splits")
+        sizes = convert_arg(num_or_size_splits, "ints", "split", "num_or_size_splits")
         if sizes.count(-1) > 1 or any(s < -1 for s in sizes):
             raise _InvalidArgument(f"SplitV: invalid size_splits {sizes}")
         if -1 in sizes:
@@ -190,19 +166,19 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 
 
 def tile(input, multiples, name=None):
-    return _tile(input, multiples=_ints(multiples, "Tile", "multiples"))
+    return _tile(input, multiples=convert_arg(multiples, "ints", "tile", "multiples"))
 
 
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """params[..., indices, ...] along ``axis`` (default ``batch_dims``); out-of-range indices raise."""
     idx = indices if isinstance(indices, Tensor) else convert_to_tensor(indices, dtype_hint=dtypes.int32)
-    batch_dims = _int(batch_dims, "GatherV2", "batch_dims")
-    return _gather(params, idx, axis=batch_dims if axis is None else _int(axis, "GatherV2", "axis"), batch_dims=batch_dims)
+    batch_dims = convert_arg(batch_dims, "int", "gather", "batch_dims")
+    return _gather(params, idx, axis=batch_dims if axis is None else convert_arg(axis, "int", "gather", "axis"), batch_dims=batch_dims)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s; ids outside [0, num_segments) raise."""
-    return _segment_sum(data, convert_to_tensor(segment_ids), num_segments=_int(num_segments, "UnsortedSegmentSum", "num_segments"))
+    return _segment_sum(data, convert_to_tensor(segment_ids), num_segments=convert_arg(num_segments, "int", "unsorted_segment_sum", "num_segments"))
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
@@ -210,17 +186,17 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     if dtype is None:
         given = [convert_to_tensor(v).dtype for v in (on_value, off_value) if v is not None]
         dtype = given[0] if given else dtypes.float32
-    dt = dtypes.as_dtype(dtype)
+    dt = convert_arg(dtype, "dtype", "one_hot", "dtype")
     on = 1 if on_value is None else convert_to_tensor(on_value)._item()
     off = 0 if off_value is None else convert_to_tensor(off_value)._item()
-    return _one_hot(convert_to_tensor(indices), depth=_int(depth, "OneHot", "depth"), on_value=float(on), off_value=float(off),
-                    axis=-1 if axis is None else _int(axis, "OneHot", "axis"), dtype=dt.code)
+    return _one_hot(convert_to_tensor(indices), depth=convert_arg(depth, "int", "one_hot", "depth"), on_value=float(on), off_value=float(off),
+                    axis=-1 if axis is None else convert_arg(axis, "int", "one_hot", "axis"), dtype=dt.code)
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pads with a constant, or mirrors the edges (mode REFLECT without, SYMMETRIC with the edge)."""
     x = convert_to_tensor(tensor)
-    flat = _ints(paddings, "Pad", "paddings")
+    flat = _paddings(paddings, x)
     mode = str(mode).upper()
     if mode == "CONSTANT":
         return _pad(x, paddings=flat, constant_values=float(convert_to_tensor(constant_values)._item()))
@@ -231,6 +207,15 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     for axis in range(x.ndim):
         x = _mirror(x, axis, flat[2 * axis], flat[2 * axis + 1], 1 if mode == "REFLECT" else 0)
     return x
+
+
+def _paddings(paddings, x):
+    """paddings, an integer [rank, 2] tensor or nested list, as a flat list of ints."""
+    p = convert_arg(paddings, "tensor", "pad", "paddings", dtypes.int32)
+    if not p.dtype.is_integer or p._size and (p.ndim != 2 or p._shape[1] != 2):
+        raise _InvalidArgument(f"pad: paddings must be an integer matrix with 2 columns, got {p.dtype.name}"
+                               f"{tuple(p._shape)} for input of shape {tuple(x._shape)}")
+    return convert_arg(_reshape(p, shape=[-1]), "ints", "pad", "paddings")
 
 
 def _mirror(x, axis, before, after, edge):
@@ -249,7 +234,7 @@ def _mirror(x, axis, before, after, edge):
 def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
     """input_[begin : begin + size] in every dimension; a size of -1 takes the rest."""
     x = convert_to_tensor(input_)
-    b, s = _ints(begin, "Slice", "begin"), _ints(size, "Slice", "size")
+    b, s = convert_arg(begin, "ints", "slice", "begin"), convert_arg(size, "ints", "slice", "size")
     if len(b) != x.ndim or len(s) != x.ndim:
         raise _InvalidArgument(f"Slice: begin {b} and size {s} need one entry per dimension of shape {tuple(x._shape)}")
     e = [n if k == -1 else bb + k for bb, k, n in zip(b, s, x._shape)]
@@ -261,17 +246,17 @@ def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
 
 def strided_slice(input_, begin, end, strides=None, name=None):
     """input_[begin_0:end_0:strides_0, ...] with Python slice semantics per dimension (no masks)."""
-    begin, end = _ints(begin, "StridedSlice", "begin"), _ints(end, "StridedSlice", "end")
-    strides = [1] * len(begin) if strides is None else _ints(strides, "StridedSlice", "strides")
+    begin, end = convert_arg(begin, "ints", "strided_slice", "begin"), convert_arg(end, "ints", "strided_slice", "end")
+    strides = [1] * len(begin) if strides is None else convert_arg(strides, "ints", "strided_slice", "strides")
     return convert_to_tensor(input_)[tuple(builtins.slice(b, e, s) for b, e, s in zip(begin, end, strides))]
 
 
 def reverse(tensor, axis, name=None):
     """Reverses the listed axes (a strided slice with stride -1)."""
     x = convert_to_tensor(tensor)
-    axes = [_axis(a, x.ndim, "ReverseV2") for a in _ints(axis, "ReverseV2", "axis")]
+    axes = [_axis(a, x.ndim, "reverse", "ReverseV2") for a in convert_arg(axis, "ints", "reverse", "axis")]
     if len(set(axes)) != len(axes):
-        raise _InvalidArgument(f"ReverseV2: axis {_ints(axis, 'ReverseV2', 'axis')} lists an axis twice")
+        raise _InvalidArgument(f"ReverseV2: axis {axes} lists an axis twice")
     key = [builtins.slice(None, None, -1) if d in axes else builtins.slice(None) for d in range(x.ndim)]
     return x[tuple(key)]
 
@@ -280,7 +265,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The entries of ``tensor`` where ``mask`` is True; ``mask`` covers dimensions axis..axis+mask.ndim."""
     x = convert_to_tensor(tensor)
     m = np.asarray(mask.numpy() if isinstance(mask, Tensor) else mask)
-    axis = 0 if axis is None else _axis(axis, x.ndim, "BooleanMask")
+    axis = 0 if axis is None else _axis(axis, x.ndim, "boolean_mask", "BooleanMask")
     k, s = m.ndim, list(x._shape)
     if m.dtype != np.bool_ or k == 0 or tuple(s[axis:axis + k]) != m.shape:
         raise _InvalidArgument(f"BooleanMask: mask of {m.dtype}{m.shape} does not match dimensions {axis}.."

@@ -1,7 +1,9 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
-from tapegrad import _core, dtypes, errors
-from tapegrad._ops._wrap import binary, export, unary
-from tapegrad._tensor import Tensor, convert_to_tensor
+import numpy as np
+
+from tapegrad import _core, dtypes
+from tapegrad._ops._wrap import binary, convert_arg, export, unary
+from tapegrad._tensor import Tensor, cast, convert_to_tensor
 
 _UNARY = {
     "negative": "Neg", "square": "Square", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "exp": "Exp", "log": "Log",
@@ -23,19 +25,46 @@ softplus = unary("Softplus", "softplus", arg="features")
 neg = globals()["negative"]
 mod = globals()["floormod"]
 _realdiv = _core.op("RealDiv")
+_div_no_nan = _core.op("DivNoNan")
+# tf.math only (see tapegrad/math.py): not in __all__, which the top-level namespace takes.
+xlogy = binary("Xlogy", "xlogy", "xlogy(x, y, name=None): x * log(y), 0 where x == 0 (even for a NaN y).")
+xdivy = binary("Xdivy", "xdivy", "xdivy(x, y, name=None): x / y, 0 where x == 0 (even for a NaN y).")
 _select = _core.op("Select")
+
+
+def _operands(x, y, fn):
+    """x and y as tensors of one dtype: a Python value takes the other's dtype; two tensors of different
+    dtypes are a TypeError, as in TF."""
+    if not isinstance(x, Tensor):
+        x = convert_arg(x, "tensor", fn, "x", y.dtype if isinstance(y, Tensor) else None)
+    if not isinstance(y, Tensor):
+        y = convert_arg(y, "tensor", fn, "y", x.dtype)
+    if x._dtype != y._dtype:
+        raise TypeError(f"{fn}: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}")
+    return x, y
+
+
+def _divide(x, y, fn):
+    x, y = _operands(x, y, fn)
+    return x / y
 
 
 def truediv(x, y, name=None):
     """x / y; integer inputs are divided as float64, as in TF."""
-    if not isinstance(x, Tensor):
-        x = convert_to_tensor(x, dtype_hint=y.dtype if isinstance(y, Tensor) else None)
-    return x / y
+    return _divide(x, y, "truediv")
 
 
 def divide(x, y, name=None):
     """x / y (TF's tf.divide); integer inputs are divided as float64."""
-    return truediv(x, y)
+    return _divide(x, y, "divide")
+
+
+def divide_no_nan(x, y, name=None):
+    """x / y, 0 where y == 0 (even for a NaN x); integer inputs are divided as float64, as in TF."""
+    x, y = _operands(x, y, "divide_no_nan")
+    if x.dtype.is_integer:
+        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+    return _div_no_nan(x, y)
 
 
 def realdiv(x, y, name=None):
@@ -44,9 +73,9 @@ def realdiv(x, y, name=None):
 
 def where(condition, x=None, y=None, name=None):
     """Picks x where condition is true, else y (all three broadcast)."""
-    if x is None and y is None:
-        raise errors.UnimplementedError("Where: where(condition) with one argument (the indices of true entries) "
-                                        "is not supported")
+    if x is None and y is None:  # the int64 [true entries, rank] indices of the true (non-zero) entries
+        c = convert_arg(condition, "tensor", "where", "condition")
+        return convert_to_tensor(np.argwhere(c.numpy()).astype(np.int64))
     if x is None or y is None:
         raise ValueError("where: x and y must both be given")
     c = convert_to_tensor(condition, dtype=dtypes.bool)
@@ -60,8 +89,10 @@ def where(condition, x=None, y=None, name=None):
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """max(min(t, clip_value_max), clip_value_min), in TF's order (so clip_value_min wins when it
     exceeds clip_value_max); NaN stays NaN; the gradient is zero where t was clipped."""
-    t = convert_to_tensor(t)
-    return globals()["maximum"](globals()["minimum"](t, clip_value_max), clip_value_min)
+    t = convert_arg(t, "tensor", "clip_by_value", "t")
+    hi = convert_arg(clip_value_max, "tensor", "clip_by_value", "clip_value_max", t.dtype)
+    lo = convert_arg(clip_value_min, "tensor", "clip_by_value", "clip_value_min", t.dtype)
+    return globals()["maximum"](globals()["minimum"](t, hi), lo)
 
 
 def logical_xor(x, y, name=None):

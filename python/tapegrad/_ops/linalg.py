@@ -2,7 +2,8 @@
 import numpy as np
 
 from tapegrad import _core, errors
-from tapegrad._ops.array import _diag_last_two, _int, transpose
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.array import _diag_last_two, transpose
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
@@ -87,15 +88,15 @@ def tensordot(a, b, axes, name=None):
     a, b = convert_to_tensor(a), convert_to_tensor(b)
     if isinstance(axes, Tensor):
         axes = axes.numpy().tolist()
-    if isinstance(axes, (int, np.integer)):
-        n = int(axes)
+    if not isinstance(axes, (list, tuple)):
+        n = convert_arg(axes, "int", "tensordot", "axes")
         if n < 0 or n > a.ndim or n > b.ndim:
             raise _error(f"Tensordot: axes={n} is invalid for shapes {tuple(a.shape)} and {tuple(b.shape)}")
         a_axes, b_axes = list(range(a.ndim - n, a.ndim)), list(range(n))
     else:
         if len(axes) != 2:
             raise _error(f"Tensordot: axes must be an int or a pair of axis lists, got {axes!r}")
-        a_axes, b_axes = ([x] if isinstance(x, (int, np.integer)) else list(x) for x in axes)
+        a_axes, b_axes = (convert_arg(x, "ints", "tensordot", "axes") for x in axes)
         a_axes, b_axes = _axis_list(a_axes, a.ndim, "a"), _axis_list(b_axes, b.ndim, "b")
     if len(a_axes) != len(b_axes) or any(a.shape[i] != b.shape[j] for i, j in zip(a_axes, b_axes)):
         raise _error(f"Tensordot: axes {a_axes} of {tuple(a.shape)} and {b_axes} of {tuple(b.shape)} "
@@ -128,7 +129,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     x = convert_to_tensor(tensor)
     matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
     if matrix:
-        ax = [_int(a, "Norm", "axis") for a in axis]
+        ax = [convert_arg(a, "int", "norm", "axis") for a in axis]
         if not all(-x.ndim <= a < x.ndim for a in ax) or ax[0] % x.ndim == ax[1] % x.ndim:
             raise _error(f"Norm: axis {axis} must be two distinct axes of a tensor of shape {tuple(x.shape)}")
         if ord not in ("euclidean", "fro", 1, np.inf):
@@ -139,7 +140,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
             if len(axis) != 1:
                 raise ValueError(f"norm: axis must be None, an int or a pair of ints, got {axis!r}")
             axis = axis[0]
-        ax = None if axis is None else [_int(axis, "Norm", "axis")]
+        ax = None if axis is None else [convert_arg(axis, "int", "norm", "axis")]
         if ax is not None and not -x.ndim <= ax[0] < max(x.ndim, 1):
             raise _error(f"Norm: axis {axis} is out of range for a tensor of shape {tuple(x.shape)}")
         if ord not in ("euclidean", "fro") and (isinstance(ord, str) or not ord > 0):
@@ -181,9 +182,9 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     Formula:
         t * clip_norm / max(norm(t), clip_norm)
     """
-    t = convert_to_tensor(t)
+    t = convert_arg(t, "tensor", "clip_by_norm", "t")
     n = safe_sqrt(reduce_sum(t * t, axes, keepdims=True))
-    clip = convert_to_tensor(clip_norm, dtype_hint=t.dtype)
+    clip = convert_arg(clip_norm, "tensor", "clip_by_norm", "clip_norm", t.dtype)
     return t * clip / maximum(n, clip)
 
 
@@ -197,8 +198,8 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     t_list = list(t_list)
     if use_norm is None:
         use_norm = global_norm(t_list)
-    use_norm = convert_to_tensor(use_norm)
-    clip = convert_to_tensor(clip_norm, dtype_hint=use_norm.dtype)
+    use_norm = convert_arg(use_norm, "tensor", "clip_by_global_norm", "use_norm")
+    clip = convert_arg(clip_norm, "tensor", "clip_by_global_norm", "clip_norm", use_norm.dtype)
     # the (n - n) term turns an infinite norm into NaN; it adds 0 otherwise
     scale = clip / maximum(use_norm, clip) + (use_norm - use_norm)
     clipped = [None if t is None else convert_to_tensor(t) * cast(scale, convert_to_tensor(t).dtype) for t in t_list]

@@ -2,8 +2,8 @@
 import numpy as np
 
 from tapegrad import _core
-from tapegrad._ops._wrap import export, unary
-from tapegrad._ops.array import _int, squeeze
+from tapegrad._ops._wrap import convert_arg, export, unary
+from tapegrad._ops.array import squeeze
 from tapegrad._ops.elementwise import sigmoid, softplus  # noqa: F401 -- tf.nn.sigmoid, tf.nn.softplus
 from tapegrad._ops.reduction import reduce_mean, reduce_sum
 from tapegrad._tensor import cast, convert_to_tensor
@@ -12,11 +12,12 @@ _UNARY = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "selu": "Selu"}
 __all__ = export(globals(), _UNARY, lambda op, py_name: unary(op, py_name, arg="features")) + [
     "leaky_relu", "gelu", "silu", "swish", "sigmoid", "softplus", "softmax", "log_softmax", "dropout",
     "l2_loss", "sparse_softmax_cross_entropy_with_logits", "softmax_cross_entropy_with_logits",
-    "sigmoid_cross_entropy_with_logits", "moments",
+    "sigmoid_cross_entropy_with_logits", "moments", "softsign", "l2_normalize",
 ]
+softsign = unary("Softsign", "softsign", "softsign(features, name=None): features / (1 + |features|).", arg="features")
 
 _ops = {n: _core.op(n) for n in (
-    "LeakyRelu", "Gelu", "GeluTanh", "Silu", "Softmax", "LogSoftmax",
+    "Rsqrt", "Maximum", "LeakyRelu", "Gelu", "GeluTanh", "Silu", "Softmax", "LogSoftmax",
     "SparseSoftmaxCrossEntropyWithLogits", "SigmoidCrossEntropyWithLogits")}
 
 
@@ -55,12 +56,12 @@ def softmax(logits, axis=None, name=None):
     >>> tf.nn.softmax([1000., 0.]).numpy()
     array([1., 0.], dtype=float32)
     """
-    return _ops["Softmax"](logits, axis=-1 if axis is None else _int(axis, "Softmax", "axis"))
+    return _ops["Softmax"](logits, axis=-1 if axis is None else convert_arg(axis, "int", "softmax", "axis"))
 
 
 def log_softmax(logits, axis=None, name=None):
     """``x - log(sum(exp(x)))`` along ``axis`` (default -1); finite for any finite logits."""
-    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else _int(axis, "LogSoftmax", "axis"))
+    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else convert_arg(axis, "int", "log_softmax", "axis"))
 
 
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
@@ -106,6 +107,9 @@ def _as_list(v):
 def l2_loss(t, name=None):
     """``sum(t ** 2) / 2``."""
     t = convert_to_tensor(t)
+    if not t.dtype.is_floating:
+        raise _core.InvalidArgumentError(f"l2_loss: t must be a float32 or float64 tensor, got {t.dtype.name}"
+                                         f"{tuple(t.shape)}")
     return reduce_sum(t * t) * 0.5
 
 
@@ -126,7 +130,7 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 
     ``axis=None`` is the last axis, as in TF.
     """
-    axis = -1 if axis is None else axis
+    axis = -1 if axis is None else convert_arg(axis, "int", "softmax_cross_entropy_with_logits", "axis")
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
     return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
@@ -145,9 +149,25 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return _ops["SigmoidCrossEntropyWithLogits"](logits, labels)
 
 
+def log_sigmoid(x, name=None):
+    """log(sigmoid(x)) = -softplus(-x), finite for any finite x (tf.math only)."""
+    return -softplus(-convert_arg(x, "tensor", "log_sigmoid", "x"))
+
+
+def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
+    """x / sqrt(max(sum(x^2, axis), epsilon)) over ``axis`` (all axes if None; ``dim`` is its old name)."""
+    x = convert_arg(x, "tensor", "l2_normalize", "x")
+    axis = dim if axis is None else axis
+    axes = None if axis is None else convert_arg(axis, "axes", "l2_normalize", "axis")
+    square_sum = reduce_sum(x * x, axes, keepdims=True)
+    epsilon = convert_arg(epsilon, "float", "l2_normalize", "epsilon")
+    return x * _ops["Rsqrt"](_ops["Maximum"](square_sum, epsilon))
+
+
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """Mean and (biased) variance of ``x`` over ``axes``, as ``(mean, variance)``."""
-    y = convert_to_tensor(x)
+    y = convert_arg(x, "tensor", "moments", "x")
+    axes = None if axes is None else convert_arg(axes, "axes", "moments", "axes")
     mean = reduce_mean(y, axis=axes, keepdims=True)
     # The mean is not cut out of the variance's tape (as TF does): its first-order contribution
     # is zero, but second derivatives need it.

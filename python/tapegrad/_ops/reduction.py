@@ -79,7 +79,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation over ``axis``: sqrt(reduce_variance)."""
-    return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), axis, keepdims))
+    return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), _axes(axis, "reduce_std"), keepdims))
 
 
 def safe_sqrt(s):
@@ -100,12 +100,14 @@ def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
 
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmax(input, axis=_axis(axis, fn="argmax"), output_type=dtypes.as_dtype(output_type).code)
+    return _argmax(input, axis=_axis(axis, fn="argmax"),
+                   output_type=convert_arg(output_type, "dtype", "argmax", "output_type").code)
 
 
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmin(input, axis=_axis(axis, fn="argmin"), output_type=dtypes.as_dtype(output_type).code)
+    return _argmin(input, axis=_axis(axis, fn="argmin"),
+                   output_type=convert_arg(output_type, "dtype", "argmin", "output_type").code)
 
 
 cumsum = public_op("Cumsum", "cumsum", "x, axis:int=0, exclusive:bool=False, reverse:bool=False", """Running sum along ``axis``.
@@ -123,7 +125,12 @@ def add_n(inputs, name=None):
     inputs = _tensor_list(inputs, "add_n", "inputs")
     if not inputs:
         raise ValueError("add_n: inputs must be a non-empty list")
-    total = convert_to_tensor(inputs[0])
-    for t in inputs[1:]:
+    ts = [convert_arg(t, "tensor", "add_n", "inputs") for t in inputs]
+    for t in ts[1:]:  # TF adds tensors of one shape and dtype, with no broadcasting
+        if t._shape != ts[0]._shape or t._dtype != ts[0]._dtype:
+            raise _core.InvalidArgumentError(f"AddN: inputs must all have the shape and dtype of the first, got "
+                                             f"{ts[0].dtype.name}{tuple(ts[0]._shape)} and {t.dtype.name}{tuple(t._shape)}")
+    total = ts[0]
+    for t in ts[1:]:
         total = total + t
     return total

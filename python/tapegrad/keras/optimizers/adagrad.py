@@ -1,4 +1,5 @@
 """keras.optimizers.Adagrad: per-parameter rates from the accumulated squared gradients."""
+import tapegrad as tf
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Adagrad"]
@@ -8,10 +9,9 @@ class Adagrad(Optimizer):
     """Update rule (acc starts at initial_accumulator_value)::
 
         acc += g^2
-        var -= lr * g / sqrt(acc + epsilon)
+        var -= lr * g / sqrt(acc + epsilon)     (as tf.keras; TF's fused ApplyAdagradV2 adds epsilon
+                                                 after the sqrt, so the update is written in ops)
     """
-
-    _OP = "ApplyAdagrad"
 
     def __init__(self, learning_rate=0.001, initial_accumulator_value=0.1, epsilon=1e-7, name="Adagrad", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -21,5 +21,10 @@ class Adagrad(Optimizer):
         self.add_slots(var_list, ["accumulator"], self.initial_accumulator_value)
         super().build(var_list)
 
-    def _op_attrs(self):
-        return dict(epsilon=self.epsilon)
+    def _step_values(self):
+        return (self._scalar(self.epsilon),)
+
+    def update_step(self, grad, var, lr):
+        acc = self.slots(var)[0]
+        acc.assign_add(grad * grad)
+        var.assign_sub(tf.cast(lr, var.dtype) * grad / tf.sqrt(acc + tf.cast(self._values[0], var.dtype)))

@@ -1,4 +1,5 @@
 """keras.optimizers.Adam and AdamW (Adam with decoupled weight decay)."""
+import tapegrad as tf
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -12,8 +13,6 @@ class Adam(Optimizer):
         var -= lr * sqrt(1 - beta_2^t) / (1 - beta_1^t) * m / (sqrt(v) + epsilon)
     """
 
-    _OP = "ApplyAdam"
-
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, amsgrad=False, name="Adam",
                  **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
@@ -23,8 +22,20 @@ class Adam(Optimizer):
         self.add_slots(var_list, ["m", "v", "vhat"] if self.amsgrad else ["m", "v"])
         super().build(var_list)
 
-    def _op_attrs(self):
-        return dict(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon, amsgrad=bool(self.amsgrad))
+    def _step_values(self):
+        s = self._scalar
+        return self._power(self.beta_1), self._power(self.beta_2), s(self.beta_1), s(self.beta_2), s(self.epsilon)
+
+    def update_step(self, grad, var, lr):
+        b1p, b2p, b1, b2, eps = self._values
+        if self.amsgrad:
+            m, v, vhat = self.slots(var)
+            tf.raw_ops.ResourceApplyAdamWithAmsgrad(var=var, m=m, v=v, vhat=vhat, beta1_power=b1p, beta2_power=b2p, lr=lr,
+                                                    beta1=b1, beta2=b2, epsilon=eps, grad=grad)
+        else:
+            m, v = self.slots(var)
+            tf.raw_ops.ResourceApplyAdam(var=var, m=m, v=v, beta1_power=b1p, beta2_power=b2p, lr=lr, beta1=b1, beta2=b2,
+                                         epsilon=eps, grad=grad)
 
 
 class AdamW(Adam):

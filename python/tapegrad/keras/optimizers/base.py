@@ -1,13 +1,13 @@
 """keras.optimizers.Optimizer: slots, learning rate (float or schedule), clipping, weight decay, iterations.
 
 Subclasses give ``build(var_list)`` (create slots with ``add_slots``) and an ``update_step(grad, var, lr)``
-that runs one registered stateful op (cpp/ops/optim.cpp: ApplySGD, ApplyAdam, ...) updating the variable
-and its slots in place; everything shared happens here once, per step:
+that runs one fused update op of ``tf.raw_ops`` (ResourceApplyAdam, ...) updating the variable and its
+slots in place (Note [Fused optimizer updates]); everything shared happens here once, per step:
   1. drop (None, var) pairs with a warning naming the variables;
   2. clip: clipvalue, then clipnorm (per gradient), then global_clipnorm (all gradients together);
-  3. lr: the learning-rate Variable, or a schedule evaluated at ``iterations``;
-  4. update_step per variable; the op reads ``iterations`` for its step-dependent coefficients and fuses
-     decoupled weight decay (var *= 1 - lr * weight_decay);
+  3. lr: the learning-rate Variable, or a schedule evaluated at ``iterations``; the scalar tensors the
+     update ops read (``_step_values``: hyperparameters, coefficients of the step t = iterations + 1);
+  4. decoupled weight decay (var -= lr * weight_decay * var), then update_step, per variable;
   5. variable constraints (``var.constraint``) projected; iterations += 1.
 The state (slots, ``iterations``, the learning rate) lives in Variables, so the same calls traced inside a
 ``tf.function`` replay the whole update in the graph.
@@ -65,7 +65,9 @@ class Optimizer(AutoConfig):
         self._slots = {}          # id(var) -> tuple of slot Variables
         self._slot_names = {}     # id(var) -> the slots' names ("m", "v")
         self._var_dtypes = {}     # id(var) -> its dtype (a Variable's dtype never changes)
-        self._per_var = {}        # id(var) -> (its bound update op, its slots); see update_step
+        self._per_step = {}       # values read once per step (see _step)
+        self._values = ()         # this step's _step_values()
+        self._scalars = {}        # Python number -> its float64 scalar tensor (see _scalar)
         self._variables = []
         self._exclude_ids, self._exclude_names = set(), ()
         self.built = False
@@ -155,10 +157,9 @@ class Optimizer(AutoConfig):
     def exclude_from_weight_decay(self, var_list=None, var_names=None):
         self._exclude_ids |= {id(v) for v in var_list or ()}
         self._exclude_names = tuple(var_names or ())
-        self._per_var.clear()
 
     def _decay_for(self, var):
-        """The weight_decay attribute of var's update op (0 when var is excluded)."""
+        """var's decoupled weight decay (0 when var is excluded)."""
         if not self.weight_decay or id(var) in self._exclude_ids:
             return 0.0
         if any(n in _var_name(var) for n in self._exclude_names):
@@ -166,28 +167,40 @@ class Optimizer(AutoConfig):
         return float(self.weight_decay)
 
     # ---- applying gradients
-    # The update op of a subclass: its registry name and attributes (weight_decay is added per variable).
-    _OP = None
-
-    def _op_attrs(self):
-        return {}
-
     def update_step(self, grad, var, lr):
-        """Updates var in place from grad (lr is a scalar tensor): one ``_OP`` op on var and its slots.
+        """Updates var and its slots in place from grad (lr is a scalar tensor): one ``tf.raw_ops`` op."""
+        raise NotImplementedError(f"{type(self).__name__} must define update_step")
 
-        The op with its attributes is bound once per variable (``_fused_update``), so a step pays only
-        for its inputs; setting a public attribute (``opt.beta_1 = ...``) rebinds.
-        """
-        entry = self._per_var.get(id(var))
-        if entry is None:
-            op = _fused_update(self._OP, weight_decay=self._decay_for(var), **self._op_attrs())
-            entry = self._per_var[id(var)] = (op, self._slots[id(var)])
-        entry[0](var, grad, lr, self._iterations, *entry[1])
+    def _step_values(self):
+        """The scalar tensors update_step reads (hyperparameters, step-dependent coefficients), computed
+        once per step into ``self._values``."""
+        return ()
 
-    def __setattr__(self, name, value):
-        super().__setattr__(name, value)
-        if not name.startswith("_") and "_per_var" in self.__dict__:
-            self._per_var.clear()
+    def _scalar(self, value):
+        """A hyperparameter as a float64 scalar tensor, made once per value: the update ops take
+        scalar tensors, and converting a Python float per variable and step would cost more."""
+        t = self._scalars.get(value)
+        if t is None:
+            t = self._scalars[value] = tf.convert_to_tensor(float(value), tf.float64)
+        return t
+
+    def _step(self):
+        """This step's t = iterations + 1, read once per step: a float, or a float64 tensor while tracing."""
+        t = self._per_step.get("t")
+        if t is None:
+            t = self._per_step["t"] = (tf.cast(self._iterations + 1, tf.float64) if tf.inside_function()
+                                       else float(self._iterations.numpy()) + 1.0)
+        return t
+
+    def _power(self, base):
+        """base ** t for this step's t, as a float64 scalar tensor."""
+        t = self._step()
+        return tf.convert_to_tensor(base ** t, tf.float64) if isinstance(t, float) else tf.pow(self._scalar(base), t)
+
+    def _step_tensor(self):
+        """This step's t as a float64 scalar tensor."""
+        t = self._step()
+        return tf.convert_to_tensor(t, tf.float64) if isinstance(t, float) else t
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""
@@ -218,8 +231,13 @@ class Optimizer(AutoConfig):
         if self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None:
             grads = self._clip(grads)
         lr = self._lr_tensor()
+        self._per_step.clear()
+        self._values = self._step_values()
         try:
             for g, v in zip(grads, variables):
+                decay = self._decay_for(v) if self.weight_decay else 0.0
+                if decay:
+                    v.assign_sub(v * tf.cast(lr * decay, v.dtype))
                 self.update_step(g, v, lr)
         except tf.errors.InvalidArgumentError:
             for g, v in zip(grads, variables):
@@ -280,19 +298,10 @@ class Optimizer(AutoConfig):
 
 
 # Note [Fused optimizer updates]
-# An update_step is one stateful C++ op per variable (cpp/ops/optim.cpp: ApplySGD, ApplyAdam, ...)
-# that updates the variable and its slots in place: written with public ops, an Adam step would be
-# a dozen ops and temporaries per variable. TF's public names for such kernels
-# (tf.raw_ops.ResourceApplyAdam, ...) take other inputs (resource handles, beta powers), so these
-# ops have no public name; _fused_update is the only place keras reaches below the public API
-# (tests/test_keras_public_api.py allows exactly this function).
-def _fused_update(op_name, **attrs):
-    """The registry op ``op_name`` with its attributes bound: a callable
-    ``(var, grad, lr, iterations, *slots)`` that updates var and slots in place."""
-    from tapegrad import _core
-    return _core._bind_op(op_name, **attrs)
-
-
+# An update_step is one stateful C++ op per variable, TF's fused training ops of tf.raw_ops
+# (cpp/ops/optim.cpp: ResourceApplyAdam, ...), updating the variable and its slots in place: written
+# with other public ops, an Adam step would be a dozen ops and temporaries per variable. Their
+# hyperparameters are scalar inputs, so a traced step reads this call's learning rate and step.
 def _var_name(v):
     return getattr(v, "path", None) or v.name.split(":")[0]
 

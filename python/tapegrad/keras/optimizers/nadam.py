@@ -1,4 +1,5 @@
 """keras.optimizers.Nadam: Adam with Nesterov momentum (Dozat's momentum schedule)."""
+import tapegrad as tf
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Nadam"]
@@ -12,8 +13,6 @@ class Nadam(Optimizer):
         var -= lr * m_hat / (sqrt(v / (1 - beta_2^t)) + epsilon)
     """
 
-    _OP = "ApplyNadam"
-
     def __init__(self, learning_rate=0.001, beta_1=0.9, beta_2=0.999, epsilon=1e-7, name="Nadam", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.beta_1, self.beta_2, self.epsilon = float(beta_1), float(beta_2), float(epsilon)
@@ -22,5 +21,12 @@ class Nadam(Optimizer):
         self.add_slots(var_list, ["m", "v"])
         super().build(var_list)
 
-    def _op_attrs(self):
-        return dict(beta_1=self.beta_1, beta_2=self.beta_2, epsilon=self.epsilon)  # u_t, P_t from iterations
+    def _step_values(self):
+        s = self._scalar
+        return self._step_tensor(), s(self.beta_1), s(self.beta_2), s(self.epsilon)
+
+    def update_step(self, grad, var, lr):
+        m, v = self.slots(var)
+        step, b1, b2, eps = self._values
+        tf.raw_ops.ResourceApplyNadam(var=var, m=m, v=v, local_step=step, lr=lr, beta1=b1, beta2=b2, epsilon=eps,
+                                      grad=grad)

@@ -1,4 +1,5 @@
 """keras.optimizers.RMSprop: gradients scaled by a moving root mean square."""
+import tapegrad as tf
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["RMSprop"]
@@ -13,17 +14,25 @@ class RMSprop(Optimizer):
         p = momentum * p + inc; var -= p   if momentum > 0   else   var -= inc
     """
 
-    _OP = "ApplyRMSprop"
-
     def __init__(self, learning_rate=0.001, rho=0.9, momentum=0.0, epsilon=1e-7, centered=False, name="RMSprop",
                  **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         self.rho, self.momentum, self.epsilon, self.centered = float(rho), float(momentum), float(epsilon), centered
 
     def build(self, var_list):
-        names = ["velocity"] + (["average_gradient"] if self.centered else []) + (["momentum"] if self.momentum else [])
-        self.add_slots(var_list, names)
+        # TF's fused RMSProp always keeps the momentum buffer (with momentum 0 it holds the last increment).
+        self.add_slots(var_list, ["velocity", "momentum"] + (["average_gradient"] if self.centered else []))
         super().build(var_list)
 
-    def _op_attrs(self):
-        return dict(rho=self.rho, momentum=self.momentum, epsilon=self.epsilon, centered=bool(self.centered))
+    def _step_values(self):
+        return self._scalar(self.rho), self._scalar(self.momentum), self._scalar(self.epsilon)
+
+    def update_step(self, grad, var, lr):
+        ms, mom, *mg = self.slots(var)
+        rho, momentum, eps = self._values
+        if self.centered:
+            tf.raw_ops.ResourceApplyCenteredRMSProp(var=var, mg=mg[0], ms=ms, mom=mom, lr=lr, rho=rho, momentum=momentum,
+                                                    epsilon=eps, grad=grad)
+        else:
+            tf.raw_ops.ResourceApplyRMSProp(var=var, ms=ms, mom=mom, lr=lr, rho=rho, momentum=momentum, epsilon=eps,
+                                            grad=grad)

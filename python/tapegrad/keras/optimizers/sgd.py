@@ -1,4 +1,5 @@
 """keras.optimizers.SGD: gradient descent with optional (Nesterov) momentum."""
+import tapegrad as tf
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["SGD"]
@@ -12,8 +13,6 @@ class SGD(Optimizer):
         (var -= lr * g when momentum == 0)
     """
 
-    _OP = "ApplySGD"
-
     def __init__(self, learning_rate=0.01, momentum=0.0, nesterov=False, name="SGD", **kwargs):
         super().__init__(learning_rate=learning_rate, name=name, **kwargs)
         if not 0 <= momentum <= 1:
@@ -24,5 +23,12 @@ class SGD(Optimizer):
         self.add_slots(var_list, ["momentum"] if self.momentum else [])
         super().build(var_list)
 
-    def _op_attrs(self):
-        return dict(momentum=self.momentum, nesterov=self.nesterov)
+    def _step_values(self):
+        return (self._scalar(self.momentum),)
+
+    def update_step(self, grad, var, lr):
+        if not self.momentum:
+            tf.raw_ops.ResourceApplyGradientDescent(var=var, alpha=lr, delta=grad)
+            return
+        tf.raw_ops.ResourceApplyKerasMomentum(var=var, accum=self.slots(var)[0], lr=lr, grad=grad,
+                                              momentum=self._values[0], use_nesterov=self.nesterov)
