@@ -1,0 +1,382 @@
+// conv.cpp -- NHWC convolution (im2col + the BLAS GEMM) and pooling kernels; see conv.h.
+//
+// Note [im2col]: in NHWC a filter [kh, kw, c, o] is a [kh*kw*c, o] matrix, and the input patch of
+// one output pixel, read in (ky, kx, c) order, is a row of kh*kw*c values, copied in runs of c.
+// A chunk of images becomes a [pixels, kh*kw*c] matrix `col` (padding as zeros), and
+//   out = col @ W,   dcol = dy @ W^T (then added back into dx: col2im),   dW = col^T @ dy,
+// three GEMMs on the same BLAS as MatMul (its own threads); the copies run on OpenMP threads, one
+// image each. A 1x1 filter with stride 1 and no padding needs no copy: col is x itself.
+#include "kernels/conv.h"
+#include <cblas.h>
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace tg {
+
+namespace {
+
+constexpr int64_t kColBytes = 4 << 20;      // a chunk's col matrix stays below this (or one image)
+constexpr int64_t kParallelWork = 1 << 15;  // elements touched before copies use both cores
+
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
+  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    scipy_cblas_sgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+  else
+    scipy_cblas_dgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+}
+
+template <class F> void dispatch_float(DType d, F&& f) {
+  if (d == DType::Float64) f(double{});
+  else f(float{});
+}
+
+bool is_pointwise(const Window2D& g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.pt == 0 && g.pl == 0 && g.oh == g.h && g.ow == g.w;
+}
+
+// Calls body(y, x, ky, kx) for each window position of output pixel (oy, ox) inside the input.
+template <class F> inline void for_window(const Window2D& g, int64_t oy, int64_t ox, F&& body) {
+  for (int64_t ky = 0; ky < g.kh; ++ky) {
+    const int64_t y = oy * g.sh - g.pt + ky * g.dh;
+    if (y < 0 || y >= g.h) continue;
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const int64_t x = ox * g.sw - g.pl + kx * g.dw;
+      if (x >= 0 && x < g.w) body(y, x, ky, kx);
+    }
+  }
+}
+
+// One image's patches as rows of col (Note [im2col]).
+template <class T> void im2col(const Window2D& g, const T* x, T* col) {
+  const int64_t C = g.c, K = g.kh * g.kw * C;
+  for (int64_t oy = 0; oy < g.oh; ++oy)
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      T* row = col + (oy * g.ow + ox) * K;
+      std::fill(row, row + K, T(0));
+      for_window(g, oy, ox, [&](int64_t y, int64_t xx, int64_t ky, int64_t kx) {
+        std::memcpy(row + (ky * g.kw + kx) * C, x + (y * g.w + xx) * C, sizeof(T) * C);
+      });
+    }
+}
+
+// The adjoint of im2col: each row of col added back into the image it was read from.
+template <class T> void col2im(const Window2D& g, const T* col, T* x) {
+  const int64_t C = g.c, K = g.kh * g.kw * C;
+  std::fill(x, x + g.h * g.w * C, T(0));
+  for (int64_t oy = 0; oy < g.oh; ++oy)
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      const T* row = col + (oy * g.ow + ox) * K;
+      for_window(g, oy, ox, [&](int64_t y, int64_t xx, int64_t ky, int64_t kx) {
+        const T* src = row + (ky * g.kw + kx) * C;
+        T* dst = x + (y * g.w + xx) * C;
+        for (int64_t c = 0; c < C; ++c) dst[c] += src[c];
+      });
+    }
+}
+
+// Images per chunk so that a chunk's col matrix stays under kColBytes.
+int64_t chunk_images(const Window2D& g, size_t elem) {
+  const int64_t per = std::max<int64_t>(1, g.oh * g.ow * g.kh * g.kw * g.c * (int64_t)elem);
+  return std::max<int64_t>(1, std::min<int64_t>(g.n, kColBytes / per));
+}
+
+// Runs f(i) for i in [0, n) on both cores when the work is large enough.
+template <class F> void parallel_for(int64_t n, int64_t work, F&& f) {
+#pragma omp parallel for schedule(static) if (n > 1 && work >= kParallelWork)
+  for (int64_t i = 0; i < n; ++i) f(i);
+}
+
+}  // namespace
+
+void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor& out) {
+  const int64_t O = out->shape[3], K = g.kh * g.kw * g.c, P = g.oh * g.ow;
+  if (out->size == 0) return;
+  dispatch_float(out->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T *X = x->data_as<T>(), *W = w->data_as<T>();
+    T* Y = out->data_as<T>();
+    if (K == 0) {
+      std::fill(Y, Y + out->size, T(0));
+      return;
+    }
+    if (is_pointwise(g)) {
+      gemm<T>(false, false, g.n * P, O, K, X, K, W, O, T(0), Y, O);
+      return;
+    }
+    const int64_t nb = chunk_images(g, sizeof(T));
+    std::vector<T> col(nb * P * K);
+    for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
+      const int64_t m = std::min(nb, g.n - b0);
+      parallel_for(m, m * P * K, [&](int64_t i) { im2col(g, X + (b0 + i) * g.h * g.w * g.c, col.data() + i * P * K); });
+      gemm<T>(false, false, m * P, O, K, col.data(), K, W, O, T(0), Y + b0 * P * O, O);
+    }
+  });
+}
+
+void conv2d_backprop_input(const Window2D& g, const Tensor& w, const Tensor& dy, Tensor& dx) {
+  const int64_t O = dy->shape[3], K = g.kh * g.kw * g.c, P = g.oh * g.ow;
+  if (dx->size == 0) return;
+  dispatch_float(dx->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T *W = w->data_as<T>(), *DY = dy->data_as<T>();
+    T* DX = dx->data_as<T>();
+    if (P == 0 || O == 0) {
+      std::fill(DX, DX + dx->size, T(0));
+      return;
+    }
+    if (is_pointwise(g)) {
+      gemm<T>(false, true, g.n * P, K, O, DY, O, W, O, T(0), DX, K);
+      return;
+    }
+    const int64_t nb = chunk_images(g, sizeof(T));
+    std::vector<T> col(nb * P * K);
+    for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
+      const int64_t m = std::min(nb, g.n - b0);
+      gemm<T>(false, true, m * P, K, O, DY + b0 * P * O, O, W, O, T(0), col.data(), K);
+      parallel_for(m, m * P * K, [&](int64_t i) { col2im(g, col.data() + i * P * K, DX + (b0 + i) * g.h * g.w * g.c); });
+    }
+  });
+}
+
+void conv2d_backprop_filter(const Window2D& g, const Tensor& x, const Tensor& dy, Tensor& dw) {
+  const int64_t O = dy->shape[3], K = g.kh * g.kw * g.c, P = g.oh * g.ow;
+  if (dw->size == 0) return;
+  dispatch_float(dw->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T *X = x->data_as<T>(), *DY = dy->data_as<T>();
+    T* DW = dw->data_as<T>();
+    if (g.n == 0 || P == 0) {
+      std::fill(DW, DW + dw->size, T(0));
+      return;
+    }
+    if (is_pointwise(g)) {
+      gemm<T>(true, false, K, O, g.n * P, X, K, DY, O, T(0), DW, O);
+      return;
+    }
+    const int64_t nb = chunk_images(g, sizeof(T));
+    std::vector<T> col(nb * P * K);
+    for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
+      const int64_t m = std::min(nb, g.n - b0);
+      parallel_for(m, m * P * K, [&](int64_t i) { im2col(g, X + (b0 + i) * g.h * g.w * g.c, col.data() + i * P * K); });
+      gemm<T>(true, false, K, O, m * P, col.data(), K, DY + b0 * P * O, O, T(b0 ? 1 : 0), DW, O);
+    }
+  });
+}
+
+// Depthwise: output channel c * M + j = sum over the window of x[.., c] * w[ky, kx, c, j].
+void depthwise_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor& out) {
+  const int64_t CM = out->shape[3], M = g.c ? CM / g.c : 0, P = g.oh * g.ow;
+  if (out->size == 0) return;
+  dispatch_float(out->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T *X = x->data_as<T>(), *W = w->data_as<T>();
+    T* Y = out->data_as<T>();
+    parallel_for(g.n, out->size * g.kh * g.kw, [&](int64_t n) {
+      const T* xi = X + n * g.h * g.w * g.c;
+      for (int64_t p = 0; p < P; ++p) {
+        T* o = Y + (n * P + p) * CM;
+        std::fill(o, o + CM, T(0));
+        for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t ky, int64_t kx) {
+          const T* a = xi + (y * g.w + xx) * g.c;
+          const T* k = W + (ky * g.kw + kx) * CM;
+          for (int64_t c = 0; c < g.c; ++c)
+            for (int64_t j = 0; j < M; ++j) o[c * M + j] += a[c] * k[c * M + j];
+        });
+      }
+    });
+  });
+}
+
+void depthwise_backprop_input(const Window2D& g, const Tensor& w, const Tensor& dy, Tensor& dx) {
+  const int64_t CM = dy->shape[3], M = g.c ? CM / g.c : 0, P = g.oh * g.ow;
+  if (dx->size == 0) return;
+  dispatch_float(dx->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T *W = w->data_as<T>(), *DY = dy->data_as<T>();
+    T* DX = dx->data_as<T>();
+    std::fill(DX, DX + dx->size, T(0));
+    parallel_for(g.n, dy->size * g.kh * g.kw, [&](int64_t n) {
+      T* di = DX + n * g.h * g.w * g.c;
+      for (int64_t p = 0; p < P; ++p) {
+        const T* d = DY + (n * P + p) * CM;
+        for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t ky, int64_t kx) {
+          T* a = di + (y * g.w + xx) * g.c;
+          const T* k = W + (ky * g.kw + kx) * CM;
+          for (int64_t c = 0; c < g.c; ++c) {
+            T s = 0;
+            for (int64_t j = 0; j < M; ++j) s += d[c * M + j] * k[c * M + j];
+            a[c] += s;
+          }
+        });
+      }
+    });
+  });
+}
+
+void depthwise_backprop_filter(const Window2D& g, const Tensor& x, const Tensor& dy, Tensor& dw) {
+  const int64_t CM = dy->shape[3], M = g.c ? CM / g.c : 0, P = g.oh * g.ow;
+  if (dw->size == 0) return;
+  dispatch_float(dw->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T *X = x->data_as<T>(), *DY = dy->data_as<T>();
+    T* DW = dw->data_as<T>();
+    std::fill(DW, DW + dw->size, T(0));
+    // One filter tap per thread: taps are written by nobody else.
+    parallel_for(g.kh * g.kw, dy->size * g.kh * g.kw, [&](int64_t tap) {
+      const int64_t ky = tap / g.kw, kx = tap % g.kw;
+      T* k = DW + tap * CM;
+      for (int64_t n = 0; n < g.n; ++n)
+        for (int64_t oy = 0; oy < g.oh; ++oy) {
+          const int64_t y = oy * g.sh - g.pt + ky * g.dh;
+          if (y < 0 || y >= g.h) continue;
+          for (int64_t ox = 0; ox < g.ow; ++ox) {
+            const int64_t xx = ox * g.sw - g.pl + kx * g.dw;
+            if (xx < 0 || xx >= g.w) continue;
+            const T* a = X + ((n * g.h + y) * g.w + xx) * g.c;
+            const T* d = DY + ((n * g.oh + oy) * g.ow + ox) * CM;
+            for (int64_t c = 0; c < g.c; ++c)
+              for (int64_t j = 0; j < M; ++j) k[c * M + j] += a[c] * d[c * M + j];
+          }
+        }
+    });
+  });
+}
+
+namespace {
+
+// For each output pixel, the input pixel (y * w + x) holding each channel's first maximum (NaN
+// counts as the largest value), or -1 for a window with no valid position.
+template <class T, class F> void for_argmax(const Window2D& g, const T* X, F&& use) {
+  const int64_t P = g.oh * g.ow, C = g.c;
+  parallel_for(g.n, g.n * P * C * g.kh * g.kw, [&](int64_t n) {
+    std::vector<int64_t> best(C);
+    std::vector<T> top(C);
+    const T* xi = X + n * g.h * g.w * C;
+    for (int64_t p = 0; p < P; ++p) {
+      std::fill(best.begin(), best.end(), -1);
+      for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t, int64_t) {
+        const int64_t at = y * g.w + xx;
+        const T* a = xi + at * C;
+        for (int64_t c = 0; c < C; ++c)
+          if (best[c] < 0 || a[c] > top[c] || (std::isnan(a[c]) && !std::isnan(top[c]))) {
+            top[c] = a[c];
+            best[c] = at;
+          }
+      });
+      use(n, p, best);
+    }
+  });
+}
+
+}  // namespace
+
+void max_pool(const Window2D& g, const Tensor& x, Tensor& out) {
+  const int64_t P = g.oh * g.ow, C = g.c;
+  if (out->size == 0) return;
+  dispatch_float(out->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T* X = x->data_as<T>();
+    T* Y = out->data_as<T>();
+    parallel_for(g.n, out->size * g.kh * g.kw, [&](int64_t n) {
+      const T* xi = X + n * g.h * g.w * C;
+      for (int64_t p = 0; p < P; ++p) {
+        T* o = Y + (n * P + p) * C;
+        std::fill(o, o + C, -std::numeric_limits<T>::infinity());
+        for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t, int64_t) {
+          const T* a = xi + (y * g.w + xx) * C;
+          for (int64_t c = 0; c < C; ++c) o[c] = (a[c] > o[c] || a[c] != a[c]) ? a[c] : o[c];
+        });
+      }
+    });
+  });
+}
+
+void max_pool_scatter(const Window2D& g, const Tensor& x, const Tensor& dy, Tensor& dx) {
+  const int64_t P = g.oh * g.ow, C = g.c;
+  if (dx->size == 0) return;
+  dispatch_float(dx->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T* DY = dy->data_as<T>();
+    T* DX = dx->data_as<T>();
+    std::fill(DX, DX + dx->size, T(0));
+    for_argmax(g, x->data_as<T>(), [&](int64_t n, int64_t p, const std::vector<int64_t>& best) {
+      const T* d = DY + (n * P + p) * C;
+      T* di = DX + n * g.h * g.w * C;
+      for (int64_t c = 0; c < C; ++c)
+        if (best[c] >= 0) di[best[c] * C + c] += d[c];
+    });
+  });
+}
+
+void max_pool_gather(const Window2D& g, const Tensor& x, const Tensor& t, Tensor& out) {
+  const int64_t P = g.oh * g.ow, C = g.c;
+  if (out->size == 0) return;
+  dispatch_float(out->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T* TT = t->data_as<T>();
+    T* Y = out->data_as<T>();
+    for_argmax(g, x->data_as<T>(), [&](int64_t n, int64_t p, const std::vector<int64_t>& best) {
+      const T* ti = TT + n * g.h * g.w * C;
+      T* o = Y + (n * P + p) * C;
+      for (int64_t c = 0; c < C; ++c) o[c] = best[c] >= 0 ? ti[best[c] * C + c] : T(0);
+    });
+  });
+}
+
+void avg_pool(const Window2D& g, const Tensor& x, Tensor& out) {
+  const int64_t P = g.oh * g.ow, C = g.c;
+  if (out->size == 0) return;
+  dispatch_float(out->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T* X = x->data_as<T>();
+    T* Y = out->data_as<T>();
+    parallel_for(g.n, out->size * g.kh * g.kw, [&](int64_t n) {
+      const T* xi = X + n * g.h * g.w * C;
+      for (int64_t p = 0; p < P; ++p) {
+        T* o = Y + (n * P + p) * C;
+        std::fill(o, o + C, T(0));
+        int64_t count = 0;
+        for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t, int64_t) {
+          const T* a = xi + (y * g.w + xx) * C;
+          for (int64_t c = 0; c < C; ++c) o[c] += a[c];
+          ++count;
+        });
+        const T scale = count ? T(1) / T(count) : T(0);
+        for (int64_t c = 0; c < C; ++c) o[c] *= scale;
+      }
+    });
+  });
+}
+
+void avg_pool_backprop(const Window2D& g, const Tensor& dy, Tensor& dx) {
+  const int64_t P = g.oh * g.ow, C = g.c;
+  if (dx->size == 0) return;
+  dispatch_float(dx->dtype, [&](auto v) {
+    using T = decltype(v);
+    const T* DY = dy->data_as<T>();
+    T* DX = dx->data_as<T>();
+    std::fill(DX, DX + dx->size, T(0));
+    parallel_for(g.n, dy->size * g.kh * g.kw, [&](int64_t n) {
+      T* di = DX + n * g.h * g.w * C;
+      for (int64_t p = 0; p < P; ++p) {
+        int64_t count = 0;
+        for_window(g, p / g.ow, p % g.ow, [&](int64_t, int64_t, int64_t, int64_t) { ++count; });
+        if (!count) continue;
+        const T scale = T(1) / T(count);
+        const T* d = DY + (n * P + p) * C;
+        for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t, int64_t) {
+          T* a = di + (y * g.w + xx) * C;
+          for (int64_t c = 0; c < C; ++c) a[c] += d[c] * scale;
+        });
+      }
+    });
+  });
+}
+
+}  // namespace tg
