@@ -8,6 +8,7 @@
 // image each. A 1x1 filter with stride 1 and no padding needs no copy: col is x itself.
 #include "kernels/conv.h"
 #include <cblas.h>
+#include <omp.h>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -18,7 +19,9 @@ namespace tg {
 
 namespace {
 
-constexpr int64_t kColBytes = 4 << 20;      // a chunk's col matrix stays below this (or one image)
+// A chunk's col matrix stays below this (or one image); it comes from the tensor block cache, so
+// repeated calls reuse it without page faults.
+constexpr int64_t kColBytes = 1 << 20;
 constexpr int64_t kParallelWork = 1 << 15;  // elements touched before copies use both cores
 
 template <class T>
@@ -92,6 +95,83 @@ template <class F> void parallel_for(int64_t n, int64_t work, F&& f) {
   for (int64_t i = 0; i < n; ++i) f(i);
 }
 
+// Note [Direct small-K convolution]: with few values per patch (K = kh*kw*c, as in a first layer
+// over 1-3 channels) im2col copies more than the GEMM computes. Then each output pixel is a sum of
+// K rows of the filter scaled by the patch's values, and the filter gradient a sum of K outer
+// products, both vectorized over the output channels. The float32 loops are cloned for AVX2 and
+// AVX-512 (picked when the library loads).
+constexpr int64_t kDirectMaxK = 32;
+
+template <class T>
+inline __attribute__((always_inline)) void direct_forward_body(const Window2D& g, const T* X, const T* W, T* Y,
+                                                               int64_t O, int64_t n) {
+  const T* xi = X + n * g.h * g.w * g.c;
+  for (int64_t p = 0; p < g.oh * g.ow; ++p) {
+    T* o = Y + (n * g.oh * g.ow + p) * O;
+    for (int64_t j = 0; j < O; ++j) o[j] = T(0);
+    for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t ky, int64_t kx) {
+      const T* a = xi + (y * g.w + xx) * g.c;
+      const T* k = W + (ky * g.kw + kx) * g.c * O;
+      for (int64_t c = 0; c < g.c; ++c)
+        for (int64_t j = 0; j < O; ++j) o[j] += a[c] * k[c * O + j];
+    });
+  }
+}
+
+// acc [K, O] += the filter gradient of images [n0, n1).
+template <class T>
+inline __attribute__((always_inline)) void direct_filter_body(const Window2D& g, const T* X, const T* DY, T* acc,
+                                                              int64_t O, int64_t n0, int64_t n1) {
+  for (int64_t n = n0; n < n1; ++n) {
+    const T* xi = X + n * g.h * g.w * g.c;
+    for (int64_t p = 0; p < g.oh * g.ow; ++p) {
+      const T* d = DY + (n * g.oh * g.ow + p) * O;
+      for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t ky, int64_t kx) {
+        const T* a = xi + (y * g.w + xx) * g.c;
+        T* k = acc + (ky * g.kw + kx) * g.c * O;
+        for (int64_t c = 0; c < g.c; ++c)
+          for (int64_t j = 0; j < O; ++j) k[c * O + j] += a[c] * d[j];
+      });
+    }
+  }
+}
+
+#define TG_CLONES __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+TG_CLONES void direct_forward_f32(const Window2D& g, const float* X, const float* W, float* Y, int64_t O, int64_t n) {
+  direct_forward_body(g, X, W, Y, O, n);
+}
+TG_CLONES void direct_filter_f32(const Window2D& g, const float* X, const float* DY, float* acc, int64_t O, int64_t n0,
+                                 int64_t n1) {
+  direct_filter_body(g, X, DY, acc, O, n0, n1);
+}
+void direct_forward(const Window2D& g, const float* X, const float* W, float* Y, int64_t O, int64_t n) {
+  direct_forward_f32(g, X, W, Y, O, n);
+}
+void direct_forward(const Window2D& g, const double* X, const double* W, double* Y, int64_t O, int64_t n) {
+  direct_forward_body(g, X, W, Y, O, n);
+}
+void direct_filter(const Window2D& g, const float* X, const float* DY, float* acc, int64_t O, int64_t n0, int64_t n1) {
+  direct_filter_f32(g, X, DY, acc, O, n0, n1);
+}
+void direct_filter(const Window2D& g, const double* X, const double* DY, double* acc, int64_t O, int64_t n0,
+                   int64_t n1) {
+  direct_filter_body(g, X, DY, acc, O, n0, n1);
+}
+
+// The filter gradient by direct_filter: the batch split in one part per thread, each with its own
+// accumulator, summed at the end.
+template <class T> void direct_filter_grad(const Window2D& g, const T* X, const T* DY, T* DW, int64_t O) {
+  const int64_t K = g.kh * g.kw * g.c;
+  const int64_t parts = std::min<int64_t>(g.n, g.n * g.oh * g.ow * K * O >= kParallelWork ? omp_get_max_threads() : 1);
+  std::vector<T> acc(parts * K * O, T(0));
+  parallel_for(parts, kParallelWork, [&](int64_t i) {
+    direct_filter(g, X, DY, acc.data() + i * K * O, O, g.n * i / parts, g.n * (i + 1) / parts);
+  });
+  std::fill(DW, DW + K * O, T(0));
+  for (int64_t i = 0; i < parts; ++i)
+    for (int64_t k = 0; k < K * O; ++k) DW[k] += acc[i * K * O + k];
+}
+
 }  // namespace
 
 void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor& out) {
@@ -109,12 +189,17 @@ void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor&
       gemm<T>(false, false, g.n * P, O, K, X, K, W, O, T(0), Y, O);
       return;
     }
+    if (K <= kDirectMaxK) {  // Note [Direct small-K convolution]
+      parallel_for(g.n, out->size * K, [&](int64_t n) { direct_forward(g, X, W, Y, O, n); });
+      return;
+    }
     const int64_t nb = chunk_images(g, sizeof(T));
-    std::vector<T> col(nb * P * K);
+    Tensor col_buf = empty({nb * P * K}, out->dtype);
+    T* col = col_buf->data_as<T>();
     for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
       const int64_t m = std::min(nb, g.n - b0);
-      parallel_for(m, m * P * K, [&](int64_t i) { im2col(g, X + (b0 + i) * g.h * g.w * g.c, col.data() + i * P * K); });
-      gemm<T>(false, false, m * P, O, K, col.data(), K, W, O, T(0), Y + b0 * P * O, O);
+      parallel_for(m, m * P * K, [&](int64_t i) { im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K); });
+      gemm<T>(false, false, m * P, O, K, col, K, W, O, T(0), Y + b0 * P * O, O);
     }
   });
 }
@@ -135,11 +220,12 @@ void conv2d_backprop_input(const Window2D& g, const Tensor& w, const Tensor& dy,
       return;
     }
     const int64_t nb = chunk_images(g, sizeof(T));
-    std::vector<T> col(nb * P * K);
+    Tensor col_buf = empty({nb * P * K}, dx->dtype);
+    T* col = col_buf->data_as<T>();
     for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
       const int64_t m = std::min(nb, g.n - b0);
-      gemm<T>(false, true, m * P, K, O, DY + b0 * P * O, O, W, O, T(0), col.data(), K);
-      parallel_for(m, m * P * K, [&](int64_t i) { col2im(g, col.data() + i * P * K, DX + (b0 + i) * g.h * g.w * g.c); });
+      gemm<T>(false, true, m * P, K, O, DY + b0 * P * O, O, W, O, T(0), col, K);
+      parallel_for(m, m * P * K, [&](int64_t i) { col2im(g, col + i * P * K, DX + (b0 + i) * g.h * g.w * g.c); });
     }
   });
 }
@@ -159,12 +245,17 @@ void conv2d_backprop_filter(const Window2D& g, const Tensor& x, const Tensor& dy
       gemm<T>(true, false, K, O, g.n * P, X, K, DY, O, T(0), DW, O);
       return;
     }
+    if (K <= kDirectMaxK) {  // Note [Direct small-K convolution]
+      direct_filter_grad(g, X, DY, DW, O);
+      return;
+    }
     const int64_t nb = chunk_images(g, sizeof(T));
-    std::vector<T> col(nb * P * K);
+    Tensor col_buf = empty({nb * P * K}, dw->dtype);
+    T* col = col_buf->data_as<T>();
     for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
       const int64_t m = std::min(nb, g.n - b0);
-      parallel_for(m, m * P * K, [&](int64_t i) { im2col(g, X + (b0 + i) * g.h * g.w * g.c, col.data() + i * P * K); });
-      gemm<T>(true, false, K, O, m * P, col.data(), K, DY + b0 * P * O, O, T(b0 ? 1 : 0), DW, O);
+      parallel_for(m, m * P * K, [&](int64_t i) { im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K); });
+      gemm<T>(true, false, K, O, m * P, col, K, DY + b0 * P * O, O, T(b0 ? 1 : 0), DW, O);
     }
   });
 }
@@ -250,26 +341,46 @@ void depthwise_backprop_filter(const Window2D& g, const Tensor& x, const Tensor&
 
 namespace {
 
-// For each output pixel, the input pixel (y * w + x) holding each channel's first maximum (NaN
-// counts as the largest value), or -1 for a window with no valid position.
-template <class T, class F> void for_argmax(const Window2D& g, const T* X, F&& use) {
+// The maximum of each channel over one window (NaN wins), as max_pool computes it.
+template <class T> void window_max(const Window2D& g, const T* xi, int64_t p, T* top) {
+  std::fill(top, top + g.c, -std::numeric_limits<T>::infinity());
+  for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t, int64_t) {
+    const T* a = xi + (y * g.w + xx) * g.c;
+    for (int64_t c = 0; c < g.c; ++c) top[c] = (a[c] > top[c] || a[c] != a[c]) ? a[c] : top[c];
+  });
+}
+
+// For each output pixel p of image n, the input pixel (y * w + x) holding each channel's first
+// maximum (NaN counts as the largest value), or -1 for a window with no valid position; then
+// use(n, p, idx). The selects are branch-free, so the channel loop vectorizes.
+template <class T, class F> void for_first_max(const Window2D& g, const T* X, F&& use) {
   const int64_t P = g.oh * g.ow, C = g.c;
   parallel_for(g.n, g.n * P * C * g.kh * g.kw, [&](int64_t n) {
-    std::vector<int64_t> best(C);
-    std::vector<T> top(C);
+    std::vector<T> top_v(C);
+    std::vector<int32_t> idx_v(C);
+    T* __restrict top = top_v.data();
+    int32_t* __restrict idx = idx_v.data();
     const T* xi = X + n * g.h * g.w * C;
     for (int64_t p = 0; p < P; ++p) {
-      std::fill(best.begin(), best.end(), -1);
+      std::fill(idx, idx + C, -1);
+      bool first = true;
       for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t, int64_t) {
-        const int64_t at = y * g.w + xx;
-        const T* a = xi + at * C;
-        for (int64_t c = 0; c < C; ++c)
-          if (best[c] < 0 || a[c] > top[c] || (std::isnan(a[c]) && !std::isnan(top[c]))) {
-            top[c] = a[c];
-            best[c] = at;
-          }
+        const int32_t pos = (int32_t)(y * g.w + xx);
+        const T* __restrict a = xi + (int64_t)pos * C;
+        if (first) {  // the window's first valid position
+          for (int64_t c = 0; c < C; ++c) top[c] = a[c], idx[c] = pos;
+          first = false;
+          return;
+        }
+        for (int64_t c = 0; c < C; ++c) {
+          const T av = a[c], tv = top[c];
+          // a new maximum, or the first NaN (bitwise, so that the loop needs no branch)
+          const bool better = (av > tv) | ((av != av) & (tv == tv));
+          top[c] = better ? av : tv;
+          idx[c] = better ? pos : idx[c];
+        }
       });
-      use(n, p, best);
+      use(n, p, (const int32_t*)idx);
     }
   });
 }
@@ -284,15 +395,7 @@ void max_pool(const Window2D& g, const Tensor& x, Tensor& out) {
     const T* X = x->data_as<T>();
     T* Y = out->data_as<T>();
     parallel_for(g.n, out->size * g.kh * g.kw, [&](int64_t n) {
-      const T* xi = X + n * g.h * g.w * C;
-      for (int64_t p = 0; p < P; ++p) {
-        T* o = Y + (n * P + p) * C;
-        std::fill(o, o + C, -std::numeric_limits<T>::infinity());
-        for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t, int64_t) {
-          const T* a = xi + (y * g.w + xx) * C;
-          for (int64_t c = 0; c < C; ++c) o[c] = (a[c] > o[c] || a[c] != a[c]) ? a[c] : o[c];
-        });
-      }
+      for (int64_t p = 0; p < P; ++p) window_max(g, X + n * g.h * g.w * C, p, Y + (n * P + p) * C);
     });
   });
 }
@@ -305,11 +408,11 @@ void max_pool_scatter(const Window2D& g, const Tensor& x, const Tensor& dy, Tens
     const T* DY = dy->data_as<T>();
     T* DX = dx->data_as<T>();
     std::fill(DX, DX + dx->size, T(0));
-    for_argmax(g, x->data_as<T>(), [&](int64_t n, int64_t p, const std::vector<int64_t>& best) {
+    for_first_max(g, x->data_as<T>(), [&](int64_t n, int64_t p, const int32_t* idx) {
       const T* d = DY + (n * P + p) * C;
       T* di = DX + n * g.h * g.w * C;
       for (int64_t c = 0; c < C; ++c)
-        if (best[c] >= 0) di[best[c] * C + c] += d[c];
+        if (idx[c] >= 0) di[(int64_t)idx[c] * C + c] += d[c];
     });
   });
 }
@@ -321,10 +424,10 @@ void max_pool_gather(const Window2D& g, const Tensor& x, const Tensor& t, Tensor
     using T = decltype(v);
     const T* TT = t->data_as<T>();
     T* Y = out->data_as<T>();
-    for_argmax(g, x->data_as<T>(), [&](int64_t n, int64_t p, const std::vector<int64_t>& best) {
+    for_first_max(g, x->data_as<T>(), [&](int64_t n, int64_t p, const int32_t* idx) {
       const T* ti = TT + n * g.h * g.w * C;
       T* o = Y + (n * P + p) * C;
-      for (int64_t c = 0; c < C; ++c) o[c] = best[c] >= 0 ? ti[best[c] * C + c] : T(0);
+      for (int64_t c = 0; c < C; ++c) o[c] = idx[c] >= 0 ? ti[(int64_t)idx[c] * C + c] : T(0);
     });
   });
 }
