@@ -54,7 +54,7 @@ _DENSE_FLOPS = 2 * BATCH * (1600 * 128 + 128 * CLASSES)
 CNN_FLOPS = 2 * (_CONV_FLOPS + _DENSE_FLOPS) + (_CONV_FLOPS - 2 * BATCH * 26 * 26 * 32 * 9) + _DENSE_FLOPS
 
 CONV_X_SHAPE, CONV_W_SHAPE, CONV_Y_SHAPE = (BATCH, 13, 13, 32), (3, 3, 32, 64), (BATCH, 11, 11, 64)
-CONV_FLOPS = 2 * np.prod(CONV_Y_SHAPE) * 9 * 32
+CONV_FLOPS = int(2 * np.prod(CONV_Y_SHAPE) * 9 * 32)
 
 
 def _conv_data():

@@ -10,17 +10,19 @@ import sys
 
 try:
     from . import _harness as h
-    from . import bench_autodiff, bench_dispatch, bench_elementwise, bench_function, bench_matmul, bench_training
+    from . import (bench_autodiff, bench_cnn, bench_dispatch, bench_elementwise, bench_function, bench_matmul,
+                   bench_training)
 except ImportError:          # run as a script
     import _harness as h
     import bench_autodiff
+    import bench_cnn
     import bench_dispatch
     import bench_elementwise
     import bench_function
     import bench_matmul
     import bench_training
 
-SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training)
+SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_cnn)
 
 
 def main(argv=None):
