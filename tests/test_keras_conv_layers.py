@@ -1,4 +1,7 @@
 """keras convolution, pooling and reshaping layers: values against NumPy, output shapes, configs, errors."""
+import os
+import runpy
+
 import numpy as np
 import pytest
 
@@ -179,3 +182,9 @@ def test_channels_must_match_the_built_kernel():
 def test_bad_arguments(make, error):
     with pytest.raises(error):
         make()
+
+
+def test_cnn_example_learns(capsys):
+    path = os.path.join(os.path.dirname(__file__), "..", "examples", "cnn_mnist_shaped.py")
+    accuracy = runpy.run_path(path)["main"](n_train=256, epochs=1)  # 4 steps: about 0.6 (chance: 0.1)
+    assert accuracy > 0.4 and "test accuracy" in capsys.readouterr().out
