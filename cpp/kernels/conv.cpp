@@ -105,16 +105,16 @@ constexpr int64_t kDirectMaxK = 32;
 
 constexpr int64_t kBlock = 16;  // output channels per register block (one AVX-512 register of floats)
 
-// Image n's output pixels, output channels in blocks of kBlock held in registers (O % kBlock == 0).
-template <class T>
-inline __attribute__((always_inline)) void direct_forward_body(const Window2D& g, const T* X, const T* W, T* Y,
-                                                               int64_t O, int64_t n) {
+// Image n's output pixels, output channels in blocks of B held in registers (O % B == 0).
+template <int B, class T>
+inline __attribute__((always_inline)) void direct_forward_blocks(const Window2D& g, const T* X, const T* W, T* Y,
+                                                                 int64_t O, int64_t n) {
   const T* xi = X + n * g.h * g.w * g.c;
   for (int64_t oy = 0; oy < g.oh; ++oy)
     for (int64_t ox = 0; ox < g.ow; ++ox) {
       T* o = Y + ((n * g.oh + oy) * g.ow + ox) * O;
-      for (int64_t jb = 0; jb < O; jb += kBlock) {
-        T acc[kBlock] = {};
+      for (int64_t jb = 0; jb < O; jb += B) {
+        T acc[B] = {};
         for (int64_t ky = 0; ky < g.kh; ++ky) {
           const int64_t y = oy * g.sh - g.pt + ky * g.dh;
           if (y < 0 || y >= g.h) continue;
@@ -124,12 +124,21 @@ inline __attribute__((always_inline)) void direct_forward_body(const Window2D& g
             const T* a = xi + (y * g.w + xx) * g.c;
             const T* k = W + (ky * g.kw + kx) * g.c * O + jb;
             for (int64_t c = 0; c < g.c; ++c)
-              for (int64_t j = 0; j < kBlock; ++j) acc[j] += a[c] * k[c * O + j];
+              for (int64_t j = 0; j < B; ++j) acc[j] += a[c] * k[c * O + j];
           }
         }
-        for (int64_t j = 0; j < kBlock; ++j) o[jb + j] = acc[j];
+        for (int64_t j = 0; j < B; ++j) o[jb + j] = acc[j];
       }
     }
+}
+
+// The widest block that divides O: fewer passes over the window per pixel.
+template <class T>
+inline __attribute__((always_inline)) void direct_forward_body(const Window2D& g, const T* X, const T* W, T* Y,
+                                                               int64_t O, int64_t n) {
+  if (O % (4 * kBlock) == 0) direct_forward_blocks<4 * kBlock>(g, X, W, Y, O, n);
+  else if (O % (2 * kBlock) == 0) direct_forward_blocks<2 * kBlock>(g, X, W, Y, O, n);
+  else direct_forward_blocks<kBlock>(g, X, W, Y, O, n);
 }
 
 // acc [K, O] += the filter gradient of images [n0, n1) (O % kBlock == 0).

@@ -154,6 +154,7 @@ CONV_CASES = [
     # few values per patch and filters in blocks of 16: the direct kernels (Note [Direct small-K convolution])
     ((2, 6, 5, 2), (3, 3, 2, 16), dict(strides=2, padding="SAME")),
     ((1, 5, 6, 1), (2, 3, 1, 32), dict(strides=1, padding=[[0, 0], [1, 0], [2, 1], [0, 0]], dilations=[2, 1])),
+    ((1, 4, 3, 1), (2, 2, 1, 64), dict(strides=1, padding="SAME")),
 ]
 
 
