@@ -220,6 +220,46 @@ template <class T> void direct_filter_grad(const Window2D& g, const T* X, const 
     for (int64_t k = 0; k < K * O; ++k) DW[k] += acc[i * K * O + k];
 }
 
+// Note [Conv threads]: a convolution's im2col path splits the batch into chunks of images and
+// runs each chunk's copies and GEMM together on one OpenMP thread, with OpenBLAS held to one
+// thread meanwhile: one parallel region per call. Letting OpenBLAS thread each GEMM instead
+// alternates two thread pools many times per call, and every switch waits for the other pool's
+// threads (badly so when another process holds a core). Small convolutions run their chunks in
+// order on the calling thread, where OpenBLAS keeps its own threads.
+constexpr int64_t kParallelMacs = 1 << 22;  // multiply-adds before the chunks use both cores
+
+// OpenBLAS at one thread for a scope; the previous count comes back at its end.
+struct SingleThreadedBlas {
+  int before = scipy_openblas_get_num_threads();
+  SingleThreadedBlas() {
+    if (before != 1) scipy_openblas_set_num_threads(1);
+  }
+  ~SingleThreadedBlas() {
+    if (before != 1) scipy_openblas_set_num_threads(before);
+  }
+};
+
+// The batch in chunks of `images` images (the last may be smaller), on `threads` threads.
+struct Chunks {
+  int64_t n, images;
+  int threads;
+  Chunks(const Window2D& g, size_t elem, int64_t macs) : n(g.n) {
+    threads = macs >= kParallelMacs && g.n > 1 ? std::max(1, omp_get_max_threads()) : 1;
+    images = std::max<int64_t>(1, std::min(chunk_images(g, elem), (g.n + threads - 1) / threads));
+  }
+  // body(first image, images in the chunk, thread index)
+  template <class F> void run(F&& body) const {
+    const int64_t count = (n + images - 1) / images;
+    if (threads == 1) {
+      for (int64_t i = 0; i < count; ++i) body(i * images, std::min(images, n - i * images), 0);
+      return;
+    }
+    SingleThreadedBlas one;
+#pragma omp parallel for schedule(dynamic) num_threads(threads)
+    for (int64_t i = 0; i < count; ++i) body(i * images, std::min(images, n - i * images), omp_get_thread_num());
+  }
+};
+
 }  // namespace
 
 void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor& out) {
@@ -241,14 +281,13 @@ void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor&
       parallel_for(g.n, out->size * K, [&](int64_t n) { direct_forward(g, X, W, Y, O, n); });
       return;
     }
-    const int64_t nb = chunk_images(g, sizeof(T));
-    Tensor col_buf = empty({nb * P * K}, out->dtype);
-    T* col = col_buf->data_as<T>();
-    for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
-      const int64_t m = std::min(nb, g.n - b0);
-      parallel_for(m, m * P * K, [&](int64_t i) { im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K); });
+    Chunks c(g, sizeof(T), g.n * P * K * O);
+    Tensor col_buf = empty({c.threads * c.images * P * K}, out->dtype);
+    c.run([&](int64_t b0, int64_t m, int tid) {
+      T* col = col_buf->data_as<T>() + tid * c.images * P * K;
+      for (int64_t i = 0; i < m; ++i) im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K);
       gemm<T>(false, false, m * P, O, K, col, K, W, O, T(0), Y + b0 * P * O, O);
-    }
+    });
   });
 }
 
@@ -267,14 +306,13 @@ void conv2d_backprop_input(const Window2D& g, const Tensor& w, const Tensor& dy,
       gemm<T>(false, true, g.n * P, K, O, DY, O, W, O, T(0), DX, K);
       return;
     }
-    const int64_t nb = chunk_images(g, sizeof(T));
-    Tensor col_buf = empty({nb * P * K}, dx->dtype);
-    T* col = col_buf->data_as<T>();
-    for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
-      const int64_t m = std::min(nb, g.n - b0);
+    Chunks c(g, sizeof(T), g.n * P * K * O);
+    Tensor col_buf = empty({c.threads * c.images * P * K}, dx->dtype);
+    c.run([&](int64_t b0, int64_t m, int tid) {
+      T* col = col_buf->data_as<T>() + tid * c.images * P * K;
       gemm<T>(false, true, m * P, K, O, DY + b0 * P * O, O, W, O, T(0), col, K);
-      parallel_for(m, m * P * K, [&](int64_t i) { col2im(g, col + i * P * K, DX + (b0 + i) * g.h * g.w * g.c); });
-    }
+      for (int64_t i = 0; i < m; ++i) col2im(g, col + i * P * K, DX + (b0 + i) * g.h * g.w * g.c);
+    });
   });
 }
 
@@ -297,14 +335,19 @@ void conv2d_backprop_filter(const Window2D& g, const Tensor& x, const Tensor& dy
       direct_filter_grad(g, X, DY, DW, O);
       return;
     }
-    const int64_t nb = chunk_images(g, sizeof(T));
-    Tensor col_buf = empty({nb * P * K}, dw->dtype);
-    T* col = col_buf->data_as<T>();
-    for (int64_t b0 = 0; b0 < g.n; b0 += nb) {
-      const int64_t m = std::min(nb, g.n - b0);
-      parallel_for(m, m * P * K, [&](int64_t i) { im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K); });
-      gemm<T>(true, false, K, O, m * P, col, K, DY + b0 * P * O, O, T(b0 ? 1 : 0), DW, O);
-    }
+    // One partial filter gradient per thread, summed at the end.
+    Chunks c(g, sizeof(T), g.n * P * K * O);
+    Tensor col_buf = empty({c.threads * c.images * P * K}, dw->dtype);
+    Tensor part_buf = zeros({c.threads * K * O}, dw->dtype);
+    T* part = part_buf->data_as<T>();
+    c.run([&](int64_t b0, int64_t m, int tid) {
+      T* col = col_buf->data_as<T>() + tid * c.images * P * K;
+      for (int64_t i = 0; i < m; ++i) im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K);
+      gemm<T>(true, false, K, O, m * P, col, K, DY + b0 * P * O, O, T(1), part + tid * K * O, O);
+    });
+    std::copy(part, part + K * O, DW);
+    for (int t = 1; t < c.threads; ++t)
+      for (int64_t k = 0; k < K * O; ++k) DW[k] += part[t * K * O + k];
   });
 }
 
