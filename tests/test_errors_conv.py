@@ -74,3 +74,11 @@ def test_edge_values_propagate():
     assert tf.nn.max_pool2d(inf, 2, 2, "VALID").numpy().item() == -np.inf
     y = tf.nn.conv2d(np.zeros((0, 4, 4, 3), np.float32), np.ones((3, 3, 3, 2), np.float32), 2, "SAME")
     assert y.shape == (0, 2, 2, 2)
+
+
+def test_huge_windows_are_refused_before_any_size_overflows():
+    msg = _raises("Conv2D", tf.nn.conv2d, X, W, 1, "SAME", dilations=2 ** 62)
+    assert "dilations" in msg
+    _raises("MaxPool", tf.nn.max_pool2d, X, 2 ** 40, 1, "SAME")
+    _raises("Conv2D", tf.nn.conv2d, X, W, 1, [[0, 0], [2 ** 62, 2 ** 62], [0, 0], [0, 0]])
+    _raises("Conv2D", tf.nn.conv2d, X[:0], np.zeros((2 ** 40, 1, 3, 0), np.float32), 1, "SAME")

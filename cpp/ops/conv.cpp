@@ -35,7 +35,8 @@ Window2D conv_window(const OpDef& op, const Shape& x, const Shape& w, const Attr
     if (d < 0) throw InvalidArgument(cat(op.name, ": negative dimension in ", what));
   if (x[3] != w[2])
     throw InvalidArgument(cat(op.name, ": input depth ", x[3], " must equal the filter's in_channels ", w[2], " for ", what));
-  if (w[0] < 1 || w[1] < 1) throw InvalidArgument(cat(op.name, ": the filter's height and width must be positive, got ", what));
+  if (w[0] < 1 || w[1] < 1 || w[0] > kMaxWindow || w[1] > kMaxWindow)
+    throw InvalidArgument(cat(op.name, ": the filter's height and width must be in [1, 2^30], got ", what));
   return window_2d(op, x, w[0], w[1], a, what);
 }
 

@@ -13,11 +13,15 @@
 
 namespace tg {
 
+// Strides, dilations, window sizes and paddings stay below 2^30, so that no size computed from
+// them overflows int64.
+constexpr int64_t kMaxWindow = int64_t(1) << 30;
+
 inline std::vector<int64_t> pair_attr(const OpDef& op, const Attrs& a, const char* name) {
   std::vector<int64_t> v = a.ints(name);
   if (v.empty()) v = {1, 1};
-  if (v.size() != 2 || v[0] < 1 || v[1] < 1)
-    throw InvalidArgument(cat(op.name, ": ", name, " must be two positive ints, got ", shape_str(v)));
+  if (v.size() != 2 || v[0] < 1 || v[1] < 1 || v[0] > kMaxWindow || v[1] > kMaxWindow)
+    throw InvalidArgument(cat(op.name, ": ", name, " must be two ints in [1, 2^30], got ", shape_str(v)));
   return v;
 }
 
@@ -42,8 +46,8 @@ inline Window2D window_2d(const OpDef& op, const Shape& in, int64_t kh, int64_t 
     } else if (padding == "VALID" || padding == "EXPLICIT") {
       if (padding == "EXPLICIT") {
         auto p = a.ints("explicit_paddings");
-        if (p.size() != 4 || *std::min_element(p.begin(), p.end()) < 0)
-          throw InvalidArgument(cat(op.name, ": explicit_paddings must be 4 non-negative ints, got ", shape_str(p)));
+        if (p.size() != 4 || *std::min_element(p.begin(), p.end()) < 0 || *std::max_element(p.begin(), p.end()) > kMaxWindow)
+          throw InvalidArgument(cat(op.name, ": explicit_paddings must be 4 ints in [0, 2^30], got ", shape_str(p)));
         pads[2 * i] = p[2 * i], pads[2 * i + 1] = p[2 * i + 1];
       }
       out[i] = (size[i] + pads[2 * i] + pads[2 * i + 1] - ek[i] + stride[i]) / stride[i];
