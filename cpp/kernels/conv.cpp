@@ -4,8 +4,9 @@
 // one output pixel, read in (ky, kx, c) order, is a row of kh*kw*c values, copied in runs of c.
 // A chunk of images becomes a [pixels, kh*kw*c] matrix `col` (padding as zeros), and
 //   out = col @ W,   dcol = dy @ W^T (then added back into dx: col2im),   dW = col^T @ dy,
-// three GEMMs on the same BLAS as MatMul (its own threads); the copies run on OpenMP threads, one
-// image each. A 1x1 filter with stride 1 and no padding needs no copy: col is x itself.
+// three GEMMs on the same BLAS as MatMul, chunk by chunk (threads: Note [Conv threads]). A 1x1
+// filter with stride 1 and no padding needs no copy: col is x itself; few values per patch take
+// a direct kernel (Note [Direct small-K convolution]).
 #include "kernels/conv.h"
 #include <cblas.h>
 #include <omp.h>
