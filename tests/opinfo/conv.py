@@ -265,6 +265,15 @@ def _conv2d_transpose(dy, w, output_shape, **kw):
 
 _avg_pool_grad = _op("AvgPoolGrad")
 
+def _bias_add_samples(rng, dtype):
+    yield SampleInput([_u(rng, (2, 3, 4), dtype), _u(rng, (4,), dtype)])
+    yield SampleInput([_u(rng, (2, 3, 2, 2), dtype), _u(rng, (3,), dtype)], {"data_format": "NCHW"})
+
+
+def _bias_add_ref(value, bias, data_format=None):
+    return value + (bias.reshape((-1,) + (1,) * (value.ndim - 2)) if data_format == "NCHW" else bias)
+
+
 _CONV_TOL = dict(fwd_rtol32=2e-5, atol=1e-5, rtol=1e-4)
 rows = [
     OpInfo("Conv2D", tf.nn.conv2d, conv2d_ref, samples=_conv_samples, order=2, **_CONV_TOL),
@@ -285,4 +294,5 @@ rows = [
     OpInfo("AvgPool", tf.nn.avg_pool2d, avg_pool_ref, samples=_pool_samples, order=2),
     OpInfo("AvgPoolGrad", lambda dy, shape, **kw: _avg_pool_grad(dy, orig_input_shape=list(shape), **_window_attrs(**kw)),
            avg_pool_grad_ref, samples=_avg_grad_samples, order=2),
+    OpInfo("bias_add", tf.nn.bias_add, _bias_add_ref, samples=_bias_add_samples, order=2, op=None),
 ]

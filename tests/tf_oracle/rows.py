@@ -517,6 +517,12 @@ CONV = [
     Row("nn.max_pool2d", _pool_samples(4)), Row("nn.avg_pool2d", _pool_samples(4)),
     Row("nn.max_pool1d", _pool_samples(3)), Row("nn.avg_pool1d", _pool_samples(3)),
     Row("nn.max_pool", _pool_samples(4)), Row("nn.avg_pool", _pool_samples(3)),
+    Row("nn.bias_add", fixed(
+        ("nhwc", lambda rng, dt: Sample([_rand(rng, (2, 3, 4), dt), _rand(rng, (4,), dt)])),
+        ("nchw", lambda rng, dt: Sample([_rand(rng, (2, 3, 4, 2), dt), _rand(rng, (3,), dt)], {"data_format": "NCHW"})),
+        ("rank1", lambda rng, dt: Sample([_rand(rng, (4,), dt), _rand(rng, (4,), dt)])),
+        ("badbias", lambda rng, dt: Sample([_rand(rng, (2, 4), dt), _rand(rng, (3,), dt)])),
+        ("bias2d", lambda rng, dt: Sample([_rand(rng, (2, 4), dt), _rand(rng, (1, 4), dt)])))),
 ]
 
 

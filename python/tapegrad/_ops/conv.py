@@ -5,12 +5,12 @@ height-1 image, as TF does. Attributes: strides and dilations [h, w], padding "S
 "EXPLICIT" with explicit_paddings [top, bottom, left, right], ksize [h, w] for pooling.
 """
 from tapegrad import _core, errors
-from tapegrad._ops.array import _int, expand_dims, squeeze
+from tapegrad._ops.array import _int, expand_dims, reshape, squeeze
 from tapegrad._tensor import Tensor, convert_to_tensor
 
 __all__ = ["conv2d", "conv1d", "conv2d_transpose", "conv1d_transpose", "conv_transpose", "depthwise_conv2d",
            "separable_conv2d", "convolution", "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool",
-           "avg_pool"]
+           "avg_pool", "bias_add"]
 
 _ops = {n: _core.op(n) for n in ("Conv2D", "Conv2DBackpropInput", "DepthwiseConv2dNative", "MaxPool", "AvgPool")}
 
@@ -227,3 +227,26 @@ def max_pool(input, ksize, strides, padding, data_format=None, name=None):
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
     """avg_pool1d or avg_pool2d, chosen by the rank of ``input``."""
     return _pool_nd("avg_pool", input, ksize, strides, padding, data_format)
+
+
+def bias_add(value, bias, data_format=None, name=None):
+    """``value + bias`` with the 1-D ``bias`` added along the channel axis: the last one (``"N...C"``,
+    the default) or axis 1 (``"NC..."``); ``value`` must be at least 2-D."""
+    value, bias = convert_to_tensor(value), convert_to_tensor(bias)
+    channels_first = data_format is not None and str(data_format).startswith("NC")
+    if data_format is not None and not channels_first and not (str(data_format).startswith("N")
+                                                               and str(data_format).endswith("C")):
+        raise errors.InvalidArgumentError(f"BiasAdd: data_format must be 'N...C' or 'NC...', got {data_format!r}")
+    if value.ndim < 2:
+        raise errors.InvalidArgumentError(f"BiasAdd: value must be at least 2-D, got shape {tuple(value.shape)}")
+    axis = 1 if channels_first else value.ndim - 1
+    if bias.ndim != 1 or bias.shape[0] != value.shape[axis]:
+        raise errors.InvalidArgumentError(f"BiasAdd: bias must be 1-D with {value.shape[axis]} entries (value's "
+                                          f"channel axis {axis}), got shape {tuple(bias.shape)} for value of shape "
+                                          f"{tuple(value.shape)}")
+    if value.dtype != bias.dtype:
+        raise errors.InvalidArgumentError(f"BiasAdd: value and bias must have one dtype, got {value.dtype.name} and "
+                                          f"{bias.dtype.name}")
+    if channels_first:
+        bias = reshape(bias, [-1] + [1] * (value.ndim - 2))
+    return value + bias
