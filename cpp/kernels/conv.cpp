@@ -368,6 +368,10 @@ void depthwise_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tens
         for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t ky, int64_t kx) {
           const T* a = xi + (y * g.w + xx) * g.c;
           const T* k = W + (ky * g.kw + kx) * CM;
+          if (M == 1) {  // the common multiplier: one loop over channels, vectorized
+            for (int64_t c = 0; c < g.c; ++c) o[c] += a[c] * k[c];
+            return;
+          }
           for (int64_t c = 0; c < g.c; ++c)
             for (int64_t j = 0; j < M; ++j) o[c * M + j] += a[c] * k[c * M + j];
         });
@@ -391,6 +395,10 @@ void depthwise_backprop_input(const Window2D& g, const Tensor& w, const Tensor& 
         for_window(g, p / g.ow, p % g.ow, [&](int64_t y, int64_t xx, int64_t ky, int64_t kx) {
           T* a = di + (y * g.w + xx) * g.c;
           const T* k = W + (ky * g.kw + kx) * CM;
+          if (M == 1) {
+            for (int64_t c = 0; c < g.c; ++c) a[c] += d[c] * k[c];
+            return;
+          }
           for (int64_t c = 0; c < g.c; ++c) {
             T s = 0;
             for (int64_t j = 0; j < M; ++j) s += d[c * M + j] * k[c * M + j];
@@ -423,6 +431,10 @@ void depthwise_backprop_filter(const Window2D& g, const Tensor& x, const Tensor&
             if (xx < 0 || xx >= g.w) continue;
             const T* a = X + ((n * g.h + y) * g.w + xx) * g.c;
             const T* d = DY + ((n * g.oh + oy) * g.ow + ox) * CM;
+            if (M == 1) {
+              for (int64_t c = 0; c < g.c; ++c) k[c] += a[c] * d[c];
+              continue;
+            }
             for (int64_t c = 0; c < g.c; ++c)
               for (int64_t j = 0; j < M; ++j) k[c * M + j] += a[c] * d[c * M + j];
           }

@@ -185,8 +185,8 @@ def _conv_transpose_samples(rng, dtype):
 
 def _backprop_samples(depthwise, which):
     def samples(rng, dtype):
-        for xs, ws, kw in CONV_CASES:
-            ws = ws[:2] + (ws[2], 2) if depthwise else ws
+        for i, (xs, ws, kw) in enumerate(CONV_CASES):
+            ws = ws[:2] + (ws[2], 1 + i % 2) if depthwise else ws
             dy = _u(rng, _out_shape(xs, ws, kw, depthwise), dtype)
             if which == "input":
                 yield SampleInput([_u(rng, ws, dtype), dy, list(xs)], kw)
@@ -196,8 +196,8 @@ def _backprop_samples(depthwise, which):
 
 
 def _depthwise_samples(rng, dtype):
-    for xs, ws, kw in CONV_CASES:
-        yield SampleInput([_u(rng, xs, dtype), _u(rng, ws[:2] + (ws[2], 2), dtype)], kw)
+    for i, (xs, ws, kw) in enumerate(CONV_CASES):  # multipliers 2 and 1 (its own loops)
+        yield SampleInput([_u(rng, xs, dtype), _u(rng, ws[:2] + (ws[2], 1 + i % 2), dtype)], kw)
 
 
 POOL_CASES = [
