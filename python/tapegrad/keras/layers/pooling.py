@@ -99,6 +99,8 @@ class _GlobalPooling(Layer):
             raise ValueError(f"{self.name}: expected input of rank {self.rank + 2}, got shape {tuple(shape)}")
 
     def call(self, inputs, mask=None):
+        if mask is not None:
+            raise tf.errors.UnimplementedError(f"{self.name}: a mask is not supported")
         self._check(inputs.shape)
         return type(self).reduce(inputs, axis=list(range(1, self.rank + 1)), keepdims=self.keepdims)
 
