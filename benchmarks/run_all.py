@@ -10,11 +10,12 @@ import sys
 
 try:
     from . import _harness as h
-    from . import bench_autodiff, bench_data, bench_dispatch, bench_elementwise, bench_function, bench_matmul, \
-        bench_training
+    from . import (bench_autodiff, bench_cnn, bench_data, bench_dispatch, bench_elementwise, bench_function,
+                   bench_matmul, bench_training)
 except ImportError:          # run as a script
     import _harness as h
     import bench_autodiff
+    import bench_cnn
     import bench_data
     import bench_dispatch
     import bench_elementwise
@@ -22,7 +23,8 @@ except ImportError:          # run as a script
     import bench_matmul
     import bench_training
 
-SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_data)
+SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_data,
+          bench_cnn)
 
 
 def main(argv=None):

@@ -58,13 +58,23 @@ ARGS = {
     "regularizers.OrthogonalRegularizer": dict(factor=0.5, mode="columns"),
     "constraints.MaxNorm": dict(max_value=1.5, axis=1),
     "constraints.MinMaxNorm": dict(min_value=0.5, max_value=1.0, rate=0.5),
+    **{f"layers.{name}": dict(filters=2, kernel_size=2, padding="same", name=f"{name.lower()}_config")
+       for name in ("Conv1D", "Conv2D", "Conv2DTranspose", "SeparableConv2D")},
+    "layers.DepthwiseConv2D": dict(kernel_size=2, depth_multiplier=2),
+    "layers.Reshape": dict(target_shape=[3, 1]),
 }
 # What a layer is called on in the round trip, when not the 3x3 sample x itself.
 _MERGE = ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot")
 CALL_ON = {**{f"layers.{name}": (lambda x: [x, x * 2.0]) for name in _MERGE},
            "layers.Permute": lambda x: tf.reshape(x, [3, 3, 1]),
            "layers.TimeDistributed": lambda x: tf.reshape(x, [3, 3, 1]),
-           "layers.Embedding": lambda x: tf.cast(tf.abs(x), tf.int32)}
+           "layers.Embedding": lambda x: tf.cast(tf.abs(x), tf.int32),
+           # convolution, pooling and 2-D reshaping layers: a (3, 3, 1) sequence batch or a 3x3 image
+           **{f"layers.{name}": lambda x: tf.reshape(x, [3, 3, 1]) for name in (
+               "Conv1D", "MaxPooling1D", "AveragePooling1D", "GlobalAveragePooling1D", "GlobalMaxPooling1D")},
+           **{f"layers.{name}": lambda x: tf.reshape(x, [1, 3, 3, 1]) for name in (
+               "Conv2D", "Conv2DTranspose", "DepthwiseConv2D", "SeparableConv2D", "MaxPooling2D", "AveragePooling2D",
+               "GlobalAveragePooling2D", "GlobalMaxPooling2D", "ZeroPadding2D", "UpSampling2D", "Cropping2D")}}
 SPACES = ["layers", "optimizers", "optimizers.schedules", "losses", "metrics", "initializers", "regularizers",
           "constraints"]
 

@@ -13,6 +13,8 @@ void register_nn_ops();
 void register_index_ops();
 void register_optim_ops();
 void register_random_ops();
+void register_conv_ops();
+void register_pooling_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -27,6 +29,8 @@ void register_all_ops() {
   register_index_ops();
   register_optim_ops();
   register_random_ops();
+  register_conv_ops();
+  register_pooling_ops();
 }
 
 }  // namespace tg

@@ -1,3 +1,4 @@
 """``tf.nn``: activations, softmax and losses."""
 from tapegrad._ops.elementwise import sigmoid, softplus  # noqa: F401
 from tapegrad._ops.nn import *  # noqa: F401,F403
+from tapegrad._ops.conv import *  # noqa: F401,F403,E402

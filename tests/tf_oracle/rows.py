@@ -460,6 +460,76 @@ NN = [
 
 
 
+def _conv_samples(rng, dt):
+    x, w = _rand(rng, (2, 6, 5, 3), dt), _rand(rng, (3, 2, 3, 4), dt)
+    yield "valid", Sample([x, w], {"strides": 1, "padding": "VALID"})
+    yield "same_s2", Sample([x, w], {"strides": [2, 2], "padding": "SAME"})
+    yield "dilated", Sample([x, w], {"strides": [1, 1, 1, 1], "padding": "SAME", "dilations": 2})
+    yield "explicit", Sample([x, w], {"strides": 2, "padding": [[0, 0], [1, 2], [0, 1], [0, 0]]})
+    yield "empty", Sample([x[:0], w], {"strides": 1, "padding": "SAME"})
+    yield "depth", Sample([x, w[:, :, :2]], {"strides": 1, "padding": "SAME"})
+    yield "negative", Sample([x[:, :1, :1], w], {"strides": 1, "padding": "VALID"})
+    yield "lower", Sample([x, w], {"strides": 1, "padding": "same"})
+    yield "batchstride", Sample([x, w], {"strides": [2, 1, 1, 1], "padding": "SAME"})
+
+
+def _conv1d_samples(rng, dt):
+    x, w = _rand(rng, (2, 7, 3), dt), _rand(rng, (3, 3, 2), dt)
+    yield "same", Sample([x, w], {"stride": 1, "padding": "SAME"})
+    yield "valid_s2", Sample([x, w], {"stride": 2, "padding": "VALID"})
+    yield "bad", Sample([x, w[:, :2]], {"stride": 1, "padding": "SAME"})
+
+
+def _conv_transpose_samples(rng, dt):
+    x, w = _rand(rng, (2, 3, 3, 4), dt), _rand(rng, (3, 3, 2, 4), dt)
+    yield "same_s2", Sample([x, w, [2, 6, 6, 2]], {"strides": 2, "padding": "SAME"})
+    yield "same_odd", Sample([x, w, [2, 5, 5, 2]], {"strides": 2, "padding": "SAME"})
+    yield "valid", Sample([x, w, [2, 5, 5, 2]], {"strides": 1, "padding": "VALID"})
+
+
+def _depthwise_samples(rng, dt):
+    x, w = _rand(rng, (2, 6, 5, 3), dt), _rand(rng, (3, 3, 3, 2), dt)
+    yield "same", Sample([x, w], {"strides": [1, 1, 1, 1], "padding": "SAME"})
+    yield "valid_s2", Sample([x, w], {"strides": [1, 2, 2, 1], "padding": "VALID"})
+    yield "bad", Sample([x, w[:, :, :2]], {"strides": [1, 1, 1, 1], "padding": "SAME"})
+
+
+def _pool_samples(rank):
+    def samples(rng, dt):
+        shape = (2, 6, 5, 3) if rank == 4 else (2, 7, 3)
+        x = (rng.permutation(int(np.prod(shape))).reshape(shape) * 0.01).astype(dt)  # no ties
+        yield "valid", Sample([x], {"ksize": 2, "strides": 2, "padding": "VALID"})
+        yield "same", Sample([x], {"ksize": 3, "strides": 2, "padding": "SAME"})
+        yield "overlap", Sample([x], {"ksize": [2] * (rank - 2), "strides": 1, "padding": "SAME"})
+        yield "negative", Sample([x], {"ksize": 9, "strides": 1, "padding": "VALID"})
+    return samples
+
+
+CONV = [
+    Row("nn.conv2d", _conv_samples), Row("nn.conv1d", _conv1d_samples),
+    Row("nn.convolution", fixed(("r4", lambda rng, dt: Sample([_rand(rng, (1, 5, 5, 2), dt), _rand(rng, (2, 2, 2, 3), dt)],
+                                                             {"padding": "SAME"})))),
+    Row("nn.conv2d_transpose", _conv_transpose_samples),
+    Row("nn.conv1d_transpose", fixed(("s2", lambda rng, dt: Sample(
+        [_rand(rng, (2, 4, 3), dt), _rand(rng, (3, 2, 3), dt), [2, 8, 2]], {"strides": 2, "padding": "SAME"})))),
+    Row("nn.conv_transpose", fixed(("r4", lambda rng, dt: Sample(
+        [_rand(rng, (1, 3, 3, 3), dt), _rand(rng, (2, 2, 2, 3), dt), [1, 6, 6, 2]], {"strides": 2})))),
+    Row("nn.depthwise_conv2d", _depthwise_samples),
+    Row("nn.separable_conv2d", fixed(("same", lambda rng, dt: Sample(
+        [_rand(rng, (2, 5, 5, 3), dt), _rand(rng, (3, 3, 3, 2), dt), _rand(rng, (1, 1, 6, 4), dt)],
+        {"strides": [1, 1, 1, 1], "padding": "SAME"})))),
+    Row("nn.max_pool2d", _pool_samples(4)), Row("nn.avg_pool2d", _pool_samples(4)),
+    Row("nn.max_pool1d", _pool_samples(3)), Row("nn.avg_pool1d", _pool_samples(3)),
+    Row("nn.max_pool", _pool_samples(4)), Row("nn.avg_pool", _pool_samples(3)),
+    Row("nn.bias_add", fixed(
+        ("nhwc", lambda rng, dt: Sample([_rand(rng, (2, 3, 4), dt), _rand(rng, (4,), dt)])),
+        ("nchw", lambda rng, dt: Sample([_rand(rng, (2, 3, 4, 2), dt), _rand(rng, (3,), dt)], {"data_format": "NCHW"})),
+        ("rank1", lambda rng, dt: Sample([_rand(rng, (4,), dt), _rand(rng, (4,), dt)])),
+        ("badbias", lambda rng, dt: Sample([_rand(rng, (2, 4), dt), _rand(rng, (3,), dt)])),
+        ("bias2d", lambda rng, dt: Sample([_rand(rng, (2, 4), dt), _rand(rng, (1, 4), dt)])))),
+]
+
+
 def _operator(domain=(-2.0, 2.0)):
     """Tensor operators: tensor with tensor, and with Python numbers (TF's dtype rules for those)."""
     def samples(rng, dt):
@@ -505,7 +575,7 @@ OPERATORS = [Row(f"Tensor.{op}", _operator(), NUMERIC)
 for _row in OPERATORS:
     _row.keywords = False
 
-ROWS = ELEMENTWISE + REDUCTIONS + LINALG + ARRAY + NN + OPERATORS
+ROWS = ELEMENTWISE + REDUCTIONS + LINALG + ARRAY + NN + CONV + OPERATORS
 
 MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
 

@@ -9,9 +9,14 @@ from tapegrad.keras.layers.embedding import Embedding
 from tapegrad.keras.layers.lambda_layer import Lambda
 from tapegrad.keras.layers.merge import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from tapegrad.keras.layers.wrappers import TimeDistributed
+from tapegrad.keras.layers.conv import *  # noqa: F401,F403
+from tapegrad.keras.layers.pooling import *  # noqa: F401,F403
+from tapegrad.keras.layers.reshaping import *  # noqa: F401,F403
+from tapegrad.keras.layers import conv as _conv, pooling as _pooling, reshaping as _reshaping
 
 __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer", "Input", "Dropout",
-           "BatchNormalization", "LayerNormalization", "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Permute",
-           "RepeatVector", "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
-           "Concatenate", "Dot", "TimeDistributed"]
+           "BatchNormalization", "LayerNormalization", "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU",
+           "Softmax", "Permute", "RepeatVector", "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average",
+           "Maximum", "Minimum", "Concatenate", "Dot", "TimeDistributed"] + _conv.__all__ + _pooling.__all__ + \
+    _reshaping.__all__
 from tapegrad.keras._functional import Input, KerasTensor  # noqa: E402 -- needs InputLayer

@@ -33,7 +33,7 @@ _set = object.__setattr__  # bypasses Layer.__setattr__ for private bookkeeping 
 
 def _snake(name):
     s = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
-    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", s).lower()
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", s).lower()  # Keras's rule: Conv2D -> conv2d
 
 
 def unique_name(base):

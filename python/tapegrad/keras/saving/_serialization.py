@@ -35,8 +35,28 @@ def _signature(cls):
     return sig
 
 
+def _json_ready(value):
+    """Tuples as lists, in dicts and lists too: what a config becomes when written as JSON."""
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _json_ready(v) for k, v in value.items()}
+    return value
+
+
 class AutoConfig:
     """Records the constructor's arguments for get_config; see Note [Keras object configs]."""
+
+    def __init_subclass__(cls, **kwargs):
+        # a get_config a class writes itself gives its tuples (kernel_size=(3, 3)) as JSON would
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("get_config")
+        if own is not None and not getattr(own, "_json_ready", False):
+            def get_config(self, _own=own):
+                return _json_ready(_own(self))
+            get_config.__doc__, get_config.__qualname__ = own.__doc__, own.__qualname__
+            get_config._json_ready = True
+            cls.get_config = get_config
 
     def __new__(cls, *args, **kwargs):
         obj = super().__new__(cls)
