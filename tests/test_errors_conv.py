@@ -58,7 +58,7 @@ def test_depthwise_and_pooling_errors():
     assert "(2, 5, 5, 3)" in msg
     _raises("AvgPool", tf.nn.avg_pool2d, X[0], 2, 2, "VALID")
     _raises("MaxPool", tf.nn.max_pool2d, X.astype(np.int32), 2, 2, "VALID")
-    _raises("AvgPool", tf.nn.avg_pool2d, X, 2, 2, [[0, 0], [1, 1], [1, 1], [0, 0]], error=TypeError)
+    _raises("avg_pool2d", tf.nn.avg_pool2d, X, 2, 2, [[0, 0], [1, 1], [1, 1], [0, 0]], error=TypeError)
     _raises("max_pool", tf.nn.max_pool, np.zeros((1, 4, 4, 4, 1), np.float32), 2, 2, "VALID",
             error=tf.errors.UnimplementedError)
     _raises("MaxPoolGrad", tf._core.op("MaxPoolGrad"), X, np.zeros((2, 3, 3, 3), np.float32), ksize=[2, 2],
