@@ -13,6 +13,7 @@ void register_nn_ops();
 void register_index_ops();
 void register_optim_ops();
 void register_random_ops();
+void register_recurrent_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -27,6 +28,7 @@ void register_all_ops() {
   register_index_ops();
   register_optim_ops();
   register_random_ops();
+  register_recurrent_ops();
 }
 
 }  // namespace tg

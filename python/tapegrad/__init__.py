@@ -35,6 +35,7 @@ from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa:
 from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import cond, while_loop  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
+from tapegrad import raw_ops  # noqa: E402,F401
 from tapegrad import autodiff  # noqa: E402
 
 __version__ = "0.1.0"

@@ -1,0 +1,221 @@
+// recurrent.cpp -- fused LSTM time loops: one GEMM for the input projection of all steps, one per
+// step for the recurrence, and the gate arithmetic in plain loops between them.
+#include "kernels/recurrent.h"
+#include <cblas.h>
+#include <vector>
+#include "kernels/vmath.h"
+
+namespace tg {
+
+namespace {
+
+// C[m, n] = alpha * op(A) op(B) + beta * C, row-major with explicit leading dimensions.
+template <class T>
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
+          T beta, T* c, int64_t ldc) {
+  if (m == 0 || n == 0) return;
+  if (k == 0) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
+    return;
+  }
+  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>)
+    scipy_cblas_sgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+  else
+    scipy_cblas_dgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
+}
+
+// Gate activations of one row [i f c o] (each `u` wide) in place: sigmoid, sigmoid, tanh, sigmoid.
+// Three plain loops so that each vectorizes (vmath: branch-free polynomials).
+template <class T>
+void activate_gates(T* z, int64_t u) {
+  for (int64_t j = 0; j < 2 * u; ++j) z[j] = vmath::sigmoid(z[j]);
+  for (int64_t j = 2 * u; j < 3 * u; ++j) z[j] = vmath::tanh(z[j]);
+  for (int64_t j = 3 * u; j < 4 * u; ++j) z[j] = vmath::sigmoid(z[j]);
+}
+
+struct Dims {
+  int64_t B, T, F, U;
+};
+
+Dims dims_of(const Tensor& x, const Tensor& R) { return {x->shape[0], x->shape[1], x->shape[2], R->shape[0]}; }
+
+// Activated gates of every step, [B*T, 4U] (row b*T + t): recomputed from x and the packed output.
+// Also fills hprev [B*T, U] with h_{t-1} (h0 at t = 0).
+template <class T>
+void recompute_gates(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, const T* out,
+                     std::vector<T>& gates, std::vector<T>& hprev) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
+  gates.assign(B * S * G, T(0));
+  hprev.resize(B * S * U);
+  for (int64_t r = 0; r < B; ++r)
+    for (int64_t t = 0; t < S; ++t) {
+      const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * 2 * U;
+      std::copy(src, src + U, hprev.data() + (r * S + t) * U);
+    }
+  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), gates.data(), G);
+  gemm<T>(false, false, B * S, G, U, hprev.data(), U, R, G, T(1), gates.data(), G);
+  for (int64_t row = 0; row < B * S; ++row) {
+    T* z = gates.data() + row * G;
+    for (int64_t j = 0; j < G; ++j) z[j] += b[j];
+    activate_gates(z, U);
+  }
+}
+
+template <class T>
+void forward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, T* out) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
+  std::vector<T> xp(B * S * G), z(B * G);
+  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
+  for (int64_t t = 0; t < S; ++t) {
+    const T* hp = t == 0 ? h0 : out + (t - 1) * 2 * U;
+    const int64_t ldh = t == 0 ? U : S * 2 * U;
+    gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), z.data(), G);
+    for (int64_t r = 0; r < B; ++r) {
+      const T* p = xp.data() + (r * S + t) * G;
+      T* zr = z.data() + r * G;
+      const T* cp = t == 0 ? c0 + r * U : out + (r * S + t - 1) * 2 * U + U;
+      T* o = out + (r * S + t) * 2 * U;
+      for (int64_t j = 0; j < G; ++j) zr[j] += p[j] + b[j];
+      activate_gates(zr, U);
+      for (int64_t j = 0; j < U; ++j) {
+        const T c = zr[U + j] * cp[j] + zr[j] * zr[2 * U + j];
+        o[U + j] = c;
+        o[j] = zr[3 * U + j] * vmath::tanh(c);
+      }
+    }
+  }
+}
+
+template <class T>
+void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, const T* out,
+              const T* g, T* packed) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
+  std::vector<T> act, hprev;
+  recompute_gates<T>(d, x, h0, W, R, b, out, act, hprev);
+  std::vector<T> dz(B * S * G), dh(B * U, T(0)), dc(B * U, T(0));
+  T* dx = packed;
+  T* dh0 = dx + B * S * F;
+  T* dc0 = dh0 + B * U;
+  T* dW = dc0 + B * U;
+  T* dR = dW + F * G;
+  T* db = dR + U * G;
+  for (int64_t t = S - 1; t >= 0; --t) {
+    for (int64_t r = 0; r < B; ++r) {
+      const int64_t row = r * S + t;
+      const T* a = act.data() + row * G;
+      const T* gr = g + row * 2 * U;
+      const T* c = out + row * 2 * U + U;
+      const T* cp = t == 0 ? c0 + r * U : out + (row - 1) * 2 * U + U;
+      T* z = dz.data() + row * G;
+      T* dhr = dh.data() + r * U;
+      T* dcr = dc.data() + r * U;
+      for (int64_t j = 0; j < U; ++j) {
+        const T ig = a[j], fg = a[U + j], cg = a[2 * U + j], og = a[3 * U + j];
+        const T tc = vmath::tanh(c[j]);
+        const T h_bar = gr[j] + dhr[j];
+        const T c_bar = gr[U + j] + dcr[j] + h_bar * og * (T(1) - tc * tc);
+        z[j] = c_bar * cg * ig * (T(1) - ig);
+        z[U + j] = c_bar * cp[j] * fg * (T(1) - fg);
+        z[2 * U + j] = c_bar * ig * (T(1) - cg * cg);
+        z[3 * U + j] = h_bar * tc * og * (T(1) - og);
+        dcr[j] = c_bar * fg;
+      }
+    }
+    // dh_{t-1} = dz_t R^T over the batch rows of step t (stride S*G).
+    gemm<T>(false, true, B, U, G, dz.data() + t * G, S * G, R, G, T(0), dh.data(), U);
+  }
+  std::copy(dh.begin(), dh.end(), dh0);
+  std::copy(dc.begin(), dc.end(), dc0);
+  gemm<T>(false, true, B * S, F, G, dz.data(), G, W, G, T(0), dx, F);
+  gemm<T>(true, false, F, G, B * S, x, F, dz.data(), G, T(0), dW, G);
+  gemm<T>(true, false, U, G, B * S, hprev.data(), U, dz.data(), G, T(0), dR, G);
+  for (int64_t j = 0; j < G; ++j) db[j] = T(0);
+  for (int64_t row = 0; row < B * S; ++row)
+    for (int64_t j = 0; j < G; ++j) db[j] += dz[row * G + j];
+}
+
+template <class T>
+void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, const T* out,
+         const T* tx, const T* th0, const T* tc0, const T* tW, const T* tR, const T* tb, T* tout) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
+  std::vector<T> act, hprev;
+  recompute_gates<T>(d, x, h0, W, R, b, out, act, hprev);
+  // Tangent of the pre-activations, except the th_{t-1} R term added per step.
+  std::vector<T> tp(B * S * G);
+  gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), tp.data(), G);
+  gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), tp.data(), G);
+  gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(1), tp.data(), G);
+  for (int64_t row = 0; row < B * S; ++row)
+    for (int64_t j = 0; j < G; ++j) tp[row * G + j] += tb[j];
+  for (int64_t t = 0; t < S; ++t) {
+    const T* thp = t == 0 ? th0 : tout + (t - 1) * 2 * U;
+    const int64_t ldh = t == 0 ? U : S * 2 * U;
+    gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), tp.data() + t * G, S * G);
+    for (int64_t r = 0; r < B; ++r) {
+      const int64_t row = r * S + t;
+      const T* a = act.data() + row * G;
+      const T* p = tp.data() + row * G;
+      const T* c = out + row * 2 * U + U;
+      const T* cp = t == 0 ? c0 + r * U : out + (row - 1) * 2 * U + U;
+      const T* tcp = t == 0 ? tc0 + r * U : tout + (row - 1) * 2 * U + U;
+      T* o = tout + row * 2 * U;
+      for (int64_t j = 0; j < U; ++j) {
+        const T ig = a[j], fg = a[U + j], cg = a[2 * U + j], og = a[3 * U + j];
+        const T ti = ig * (T(1) - ig) * p[j], tf = fg * (T(1) - fg) * p[U + j];
+        const T tg = (T(1) - cg * cg) * p[2 * U + j], to = og * (T(1) - og) * p[3 * U + j];
+        const T tc = vmath::tanh(c[j]);
+        const T dc = tf * cp[j] + fg * tcp[j] + ti * cg + ig * tg;
+        o[U + j] = dc;
+        o[j] = to * tc + og * (T(1) - tc * tc) * dc;
+      }
+    }
+  }
+}
+
+template <class T> const T* p(const Tensor& t) { return t->data_as<T>(); }
+
+}  // namespace
+
+void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
+                           const Tensor& b, Tensor& out) {
+  if (out->size == 0) return;
+  const Dims d = dims_of(x, R);
+  if (x->dtype == DType::Float32)
+    forward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
+  else
+    forward<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(b),
+                    out->data_as<double>());
+}
+
+void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
+                            const Tensor& b, const Tensor& out, const Tensor& g, Tensor& packed) {
+  const Dims d = dims_of(x, R);
+  if (d.T == 0) {  // no step: h0 and c0 pass nothing on, every gradient is zero
+    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
+    return;
+  }
+  if (x->dtype == DType::Float32)
+    backward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
+                    p<float>(g), packed->data_as<float>());
+  else
+    backward<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(b),
+                     p<double>(out), p<double>(g), packed->data_as<double>());
+}
+
+void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
+                       const Tensor& b, const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tc0,
+                       const Tensor& tW, const Tensor& tR, const Tensor& tb, Tensor& tout) {
+  if (tout->size == 0) return;
+  const Dims d = dims_of(x, R);
+  if (x->dtype == DType::Float32)
+    jvp<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
+               p<float>(tx), p<float>(th0), p<float>(tc0), p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
+  else
+    jvp<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
+                p<double>(tx), p<double>(th0), p<double>(tc0), p<double>(tW), p<double>(tR), p<double>(tb),
+                tout->data_as<double>());
+}
+
+}  // namespace tg

@@ -1,0 +1,131 @@
+// recurrent.cpp -- LSTMSequence: the whole LSTM time loop as one op (kernels/recurrent.h), its
+// backward through time and its forward-mode tangent as fused ops of their own.
+//
+// Note [Second derivatives of LSTMSequence]: the fused backward and tangent ops are not
+// differentiable. Rather than let an outer tape or accumulator see a silent zero, the rules of
+// LSTMSequence raise UnimplementedError when their result would itself be differentiated.
+#include "core/error.h"
+#include "engine/forward.h"
+#include "engine/math.h"
+#include "engine/tape.h"
+#include "kernels/recurrent.h"
+
+namespace tg {
+
+namespace {
+
+// (x [B, T, F], h0 [B, U], c0 [B, U], kernel [F, 4U], recurrent_kernel [U, 4U], bias [4U]).
+void check_lstm_inputs(const OpDef& op, const Tensors& x) {
+  const Tensor &in = x[0], &h0 = x[1], &c0 = x[2], &W = x[3], &R = x[4], &b = x[5];
+  auto all = [&] {
+    return cat(" (inputs ", meta_str(in), ", h0 ", meta_str(h0), ", c0 ", meta_str(c0), ", kernel ", meta_str(W),
+               ", recurrent_kernel ", meta_str(R), ", bias ", meta_str(b), ")");
+  };
+  if (!is_floating(in->dtype))
+    throw InvalidArgument(cat(op.name, ": inputs must be float32 or float64", all()));
+  for (const Tensor& t : x)
+    if (t->dtype != in->dtype) throw InvalidArgument(cat(op.name, ": every input must have the dtype of inputs", all()));
+  if (in->ndim() != 3) throw InvalidArgument(cat(op.name, ": inputs must have rank 3 [batch, timesteps, features]", all()));
+  if (R->ndim() != 2 || R->shape[1] != 4 * R->shape[0])
+    throw InvalidArgument(cat(op.name, ": recurrent_kernel must have shape [units, 4 * units]", all()));
+  const int64_t B = in->shape[0], F = in->shape[2], U = R->shape[0];
+  if (W->shape != Shape{F, 4 * U})
+    throw InvalidArgument(cat(op.name, ": kernel must have shape [features, 4 * units] = ", shape_str({F, 4 * U}), all()));
+  if (b->shape != Shape{4 * U})
+    throw InvalidArgument(cat(op.name, ": bias must have shape [4 * units] = ", shape_str({4 * U}), all()));
+  if (h0->shape != Shape{B, U} || c0->shape != Shape{B, U})
+    throw InvalidArgument(cat(op.name, ": h0 and c0 must have shape [batch, units] = ", shape_str({B, U}), all()));
+}
+
+OutMeta lstm_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_lstm_inputs(op, x);
+  return {{x[0]->shape[0], x[0]->shape[1], 2 * x[4]->shape[0]}, x[0]->dtype};
+}
+
+Tensor lstm_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  lstm_sequence_forward(x[0], x[1], x[2], x[3], x[4], x[5], out);
+  return out;
+}
+
+// The six inputs, then the packed output and one more tensor of its shape (g or a tangent).
+void check_with_output(const OpDef& op, const Tensors& x, size_t first_extra) {
+  check_lstm_inputs(op, Tensors(x.begin(), x.begin() + 6));
+  const Shape out{x[0]->shape[0], x[0]->shape[1], 2 * x[4]->shape[0]};
+  if (x[6]->shape != out || x[6]->dtype != x[0]->dtype)
+    throw InvalidArgument(cat(op.name, ": the LSTMSequence output must be ", dtype_name(x[0]->dtype), shape_str(out),
+                              ", got ", meta_str(x[6])));
+  for (size_t i = first_extra; i < x.size(); ++i) {
+    const Tensor& ref = op.name == "LSTMSequenceGrad" ? x[6] : x[i - 7];
+    if (x[i]->shape != ref->shape || x[i]->dtype != ref->dtype)
+      throw InvalidArgument(cat(op.name, ": input ", i, " must be ", meta_str(ref), ", got ", meta_str(x[i])));
+  }
+}
+
+// Gradients of x, h0, c0, kernel, recurrent_kernel, bias, each flattened, one after another.
+OutMeta lstm_grad_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_with_output(op, x, 7);
+  int64_t n = 0;
+  for (int i = 0; i < 6; ++i) n += x[i]->size;
+  return {{n}, x[0]->dtype};
+}
+
+Tensor lstm_grad_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  Tensor packed = empty(m.shape, m.dtype);
+  lstm_sequence_backward(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], packed);
+  return packed;
+}
+
+OutMeta lstm_jvp_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_with_output(op, x, 7);
+  return {x[6]->shape, x[0]->dtype};
+}
+
+Tensor lstm_jvp_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  Tensor tout = empty(m.shape, m.dtype);
+  lstm_sequence_jvp(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], x[11], x[12], tout);
+  return tout;
+}
+
+// See Note [Second derivatives of LSTMSequence].
+void refuse_second_order(const Tensors& x, const char* what) {
+  if (should_record(x) || any_tangent(x))
+    throw Unimplemented(cat("LSTMSequence: the ", what,
+                            " of LSTMSequence is not differentiable; second derivatives through an LSTM are not implemented"));
+}
+
+Tensors lstm_grad(GradCtx& ctx) {
+  Tensors in(ctx.x.begin(), ctx.x.end());
+  in.push_back(ctx.out);
+  in.push_back(ctx.g);
+  refuse_second_order(in, "gradient");
+  Tensor packed = call("LSTMSequenceGrad", in);
+  Tensors r(6);
+  int64_t at = 0;
+  for (int i = 0; i < 6; ++i) {
+    const int64_t n = ctx.x[i]->size;
+    if (ctx.needs_grad[i]) r[i] = reshape(strided_slice(packed, {at}, {at + n}, {1}), ctx.x[i]->shape);
+    at += n;
+  }
+  return r;
+}
+
+Tensor lstm_jvp(const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
+  Tensors in(x.begin(), x.end());
+  in.push_back(out);
+  for (int i = 0; i < 6; ++i) in.push_back(tx[i] ? tx[i] : zeros_like(x[i]));
+  refuse_second_order(in, "tangent");
+  return call("LSTMSequenceJvp", in);
+}
+
+}  // namespace
+
+void register_recurrent_ops() {
+  def_op("LSTMSequence").inputs(6).shape(lstm_infer).forward(lstm_kernel).gradient(lstm_grad).jvp(lstm_jvp);
+  // (x, h0, c0, kernel, recurrent_kernel, bias, out, g) -> packed gradients (backward through time).
+  def_op("LSTMSequenceGrad").inputs(8).shape(lstm_grad_infer).forward(lstm_grad_kernel).not_differentiable();
+  // (x, h0, c0, kernel, recurrent_kernel, bias, out, and their six tangents) -> tangent of out.
+  def_op("LSTMSequenceJvp").inputs(13).shape(lstm_jvp_infer).forward(lstm_jvp_kernel).not_differentiable();
+}
+
+}  // namespace tg

@@ -1,0 +1,16 @@
+"""``tf.raw_ops``: fused ops of the op table that have no higher-level TF name, called by keyword."""
+from tapegrad import _core
+from tapegrad._tensor import convert_to_tensor
+
+_lstm_sequence = _core.op("LSTMSequence")
+
+
+def LSTMSequence(x, h0, c0, kernel, recurrent_kernel, bias, name=None):  # noqa: N802 -- TF's raw op naming
+    """The whole LSTM time loop in one op (gate order i, f, c, o, as Keras lays out its weights).
+
+    x [batch, timesteps, features], h0 and c0 [batch, units], kernel [features, 4 * units],
+    recurrent_kernel [units, 4 * units], bias [4 * units]. Returns [batch, timesteps, 2 * units]:
+    the hidden states h_t in [..., :units] and the cell states c_t in [..., units:].
+    """
+    args = [convert_to_tensor(a) for a in (x, h0, c0, kernel, recurrent_kernel, bias)]
+    return _lstm_sequence(*args)

@@ -1,0 +1,59 @@
+"""Rows for the fused recurrent ops: LSTMSequence, its backward (LSTMSequenceGrad) and tangent (LSTMSequenceJvp)."""
+import numpy as np
+
+import tapegrad as tf
+from opinfo.core import OpInfo, SampleInput
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def lstm_sequence_ref(x, h0, c0, kernel, recurrent_kernel, bias):
+    """Keras's LSTM step formulas in a NumPy loop: [batch, timesteps, 2 * units] of (h_t, c_t)."""
+    u = h0.shape[-1]
+    h, c, out = h0, c0, []
+    for t in range(x.shape[1]):
+        z = x[:, t] @ kernel + h @ recurrent_kernel + bias
+        i, f, g, o = _sigmoid(z[:, :u]), _sigmoid(z[:, u:2 * u]), np.tanh(z[:, 2 * u:3 * u]), _sigmoid(z[:, 3 * u:])
+        c = f * c + i * g
+        h = o * np.tanh(c)
+        out.append(np.concatenate([h, c], -1))
+    return np.stack(out, 1).astype(x.dtype)
+
+
+def lstm_inputs(rng, dtype, b=2, t=3, f=2, u=2):
+    shapes = [(b, t, f), (b, u), (b, u), (f, 4 * u), (u, 4 * u), (4 * u,)]
+    return [rng.uniform(-0.8, 0.8, size=s).astype(dtype) for s in shapes]
+
+
+def _lstm_samples(rng, dtype):
+    yield SampleInput(lstm_inputs(rng, dtype))
+    yield SampleInput(lstm_inputs(rng, dtype, b=1, t=1, f=3, u=1))
+
+
+def _with_output(rng, dtype, lam):
+    for s in _lstm_samples(rng, dtype):
+        out = lstm_sequence_ref(*s.args)
+        yield SampleInput(s.args + [out] + lam(s.args, out))
+
+
+def _grad_samples(rng, dtype):
+    yield from _with_output(rng, dtype, lambda args, out: [rng.standard_normal(out.shape).astype(dtype)])
+
+
+def _jvp_samples(rng, dtype):
+    yield from _with_output(rng, dtype, lambda args, out: [rng.standard_normal(a.shape).astype(dtype) for a in args])
+
+
+_grad_op, _jvp_op = tf._core.op("LSTMSequenceGrad"), tf._core.op("LSTMSequenceJvp")
+
+
+rows = [
+    OpInfo("LSTMSequence", lambda *a: tf.raw_ops.LSTMSequence(*a), lstm_sequence_ref, samples=_lstm_samples,
+           fwd_rtol32=1e-5),
+    # The fused backward and tangent are checked through LSTMSequence's gradient and JVP rows; they
+    # are not differentiable (see Note [Second derivatives of LSTMSequence] in cpp/ops/recurrent.cpp).
+    OpInfo("LSTMSequenceGrad", _grad_op, samples=_grad_samples, differentiable=False),
+    OpInfo("LSTMSequenceJvp", _jvp_op, samples=_jvp_samples, differentiable=False),
+]
