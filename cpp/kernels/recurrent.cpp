@@ -2,7 +2,9 @@
 // step for the recurrence, and the gate arithmetic in plain loops between them.
 #include "kernels/recurrent.h"
 #include <cblas.h>
-#include <vector>
+#include <algorithm>
+#include <mutex>
+#include "core/allocator.h"
 #include "kernels/vmath.h"
 
 namespace tg {
@@ -35,6 +37,20 @@ void activate_gates(T* z, int64_t u) {
   for (int64_t j = 3 * u; j < 4 * u; ++j) z[j] = vmath::sigmoid(z[j]);
 }
 
+// A scratch buffer from the tensor block cache (a std::vector of this size would fault its
+// pages in again at every call).
+template <class T>
+struct Scratch {
+  T* p;
+  int size_class;
+  explicit Scratch(int64_t n) : p(static_cast<T*>(allocate_block(size_t(n > 0 ? n : 1) * sizeof(T), size_class))) {}
+  ~Scratch() { release_block(p, size_class); }
+  Scratch(const Scratch&) = delete;
+  Scratch& operator=(const Scratch&) = delete;
+  T* data() const { return p; }
+  T& operator[](int64_t i) const { return p[i]; }
+};
+
 struct Dims {
   int64_t B, T, F, U;
 };
@@ -45,28 +61,55 @@ Dims dims_of(const Tensor& x, const Tensor& R) { return {x->shape[0], x->shape[1
 // Also fills hprev [B*T, U] with h_{t-1} (h0 at t = 0).
 template <class T>
 void recompute_gates(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, const T* out,
-                     std::vector<T>& gates, std::vector<T>& hprev) {
+                     T* gates, T* hprev) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
-  gates.assign(B * S * G, T(0));
-  hprev.resize(B * S * U);
   for (int64_t r = 0; r < B; ++r)
     for (int64_t t = 0; t < S; ++t) {
       const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * 2 * U;
-      std::copy(src, src + U, hprev.data() + (r * S + t) * U);
+      std::copy(src, src + U, hprev + (r * S + t) * U);
     }
-  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), gates.data(), G);
-  gemm<T>(false, false, B * S, G, U, hprev.data(), U, R, G, T(1), gates.data(), G);
+  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), gates, G);
+  gemm<T>(false, false, B * S, G, U, hprev, U, R, G, T(1), gates, G);
   for (int64_t row = 0; row < B * S; ++row) {
-    T* z = gates.data() + row * G;
+    T* z = gates + row * G;
     for (int64_t j = 0; j < G; ++j) z[j] += b[j];
     activate_gates(z, U);
+  }
+}
+
+// c = f c_prev + i c~ and h = o tanh(c) for one row of activated gates z = [i f c~ o].
+template <class T>
+void lstm_cell_update(const T* __restrict z, const T* __restrict cp, T* __restrict o, int64_t U) {
+  for (int64_t j = 0; j < U; ++j) {
+    const T c = z[U + j] * cp[j] + z[j] * z[2 * U + j];
+    o[U + j] = c;
+    o[j] = z[3 * U + j] * vmath::tanh(c);
+  }
+}
+
+// One row of the backward step: gate gradients dz from the activated gates a, upstream g_h and
+// g_c of this step plus the carried dh and dc (dc is replaced by the carry to step t-1).
+template <class T>
+void lstm_cell_backward(const T* __restrict a, const T* __restrict gr, const T* __restrict c,
+                        const T* __restrict cp, const T* __restrict dh, T* __restrict dc, T* __restrict z,
+                        int64_t U) {
+  for (int64_t j = 0; j < U; ++j) {
+    const T ig = a[j], fg = a[U + j], cg = a[2 * U + j], og = a[3 * U + j];
+    const T tc = vmath::tanh(c[j]);
+    const T h_bar = gr[j] + dh[j];
+    const T c_bar = gr[U + j] + dc[j] + h_bar * og * (T(1) - tc * tc);
+    z[j] = c_bar * cg * ig * (T(1) - ig);
+    z[U + j] = c_bar * cp[j] * fg * (T(1) - fg);
+    z[2 * U + j] = c_bar * ig * (T(1) - cg * cg);
+    z[3 * U + j] = h_bar * tc * og * (T(1) - og);
+    dc[j] = c_bar * fg;
   }
 }
 
 template <class T>
 void forward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
-  std::vector<T> xp(B * S * G), z(B * G);
+  Scratch<T> xp(B * S * G), z(B * G);
   gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
   for (int64_t t = 0; t < S; ++t) {
     const T* hp = t == 0 ? h0 : out + (t - 1) * 2 * U;
@@ -79,11 +122,7 @@ void forward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, co
       T* o = out + (r * S + t) * 2 * U;
       for (int64_t j = 0; j < G; ++j) zr[j] += p[j] + b[j];
       activate_gates(zr, U);
-      for (int64_t j = 0; j < U; ++j) {
-        const T c = zr[U + j] * cp[j] + zr[j] * zr[2 * U + j];
-        o[U + j] = c;
-        o[j] = zr[3 * U + j] * vmath::tanh(c);
-      }
+      lstm_cell_update(zr, cp, o, U);
     }
   }
 }
@@ -92,9 +131,10 @@ template <class T>
 void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, const T* out,
               const T* g, T* packed) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
-  std::vector<T> act, hprev;
-  recompute_gates<T>(d, x, h0, W, R, b, out, act, hprev);
-  std::vector<T> dz(B * S * G), dh(B * U, T(0)), dc(B * U, T(0));
+  Scratch<T> act(B * S * G), hprev(B * S * U), dz(B * S * G), dh(B * U), dc(B * U);
+  recompute_gates<T>(d, x, h0, W, R, b, out, act.data(), hprev.data());
+  std::fill_n(dh.data(), B * U, T(0));
+  std::fill_n(dc.data(), B * U, T(0));
   T* dx = packed;
   T* dh0 = dx + B * S * F;
   T* dc0 = dh0 + B * U;
@@ -104,46 +144,32 @@ void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, c
   for (int64_t t = S - 1; t >= 0; --t) {
     for (int64_t r = 0; r < B; ++r) {
       const int64_t row = r * S + t;
-      const T* a = act.data() + row * G;
-      const T* gr = g + row * 2 * U;
-      const T* c = out + row * 2 * U + U;
       const T* cp = t == 0 ? c0 + r * U : out + (row - 1) * 2 * U + U;
-      T* z = dz.data() + row * G;
-      T* dhr = dh.data() + r * U;
-      T* dcr = dc.data() + r * U;
-      for (int64_t j = 0; j < U; ++j) {
-        const T ig = a[j], fg = a[U + j], cg = a[2 * U + j], og = a[3 * U + j];
-        const T tc = vmath::tanh(c[j]);
-        const T h_bar = gr[j] + dhr[j];
-        const T c_bar = gr[U + j] + dcr[j] + h_bar * og * (T(1) - tc * tc);
-        z[j] = c_bar * cg * ig * (T(1) - ig);
-        z[U + j] = c_bar * cp[j] * fg * (T(1) - fg);
-        z[2 * U + j] = c_bar * ig * (T(1) - cg * cg);
-        z[3 * U + j] = h_bar * tc * og * (T(1) - og);
-        dcr[j] = c_bar * fg;
-      }
+      lstm_cell_backward(act.data() + row * G, g + row * 2 * U, out + row * 2 * U + U, cp, dh.data() + r * U,
+                         dc.data() + r * U, dz.data() + row * G, U);
     }
     // dh_{t-1} = dz_t R^T over the batch rows of step t (stride S*G).
     gemm<T>(false, true, B, U, G, dz.data() + t * G, S * G, R, G, T(0), dh.data(), U);
   }
-  std::copy(dh.begin(), dh.end(), dh0);
-  std::copy(dc.begin(), dc.end(), dc0);
+  std::copy_n(dh.data(), B * U, dh0);
+  std::copy_n(dc.data(), B * U, dc0);
   gemm<T>(false, true, B * S, F, G, dz.data(), G, W, G, T(0), dx, F);
   gemm<T>(true, false, F, G, B * S, x, F, dz.data(), G, T(0), dW, G);
   gemm<T>(true, false, U, G, B * S, hprev.data(), U, dz.data(), G, T(0), dR, G);
   for (int64_t j = 0; j < G; ++j) db[j] = T(0);
-  for (int64_t row = 0; row < B * S; ++row)
-    for (int64_t j = 0; j < G; ++j) db[j] += dz[row * G + j];
+  for (int64_t row = 0; row < B * S; ++row) {
+    const T* __restrict zr = dz.data() + row * G;
+    for (int64_t j = 0; j < G; ++j) db[j] += zr[j];
+  }
 }
 
 template <class T>
 void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, const T* out,
          const T* tx, const T* th0, const T* tc0, const T* tW, const T* tR, const T* tb, T* tout) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
-  std::vector<T> act, hprev;
-  recompute_gates<T>(d, x, h0, W, R, b, out, act, hprev);
+  Scratch<T> act(B * S * G), hprev(B * S * U), tp(B * S * G);
+  recompute_gates<T>(d, x, h0, W, R, b, out, act.data(), hprev.data());
   // Tangent of the pre-activations, except the th_{t-1} R term added per step.
-  std::vector<T> tp(B * S * G);
   gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), tp.data(), G);
   gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), tp.data(), G);
   gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(1), tp.data(), G);
@@ -176,12 +202,35 @@ void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const 
 
 template <class T> const T* p(const Tensor& t) { return t->data_as<T>(); }
 
+// The time loop's GEMMs are small ([batch, units] x [units, 4 units]) and come 50 or more in a
+// row: waking OpenBLAS's second thread for each costs more than it saves, and against spinning
+// OpenMP threads it made a training step 50x slower here. While any time loop runs, OpenBLAS
+// uses one thread (its per-thread setting is not exported; the first loop in sets it, the last
+// one out puts the old count back).
+struct OneBlasThread {
+  static std::mutex& mu() { static std::mutex m; return m; }
+  static int& users() { static int n = 0; return n; }
+  static int& saved() { static int n = 0; return n; }
+  OneBlasThread() {
+    std::lock_guard<std::mutex> lock(mu());
+    if (users()++ == 0) {
+      saved() = scipy_openblas_get_num_threads();
+      if (saved() != 1) scipy_openblas_set_num_threads(1);
+    }
+  }
+  ~OneBlasThread() {
+    std::lock_guard<std::mutex> lock(mu());
+    if (--users() == 0 && saved() != 1) scipy_openblas_set_num_threads(saved());
+  }
+};
+
 }  // namespace
 
 void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                            const Tensor& b, Tensor& out) {
   if (out->size == 0) return;
   const Dims d = dims_of(x, R);
+  OneBlasThread one_thread;
   if (x->dtype == DType::Float32)
     forward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
   else
@@ -196,6 +245,7 @@ void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0,
     std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
     return;
   }
+  OneBlasThread one_thread;
   if (x->dtype == DType::Float32)
     backward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
                     p<float>(g), packed->data_as<float>());
@@ -209,6 +259,7 @@ void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, cons
                        const Tensor& tW, const Tensor& tR, const Tensor& tb, Tensor& tout) {
   if (tout->size == 0) return;
   const Dims d = dims_of(x, R);
+  OneBlasThread one_thread;
   if (x->dtype == DType::Float32)
     jvp<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
                p<float>(tx), p<float>(th0), p<float>(tc0), p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
