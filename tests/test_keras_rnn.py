@@ -6,7 +6,7 @@ import pytest
 
 import tapegrad as tf
 from gradcheck import check_grads
-from opinfo.recurrent import lstm_inputs, lstm_sequence_ref
+from opinfo.recurrent import gru_inputs, lstm_inputs, lstm_sequence_ref
 
 keras = tf.keras
 
@@ -110,11 +110,14 @@ def test_lstm_defaults_follow_keras():
     assert kernel.shape == (4, 12)
 
 
-def test_fused_and_stepwise_lstm_agree(rng):
+@pytest.mark.parametrize("layer_cls", [keras.layers.LSTM, keras.layers.GRU], ids=["lstm", "gru"])
+@pytest.mark.parametrize("go_backwards", [False, True])
+def test_fused_and_stepwise_agree(layer_cls, go_backwards, rng):
     """The fused op and the cell stepped in Python (a non-default activation object equal to tanh)."""
     x = rng.uniform(-1, 1, (2, 6, 3)).astype(np.float32)
-    fused = keras.layers.LSTM(4, return_sequences=True, return_state=True)
-    stepped = keras.layers.LSTM(4, return_sequences=True, return_state=True, activation=lambda v: tf.tanh(v))
+    kw = dict(return_sequences=True, return_state=True, go_backwards=go_backwards, bias_initializer="random_normal")
+    fused = layer_cls(4, **kw)
+    stepped = layer_cls(4, activation=lambda v: tf.tanh(v), **kw)
     fused(x), stepped(x)
     stepped.set_weights(fused.get_weights())
     assert fused.cell.fused and not stepped.cell.fused
@@ -204,20 +207,31 @@ def test_lstm_trains_in_a_traced_step():
     assert losses[-1] < 0.5 * losses[0]
 
 
-def test_sequence_op_gradients_float64(rng):
-    args = lstm_inputs(rng, np.float64, b=2, t=4, f=3, u=2)
-    check_grads(lambda *a: tf.raw_ops.LSTMSequence(*a), args, {}, list(range(6)), rng)
+SEQUENCE_OPS = [("LSTMSequence", lstm_inputs), ("GRUSequence", gru_inputs)]
 
 
-def test_second_derivative_raises_unimplemented(rng):
-    args = [tf.constant(a) for a in lstm_inputs(rng, np.float64)]
+@pytest.mark.parametrize("op,inputs", SEQUENCE_OPS, ids=[o[0] for o in SEQUENCE_OPS])
+def test_sequence_op_gradients_float64(op, inputs, rng):
+    args = inputs(rng, np.float64, b=2, t=4, f=3, u=2)
+    check_grads(lambda *a: getattr(tf.raw_ops, op)(*a), args, {}, list(range(len(args))), rng)
+
+
+@pytest.mark.parametrize("op,inputs", SEQUENCE_OPS, ids=[o[0] for o in SEQUENCE_OPS])
+def test_second_derivative_raises_unimplemented(op, inputs, rng):
+    args = [tf.constant(a) for a in inputs(rng, np.float64)]
     with tf.GradientTape() as outer:
         outer.watch(args[0])
         with tf.GradientTape() as inner:
             inner.watch(args[0])
-            y = tf.reduce_sum(tf.raw_ops.LSTMSequence(*args) ** 2)
-        with pytest.raises(tf.errors.UnimplementedError, match="LSTMSequence"):
+            y = tf.reduce_sum(getattr(tf.raw_ops, op)(*args) ** 2)
+        with pytest.raises(tf.errors.UnimplementedError, match=op):
             inner.gradient(y, args[0])
+    # a tangent a tape would differentiate (forward-over-reverse) is refused as the op runs
+    with tf.autodiff.ForwardAccumulator(args[0], tf.ones_like(args[0])):
+        with tf.GradientTape() as tape:
+            tape.watch(args[0])
+            with pytest.raises(tf.errors.UnimplementedError, match=op):
+                getattr(tf.raw_ops, op)(*args)
 
 
 @pytest.mark.parametrize("layer_cls", [keras.layers.LSTM, keras.layers.GRU, keras.layers.SimpleRNN])
@@ -241,6 +255,9 @@ def test_sequence_op_errors_name_the_op_and_shapes():
     with pytest.raises(tf.errors.InvalidArgumentError, match="LSTMSequence.*dtype"):
         tf.raw_ops.LSTMSequence(x=x, h0=h, c0=h, kernel=tf.zeros([4, 20], tf.float64),
                                 recurrent_kernel=tf.zeros([5, 20]), bias=tf.zeros([20]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"GRUSequence.*bias.*\(2, 15\).*\(15,\)"):
+        tf.raw_ops.GRUSequence(x=x, h0=h, kernel=tf.zeros([4, 15]), recurrent_kernel=tf.zeros([5, 15]),
+                               bias=tf.zeros([15]))
 
 
 def test_dropout_other_than_zero_is_refused():

@@ -1,4 +1,4 @@
-// recurrent.cpp -- fused LSTM time loops: one GEMM for the input projection of all steps, one per
+// recurrent.cpp -- fused LSTM and GRU time loops: one GEMM for the input projection of all steps, one per
 // step for the recurrence, and the gate arithmetic in plain loops between them.
 #include "kernels/recurrent.h"
 #include <cblas.h>
@@ -224,6 +224,163 @@ struct OneBlasThread {
   }
 };
 
+// ---- GRU (reset_after) ----
+
+// Recomputes, for every step (row b*T + t): xp = x W + b_in [.., 3U], rc = h_{t-1} R + b_rec
+// [.., 3U], and a = [z, r, h~] [.., 3U]; hprev [.., U] gets h_{t-1}.
+template <class T>
+void gru_recompute(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, const T* out,
+                   T* xp, T* rc, T* a, T* hprev) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 3 * U;
+  for (int64_t r = 0; r < B; ++r)
+    for (int64_t t = 0; t < S; ++t) {
+      const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * U;
+      std::copy(src, src + U, hprev + (r * S + t) * U);
+    }
+  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp, G);
+  gemm<T>(false, false, B * S, G, U, hprev, U, R, G, T(0), rc, G);
+  for (int64_t row = 0; row < B * S; ++row) {
+    T* __restrict xr = xp + row * G;
+    T* __restrict cr = rc + row * G;
+    T* __restrict ar = a + row * G;
+    for (int64_t j = 0; j < G; ++j) {
+      xr[j] += b[j];
+      cr[j] += b[G + j];
+    }
+    for (int64_t j = 0; j < 2 * U; ++j) ar[j] = vmath::sigmoid(xr[j] + cr[j]);
+    for (int64_t j = 0; j < U; ++j) ar[2 * U + j] = vmath::tanh(xr[2 * U + j] + ar[U + j] * cr[2 * U + j]);
+  }
+}
+
+// h = z hp + (1 - z) tanh(xh + r rh) for one row, from xp (bias added) and rc (bias added).
+template <class T>
+void gru_cell(const T* __restrict xp, const T* __restrict rc, const T* __restrict hp, T* __restrict h, int64_t U) {
+  for (int64_t j = 0; j < U; ++j) {
+    const T z = vmath::sigmoid(xp[j] + rc[j]);
+    const T r = vmath::sigmoid(xp[U + j] + rc[U + j]);
+    const T hh = vmath::tanh(xp[2 * U + j] + r * rc[2 * U + j]);
+    h[j] = z * hp[j] + (T(1) - z) * hh;
+  }
+}
+
+template <class T>
+void gru_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, T* out) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 3 * U;
+  Scratch<T> xp(B * S * G), rc(B * G);
+  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);
+  for (int64_t row = 0; row < B * S; ++row)
+    for (int64_t j = 0; j < G; ++j) xp[row * G + j] += b[j];
+  for (int64_t t = 0; t < S; ++t) {
+    const T* hp = t == 0 ? h0 : out + (t - 1) * U;
+    const int64_t ldh = t == 0 ? U : S * U;
+    gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), rc.data(), G);
+    for (int64_t r = 0; r < B; ++r) {
+      T* c = rc.data() + r * G;
+      for (int64_t j = 0; j < G; ++j) c[j] += b[G + j];
+      gru_cell(xp.data() + (r * S + t) * G, c, hp + r * ldh, out + (r * S + t) * U, U);
+    }
+  }
+}
+
+// One row of the backward step: from the gates a = [z, r, h~], rh = h_{t-1} R_h + b'_h, h_{t-1},
+// the upstream g and the carried dh (replaced by dh * z, the direct path to h_{t-1}): the
+// gradients of the input pre-activations dxp and of the recurrent ones drc.
+template <class T>
+void gru_cell_backward(const T* __restrict a, const T* __restrict rc, const T* __restrict hp,
+                       const T* __restrict g, T* __restrict dh, T* __restrict dxp, T* __restrict drc, int64_t U) {
+  for (int64_t j = 0; j < U; ++j) {
+    const T z = a[j], r = a[U + j], hh = a[2 * U + j];
+    const T dht = g[j] + dh[j];
+    const T dz = dht * (hp[j] - hh) * z * (T(1) - z);
+    const T dah = dht * (T(1) - z) * (T(1) - hh * hh);
+    const T dr = dah * rc[2 * U + j] * r * (T(1) - r);
+    dxp[j] = dz;
+    dxp[U + j] = dr;
+    dxp[2 * U + j] = dah;
+    drc[j] = dz;
+    drc[U + j] = dr;
+    drc[2 * U + j] = dah * r;
+    dh[j] = dht * z;
+  }
+}
+
+template <class T>
+void column_sums(const T* m, int64_t rows, int64_t cols, T* out) {
+  for (int64_t j = 0; j < cols; ++j) out[j] = T(0);
+  for (int64_t row = 0; row < rows; ++row) {
+    const T* __restrict mr = m + row * cols;
+    for (int64_t j = 0; j < cols; ++j) out[j] += mr[j];
+  }
+}
+
+template <class T>
+void gru_backward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, const T* out,
+                  const T* g, T* packed) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 3 * U;
+  Scratch<T> xp(B * S * G), rc(B * S * G), a(B * S * G), hprev(B * S * U), dxp(B * S * G), drc(B * S * G),
+      dh(B * U);
+  gru_recompute<T>(d, x, h0, W, R, b, out, xp.data(), rc.data(), a.data(), hprev.data());
+  std::fill_n(dh.data(), B * U, T(0));
+  T* dx = packed;
+  T* dh0 = dx + B * S * F;
+  T* dW = dh0 + B * U;
+  T* dR = dW + F * G;
+  T* db = dR + U * G;
+  for (int64_t t = S - 1; t >= 0; --t) {
+    for (int64_t r = 0; r < B; ++r) {
+      const int64_t row = r * S + t;
+      gru_cell_backward(a.data() + row * G, rc.data() + row * G, hprev.data() + row * U, g + row * U,
+                        dh.data() + r * U, dxp.data() + row * G, drc.data() + row * G, U);
+    }
+    // dh_{t-1} = dh z + drc_t R^T over the batch rows of step t (stride S*G).
+    gemm<T>(false, true, B, U, G, drc.data() + t * G, S * G, R, G, T(1), dh.data(), U);
+  }
+  std::copy_n(dh.data(), B * U, dh0);
+  gemm<T>(false, true, B * S, F, G, dxp.data(), G, W, G, T(0), dx, F);
+  gemm<T>(true, false, F, G, B * S, x, F, dxp.data(), G, T(0), dW, G);
+  gemm<T>(true, false, U, G, B * S, hprev.data(), U, drc.data(), G, T(0), dR, G);
+  column_sums(dxp.data(), B * S, G, db);
+  column_sums(drc.data(), B * S, G, db + G);
+}
+
+template <class T>
+void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, const T* out, const T* tx,
+             const T* th0, const T* tW, const T* tR, const T* tb, T* tout) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 3 * U;
+  Scratch<T> xp(B * S * G), rc(B * S * G), a(B * S * G), hprev(B * S * U), txp(B * S * G), trc(B * S * G);
+  gru_recompute<T>(d, x, h0, W, R, b, out, xp.data(), rc.data(), a.data(), hprev.data());
+  gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), txp.data(), G);
+  gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), txp.data(), G);
+  gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(0), trc.data(), G);
+  for (int64_t row = 0; row < B * S; ++row)
+    for (int64_t j = 0; j < G; ++j) {
+      txp[row * G + j] += tb[j];
+      trc[row * G + j] += tb[G + j];
+    }
+  for (int64_t t = 0; t < S; ++t) {
+    const T* thp = t == 0 ? th0 : tout + (t - 1) * U;
+    const int64_t ldh = t == 0 ? U : S * U;
+    gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), trc.data() + t * G, S * G);
+    for (int64_t r = 0; r < B; ++r) {
+      const int64_t row = r * S + t;
+      const T* __restrict ar = a.data() + row * G;
+      const T* __restrict cr = rc.data() + row * G;
+      const T* __restrict px = txp.data() + row * G;
+      const T* __restrict pc = trc.data() + row * G;
+      const T* __restrict hp = hprev.data() + row * U;
+      const T* __restrict tp = thp + r * ldh;
+      T* __restrict o = tout + row * U;
+      for (int64_t j = 0; j < U; ++j) {
+        const T z = ar[j], rr = ar[U + j], hh = ar[2 * U + j];
+        const T tz = z * (T(1) - z) * (px[j] + pc[j]);
+        const T tr = rr * (T(1) - rr) * (px[U + j] + pc[U + j]);
+        const T thh = (T(1) - hh * hh) * (px[2 * U + j] + tr * cr[2 * U + j] + rr * pc[2 * U + j]);
+        o[j] = tz * (hp[j] - hh) + z * tp[j] + (T(1) - z) * thh;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
@@ -267,6 +424,48 @@ void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, cons
     jvp<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
                 p<double>(tx), p<double>(th0), p<double>(tc0), p<double>(tW), p<double>(tR), p<double>(tb),
                 tout->data_as<double>());
+}
+
+void gru_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                          Tensor& out) {
+  if (out->size == 0) return;
+  const Dims d = dims_of(x, R);
+  OneBlasThread one_thread;
+  if (x->dtype == DType::Float32)
+    gru_forward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
+  else
+    gru_forward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b),
+                        out->data_as<double>());
+}
+
+void gru_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                           const Tensor& out, const Tensor& g, Tensor& packed) {
+  const Dims d = dims_of(x, R);
+  if (d.T == 0) {
+    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
+    return;
+  }
+  OneBlasThread one_thread;
+  if (x->dtype == DType::Float32)
+    gru_backward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
+                        p<float>(g), packed->data_as<float>());
+  else
+    gru_backward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
+                         p<double>(g), packed->data_as<double>());
+}
+
+void gru_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                      const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
+                      const Tensor& tb, Tensor& tout) {
+  if (tout->size == 0) return;
+  const Dims d = dims_of(x, R);
+  OneBlasThread one_thread;
+  if (x->dtype == DType::Float32)
+    gru_jvp<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), p<float>(out), p<float>(tx),
+                   p<float>(th0), p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
+  else
+    gru_jvp<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
+                    p<double>(tx), p<double>(th0), p<double>(tW), p<double>(tR), p<double>(tb), tout->data_as<double>());
 }
 
 }  // namespace tg

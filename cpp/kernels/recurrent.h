@@ -1,4 +1,4 @@
-// recurrent.h -- fused LSTM time loops (forward, backward through time, forward-mode tangents).
+// recurrent.h -- fused LSTM and GRU time loops (forward, backward through time, forward-mode tangents).
 //
 // Layout (as Keras): x [B, T, F], h0 and c0 [B, U], kernel W [F, 4U], recurrent kernel R [U, 4U],
 // bias b [4U], gate order i, f, c (candidate), o. The forward output packs both sequences:
@@ -22,5 +22,23 @@ void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0,
 void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                        const Tensor& b, const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tc0,
                        const Tensor& tW, const Tensor& tR, const Tensor& tb, Tensor& tout);
+
+}  // namespace tg
+
+namespace tg {
+
+// GRU with reset_after (Keras's default): x [B, T, F], h0 [B, U], kernel W [F, 3U], recurrent
+// kernel R [U, 3U], bias [2, 3U] (input bias, recurrent bias), gate order z, r, h. out [B, T, U]:
+// z = sigmoid(x W_z + b_z + h R_z + b'_z), r likewise, h~ = tanh(x W_h + b_h + r (h R_h + b'_h)),
+// h_t = z h_{t-1} + (1 - z) h~.
+void gru_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                          Tensor& out);
+// Gradients of sum(g * out) for x, h0, W, R, bias, packed one after another.
+void gru_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                           const Tensor& out, const Tensor& g, Tensor& packed);
+// The tangent of out along tx, th0, tW, tR, tb.
+void gru_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                      const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
+                      const Tensor& tb, Tensor& tout);
 
 }  // namespace tg

@@ -1,9 +1,10 @@
-// recurrent.cpp -- LSTMSequence: the whole LSTM time loop as one op (kernels/recurrent.h), its
-// backward through time and its forward-mode tangent as fused ops of their own.
+// recurrent.cpp -- LSTMSequence and GRUSequence: a whole recurrent time loop as one op
+// (kernels/recurrent.h), its backward through time and its forward-mode tangent as fused ops of their own.
 //
 // Note [Second derivatives of LSTMSequence]: the fused backward and tangent ops are not
 // differentiable. Rather than let an outer tape or accumulator see a silent zero, the rules of
-// LSTMSequence raise UnimplementedError when their result would itself be differentiated.
+// LSTMSequence (and GRUSequence) raise UnimplementedError when their result would itself be
+// differentiated.
 #include "core/error.h"
 #include "engine/forward.h"
 #include "engine/math.h"
@@ -37,9 +38,11 @@ void check_lstm_inputs(const OpDef& op, const Tensors& x) {
     throw InvalidArgument(cat(op.name, ": h0 and c0 must have shape [batch, units] = ", shape_str({B, U}), all()));
 }
 
+Shape lstm_out_shape(const Tensors& x) { return {x[0]->shape[0], x[0]->shape[1], 2 * x[4]->shape[0]}; }
+
 OutMeta lstm_infer(const OpDef& op, const Tensors& x, const Attrs&) {
   check_lstm_inputs(op, x);
-  return {{x[0]->shape[0], x[0]->shape[1], 2 * x[4]->shape[0]}, x[0]->dtype};
+  return {lstm_out_shape(x), x[0]->dtype};
 }
 
 Tensor lstm_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
@@ -48,23 +51,27 @@ Tensor lstm_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& 
   return out;
 }
 
-// The six inputs, then the packed output and one more tensor of its shape (g or a tangent).
-void check_with_output(const OpDef& op, const Tensors& x, size_t first_extra) {
-  check_lstm_inputs(op, Tensors(x.begin(), x.begin() + 6));
-  const Shape out{x[0]->shape[0], x[0]->shape[1], 2 * x[4]->shape[0]};
-  if (x[6]->shape != out || x[6]->dtype != x[0]->dtype)
-    throw InvalidArgument(cat(op.name, ": the LSTMSequence output must be ", dtype_name(x[0]->dtype), shape_str(out),
-                              ", got ", meta_str(x[6])));
-  for (size_t i = first_extra; i < x.size(); ++i) {
-    const Tensor& ref = op.name == "LSTMSequenceGrad" ? x[6] : x[i - 7];
+// The n op inputs, then the op's output (shape out_shape) and more tensors: for the Grad op one of
+// the output's shape (g), for the Jvp op one tangent per input.
+void check_with_output(const OpDef& op, const Tensors& x, size_t n, const Shape& out_shape, bool grad) {
+  if (x[n]->shape != out_shape || x[n]->dtype != x[0]->dtype)
+    throw InvalidArgument(cat(op.name, ": the forward output must be ", dtype_name(x[0]->dtype), shape_str(out_shape),
+                              ", got ", meta_str(x[n])));
+  for (size_t i = n + 1; i < x.size(); ++i) {
+    const Tensor& ref = grad ? x[n] : x[i - n - 1];
     if (x[i]->shape != ref->shape || x[i]->dtype != ref->dtype)
       throw InvalidArgument(cat(op.name, ": input ", i, " must be ", meta_str(ref), ", got ", meta_str(x[i])));
   }
 }
 
+void check_lstm_with_output(const OpDef& op, const Tensors& x) {
+  check_lstm_inputs(op, Tensors(x.begin(), x.begin() + 6));
+  check_with_output(op, x, 6, lstm_out_shape(x), op.name == "LSTMSequenceGrad");
+}
+
 // Gradients of x, h0, c0, kernel, recurrent_kernel, bias, each flattened, one after another.
 OutMeta lstm_grad_infer(const OpDef& op, const Tensors& x, const Attrs&) {
-  check_with_output(op, x, 7);
+  check_lstm_with_output(op, x);
   int64_t n = 0;
   for (int i = 0; i < 6; ++i) n += x[i]->size;
   return {{n}, x[0]->dtype};
@@ -77,7 +84,7 @@ Tensor lstm_grad_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutM
 }
 
 OutMeta lstm_jvp_infer(const OpDef& op, const Tensors& x, const Attrs&) {
-  check_with_output(op, x, 7);
+  check_lstm_with_output(op, x);
   return {x[6]->shape, x[0]->dtype};
 }
 
@@ -88,21 +95,24 @@ Tensor lstm_jvp_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMe
 }
 
 // See Note [Second derivatives of LSTMSequence].
-void refuse_second_order(const Tensors& x, const char* what) {
+void refuse_second_order(const char* op, const Tensors& x, const char* what) {
   if (should_record(x) || any_tangent(x))
-    throw Unimplemented(cat("LSTMSequence: the ", what,
-                            " of LSTMSequence is not differentiable; second derivatives through an LSTM are not implemented"));
+    throw Unimplemented(cat(op, ": the ", what, " of ", op,
+                            " is not differentiable; second derivatives through it are not implemented"));
 }
 
-Tensors lstm_grad(GradCtx& ctx) {
+// The gradient rule of a sequence op: its fused Grad op, whose packed result is cut back into
+// one gradient per input.
+Tensors sequence_grad(const char* op, const char* grad_op, GradCtx& ctx) {
   Tensors in(ctx.x.begin(), ctx.x.end());
   in.push_back(ctx.out);
   in.push_back(ctx.g);
-  refuse_second_order(in, "gradient");
-  Tensor packed = call("LSTMSequenceGrad", in);
-  Tensors r(6);
+  refuse_second_order(op, in, "gradient");
+  Tensor packed = call(grad_op, in);
+  const int n = (int)ctx.x.size();
+  Tensors r(n);
   int64_t at = 0;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < n; ++i) {
     const int64_t n = ctx.x[i]->size;
     if (ctx.needs_grad[i]) r[i] = reshape(strided_slice(packed, {at}, {at + n}, {1}), ctx.x[i]->shape);
     at += n;
@@ -110,22 +120,96 @@ Tensors lstm_grad(GradCtx& ctx) {
   return r;
 }
 
-Tensor lstm_jvp(const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
+// The JVP rule of a sequence op: its fused Jvp op, with zeros for inputs without a tangent.
+Tensor sequence_jvp(const char* op, const char* jvp_op, const Tensors& x, const Tensor& out, const Tensors& tx) {
   Tensors in(x.begin(), x.end());
   in.push_back(out);
-  for (int i = 0; i < 6; ++i) in.push_back(tx[i] ? tx[i] : zeros_like(x[i]));
-  refuse_second_order(in, "tangent");
-  return call("LSTMSequenceJvp", in);
+  for (size_t i = 0; i < x.size(); ++i) in.push_back(tx[i] ? tx[i] : zeros_like(x[i]));
+  refuse_second_order(op, in, "tangent");
+  return call(jvp_op, in);
+}
+
+// (x [B, T, F], h0 [B, U], kernel [F, 3U], recurrent_kernel [U, 3U], bias [2, 3U]).
+void check_gru_inputs(const OpDef& op, const Tensors& x) {
+  const Tensor &in = x[0], &h0 = x[1], &W = x[2], &R = x[3], &b = x[4];
+  auto all = [&] {
+    return cat(" (inputs ", meta_str(in), ", h0 ", meta_str(h0), ", kernel ", meta_str(W), ", recurrent_kernel ",
+               meta_str(R), ", bias ", meta_str(b), ")");
+  };
+  if (!is_floating(in->dtype)) throw InvalidArgument(cat(op.name, ": inputs must be float32 or float64", all()));
+  for (size_t i = 0; i < 5; ++i)
+    if (x[i]->dtype != in->dtype) throw InvalidArgument(cat(op.name, ": every input must have the dtype of inputs", all()));
+  if (in->ndim() != 3) throw InvalidArgument(cat(op.name, ": inputs must have rank 3 [batch, timesteps, features]", all()));
+  if (R->ndim() != 2 || R->shape[1] != 3 * R->shape[0])
+    throw InvalidArgument(cat(op.name, ": recurrent_kernel must have shape [units, 3 * units]", all()));
+  const int64_t B = in->shape[0], F = in->shape[2], U = R->shape[0];
+  if (W->shape != Shape{F, 3 * U})
+    throw InvalidArgument(cat(op.name, ": kernel must have shape [features, 3 * units] = ", shape_str({F, 3 * U}), all()));
+  if (b->shape != Shape{2, 3 * U})
+    throw InvalidArgument(cat(op.name, ": bias must have shape [2, 3 * units] = ", shape_str({2, 3 * U}), all()));
+  if (h0->shape != Shape{B, U})
+    throw InvalidArgument(cat(op.name, ": h0 must have shape [batch, units] = ", shape_str({B, U}), all()));
+}
+
+Shape gru_out_shape(const Tensors& x) { return {x[0]->shape[0], x[0]->shape[1], x[3]->shape[0]}; }
+
+OutMeta gru_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_gru_inputs(op, x);
+  return {gru_out_shape(x), x[0]->dtype};
+}
+
+Tensor gru_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  gru_sequence_forward(x[0], x[1], x[2], x[3], x[4], out);
+  return out;
+}
+
+OutMeta gru_grad_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_gru_inputs(op, x);
+  check_with_output(op, x, 5, gru_out_shape(x), true);
+  int64_t n = 0;
+  for (int i = 0; i < 5; ++i) n += x[i]->size;
+  return {{n}, x[0]->dtype};
+}
+
+Tensor gru_grad_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  Tensor packed = empty(m.shape, m.dtype);
+  gru_sequence_backward(x[0], x[1], x[2], x[3], x[4], x[5], x[6], packed);
+  return packed;
+}
+
+OutMeta gru_jvp_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_gru_inputs(op, x);
+  check_with_output(op, x, 5, gru_out_shape(x), false);
+  return {x[5]->shape, x[0]->dtype};
+}
+
+Tensor gru_jvp_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  Tensor tout = empty(m.shape, m.dtype);
+  gru_sequence_jvp(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], tout);
+  return tout;
 }
 
 }  // namespace
 
 void register_recurrent_ops() {
-  def_op("LSTMSequence").inputs(6).shape(lstm_infer).forward(lstm_kernel).gradient(lstm_grad).jvp(lstm_jvp);
+  def_op("LSTMSequence").inputs(6).shape(lstm_infer).forward(lstm_kernel)
+      .gradient([](GradCtx& ctx) { return sequence_grad("LSTMSequence", "LSTMSequenceGrad", ctx); })
+      .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
+        return sequence_jvp("LSTMSequence", "LSTMSequenceJvp", x, out, tx);
+      });
   // (x, h0, c0, kernel, recurrent_kernel, bias, out, g) -> packed gradients (backward through time).
   def_op("LSTMSequenceGrad").inputs(8).shape(lstm_grad_infer).forward(lstm_grad_kernel).not_differentiable();
   // (x, h0, c0, kernel, recurrent_kernel, bias, out, and their six tangents) -> tangent of out.
   def_op("LSTMSequenceJvp").inputs(13).shape(lstm_jvp_infer).forward(lstm_jvp_kernel).not_differentiable();
+  // (x, h0, kernel, recurrent_kernel, bias [2, 3U]) -> h_t of every step [B, T, U] (GRU, reset_after).
+  def_op("GRUSequence").inputs(5).shape(gru_infer).forward(gru_kernel)
+      .gradient([](GradCtx& ctx) { return sequence_grad("GRUSequence", "GRUSequenceGrad", ctx); })
+      .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
+        return sequence_jvp("GRUSequence", "GRUSequenceJvp", x, out, tx);
+      });
+  def_op("GRUSequenceGrad").inputs(7).shape(gru_grad_infer).forward(gru_grad_kernel).not_differentiable();
+  def_op("GRUSequenceJvp").inputs(11).shape(gru_jvp_infer).forward(gru_jvp_kernel).not_differentiable();
 }
 
 }  // namespace tg

@@ -14,3 +14,17 @@ def LSTMSequence(x, h0, c0, kernel, recurrent_kernel, bias, name=None):  # noqa:
     """
     args = [convert_to_tensor(a) for a in (x, h0, c0, kernel, recurrent_kernel, bias)]
     return _lstm_sequence(*args)
+
+
+_gru_sequence = _core.op("GRUSequence")
+
+
+def GRUSequence(x, h0, kernel, recurrent_kernel, bias, name=None):  # noqa: N802 -- TF's raw op naming
+    """The whole GRU time loop in one op (Keras's reset_after=True GRU, gate order z, r, h).
+
+    x [batch, timesteps, features], h0 [batch, units], kernel [features, 3 * units],
+    recurrent_kernel [units, 3 * units], bias [2, 3 * units] (input bias, recurrent bias).
+    Returns the hidden states of every step, [batch, timesteps, units].
+    """
+    args = [convert_to_tensor(a) for a in (x, h0, kernel, recurrent_kernel, bias)]
+    return _gru_sequence(*args)

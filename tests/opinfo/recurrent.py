@@ -1,4 +1,4 @@
-"""Rows for the fused recurrent ops: LSTMSequence, its backward (LSTMSequenceGrad) and tangent (LSTMSequenceJvp)."""
+"""Rows for the fused recurrent ops: LSTMSequence and GRUSequence, their backward (...Grad) and tangent (...Jvp) ops."""
 import numpy as np
 
 import tapegrad as tf
@@ -20,6 +20,37 @@ def lstm_sequence_ref(x, h0, c0, kernel, recurrent_kernel, bias):
         h = o * np.tanh(c)
         out.append(np.concatenate([h, c], -1))
     return np.stack(out, 1).astype(x.dtype)
+
+
+def gru_sequence_ref(x, h0, kernel, recurrent_kernel, bias):
+    """Keras's GRU (reset_after=True) step formulas in a NumPy loop: [batch, timesteps, units]."""
+    u = h0.shape[-1]
+    h, out = h0, []
+    for t in range(x.shape[1]):
+        xp = x[:, t] @ kernel + bias[0]
+        rc = h @ recurrent_kernel + bias[1]
+        z, r = _sigmoid(xp[:, :u] + rc[:, :u]), _sigmoid(xp[:, u:2 * u] + rc[:, u:2 * u])
+        h = z * h + (1 - z) * np.tanh(xp[:, 2 * u:] + r * rc[:, 2 * u:])
+        out.append(h)
+    return np.stack(out, 1).astype(x.dtype)
+
+
+def gru_inputs(rng, dtype, b=2, t=3, f=2, u=2):
+    shapes = [(b, t, f), (b, u), (f, 3 * u), (u, 3 * u), (2, 3 * u)]
+    return [rng.uniform(-0.8, 0.8, size=s).astype(dtype) for s in shapes]
+
+
+def _gru_samples(rng, dtype):
+    yield SampleInput(gru_inputs(rng, dtype))
+    yield SampleInput(gru_inputs(rng, dtype, b=1, t=1, f=3, u=1))
+
+
+def _gru_with_output(rng, dtype, grad):
+    for s in _gru_samples(rng, dtype):
+        out = gru_sequence_ref(*s.args)
+        extra = [rng.standard_normal(out.shape).astype(dtype)] if grad else \
+            [rng.standard_normal(a.shape).astype(dtype) for a in s.args]
+        yield SampleInput(s.args + [out] + extra)
 
 
 def lstm_inputs(rng, dtype, b=2, t=3, f=2, u=2):
@@ -47,6 +78,7 @@ def _jvp_samples(rng, dtype):
 
 
 _grad_op, _jvp_op = tf._core.op("LSTMSequenceGrad"), tf._core.op("LSTMSequenceJvp")
+_gru_grad_op, _gru_jvp_op = tf._core.op("GRUSequenceGrad"), tf._core.op("GRUSequenceJvp")
 
 
 rows = [
@@ -56,4 +88,10 @@ rows = [
     # are not differentiable (see Note [Second derivatives of LSTMSequence] in cpp/ops/recurrent.cpp).
     OpInfo("LSTMSequenceGrad", _grad_op, samples=_grad_samples, differentiable=False),
     OpInfo("LSTMSequenceJvp", _jvp_op, samples=_jvp_samples, differentiable=False),
+    OpInfo("GRUSequence", lambda *a: tf.raw_ops.GRUSequence(*a), gru_sequence_ref, samples=_gru_samples,
+           fwd_rtol32=1e-5),
+    OpInfo("GRUSequenceGrad", _gru_grad_op, samples=lambda rng, dtype: _gru_with_output(rng, dtype, True),
+           differentiable=False),
+    OpInfo("GRUSequenceJvp", _gru_jvp_op, samples=lambda rng, dtype: _gru_with_output(rng, dtype, False),
+           differentiable=False),
 ]

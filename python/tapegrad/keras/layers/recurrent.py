@@ -4,7 +4,8 @@ Weights are laid out as Keras lays them out (kernel [features, k * units], recur
 [units, k * units]; LSTM gates i, f, c, o; GRU gates z, r, h), so weights copied from Keras
 give Keras's values. An LSTM with its default activations runs its whole time loop in one fused
 op (tf.raw_ops.LSTMSequence: one GEMM for every step's input projection, one per step for the
-recurrence, and a fused backward through time); other cells step in a loop over time.
+recurrence, and a fused backward through time), and so does a GRU (reset_after, default
+activations: tf.raw_ops.GRUSequence); other cells step in a loop over time.
 """
 import tapegrad as tf
 from tapegrad.keras import activations, constraints, initializers, regularizers
@@ -163,6 +164,12 @@ class GRUCell(_Cell):
     def _bias_shape(self):
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
 
+    @property
+    def fused(self):
+        """Whether the fused GRUSequence op computes this cell (reset_after and Keras's default activations)."""
+        return self.reset_after and self.activation is activations.tanh and \
+            self.recurrent_activation is activations.sigmoid
+
     def call(self, inputs, states, training=None):
         h = states[0] if isinstance(states, (list, tuple)) else states
         u = self.units
@@ -307,12 +314,27 @@ class SimpleRNN(RNN):
 
 
 class GRU(RNN):
-    """Gated recurrent unit (Keras's layout; reset_after=True by default): RNN(GRUCell(units, ...))."""
+    """Gated recurrent unit (Keras's layout; reset_after=True by default): RNN(GRUCell(units, ...)).
+
+    With reset_after and the default activations the time loop is one fused op (tf.raw_ops.GRUSequence).
+    """
 
     def __init__(self, units, **kwargs):
         self._init_args = dict(units=units, **kwargs)
         layer, cell = _split_kwargs(dict(kwargs))
         super().__init__(GRUCell(units, **cell), **layer)
+
+    def _run(self, inputs, states):
+        cell = self.cell
+        if not cell.fused:
+            return super()._run(inputs, states)
+        if inputs.shape[1] == 0:
+            raise ValueError(f"{self.name}: the inputs have no timesteps, got shape {tuple(inputs.shape)}")
+        x = tf.reverse(inputs, [1]) if self.go_backwards else inputs
+        bias = cell.bias if cell.bias is not None else tf.zeros([2, 3 * cell.units], dtype=inputs.dtype)
+        seq = tf.raw_ops.GRUSequence(x=x, h0=states[0], kernel=cell.kernel, recurrent_kernel=cell.recurrent_kernel,
+                                     bias=bias)
+        return seq, [seq[:, -1, :]]
 
 
 class LSTM(RNN):
