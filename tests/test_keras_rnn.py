@@ -6,7 +6,7 @@ import pytest
 
 import tapegrad as tf
 from gradcheck import check_grads
-from opinfo.recurrent import gru_inputs, lstm_inputs, lstm_sequence_ref
+from opinfo.recurrent import gru_inputs, lstm_inputs, lstm_sequence_ref, rnn_inputs
 
 keras = tf.keras
 
@@ -110,7 +110,8 @@ def test_lstm_defaults_follow_keras():
     assert kernel.shape == (4, 12)
 
 
-@pytest.mark.parametrize("layer_cls", [keras.layers.LSTM, keras.layers.GRU], ids=["lstm", "gru"])
+@pytest.mark.parametrize("layer_cls", [keras.layers.LSTM, keras.layers.GRU, keras.layers.SimpleRNN],
+                         ids=["lstm", "gru", "simple_rnn"])
 @pytest.mark.parametrize("go_backwards", [False, True])
 def test_fused_and_stepwise_agree(layer_cls, go_backwards, rng):
     """The fused op and the cell stepped in Python (a non-default activation object equal to tanh)."""
@@ -207,7 +208,7 @@ def test_lstm_trains_in_a_traced_step():
     assert losses[-1] < 0.5 * losses[0]
 
 
-SEQUENCE_OPS = [("LSTMSequence", lstm_inputs), ("GRUSequence", gru_inputs)]
+SEQUENCE_OPS = [("LSTMSequence", lstm_inputs), ("GRUSequence", gru_inputs), ("RNNSequence", rnn_inputs)]
 
 
 @pytest.mark.parametrize("op,inputs", SEQUENCE_OPS, ids=[o[0] for o in SEQUENCE_OPS])

@@ -1,4 +1,4 @@
-// recurrent.cpp -- fused LSTM and GRU time loops: one GEMM for the input projection of all steps, one per
+// recurrent.cpp -- fused LSTM, GRU and SimpleRNN time loops: one GEMM for the input projection of all steps, one per
 // step for the recurrence, and the gate arithmetic in plain loops between them.
 #include "kernels/recurrent.h"
 #include <cblas.h>
@@ -381,6 +381,85 @@ void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   }
 }
 
+// ---- SimpleRNN (tanh) ----
+
+// hprev [B*T, U] (row b*T + t) gets h_{t-1} (h0 at t = 0).
+template <class T>
+void previous_states(const Dims& d, const T* h0, const T* out, int64_t out_width, T* hprev) {
+  const int64_t B = d.B, S = d.T, U = d.U;
+  for (int64_t r = 0; r < B; ++r)
+    for (int64_t t = 0; t < S; ++t) {
+      const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * out_width;
+      std::copy(src, src + U, hprev + (r * S + t) * U);
+    }
+}
+
+template <class T>
+void rnn_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, T* out) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
+  gemm<T>(false, false, B * S, U, F, x, F, W, U, T(0), out, U);  // input projections, in place
+  for (int64_t t = 0; t < S; ++t) {
+    const T* hp = t == 0 ? h0 : out + (t - 1) * U;
+    const int64_t ldh = t == 0 ? U : S * U;
+    gemm<T>(false, false, B, U, U, hp, ldh, R, U, T(1), out + t * U, S * U);
+    for (int64_t r = 0; r < B; ++r) {
+      T* __restrict o = out + (r * S + t) * U;
+      for (int64_t j = 0; j < U; ++j) o[j] = vmath::tanh(o[j] + b[j]);
+    }
+  }
+}
+
+template <class T>
+void rnn_backward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* out, const T* g,
+                  T* packed) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
+  Scratch<T> hprev(B * S * U), da(B * S * U), dh(B * U);
+  previous_states<T>(d, h0, out, U, hprev.data());
+  std::fill_n(dh.data(), B * U, T(0));
+  T* dx = packed;
+  T* dh0 = dx + B * S * F;
+  T* dW = dh0 + B * U;
+  T* dR = dW + F * U;
+  T* db = dR + U * U;
+  for (int64_t t = S - 1; t >= 0; --t) {
+    for (int64_t r = 0; r < B; ++r) {
+      const int64_t row = r * S + t;
+      const T* __restrict h = out + row * U;
+      const T* __restrict gr = g + row * U;
+      const T* __restrict dhr = dh.data() + r * U;
+      T* __restrict a = da.data() + row * U;
+      for (int64_t j = 0; j < U; ++j) a[j] = (gr[j] + dhr[j]) * (T(1) - h[j] * h[j]);
+    }
+    gemm<T>(false, true, B, U, U, da.data() + t * U, S * U, R, U, T(0), dh.data(), U);
+  }
+  std::copy_n(dh.data(), B * U, dh0);
+  gemm<T>(false, true, B * S, F, U, da.data(), U, W, U, T(0), dx, F);
+  gemm<T>(true, false, F, U, B * S, x, F, da.data(), U, T(0), dW, U);
+  gemm<T>(true, false, U, U, B * S, hprev.data(), U, da.data(), U, T(0), dR, U);
+  column_sums(da.data(), B * S, U, db);
+}
+
+template <class T>
+void rnn_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* out, const T* tx,
+             const T* th0, const T* tW, const T* tR, const T* tb, T* tout) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
+  Scratch<T> hprev(B * S * U);
+  previous_states<T>(d, h0, out, U, hprev.data());
+  gemm<T>(false, false, B * S, U, F, tx, F, W, U, T(0), tout, U);
+  gemm<T>(false, false, B * S, U, F, x, F, tW, U, T(1), tout, U);
+  gemm<T>(false, false, B * S, U, U, hprev.data(), U, tR, U, T(1), tout, U);
+  for (int64_t t = 0; t < S; ++t) {
+    const T* thp = t == 0 ? th0 : tout + (t - 1) * U;
+    const int64_t ldh = t == 0 ? U : S * U;
+    gemm<T>(false, false, B, U, U, thp, ldh, R, U, T(1), tout + t * U, S * U);
+    for (int64_t r = 0; r < B; ++r) {
+      const T* __restrict h = out + (r * S + t) * U;
+      T* __restrict o = tout + (r * S + t) * U;
+      for (int64_t j = 0; j < U; ++j) o[j] = (T(1) - h[j] * h[j]) * (o[j] + tb[j]);
+    }
+  }
+}
+
 }  // namespace
 
 void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
@@ -466,6 +545,48 @@ void gru_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const 
   else
     gru_jvp<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
                     p<double>(tx), p<double>(th0), p<double>(tW), p<double>(tR), p<double>(tb), tout->data_as<double>());
+}
+
+void rnn_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                          Tensor& out) {
+  if (out->size == 0) return;
+  const Dims d = dims_of(x, R);
+  OneBlasThread one_thread;
+  if (x->dtype == DType::Float32)
+    rnn_forward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
+  else
+    rnn_forward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b),
+                        out->data_as<double>());
+}
+
+void rnn_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor&,
+                           const Tensor& out, const Tensor& g, Tensor& packed) {
+  const Dims d = dims_of(x, R);
+  if (d.T == 0) {
+    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
+    return;
+  }
+  OneBlasThread one_thread;
+  if (x->dtype == DType::Float32)
+    rnn_backward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(out), p<float>(g),
+                        packed->data_as<float>());
+  else
+    rnn_backward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(out), p<double>(g),
+                         packed->data_as<double>());
+}
+
+void rnn_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor&,
+                      const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
+                      const Tensor& tb, Tensor& tout) {
+  if (tout->size == 0) return;
+  const Dims d = dims_of(x, R);
+  OneBlasThread one_thread;
+  if (x->dtype == DType::Float32)
+    rnn_jvp<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(out), p<float>(tx), p<float>(th0),
+                   p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
+  else
+    rnn_jvp<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(out), p<double>(tx),
+                    p<double>(th0), p<double>(tW), p<double>(tR), p<double>(tb), tout->data_as<double>());
 }
 
 }  // namespace tg

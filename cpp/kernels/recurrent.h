@@ -1,4 +1,4 @@
-// recurrent.h -- fused LSTM and GRU time loops (forward, backward through time, forward-mode tangents).
+// recurrent.h -- fused LSTM, GRU and SimpleRNN time loops (forward, backward through time, forward-mode tangents).
 //
 // Layout (as Keras): x [B, T, F], h0 and c0 [B, U], kernel W [F, 4U], recurrent kernel R [U, 4U],
 // bias b [4U], gate order i, f, c (candidate), o. The forward output packs both sequences:
@@ -38,6 +38,20 @@ void gru_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, c
                            const Tensor& out, const Tensor& g, Tensor& packed);
 // The tangent of out along tx, th0, tW, tR, tb.
 void gru_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                      const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
+                      const Tensor& tb, Tensor& tout);
+
+}  // namespace tg
+
+namespace tg {
+
+// SimpleRNN with tanh: x [B, T, F], h0 [B, U], kernel W [F, U], recurrent kernel R [U, U], bias [U];
+// out [B, T, U] with h_t = tanh(x_t W + h_{t-1} R + b).
+void rnn_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                          Tensor& out);
+void rnn_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
+                           const Tensor& out, const Tensor& g, Tensor& packed);
+void rnn_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                       const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
                       const Tensor& tb, Tensor& tout);
 

@@ -1,4 +1,4 @@
-// recurrent.cpp -- LSTMSequence and GRUSequence: a whole recurrent time loop as one op
+// recurrent.cpp -- LSTMSequence, GRUSequence and RNNSequence: a whole recurrent time loop as one op
 // (kernels/recurrent.h), its backward through time and its forward-mode tangent as fused ops of their own.
 //
 // Note [Second derivatives of LSTMSequence]: the fused backward and tangent ops are not
@@ -129,8 +129,12 @@ Tensor sequence_jvp(const char* op, const char* jvp_op, const Tensors& x, const 
   return call(jvp_op, in);
 }
 
-// (x [B, T, F], h0 [B, U], kernel [F, 3U], recurrent_kernel [U, 3U], bias [2, 3U]).
-void check_gru_inputs(const OpDef& op, const Tensors& x) {
+// Ops with one state h (GRUSequence, RNNSequence):
+// (x [B, T, F], h0 [B, U], kernel [F, k U], recurrent_kernel [U, k U], bias): k = 3 for GRUSequence
+// (bias [2, 3U]), 1 for RNNSequence (bias [U]).
+void check_one_state_inputs(const OpDef& op, const Tensors& x) {
+  const bool gru = op.name.compare(0, 3, "GRU") == 0;
+  const int64_t k = gru ? 3 : 1;
   const Tensor &in = x[0], &h0 = x[1], &W = x[2], &R = x[3], &b = x[4];
   auto all = [&] {
     return cat(" (inputs ", meta_str(in), ", h0 ", meta_str(h0), ", kernel ", meta_str(W), ", recurrent_kernel ",
@@ -140,53 +144,65 @@ void check_gru_inputs(const OpDef& op, const Tensors& x) {
   for (size_t i = 0; i < 5; ++i)
     if (x[i]->dtype != in->dtype) throw InvalidArgument(cat(op.name, ": every input must have the dtype of inputs", all()));
   if (in->ndim() != 3) throw InvalidArgument(cat(op.name, ": inputs must have rank 3 [batch, timesteps, features]", all()));
-  if (R->ndim() != 2 || R->shape[1] != 3 * R->shape[0])
-    throw InvalidArgument(cat(op.name, ": recurrent_kernel must have shape [units, 3 * units]", all()));
+  if (R->ndim() != 2 || R->shape[1] != k * R->shape[0])
+    throw InvalidArgument(cat(op.name, ": recurrent_kernel must have shape [units, ", gru ? "3 * " : "", "units]", all()));
   const int64_t B = in->shape[0], F = in->shape[2], U = R->shape[0];
-  if (W->shape != Shape{F, 3 * U})
-    throw InvalidArgument(cat(op.name, ": kernel must have shape [features, 3 * units] = ", shape_str({F, 3 * U}), all()));
-  if (b->shape != Shape{2, 3 * U})
-    throw InvalidArgument(cat(op.name, ": bias must have shape [2, 3 * units] = ", shape_str({2, 3 * U}), all()));
+  if (W->shape != Shape{F, k * U})
+    throw InvalidArgument(cat(op.name, ": kernel must have shape [features, ", gru ? "3 * " : "", "units] = ",
+                              shape_str({F, k * U}), all()));
+  const Shape bias_shape = gru ? Shape{2, 3 * U} : Shape{U};
+  if (b->shape != bias_shape)
+    throw InvalidArgument(cat(op.name, ": bias must have shape ", gru ? "[2, 3 * units]" : "[units]", " = ",
+                              shape_str(bias_shape), all()));
   if (h0->shape != Shape{B, U})
     throw InvalidArgument(cat(op.name, ": h0 must have shape [batch, units] = ", shape_str({B, U}), all()));
 }
 
-Shape gru_out_shape(const Tensors& x) { return {x[0]->shape[0], x[0]->shape[1], x[3]->shape[0]}; }
+Shape one_state_out_shape(const Tensors& x) { return {x[0]->shape[0], x[0]->shape[1], x[3]->shape[0]}; }
 
-OutMeta gru_infer(const OpDef& op, const Tensors& x, const Attrs&) {
-  check_gru_inputs(op, x);
-  return {gru_out_shape(x), x[0]->dtype};
+OutMeta one_state_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_one_state_inputs(op, x);
+  return {one_state_out_shape(x), x[0]->dtype};
 }
 
-Tensor gru_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+using Forward5 = void (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, Tensor&);
+using Backward5 = void (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                           const Tensor&, Tensor&);
+using Jvp5 = void (*)(const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&,
+                      const Tensor&, const Tensor&, const Tensor&, const Tensor&, const Tensor&, Tensor&);
+
+template <Forward5 F>
+Tensor one_state_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
-  gru_sequence_forward(x[0], x[1], x[2], x[3], x[4], out);
+  F(x[0], x[1], x[2], x[3], x[4], out);
   return out;
 }
 
-OutMeta gru_grad_infer(const OpDef& op, const Tensors& x, const Attrs&) {
-  check_gru_inputs(op, x);
-  check_with_output(op, x, 5, gru_out_shape(x), true);
+OutMeta one_state_grad_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_one_state_inputs(op, x);
+  check_with_output(op, x, 5, one_state_out_shape(x), true);
   int64_t n = 0;
   for (int i = 0; i < 5; ++i) n += x[i]->size;
   return {{n}, x[0]->dtype};
 }
 
-Tensor gru_grad_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+template <Backward5 F>
+Tensor one_state_grad_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
   Tensor packed = empty(m.shape, m.dtype);
-  gru_sequence_backward(x[0], x[1], x[2], x[3], x[4], x[5], x[6], packed);
+  F(x[0], x[1], x[2], x[3], x[4], x[5], x[6], packed);
   return packed;
 }
 
-OutMeta gru_jvp_infer(const OpDef& op, const Tensors& x, const Attrs&) {
-  check_gru_inputs(op, x);
-  check_with_output(op, x, 5, gru_out_shape(x), false);
+OutMeta one_state_jvp_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_one_state_inputs(op, x);
+  check_with_output(op, x, 5, one_state_out_shape(x), false);
   return {x[5]->shape, x[0]->dtype};
 }
 
-Tensor gru_jvp_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+template <Jvp5 F>
+Tensor one_state_jvp_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
   Tensor tout = empty(m.shape, m.dtype);
-  gru_sequence_jvp(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], tout);
+  F(x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7], x[8], x[9], x[10], tout);
   return tout;
 }
 
@@ -203,13 +219,23 @@ void register_recurrent_ops() {
   // (x, h0, c0, kernel, recurrent_kernel, bias, out, and their six tangents) -> tangent of out.
   def_op("LSTMSequenceJvp").inputs(13).shape(lstm_jvp_infer).forward(lstm_jvp_kernel).not_differentiable();
   // (x, h0, kernel, recurrent_kernel, bias [2, 3U]) -> h_t of every step [B, T, U] (GRU, reset_after).
-  def_op("GRUSequence").inputs(5).shape(gru_infer).forward(gru_kernel)
+  def_op("GRUSequence").inputs(5).shape(one_state_infer).forward(one_state_kernel<gru_sequence_forward>)
       .gradient([](GradCtx& ctx) { return sequence_grad("GRUSequence", "GRUSequenceGrad", ctx); })
       .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
         return sequence_jvp("GRUSequence", "GRUSequenceJvp", x, out, tx);
       });
-  def_op("GRUSequenceGrad").inputs(7).shape(gru_grad_infer).forward(gru_grad_kernel).not_differentiable();
-  def_op("GRUSequenceJvp").inputs(11).shape(gru_jvp_infer).forward(gru_jvp_kernel).not_differentiable();
+  def_op("GRUSequenceGrad").inputs(7).shape(one_state_grad_infer).forward(one_state_grad_kernel<gru_sequence_backward>)
+      .not_differentiable();
+  def_op("GRUSequenceJvp").inputs(11).shape(one_state_jvp_infer).forward(one_state_jvp_kernel<gru_sequence_jvp>).not_differentiable();
+  // (x, h0, kernel [F, U], recurrent_kernel [U, U], bias [U]) -> h_t = tanh(x_t W + h_{t-1} R + b), [B, T, U].
+  def_op("RNNSequence").inputs(5).shape(one_state_infer).forward(one_state_kernel<rnn_sequence_forward>)
+      .gradient([](GradCtx& ctx) { return sequence_grad("RNNSequence", "RNNSequenceGrad", ctx); })
+      .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
+        return sequence_jvp("RNNSequence", "RNNSequenceJvp", x, out, tx);
+      });
+  def_op("RNNSequenceGrad").inputs(7).shape(one_state_grad_infer).forward(one_state_grad_kernel<rnn_sequence_backward>)
+      .not_differentiable();
+  def_op("RNNSequenceJvp").inputs(11).shape(one_state_jvp_infer).forward(one_state_jvp_kernel<rnn_sequence_jvp>).not_differentiable();
 }
 
 }  // namespace tg

@@ -28,3 +28,16 @@ def GRUSequence(x, h0, kernel, recurrent_kernel, bias, name=None):  # noqa: N802
     """
     args = [convert_to_tensor(a) for a in (x, h0, kernel, recurrent_kernel, bias)]
     return _gru_sequence(*args)
+
+
+_rnn_sequence = _core.op("RNNSequence")
+
+
+def RNNSequence(x, h0, kernel, recurrent_kernel, bias, name=None):  # noqa: N802 -- TF's raw op naming
+    """The whole SimpleRNN (tanh) time loop in one op: h_t = tanh(x_t kernel + h_{t-1} recurrent_kernel + bias).
+
+    x [batch, timesteps, features], h0 [batch, units], kernel [features, units], recurrent_kernel
+    [units, units], bias [units]. Returns the hidden states of every step, [batch, timesteps, units].
+    """
+    args = [convert_to_tensor(a) for a in (x, h0, kernel, recurrent_kernel, bias)]
+    return _rnn_sequence(*args)

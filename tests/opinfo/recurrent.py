@@ -1,4 +1,4 @@
-"""Rows for the fused recurrent ops: LSTMSequence and GRUSequence, their backward (...Grad) and tangent (...Jvp) ops."""
+"""Rows for the fused recurrent ops: LSTMSequence, GRUSequence and RNNSequence, their backward (...Grad) and tangent (...Jvp) ops."""
 import numpy as np
 
 import tapegrad as tf
@@ -35,22 +35,40 @@ def gru_sequence_ref(x, h0, kernel, recurrent_kernel, bias):
     return np.stack(out, 1).astype(x.dtype)
 
 
-def gru_inputs(rng, dtype, b=2, t=3, f=2, u=2):
-    shapes = [(b, t, f), (b, u), (f, 3 * u), (u, 3 * u), (2, 3 * u)]
+def rnn_sequence_ref(x, h0, kernel, recurrent_kernel, bias):
+    """SimpleRNN (tanh) in a NumPy loop: [batch, timesteps, units]."""
+    h, out = h0, []
+    for t in range(x.shape[1]):
+        h = np.tanh(x[:, t] @ kernel + h @ recurrent_kernel + bias)
+        out.append(h)
+    return np.stack(out, 1).astype(x.dtype)
+
+
+def rnn_inputs(rng, dtype, b=2, t=3, f=2, u=2):
+    shapes = [(b, t, f), (b, u), (f, u), (u, u), (u,)]
     return [rng.uniform(-0.8, 0.8, size=s).astype(dtype) for s in shapes]
 
 
-def _gru_samples(rng, dtype):
-    yield SampleInput(gru_inputs(rng, dtype))
-    yield SampleInput(gru_inputs(rng, dtype, b=1, t=1, f=3, u=1))
+def _one_state_samples(inputs):
+    def samples(rng, dtype):
+        yield SampleInput(inputs(rng, dtype))
+        yield SampleInput(inputs(rng, dtype, b=1, t=1, f=3, u=1))
+    return samples
 
 
-def _gru_with_output(rng, dtype, grad):
-    for s in _gru_samples(rng, dtype):
-        out = gru_sequence_ref(*s.args)
-        extra = [rng.standard_normal(out.shape).astype(dtype)] if grad else \
-            [rng.standard_normal(a.shape).astype(dtype) for a in s.args]
-        yield SampleInput(s.args + [out] + extra)
+def _one_state_with_output(inputs, ref, grad):
+    def samples(rng, dtype):
+        for s in _one_state_samples(inputs)(rng, dtype):
+            out = ref(*s.args)
+            extra = [rng.standard_normal(out.shape).astype(dtype)] if grad else \
+                [rng.standard_normal(a.shape).astype(dtype) for a in s.args]
+            yield SampleInput(s.args + [out] + extra)
+    return samples
+
+
+def gru_inputs(rng, dtype, b=2, t=3, f=2, u=2):
+    shapes = [(b, t, f), (b, u), (f, 3 * u), (u, 3 * u), (2, 3 * u)]
+    return [rng.uniform(-0.8, 0.8, size=s).astype(dtype) for s in shapes]
 
 
 def lstm_inputs(rng, dtype, b=2, t=3, f=2, u=2):
@@ -79,6 +97,7 @@ def _jvp_samples(rng, dtype):
 
 _grad_op, _jvp_op = tf._core.op("LSTMSequenceGrad"), tf._core.op("LSTMSequenceJvp")
 _gru_grad_op, _gru_jvp_op = tf._core.op("GRUSequenceGrad"), tf._core.op("GRUSequenceJvp")
+_rnn_grad_op, _rnn_jvp_op = tf._core.op("RNNSequenceGrad"), tf._core.op("RNNSequenceJvp")
 
 
 rows = [
@@ -88,10 +107,16 @@ rows = [
     # are not differentiable (see Note [Second derivatives of LSTMSequence] in cpp/ops/recurrent.cpp).
     OpInfo("LSTMSequenceGrad", _grad_op, samples=_grad_samples, differentiable=False),
     OpInfo("LSTMSequenceJvp", _jvp_op, samples=_jvp_samples, differentiable=False),
-    OpInfo("GRUSequence", lambda *a: tf.raw_ops.GRUSequence(*a), gru_sequence_ref, samples=_gru_samples,
-           fwd_rtol32=1e-5),
-    OpInfo("GRUSequenceGrad", _gru_grad_op, samples=lambda rng, dtype: _gru_with_output(rng, dtype, True),
+    OpInfo("GRUSequence", lambda *a: tf.raw_ops.GRUSequence(*a), gru_sequence_ref,
+           samples=_one_state_samples(gru_inputs), fwd_rtol32=1e-5),
+    OpInfo("GRUSequenceGrad", _gru_grad_op, samples=_one_state_with_output(gru_inputs, gru_sequence_ref, True),
            differentiable=False),
-    OpInfo("GRUSequenceJvp", _gru_jvp_op, samples=lambda rng, dtype: _gru_with_output(rng, dtype, False),
+    OpInfo("GRUSequenceJvp", _gru_jvp_op, samples=_one_state_with_output(gru_inputs, gru_sequence_ref, False),
+           differentiable=False),
+    OpInfo("RNNSequence", lambda *a: tf.raw_ops.RNNSequence(*a), rnn_sequence_ref,
+           samples=_one_state_samples(rnn_inputs), fwd_rtol32=1e-5),
+    OpInfo("RNNSequenceGrad", _rnn_grad_op, samples=_one_state_with_output(rnn_inputs, rnn_sequence_ref, True),
+           differentiable=False),
+    OpInfo("RNNSequenceJvp", _rnn_jvp_op, samples=_one_state_with_output(rnn_inputs, rnn_sequence_ref, False),
            differentiable=False),
 ]

@@ -5,7 +5,8 @@ Weights are laid out as Keras lays them out (kernel [features, k * units], recur
 give Keras's values. An LSTM with its default activations runs its whole time loop in one fused
 op (tf.raw_ops.LSTMSequence: one GEMM for every step's input projection, one per step for the
 recurrence, and a fused backward through time), and so does a GRU (reset_after, default
-activations: tf.raw_ops.GRUSequence); other cells step in a loop over time.
+activations: tf.raw_ops.GRUSequence) and a tanh SimpleRNN (tf.raw_ops.RNNSequence); other
+cells step in a loop over time.
 """
 import tapegrad as tf
 from tapegrad.keras import activations, constraints, initializers, regularizers
@@ -90,6 +91,11 @@ class _Cell(Layer):
 
 class SimpleRNNCell(_Cell):
     """h_t = activation(x_t @ kernel + h_{t-1} @ recurrent_kernel + bias)."""
+
+    @property
+    def fused(self):
+        """Whether the fused RNNSequence op computes this cell (activation tanh, Keras's default)."""
+        return self.activation is activations.tanh
 
     def call(self, inputs, states, training=None):
         h = states[0] if isinstance(states, (list, tuple)) else states
@@ -305,12 +311,27 @@ def _split_kwargs(kwargs):
 
 
 class SimpleRNN(RNN):
-    """A fully connected recurrent layer: RNN(SimpleRNNCell(units, ...))."""
+    """A fully connected recurrent layer: RNN(SimpleRNNCell(units, ...)).
+
+    With activation tanh (the default) the time loop is one fused op (tf.raw_ops.RNNSequence).
+    """
 
     def __init__(self, units, **kwargs):
         self._init_args = dict(units=units, **kwargs)
         layer, cell = _split_kwargs(dict(kwargs))
         super().__init__(SimpleRNNCell(units, **cell), **layer)
+
+    def _run(self, inputs, states):
+        cell = self.cell
+        if not cell.fused:
+            return super()._run(inputs, states)
+        if inputs.shape[1] == 0:
+            raise ValueError(f"{self.name}: the inputs have no timesteps, got shape {tuple(inputs.shape)}")
+        x = tf.reverse(inputs, [1]) if self.go_backwards else inputs
+        bias = cell.bias if cell.bias is not None else tf.zeros([cell.units], dtype=inputs.dtype)
+        seq = tf.raw_ops.RNNSequence(x=x, h0=states[0], kernel=cell.kernel, recurrent_kernel=cell.recurrent_kernel,
+                                     bias=bias)
+        return seq, [seq[:, -1, :]]
 
 
 class GRU(RNN):
