@@ -51,33 +51,29 @@ struct Scratch {
   T& operator[](int64_t i) const { return p[i]; }
 };
 
+// Columns per unit of an LSTMSequence output row: h, c and the four activated gates.
+constexpr int64_t kLstmWidth = 6;
+
 struct Dims {
   int64_t B, T, F, U;
 };
 
 Dims dims_of(const Tensor& x, const Tensor& R) { return {x->shape[0], x->shape[1], x->shape[2], R->shape[0]}; }
 
-// Activated gates of every step, [B*T, 4U] (row b*T + t): recomputed from x and the packed output.
-// Also fills hprev [B*T, U] with h_{t-1} (h0 at t = 0).
+// hprev [B*T, U] (row b*T + t) gets h_{t-1} (h0 at t = 0), read from an output whose rows are
+// out_width wide with h first.
 template <class T>
-void recompute_gates(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, const T* out,
-                     T* gates, T* hprev) {
-  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
+void previous_states(const Dims& d, const T* h0, const T* out, int64_t out_width, T* hprev) {
+  const int64_t B = d.B, S = d.T, U = d.U;
   for (int64_t r = 0; r < B; ++r)
     for (int64_t t = 0; t < S; ++t) {
-      const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * 2 * U;
+      const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * out_width;
       std::copy(src, src + U, hprev + (r * S + t) * U);
     }
-  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), gates, G);
-  gemm<T>(false, false, B * S, G, U, hprev, U, R, G, T(1), gates, G);
-  for (int64_t row = 0; row < B * S; ++row) {
-    T* z = gates + row * G;
-    for (int64_t j = 0; j < G; ++j) z[j] += b[j];
-    activate_gates(z, U);
-  }
 }
 
-// c = f c_prev + i c~ and h = o tanh(c) for one row of activated gates z = [i f c~ o].
+// c = f c_prev + i c~ and h = o tanh(c) for one row of activated gates z = [i f c~ o]; the output
+// row o gets [h, c, i, f, c~, o].
 template <class T>
 void lstm_cell_update(const T* __restrict z, const T* __restrict cp, T* __restrict o, int64_t U) {
   for (int64_t j = 0; j < U; ++j) {
@@ -85,54 +81,56 @@ void lstm_cell_update(const T* __restrict z, const T* __restrict cp, T* __restri
     o[U + j] = c;
     o[j] = z[3 * U + j] * vmath::tanh(c);
   }
+  for (int64_t j = 0; j < 4 * U; ++j) o[2 * U + j] = z[j];
 }
 
-// One row of the backward step: gate gradients dz from the activated gates a, upstream g_h and
-// g_c of this step plus the carried dh and dc (dc is replaced by the carry to step t-1).
+// One row of the backward step: gate gradients dz (pre-activation) from the output row o =
+// [h, c, i, f, c~, o], its upstream gradient gr (same layout), the carried dh and dc (dc is
+// replaced by the carry to step t-1).
 template <class T>
-void lstm_cell_backward(const T* __restrict a, const T* __restrict gr, const T* __restrict c,
-                        const T* __restrict cp, const T* __restrict dh, T* __restrict dc, T* __restrict z,
-                        int64_t U) {
+void lstm_cell_backward(const T* __restrict o, const T* __restrict gr, const T* __restrict cp,
+                        const T* __restrict dh, T* __restrict dc, T* __restrict z, int64_t U) {
+  const T* __restrict a = o + 2 * U;
+  const T* __restrict ga = gr + 2 * U;
   for (int64_t j = 0; j < U; ++j) {
     const T ig = a[j], fg = a[U + j], cg = a[2 * U + j], og = a[3 * U + j];
-    const T tc = vmath::tanh(c[j]);
+    const T tc = vmath::tanh(o[U + j]);
     const T h_bar = gr[j] + dh[j];
     const T c_bar = gr[U + j] + dc[j] + h_bar * og * (T(1) - tc * tc);
-    z[j] = c_bar * cg * ig * (T(1) - ig);
-    z[U + j] = c_bar * cp[j] * fg * (T(1) - fg);
-    z[2 * U + j] = c_bar * ig * (T(1) - cg * cg);
-    z[3 * U + j] = h_bar * tc * og * (T(1) - og);
+    z[j] = (c_bar * cg + ga[j]) * ig * (T(1) - ig);
+    z[U + j] = (c_bar * cp[j] + ga[U + j]) * fg * (T(1) - fg);
+    z[2 * U + j] = (c_bar * ig + ga[2 * U + j]) * (T(1) - cg * cg);
+    z[3 * U + j] = (h_bar * tc + ga[3 * U + j]) * og * (T(1) - og);
     dc[j] = c_bar * fg;
   }
 }
 
 template <class T>
 void forward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, T* out) {
-  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U, O = kLstmWidth * U;
   Scratch<T> xp(B * S * G), z(B * G);
   gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
   for (int64_t t = 0; t < S; ++t) {
-    const T* hp = t == 0 ? h0 : out + (t - 1) * 2 * U;
-    const int64_t ldh = t == 0 ? U : S * 2 * U;
+    const T* hp = t == 0 ? h0 : out + (t - 1) * O;
+    const int64_t ldh = t == 0 ? U : S * O;
     gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), z.data(), G);
     for (int64_t r = 0; r < B; ++r) {
       const T* p = xp.data() + (r * S + t) * G;
       T* zr = z.data() + r * G;
-      const T* cp = t == 0 ? c0 + r * U : out + (r * S + t - 1) * 2 * U + U;
-      T* o = out + (r * S + t) * 2 * U;
+      const T* cp = t == 0 ? c0 + r * U : out + (r * S + t - 1) * O + U;
       for (int64_t j = 0; j < G; ++j) zr[j] += p[j] + b[j];
       activate_gates(zr, U);
-      lstm_cell_update(zr, cp, o, U);
+      lstm_cell_update(zr, cp, out + (r * S + t) * O, U);
     }
   }
 }
 
 template <class T>
-void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, const T* out,
-              const T* g, T* packed) {
-  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
-  Scratch<T> act(B * S * G), hprev(B * S * U), dz(B * S * G), dh(B * U), dc(B * U);
-  recompute_gates<T>(d, x, h0, W, R, b, out, act.data(), hprev.data());
+void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* out, const T* g,
+              T* packed) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U, O = kLstmWidth * U;
+  Scratch<T> hprev(B * S * U), dz(B * S * G), dh(B * U), dc(B * U);
+  previous_states<T>(d, h0, out, O, hprev.data());
   std::fill_n(dh.data(), B * U, T(0));
   std::fill_n(dc.data(), B * U, T(0));
   T* dx = packed;
@@ -144,9 +142,8 @@ void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, c
   for (int64_t t = S - 1; t >= 0; --t) {
     for (int64_t r = 0; r < B; ++r) {
       const int64_t row = r * S + t;
-      const T* cp = t == 0 ? c0 + r * U : out + (row - 1) * 2 * U + U;
-      lstm_cell_backward(act.data() + row * G, g + row * 2 * U, out + row * 2 * U + U, cp, dh.data() + r * U,
-                         dc.data() + r * U, dz.data() + row * G, U);
+      const T* cp = t == 0 ? c0 + r * U : out + (row - 1) * O + U;
+      lstm_cell_backward(out + row * O, g + row * O, cp, dh.data() + r * U, dc.data() + r * U, dz.data() + row * G, U);
     }
     // dh_{t-1} = dz_t R^T over the batch rows of step t (stride S*G).
     gemm<T>(false, true, B, U, G, dz.data() + t * G, S * G, R, G, T(0), dh.data(), U);
@@ -164,11 +161,11 @@ void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, c
 }
 
 template <class T>
-void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, const T* out,
-         const T* tx, const T* th0, const T* tc0, const T* tW, const T* tR, const T* tb, T* tout) {
-  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U;
-  Scratch<T> act(B * S * G), hprev(B * S * U), tp(B * S * G);
-  recompute_gates<T>(d, x, h0, W, R, b, out, act.data(), hprev.data());
+void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* out, const T* tx,
+         const T* th0, const T* tc0, const T* tW, const T* tR, const T* tb, T* tout) {
+  const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U, O = kLstmWidth * U;
+  Scratch<T> hprev(B * S * U), tp(B * S * G);
+  previous_states<T>(d, h0, out, O, hprev.data());
   // Tangent of the pre-activations, except the th_{t-1} R term added per step.
   gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), tp.data(), G);
   gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), tp.data(), G);
@@ -176,17 +173,17 @@ void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const 
   for (int64_t row = 0; row < B * S; ++row)
     for (int64_t j = 0; j < G; ++j) tp[row * G + j] += tb[j];
   for (int64_t t = 0; t < S; ++t) {
-    const T* thp = t == 0 ? th0 : tout + (t - 1) * 2 * U;
-    const int64_t ldh = t == 0 ? U : S * 2 * U;
+    const T* thp = t == 0 ? th0 : tout + (t - 1) * O;
+    const int64_t ldh = t == 0 ? U : S * O;
     gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), tp.data() + t * G, S * G);
     for (int64_t r = 0; r < B; ++r) {
       const int64_t row = r * S + t;
-      const T* a = act.data() + row * G;
-      const T* p = tp.data() + row * G;
-      const T* c = out + row * 2 * U + U;
-      const T* cp = t == 0 ? c0 + r * U : out + (row - 1) * 2 * U + U;
-      const T* tcp = t == 0 ? tc0 + r * U : tout + (row - 1) * 2 * U + U;
-      T* o = tout + row * 2 * U;
+      const T* __restrict a = out + row * O + 2 * U;
+      const T* __restrict p = tp.data() + row * G;
+      const T* __restrict c = out + row * O + U;
+      const T* __restrict cp = t == 0 ? c0 + r * U : out + (row - 1) * O + U;
+      const T* __restrict tcp = t == 0 ? tc0 + r * U : tout + (row - 1) * O + U;
+      T* __restrict o = tout + row * O;
       for (int64_t j = 0; j < U; ++j) {
         const T ig = a[j], fg = a[U + j], cg = a[2 * U + j], og = a[3 * U + j];
         const T ti = ig * (T(1) - ig) * p[j], tf = fg * (T(1) - fg) * p[U + j];
@@ -195,6 +192,10 @@ void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const 
         const T dc = tf * cp[j] + fg * tcp[j] + ti * cg + ig * tg;
         o[U + j] = dc;
         o[j] = to * tc + og * (T(1) - tc * tc) * dc;
+        o[2 * U + j] = ti;
+        o[3 * U + j] = tf;
+        o[4 * U + j] = tg;
+        o[5 * U + j] = to;
       }
     }
   }
@@ -383,17 +384,6 @@ void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
 
 // ---- SimpleRNN (tanh) ----
 
-// hprev [B*T, U] (row b*T + t) gets h_{t-1} (h0 at t = 0).
-template <class T>
-void previous_states(const Dims& d, const T* h0, const T* out, int64_t out_width, T* hprev) {
-  const int64_t B = d.B, S = d.T, U = d.U;
-  for (int64_t r = 0; r < B; ++r)
-    for (int64_t t = 0; t < S; ++t) {
-      const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * out_width;
-      std::copy(src, src + U, hprev + (r * S + t) * U);
-    }
-}
-
 template <class T>
 void rnn_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
@@ -483,11 +473,11 @@ void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0,
   }
   OneBlasThread one_thread;
   if (x->dtype == DType::Float32)
-    backward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
-                    p<float>(g), packed->data_as<float>());
+    backward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(out), p<float>(g),
+                    packed->data_as<float>());
   else
-    backward<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(b),
-                     p<double>(out), p<double>(g), packed->data_as<double>());
+    backward<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(out),
+                     p<double>(g), packed->data_as<double>());
 }
 
 void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
@@ -497,10 +487,10 @@ void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, cons
   const Dims d = dims_of(x, R);
   OneBlasThread one_thread;
   if (x->dtype == DType::Float32)
-    jvp<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
+    jvp<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(out),
                p<float>(tx), p<float>(th0), p<float>(tc0), p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
   else
-    jvp<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
+    jvp<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(out),
                 p<double>(tx), p<double>(th0), p<double>(tc0), p<double>(tW), p<double>(tR), p<double>(tb),
                 tout->data_as<double>());
 }

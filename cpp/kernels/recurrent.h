@@ -1,15 +1,14 @@
 // recurrent.h -- fused LSTM, GRU and SimpleRNN time loops (forward, backward through time, forward-mode tangents).
 //
 // Layout (as Keras): x [B, T, F], h0 and c0 [B, U], kernel W [F, 4U], recurrent kernel R [U, 4U],
-// bias b [4U], gate order i, f, c (candidate), o. The forward output packs both sequences:
-// out[:, t, :U] = h_t and out[:, t, U:] = c_t, so one tensor holds what the backward needs;
-// the gate activations are recomputed from it with two large GEMMs instead of being saved.
+// bias b [4U], gate order i, f, c (candidate), o. The forward output packs what the backward
+// needs, [B, T, 6U]: out[:, t] = [h_t, c_t, i_t, f_t, c~_t, o_t] (the gates activated).
 #pragma once
 #include "core/tensor.h"
 
 namespace tg {
 
-// out [B, T, 2U] from x, h0, c0, W, R, b (float32 or float64, shapes already checked).
+// out [B, T, 6U] from x, h0, c0, W, R, b (float32 or float64, shapes already checked).
 void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                            const Tensor& b, Tensor& out);
 
@@ -18,7 +17,7 @@ void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, 
 void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                             const Tensor& b, const Tensor& out, const Tensor& g, Tensor& packed);
 
-// The tangent of out [B, T, 2U] along the tangents tx, th0, tc0, tW, tR, tb (same shapes as the inputs).
+// The tangent of out [B, T, 6U] along the tangents tx, th0, tc0, tW, tR, tb (same shapes as the inputs).
 void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                        const Tensor& b, const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tc0,
                        const Tensor& tW, const Tensor& tR, const Tensor& tb, Tensor& tout);

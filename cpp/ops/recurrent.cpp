@@ -38,7 +38,8 @@ void check_lstm_inputs(const OpDef& op, const Tensors& x) {
     throw InvalidArgument(cat(op.name, ": h0 and c0 must have shape [batch, units] = ", shape_str({B, U}), all()));
 }
 
-Shape lstm_out_shape(const Tensors& x) { return {x[0]->shape[0], x[0]->shape[1], 2 * x[4]->shape[0]}; }
+// [h, c, i, f, c~, o] per step: h and c for the layer, the gates for the backward.
+Shape lstm_out_shape(const Tensors& x) { return {x[0]->shape[0], x[0]->shape[1], 6 * x[4]->shape[0]}; }
 
 OutMeta lstm_infer(const OpDef& op, const Tensors& x, const Attrs&) {
   check_lstm_inputs(op, x);

@@ -9,8 +9,9 @@ def LSTMSequence(x, h0, c0, kernel, recurrent_kernel, bias, name=None):  # noqa:
     """The whole LSTM time loop in one op (gate order i, f, c, o, as Keras lays out its weights).
 
     x [batch, timesteps, features], h0 and c0 [batch, units], kernel [features, 4 * units],
-    recurrent_kernel [units, 4 * units], bias [4 * units]. Returns [batch, timesteps, 2 * units]:
-    the hidden states h_t in [..., :units] and the cell states c_t in [..., units:].
+    recurrent_kernel [units, 4 * units], bias [4 * units]. Returns [batch, timesteps, 6 * units]:
+    per step the hidden state h_t, the cell state c_t and the activated gates i, f, c~, o (kept for
+    the backward), units columns each in that order.
     """
     args = [convert_to_tensor(a) for a in (x, h0, c0, kernel, recurrent_kernel, bias)]
     return _lstm_sequence(*args)

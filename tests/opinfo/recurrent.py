@@ -10,7 +10,7 @@ def _sigmoid(v):
 
 
 def lstm_sequence_ref(x, h0, c0, kernel, recurrent_kernel, bias):
-    """Keras's LSTM step formulas in a NumPy loop: [batch, timesteps, 2 * units] of (h_t, c_t)."""
+    """Keras's LSTM step formulas in a NumPy loop: [batch, timesteps, 6 * units] of (h_t, c_t, i, f, c~, o)."""
     u = h0.shape[-1]
     h, c, out = h0, c0, []
     for t in range(x.shape[1]):
@@ -18,7 +18,7 @@ def lstm_sequence_ref(x, h0, c0, kernel, recurrent_kernel, bias):
         i, f, g, o = _sigmoid(z[:, :u]), _sigmoid(z[:, u:2 * u]), np.tanh(z[:, 2 * u:3 * u]), _sigmoid(z[:, 3 * u:])
         c = f * c + i * g
         h = o * np.tanh(c)
-        out.append(np.concatenate([h, c], -1))
+        out.append(np.concatenate([h, c, i, f, g, o], -1))
     return np.stack(out, 1).astype(x.dtype)
 
 

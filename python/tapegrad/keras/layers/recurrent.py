@@ -385,7 +385,7 @@ class LSTM(RNN):
         packed = tf.raw_ops.LSTMSequence(x=x, h0=states[0], c0=states[1], kernel=cell.kernel,
                                          recurrent_kernel=cell.recurrent_kernel, bias=bias)
         seq = packed[:, :, :u]
-        return seq, [packed[:, -1, :u], packed[:, -1, u:]]
+        return seq, [packed[:, -1, :u], packed[:, -1, u:2 * u]]
 
 
 class Bidirectional(Layer):
