@@ -264,3 +264,13 @@ def test_sequence_op_errors_name_the_op_and_shapes():
 def test_dropout_other_than_zero_is_refused():
     with pytest.raises(tf.errors.UnimplementedError, match="LSTMCell.*dropout"):
         keras.layers.LSTM(2, dropout=0.5)
+
+
+@pytest.mark.parametrize("layer_cls", [keras.layers.LSTM, keras.layers.GRU, keras.layers.SimpleRNN])
+def test_config_round_trip_and_output_shape(layer_cls):
+    layer = layer_cls(3, return_sequences=True, return_state=True, go_backwards=True, name="rec")
+    again = layer_cls(**layer.get_config())
+    assert (again.units, again.return_sequences, again.return_state, again.go_backwards, again.name) == \
+        (3, True, True, True, "rec")
+    shapes = layer.compute_output_shape((None, 5, 2))
+    assert shapes[0] == (None, 5, 3) and all(s == (None, 3) for s in shapes[1:])

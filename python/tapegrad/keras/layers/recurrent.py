@@ -293,11 +293,29 @@ class RNN(Layer):
     def compute_output_shape(self, input_shape):
         units = self.cell.output_size
         out = (input_shape[0], input_shape[1], units) if self.return_sequences else (input_shape[0], units)
-        return out
+        if not self.return_state:
+            return out
+        sizes = self.cell.state_size if isinstance(self.cell.state_size, (list, tuple)) else [self.cell.state_size]
+        return [out] + [(input_shape[0], n) for n in sizes]
 
     def get_config(self):
         return {**super().get_config(), "return_sequences": self.return_sequences, "return_state": self.return_state,
                 "go_backwards": self.go_backwards, "stateful": self.stateful, "unroll": self.unroll}
+
+
+class _KerasRNN(RNN):
+    """SimpleRNN, LSTM and GRU: built from their constructor arguments, which are their config;
+    the cell's attributes (units, activation, kernel, ...) read through the layer, as in Keras."""
+
+    def __getattr__(self, name):
+        cell = self.__dict__.get("cell")
+        if name.startswith("_") or cell is None:
+            raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+        return getattr(cell, name)
+
+    def get_config(self):
+        config = {k: v for k, v in self._init_args.items() if not callable(v) or isinstance(v, str)}
+        return {**super().get_config(), **self.cell.get_config(), **config, "name": self.name}
 
 
 _RNN_ARGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "name", "dtype", "trainable")
@@ -310,7 +328,7 @@ def _split_kwargs(kwargs):
     return layer, kwargs
 
 
-class SimpleRNN(RNN):
+class SimpleRNN(_KerasRNN):
     """A fully connected recurrent layer: RNN(SimpleRNNCell(units, ...)).
 
     With activation tanh (the default) the time loop is one fused op (tf.raw_ops.RNNSequence).
@@ -334,7 +352,7 @@ class SimpleRNN(RNN):
         return seq, [seq[:, -1, :]]
 
 
-class GRU(RNN):
+class GRU(_KerasRNN):
     """Gated recurrent unit (Keras's layout; reset_after=True by default): RNN(GRUCell(units, ...)).
 
     With reset_after and the default activations the time loop is one fused op (tf.raw_ops.GRUSequence).
@@ -358,7 +376,7 @@ class GRU(RNN):
         return seq, [seq[:, -1, :]]
 
 
-class LSTM(RNN):
+class LSTM(_KerasRNN):
     """Long short-term memory (Keras's layout, gates i, f, c, o): RNN(LSTMCell(units, ...)).
 
     With the default activations the time loop is one fused op (tf.raw_ops.LSTMSequence).
