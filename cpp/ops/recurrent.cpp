@@ -5,6 +5,7 @@
 // differentiable. Rather than let an outer tape or accumulator see a silent zero, the rules of
 // LSTMSequence (and GRUSequence) raise UnimplementedError when their result would itself be
 // differentiated.
+#include <climits>
 #include "core/error.h"
 #include "engine/forward.h"
 #include "engine/math.h"
@@ -14,6 +15,12 @@
 namespace tg {
 
 namespace {
+
+// The kernels hand B*T, F and the gate width to BLAS as 32-bit ints.
+void check_gemm_sizes(const OpDef& op, const Tensor& in, int64_t width, const std::string& all) {
+  if (in->shape[0] * in->shape[1] > INT_MAX || in->shape[2] > INT_MAX || width > INT_MAX)
+    throw InvalidArgument(cat(op.name, ": batch * timesteps, features and the gate width must be below 2^31", all));
+}
 
 // (x [B, T, F], h0 [B, U], c0 [B, U], kernel [F, 4U], recurrent_kernel [U, 4U], bias [4U]).
 void check_lstm_inputs(const OpDef& op, const Tensors& x) {
@@ -30,6 +37,7 @@ void check_lstm_inputs(const OpDef& op, const Tensors& x) {
   if (R->ndim() != 2 || R->shape[1] != 4 * R->shape[0])
     throw InvalidArgument(cat(op.name, ": recurrent_kernel must have shape [units, 4 * units]", all()));
   const int64_t B = in->shape[0], F = in->shape[2], U = R->shape[0];
+  check_gemm_sizes(op, in, 4 * U, all());
   if (W->shape != Shape{F, 4 * U})
     throw InvalidArgument(cat(op.name, ": kernel must have shape [features, 4 * units] = ", shape_str({F, 4 * U}), all()));
   if (b->shape != Shape{4 * U})
@@ -148,6 +156,7 @@ void check_one_state_inputs(const OpDef& op, const Tensors& x) {
   if (R->ndim() != 2 || R->shape[1] != k * R->shape[0])
     throw InvalidArgument(cat(op.name, ": recurrent_kernel must have shape [units, ", gru ? "3 * " : "", "units]", all()));
   const int64_t B = in->shape[0], F = in->shape[2], U = R->shape[0];
+  check_gemm_sizes(op, in, k * U, all());
   if (W->shape != Shape{F, k * U})
     throw InvalidArgument(cat(op.name, ": kernel must have shape [features, ", gru ? "3 * " : "", "units] = ",
                               shape_str({F, k * U}), all()));
