@@ -261,9 +261,28 @@ def test_sequence_op_errors_name_the_op_and_shapes():
                                bias=tf.zeros([15]))
 
 
-def test_dropout_other_than_zero_is_refused():
-    with pytest.raises(tf.errors.UnimplementedError, match="LSTMCell.*dropout"):
-        keras.layers.LSTM(2, dropout=0.5)
+def test_recurrent_dropout_is_refused_and_bad_rates_raise():
+    with pytest.raises(tf.errors.UnimplementedError, match="LSTMCell.*recurrent_dropout"):
+        keras.layers.LSTM(2, recurrent_dropout=0.5)
+    with pytest.raises(ValueError, match="GRUCell.*dropout"):
+        keras.layers.GRU(2, dropout=1.5)
+
+
+@pytest.mark.parametrize("layer_cls", [keras.layers.LSTM, keras.layers.GRU, keras.layers.SimpleRNN])
+def test_input_dropout_one_mask_per_sequence(layer_cls, rng):
+    """Inputs equal at every step and no recurrence: the outputs of a step-independent mask are equal
+    at every step; inference ignores dropout."""
+    x = np.repeat(rng.uniform(0.5, 1, (4, 1, 6)), 5, axis=1).astype(np.float32)
+    layer = layer_cls(3, dropout=0.5, return_sequences=True, recurrent_initializer="zeros",
+                      bias_initializer="random_normal")
+    plain = layer_cls(3, return_sequences=True)
+    plain(x)
+    plain.set_weights(layer(x).shape and layer.get_weights())
+    np.testing.assert_allclose(layer(x, training=False).numpy(), plain(x).numpy(), atol=1e-6)
+    y = layer(x, training=True).numpy()
+    assert not np.allclose(y, plain(x).numpy(), atol=1e-4)
+    if layer_cls is keras.layers.SimpleRNN:   # no state carried: every step sees the same dropped input
+        np.testing.assert_allclose(y, np.repeat(y[:, :1], 5, axis=1), atol=1e-6)
 
 
 @pytest.mark.parametrize("layer_cls", [keras.layers.LSTM, keras.layers.GRU, keras.layers.SimpleRNN])

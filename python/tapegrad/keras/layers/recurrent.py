@@ -13,10 +13,10 @@ from tapegrad.keras import activations, constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
 
-def _check_fraction(layer, name, value):
+def _check_fraction(layer, name, value, supported=True):
     if not 0 <= value < 1:
         raise ValueError(f"{layer}: {name} must be in [0, 1), got {value!r}")
-    if value:
+    if value and not supported:
         raise tf.errors.UnimplementedError(None, None, f"{layer}: {name} > 0 is not supported yet, got {value!r}")
 
 
@@ -46,7 +46,7 @@ class _Cell(Layer):
         self.recurrent_constraint = constraints.get(recurrent_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
         _check_fraction(type(self).__name__, "dropout", dropout)
-        _check_fraction(type(self).__name__, "recurrent_dropout", recurrent_dropout)
+        _check_fraction(type(self).__name__, "recurrent_dropout", recurrent_dropout, supported=False)
         self.dropout, self.recurrent_dropout, self.seed = dropout, recurrent_dropout, seed
 
     @property
@@ -217,6 +217,9 @@ class RNN(Layer):
       go_backwards: process the steps in reverse order (returned sequences are in that order).
       stateful: each batch starts from the final states of the previous one (``reset_states()`` clears them).
       unroll: accepted (the loop runs the same either way).
+
+    The cell's ``dropout`` drops input features in training with one mask per sequence (as Keras);
+    ``recurrent_dropout`` > 0 is not supported (UnimplementedError).
     """
 
     def __init__(self, cell, return_sequences=False, return_state=False, go_backwards=False, stateful=False,
@@ -281,6 +284,11 @@ class RNN(Layer):
             raise tf.errors.UnimplementedError(None, None, f"{self.name}: masking is not supported yet")
         self._check_inputs(inputs)
         states = self._initial_state(inputs, initial_state)
+        rate = getattr(self.cell, "dropout", 0)
+        if training and rate:
+            # as Keras: one dropout mask per sequence, the same at every step
+            shape = tf.shape(inputs)
+            inputs = tf.nn.dropout(inputs, rate, noise_shape=[shape[0], 1, shape[2]], seed=self.cell.seed)
         seq, states = self._run(inputs, states)
         if self.stateful:
             self._states = [tf.stop_gradient(s) for s in states]
