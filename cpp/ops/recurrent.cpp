@@ -3,8 +3,8 @@
 //
 // Note [Second derivatives of LSTMSequence]: the fused backward and tangent ops are not
 // differentiable. Rather than let an outer tape or accumulator see a silent zero, the rules of
-// LSTMSequence (and GRUSequence) raise UnimplementedError when their result would itself be
-// differentiated.
+// LSTMSequence, GRUSequence and RNNSequence raise UnimplementedError when their result would itself
+// be differentiated.
 #include <climits>
 #include "core/error.h"
 #include "engine/forward.h"
@@ -218,34 +218,31 @@ Tensor one_state_jvp_kernel(const OpDef&, const Tensors& x, const Attrs&, const 
 
 }  // namespace
 
+// One recurrent family: the sequence op (n inputs), its fused backward `name`Grad (the inputs, the
+// output and g -> packed gradients) and tangent `name`Jvp (the inputs, the output and one tangent
+// per input -> the output's tangent); see Note [Second derivatives of LSTMSequence].
+void def_sequence(const std::string& name, int n, InferFn infer, KernelFn kernel, InferFn grad_infer,
+                  KernelFn grad_kernel, InferFn jvp_infer, KernelFn jvp_kernel) {
+  const std::string grad = name + "Grad", jvp = name + "Jvp";
+  def_op(name.c_str()).inputs(n).shape(infer).forward(kernel)
+      .gradient([name, grad](GradCtx& ctx) { return sequence_grad(name.c_str(), grad.c_str(), ctx); })
+      .jvp([name, jvp](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
+        return sequence_jvp(name.c_str(), jvp.c_str(), x, out, tx);
+      });
+  def_op(grad.c_str()).inputs(n + 2).shape(grad_infer).forward(grad_kernel).not_differentiable();
+  def_op(jvp.c_str()).inputs(2 * n + 1).shape(jvp_infer).forward(jvp_kernel).not_differentiable();
+}
+
 void register_recurrent_ops() {
-  def_op("LSTMSequence").inputs(6).shape(lstm_infer).forward(lstm_kernel)
-      .gradient([](GradCtx& ctx) { return sequence_grad("LSTMSequence", "LSTMSequenceGrad", ctx); })
-      .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
-        return sequence_jvp("LSTMSequence", "LSTMSequenceJvp", x, out, tx);
-      });
-  // (x, h0, c0, kernel, recurrent_kernel, bias, out, g) -> packed gradients (backward through time).
-  def_op("LSTMSequenceGrad").inputs(8).shape(lstm_grad_infer).forward(lstm_grad_kernel).not_differentiable();
-  // (x, h0, c0, kernel, recurrent_kernel, bias, out, and their six tangents) -> tangent of out.
-  def_op("LSTMSequenceJvp").inputs(13).shape(lstm_jvp_infer).forward(lstm_jvp_kernel).not_differentiable();
+  // (x, h0, c0, kernel, recurrent_kernel, bias) -> [h, c, i, f, c~, o] of every step, [B, T, 6U].
+  def_sequence("LSTMSequence", 6, lstm_infer, lstm_kernel, lstm_grad_infer, lstm_grad_kernel, lstm_jvp_infer,
+               lstm_jvp_kernel);
   // (x, h0, kernel, recurrent_kernel, bias [2, 3U]) -> h_t of every step [B, T, U] (GRU, reset_after).
-  def_op("GRUSequence").inputs(5).shape(one_state_infer).forward(one_state_kernel<gru_sequence_forward>)
-      .gradient([](GradCtx& ctx) { return sequence_grad("GRUSequence", "GRUSequenceGrad", ctx); })
-      .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
-        return sequence_jvp("GRUSequence", "GRUSequenceJvp", x, out, tx);
-      });
-  def_op("GRUSequenceGrad").inputs(7).shape(one_state_grad_infer).forward(one_state_grad_kernel<gru_sequence_backward>)
-      .not_differentiable();
-  def_op("GRUSequenceJvp").inputs(11).shape(one_state_jvp_infer).forward(one_state_jvp_kernel<gru_sequence_jvp>).not_differentiable();
+  def_sequence("GRUSequence", 5, one_state_infer, one_state_kernel<gru_sequence_forward>, one_state_grad_infer,
+               one_state_grad_kernel<gru_sequence_backward>, one_state_jvp_infer, one_state_jvp_kernel<gru_sequence_jvp>);
   // (x, h0, kernel [F, U], recurrent_kernel [U, U], bias [U]) -> h_t = tanh(x_t W + h_{t-1} R + b), [B, T, U].
-  def_op("RNNSequence").inputs(5).shape(one_state_infer).forward(one_state_kernel<rnn_sequence_forward>)
-      .gradient([](GradCtx& ctx) { return sequence_grad("RNNSequence", "RNNSequenceGrad", ctx); })
-      .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
-        return sequence_jvp("RNNSequence", "RNNSequenceJvp", x, out, tx);
-      });
-  def_op("RNNSequenceGrad").inputs(7).shape(one_state_grad_infer).forward(one_state_grad_kernel<rnn_sequence_backward>)
-      .not_differentiable();
-  def_op("RNNSequenceJvp").inputs(11).shape(one_state_jvp_infer).forward(one_state_jvp_kernel<rnn_sequence_jvp>).not_differentiable();
+  def_sequence("RNNSequence", 5, one_state_infer, one_state_kernel<rnn_sequence_forward>, one_state_grad_infer,
+               one_state_grad_kernel<rnn_sequence_backward>, one_state_jvp_infer, one_state_jvp_kernel<rnn_sequence_jvp>);
 }
 
 }  // namespace tg
