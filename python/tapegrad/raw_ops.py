@@ -1,6 +1,6 @@
 """``tf.raw_ops``: fused ops of the op table that have no higher-level TF name, called by keyword."""
 from tapegrad import _core
-from tapegrad._tensor import convert_to_tensor
+from tapegrad._tensor import convert_to_tensor as _convert
 
 _lstm_sequence = _core.op("LSTMSequence")
 
@@ -13,7 +13,7 @@ def LSTMSequence(x, h0, c0, kernel, recurrent_kernel, bias, name=None):  # noqa:
     per step the hidden state h_t, the cell state c_t and the activated gates i, f, c~, o (kept for
     the backward), units columns each in that order.
     """
-    args = [convert_to_tensor(a) for a in (x, h0, c0, kernel, recurrent_kernel, bias)]
+    args = [_convert(a) for a in (x, h0, c0, kernel, recurrent_kernel, bias)]
     return _lstm_sequence(*args)
 
 
@@ -27,7 +27,7 @@ def GRUSequence(x, h0, kernel, recurrent_kernel, bias, name=None):  # noqa: N802
     recurrent_kernel [units, 3 * units], bias [2, 3 * units] (input bias, recurrent bias).
     Returns the hidden states of every step, [batch, timesteps, units].
     """
-    args = [convert_to_tensor(a) for a in (x, h0, kernel, recurrent_kernel, bias)]
+    args = [_convert(a) for a in (x, h0, kernel, recurrent_kernel, bias)]
     return _gru_sequence(*args)
 
 
@@ -40,5 +40,5 @@ def RNNSequence(x, h0, kernel, recurrent_kernel, bias, name=None):  # noqa: N802
     x [batch, timesteps, features], h0 [batch, units], kernel [features, units], recurrent_kernel
     [units, units], bias [units]. Returns the hidden states of every step, [batch, timesteps, units].
     """
-    args = [convert_to_tensor(a) for a in (x, h0, kernel, recurrent_kernel, bias)]
+    args = [_convert(a) for a in (x, h0, kernel, recurrent_kernel, bias)]
     return _rnn_sequence(*args)
