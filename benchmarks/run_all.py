@@ -11,7 +11,7 @@ import sys
 try:
     from . import _harness as h
     from . import (bench_autodiff, bench_cnn, bench_data, bench_dispatch, bench_elementwise, bench_function,
-                   bench_matmul, bench_training)
+                   bench_lstm, bench_matmul, bench_training)
 except ImportError:          # run as a script
     import _harness as h
     import bench_autodiff
@@ -20,11 +20,12 @@ except ImportError:          # run as a script
     import bench_dispatch
     import bench_elementwise
     import bench_function
+    import bench_lstm
     import bench_matmul
     import bench_training
 
 SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_data,
-          bench_cnn)
+          bench_cnn, bench_lstm)
 
 
 def main(argv=None):

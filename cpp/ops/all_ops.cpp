@@ -15,6 +15,7 @@ void register_optim_ops();
 void register_random_ops();
 void register_conv_ops();
 void register_pooling_ops();
+void register_recurrent_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -31,6 +32,7 @@ void register_all_ops() {
   register_random_ops();
   register_conv_ops();
   register_pooling_ops();
+  register_recurrent_ops();
 }
 
 }  // namespace tg

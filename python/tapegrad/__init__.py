@@ -37,6 +37,7 @@ from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa:
 from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import case, cond, switch_case, while_loop  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
+from tapegrad import raw_ops  # noqa: E402,F401
 from tapegrad import autodiff  # noqa: E402
 from tapegrad import config, strings, summary, test  # noqa: E402
 from tapegrad.config._devices import device  # noqa: E402

@@ -1,4 +1,5 @@
-"""``tf.raw_ops``: TF's fused training ops, which update a Variable and its slots in place.
+"""``tf.raw_ops``: TF's fused training ops, which update a Variable and its slots in place, and the
+fused recurrent time loops the Keras RNN layers run on.
 
 Each is the registry op of the same name (cpp/ops/optim.cpp) bound to TF's argument list; as in TF,
 every argument is keyword-only. ``var`` and the slots are Variables; the hyperparameters are scalars
@@ -41,6 +42,20 @@ _OPS = {
     "ResourceApplyNadam": (
         f"*, var, m, v, local_step, lr, beta1, beta2, epsilon, grad, {_LOCK}",
         "Keras's Nadam (Dozat's momentum schedule u_t = beta1 (1 - 0.5 * 0.96^t)) at step t = local_step >= 1"),
+    # tapegrad's fused recurrent time loops (TF has none: its Keras layers loop in a graph); gate
+    # orders and weight layouts as Keras's
+    "LSTMSequence": (
+        "*, x, h0, c0, kernel, recurrent_kernel, bias",
+        "the LSTM over x [batch, time, features] (gates i, f, c, o); returns [batch, time, 6 * units]: per "
+        "step h, c and the activated gates i, f, c~, o (kept for the backward)"),
+    "GRUSequence": (
+        "*, x, h0, kernel, recurrent_kernel, bias",
+        "Keras's reset_after GRU over x [batch, time, features] (gates z, r, h; bias [2, 3 * units]); returns "
+        "the hidden states [batch, time, units]"),
+    "RNNSequence": (
+        "*, x, h0, kernel, recurrent_kernel, bias",
+        "h_t = tanh(x_t kernel + h_{t-1} recurrent_kernel + bias) over x [batch, time, features]; returns the "
+        "hidden states [batch, time, units]"),
 }
 
 for _name, (_args, _rule) in _OPS.items():

@@ -19,4 +19,8 @@ __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer",
            "Softmax", "Permute", "RepeatVector", "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average",
            "Maximum", "Minimum", "Concatenate", "Dot", "TimeDistributed"] + _conv.__all__ + _pooling.__all__ + \
     _reshaping.__all__
+from tapegrad.keras.layers.recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN,  # noqa: E402
+                                             SimpleRNNCell)
+
+__all__ += ["RNN", "SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU", "Bidirectional"]
 from tapegrad.keras._functional import Input, KerasTensor  # noqa: E402 -- needs InputLayer
