@@ -23,10 +23,8 @@ DIFFERENCES = {
     "fwd:erf-float64-edge_huge": (DELIBERATE, _ERF),
     "fwd:constant-int32-huge": (DELIBERATE, "An integer that does not fit the dtype is refused: TF wraps "
                                             "`constant(2**40, int32)` to 0"),
-    "fwd:nn.conv2d-float32-empty": (DELIBERATE, "float32 conv2d of an empty batch has the output's channels; "
-                                                "TF's CPU kernel (oneDNN) returns the input's shape"),
-    "grad:nn.conv2d-float64-dilated": (DELIBERATE, "float64 conv2d's gradient with dilations > 1 is computed; "
-                                                   "TF's CPU kernel refuses it"),
+    "grad:nn.conv2d-float*-dilated": (DELIBERATE, "conv2d's gradient with dilations > 1 is computed; "
+                                                  "TF's CPU kernels refuse it"),
     # ---- bugs: values
     "*:nn.gelu-float64-r*": (BUG, _F32_CONSTANTS),
     "fwd:nn.gelu*-float64-edge_nan": (BUG, _F32_CONSTANTS),
