@@ -11,7 +11,7 @@ import sys
 try:
     from . import _harness as h
     from . import bench_autodiff, bench_data, bench_dispatch, bench_elementwise, bench_function, bench_matmul, \
-        bench_training
+        bench_recurrence, bench_training
 except ImportError:          # run as a script
     import _harness as h
     import bench_autodiff
@@ -20,9 +20,11 @@ except ImportError:          # run as a script
     import bench_elementwise
     import bench_function
     import bench_matmul
+    import bench_recurrence
     import bench_training
 
-SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_data)
+SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_data,
+          bench_recurrence)
 
 
 def main(argv=None):
