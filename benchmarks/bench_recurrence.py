@@ -9,10 +9,10 @@ autograd; NumPy: forward and backpropagation through time by hand.
 Gradients shrinking through the tanh steps reach subnormal floats (about 1e-38 and below) in
 the early steps of the backward pass; x86 runs float arithmetic on subnormals far slower
 unless the MXCSR flush-to-zero (FTZ) and denormals-are-zero (DAZ) bits are set, which TF
-and JAX do on CPU. The "FTZ/DAZ on" workload runs the tapegrad and NumPy cases with both
-bits set for the calling thread during each call (a tiny C helper compiled at first use;
-the library's floating-point mode is untouched), so the difference between the two
-workloads is the cost of subnormals.
+and JAX do on CPU. The "FTZ/DAZ on" workload runs every case with both bits set for the
+calling thread during each call (a tiny C helper compiled at first use; the library's
+floating-point mode is untouched): the difference between the two workloads is the cost of
+subnormals for tapegrad, NumPy and torch.
 
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_recurrence.py
 """
@@ -128,7 +128,7 @@ def make_workloads():
             "tf.range(T); jax: jit of scan; torch: eager; numpy: BPTT by hand")
     plain = h.Workload(GROUP, "tanh RNN loss + gradient, " + shape, flops=FLOPS, note=note, rtol=2e-3)
     ftz = h.Workload(GROUP, "tanh RNN loss + gradient, FTZ/DAZ on, " + shape, flops=FLOPS,
-                     note="tapegrad and numpy with the MXCSR flush-to-zero bits set during each call",
+                     note="every case with the MXCSR flush-to-zero bits set on this thread during each call",
                      rtol=2e-3)
 
     def tf_case(tf):
@@ -139,19 +139,7 @@ def make_workloads():
     def np_case(np):
         return lambda: np_loss_and_grads(XS, W0, U0, B0)
 
-    plain.case("tensorflow", "tapegrad")(tf_case)
-    plain.case("numpy")(np_case)
-
-    @ftz.case("tapegrad")
-    def _(tf):
-        return with_ftz(tf_case(tf))
-
-    @ftz.case("numpy")
-    def _(np):
-        return with_ftz(np_case(np))
-
-    @plain.case("torch")
-    def _(torch):
+    def torch_case(torch):
         xs = torch.from_numpy(XS.copy())
         params = [torch.from_numpy(a.copy()).requires_grad_(True) for a in (W0, U0, B0)]
 
@@ -165,8 +153,7 @@ def make_workloads():
             return [loss.detach()] + list(grads)
         return step
 
-    @plain.case("jax")
-    def _(jax):
+    def jax_case(jax):
         jnp = jax.numpy
 
         def loss_fn(params, xs):
@@ -185,6 +172,12 @@ def make_workloads():
             loss, grads = jax.block_until_ready(vg(params, xs))
             return [loss] + list(grads)
         return step
+
+    cases = {"tapegrad": tf_case, "tensorflow": tf_case, "numpy": np_case, "torch": torch_case,
+             "jax": jax_case}
+    for fw, builder in cases.items():
+        plain.case(fw)(builder)
+        ftz.case(fw)(lambda mod, builder=builder: with_ftz(builder(mod)))
 
     return [plain, ftz]
 
