@@ -11,7 +11,7 @@ import sys
 try:
     from . import _harness as h
     from . import (bench_autodiff, bench_cnn, bench_data, bench_dispatch, bench_elementwise, bench_function,
-                   bench_lstm, bench_matmul, bench_training)
+                   bench_lstm, bench_matmul, bench_recurrence, bench_training)
 except ImportError:          # run as a script
     import _harness as h
     import bench_autodiff
@@ -22,10 +22,11 @@ except ImportError:          # run as a script
     import bench_function
     import bench_lstm
     import bench_matmul
+    import bench_recurrence
     import bench_training
 
 SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_data,
-          bench_cnn, bench_lstm)
+          bench_cnn, bench_lstm, bench_recurrence)
 
 
 def main(argv=None):
