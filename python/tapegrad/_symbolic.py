@@ -7,14 +7,16 @@ model) instead of running:
     the binding checks the arguments for the registered type and calls the hook (cpp/bindings/ops.cpp);
   * a public op written in Python (tf.expand_dims, tf.cast, tf.stack, ...) would convert the argument
     itself first, so ``install`` wraps those functions in the public namespaces with a check of the
-    arguments (one level into lists) before they run.
+    arguments (one level into lists) before they run. The wrapping waits for the first symbolic
+    tensor (``activate``): a program that never builds a functional model keeps the plain functions
+    (the check costs ~0.7 us a call).
 """
 import functools
 import types
 
 from tapegrad import _core
 
-__all__ = ["register_symbolic_type", "registry_op", "install"]
+__all__ = ["register_symbolic_type", "registry_op", "install", "activate"]
 
 _STATE = [None, None]  # the registered type, the hook
 
@@ -57,9 +59,23 @@ def _dispatching(fn):
     return op
 
 
+_PENDING = []  # install's requests until activate
+
+
 def install(namespaces, modules, names=()):
-    """Wraps every public Python function of ``namespaces`` defined in one of ``modules`` (module name
-    prefixes), or named in ``names``, with the same wrapper wherever a function is exported."""
+    """Wraps, once ``activate`` runs, every public Python function of ``namespaces`` defined in one of
+    ``modules`` (module name prefixes), or named in ``names``, with the same wrapper wherever a
+    function is exported."""
+    _PENDING.append((namespaces, modules, names))
+
+
+def activate():
+    """Installs the wrappers asked for (called as the first symbolic tensor is made)."""
+    while _PENDING:
+        _wrap_namespaces(*_PENDING.pop(0))
+
+
+def _wrap_namespaces(namespaces, modules, names):
     wrapped = {}
     for space in namespaces:
         for name in [n for n in vars(space) if not n.startswith("_")]:

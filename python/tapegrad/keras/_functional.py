@@ -35,6 +35,7 @@ class KerasTensor:
     """A symbolic tensor of a functional model: shape (None where unknown), dtype, and the node that made it."""
 
     def __init__(self, shape, dtype="float32", name=None, node=None, index=0):
+        _symbolic.activate()  # ops written in Python start checking for Keras tensors (Note [Symbolic dispatch])
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = tf.as_dtype(dtype)
         self.name = name
