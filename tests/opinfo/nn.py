@@ -162,3 +162,43 @@ rows = [
            samples=_moments_samples, order=2, op=None),
     OpInfo("dropout", _seeded_dropout, None, samples=_dropout_samples, op=None, draws_random=True),
 ]
+
+
+# tf.nn.embedding_lookup and tf.nn.batch_normalization (Python-level composites)
+def _embedding_samples(rng, dtype):
+    yield SampleInput([rng.uniform(-2, 2, (5, 3)).astype(dtype), np.array([[0, 4], [2, 2]], "int32")])
+    yield SampleInput([rng.uniform(-2, 2, (4, 3, 2)).astype(dtype), np.array(3, "int64")])
+    # rows of norm about 0.5 (kept) and 3.5 (clipped), away from the kink at max_norm
+    params = rng.uniform(0.2, 0.4, (3, 4)).astype(dtype) * np.array([[1.0], [7.0], [1.0]], dtype)
+    yield SampleInput([params, np.array([1, 0, 1, 2], "int32")], {"max_norm": 1.5})
+
+
+def _embedding_ref(params, ids, max_norm=None):
+    out = params[ids]
+    if max_norm is not None:
+        axes = tuple(range(np.ndim(ids), out.ndim))
+        norm = np.sqrt(np.sum(out * out, axis=axes, keepdims=True))
+        out = out * max_norm / np.maximum(norm, max_norm)
+    return out
+
+
+def _batch_norm_samples(rng, dtype):
+    def u(shape, lo=-2.0, hi=2.0):
+        return rng.uniform(lo, hi, shape).astype(dtype)
+    yield SampleInput([u((4, 3)), u((3,)), u((3,), 0.5, 2.0), u((3,)), u((3,)), 1e-3])
+    yield SampleInput([u((2, 2, 3)), u((1, 1, 3)), u((1, 1, 3), 0.5, 2.0), None, None, 0.01])
+    yield SampleInput([u((2, 3)), u(()), u((), 0.5, 2.0), u(()), None, 0.0])
+
+
+def _batch_norm_ref(x, mean, variance, offset, scale, eps):
+    y = (x - mean) / np.sqrt(variance + eps)
+    y = y if scale is None else y * scale
+    return y if offset is None else y + offset
+
+
+rows += [
+    OpInfo("embedding_lookup", tf.nn.embedding_lookup, _embedding_ref, samples=_embedding_samples,
+           order=2, op=None),
+    OpInfo("batch_normalization", tf.nn.batch_normalization, _batch_norm_ref, samples=_batch_norm_samples,
+           order=2, op=None),
+]

@@ -436,6 +436,32 @@ def _sigmoid_ce_samples(rng, dt):
     yield "bad", Sample([], {"labels": _rand(rng, (2, 3), dt), "logits": _rand(rng, (3,), dt)})
 
 
+def _embedding_samples(rng, dt):
+    params = _rand(rng, (5, 3), dt)
+    yield "ids2d", Sample([params, np.array([[0, 4], [2, 2]], "int32")])
+    yield "scalar", Sample([_rand(rng, (4, 3, 2), dt), np.array(3, "int64")])
+    yield "empty", Sample([params, np.zeros((0,), "int32")])
+    yield "oob", Sample([params, np.array([1, 5], "int32")])
+    yield "neg", Sample([params, np.array([-1], "int32")])
+
+
+def _embedding_max_norm_samples(rng, dt):
+    params = _rand(rng, (4, 3), dt) * np.array([[1.0], [3.0], [0.1], [2.0]], dt)
+    yield "rows", Sample([params, np.array([0, 1, 2, 3, 1], "int32")], {"max_norm": 1.0})
+    yield "ids2d", Sample([params, np.array([[1], [3]], "int32")], {"max_norm": 1.0})
+    yield "scalar", Sample([_rand(rng, (4, 3, 2), dt), np.array(2, "int32")], {"max_norm": 1.0})
+    yield "zero_row", Sample([np.zeros((2, 3), dt), np.array([0, 1], "int32")], {"max_norm": 1.0})
+
+
+def _batch_norm_samples(rng, dt):
+    x, c = _rand(rng, (4, 3), dt), lambda shape: _rand(rng, shape, dt)
+    var = lambda shape: _rand(rng, shape, dt, (0.5, 2.0))  # noqa: E731
+    yield "full", Sample([x, c((3,)), var((3,)), c((3,)), c((3,)), 1e-3])
+    yield "none", Sample([x, c((3,)), var((3,)), None, None, 1e-3])
+    yield "scalar", Sample([x, c(()), var(()), c(()), None, 0.0])
+    yield "bad", Sample([x, c((2,)), var((3,)), None, None, 1e-3])
+
+
 NN = [
     Row("nn.softmax", _softmax_samples), Row("nn.log_softmax", _softmax_samples),
     Row("nn.softmax_cross_entropy_with_logits", _sce_samples),
@@ -456,8 +482,10 @@ NN = [
                                 ("stats", lambda rng, dt: Sample([[20000]], {"minval": -3, "maxval": 9,
                                                                              "dtype": DT(dt)}))), NUMERIC, grad=False,
         shape_only=True),
+    Row("nn.embedding_lookup", _embedding_samples, ALL),
+    Row("nn.embedding_lookup", _embedding_max_norm_samples, FLOAT, variant="max_norm"),
+    Row("nn.batch_normalization", _batch_norm_samples),
 ]
-
 
 
 def _conv_samples(rng, dt):
