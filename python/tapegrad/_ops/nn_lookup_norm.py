@@ -56,7 +56,8 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
         t = convert_to_tensor(value, dtype_hint=x.dtype)
         if t.dtype != x.dtype:
             raise _core.InvalidArgumentError(
-                f"batch_normalization: {arg_name} must have x's dtype {x.dtype.name}, got {t.dtype.name}{tuple(t.shape)}")
+                f"batch_normalization: {arg_name} must have x's dtype {x.dtype.name}, "
+                f"got {t.dtype.name}{tuple(t.shape)}")
         return t
 
     mean, variance = arg(mean, "mean"), arg(variance, "variance")
