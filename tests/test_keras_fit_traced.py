@@ -54,9 +54,9 @@ def test_an_overridden_train_step_is_traced_and_run_eagerly_opts_out():
     calls = []
 
     class Counting(_OneDense):
-        def train_step(self, x, y, sample_weight=None):
+        def train_step(self, data):
             calls.append(1)  # a Python side effect: runs while tracing only
-            return super().train_step(x, y, sample_weight)
+            return super().train_step(data)
 
     X, y = _data(32)
     model = Counting()
@@ -188,8 +188,8 @@ def test_class_weight_weights_each_sample_by_its_class(run_eagerly):
 
 def test_learning_rate_read_in_a_traced_train_step_follows_changes():
     class LoggingLr(_OneDense):
-        def train_step(self, x, y, sample_weight=None):
-            logs = super().train_step(x, y, sample_weight)
+        def train_step(self, data):
+            logs = super().train_step(data)
             logs["lr"] = self.optimizer.learning_rate
             return logs
 
@@ -235,3 +235,27 @@ def test_class_weight_errors():
         model.fit(X, np.array([0, 1, 2, 1], "float32"), verbose=0, class_weight={0: 1.0, 1: 2.0})
     with pytest.raises(ValueError, match="3\\+ dimensional targets"):
         model.fit(X, np.ones((4, 2, 1), "float32"), verbose=0, class_weight={0: 1.0})
+
+
+def test_train_step_takes_the_batch_as_keras_gives_it():
+    # the "customize what happens in fit" pattern: train_step(self, data), data = (x, y) or (x, y, sample_weight)
+    seen = []
+
+    class Custom(_OneDense):
+        def train_step(self, data):
+            seen.append(len(data))
+            x, y, sample_weight = keras.utils.unpack_x_y_sample_weight(data)
+            with tf.GradientTape() as tape:
+                loss = self.compute_loss(x, y, self(x, training=True), sample_weight)
+            grads = tape.gradient(loss, self.trainable_variables)
+            self.optimizer.apply_gradients(zip(grads, self.trainable_variables))
+            return {"loss": loss}
+
+    X, y = _data(32)
+    model = Custom()
+    model.compile(loss="mse", optimizer="sgd")
+    first = model.fit(X, y, batch_size=16, epochs=2, verbose=0).history["loss"]
+    model.fit(X, y, sample_weight=np.ones(32), batch_size=16, epochs=1, verbose=0)
+    assert seen == [2, 3] and first[1] < first[0]
+    assert keras.utils.pack_x_y_sample_weight(1, 2) == (1, 2)
+    assert keras.utils.unpack_x_y_sample_weight((1,)) == (1, None, None)

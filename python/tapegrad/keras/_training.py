@@ -144,7 +144,10 @@ class TrainingMixin:
             raise ValueError("No loss to compute: compile(loss=...) or add_loss in the model")
         return tf.add_n(terms) if len(terms) > 1 else terms[0]
 
-    def train_step(self, x, y, sample_weight=None):
+    def train_step(self, data):
+        """One training step on a batch ``data``: ``(x, y)``, ``(x, y, sample_weight)`` or ``x``, as Keras
+        gives it (``keras.utils.unpack_x_y_sample_weight`` splits it); returns the logs."""
+        x, y, sample_weight = data_adapter.unpack(data)
         with tf.GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
@@ -153,7 +156,8 @@ class TrainingMixin:
         self.optimizer.apply_gradients(zip(grads, variables))
         return self._update_metrics(loss, y, y_pred, sample_weight, _multi_output.batch_size(x))
 
-    def test_step(self, x, y, sample_weight=None):
+    def test_step(self, data):
+        x, y, sample_weight = data_adapter.unpack(data)
         y_pred = self(x, training=False)
         loss = self.compute_loss(x, y, y_pred, sample_weight, training=False)
         return self._update_metrics(loss, y, y_pred, sample_weight, _multi_output.batch_size(x))
@@ -182,7 +186,8 @@ class TrainingMixin:
         x, y, sample_weight = (_multi_output.nest_map(
             lambda v: tf.convert_to_tensor(v) if isinstance(v, np.ndarray) else v, v) for v in (x, y, sample_weight))
         y = _multi_output.nest_map(lambda v: _as_float(v, self.dtype), y)
-        return {k: float(v) for k, v in step(x, y, sample_weight).items()}
+        data = (x, y) if sample_weight is None else (x, y, sample_weight)
+        return {k: float(v) for k, v in step(data).items()}
 
     # ---- loops
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,

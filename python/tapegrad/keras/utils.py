@@ -11,7 +11,7 @@ from tapegrad.keras.datasets._files import get_file
 
 from tapegrad.keras._timeseries import timeseries_dataset_from_array  # noqa: E402
 
-__all__ = ["Progbar", "clear_session", "get_file", "normalize", "pad_sequences", "set_random_seed",
+__all__ = ["Progbar", "clear_session", "pack_x_y_sample_weight", "unpack_x_y_sample_weight", "get_file", "normalize", "pad_sequences", "set_random_seed",
            "timeseries_dataset_from_array", "to_categorical"]
 
 
@@ -154,3 +154,17 @@ def normalize(x, axis=-1, order=2):
     vectors stay zero."""
     x = tf.convert_to_tensor(x)
     return x / tf.maximum(tf.norm(x, ord=order, axis=axis, keepdims=True), 1e-12)
+
+
+def unpack_x_y_sample_weight(data):
+    """``(x, y, sample_weight)`` of a batch given to train_step: ``(x, y)``, ``(x, y, sample_weight)``,
+    ``(x,)`` or ``x`` alone (missing parts None)."""
+    from tapegrad.keras._data_adapter import unpack
+    return unpack(data)
+
+
+def pack_x_y_sample_weight(x, y=None, sample_weight=None):
+    """The batch ``unpack_x_y_sample_weight`` splits: ``(x,)``, ``(x, y)`` or ``(x, y, sample_weight)``."""
+    if y is None:
+        return (x,)
+    return (x, y) if sample_weight is None else (x, y, sample_weight)
