@@ -648,3 +648,30 @@ def test_lambdas_are_found_in_their_source_and_converted():
     assert convert(keys["pos"])(2) == 2  # converted or not: never another lambda's code
     g = tf.function(lambda x: x * 2.0 if x > 0 else -x)
     assert [float(g(tf.constant(v))) for v in (-2.0, 3.0)] == [2.0, 6.0]
+
+
+def test_tf_range_with_a_python_bound_is_one_graph_loop():
+    # TF: tf.range is a tensor inside a function, so the loop is a graph loop whatever its bounds
+    w = tf.Variable(0.5)
+
+    @tf.function
+    def f(x):
+        h = tf.zeros([2])
+        for t in tf.range(50):
+            h = tf.tanh(x * w + h) + tf.cast(t, tf.float32) * 0.0
+        return tf.reduce_sum(h)
+
+    x = tf.constant([1.0, -1.0])
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = f(x)
+    types = [op.type for op in f.get_concrete_function(x).graph.get_operations()]
+    assert types.count("While") == 1 and len(types) < 40
+    h = tf.zeros([2])
+    with tf.GradientTape() as tape2:
+        tape2.watch(x)
+        for t in range(50):
+            h = tf.tanh(x * w + h)
+        ye = tf.reduce_sum(h)
+    np.testing.assert_allclose(float(y), float(ye), rtol=1e-6)
+    np.testing.assert_allclose(tape.gradient(y, x).numpy(), tape2.gradient(ye, x).numpy(), rtol=1e-5)

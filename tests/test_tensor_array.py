@@ -95,7 +95,7 @@ def test_unrolled_loops_in_a_function_with_gradients():
     @tf.function
     def doubled(x):
         ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
-        for i in tf.range(tf.shape(x)[0]):  # a count known at tracing time: the loop unrolls
+        for i in tf.range(tf.shape(x)[0]):  # one iteration unrolls (the first write gives the shape), then a loop
             ta = ta.write(i, x[i] * 2.0)
         return ta.stack()
 

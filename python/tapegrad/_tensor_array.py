@@ -223,6 +223,12 @@ class TensorArray:
         return f"<tf.TensorArray dtype={self._dtype.name} size={n} element_shape={self.element_shape}>"
 
     # -- the graph-loop form (autograph/_loops.py) ------------------------------------------------------
+    def _loop_ready(self):
+        """Whether a graph loop can carry it: its element shape is known (given, or from its writes)."""
+        items = self._elements.items
+        return (self._buffer is not None or bool(items) and all(t is not None for t in items)
+                or self._elements.element_shape is not None)
+
     def _to_loop_value(self):
         if self._buffer is not None:
             return self._buffer, self._size

@@ -15,6 +15,7 @@ import textwrap
 import types
 import weakref
 
+from tapegrad import _core
 from tapegrad._tensor import cast
 from tapegrad.autograph import _operators
 from tapegrad.autograph._convert import AG, convert_function_def
@@ -186,14 +187,16 @@ def converted_call(f, args, kwargs, recursive=True):
 
 
 def iterable_call(f, args, kwargs, recursive=True):
-    """The call that makes a `for` loop's iterable: tf.range (or Python's range) with a traced
-    bound is not materialized; the loop counts in the graph."""
+    """The call that makes a `for` loop's iterable: tf.range inside a traced function (its result is a
+    tensor there, so TF loops in the graph whatever the bounds), or Python's range with a traced
+    bound, is not materialized; the loop counts in the graph."""
     from tapegrad._creation import range as tf_range
-    if getattr(f, "__wrapped__", f) is tf_range or f is range:  # (tf.range as exported may be wrapped)
+    is_tf_range = getattr(f, "__wrapped__", f) is tf_range  # (tf.range as exported may be wrapped)
+    if is_tf_range or f is range:
         values = list(args) + list((kwargs or {}).values())
-        if any(_operators.is_graph_tensor(v) for v in values):
+        if is_tf_range and _core._tracing() or any(_operators.is_graph_tensor(v) for v in values):
             from tapegrad.autograph._loops import RangeLoop
-            return RangeLoop(*args, **(kwargs or {}))
+            return RangeLoop(*args, **(kwargs or {}), graph_loop=is_tf_range)
     return converted_call(f, args, kwargs, recursive)
 
 

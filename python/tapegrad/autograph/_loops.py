@@ -74,7 +74,9 @@ def run_loop(test, body, get_state, set_state, names, opts, where):
     steps = 0
     while limit is None or is_graph_tensor(limit) or steps < limit:
         cond = test()
-        if is_graph_tensor(cond):
+        # graph_loop (tf.range in a trace): a graph loop as in TF, once every TensorArray it carries
+        # knows its element shape (until then iterations unroll, as TF infers the shape from a write)
+        if is_graph_tensor(cond) or opts.get("graph_loop") and cond and _arrays_ready(get_state()):
             rest = dict(opts, maximum_iterations=None if limit is None else limit - steps)
             if _defined_inside(get_state(), names, rest):
                 return _peeled_loop(cond, test, body, get_state, set_state, names, rest, where)
@@ -83,6 +85,10 @@ def run_loop(test, body, get_state, set_state, names, opts, where):
             return
         body()
         steps += 1
+
+
+def _arrays_ready(state):
+    return all(v._loop_ready() for v in state if isinstance(v, _tensor_array_type()))
 
 
 def _defined_inside(state, names, opts):
@@ -218,7 +224,8 @@ class TensorLoop:
 class RangeLoop:
     """``for i in tf.range(...)`` with a traced bound: the numbers, computed from the index."""
 
-    def __init__(self, start, limit=None, delta=1, dtype=None, name=None):
+    def __init__(self, start, limit=None, delta=1, dtype=None, name=None, graph_loop=False):
+        self.graph_loop = graph_loop  # a graph loop even with bounds known at tracing time (tf.range)
         if limit is None:
             start, limit = 0, start
         values = [start, limit, delta]
@@ -262,4 +269,6 @@ def indexed_loop(source, extra_test, body, get_state, set_state, names, opts, wh
         index[0] = i + 1
         body(source.item(i))
 
+    if getattr(source, "graph_loop", False):
+        opts = dict(opts, graph_loop=True)
     run_loop(test, step, get, put, ("<index>",) + tuple(names), opts, where)
