@@ -3,23 +3,16 @@ inputs; values, dtypes, shapes, error classes and first-order gradients must agr
 
 Skipped when TensorFlow does not import, unless TAPEGRAD_REQUIRE_TF=1 (then it fails)."""
 import functools
-import os
-import warnings
 
 import numpy as np
 import pytest
 
 import tapegrad as tg
+from tf_oracle import import_tensorflow
 from tf_oracle.cases import all_cases, gradient_cases, params
 from tf_oracle.samples import DT
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    if os.environ.get("TAPEGRAD_REQUIRE_TF") == "1":
-        import tensorflow as ref
-    else:
-        ref = pytest.importorskip("tensorflow")
+ref = import_tensorflow()
 
 TOL = {"float32": (1e-5, 1e-6), "float64": (1e-12, 1e-14)}
 GRAD_TOL = {"float32": (1e-4, 1e-5), "float64": (1e-9, 1e-11)}

@@ -1,21 +1,14 @@
 """tf.data pipelines run by TensorFlow and by tapegrad from the same code: the same element_spec,
 cardinality and elements (in order), or the same error class.
 Skipped when TensorFlow does not import, unless TAPEGRAD_REQUIRE_TF=1 (then it fails)."""
-import os
-import warnings
 
 import numpy as np
 import pytest
 
 import tapegrad as tg
+from tf_oracle import import_tensorflow
 
-os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    if os.environ.get("TAPEGRAD_REQUIRE_TF") == "1":
-        import tensorflow as ref
-    else:
-        ref = pytest.importorskip("tensorflow")
+ref = import_tensorflow()
 
 X = np.arange(24, dtype=np.float32).reshape(12, 2)
 Y = np.arange(12)

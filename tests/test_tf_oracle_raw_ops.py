@@ -4,17 +4,14 @@ variable and slot values after one update from the same inputs.
 Needs TensorFlow (the oracle venv of .ci/run); skipped without it, or fails when TAPEGRAD_REQUIRE_TF is set.
 """
 import inspect
-import os
 
 import numpy as np
 import pytest
 
 import tapegrad as tg
+from tf_oracle import import_tensorflow
 
-if os.environ.get("TAPEGRAD_REQUIRE_TF"):
-    import tensorflow as tf
-else:
-    tf = pytest.importorskip("tensorflow")
+tf = import_tensorflow()
 
 # op -> (Variables: value range, other inputs: a range or a scalar, attributes). Ranges: "s" signed,
 # "p" positive, "m" small.

@@ -3,16 +3,13 @@
 Needs TensorFlow (the oracle venv of .ci/run); skipped without it, or fails when TAPEGRAD_REQUIRE_TF is set.
 """
 import inspect
-import os
 
 import pytest
 
 import tapegrad
+from tf_oracle import import_tensorflow
 
-if os.environ.get("TAPEGRAD_REQUIRE_TF"):
-    import tensorflow as tf
-else:
-    tf = pytest.importorskip("tensorflow")
+tf = import_tensorflow()
 
 NAMESPACES = ["", "math", "nn", "linalg", "random"]
 
