@@ -12,6 +12,20 @@ namespace {
 // Below this many elements a second thread costs more than it saves.
 constexpr int64_t kParallelMin = 1 << 16;
 
+// f(lo, hi) on one contiguous chunk of [0, n) per OpenMP thread.
+template <class F>
+void per_thread_chunks(int64_t n, F f) {
+#pragma omp parallel
+  {
+    int64_t nt = 1, t = 0;
+#ifdef _OPENMP
+    nt = omp_get_num_threads();
+    t = omp_get_thread_num();
+#endif
+    f(n * t / nt, n * (t + 1) / nt);
+  }
+}
+
 template <class T, class R, class F>
 void unary_loop(const EwArgs& a, F f) {
   const T* x = static_cast<const T*>(a.in[0]);
@@ -32,16 +46,7 @@ void unary_run_loop(const EwArgs& a, Run run) {
   T* o = static_cast<T*>(a.out);
   const int64_t n = a.n;
   if (n < kParallelMin) return run(x, o, n);
-#pragma omp parallel
-  {
-    int64_t nt = 1, t = 0;
-#ifdef _OPENMP
-    nt = omp_get_num_threads();
-    t = omp_get_thread_num();
-#endif
-    const int64_t lo = n * t / nt, hi = n * (t + 1) / nt;
-    run(x + lo, o + lo, hi - lo);
-  }
+  per_thread_chunks(n, [&](int64_t lo, int64_t hi) { run(x + lo, o + lo, hi - lo); });
 }
 
 // Inner loop over the last dimension with strides 0 or 1 specialised so the compiler vectorizes.
@@ -64,17 +69,9 @@ void binary_loop(const EwArgs& a, F f) {
   if (rows == 1) {
     if (a.n >= kParallelMin) {
       const int64_t sx = a.stride[0][last], sy = a.stride[1][last];
-#pragma omp parallel
-      {
-        // Split the single row into one contiguous chunk per thread.
-        int64_t nt = 1, t = 0;
-#ifdef _OPENMP
-        nt = omp_get_num_threads();
-        t = omp_get_thread_num();
-#endif
-        int64_t lo = inner * t / nt, hi = inner * (t + 1) / nt;
+      per_thread_chunks(inner, [&](int64_t lo, int64_t hi) {  // the single row split between threads
         binary_row(x + lo * sx, sx, y + lo * sy, sy, o + lo, hi - lo, f);
-      }
+      });
     } else {
       binary_row(x, a.stride[0][last], y, a.stride[1][last], o, inner, f);
     }
