@@ -20,7 +20,7 @@ from tapegrad._function import function
 from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
 from tapegrad.data import _structure as st
 from tapegrad.data import _windowing
-from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, check_count
+from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, check_positive_count
 
 __all__ = ["Map", "Filter", "FlatMap", "Interleave", "TakeWhile", "reduce", "get_single_element"]
 
@@ -226,11 +226,7 @@ class Interleave(FlatMap):
 
 
 def _positive_count(value, what):
-    n = check_count(value, what, "Dataset.interleave")
-    if n <= 0:
-        raise errors.InvalidArgumentError(None, None, f"Dataset.interleave: {what} must be greater than zero, "
-                                          f"got {n}.")
-    return n
+    return check_positive_count(value, what, "Dataset.interleave")
 
 
 class TakeWhile(Dataset):
