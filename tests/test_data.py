@@ -655,3 +655,14 @@ def test_window_and_interleave_counts_must_be_positive(make, message):
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         make(tf.data.Dataset.range(3))
     assert message in str(info.value)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: d.filter(lambda x: x), "Dataset.filter: Invalid `predicate`. `predicate` must return a `tf.bool` "
+     "scalar tensor, but its return type is TensorSpec(shape=(), dtype=tf.int64, name=None)."),
+    (lambda d: d.take_while(lambda x: tf.stack([x < 1, x < 2])), "Dataset.take_while: Invalid `predicate`."),
+])
+def test_filter_and_take_while_predicates_must_be_bool_scalars(make, message):
+    with pytest.raises(ValueError) as info:
+        make(tf.data.Dataset.range(3))
+    assert message in str(info.value)

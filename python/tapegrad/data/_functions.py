@@ -127,18 +127,22 @@ class Map(Dataset):
             yield apply(flat)
 
 
-def _check_predicate(spec, op):
-    if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape is None or spec.shape.rank:
-        raise ValueError(f"{op}: Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
-                         f"return type is {spec}.")
+class _Predicated(Dataset):
+    """A dataset of ``dataset``'s elements chosen by a traced ``predicate`` (a tf.bool scalar); ``_op`` names it."""
+    _op = None
 
-
-class Filter(Dataset):
     def __init__(self, dataset, predicate):
         self._input = dataset
-        self._func = _TracedElementFunction(predicate, dataset, "Dataset.filter")
-        _check_predicate(self._func.output_spec, "Dataset.filter")
+        self._func = _TracedElementFunction(predicate, dataset, self._op)
+        spec = self._func.output_spec
+        if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape is None or spec.shape.rank:
+            raise ValueError(f"{self._op}: Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                             f"but its return type is {spec}.")
         super().__init__(dataset.element_spec)
+
+
+class Filter(_Predicated):
+    _op = "Dataset.filter"
 
     def _flat(self):
         apply = self._func.apply
@@ -229,12 +233,8 @@ def _positive_count(value, what):
     return check_positive_count(value, what, "Dataset.interleave")
 
 
-class TakeWhile(Dataset):
-    def __init__(self, dataset, predicate):
-        self._input = dataset
-        self._func = _TracedElementFunction(predicate, dataset, "Dataset.take_while")
-        _check_predicate(self._func.output_spec, "Dataset.take_while")
-        super().__init__(dataset.element_spec)
+class TakeWhile(_Predicated):
+    _op = "Dataset.take_while"
 
     def _flat(self):
         apply = self._func.apply
