@@ -29,6 +29,12 @@ def check_data_format(data_format, layer):
                                            "'channels_last' (NHWC)")
 
 
+def check_depth_multiplier(value, layer):
+    if not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{layer}: depth_multiplier must be a positive int, got {value!r}")
+    return value
+
+
 def conv_output_length(length, k, padding, stride, dilation=1):
     """The output length of a convolution or pooling window along one axis (None stays None)."""
     if length is None:
@@ -250,9 +256,7 @@ class DepthwiseConv2D(_Conv):
         super().__init__(None, kernel_size, strides, padding, data_format, dilation_rate, 1, activation, use_bias,
                          depthwise_initializer, bias_initializer, depthwise_regularizer, bias_regularizer,
                          activity_regularizer, depthwise_constraint, bias_constraint, **kwargs)
-        if not isinstance(depth_multiplier, int) or depth_multiplier <= 0:
-            raise ValueError(f"DepthwiseConv2D: depth_multiplier must be a positive int, got {depth_multiplier!r}")
-        self.depth_multiplier = depth_multiplier
+        self.depth_multiplier = check_depth_multiplier(depth_multiplier, "DepthwiseConv2D")
 
     def build(self, input_shape):
         channels = self._channels(input_shape)
@@ -294,9 +298,7 @@ class SeparableConv2D(_Conv):
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate, 1, activation, use_bias,
                          depthwise_initializer, bias_initializer, depthwise_regularizer, bias_regularizer,
                          activity_regularizer, depthwise_constraint, bias_constraint, **kwargs)
-        if not isinstance(depth_multiplier, int) or depth_multiplier <= 0:
-            raise ValueError(f"SeparableConv2D: depth_multiplier must be a positive int, got {depth_multiplier!r}")
-        self.depth_multiplier = depth_multiplier
+        self.depth_multiplier = check_depth_multiplier(depth_multiplier, "SeparableConv2D")
         self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
         self.pointwise_constraint = constraints.get(pointwise_constraint)
