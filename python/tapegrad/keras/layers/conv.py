@@ -92,6 +92,15 @@ class _Conv(Layer):
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
 
+    def _build_depthwise_kernel(self, input_shape):
+        """DepthwiseConv2D's and SeparableConv2D's depthwise_kernel (kh, kw, channels, depth_multiplier),
+        with the kernel_* options; returns the input's channel count."""
+        channels = self._in_channels = self._channels(input_shape)
+        self.depthwise_kernel = self.add_weight(
+            shape=self.kernel_size + (channels, self.depth_multiplier), initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint, name="depthwise_kernel")
+        return channels
+
     def _channels(self, input_shape):
         shape = tuple(input_shape)
         if len(shape) != self.rank + 2:
@@ -259,11 +268,7 @@ class DepthwiseConv2D(_Conv):
         self.depth_multiplier = check_depth_multiplier(depth_multiplier, "DepthwiseConv2D")
 
     def build(self, input_shape):
-        channels = self._channels(input_shape)
-        self._in_channels = channels
-        self.depthwise_kernel = self.add_weight(
-            shape=self.kernel_size + (channels, self.depth_multiplier), initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint, name="depthwise_kernel")
+        channels = self._build_depthwise_kernel(input_shape)
         self.bias = self.add_weight(shape=(channels * self.depth_multiplier,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer, constraint=self.bias_constraint,
                                     name="bias") if self.use_bias else None
@@ -304,11 +309,7 @@ class SeparableConv2D(_Conv):
         self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
-        channels = self._channels(input_shape)
-        self._in_channels = channels
-        self.depthwise_kernel = self.add_weight(
-            shape=self.kernel_size + (channels, self.depth_multiplier), initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint, name="depthwise_kernel")
+        channels = self._build_depthwise_kernel(input_shape)
         self.pointwise_kernel = self.add_weight(
             shape=(1, 1, channels * self.depth_multiplier, self.filters), initializer=self.pointwise_initializer,
             regularizer=self.pointwise_regularizer, constraint=self.pointwise_constraint, name="pointwise_kernel")
