@@ -641,3 +641,28 @@ TF_PARAMETERS = {
 def test_dataset_methods_take_tf_parameter_names(method):
     import inspect
     assert " ".join(inspect.signature(getattr(D, method)).parameters) == TF_PARAMETERS[method]
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: d.window(0), "Dataset.window: Window size must be greater than zero, got 0."),
+    (lambda d: d.window(2, shift=-1), "Dataset.window: Window shift must be greater than zero, got -1."),
+    (lambda d: d.interleave(lambda x: tf.data.Dataset.range(1), cycle_length=0),
+     "Dataset.interleave: cycle_length must be greater than zero, got 0."),
+    (lambda d: d.interleave(lambda x: tf.data.Dataset.range(1), cycle_length=1, block_length=0),
+     "Dataset.interleave: block_length must be greater than zero, got 0."),
+])
+def test_window_and_interleave_counts_must_be_positive(make, message):
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        make(tf.data.Dataset.range(3))
+    assert message in str(info.value)
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda d: d.filter(lambda x: x), "Dataset.filter: Invalid `predicate`. `predicate` must return a `tf.bool` "
+     "scalar tensor, but its return type is TensorSpec(shape=(), dtype=tf.int64, name=None)."),
+    (lambda d: d.take_while(lambda x: tf.stack([x < 1, x < 2])), "Dataset.take_while: Invalid `predicate`."),
+])
+def test_filter_and_take_while_predicates_must_be_bool_scalars(make, message):
+    with pytest.raises(ValueError) as info:
+        make(tf.data.Dataset.range(3))
+    assert message in str(info.value)

@@ -188,3 +188,14 @@ def test_cnn_example_learns(capsys):
     path = os.path.join(os.path.dirname(__file__), "..", "examples", "cnn_mnist_shaped.py")
     accuracy = runpy.run_path(path)["main"](n_train=256, epochs=1)  # 4 steps: about 0.6 (chance: 0.1)
     assert accuracy > 0.4 and "test accuracy" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("make, name", [
+    (lambda m: keras.layers.DepthwiseConv2D(3, depth_multiplier=m), "DepthwiseConv2D"),
+    (lambda m: keras.layers.SeparableConv2D(4, 3, depth_multiplier=m), "SeparableConv2D"),
+])
+@pytest.mark.parametrize("bad", [0, -1, 1.5])
+def test_depth_multiplier_must_be_a_positive_int(make, name, bad):
+    with pytest.raises(ValueError, match=f"{name}: depth_multiplier must be a positive int, got {bad!r}"):
+        make(bad)
+    assert make(2).depth_multiplier == 2

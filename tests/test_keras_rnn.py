@@ -298,3 +298,17 @@ def test_config_round_trip_and_output_shape(layer_cls):
         (3, True, True, True, "rec")
     shapes = layer.compute_output_shape((None, 5, 2))
     assert shapes[0] == (None, 5, 3) and all(s == (None, 3) for s in shapes[1:])
+
+
+@pytest.mark.parametrize("layer_cls", [keras.layers.LSTM, keras.layers.GRU, keras.layers.SimpleRNN],
+                         ids=["lstm", "gru", "simple_rnn"])
+def test_fused_without_bias_agrees_and_empty_time_raises(layer_cls, rng):
+    x = rng.uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    fused = layer_cls(4, use_bias=False, return_sequences=True, go_backwards=True)
+    stepped = layer_cls(4, use_bias=False, return_sequences=True, go_backwards=True, activation=lambda v: tf.tanh(v))
+    fused(x), stepped(x)
+    stepped.set_weights(fused.get_weights())
+    assert fused.cell.fused and not stepped.cell.fused
+    np.testing.assert_allclose(fused(x).numpy(), stepped(x).numpy(), atol=1e-6)
+    with pytest.raises(ValueError, match="the inputs have no timesteps, got shape \\(2, 0, 3\\)"):
+        fused(np.zeros((2, 0, 3), np.float32))

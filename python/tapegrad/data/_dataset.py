@@ -41,6 +41,14 @@ def check_count(value, what, op):
     return int(value)
 
 
+def check_positive_count(value, what, op, label=None):
+    """check_count, then TF's InvalidArgumentError unless the count is above zero (``label`` names it there)."""
+    n = check_count(value, what, op)
+    if n <= 0:
+        raise errors.InvalidArgumentError(None, None, f"{op}: {label or what} must be greater than zero, got {n}.")
+    return n
+
+
 class Iterator:
     """An iterator over a dataset's elements as Tensors (``iter(dataset)``); ``next(it)`` or
     ``it.get_next()`` gives the next element and raises StopIteration / OutOfRangeError at the end."""

@@ -20,7 +20,7 @@ from tapegrad._function import function
 from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
 from tapegrad.data import _structure as st
 from tapegrad.data import _windowing
-from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, check_count
+from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, check_positive_count
 
 __all__ = ["Map", "Filter", "FlatMap", "Interleave", "TakeWhile", "reduce", "get_single_element"]
 
@@ -127,18 +127,22 @@ class Map(Dataset):
             yield apply(flat)
 
 
-def _check_predicate(spec, op):
-    if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape is None or spec.shape.rank:
-        raise ValueError(f"{op}: Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, but its "
-                         f"return type is {spec}.")
+class _Predicated(Dataset):
+    """A dataset of ``dataset``'s elements chosen by a traced ``predicate`` (a tf.bool scalar); ``_op`` names it."""
+    _op = None
 
-
-class Filter(Dataset):
     def __init__(self, dataset, predicate):
         self._input = dataset
-        self._func = _TracedElementFunction(predicate, dataset, "Dataset.filter")
-        _check_predicate(self._func.output_spec, "Dataset.filter")
+        self._func = _TracedElementFunction(predicate, dataset, self._op)
+        spec = self._func.output_spec
+        if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape is None or spec.shape.rank:
+            raise ValueError(f"{self._op}: Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
+                             f"but its return type is {spec}.")
         super().__init__(dataset.element_spec)
+
+
+class Filter(_Predicated):
+    _op = "Dataset.filter"
 
     def _flat(self):
         apply = self._func.apply
@@ -226,19 +230,11 @@ class Interleave(FlatMap):
 
 
 def _positive_count(value, what):
-    n = check_count(value, what, "Dataset.interleave")
-    if n <= 0:
-        raise errors.InvalidArgumentError(None, None, f"Dataset.interleave: {what} must be greater than zero, "
-                                          f"got {n}.")
-    return n
+    return check_positive_count(value, what, "Dataset.interleave")
 
 
-class TakeWhile(Dataset):
-    def __init__(self, dataset, predicate):
-        self._input = dataset
-        self._func = _TracedElementFunction(predicate, dataset, "Dataset.take_while")
-        _check_predicate(self._func.output_spec, "Dataset.take_while")
-        super().__init__(dataset.element_spec)
+class TakeWhile(_Predicated):
+    _op = "Dataset.take_while"
 
     def _flat(self):
         apply = self._func.apply

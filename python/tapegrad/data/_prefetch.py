@@ -32,26 +32,26 @@ class _Failure:
         self.error = error
 
 
-def _produce(source, slots, stop):
-    try:
-        for item in source:
-            while not stop.is_set():
-                try:
-                    slots.put(item, timeout=0.05)
-                    break
-                except queue.Full:
-                    continue
-            if stop.is_set():
-                return
-        item = _DONE
-    except BaseException as e:  # noqa: BLE001  (re-raised in the consumer)
-        item = _Failure(e)
+def _put(slots, item, stop):
+    """Puts item into slots, waiting for room, unless stop is set first."""
     while not stop.is_set():
         try:
             slots.put(item, timeout=0.05)
             return
         except queue.Full:
             continue
+
+
+def _produce(source, slots, stop):
+    try:
+        for item in source:
+            _put(slots, item, stop)
+            if stop.is_set():
+                return
+        item = _DONE
+    except BaseException as e:  # noqa: BLE001  (re-raised in the consumer)
+        item = _Failure(e)
+    _put(slots, item, stop)
 
 
 def _stop(flag, thread):

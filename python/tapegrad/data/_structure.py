@@ -12,7 +12,7 @@ import collections.abc as _abc
 
 import numpy as np
 
-from tapegrad import _core, dtypes
+from tapegrad import _core, _nest as nest, dtypes
 from tapegrad._tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor
 
 __all__ = ["flatten", "structure_of", "make_packer", "as_array", "spec_of", "specs_compatible", "merge_specs",
@@ -23,26 +23,13 @@ def _nested(value):
     return isinstance(value, (tuple, _abc.Mapping))
 
 
-def _children(value):
-    if isinstance(value, _abc.Mapping):
-        return [value[k] for k in sorted(value)]
-    return list(value)
-
-
-def _rebuild(like, items):
-    if isinstance(like, _abc.Mapping):
-        by_key = dict(zip(sorted(like), items))
-        return type(like)((k, by_key[k]) for k in like)
-    return type(like)(*items) if hasattr(like, "_fields") else type(like)(items)
-
-
 def flatten(value, lists_nest=False):
     """The leaves of a tf.data structure in tf.nest order (Note [Flat elements])."""
     out = []
 
     def walk(v):
         if _nested(v) or (lists_nest and isinstance(v, list)):
-            for child in _children(v):
+            for child in nest._children(v):
                 walk(child)
         else:
             out.append(v)
@@ -57,7 +44,7 @@ def map_structure(fn, structure, lists_nest=False):
         if isinstance(v, list) and lists_nest:
             return tuple(walk(c) for c in v)
         if _nested(v):
-            return _rebuild(v, [walk(c) for c in _children(v)])
+            return nest.sequence_like(v, [walk(c) for c in nest._children(v)])
         return fn(v)
 
     return walk(structure)

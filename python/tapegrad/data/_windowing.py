@@ -1,7 +1,6 @@
 """Dataset.window: elements that are themselves datasets, each of a window of consecutive elements."""
-from tapegrad import errors
 from tapegrad.data import _structure as st
-from tapegrad.data._dataset import Dataset, check_count
+from tapegrad.data._dataset import Dataset, check_positive_count
 
 __all__ = ["Window", "Elements"]
 
@@ -22,11 +21,7 @@ class Elements(Dataset):
 
 
 def _positive(value, what):
-    n = check_count(value, what, "Dataset.window")
-    if n <= 0:
-        raise errors.InvalidArgumentError(None, None, f"Dataset.window: Window {what} must be greater than zero, "
-                                          f"got {n}.")
-    return n
+    return check_positive_count(value, what, "Dataset.window", f"Window {what}")
 
 
 class Window(Dataset):

@@ -183,9 +183,11 @@ class TrainingMixin:
             step = traced
         # tensors, as Keras gives train_step (and they take the Function's C++ cache lookup); float
         # targets in the model's float type
-        x, y, sample_weight = (_multi_output.nest_map(
-            lambda v: tf.convert_to_tensor(v) if isinstance(v, np.ndarray) else v, v) for v in (x, y, sample_weight))
-        y = _multi_output.nest_map(lambda v: _as_float(v, self.dtype), y)
+        def as_tensor(v):
+            return tf.convert_to_tensor(v) if isinstance(v, np.ndarray) else v
+
+        x, sample_weight = (_multi_output.nest_map(as_tensor, v) for v in (x, sample_weight))
+        y = _multi_output.nest_map(lambda v: _as_float(as_tensor(v), self.dtype), y)
         data = (x, y) if sample_weight is None else (x, y, sample_weight)
         return {k: float(v) for k, v in step(data).items()}
 

@@ -29,6 +29,12 @@ def check_data_format(data_format, layer):
                                            "'channels_last' (NHWC)")
 
 
+def check_depth_multiplier(value, layer):
+    if not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{layer}: depth_multiplier must be a positive int, got {value!r}")
+    return value
+
+
 def conv_output_length(length, k, padding, stride, dilation=1):
     """The output length of a convolution or pooling window along one axis (None stays None)."""
     if length is None:
@@ -85,6 +91,15 @@ class _Conv(Layer):
         self.activity_regularizer = regularizers.get(activity_regularizer)
         self.kernel_constraint = constraints.get(kernel_constraint)
         self.bias_constraint = constraints.get(bias_constraint)
+
+    def _build_depthwise_kernel(self, input_shape):
+        """DepthwiseConv2D's and SeparableConv2D's depthwise_kernel (kh, kw, channels, depth_multiplier),
+        with the kernel_* options; returns the input's channel count."""
+        channels = self._in_channels = self._channels(input_shape)
+        self.depthwise_kernel = self.add_weight(
+            shape=self.kernel_size + (channels, self.depth_multiplier), initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint, name="depthwise_kernel")
+        return channels
 
     def _channels(self, input_shape):
         shape = tuple(input_shape)
@@ -250,16 +265,10 @@ class DepthwiseConv2D(_Conv):
         super().__init__(None, kernel_size, strides, padding, data_format, dilation_rate, 1, activation, use_bias,
                          depthwise_initializer, bias_initializer, depthwise_regularizer, bias_regularizer,
                          activity_regularizer, depthwise_constraint, bias_constraint, **kwargs)
-        if not isinstance(depth_multiplier, int) or depth_multiplier <= 0:
-            raise ValueError(f"DepthwiseConv2D: depth_multiplier must be a positive int, got {depth_multiplier!r}")
-        self.depth_multiplier = depth_multiplier
+        self.depth_multiplier = check_depth_multiplier(depth_multiplier, "DepthwiseConv2D")
 
     def build(self, input_shape):
-        channels = self._channels(input_shape)
-        self._in_channels = channels
-        self.depthwise_kernel = self.add_weight(
-            shape=self.kernel_size + (channels, self.depth_multiplier), initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint, name="depthwise_kernel")
+        channels = self._build_depthwise_kernel(input_shape)
         self.bias = self.add_weight(shape=(channels * self.depth_multiplier,), initializer=self.bias_initializer,
                                     regularizer=self.bias_regularizer, constraint=self.bias_constraint,
                                     name="bias") if self.use_bias else None
@@ -294,19 +303,13 @@ class SeparableConv2D(_Conv):
         super().__init__(filters, kernel_size, strides, padding, data_format, dilation_rate, 1, activation, use_bias,
                          depthwise_initializer, bias_initializer, depthwise_regularizer, bias_regularizer,
                          activity_regularizer, depthwise_constraint, bias_constraint, **kwargs)
-        if not isinstance(depth_multiplier, int) or depth_multiplier <= 0:
-            raise ValueError(f"SeparableConv2D: depth_multiplier must be a positive int, got {depth_multiplier!r}")
-        self.depth_multiplier = depth_multiplier
+        self.depth_multiplier = check_depth_multiplier(depth_multiplier, "SeparableConv2D")
         self.pointwise_initializer = initializers.get(pointwise_initializer)
         self.pointwise_regularizer = regularizers.get(pointwise_regularizer)
         self.pointwise_constraint = constraints.get(pointwise_constraint)
 
     def build(self, input_shape):
-        channels = self._channels(input_shape)
-        self._in_channels = channels
-        self.depthwise_kernel = self.add_weight(
-            shape=self.kernel_size + (channels, self.depth_multiplier), initializer=self.kernel_initializer,
-            regularizer=self.kernel_regularizer, constraint=self.kernel_constraint, name="depthwise_kernel")
+        channels = self._build_depthwise_kernel(input_shape)
         self.pointwise_kernel = self.add_weight(
             shape=(1, 1, channels * self.depth_multiplier, self.filters), initializer=self.pointwise_initializer,
             regularizer=self.pointwise_regularizer, constraint=self.pointwise_constraint, name="pointwise_kernel")

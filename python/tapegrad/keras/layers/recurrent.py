@@ -315,6 +315,13 @@ class _KerasRNN(RNN):
     """SimpleRNN, LSTM and GRU: built from their constructor arguments, which are their config;
     the cell's attributes (units, activation, kernel, ...) read through the layer, as in Keras."""
 
+    _cell_class = None  # the subclass's cell; _fused_run(x, states) is its one-op time loop
+
+    def __init__(self, units, **kwargs):
+        self._init_args = dict(units=units, **kwargs)
+        layer, cell = _split_kwargs(dict(kwargs))
+        super().__init__(self._cell_class(units, **cell), **layer)
+
     def __getattr__(self, name):
         cell = self.__dict__.get("cell")
         if name.startswith("_") or cell is None:
@@ -324,6 +331,13 @@ class _KerasRNN(RNN):
     def get_config(self):
         config = {k: v for k, v in self._init_args.items() if not callable(v) or isinstance(v, str)}
         return {**super().get_config(), **self.cell.get_config(), **config, "name": self.name}
+
+    def _run(self, inputs, states):
+        if not self.cell.fused:
+            return super()._run(inputs, states)
+        if inputs.shape[1] == 0:
+            raise ValueError(f"{self.name}: the inputs have no timesteps, got shape {tuple(inputs.shape)}")
+        return self._fused_run(tf.reverse(inputs, [1]) if self.go_backwards else inputs, states)
 
 
 _RNN_ARGS = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll", "name", "dtype", "trainable")
@@ -342,19 +356,11 @@ class SimpleRNN(_KerasRNN):
     With activation tanh (the default) the time loop is one fused op (tf.raw_ops.RNNSequence).
     """
 
-    def __init__(self, units, **kwargs):
-        self._init_args = dict(units=units, **kwargs)
-        layer, cell = _split_kwargs(dict(kwargs))
-        super().__init__(SimpleRNNCell(units, **cell), **layer)
+    _cell_class = SimpleRNNCell
 
-    def _run(self, inputs, states):
+    def _fused_run(self, x, states):
         cell = self.cell
-        if not cell.fused:
-            return super()._run(inputs, states)
-        if inputs.shape[1] == 0:
-            raise ValueError(f"{self.name}: the inputs have no timesteps, got shape {tuple(inputs.shape)}")
-        x = tf.reverse(inputs, [1]) if self.go_backwards else inputs
-        bias = cell.bias if cell.bias is not None else tf.zeros([cell.units], dtype=inputs.dtype)
+        bias = cell.bias if cell.bias is not None else tf.zeros([cell.units], dtype=x.dtype)
         seq = tf.raw_ops.RNNSequence(x=x, h0=states[0], kernel=cell.kernel, recurrent_kernel=cell.recurrent_kernel,
                                      bias=bias)
         return seq, [seq[:, -1, :]]
@@ -366,19 +372,11 @@ class GRU(_KerasRNN):
     With reset_after and the default activations the time loop is one fused op (tf.raw_ops.GRUSequence).
     """
 
-    def __init__(self, units, **kwargs):
-        self._init_args = dict(units=units, **kwargs)
-        layer, cell = _split_kwargs(dict(kwargs))
-        super().__init__(GRUCell(units, **cell), **layer)
+    _cell_class = GRUCell
 
-    def _run(self, inputs, states):
+    def _fused_run(self, x, states):
         cell = self.cell
-        if not cell.fused:
-            return super()._run(inputs, states)
-        if inputs.shape[1] == 0:
-            raise ValueError(f"{self.name}: the inputs have no timesteps, got shape {tuple(inputs.shape)}")
-        x = tf.reverse(inputs, [1]) if self.go_backwards else inputs
-        bias = cell.bias if cell.bias is not None else tf.zeros([2, 3 * cell.units], dtype=inputs.dtype)
+        bias = cell.bias if cell.bias is not None else tf.zeros([2, 3 * cell.units], dtype=x.dtype)
         seq = tf.raw_ops.GRUSequence(x=x, h0=states[0], kernel=cell.kernel, recurrent_kernel=cell.recurrent_kernel,
                                      bias=bias)
         return seq, [seq[:, -1, :]]
@@ -394,20 +392,12 @@ class LSTM(_KerasRNN):
     [TensorShape([2, 4]), TensorShape([2, 4]), TensorShape([2, 4])]
     """
 
-    def __init__(self, units, **kwargs):
-        self._init_args = dict(units=units, **kwargs)
-        layer, cell = _split_kwargs(dict(kwargs))
-        super().__init__(LSTMCell(units, **cell), **layer)
+    _cell_class = LSTMCell
 
-    def _run(self, inputs, states):
+    def _fused_run(self, x, states):
         cell = self.cell
-        if not cell.fused:
-            return super()._run(inputs, states)
-        if inputs.shape[1] == 0:
-            raise ValueError(f"{self.name}: the inputs have no timesteps, got shape {tuple(inputs.shape)}")
-        x = tf.reverse(inputs, [1]) if self.go_backwards else inputs
         u = cell.units
-        bias = cell.bias if cell.bias is not None else tf.zeros([4 * u], dtype=inputs.dtype)
+        bias = cell.bias if cell.bias is not None else tf.zeros([4 * u], dtype=x.dtype)
         packed = tf.raw_ops.LSTMSequence(x=x, h0=states[0], c0=states[1], kernel=cell.kernel,
                                          recurrent_kernel=cell.recurrent_kernel, bias=bias)
         seq = packed[:, :, :u]
