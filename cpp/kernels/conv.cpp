@@ -15,6 +15,7 @@
 #include <cstring>
 #include <limits>
 #include <vector>
+#include "kernels/threads.h"
 
 namespace tg {
 
@@ -229,17 +230,6 @@ template <class T> void direct_filter_grad(const Window2D& g, const T* X, const 
 // order on the calling thread, where OpenBLAS keeps its own threads.
 constexpr int64_t kParallelMacs = 1 << 22;  // multiply-adds before the chunks use both cores
 
-// OpenBLAS at one thread for a scope; the previous count comes back at its end.
-struct SingleThreadedBlas {
-  int before = scipy_openblas_get_num_threads();
-  SingleThreadedBlas() {
-    if (before != 1) scipy_openblas_set_num_threads(1);
-  }
-  ~SingleThreadedBlas() {
-    if (before != 1) scipy_openblas_set_num_threads(before);
-  }
-};
-
 // The batch in chunks of `images` images (the last may be smaller), on `threads` threads.
 struct Chunks {
   int64_t n, images;
@@ -255,7 +245,7 @@ struct Chunks {
       for (int64_t i = 0; i < count; ++i) body(i * images, std::min(images, n - i * images), 0);
       return;
     }
-    SingleThreadedBlas one;
+    OneBlasThread one;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (int64_t i = 0; i < count; ++i) body(i * images, std::min(images, n - i * images), omp_get_thread_num());
   }

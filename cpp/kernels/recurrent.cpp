@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <mutex>
 #include "core/allocator.h"
+#include "kernels/threads.h"
 #include "kernels/vmath.h"
 
 namespace tg {
@@ -206,24 +207,7 @@ template <class T> const T* p(const Tensor& t) { return t->data_as<T>(); }
 // The time loop's GEMMs are small ([batch, units] x [units, 4 units]) and come 50 or more in a
 // row: waking OpenBLAS's second thread for each costs more than it saves, and against spinning
 // OpenMP threads it made a training step 50x slower here. While any time loop runs, OpenBLAS
-// uses one thread (its per-thread setting is not exported; the first loop in sets it, the last
-// one out puts the old count back).
-struct OneBlasThread {
-  static std::mutex& mu() { static std::mutex m; return m; }
-  static int& users() { static int n = 0; return n; }
-  static int& saved() { static int n = 0; return n; }
-  OneBlasThread() {
-    std::lock_guard<std::mutex> lock(mu());
-    if (users()++ == 0) {
-      saved() = scipy_openblas_get_num_threads();
-      if (saved() != 1) scipy_openblas_set_num_threads(1);
-    }
-  }
-  ~OneBlasThread() {
-    std::lock_guard<std::mutex> lock(mu());
-    if (--users() == 0 && saved() != 1) scipy_openblas_set_num_threads(saved());
-  }
-};
+// uses one thread (OneBlasThread, kernels/threads.h).
 
 // ---- GRU (reset_after) ----
 
