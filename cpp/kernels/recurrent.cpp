@@ -5,29 +5,13 @@
 #include <algorithm>
 #include <mutex>
 #include "core/allocator.h"
+#include "kernels/matmul.h"
 #include "kernels/threads.h"
 #include "kernels/vmath.h"
 
 namespace tg {
 
 namespace {
-
-// C[m, n] = alpha * op(A) op(B) + beta * C, row-major with explicit leading dimensions.
-template <class T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T beta, T* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
-    return;
-  }
-  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-  else
-    scipy_cblas_dgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-}
 
 // Gate activations of one row [i f c o] (each `u` wide) in place: sigmoid, sigmoid, tanh, sigmoid.
 // Three plain loops so that each vectorizes (vmath: branch-free polynomials).
@@ -110,11 +94,11 @@ template <class T>
 void forward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U, O = kLstmWidth * U;
   Scratch<T> xp(B * S * G), z(B * G);
-  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
+  blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
   for (int64_t t = 0; t < S; ++t) {
     const T* hp = t == 0 ? h0 : out + (t - 1) * O;
     const int64_t ldh = t == 0 ? U : S * O;
-    gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), z.data(), G);
+    blas_gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), z.data(), G);
     for (int64_t r = 0; r < B; ++r) {
       const T* p = xp.data() + (r * S + t) * G;
       T* zr = z.data() + r * G;
@@ -147,13 +131,13 @@ void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, c
       lstm_cell_backward(out + row * O, g + row * O, cp, dh.data() + r * U, dc.data() + r * U, dz.data() + row * G, U);
     }
     // dh_{t-1} = dz_t R^T over the batch rows of step t (stride S*G).
-    gemm<T>(false, true, B, U, G, dz.data() + t * G, S * G, R, G, T(0), dh.data(), U);
+    blas_gemm<T>(false, true, B, U, G, dz.data() + t * G, S * G, R, G, T(0), dh.data(), U);
   }
   std::copy_n(dh.data(), B * U, dh0);
   std::copy_n(dc.data(), B * U, dc0);
-  gemm<T>(false, true, B * S, F, G, dz.data(), G, W, G, T(0), dx, F);
-  gemm<T>(true, false, F, G, B * S, x, F, dz.data(), G, T(0), dW, G);
-  gemm<T>(true, false, U, G, B * S, hprev.data(), U, dz.data(), G, T(0), dR, G);
+  blas_gemm<T>(false, true, B * S, F, G, dz.data(), G, W, G, T(0), dx, F);
+  blas_gemm<T>(true, false, F, G, B * S, x, F, dz.data(), G, T(0), dW, G);
+  blas_gemm<T>(true, false, U, G, B * S, hprev.data(), U, dz.data(), G, T(0), dR, G);
   for (int64_t j = 0; j < G; ++j) db[j] = T(0);
   for (int64_t row = 0; row < B * S; ++row) {
     const T* __restrict zr = dz.data() + row * G;
@@ -168,15 +152,15 @@ void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const 
   Scratch<T> hprev(B * S * U), tp(B * S * G);
   previous_states<T>(d, h0, out, O, hprev.data());
   // Tangent of the pre-activations, except the th_{t-1} R term added per step.
-  gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), tp.data(), G);
-  gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), tp.data(), G);
-  gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(1), tp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), tp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), tp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(1), tp.data(), G);
   for (int64_t row = 0; row < B * S; ++row)
     for (int64_t j = 0; j < G; ++j) tp[row * G + j] += tb[j];
   for (int64_t t = 0; t < S; ++t) {
     const T* thp = t == 0 ? th0 : tout + (t - 1) * O;
     const int64_t ldh = t == 0 ? U : S * O;
-    gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), tp.data() + t * G, S * G);
+    blas_gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), tp.data() + t * G, S * G);
     for (int64_t r = 0; r < B; ++r) {
       const int64_t row = r * S + t;
       const T* __restrict a = out + row * O + 2 * U;
@@ -222,8 +206,8 @@ void gru_recompute(const Dims& d, const T* x, const T* h0, const T* W, const T* 
       const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * U;
       std::copy(src, src + U, hprev + (r * S + t) * U);
     }
-  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp, G);
-  gemm<T>(false, false, B * S, G, U, hprev, U, R, G, T(0), rc, G);
+  blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp, G);
+  blas_gemm<T>(false, false, B * S, G, U, hprev, U, R, G, T(0), rc, G);
   for (int64_t row = 0; row < B * S; ++row) {
     T* __restrict xr = xp + row * G;
     T* __restrict cr = rc + row * G;
@@ -252,13 +236,13 @@ template <class T>
 void gru_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 3 * U;
   Scratch<T> xp(B * S * G), rc(B * G);
-  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);
   for (int64_t row = 0; row < B * S; ++row)
     for (int64_t j = 0; j < G; ++j) xp[row * G + j] += b[j];
   for (int64_t t = 0; t < S; ++t) {
     const T* hp = t == 0 ? h0 : out + (t - 1) * U;
     const int64_t ldh = t == 0 ? U : S * U;
-    gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), rc.data(), G);
+    blas_gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), rc.data(), G);
     for (int64_t r = 0; r < B; ++r) {
       T* c = rc.data() + r * G;
       for (int64_t j = 0; j < G; ++j) c[j] += b[G + j];
@@ -318,12 +302,12 @@ void gru_backward(const Dims& d, const T* x, const T* h0, const T* W, const T* R
                         dh.data() + r * U, dxp.data() + row * G, drc.data() + row * G, U);
     }
     // dh_{t-1} = dh z + drc_t R^T over the batch rows of step t (stride S*G).
-    gemm<T>(false, true, B, U, G, drc.data() + t * G, S * G, R, G, T(1), dh.data(), U);
+    blas_gemm<T>(false, true, B, U, G, drc.data() + t * G, S * G, R, G, T(1), dh.data(), U);
   }
   std::copy_n(dh.data(), B * U, dh0);
-  gemm<T>(false, true, B * S, F, G, dxp.data(), G, W, G, T(0), dx, F);
-  gemm<T>(true, false, F, G, B * S, x, F, dxp.data(), G, T(0), dW, G);
-  gemm<T>(true, false, U, G, B * S, hprev.data(), U, drc.data(), G, T(0), dR, G);
+  blas_gemm<T>(false, true, B * S, F, G, dxp.data(), G, W, G, T(0), dx, F);
+  blas_gemm<T>(true, false, F, G, B * S, x, F, dxp.data(), G, T(0), dW, G);
+  blas_gemm<T>(true, false, U, G, B * S, hprev.data(), U, drc.data(), G, T(0), dR, G);
   column_sums(dxp.data(), B * S, G, db);
   column_sums(drc.data(), B * S, G, db + G);
 }
@@ -334,9 +318,9 @@ void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 3 * U;
   Scratch<T> xp(B * S * G), rc(B * S * G), a(B * S * G), hprev(B * S * U), txp(B * S * G), trc(B * S * G);
   gru_recompute<T>(d, x, h0, W, R, b, out, xp.data(), rc.data(), a.data(), hprev.data());
-  gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), txp.data(), G);
-  gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), txp.data(), G);
-  gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(0), trc.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), txp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), txp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(0), trc.data(), G);
   for (int64_t row = 0; row < B * S; ++row)
     for (int64_t j = 0; j < G; ++j) {
       txp[row * G + j] += tb[j];
@@ -345,7 +329,7 @@ void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   for (int64_t t = 0; t < S; ++t) {
     const T* thp = t == 0 ? th0 : tout + (t - 1) * U;
     const int64_t ldh = t == 0 ? U : S * U;
-    gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), trc.data() + t * G, S * G);
+    blas_gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), trc.data() + t * G, S * G);
     for (int64_t r = 0; r < B; ++r) {
       const int64_t row = r * S + t;
       const T* __restrict ar = a.data() + row * G;
@@ -371,11 +355,11 @@ void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
 template <class T>
 void rnn_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
-  gemm<T>(false, false, B * S, U, F, x, F, W, U, T(0), out, U);  // input projections, in place
+  blas_gemm<T>(false, false, B * S, U, F, x, F, W, U, T(0), out, U);  // input projections, in place
   for (int64_t t = 0; t < S; ++t) {
     const T* hp = t == 0 ? h0 : out + (t - 1) * U;
     const int64_t ldh = t == 0 ? U : S * U;
-    gemm<T>(false, false, B, U, U, hp, ldh, R, U, T(1), out + t * U, S * U);
+    blas_gemm<T>(false, false, B, U, U, hp, ldh, R, U, T(1), out + t * U, S * U);
     for (int64_t r = 0; r < B; ++r) {
       T* __restrict o = out + (r * S + t) * U;
       for (int64_t j = 0; j < U; ++j) o[j] = vmath::tanh(o[j] + b[j]);
@@ -404,12 +388,12 @@ void rnn_backward(const Dims& d, const T* x, const T* h0, const T* W, const T* R
       T* __restrict a = da.data() + row * U;
       for (int64_t j = 0; j < U; ++j) a[j] = (gr[j] + dhr[j]) * (T(1) - h[j] * h[j]);
     }
-    gemm<T>(false, true, B, U, U, da.data() + t * U, S * U, R, U, T(0), dh.data(), U);
+    blas_gemm<T>(false, true, B, U, U, da.data() + t * U, S * U, R, U, T(0), dh.data(), U);
   }
   std::copy_n(dh.data(), B * U, dh0);
-  gemm<T>(false, true, B * S, F, U, da.data(), U, W, U, T(0), dx, F);
-  gemm<T>(true, false, F, U, B * S, x, F, da.data(), U, T(0), dW, U);
-  gemm<T>(true, false, U, U, B * S, hprev.data(), U, da.data(), U, T(0), dR, U);
+  blas_gemm<T>(false, true, B * S, F, U, da.data(), U, W, U, T(0), dx, F);
+  blas_gemm<T>(true, false, F, U, B * S, x, F, da.data(), U, T(0), dW, U);
+  blas_gemm<T>(true, false, U, U, B * S, hprev.data(), U, da.data(), U, T(0), dR, U);
   column_sums(da.data(), B * S, U, db);
 }
 
@@ -419,13 +403,13 @@ void rnn_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
   Scratch<T> hprev(B * S * U);
   previous_states<T>(d, h0, out, U, hprev.data());
-  gemm<T>(false, false, B * S, U, F, tx, F, W, U, T(0), tout, U);
-  gemm<T>(false, false, B * S, U, F, x, F, tW, U, T(1), tout, U);
-  gemm<T>(false, false, B * S, U, U, hprev.data(), U, tR, U, T(1), tout, U);
+  blas_gemm<T>(false, false, B * S, U, F, tx, F, W, U, T(0), tout, U);
+  blas_gemm<T>(false, false, B * S, U, F, x, F, tW, U, T(1), tout, U);
+  blas_gemm<T>(false, false, B * S, U, U, hprev.data(), U, tR, U, T(1), tout, U);
   for (int64_t t = 0; t < S; ++t) {
     const T* thp = t == 0 ? th0 : tout + (t - 1) * U;
     const int64_t ldh = t == 0 ? U : S * U;
-    gemm<T>(false, false, B, U, U, thp, ldh, R, U, T(1), tout + t * U, S * U);
+    blas_gemm<T>(false, false, B, U, U, thp, ldh, R, U, T(1), tout + t * U, S * U);
     for (int64_t r = 0; r < B; ++r) {
       const T* __restrict h = out + (r * S + t) * U;
       T* __restrict o = tout + (r * S + t) * U;
