@@ -418,133 +418,110 @@ void rnn_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   }
 }
 
+// The plumbing of every time loop: the sizes, OpenBLAS at one thread, and run(d, T{}) with T the
+// element type (float32 or float64).
+template <class F> void time_loop(const Tensor& x, const Tensor& R, F&& run) {
+  const Dims d = dims_of(x, R);
+  OneBlasThread one_thread;
+  if (x->dtype == DType::Float32)
+    run(d, float{});
+  else
+    run(d, double{});
+}
+
+// A backward time loop; with no step, h0 and c0 pass nothing on and every gradient is zero.
+template <class F> void backward_loop(const Tensor& x, const Tensor& R, Tensor& packed, F&& run) {
+  if (x->shape[1] == 0) {
+    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
+    return;
+  }
+  time_loop(x, R, run);
+}
+
 }  // namespace
 
 void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                            const Tensor& b, Tensor& out) {
   if (out->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    forward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
-  else
-    forward<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(b),
-                    out->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    forward<T>(d, p<T>(x), p<T>(h0), p<T>(c0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
+  });
 }
 
 void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                             const Tensor& b, const Tensor& out, const Tensor& g, Tensor& packed) {
-  const Dims d = dims_of(x, R);
-  if (d.T == 0) {  // no step: h0 and c0 pass nothing on, every gradient is zero
-    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
-    return;
-  }
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    backward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(out), p<float>(g),
-                    packed->data_as<float>());
-  else
-    backward<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(out),
-                     p<double>(g), packed->data_as<double>());
+  backward_loop(x, R, packed, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    backward<T>(d, p<T>(x), p<T>(h0), p<T>(c0), p<T>(W), p<T>(R), p<T>(out), p<T>(g), packed->data_as<T>());
+  });
 }
 
 void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                        const Tensor& b, const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tc0,
                        const Tensor& tW, const Tensor& tR, const Tensor& tb, Tensor& tout) {
   if (tout->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    jvp<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(out),
-               p<float>(tx), p<float>(th0), p<float>(tc0), p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
-  else
-    jvp<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(out),
-                p<double>(tx), p<double>(th0), p<double>(tc0), p<double>(tW), p<double>(tR), p<double>(tb),
-                tout->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    jvp<T>(d, p<T>(x), p<T>(h0), p<T>(c0), p<T>(W), p<T>(R), p<T>(out), p<T>(tx), p<T>(th0), p<T>(tc0), p<T>(tW),
+           p<T>(tR), p<T>(tb), tout->data_as<T>());
+  });
 }
 
 void gru_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                           Tensor& out) {
   if (out->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    gru_forward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
-  else
-    gru_forward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b),
-                        out->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    gru_forward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
+  });
 }
 
 void gru_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                            const Tensor& out, const Tensor& g, Tensor& packed) {
-  const Dims d = dims_of(x, R);
-  if (d.T == 0) {
-    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
-    return;
-  }
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    gru_backward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
-                        p<float>(g), packed->data_as<float>());
-  else
-    gru_backward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
-                         p<double>(g), packed->data_as<double>());
+  backward_loop(x, R, packed, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    gru_backward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), p<T>(out), p<T>(g), packed->data_as<T>());
+  });
 }
 
 void gru_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                       const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
                       const Tensor& tb, Tensor& tout) {
   if (tout->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    gru_jvp<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), p<float>(out), p<float>(tx),
-                   p<float>(th0), p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
-  else
-    gru_jvp<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
-                    p<double>(tx), p<double>(th0), p<double>(tW), p<double>(tR), p<double>(tb), tout->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    gru_jvp<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), p<T>(out), p<T>(tx), p<T>(th0), p<T>(tW), p<T>(tR),
+               p<T>(tb), tout->data_as<T>());
+  });
 }
 
 void rnn_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                           Tensor& out) {
   if (out->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    rnn_forward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
-  else
-    rnn_forward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b),
-                        out->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    rnn_forward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
+  });
 }
 
 void rnn_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor&,
                            const Tensor& out, const Tensor& g, Tensor& packed) {
-  const Dims d = dims_of(x, R);
-  if (d.T == 0) {
-    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
-    return;
-  }
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    rnn_backward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(out), p<float>(g),
-                        packed->data_as<float>());
-  else
-    rnn_backward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(out), p<double>(g),
-                         packed->data_as<double>());
+  backward_loop(x, R, packed, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    rnn_backward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(out), p<T>(g), packed->data_as<T>());
+  });
 }
 
 void rnn_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor&,
                       const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
                       const Tensor& tb, Tensor& tout) {
   if (tout->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    rnn_jvp<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(out), p<float>(tx), p<float>(th0),
-                   p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
-  else
-    rnn_jvp<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(out), p<double>(tx),
-                    p<double>(th0), p<double>(tW), p<double>(tR), p<double>(tb), tout->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    rnn_jvp<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(out), p<T>(tx), p<T>(th0), p<T>(tW), p<T>(tR), p<T>(tb),
+               tout->data_as<T>());
+  });
 }
 
 }  // namespace tg
