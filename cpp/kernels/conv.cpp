@@ -8,7 +8,6 @@
 // filter with stride 1 and no padding needs no copy: col is x itself; few values per patch take
 // a direct kernel (Note [Direct small-K convolution]).
 #include "kernels/conv.h"
-#include <cblas.h>
 #include <omp.h>
 #include <algorithm>
 #include <cmath>

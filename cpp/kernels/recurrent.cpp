@@ -1,9 +1,7 @@
 // recurrent.cpp -- fused LSTM, GRU and SimpleRNN time loops: one GEMM for the input projection of all steps, one per
 // step for the recurrence, and the gate arithmetic in plain loops between them.
 #include "kernels/recurrent.h"
-#include <cblas.h>
 #include <algorithm>
-#include <mutex>
 #include "core/allocator.h"
 #include "kernels/matmul.h"
 #include "kernels/threads.h"
