@@ -8,13 +8,14 @@
 // filter with stride 1 and no padding needs no copy: col is x itself; few values per patch take
 // a direct kernel (Note [Direct small-K convolution]).
 #include "kernels/conv.h"
-#include <cblas.h>
 #include <omp.h>
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <vector>
+#include "kernels/matmul.h"
+#include "kernels/threads.h"
 
 namespace tg {
 
@@ -24,16 +25,6 @@ namespace {
 // repeated calls reuse it without page faults.
 constexpr int64_t kColBytes = 1 << 20;
 constexpr int64_t kParallelWork = 1 << 15;  // elements touched before copies use both cores
-
-template <class T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T beta, T* c, int64_t ldc) {
-  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-  else
-    scipy_cblas_dgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-}
 
 template <class F> void dispatch_float(DType d, F&& f) {
   if (d == DType::Float64) f(double{});
@@ -229,17 +220,6 @@ template <class T> void direct_filter_grad(const Window2D& g, const T* X, const 
 // order on the calling thread, where OpenBLAS keeps its own threads.
 constexpr int64_t kParallelMacs = 1 << 22;  // multiply-adds before the chunks use both cores
 
-// OpenBLAS at one thread for a scope; the previous count comes back at its end.
-struct SingleThreadedBlas {
-  int before = scipy_openblas_get_num_threads();
-  SingleThreadedBlas() {
-    if (before != 1) scipy_openblas_set_num_threads(1);
-  }
-  ~SingleThreadedBlas() {
-    if (before != 1) scipy_openblas_set_num_threads(before);
-  }
-};
-
 // The batch in chunks of `images` images (the last may be smaller), on `threads` threads.
 struct Chunks {
   int64_t n, images;
@@ -255,7 +235,7 @@ struct Chunks {
       for (int64_t i = 0; i < count; ++i) body(i * images, std::min(images, n - i * images), 0);
       return;
     }
-    SingleThreadedBlas one;
+    OneBlasThread one;
 #pragma omp parallel for schedule(dynamic) num_threads(threads)
     for (int64_t i = 0; i < count; ++i) body(i * images, std::min(images, n - i * images), omp_get_thread_num());
   }
@@ -275,7 +255,7 @@ void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor&
       return;
     }
     if (is_pointwise(g)) {
-      gemm<T>(false, false, g.n * P, O, K, X, K, W, O, T(0), Y, O);
+      blas_gemm<T>(false, false, g.n * P, O, K, X, K, W, O, T(0), Y, O);
       return;
     }
     if (K <= kDirectMaxK && O % kBlock == 0) {  // Note [Direct small-K convolution]
@@ -287,7 +267,7 @@ void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor&
     c.run([&](int64_t b0, int64_t m, int tid) {
       T* col = col_buf->data_as<T>() + tid * c.images * P * K;
       for (int64_t i = 0; i < m; ++i) im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K);
-      gemm<T>(false, false, m * P, O, K, col, K, W, O, T(0), Y + b0 * P * O, O);
+      blas_gemm<T>(false, false, m * P, O, K, col, K, W, O, T(0), Y + b0 * P * O, O);
     });
   });
 }
@@ -304,14 +284,14 @@ void conv2d_backprop_input(const Window2D& g, const Tensor& w, const Tensor& dy,
       return;
     }
     if (is_pointwise(g)) {
-      gemm<T>(false, true, g.n * P, K, O, DY, O, W, O, T(0), DX, K);
+      blas_gemm<T>(false, true, g.n * P, K, O, DY, O, W, O, T(0), DX, K);
       return;
     }
     Chunks c(g, sizeof(T), g.n * P * K * O);
     Tensor col_buf = empty({c.threads * c.images * P * K}, dx->dtype);
     c.run([&](int64_t b0, int64_t m, int tid) {
       T* col = col_buf->data_as<T>() + tid * c.images * P * K;
-      gemm<T>(false, true, m * P, K, O, DY + b0 * P * O, O, W, O, T(0), col, K);
+      blas_gemm<T>(false, true, m * P, K, O, DY + b0 * P * O, O, W, O, T(0), col, K);
       for (int64_t i = 0; i < m; ++i) col2im(g, col + i * P * K, DX + (b0 + i) * g.h * g.w * g.c);
     });
   });
@@ -329,7 +309,7 @@ void conv2d_backprop_filter(const Window2D& g, const Tensor& x, const Tensor& dy
       return;
     }
     if (is_pointwise(g)) {
-      gemm<T>(true, false, K, O, g.n * P, X, K, DY, O, T(0), DW, O);
+      blas_gemm<T>(true, false, K, O, g.n * P, X, K, DY, O, T(0), DW, O);
       return;
     }
     if (K <= kDirectMaxK && O % kBlock == 0) {  // Note [Direct small-K convolution]
@@ -344,7 +324,7 @@ void conv2d_backprop_filter(const Window2D& g, const Tensor& x, const Tensor& dy
     c.run([&](int64_t b0, int64_t m, int tid) {
       T* col = col_buf->data_as<T>() + tid * c.images * P * K;
       for (int64_t i = 0; i < m; ++i) im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K);
-      gemm<T>(true, false, K, O, m * P, col, K, DY + b0 * P * O, O, T(1), part + tid * K * O, O);
+      blas_gemm<T>(true, false, K, O, m * P, col, K, DY + b0 * P * O, O, T(1), part + tid * K * O, O);
     });
     std::copy(part, part + K * O, DW);
     for (int t = 1; t < c.threads; ++t)

@@ -1,32 +1,15 @@
 // recurrent.cpp -- fused LSTM, GRU and SimpleRNN time loops: one GEMM for the input projection of all steps, one per
 // step for the recurrence, and the gate arithmetic in plain loops between them.
 #include "kernels/recurrent.h"
-#include <cblas.h>
 #include <algorithm>
-#include <mutex>
 #include "core/allocator.h"
+#include "kernels/matmul.h"
+#include "kernels/threads.h"
 #include "kernels/vmath.h"
 
 namespace tg {
 
 namespace {
-
-// C[m, n] = alpha * op(A) op(B) + beta * C, row-major with explicit leading dimensions.
-template <class T>
-void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b, int64_t ldb,
-          T beta, T* c, int64_t ldc) {
-  if (m == 0 || n == 0) return;
-  if (k == 0) {
-    for (int64_t i = 0; i < m; ++i)
-      for (int64_t j = 0; j < n; ++j) c[i * ldc + j] = beta == T(0) ? T(0) : beta * c[i * ldc + j];
-    return;
-  }
-  auto A = ta ? CblasTrans : CblasNoTrans, B = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>)
-    scipy_cblas_sgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0f, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-  else
-    scipy_cblas_dgemm(CblasRowMajor, A, B, (int)m, (int)n, (int)k, 1.0, a, (int)lda, b, (int)ldb, beta, c, (int)ldc);
-}
 
 // Gate activations of one row [i f c o] (each `u` wide) in place: sigmoid, sigmoid, tanh, sigmoid.
 // Three plain loops so that each vectorizes (vmath: branch-free polynomials).
@@ -109,11 +92,11 @@ template <class T>
 void forward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U, O = kLstmWidth * U;
   Scratch<T> xp(B * S * G), z(B * G);
-  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
+  blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
   for (int64_t t = 0; t < S; ++t) {
     const T* hp = t == 0 ? h0 : out + (t - 1) * O;
     const int64_t ldh = t == 0 ? U : S * O;
-    gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), z.data(), G);
+    blas_gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), z.data(), G);
     for (int64_t r = 0; r < B; ++r) {
       const T* p = xp.data() + (r * S + t) * G;
       T* zr = z.data() + r * G;
@@ -146,13 +129,13 @@ void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, c
       lstm_cell_backward(out + row * O, g + row * O, cp, dh.data() + r * U, dc.data() + r * U, dz.data() + row * G, U);
     }
     // dh_{t-1} = dz_t R^T over the batch rows of step t (stride S*G).
-    gemm<T>(false, true, B, U, G, dz.data() + t * G, S * G, R, G, T(0), dh.data(), U);
+    blas_gemm<T>(false, true, B, U, G, dz.data() + t * G, S * G, R, G, T(0), dh.data(), U);
   }
   std::copy_n(dh.data(), B * U, dh0);
   std::copy_n(dc.data(), B * U, dc0);
-  gemm<T>(false, true, B * S, F, G, dz.data(), G, W, G, T(0), dx, F);
-  gemm<T>(true, false, F, G, B * S, x, F, dz.data(), G, T(0), dW, G);
-  gemm<T>(true, false, U, G, B * S, hprev.data(), U, dz.data(), G, T(0), dR, G);
+  blas_gemm<T>(false, true, B * S, F, G, dz.data(), G, W, G, T(0), dx, F);
+  blas_gemm<T>(true, false, F, G, B * S, x, F, dz.data(), G, T(0), dW, G);
+  blas_gemm<T>(true, false, U, G, B * S, hprev.data(), U, dz.data(), G, T(0), dR, G);
   for (int64_t j = 0; j < G; ++j) db[j] = T(0);
   for (int64_t row = 0; row < B * S; ++row) {
     const T* __restrict zr = dz.data() + row * G;
@@ -167,15 +150,15 @@ void jvp(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, const 
   Scratch<T> hprev(B * S * U), tp(B * S * G);
   previous_states<T>(d, h0, out, O, hprev.data());
   // Tangent of the pre-activations, except the th_{t-1} R term added per step.
-  gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), tp.data(), G);
-  gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), tp.data(), G);
-  gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(1), tp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), tp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), tp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(1), tp.data(), G);
   for (int64_t row = 0; row < B * S; ++row)
     for (int64_t j = 0; j < G; ++j) tp[row * G + j] += tb[j];
   for (int64_t t = 0; t < S; ++t) {
     const T* thp = t == 0 ? th0 : tout + (t - 1) * O;
     const int64_t ldh = t == 0 ? U : S * O;
-    gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), tp.data() + t * G, S * G);
+    blas_gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), tp.data() + t * G, S * G);
     for (int64_t r = 0; r < B; ++r) {
       const int64_t row = r * S + t;
       const T* __restrict a = out + row * O + 2 * U;
@@ -206,24 +189,7 @@ template <class T> const T* p(const Tensor& t) { return t->data_as<T>(); }
 // The time loop's GEMMs are small ([batch, units] x [units, 4 units]) and come 50 or more in a
 // row: waking OpenBLAS's second thread for each costs more than it saves, and against spinning
 // OpenMP threads it made a training step 50x slower here. While any time loop runs, OpenBLAS
-// uses one thread (its per-thread setting is not exported; the first loop in sets it, the last
-// one out puts the old count back).
-struct OneBlasThread {
-  static std::mutex& mu() { static std::mutex m; return m; }
-  static int& users() { static int n = 0; return n; }
-  static int& saved() { static int n = 0; return n; }
-  OneBlasThread() {
-    std::lock_guard<std::mutex> lock(mu());
-    if (users()++ == 0) {
-      saved() = scipy_openblas_get_num_threads();
-      if (saved() != 1) scipy_openblas_set_num_threads(1);
-    }
-  }
-  ~OneBlasThread() {
-    std::lock_guard<std::mutex> lock(mu());
-    if (--users() == 0 && saved() != 1) scipy_openblas_set_num_threads(saved());
-  }
-};
+// uses one thread (OneBlasThread, kernels/threads.h).
 
 // ---- GRU (reset_after) ----
 
@@ -238,8 +204,8 @@ void gru_recompute(const Dims& d, const T* x, const T* h0, const T* W, const T* 
       const T* src = t == 0 ? h0 + r * U : out + (r * S + t - 1) * U;
       std::copy(src, src + U, hprev + (r * S + t) * U);
     }
-  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp, G);
-  gemm<T>(false, false, B * S, G, U, hprev, U, R, G, T(0), rc, G);
+  blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp, G);
+  blas_gemm<T>(false, false, B * S, G, U, hprev, U, R, G, T(0), rc, G);
   for (int64_t row = 0; row < B * S; ++row) {
     T* __restrict xr = xp + row * G;
     T* __restrict cr = rc + row * G;
@@ -268,13 +234,13 @@ template <class T>
 void gru_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 3 * U;
   Scratch<T> xp(B * S * G), rc(B * G);
-  gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);
   for (int64_t row = 0; row < B * S; ++row)
     for (int64_t j = 0; j < G; ++j) xp[row * G + j] += b[j];
   for (int64_t t = 0; t < S; ++t) {
     const T* hp = t == 0 ? h0 : out + (t - 1) * U;
     const int64_t ldh = t == 0 ? U : S * U;
-    gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), rc.data(), G);
+    blas_gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), rc.data(), G);
     for (int64_t r = 0; r < B; ++r) {
       T* c = rc.data() + r * G;
       for (int64_t j = 0; j < G; ++j) c[j] += b[G + j];
@@ -334,12 +300,12 @@ void gru_backward(const Dims& d, const T* x, const T* h0, const T* W, const T* R
                         dh.data() + r * U, dxp.data() + row * G, drc.data() + row * G, U);
     }
     // dh_{t-1} = dh z + drc_t R^T over the batch rows of step t (stride S*G).
-    gemm<T>(false, true, B, U, G, drc.data() + t * G, S * G, R, G, T(1), dh.data(), U);
+    blas_gemm<T>(false, true, B, U, G, drc.data() + t * G, S * G, R, G, T(1), dh.data(), U);
   }
   std::copy_n(dh.data(), B * U, dh0);
-  gemm<T>(false, true, B * S, F, G, dxp.data(), G, W, G, T(0), dx, F);
-  gemm<T>(true, false, F, G, B * S, x, F, dxp.data(), G, T(0), dW, G);
-  gemm<T>(true, false, U, G, B * S, hprev.data(), U, drc.data(), G, T(0), dR, G);
+  blas_gemm<T>(false, true, B * S, F, G, dxp.data(), G, W, G, T(0), dx, F);
+  blas_gemm<T>(true, false, F, G, B * S, x, F, dxp.data(), G, T(0), dW, G);
+  blas_gemm<T>(true, false, U, G, B * S, hprev.data(), U, drc.data(), G, T(0), dR, G);
   column_sums(dxp.data(), B * S, G, db);
   column_sums(drc.data(), B * S, G, db + G);
 }
@@ -350,9 +316,9 @@ void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 3 * U;
   Scratch<T> xp(B * S * G), rc(B * S * G), a(B * S * G), hprev(B * S * U), txp(B * S * G), trc(B * S * G);
   gru_recompute<T>(d, x, h0, W, R, b, out, xp.data(), rc.data(), a.data(), hprev.data());
-  gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), txp.data(), G);
-  gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), txp.data(), G);
-  gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(0), trc.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, tx, F, W, G, T(0), txp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, F, x, F, tW, G, T(1), txp.data(), G);
+  blas_gemm<T>(false, false, B * S, G, U, hprev.data(), U, tR, G, T(0), trc.data(), G);
   for (int64_t row = 0; row < B * S; ++row)
     for (int64_t j = 0; j < G; ++j) {
       txp[row * G + j] += tb[j];
@@ -361,7 +327,7 @@ void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   for (int64_t t = 0; t < S; ++t) {
     const T* thp = t == 0 ? th0 : tout + (t - 1) * U;
     const int64_t ldh = t == 0 ? U : S * U;
-    gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), trc.data() + t * G, S * G);
+    blas_gemm<T>(false, false, B, G, U, thp, ldh, R, G, T(1), trc.data() + t * G, S * G);
     for (int64_t r = 0; r < B; ++r) {
       const int64_t row = r * S + t;
       const T* __restrict ar = a.data() + row * G;
@@ -387,11 +353,11 @@ void gru_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
 template <class T>
 void rnn_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
-  gemm<T>(false, false, B * S, U, F, x, F, W, U, T(0), out, U);  // input projections, in place
+  blas_gemm<T>(false, false, B * S, U, F, x, F, W, U, T(0), out, U);  // input projections, in place
   for (int64_t t = 0; t < S; ++t) {
     const T* hp = t == 0 ? h0 : out + (t - 1) * U;
     const int64_t ldh = t == 0 ? U : S * U;
-    gemm<T>(false, false, B, U, U, hp, ldh, R, U, T(1), out + t * U, S * U);
+    blas_gemm<T>(false, false, B, U, U, hp, ldh, R, U, T(1), out + t * U, S * U);
     for (int64_t r = 0; r < B; ++r) {
       T* __restrict o = out + (r * S + t) * U;
       for (int64_t j = 0; j < U; ++j) o[j] = vmath::tanh(o[j] + b[j]);
@@ -420,12 +386,12 @@ void rnn_backward(const Dims& d, const T* x, const T* h0, const T* W, const T* R
       T* __restrict a = da.data() + row * U;
       for (int64_t j = 0; j < U; ++j) a[j] = (gr[j] + dhr[j]) * (T(1) - h[j] * h[j]);
     }
-    gemm<T>(false, true, B, U, U, da.data() + t * U, S * U, R, U, T(0), dh.data(), U);
+    blas_gemm<T>(false, true, B, U, U, da.data() + t * U, S * U, R, U, T(0), dh.data(), U);
   }
   std::copy_n(dh.data(), B * U, dh0);
-  gemm<T>(false, true, B * S, F, U, da.data(), U, W, U, T(0), dx, F);
-  gemm<T>(true, false, F, U, B * S, x, F, da.data(), U, T(0), dW, U);
-  gemm<T>(true, false, U, U, B * S, hprev.data(), U, da.data(), U, T(0), dR, U);
+  blas_gemm<T>(false, true, B * S, F, U, da.data(), U, W, U, T(0), dx, F);
+  blas_gemm<T>(true, false, F, U, B * S, x, F, da.data(), U, T(0), dW, U);
+  blas_gemm<T>(true, false, U, U, B * S, hprev.data(), U, da.data(), U, T(0), dR, U);
   column_sums(da.data(), B * S, U, db);
 }
 
@@ -435,13 +401,13 @@ void rnn_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
   Scratch<T> hprev(B * S * U);
   previous_states<T>(d, h0, out, U, hprev.data());
-  gemm<T>(false, false, B * S, U, F, tx, F, W, U, T(0), tout, U);
-  gemm<T>(false, false, B * S, U, F, x, F, tW, U, T(1), tout, U);
-  gemm<T>(false, false, B * S, U, U, hprev.data(), U, tR, U, T(1), tout, U);
+  blas_gemm<T>(false, false, B * S, U, F, tx, F, W, U, T(0), tout, U);
+  blas_gemm<T>(false, false, B * S, U, F, x, F, tW, U, T(1), tout, U);
+  blas_gemm<T>(false, false, B * S, U, U, hprev.data(), U, tR, U, T(1), tout, U);
   for (int64_t t = 0; t < S; ++t) {
     const T* thp = t == 0 ? th0 : tout + (t - 1) * U;
     const int64_t ldh = t == 0 ? U : S * U;
-    gemm<T>(false, false, B, U, U, thp, ldh, R, U, T(1), tout + t * U, S * U);
+    blas_gemm<T>(false, false, B, U, U, thp, ldh, R, U, T(1), tout + t * U, S * U);
     for (int64_t r = 0; r < B; ++r) {
       const T* __restrict h = out + (r * S + t) * U;
       T* __restrict o = tout + (r * S + t) * U;
@@ -450,133 +416,110 @@ void rnn_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   }
 }
 
+// The plumbing of every time loop: the sizes, OpenBLAS at one thread, and run(d, T{}) with T the
+// element type (float32 or float64).
+template <class F> void time_loop(const Tensor& x, const Tensor& R, F&& run) {
+  const Dims d = dims_of(x, R);
+  OneBlasThread one_thread;
+  if (x->dtype == DType::Float32)
+    run(d, float{});
+  else
+    run(d, double{});
+}
+
+// A backward time loop; with no step, h0 and c0 pass nothing on and every gradient is zero.
+template <class F> void backward_loop(const Tensor& x, const Tensor& R, Tensor& packed, F&& run) {
+  if (x->shape[1] == 0) {
+    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
+    return;
+  }
+  time_loop(x, R, run);
+}
+
 }  // namespace
 
 void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                            const Tensor& b, Tensor& out) {
   if (out->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    forward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
-  else
-    forward<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(b),
-                    out->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    forward<T>(d, p<T>(x), p<T>(h0), p<T>(c0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
+  });
 }
 
 void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                             const Tensor& b, const Tensor& out, const Tensor& g, Tensor& packed) {
-  const Dims d = dims_of(x, R);
-  if (d.T == 0) {  // no step: h0 and c0 pass nothing on, every gradient is zero
-    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
-    return;
-  }
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    backward<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(out), p<float>(g),
-                    packed->data_as<float>());
-  else
-    backward<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(out),
-                     p<double>(g), packed->data_as<double>());
+  backward_loop(x, R, packed, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    backward<T>(d, p<T>(x), p<T>(h0), p<T>(c0), p<T>(W), p<T>(R), p<T>(out), p<T>(g), packed->data_as<T>());
+  });
 }
 
 void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
                        const Tensor& b, const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tc0,
                        const Tensor& tW, const Tensor& tR, const Tensor& tb, Tensor& tout) {
   if (tout->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    jvp<float>(d, p<float>(x), p<float>(h0), p<float>(c0), p<float>(W), p<float>(R), p<float>(out),
-               p<float>(tx), p<float>(th0), p<float>(tc0), p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
-  else
-    jvp<double>(d, p<double>(x), p<double>(h0), p<double>(c0), p<double>(W), p<double>(R), p<double>(out),
-                p<double>(tx), p<double>(th0), p<double>(tc0), p<double>(tW), p<double>(tR), p<double>(tb),
-                tout->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    jvp<T>(d, p<T>(x), p<T>(h0), p<T>(c0), p<T>(W), p<T>(R), p<T>(out), p<T>(tx), p<T>(th0), p<T>(tc0), p<T>(tW),
+           p<T>(tR), p<T>(tb), tout->data_as<T>());
+  });
 }
 
 void gru_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                           Tensor& out) {
   if (out->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    gru_forward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
-  else
-    gru_forward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b),
-                        out->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    gru_forward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
+  });
 }
 
 void gru_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                            const Tensor& out, const Tensor& g, Tensor& packed) {
-  const Dims d = dims_of(x, R);
-  if (d.T == 0) {
-    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
-    return;
-  }
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    gru_backward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), p<float>(out),
-                        p<float>(g), packed->data_as<float>());
-  else
-    gru_backward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
-                         p<double>(g), packed->data_as<double>());
+  backward_loop(x, R, packed, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    gru_backward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), p<T>(out), p<T>(g), packed->data_as<T>());
+  });
 }
 
 void gru_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                       const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
                       const Tensor& tb, Tensor& tout) {
   if (tout->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    gru_jvp<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), p<float>(out), p<float>(tx),
-                   p<float>(th0), p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
-  else
-    gru_jvp<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b), p<double>(out),
-                    p<double>(tx), p<double>(th0), p<double>(tW), p<double>(tR), p<double>(tb), tout->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    gru_jvp<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), p<T>(out), p<T>(tx), p<T>(th0), p<T>(tW), p<T>(tR),
+               p<T>(tb), tout->data_as<T>());
+  });
 }
 
 void rnn_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                           Tensor& out) {
   if (out->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    rnn_forward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(b), out->data_as<float>());
-  else
-    rnn_forward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(b),
-                        out->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    rnn_forward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
+  });
 }
 
 void rnn_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor&,
                            const Tensor& out, const Tensor& g, Tensor& packed) {
-  const Dims d = dims_of(x, R);
-  if (d.T == 0) {
-    std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
-    return;
-  }
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    rnn_backward<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(out), p<float>(g),
-                        packed->data_as<float>());
-  else
-    rnn_backward<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(out), p<double>(g),
-                         packed->data_as<double>());
+  backward_loop(x, R, packed, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    rnn_backward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(out), p<T>(g), packed->data_as<T>());
+  });
 }
 
 void rnn_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor&,
                       const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
                       const Tensor& tb, Tensor& tout) {
   if (tout->size == 0) return;
-  const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
-  if (x->dtype == DType::Float32)
-    rnn_jvp<float>(d, p<float>(x), p<float>(h0), p<float>(W), p<float>(R), p<float>(out), p<float>(tx), p<float>(th0),
-                   p<float>(tW), p<float>(tR), p<float>(tb), tout->data_as<float>());
-  else
-    rnn_jvp<double>(d, p<double>(x), p<double>(h0), p<double>(W), p<double>(R), p<double>(out), p<double>(tx),
-                    p<double>(th0), p<double>(tW), p<double>(tR), p<double>(tb), tout->data_as<double>());
+  time_loop(x, R, [&](const Dims& d, auto v) {
+    using T = decltype(v);
+    rnn_jvp<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(out), p<T>(tx), p<T>(th0), p<T>(tW), p<T>(tR), p<T>(tb),
+               tout->data_as<T>());
+  });
 }
 
 }  // namespace tg

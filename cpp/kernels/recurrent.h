@@ -22,10 +22,6 @@ void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, cons
                        const Tensor& b, const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tc0,
                        const Tensor& tW, const Tensor& tR, const Tensor& tb, Tensor& tout);
 
-}  // namespace tg
-
-namespace tg {
-
 // GRU with reset_after (Keras's default): x [B, T, F], h0 [B, U], kernel W [F, 3U], recurrent
 // kernel R [U, 3U], bias [2, 3U] (input bias, recurrent bias), gate order z, r, h. out [B, T, U]:
 // z = sigmoid(x W_z + b_z + h R_z + b'_z), r likewise, h~ = tanh(x W_h + b_h + r (h R_h + b'_h)),
@@ -39,10 +35,6 @@ void gru_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, c
 void gru_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
                       const Tensor& out, const Tensor& tx, const Tensor& th0, const Tensor& tW, const Tensor& tR,
                       const Tensor& tb, Tensor& tout);
-
-}  // namespace tg
-
-namespace tg {
 
 // SimpleRNN with tanh: x [B, T, F], h0 [B, U], kernel W [F, U], recurrent kernel R [U, U], bias [U];
 // out [B, T, U] with h_t = tanh(x_t W + h_{t-1} R + b).

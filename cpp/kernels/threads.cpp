@@ -2,6 +2,7 @@
 #include "kernels/threads.h"
 #include <cblas.h>
 #include <omp.h>
+#include <mutex>
 
 namespace tg {
 
@@ -9,6 +10,11 @@ namespace {
 // The counts before the first change, read once (both libraries are loaded with the extension).
 const int kInitialOmp = omp_get_max_threads();
 const int kInitialBlas = scipy_openblas_get_num_threads();
+
+// OneBlasThread's shared state (OpenBLAS's per-thread setting is not exported, so the count is global).
+std::mutex one_blas_mu;
+int one_blas_users = 0;
+int one_blas_saved = 0;
 }  // namespace
 
 void set_num_threads(int n) {
@@ -19,5 +25,18 @@ void set_num_threads(int n) {
 }
 
 int num_threads() { return omp_get_max_threads(); }
+
+OneBlasThread::OneBlasThread() {
+  std::lock_guard<std::mutex> lock(one_blas_mu);
+  if (one_blas_users++ == 0) {
+    one_blas_saved = scipy_openblas_get_num_threads();
+    if (one_blas_saved != 1) scipy_openblas_set_num_threads(1);
+  }
+}
+
+OneBlasThread::~OneBlasThread() {
+  std::lock_guard<std::mutex> lock(one_blas_mu);
+  if (--one_blas_users == 0 && one_blas_saved != 1) scipy_openblas_set_num_threads(one_blas_saved);
+}
 
 }  // namespace tg

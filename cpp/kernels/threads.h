@@ -10,4 +10,13 @@ namespace tg {
 void set_num_threads(int n);
 int num_threads();
 
+// OpenBLAS at one thread while any guard lives (for runs of small GEMMs, or GEMMs already spread
+// over OpenMP threads): the first guard in saves the count and sets one, the last one out restores it.
+struct OneBlasThread {
+  OneBlasThread();
+  ~OneBlasThread();
+  OneBlasThread(const OneBlasThread&) = delete;
+  OneBlasThread& operator=(const OneBlasThread&) = delete;
+};
+
 }  // namespace tg

@@ -61,24 +61,17 @@ OutMeta avg_grad_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   return {in, x[0]->dtype};
 }
 
-Tensor max_pool_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+// Forward kernels whose window comes from the input's shape: one input, or input plus a routed tensor.
+template <void (*K)(const Window2D&, const Tensor&, Tensor&)>
+Tensor window_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
-  max_pool(pool_window(op, x[0]->shape, a), x[0], out);
+  K(pool_window(op, x[0]->shape, a), x[0], out);
   return out;
 }
-Tensor scatter_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+template <void (*K)(const Window2D&, const Tensor&, const Tensor&, Tensor&)>
+Tensor routed_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
-  max_pool_scatter(pool_window(op, x[0]->shape, a), x[0], x[1], out);
-  return out;
-}
-Tensor gather_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  Tensor out = empty(m.shape, m.dtype);
-  max_pool_gather(pool_window(op, x[0]->shape, a), x[0], x[1], out);
-  return out;
-}
-Tensor avg_pool_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  Tensor out = empty(m.shape, m.dtype);
-  avg_pool(pool_window(op, x[0]->shape, a), x[0], out);
+  K(pool_window(op, x[0]->shape, a), x[0], x[1], out);
   return out;
 }
 Tensor avg_grad_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
@@ -114,17 +107,17 @@ GradFn routed_grad(const char* adjoint) {
 
 void register_pooling_ops() {
   // d max_pool / dx: g routed to each window's maximum; the tangent is read from there.
-  def_op("MaxPool").inputs(1).shape(pool_infer).forward(max_pool_kernel)
+  def_op("MaxPool").inputs(1).shape(pool_infer).forward(window_kernel<max_pool>)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("MaxPoolGrad", {ctx.x[0], ctx.g}, ctx.attrs)}; })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) {
         return call("MaxPoolGradGrad", {x[0], tx[0]}, a);
       });
-  def_op("MaxPoolGrad").inputs(2).shape(scatter_infer).forward(scatter_kernel).gradient(routed_grad("MaxPoolGradGrad"))
+  def_op("MaxPoolGrad").inputs(2).shape(scatter_infer).forward(routed_kernel<max_pool_scatter>).gradient(routed_grad("MaxPoolGradGrad"))
       .jvp(routed_jvp("MaxPoolGrad"));
-  def_op("MaxPoolGradGrad").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(routed_grad("MaxPoolGrad"))
+  def_op("MaxPoolGradGrad").inputs(2).shape(gather_infer).forward(routed_kernel<max_pool_gather>).gradient(routed_grad("MaxPoolGrad"))
       .jvp(routed_jvp("MaxPoolGradGrad"));
   // avg_pool is linear: its gradient is the adjoint map, whose gradient is avg_pool again.
-  def_op("AvgPool").inputs(1).shape(pool_infer).forward(avg_pool_kernel)
+  def_op("AvgPool").inputs(1).shape(pool_infer).forward(window_kernel<avg_pool>)
       .gradient([](GradCtx& ctx) -> Tensors {
         return {call("AvgPoolGrad", {ctx.g}, Attrs(ctx.attrs).set("orig_input_shape", ctx.x[0]->shape))};
       })
