@@ -98,6 +98,7 @@ def test_pickle_and_copy():
     (lambda: tf.strings.substr(["hello", "ab"], 1, 3), [b"ell", b"b"]),
     (lambda: tf.strings.substr("héllo", 1, 2, unit="UTF8_CHAR"), "él".encode()),
     (lambda: tf.strings.substr("hello", -3, 2), b"ll"),
+    (lambda: tf.strings.substr("hello", 1, -1), b"ello"),
     (lambda: tf.strings.regex_full_match(["abc", "ab1"], "[a-z]+"), [True, False]),
     (lambda: tf.strings.bytes_split("abc"), [b"a", b"b", b"c"]),
     (lambda: tf.strings.unicode_split("hé", "UTF-8"), [b"h", "é".encode()]),
@@ -124,6 +125,10 @@ def test_strings_ops_match_tf(call, expected):
     (lambda: bool(tf.constant("a")), TypeError, "truth value"),
     (lambda: tf.strings.substr("hello", 9, 2), errors.InvalidArgumentError, "out of range"),
     (lambda: tf.strings.reduce_join([1.0]), errors.InvalidArgumentError, "string tensor"),
+    (lambda: tf.strings.regex_replace("ab", "(", "x"), errors.InvalidArgumentError, "RegexReplace"),
+    (lambda: tf.strings.regex_full_match("ab", "("), errors.InvalidArgumentError, "RegexFullMatch"),
+    (lambda: tf.strings.to_number("99999999999", out_type=tf.int32), errors.InvalidArgumentError, "99999999999"),
+    (lambda: tf.strings.as_string(tf.constant([3]), precision=2), errors.InvalidArgumentError, "precision"),
 ])
 def test_bad_inputs_raise_tf_classes(call, error, match):
     with pytest.raises(error, match=match):

@@ -73,11 +73,19 @@ def strip(input, name=None):
     return _map(bytes.strip, input, "StringStrip")
 
 
+def _compile(pattern, op):
+    """The compiled regular expression; InvalidArgumentError naming ``op`` when it does not parse, as in TF."""
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        raise errors.InvalidArgumentError(f"{op}: invalid pattern {pattern!r}: {e}") from None
+
+
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     """Matches of ``pattern`` replaced by ``rewrite`` (\\1 for groups); only the first when not global."""
     def as_bytes(s):
         return s.encode("utf-8") if isinstance(s, str) else bytes(s)
-    compiled = re.compile(as_bytes(pattern))
+    compiled = _compile(as_bytes(pattern), "RegexReplace")
     rewrite, count = as_bytes(rewrite), 0 if replace_global else 1
     return _map(lambda s: compiled.sub(rewrite, s, count=count), input, "RegexReplace")
 
@@ -128,14 +136,14 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 -- TF's names
         first = start + size if start < 0 else start
         if not 0 <= first <= size:
             raise errors.InvalidArgumentError(f"Substr: pos {start} out of range for string {s!r} of length {size}")
-        piece = text[first:first + count]
+        piece = text[first:] if count < 0 else text[first:first + count]  # negative len: to the end, as TF
         return piece if unit == "BYTE" else piece.encode("utf-8")
     return _map(cut, input, "Substr")
 
 
 def regex_full_match(input, pattern, name=None):
     """Whether each whole string matches ``pattern``."""
-    compiled = re.compile(pattern.encode("utf-8") if isinstance(pattern, str) else pattern)
+    compiled = _compile(pattern.encode("utf-8") if isinstance(pattern, str) else pattern, "RegexFullMatch")
     return _map(lambda s: compiled.fullmatch(s) is not None, input, "RegexFullMatch", out=np.bool_)
 
 
@@ -225,6 +233,8 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
         raise errors.InvalidArgumentError("AsString: cannot select both scientific and shortest notation")
     if fill not in ("", " ", "0") and len(fill) != 1:
         raise errors.InvalidArgumentError(f"AsString: fill must be one character, got {fill!r}")
+    if precision >= 0 and not t.dtype.is_floating:
+        raise errors.InvalidArgumentError(f"AsString: precision is only for floating types, got {t.dtype.name}")
     if t.dtype.is_floating:
         kind = "e" if scientific else "g" if shortest else "f"
         spec = f".{precision}{kind}" if precision >= 0 else kind
@@ -259,4 +269,12 @@ def to_number(input, out_type=dtypes.float32, name=None):
             return parse(s.decode("utf-8").strip())
         except ValueError:
             raise errors.InvalidArgumentError(f"StringToNumber: {s!r} is not a valid {dt.name}") from None
+    if dt.is_integer:
+        info = np.iinfo(dt.as_numpy_dtype)
+
+        def number(s, parse_int=number):  # noqa: F811 -- out of the type's range is invalid, as in TF
+            v = parse_int(s)
+            if not info.min <= v <= info.max:
+                raise errors.InvalidArgumentError(f"StringToNumber: {s!r} is out of range for {dt.name}")
+            return v
     return _map(number, input, "StringToNumber", out=dt.as_numpy_dtype)
