@@ -6,7 +6,7 @@ import pytest
 
 import tapegrad as tf
 from gradcheck import check_grads
-from opinfo.recurrent import gru_inputs, lstm_inputs, lstm_sequence_ref, rnn_inputs
+from opinfo.recurrent import call_raw, gru_inputs, lstm_inputs, lstm_sequence_ref, rnn_inputs
 
 keras = tf.keras
 
@@ -209,14 +209,10 @@ def test_lstm_trains_in_a_traced_step():
 
 
 SEQUENCE_OPS = [("LSTMSequence", lstm_inputs), ("GRUSequence", gru_inputs), ("RNNSequence", rnn_inputs)]
-_ARG_NAMES = {"LSTMSequence": ("x", "h0", "c0", "kernel", "recurrent_kernel", "bias"),
-              "GRUSequence": ("x", "h0", "kernel", "recurrent_kernel", "bias"),
-              "RNNSequence": ("x", "h0", "kernel", "recurrent_kernel", "bias")}
 
 
 def _call(op, *args):
-    """The raw op by keywords (TF's raw ops take no positional arguments)."""
-    return getattr(tf.raw_ops, op)(**dict(zip(_ARG_NAMES[op], args)))
+    return call_raw(op)(*args)
 
 
 @pytest.mark.parametrize("op,inputs", SEQUENCE_OPS, ids=[o[0] for o in SEQUENCE_OPS])

@@ -1,4 +1,6 @@
 """Rows for the fused recurrent ops: LSTMSequence, GRUSequence and RNNSequence, their backward (...Grad) and tangent (...Jvp) ops."""
+import inspect
+
 import numpy as np
 
 import tapegrad as tf
@@ -100,20 +102,28 @@ _gru_grad_op, _gru_jvp_op = tf._core.op("GRUSequenceGrad"), tf._core.op("GRUSequ
 _rnn_grad_op, _rnn_jvp_op = tf._core.op("RNNSequenceGrad"), tf._core.op("RNNSequenceJvp")
 
 
+def call_raw(op):
+    """tf.raw_ops.<op> called with positional tensors, bound by keyword in its own argument order
+    (TF's raw ops take no positional arguments)."""
+    fn = getattr(tf.raw_ops, op)
+    names = [n for n in inspect.signature(fn).parameters if n != "name"]
+    return lambda *a: fn(**dict(zip(names, a)))
+
+
 rows = [
-    OpInfo("LSTMSequence", lambda *a: tf.raw_ops.LSTMSequence(**dict(zip(("x", "h0", "c0", "kernel", "recurrent_kernel", "bias"), a))), lstm_sequence_ref, samples=_lstm_samples,
+    OpInfo("LSTMSequence", call_raw("LSTMSequence"), lstm_sequence_ref, samples=_lstm_samples,
            fwd_rtol32=1e-5),
     # The fused backward and tangent are checked through LSTMSequence's gradient and JVP rows; they
     # are not differentiable (see Note [Second derivatives of LSTMSequence] in cpp/ops/recurrent.cpp).
     OpInfo("LSTMSequenceGrad", _grad_op, samples=_grad_samples, differentiable=False),
     OpInfo("LSTMSequenceJvp", _jvp_op, samples=_jvp_samples, differentiable=False),
-    OpInfo("GRUSequence", lambda *a: tf.raw_ops.GRUSequence(**dict(zip(("x", "h0", "kernel", "recurrent_kernel", "bias"), a))), gru_sequence_ref,
+    OpInfo("GRUSequence", call_raw("GRUSequence"), gru_sequence_ref,
            samples=_one_state_samples(gru_inputs), fwd_rtol32=1e-5),
     OpInfo("GRUSequenceGrad", _gru_grad_op, samples=_one_state_with_output(gru_inputs, gru_sequence_ref, True),
            differentiable=False),
     OpInfo("GRUSequenceJvp", _gru_jvp_op, samples=_one_state_with_output(gru_inputs, gru_sequence_ref, False),
            differentiable=False),
-    OpInfo("RNNSequence", lambda *a: tf.raw_ops.RNNSequence(**dict(zip(("x", "h0", "kernel", "recurrent_kernel", "bias"), a))), rnn_sequence_ref,
+    OpInfo("RNNSequence", call_raw("RNNSequence"), rnn_sequence_ref,
            samples=_one_state_samples(rnn_inputs), fwd_rtol32=1e-5),
     OpInfo("RNNSequenceGrad", _rnn_grad_op, samples=_one_state_with_output(rnn_inputs, rnn_sequence_ref, True),
            differentiable=False),
