@@ -59,13 +59,24 @@ def length(input, unit="BYTE", name=None):
     return _map(count, input, "StringLength", out=np.int32)
 
 
+def _case_map(input, encoding, op, ascii_fn, text_fn):
+    """``ascii_fn`` on the bytes with encoding="" (ASCII letters only); with "utf-8" ``text_fn`` on the decoded
+    text (full Unicode case mapping, invalid bytes as U+FFFD), as TF."""
+    if encoding == "":
+        return _map(ascii_fn, input, op)
+    if encoding != "utf-8":
+        raise errors.InvalidArgumentError(f"{op}: only utf-8 or '' (no encoding) is supported, got {encoding!r}")
+    return _map(lambda s: text_fn(s.decode("utf-8", errors="replace")).encode("utf-8"), input, op)
+
+
 def upper(input, encoding="", name=None):
-    """ASCII letters to upper case (other bytes unchanged, as TF with encoding="")."""
-    return _map(bytes.upper, input, "StringUpper")
+    """Letters to upper case: ASCII ones with encoding="" (other bytes unchanged), all with "utf-8"."""
+    return _case_map(input, encoding, "StringUpper", bytes.upper, str.upper)
 
 
 def lower(input, encoding="", name=None):
-    return _map(bytes.lower, input, "StringLower")
+    """Letters to lower case: ASCII ones with encoding="" (other bytes unchanged), all with "utf-8"."""
+    return _case_map(input, encoding, "StringLower", bytes.lower, str.lower)
 
 
 def strip(input, name=None):
