@@ -139,9 +139,14 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 -- TF's names
     InvalidArgumentError when ``pos`` is past a string's end."""
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise errors.InvalidArgumentError(f"Substr: unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
-    start, count = int(pos), int(len)
+    values = _strings(input, "Substr")._value
+    starts, counts = (np.asarray(convert_to_tensor(v).numpy()) for v in (pos, len))
+    if starts.shape != counts.shape:
+        raise errors.InvalidArgumentError(f"Substr: pos and len must have the same shape, got {starts.shape} "
+                                          f"and {counts.shape}")
 
-    def cut(s):
+    def cut(s, start, count):
+        start, count = int(start), int(count)
         text = s if unit == "BYTE" else s.decode("utf-8", errors="replace")
         size = text.__len__()
         first = start + size if start < 0 else start
@@ -149,7 +154,14 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 -- TF's names
             raise errors.InvalidArgumentError(f"Substr: pos {start} out of range for string {s!r} of length {size}")
         piece = text[first:] if count < 0 else text[first:first + count]  # negative len: to the end, as TF
         return piece if unit == "BYTE" else piece.encode("utf-8")
-    return _map(cut, input, "Substr")
+    try:  # pos and len broadcast against the strings, as in TF
+        cuts = np.frompyfunc(cut, 3, 1)(values, starts, counts)
+    except ValueError as e:
+        if isinstance(e, errors.InvalidArgumentError):
+            raise
+        raise errors.InvalidArgumentError(f"Substr: pos/len of shape {starts.shape} do not broadcast against "
+                                          f"input of shape {values.shape}") from None
+    return StringTensor(np.asarray(cuts, dtype=object).reshape(np.broadcast_shapes(values.shape, starts.shape)))
 
 
 def regex_full_match(input, pattern, name=None):
