@@ -280,16 +280,29 @@ def builtins_format(value, spec):
     return value.__format__(spec)
 
 
+def _parse_float(text):
+    """float(text), also reading C's hexadecimal floats ("0x10", "-0x1.8p1") as TF does."""
+    try:
+        return float(text)
+    except ValueError:
+        if text.lstrip("+-")[:2].lower() != "0x":
+            raise
+        return float.fromhex(text)
+
+
 def to_number(input, out_type=dtypes.float32, name=None):
     """Parses each string as a number of ``out_type``; InvalidArgumentError for one that is not."""
     dt = dtypes.as_dtype(out_type)
     if not (dt.is_floating or dt.is_integer):
         raise TypeError(f"StringToNumber: out_type must be a float or int type, got {dt.name}")
-    parse = float if dt.is_floating else int
+    parse = _parse_float if dt.is_floating else int
 
     def number(s):
         try:
-            return parse(s.decode("utf-8").strip())
+            text = s.decode("utf-8").strip()
+            if "_" in text:  # Python's digit separators are not numbers to TF
+                raise ValueError(text)
+            return parse(text)
         except ValueError:
             raise errors.InvalidArgumentError(f"StringToNumber: {s!r} is not a valid {dt.name}") from None
     if dt.is_integer:
