@@ -98,3 +98,17 @@ def test_python_reads_of_a_variable_in_a_trace_raise_instead_of_freezing_its_val
     v.assign(3.0)
     assert float(f(tf.constant(1.0))) == 3.0
     assert str(v) == f"<tf.Variable '{v.name}' shape=() dtype=float32, numpy=3.0>"
+
+
+@pytest.mark.parametrize("call, error, match", [
+    (lambda: tf.switch_case(tf.constant(1.0), [lambda: 1.0]), TypeError, "integer tensor, got float32"),
+    (lambda: tf.switch_case(tf.constant([0, 1]), [lambda: 1.0]), ValueError, "integer scalar"),
+    (lambda: tf.switch_case(0, []), ValueError, "must not be empty"),
+    (lambda: tf.switch_case(0, {0: lambda: 1.0, 2: lambda: 2.0}), ValueError, "branch keys"),
+    (lambda: tf.switch_case(0, [1.0]), TypeError, "callables"),
+    (lambda: tf.case([]), ValueError, "empty"),
+    (lambda: tf.case([(True, lambda: 1.0)], default=1.0), TypeError, "default must be callable"),
+])
+def test_switch_case_and_case_bad_inputs(call, error, match):
+    with pytest.raises(error, match=match):
+        call()

@@ -310,7 +310,9 @@ def switch_case(branch_index, branch_fns, default=None, name="switch_case"):
     if not all(callable(f) for f in fns) or (default is not None and not callable(default)):
         raise TypeError("tf.switch_case: branch_fns and default must be callables")
     index = _as_tensor(branch_index, "tf.switch_case: branch_index")
-    if index._size != 1 or not index.dtype.is_integer:
+    if not index.dtype.is_integer:
+        raise TypeError(f"tf.switch_case: branch_index must be an integer tensor, got {index.dtype.name}")
+    if index._size != 1:
         raise ValueError(f"tf.switch_case: branch_index must be an integer scalar, got {index.dtype.name} "
                          f"of shape {tuple(index._shape)}")
     if default is None:

@@ -59,13 +59,24 @@ def length(input, unit="BYTE", name=None):
     return _map(count, input, "StringLength", out=np.int32)
 
 
+def _case_map(input, encoding, op, ascii_fn, text_fn):
+    """``ascii_fn`` on the bytes with encoding="" (ASCII letters only); with "utf-8" ``text_fn`` on the decoded
+    text (full Unicode case mapping, invalid bytes as U+FFFD), as TF."""
+    if encoding == "":
+        return _map(ascii_fn, input, op)
+    if encoding != "utf-8":
+        raise errors.InvalidArgumentError(f"{op}: only utf-8 or '' (no encoding) is supported, got {encoding!r}")
+    return _map(lambda s: text_fn(s.decode("utf-8", errors="replace")).encode("utf-8"), input, op)
+
+
 def upper(input, encoding="", name=None):
-    """ASCII letters to upper case (other bytes unchanged, as TF with encoding="")."""
-    return _map(bytes.upper, input, "StringUpper")
+    """Letters to upper case: ASCII ones with encoding="" (other bytes unchanged), all with "utf-8"."""
+    return _case_map(input, encoding, "StringUpper", bytes.upper, str.upper)
 
 
 def lower(input, encoding="", name=None):
-    return _map(bytes.lower, input, "StringLower")
+    """Letters to lower case: ASCII ones with encoding="" (other bytes unchanged), all with "utf-8"."""
+    return _case_map(input, encoding, "StringLower", bytes.lower, str.lower)
 
 
 def strip(input, name=None):
@@ -73,11 +84,19 @@ def strip(input, name=None):
     return _map(bytes.strip, input, "StringStrip")
 
 
+def _compile(pattern, op):
+    """The compiled regular expression; InvalidArgumentError naming ``op`` when it does not parse, as in TF."""
+    try:
+        return re.compile(pattern)
+    except re.error as e:
+        raise errors.InvalidArgumentError(f"{op}: invalid pattern {pattern!r}: {e}") from None
+
+
 def regex_replace(input, pattern, rewrite, replace_global=True, name=None):
     """Matches of ``pattern`` replaced by ``rewrite`` (\\1 for groups); only the first when not global."""
     def as_bytes(s):
         return s.encode("utf-8") if isinstance(s, str) else bytes(s)
-    compiled = re.compile(as_bytes(pattern))
+    compiled = _compile(as_bytes(pattern), "RegexReplace")
     rewrite, count = as_bytes(rewrite), 0 if replace_global else 1
     return _map(lambda s: compiled.sub(rewrite, s, count=count), input, "RegexReplace")
 
@@ -120,22 +139,34 @@ def substr(input, pos, len, unit="BYTE", name=None):  # noqa: A002 -- TF's names
     InvalidArgumentError when ``pos`` is past a string's end."""
     if unit not in ("BYTE", "UTF8_CHAR"):
         raise errors.InvalidArgumentError(f"Substr: unit must be 'BYTE' or 'UTF8_CHAR', got {unit!r}")
-    start, count = int(pos), int(len)
+    values = _strings(input, "Substr")._value
+    starts, counts = (np.asarray(convert_to_tensor(v).numpy()) for v in (pos, len))
+    if starts.shape != counts.shape:
+        raise errors.InvalidArgumentError(f"Substr: pos and len must have the same shape, got {starts.shape} "
+                                          f"and {counts.shape}")
 
-    def cut(s):
+    def cut(s, start, count):
+        start, count = int(start), int(count)
         text = s if unit == "BYTE" else s.decode("utf-8", errors="replace")
         size = text.__len__()
         first = start + size if start < 0 else start
         if not 0 <= first <= size:
             raise errors.InvalidArgumentError(f"Substr: pos {start} out of range for string {s!r} of length {size}")
-        piece = text[first:first + count]
+        piece = text[first:] if count < 0 else text[first:first + count]  # negative len: to the end, as TF
         return piece if unit == "BYTE" else piece.encode("utf-8")
-    return _map(cut, input, "Substr")
+    try:  # pos and len broadcast against the strings, as in TF
+        cuts = np.frompyfunc(cut, 3, 1)(values, starts, counts)
+    except ValueError as e:
+        if isinstance(e, errors.InvalidArgumentError):
+            raise
+        raise errors.InvalidArgumentError(f"Substr: pos/len of shape {starts.shape} do not broadcast against "
+                                          f"input of shape {values.shape}") from None
+    return StringTensor(np.asarray(cuts, dtype=object).reshape(np.broadcast_shapes(values.shape, starts.shape)))
 
 
 def regex_full_match(input, pattern, name=None):
     """Whether each whole string matches ``pattern``."""
-    compiled = re.compile(pattern.encode("utf-8") if isinstance(pattern, str) else pattern)
+    compiled = _compile(pattern.encode("utf-8") if isinstance(pattern, str) else pattern, "RegexFullMatch")
     return _map(lambda s: compiled.fullmatch(s) is not None, input, "RegexFullMatch", out=np.bool_)
 
 
@@ -225,6 +256,8 @@ def as_string(input, precision=-1, scientific=False, shortest=False, width=-1, f
         raise errors.InvalidArgumentError("AsString: cannot select both scientific and shortest notation")
     if fill not in ("", " ", "0") and len(fill) != 1:
         raise errors.InvalidArgumentError(f"AsString: fill must be one character, got {fill!r}")
+    if precision >= 0 and not t.dtype.is_floating:
+        raise errors.InvalidArgumentError(f"AsString: precision is only for floating types, got {t.dtype.name}")
     if t.dtype.is_floating:
         kind = "e" if scientific else "g" if shortest else "f"
         spec = f".{precision}{kind}" if precision >= 0 else kind
@@ -247,16 +280,37 @@ def builtins_format(value, spec):
     return value.__format__(spec)
 
 
+def _parse_float(text):
+    """float(text), also reading C's hexadecimal floats ("0x10", "-0x1.8p1") as TF does."""
+    try:
+        return float(text)
+    except ValueError:
+        if text.lstrip("+-")[:2].lower() != "0x":
+            raise
+        return float.fromhex(text)
+
+
 def to_number(input, out_type=dtypes.float32, name=None):
     """Parses each string as a number of ``out_type``; InvalidArgumentError for one that is not."""
     dt = dtypes.as_dtype(out_type)
     if not (dt.is_floating or dt.is_integer):
         raise TypeError(f"StringToNumber: out_type must be a float or int type, got {dt.name}")
-    parse = float if dt.is_floating else int
+    parse = _parse_float if dt.is_floating else int
 
     def number(s):
         try:
-            return parse(s.decode("utf-8").strip())
+            text = s.decode("utf-8").strip()
+            if "_" in text:  # Python's digit separators are not numbers to TF
+                raise ValueError(text)
+            return parse(text)
         except ValueError:
             raise errors.InvalidArgumentError(f"StringToNumber: {s!r} is not a valid {dt.name}") from None
+    if dt.is_integer:
+        info = np.iinfo(dt.as_numpy_dtype)
+
+        def number(s, parse_int=number):  # noqa: F811 -- out of the type's range is invalid, as in TF
+            v = parse_int(s)
+            if not info.min <= v <= info.max:
+                raise errors.InvalidArgumentError(f"StringToNumber: {s!r} is out of range for {dt.name}")
+            return v
     return _map(number, input, "StringToNumber", out=dt.as_numpy_dtype)
