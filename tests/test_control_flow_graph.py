@@ -287,7 +287,9 @@ def test_case_and_switch_case_eager_and_traced():
         assert float(fs(tf.constant(i), c(1.5))) == float(by_switch(tf.constant(i), c(1.5)))
     assert fc.experimental_get_tracing_count() == 1 and fs.experimental_get_tracing_count() == 1
     assert float(tf.switch_case(1, {0: lambda: 5.0, 1: lambda: 6.0})) == 6.0
-    assert float(tf.case([(tf.constant(False), lambda: 1.0), (tf.constant(False), lambda: 2.0)])) == 2.0
+    assert float(tf.case([(tf.constant(False), lambda: 1.0), (tf.constant(True), lambda: 2.0)])) == 2.0
+    with pytest.raises(tf.errors.InvalidArgumentError, match="none of the 2 conditions"):  # as TF, no default
+        tf.case([(tf.constant(False), lambda: 1.0), (tf.constant(False), lambda: 2.0)])
 
 
 def test_graph_text_shows_the_subgraphs():

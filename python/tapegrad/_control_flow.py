@@ -271,8 +271,9 @@ def _chain(preds_fns, default, what):
 def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"):
     """The function of the first pair whose predicate is true, else ``default()`` (TF's tf.case).
 
-    Without ``default`` the last pair's function runs when no earlier predicate holds. With
-    ``exclusive=True`` eager calls check that at most one predicate is true.
+    Without ``default``, an eager call where no predicate holds raises InvalidArgumentError, as TF's;
+    in a traced function the last pair's function then runs (graphs hold no assertion node yet).
+    With ``exclusive=True`` eager calls check that at most one predicate is true.
     """
     pairs = _pairs(pred_fn_pairs)
     if default is not None and not callable(default):
@@ -287,6 +288,10 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
             from tapegrad.errors import InvalidArgumentError
             raise InvalidArgumentError(None, None, f"tf.case: more than one condition evaluated as True "
                                                    f"(pairs {true}) with exclusive=True")
+    if default is None and not _core._tracing() and not any(_decide(p, "tf.case") for p, _ in pairs):
+        from tapegrad.errors import InvalidArgumentError
+        raise InvalidArgumentError(None, None, f"tf.case: none of the {len(pairs)} conditions evaluated as True "
+                                               f"and no default is given")
     if default is None:
         pairs, default = pairs[:-1], pairs[-1][1]
     return _chain(pairs, default, "tf.case")
