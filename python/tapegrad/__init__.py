@@ -48,7 +48,10 @@ from tapegrad import _symbolic  # noqa: E402
 _symbolic.install([_os.sys.modules[__name__], math, nn, linalg], ("tapegrad._ops.", "tapegrad._creation"), ("cast",))
 from tapegrad import raw_ops  # noqa: E402
 
-__version__ = "0.1.0"
+from tapegrad._show_config import show_config  # noqa: E402
+from tapegrad import _show_config  # noqa: E402
+
+__version__ = _show_config._package_version()  # pyproject.toml is the one place the version is written
 from tapegrad._name_scope import name_scope  # noqa: E402
 from tapegrad._module import Module  # noqa: E402
 from tapegrad import train  # noqa: E402

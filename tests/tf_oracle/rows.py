@@ -634,4 +634,5 @@ EXCLUDED = {
     "is_symbolic_tensor": "a question about tracing, not an op (tests/test_keras_public_api.py, against TF's answers)",
     "Module": "a container of variables, not an op (tests/test_module.py)",
     "name_scope": "a context manager naming variables, not an op (tests/test_module.py)",
+    "show_config": "prints tapegrad's own build facts; TF has none (tests/test_show_config.py)",
 }
