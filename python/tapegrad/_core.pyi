@@ -335,6 +335,10 @@ def _alias(arg0: Tensor) -> Tensor:
     """
     t's value under a new tensor id.
     """
+def _build_info() -> dict:
+    """
+    Build and run-time facts for tapegrad.show_config().
+    """
 def _check_numerics_enabled() -> bool:
     ...
 def _convert_arg(value: typing.Any, kind: str, fn: str, arg: str, dtype_hint: typing.SupportsInt | typing.SupportsIndex = -1) -> typing.Any:

@@ -42,7 +42,7 @@ def _blas_version():
 
 def show_config(mode="stdout"):
     """Prints tapegrad's version, kernel ISA levels, threads, BLAS and build flags (numpy.show_config's modes)."""
-    if mode not in ("stdout", "dicts"):
+    if not isinstance(mode, str) or mode not in ("stdout", "dicts"):
         raise ValueError(f"show_config: mode must be 'stdout' or 'dicts', got {mode!r}")
     config = _config()
     if mode == "dicts":
