@@ -2,6 +2,7 @@
 #include "engine/eager.h"
 #include <cmath>
 #include "core/error.h"
+#include "core/flush_denormal.h"
 #include "engine/observer.h"
 
 namespace tg {
@@ -68,6 +69,7 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   try {  // Note [One set of error classes]: every failure of an op names it
     OutMeta m = op.infer(op, x, attrs);
     if (__builtin_expect(op.stateful && t_observers.n != 0, 0)) notify_before_stateful(x);
+    ScopedFlushDenormal ftz;  // Note [Flush denormals]
     out = op.kernel(op, x, attrs, m);
   } catch (OpFailure& e) {
     e.name_op(op.name);

@@ -8,6 +8,7 @@
 #include "graph/executor.h"
 #include <algorithm>
 #include "core/error.h"
+#include "core/flush_denormal.h"
 #include "engine/eager.h"
 #include "engine/forward.h"
 #include "engine/tape.h"
@@ -119,6 +120,7 @@ static void run_fused_node(const Graph& g, size_t i, Tensors& vals, const Tensor
 Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
   if ((int)args.size() != g.num_args)
     throw InvalidArgument(cat("graph: expected ", g.num_args, " tensor arguments, got ", args.size()));
+  ScopedFlushDenormal ftz;  // Note [Flush denormals]
   const size_t n = g.nodes.size();
   Tensors vals(n);
   Tensors x;

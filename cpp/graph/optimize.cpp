@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 #include "core/error.h"
+#include "core/flush_denormal.h"
 #include "graph/fusion.h"
 #include "graph/trace.h"
 
@@ -49,6 +50,7 @@ OptimizeStats fold_constants(Graph& g) {
     // A broadcast of a small constant stays an op: a big folded constant is read from memory
     // at every call, while the op's consumers would otherwise see a cheap broadcast.
     if (num_elements(n.meta.shape) > std::max<int64_t>(in_size, kFoldExpandMax)) continue;
+    ScopedFlushDenormal ftz;  // a folded constant has the value the op would give at run time
     n.value = n.op->kernel(*n.op, x, n.attrs, n.op->infer(*n.op, x, n.attrs));
     n.kind = NodeKind::Constant;
     n.op = nullptr;

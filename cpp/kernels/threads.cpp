@@ -1,5 +1,6 @@
 // threads.cpp -- the kernels' thread count (see threads.h).
 #include "kernels/threads.h"
+#include "core/flush_denormal.h"
 #include <cblas.h>
 #include <omp.h>
 #include <mutex>
@@ -7,6 +8,14 @@
 namespace tg {
 
 namespace {
+// Note [Flush denormals]: every OpenMP worker flushes subnormals. Workers live as long as the team does;
+// a region with more threads than before creates new ones, so this runs at load and after each change.
+void flush_denormals_in_workers() {
+#pragma omp parallel
+  if (omp_get_thread_num() != 0) flush_denormals_on_this_thread();
+}
+[[maybe_unused]] const bool kWorkersFlush = (flush_denormals_in_workers(), true);
+
 // The counts before the first change, read once (both libraries are loaded with the extension).
 const int kInitialOmp = omp_get_max_threads();
 const int kInitialBlas = scipy_openblas_get_num_threads();
@@ -22,6 +31,7 @@ void set_num_threads(int n) {
   if (n > most) n = most;
   omp_set_num_threads(n > 0 ? n : kInitialOmp);
   scipy_openblas_set_num_threads(n > 0 ? n : kInitialBlas);
+  flush_denormals_in_workers();
 }
 
 int num_threads() { return omp_get_max_threads(); }
