@@ -2,28 +2,31 @@
 // Everything here has internal linkage: see Note [ISA dispatch] in cpu_dispatch.cpp.
 #pragma once
 #include "kernels/ew_args.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "kernels/work_pool.h"
 
 namespace tg {
 namespace {
 
 // Below this many elements a second thread costs more than it saves.
 constexpr int64_t kParallelMin = 1 << 16;
+// The shortest chunk of elements the pool hands out (Note [Dynamic chunks] in work_pool.cpp), and the
+// element multiple chunks start at, so vector loops start aligned.
+constexpr int64_t kChunkGrain = 1 << 13;
+constexpr int64_t kChunkAlign = 64;
 
-// f(lo, hi) on one contiguous chunk of [0, n) per OpenMP thread.
+// f(lo, hi) over [0, n) in dynamically claimed chunks.
 template <class F>
-void per_thread_chunks(int64_t n, F f) {
-#pragma omp parallel
-  {
-    int64_t nt = 1, t = 0;
-#ifdef _OPENMP
-    nt = omp_get_num_threads();
-    t = omp_get_thread_num();
-#endif
-    f(n * t / nt, n * (t + 1) / nt);
-  }
+void element_chunks(int64_t n, F f) {
+  parallel_ranges(n, kChunkGrain, kChunkAlign, f);
+}
+
+// f(r) for each of `rows` rows of `inner` elements, in dynamically claimed chunks of rows.
+template <class F>
+void row_chunks(int64_t rows, int64_t inner, F f) {
+  auto range = [&](int64_t lo, int64_t hi) {
+    for (int64_t r = lo; r < hi; ++r) f(r);
+  };
+  parallel_ranges(rows, (kChunkGrain + inner - 1) / (inner ? inner : 1), 1, range);
 }
 
 template <class T, class R, class F>
@@ -32,8 +35,9 @@ void unary_loop(const EwArgs& a, F f) {
   R* o = static_cast<R*>(a.out);
   const int64_t n = a.n;
   if (n >= kParallelMin) {
-#pragma omp parallel for schedule(static)
-    for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
+    element_chunks(n, [&](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i) o[i] = f(x[i]);
+    });
   } else {
     for (int64_t i = 0; i < n; ++i) o[i] = f(x[i]);
   }
@@ -46,7 +50,7 @@ void unary_run_loop(const EwArgs& a, Run run) {
   T* o = static_cast<T*>(a.out);
   const int64_t n = a.n;
   if (n < kParallelMin) return run(x, o, n);
-  per_thread_chunks(n, [&](int64_t lo, int64_t hi) { run(x + lo, o + lo, hi - lo); });
+  element_chunks(n, [&](int64_t lo, int64_t hi) { run(x + lo, o + lo, hi - lo); });
 }
 
 // Inner loop over the last dimension with strides 0 or 1 specialised so the compiler vectorizes.
@@ -69,7 +73,7 @@ void binary_loop(const EwArgs& a, F f) {
   if (rows == 1) {
     if (a.n >= kParallelMin) {
       const int64_t sx = a.stride[0][last], sy = a.stride[1][last];
-      per_thread_chunks(inner, [&](int64_t lo, int64_t hi) {  // the single row split between threads
+      element_chunks(inner, [&](int64_t lo, int64_t hi) {  // the single row split between threads
         binary_row(x + lo * sx, sx, y + lo * sy, sy, o + lo, hi - lo, f);
       });
     } else {
@@ -87,9 +91,8 @@ void binary_loop(const EwArgs& a, F f) {
     }
     binary_row(x + ox, a.stride[0][last], y + oy, a.stride[1][last], o + r * inner, inner, f);
   };
-  if (a.n >= kParallelMin) {  // an `if` clause would still enter the OpenMP runtime for small tensors
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) row(r);
+  if (a.n >= kParallelMin) {
+    row_chunks(rows, inner, row);
   } else {
     for (int64_t r = 0; r < rows; ++r) row(r);
   }
@@ -117,8 +120,7 @@ void ternary_loop(const EwArgs& a, F f) {
     for (int64_t i = 0; i < inner; ++i) o[r * inner + i] = f(c[oc + i * sc], x[ox + i * sx], y[oy + i * sy]);
   };
   if (a.n >= kParallelMin) {
-#pragma omp parallel for schedule(static)
-    for (int64_t r = 0; r < rows; ++r) row(r);
+    row_chunks(rows, inner, row);
   } else {
     for (int64_t r = 0; r < rows; ++r) row(r);
   }

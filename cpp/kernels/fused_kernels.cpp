@@ -10,10 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <type_traits>
+#include <atomic>
 #include "kernels/fused_program.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "kernels/work_pool.h"
 
 #define TG_FCAT2(a, b) a##b
 #define TG_FCAT(a, b) TG_FCAT2(a, b)
@@ -96,54 +95,47 @@ void run_block(const FusedCall& c, const FusedInstr* code, int ncode, T* const* 
 template <class T>
 bool run_program(const FusedCall& c) {
   const int64_t nblocks = (c.n + kFusedBlock - 1) / kFusedBlock;
-  int nt = 1;
-#ifdef _OPENMP
-  if (c.n >= kFusedParallelMin) nt = omp_get_max_threads();
-  if (nt > nblocks) nt = (int)nblocks;
-  if (nt < 1) nt = 1;
-#endif
+  // Chunks of blocks claimed dynamically (Note [Dynamic chunks] in work_pool.cpp); a reduction keeps one
+  // partial sum per chunk, added in chunk order, so its value does not depend on who ran which chunk.
+  const int64_t size = c.n >= kFusedParallelMin ? chunk_size(nblocks, kFusedParallelMin / kFusedBlock / 4) : nblocks;
+  const int64_t nchunks = (nblocks + size - 1) / size;
   const int nsums = c.nsums;
-  double* partial = nsums ? static_cast<double*>(std::calloc((size_t)nt * nsums, sizeof(double))) : nullptr;
+  double* partial = nsums ? static_cast<double*>(std::calloc((size_t)nchunks * nsums, sizeof(double))) : nullptr;
   if (nsums && !partial) return false;
-  bool failed = false;
-#pragma omp parallel num_threads(nt) if (nt > 1)
-  {
-    int t = 0, team = 1;
-#ifdef _OPENMP
-    t = omp_get_thread_num();
-    team = omp_get_num_threads();
-#endif
+  std::atomic<bool> failed{false};
+  auto chunk = [&](int64_t index, int64_t lo, int64_t hi) {
     const int nrefs = c.nregs + c.nin + c.nout;
     const size_t reg_bytes = (size_t)c.nregs * kFusedBlock * sizeof(T);
     char* mem = static_cast<char*>(scratch(reg_bytes + (size_t)nrefs * sizeof(T*)));
     if (!mem) {
-#pragma omp atomic write
-      failed = true;
-    } else {
-      T* regs = reinterpret_cast<T*>(mem);
-      T** ptr = reinterpret_cast<T**>(mem + reg_bytes);
-      for (int r = 0; r < c.nregs; ++r) ptr[r] = regs + (int64_t)r * kFusedBlock;
-      T** in = ptr + c.nregs;
-      T** out = in + c.nin;
-      double* acc = partial ? partial + (size_t)t * nsums : nullptr;
-      run_block<T>(c, c.prologue, c.nprologue, ptr, 0, kFusedBlock, acc);
-      const int64_t lo = nblocks * t / team, hi = nblocks * (t + 1) / team;
-      for (int64_t blk = lo; blk < hi; ++blk) {
-        const int64_t start = blk * kFusedBlock;
-        const int64_t rest = c.n - start;
-        for (int k = 0; k < c.nin; ++k) in[k] = const_cast<T*>(static_cast<const T*>(c.in[k])) + start;
-        for (int k = 0; k < c.nout; ++k) out[k] = static_cast<T*>(c.out[k]) + start;
-        run_block<T>(c, c.body, c.nbody, ptr, start, rest < kFusedBlock ? (int)rest : kFusedBlock, acc);
-      }
+      failed.store(true);
+      return;
     }
-  }
+    T* regs = reinterpret_cast<T*>(mem);
+    T** ptr = reinterpret_cast<T**>(mem + reg_bytes);
+    for (int r = 0; r < c.nregs; ++r) ptr[r] = regs + (int64_t)r * kFusedBlock;
+    T** in = ptr + c.nregs;
+    T** out = in + c.nin;
+    double* acc = partial ? partial + (size_t)index * nsums : nullptr;
+    run_block<T>(c, c.prologue, c.nprologue, ptr, 0, kFusedBlock, acc);
+    for (int64_t blk = lo; blk < hi; ++blk) {
+      const int64_t start = blk * kFusedBlock;
+      const int64_t rest = c.n - start;
+      for (int k = 0; k < c.nin; ++k) in[k] = const_cast<T*>(static_cast<const T*>(c.in[k])) + start;
+      for (int k = 0; k < c.nout; ++k) out[k] = static_cast<T*>(c.out[k]) + start;
+      run_block<T>(c, c.body, c.nbody, ptr, start, rest < kFusedBlock ? (int)rest : kFusedBlock, acc);
+    }
+  };
+  run_chunks(nblocks, size, [](void* ctx, int64_t index, int64_t lo, int64_t hi) {
+    (*static_cast<decltype(chunk)*>(ctx))(index, lo, hi);
+  }, &chunk);
   for (int k = 0; k < nsums; ++k) {
     double s = 0;
-    for (int t = 0; t < nt; ++t) s += partial[(size_t)t * nsums + k];
+    for (int64_t t = 0; t < nchunks; ++t) s += partial[(size_t)t * nsums + k];
     c.sums[k] = s;
   }
   std::free(partial);
-  return !failed;
+  return !failed.load();
 }
 
 }  // namespace

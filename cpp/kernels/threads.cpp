@@ -1,6 +1,7 @@
 // threads.cpp -- the kernels' thread count (see threads.h).
 #include "kernels/threads.h"
 #include "core/flush_denormal.h"
+#include "kernels/work_pool.h"
 #include <cblas.h>
 #include <omp.h>
 #include <mutex>
@@ -19,6 +20,7 @@ void flush_denormals_in_workers() {
 // The counts before the first change, read once (both libraries are loaded with the extension).
 const int kInitialOmp = omp_get_max_threads();
 const int kInitialBlas = scipy_openblas_get_num_threads();
+[[maybe_unused]] const bool kPoolSized = (set_pool_threads(kInitialOmp), true);
 
 // OneBlasThread's shared state (OpenBLAS's per-thread setting is not exported, so the count is global).
 std::mutex one_blas_mu;
@@ -32,6 +34,7 @@ void set_num_threads(int n) {
   omp_set_num_threads(n > 0 ? n : kInitialOmp);
   scipy_openblas_set_num_threads(n > 0 ? n : kInitialBlas);
   flush_denormals_in_workers();
+  set_pool_threads(omp_get_max_threads());
 }
 
 int num_threads() { return omp_get_max_threads(); }
