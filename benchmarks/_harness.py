@@ -29,6 +29,7 @@ import json
 import os
 import platform
 import statistics
+import subprocess
 import sys
 import time
 
@@ -472,6 +473,9 @@ def arg_parser(description):
                         "steadier on a shared machine); default: each framework's own")
     p.add_argument("--json", default="", help="append results to this JSON-lines file")
     p.add_argument("--quick", action="store_true", help="short budget, for a smoke run")
+    p.add_argument("--under-load", action="store_true",
+                   help="time each workload twice, alone and beside a process busy-looping on one CPU, "
+                        "and print the slowdown per framework")
     return p
 
 
@@ -487,6 +491,30 @@ def parse_args(description, argv=None):
     return opts
 
 
+class BusyNeighbour:
+    """A separate process spinning on the last CPU this process may use: another user's job on a shared
+    machine. The benchmark process itself stays free to use every CPU."""
+
+    def __enter__(self):
+        cpu = max(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 0
+        code = "import os\nif hasattr(os, 'sched_setaffinity'): os.sched_setaffinity(0, {%d})\nwhile True: pass" % cpu
+        self.proc = subprocess.Popen([sys.executable, "-c", code])
+        time.sleep(0.2)  # let it reach its loop
+        return self
+
+    def __exit__(self, *exc):
+        self.proc.kill()
+        self.proc.wait()
+
+
+def print_slowdown(workload, idle, loaded, out=sys.stdout):
+    print("   under load (one CPU busy-looping in another process): loaded median / idle median", file=out)
+    for a, b in zip(idle, loaded):
+        if a.ok and b.ok:
+            print("   %-11s %6.2fx  (%s -> %s)" % (a.framework, b.median / a.median, fmt_time(a.median),
+                                                fmt_time(b.median)), file=out)
+
+
 def run_workloads(workloads, opts, out=sys.stdout):
     """Measure and print every workload matching opts.filter; return the results."""
     all_results = []
@@ -497,6 +525,10 @@ def run_workloads(workloads, opts, out=sys.stdout):
         results = measure(w, opts.framework_list, opts)
         other = meter.stop()
         print_table(w, results, out, other)
+        if getattr(opts, "under_load", False):
+            with BusyNeighbour():
+                loaded = measure(w, opts.framework_list, opts)
+            print_slowdown(w, results, loaded, out)
         out.flush()
         all_results.append((w, results))
         if opts.json:

@@ -89,3 +89,24 @@ def test_child_of_fork_runs_parallel_kernels():
         os._exit(code)
     _, status = os.waitpid(pid, 0)
     assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity") or len(os.sched_getaffinity(0)) != 2
+                    or not os.path.exists("/proc/stat"), reason="needs Linux with 2 usable CPUs")
+def test_gemms_use_the_cpus_other_processes_leave_free():
+    # Note [Free CPUs]: beside a process that keeps one of the 2 CPUs busy, GEMMs drop to one thread.
+    import subprocess
+    import sys
+    import time
+    code = "import os; os.sched_setaffinity(0, {%d})\nwhile True: pass" % max(os.sched_getaffinity(0))
+    busy = subprocess.Popen([sys.executable, "-c", code])
+    try:
+        a = tf.ones([64, 64])
+        deadline = time.monotonic() + 3.0
+        while time.monotonic() < deadline and tf._core._usable_threads() != 1:
+            tf.matmul(a, a)
+            time.sleep(0.05)
+        assert tf._core._usable_threads() == 1
+    finally:
+        busy.kill()
+        busy.wait()

@@ -24,6 +24,7 @@ void bind_config(py::module_& m) {
   m.def("_set_num_threads", &set_num_threads, py::arg("n"),
         "Caps the kernels' OpenMP and OpenBLAS threads at n (n <= 0: the count at load time).");
   m.def("_num_threads", &num_threads, "The number of threads a parallel kernel uses.");
+  m.def("_usable_threads", &usable_threads, "Threads a GEMM or convolution uses now (Note [Free CPUs]).");
   m.def("_build_info", [] {
     py::dict d;
     d["compiler"] = TG_BUILD_COMPILER;

@@ -202,7 +202,7 @@ void direct_filter(const Window2D& g, const double* X, const double* DY, double*
 // accumulator, summed at the end.
 template <class T> void direct_filter_grad(const Window2D& g, const T* X, const T* DY, T* DW, int64_t O) {
   const int64_t K = g.kh * g.kw * g.c;
-  const int64_t parts = std::min<int64_t>(g.n, g.n * g.oh * g.ow * K * O >= kParallelWork ? omp_get_max_threads() : 1);
+  const int64_t parts = std::min<int64_t>(g.n, g.n * g.oh * g.ow * K * O >= kParallelWork ? usable_threads() : 1);
   std::vector<T> acc(parts * K * O, T(0));
   parallel_for(parts, kParallelWork, [&](int64_t i) {
     direct_filter(g, X, DY, acc.data() + i * K * O, O, g.n * i / parts, g.n * (i + 1) / parts);
@@ -225,7 +225,8 @@ struct Chunks {
   int64_t n, images;
   int threads;
   Chunks(const Window2D& g, size_t elem, int64_t macs) : n(g.n) {
-    threads = macs >= kParallelMacs && g.n > 1 ? std::max(1, omp_get_max_threads()) : 1;
+    adapt_blas_threads();  // Note [Free CPUs]: one thread here leaves the GEMMs to OpenBLAS's, capped alike
+    threads = macs >= kParallelMacs && g.n > 1 ? usable_threads() : 1;
     images = std::max<int64_t>(1, std::min(chunk_images(g, elem), (g.n + threads - 1) / threads));
   }
   // body(first image, images in the chunk, thread index)

@@ -2,6 +2,7 @@
 #include "kernels/matmul.h"
 #include <cblas.h>
 #include <vector>
+#include "kernels/threads.h"
 
 namespace tg {
 
@@ -29,6 +30,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, const T
 }  // namespace
 
 void matmul_into(const Tensor& a, const Tensor& b, bool ta, bool tb, Tensor& out) {
+  adapt_blas_threads();  // Note [Free CPUs]
   const int ra = a->ndim(), rb = b->ndim(), ro = out->ndim();
   const int64_t m = ta ? a->shape[ra - 1] : a->shape[ra - 2];
   const int64_t k = ta ? a->shape[ra - 2] : a->shape[ra - 1];

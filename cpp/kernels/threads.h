@@ -10,6 +10,12 @@ namespace tg {
 void set_num_threads(int n);
 int num_threads();
 
+// The threads a fixed-share parallel kernel should use now: the configured count, capped by the CPUs that
+// other processes leave free (Note [Free CPUs] in threads.cpp; re-measured at most every 200 ms).
+int usable_threads();
+// Sets OpenBLAS's count to the configured one capped the same way; called before each GEMM.
+void adapt_blas_threads();
+
 // OpenBLAS at one thread while any guard lives (for runs of small GEMMs, or GEMMs already spread
 // over OpenMP threads): the first guard in saves the count and sets one, the last one out restores it.
 struct OneBlasThread {

@@ -417,6 +417,10 @@ def _tracing() -> bool:
     """
     True while a tf.function is being traced on this thread.
     """
+def _usable_threads() -> int:
+    """
+    Threads a GEMM or convolution uses now (Note [Free CPUs]).
+    """
 def accumulators_active() -> bool:
     ...
 def active_isa() -> str:
