@@ -1,6 +1,9 @@
 // ew_loops.h -- loop templates for elementwise kernels: contiguous, scalar-broadcast and N-d paths.
 // Everything here has internal linkage: see Note [ISA dispatch] in cpu_dispatch.cpp.
 #pragma once
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
 #include "kernels/ew_args.h"
 #include "kernels/work_pool.h"
 
@@ -98,6 +101,30 @@ void binary_loop(const EwArgs& a, F f) {
   }
 }
 
+// c ? x : y without a branch (a data-dependent branch mispredicts on about half of random conditions:
+// 3-4 ns per element instead of a vectorized blend); the chosen value's bits are copied unchanged.
+template <class T>
+inline T select_bits(bool c, T x, T y) {
+  using U = std::conditional_t<sizeof(T) == 8, uint64_t,
+            std::conditional_t<sizeof(T) == 4, uint32_t, std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+  static_assert(sizeof(U) == sizeof(T), "select_bits: unsupported size");
+  U ux, uy;
+  std::memcpy(&ux, &x, sizeof(T));
+  std::memcpy(&uy, &y, sizeof(T));
+  const U mask = U(0) - U(c);
+  const U r = (ux & mask) | (uy & U(~mask));
+  T out;
+  std::memcpy(&out, &r, sizeof(T));
+  return out;
+}
+
+// Ternary counterpart of binary_row: unit strides specialised so the select vectorizes.
+template <class C, class T, class F>
+inline void ternary_row(const C* c, int64_t sc, const T* x, int64_t sx, const T* y, int64_t sy, T* o, int64_t n, F f) {
+  if (sc == 1 && sx == 1 && sy == 1) for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], x[i], y[i]);
+  else for (int64_t i = 0; i < n; ++i) o[i] = f(c[i * sc], x[i * sx], y[i * sy]);
+}
+
 template <class C, class T, class F>
 void ternary_loop(const EwArgs& a, F f) {
   const C* c = static_cast<const C*>(a.in[0]);
@@ -108,6 +135,12 @@ void ternary_loop(const EwArgs& a, F f) {
   const int64_t inner = a.shape[last];
   const int64_t rows = a.n / (inner ? inner : 1);
   const int64_t sc = a.stride[0][last], sx = a.stride[1][last], sy = a.stride[2][last];
+  if (rows == 1) {
+    auto span = [&](int64_t lo, int64_t hi) { ternary_row(c + lo * sc, sc, x + lo * sx, sx, y + lo * sy, sy, o + lo, hi - lo, f); };
+    if (a.n >= kParallelMin) element_chunks(inner, span);
+    else span(0, inner);
+    return;
+  }
   auto row = [&](int64_t r) {
     int64_t oc = 0, ox = 0, oy = 0, rem = r;
     for (int d = last - 1; d >= 0; --d) {
@@ -117,7 +150,7 @@ void ternary_loop(const EwArgs& a, F f) {
       ox += idx * a.stride[1][d];
       oy += idx * a.stride[2][d];
     }
-    for (int64_t i = 0; i < inner; ++i) o[r * inner + i] = f(c[oc + i * sc], x[ox + i * sx], y[oy + i * sy]);
+    ternary_row(c + oc, sc, x + ox, sx, y + oy, sy, o + r * inner, inner, f);
   };
   if (a.n >= kParallelMin) {
     row_chunks(rows, inner, row);

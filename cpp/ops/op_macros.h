@@ -169,12 +169,11 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_LOGICAL(Name, expr) TG_BINARY_KERNEL(Name, bool, bool, 4, expr) TG_BINARY_BLOCKS(Name, expr)
 #define TG_FUSED_FORM(Name, expr) TG_BINARY_FLOAT(Name, expr, , )
 // Select(c, x, y) = c ? x : y
-#define TG_SELECT_EXPR(c, x, y) ((c) ? (x) : (y))
 #define TG_SELECT_KERNEL(Ty, dt) \
-  TG_EW_SET(Select, Ty, dt, ternary_loop<bool, Ty>(a, [](bool c, Ty x, Ty y) -> Ty { return TG_SELECT_EXPR(c, x, y); }))
+  TG_EW_SET(Select, Ty, dt, ternary_loop<bool, Ty>(a, [](bool c, Ty x, Ty y) -> Ty { return select_bits(c, x, y); }))
 #define TG_SELECT_BLOCK(Ty, dt) \
   TG_BLOCK_SET(Select, Ty, dt, block_ternary<Ty>(pa, pb, pc, pd, n, [](Ty c, Ty x, Ty y) -> Ty { \
-                 return TG_SELECT_EXPR(c != Ty(0), x, y); }))
+                 return select_bits(c != Ty(0), x, y); }))
 #define TG_SELECT() \
   TG_SELECT_KERNEL(float, 0) TG_SELECT_KERNEL(double, 1) TG_SELECT_KERNEL(int32_t, 2) \
   TG_SELECT_KERNEL(int64_t, 3) TG_SELECT_KERNEL(bool, 4) TG_SELECT_BLOCK(float, 0) TG_SELECT_BLOCK(double, 1)
