@@ -122,6 +122,8 @@ inline T select_bits(bool c, T x, T y) {
 template <class C, class T, class F>
 inline void ternary_row(const C* c, int64_t sc, const T* x, int64_t sx, const T* y, int64_t sy, T* o, int64_t n, F f) {
   if (sc == 1 && sx == 1 && sy == 1) for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], x[i], y[i]);
+  else if (sc == 1 && sx == 1 && sy == 0) { const T b = y[0]; for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], x[i], b); }
+  else if (sc == 1 && sx == 0 && sy == 1) { const T a = x[0]; for (int64_t i = 0; i < n; ++i) o[i] = f(c[i], a, y[i]); }
   else for (int64_t i = 0; i < n; ++i) o[i] = f(c[i * sc], x[i * sx], y[i * sy]);
 }
 
