@@ -18,7 +18,6 @@
 #include "kernels/work_pool.h"
 #include <pthread.h>
 #include <atomic>
-#include <condition_variable>
 #include <exception>
 #include <mutex>
 #include <thread>
@@ -50,8 +49,10 @@ struct Pool {
   ChunkFn fn = nullptr;
   void* ctx = nullptr;
   std::exception_ptr error;
-  std::mutex error_mu, sleep_mu;
-  std::condition_variable wake;
+  std::mutex error_mu;
+  // pthread's own: std::condition_variable::wait would raise the wheel's libstdc++ floor (GLIBCXX_3.4.30).
+  pthread_mutex_t sleep_mu = PTHREAD_MUTEX_INITIALIZER;
+  pthread_cond_t wake = PTHREAD_COND_INITIALIZER;
   int started = 0;                  // worker threads created (guarded by start_mu)
   std::mutex start_mu;
 
@@ -78,13 +79,12 @@ struct Pool {
         g = gen.load();
       }
       if (g == seen || !(g & 1)) {
-        std::unique_lock<std::mutex> lock(sleep_mu);
+        pthread_mutex_lock(&sleep_mu);
         sleepers.fetch_add(1);
-        wake.wait(lock, [&] {
-          uint64_t now = gen.load();
-          return now != seen && (now & 1);
-        });
+        for (uint64_t now = gen.load(); now == seen || !(now & 1); now = gen.load())
+          pthread_cond_wait(&wake, &sleep_mu);
         sleepers.fetch_sub(1);
+        pthread_mutex_unlock(&sleep_mu);
         g = gen.load();
       }
       seen = g;
@@ -120,9 +120,9 @@ void after_fork_in_child() {  // the workers did not survive the fork: start aga
   p.sleepers.store(0);
   p.gen.store(0);
   new (&p.start_mu) std::mutex;
-  new (&p.sleep_mu) std::mutex;
+  p.sleep_mu = PTHREAD_MUTEX_INITIALIZER;
   new (&p.error_mu) std::mutex;
-  new (&p.wake) std::condition_variable;
+  p.wake = PTHREAD_COND_INITIALIZER;
 }
 
 const bool kForkHandler = (pthread_atfork(nullptr, nullptr, after_fork_in_child), true);
@@ -166,8 +166,9 @@ void run_chunks(int64_t n, int64_t size, ChunkFn fn, void* ctx) {
   p.done.store(0);
   p.gen.fetch_add(1);  // open: odd
   if (p.sleepers.load() > 0) {
-    std::lock_guard<std::mutex> lock(p.sleep_mu);
-    p.wake.notify_all();
+    pthread_mutex_lock(&p.sleep_mu);
+    pthread_cond_broadcast(&p.wake);
+    pthread_mutex_unlock(&p.sleep_mu);
   }
   p.run_claimed();
   for (int spin = 0; p.done.load() < nchunks; ++spin) {  // chunks a worker claimed and still runs
