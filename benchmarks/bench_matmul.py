@@ -33,6 +33,10 @@ bwd = h.Workload(GROUP, "reduce_sum(A @ B) forward+backward, dA and dB, %dx%d fl
                  flops=3 * 2 * N ** 3,
                  note="GFLOP/s counts three GEMMs, 3 * 2 n^3 (numpy: the three GEMMs by hand)",
                  rtol=1e-4)
+bwd_traced = h.Workload(GROUP, "reduce_sum(A @ B) forward+backward traced (tf.function, jax.jit), %dx%d float32"
+                        % (N, N), flops=3 * 2 * N ** 3,
+                        note="tapegrad and TF: the step in tf.function, returning the sum too; jax: "
+                             "jit(value_and_grad); numpy: by hand; torch: eager", rtol=1e-4)
 
 
 @fwd.case("tensorflow", "tapegrad")
@@ -43,12 +47,23 @@ def _(tf):
 
 @bwd.case("tensorflow", "tapegrad")
 def _(tf):
+    return _tf_step(tf)
+
+
+@bwd_traced.case("tensorflow", "tapegrad")
+def _(tf):
+    return tf.function(_tf_step(tf, with_value=True))
+
+
+def _tf_step(tf, with_value=False):
     a, b = tf.Variable(A), tf.Variable(B)
 
     def step():
         with tf.GradientTape() as tape:
             s = tf.reduce_sum(tf.matmul(a, b))
-        return tape.gradient(s, [a, b])
+        grads = tape.gradient(s, [a, b])
+        # traced, a value nobody returns is pruned with its GEMM (as TF does): return it, as jax does
+        return [s] + grads if with_value else grads
     return step
 
 
@@ -103,7 +118,38 @@ def _(jax):
     return step
 
 
-WORKLOADS = [fwd, bwd]
+@bwd_traced.case("numpy")
+def _(np):
+    def step():
+        c = A @ B
+        g = np.ones_like(c)
+        return [np.float32(c.sum()), g @ B.T, A.T @ g]
+    return step
+
+
+@bwd_traced.case("torch")
+def _(torch):
+    a = torch.from_numpy(A.copy()).requires_grad_(True)
+    b = torch.from_numpy(B.copy()).requires_grad_(True)
+
+    def step():
+        s = (a @ b).sum()
+        return [s.detach()] + list(torch.autograd.grad(s, [a, b]))
+    return step
+
+
+@bwd_traced.case("jax")
+def _(jax):
+    vdf = jax.jit(jax.value_and_grad(lambda a, b: jax.numpy.sum(a @ b), argnums=(0, 1)))
+    a, b = jax.numpy.asarray(A), jax.numpy.asarray(B)
+
+    def step():
+        s, (ga, gb) = jax.block_until_ready(vdf(a, b))
+        return [s, ga, gb]
+    return step
+
+
+WORKLOADS = [fwd, bwd, bwd_traced]
 
 
 def main(argv=None, print_env=True):
