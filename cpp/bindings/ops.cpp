@@ -389,6 +389,17 @@ void bind_ops(py::module_& m) {
         py::arg("value"), py::arg("dtype") = -1);
   m.def("convert_hint", [](py::handle v, int hint) { return to_tensor(v, hint); });
   m.def("from_numpy", [](py::handle v, int dtype) { return from_array(v, dtype); }, py::arg("value"), py::arg("dtype") = -1);
+  // For filling a new tensor in place (a receive buffer of tapegrad.distribute): the view must
+  // be dropped before the tensor is handed to anyone, since tensors are otherwise immutable.
+  m.def("_empty_with_view", [](std::vector<int64_t> shape, int dtype) {
+    if (dtype < 0 || dtype > 4) throw InvalidArgument(cat("_empty_with_view: invalid dtype code ", dtype));
+    for (int64_t d : shape)
+      if (d < 0) throw InvalidArgument(cat("_empty_with_view: negative dimension ", d));
+    Tensor t = empty(Shape(shape.begin(), shape.end()), (DType)dtype);
+    py::array view = to_numpy(t, false);
+    py::detail::array_proxy(view.ptr())->flags |= py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
+    return py::make_tuple(t, view);
+  });
   m.def("fill", [](std::vector<int64_t> shape, double v, int dtype) {
     if (dtype < 0 || dtype > 4) throw InvalidArgument(cat("Fill: invalid dtype code ", dtype));
     return full(shape, (DType)dtype, v);

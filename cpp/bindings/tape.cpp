@@ -119,6 +119,35 @@ struct PyTape {
     size_t i = 0;
     return unflatten(sources, flat, i);
   }
+
+  // gradient() that reports each source's gradient as soon as it is final (Note [Final gradients]
+  // in engine/tape.h): on_order(list of source indices), then on_final(index, gradient or None).
+  py::list gradient_streamed(py::handle target, py::sequence sources, py::function on_order, py::function on_final) {
+    std::vector<py::object> ft, fs(sources.begin(), sources.end());
+    flatten(target, ft);
+    GradientRequest req;
+    req.targets = as_tensors(ft, "target", false);
+    req.sources = as_tensors(fs, "source", false);
+    auto order_fn = std::make_shared<GilObject>(), final_fn = std::make_shared<GilObject>();
+    order_fn->obj = std::move(on_order);
+    final_fn->obj = std::move(on_final);
+    req.on_order = [order_fn](const std::vector<size_t>& order) {
+      py::gil_scoped_acquire gil;
+      order_fn->obj(py::cast(order));
+    };
+    req.on_final = [final_fn](size_t i, const Tensor& g) {
+      py::gil_scoped_acquire gil;
+      final_fn->obj(i, g ? py::cast(g) : py::none());
+    };
+    Tensors grads;
+    {
+      py::gil_scoped_release nogil;
+      grads = tg::gradient(*tape, req);
+    }
+    py::list r;
+    for (auto& g : grads) r.append(g ? py::cast(g) : py::none());
+    return r;
+  }
 };
 
 py::dict attrs_dict(const Attrs& a) {
@@ -228,6 +257,8 @@ void bind_gradient_tape(py::module_& m) {
       .def("watched_variables", [](PyTape& t) { return py::tuple(py::cast(t.tape->watched_variables)); })
       .def("gradient", &PyTape::gradient, py::arg("target"), py::arg("sources"),
            py::arg("output_gradients") = py::none(), py::arg("unconnected_gradients") = py::none())
+      .def("_gradient_streamed", &PyTape::gradient_streamed, py::arg("target"), py::arg("sources"),
+           py::arg("on_order"), py::arg("on_final"))
       .def("jacobian", &PyTape::jacobian, py::arg("target"), py::arg("sources"),
            py::arg("unconnected_gradients") = py::none(), py::arg("parallel_iterations") = py::none(),
            py::arg("experimental_use_pfor") = true,

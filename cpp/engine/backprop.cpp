@@ -159,61 +159,106 @@ Tensors run_rule(TapeEntry& e, const Tensors& out_grads, const std::vector<bool>
   return result;
 }
 
-void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int batch, int64_t rows,
-           bool drop_saved) {
-  for (size_t k = p.entries.size(); k-- > 0;) {
-    TapeEntry& e = tape.entries[p.entries[k]];
-    Tensors out_grads;
-    bool any = false;
-    // A rule RegisterGradient put in sees and returns full shapes, as TF's rules do.
-    const bool lazy_ok = !batch && e.op && e.op->broadcast_grad && grad_is_builtin(*e.op);
-    for (auto& o : e.outputs) {
-      Tensor* g = grads.find(o->id);
-      if (g && *g) {
-        out_grads.push_back(lazy_ok || batch ? *g : full_shape(*g, o->shape));
-        any = true;
-        if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
-      } else {
-        Shape s = o->shape;
-        if (batch) s.insert(s.begin(), rows);
-        out_grads.push_back(zeros(s, o->dtype));
-      }
-    }
-    if (!any) continue;
-    std::vector<bool> needs(e.inputs.size());
-    for (size_t i = 0; i < needs.size(); ++i)
-      needs[i] = p.from_sources.contains(e.inputs[i]->id) && is_floating(e.inputs[i]->dtype);
-    Tensors in_grads;
-    if (g_check_numerics) {
-      const std::string context = cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
-                                      " (op run at ", e.site.empty() ? std::string("?") : e.site, ")");
-      g_backward_context = &context;
-      try {
-        in_grads = run_rule(e, out_grads, needs, batch);
-      } catch (...) {
-        g_backward_context = nullptr;
-        throw;
-      }
-      g_backward_context = nullptr;
+// See Note [Final gradients] (tape.h): which sources become final after the entry at each
+// position of p.entries (a source no kept entry reads is final before the sweep: position -1).
+struct FinalPlan {
+  std::vector<std::vector<size_t>> after;  // by position in p.entries
+  std::vector<size_t> at_start, order;
+};
+
+FinalPlan plan_finals(const Tape& tape, const Pruned& p, const GradientRequest& req) {
+  FinalPlan f;
+  f.after.resize(p.entries.size());
+  IdMap<size_t> first_read;  // source id -> position of the oldest kept entry reading it
+  for (auto& s : req.sources) first_read.insert(s->id, SIZE_MAX);
+  for (size_t k = 0; k < p.entries.size(); ++k)
+    for (auto& x : tape.entries[p.entries[k]].inputs)
+      if (size_t* pos = first_read.find(x->id); pos && *pos == SIZE_MAX) *pos = k;
+  IdSet targets;
+  for (auto& t : req.targets) targets.insert(t->id);
+  for (size_t i = 0; i < req.sources.size(); ++i) {
+    const int64_t id = req.sources[i]->id;
+    if (!p.from_sources.contains(id)) continue;
+    const size_t k = *first_read.find(id);
+    if (k != SIZE_MAX) f.after[k].push_back(i);
+    else if (targets.contains(id)) f.at_start.push_back(i);
+  }
+  f.order = f.at_start;
+  for (size_t k = p.entries.size(); k-- > 0;) f.order.insert(f.order.end(), f.after[k].begin(), f.after[k].end());
+  return f;
+}
+
+void announce(const std::vector<size_t>& finals, const GradientRequest& req, GradMap& grads) {
+  for (size_t i : finals) {
+    const Tensor& s = req.sources[i];
+    Tensor* g = grads.find(s->id);
+    Tensor full = g && *g ? full_shape(*g, s->shape) : nullptr;
+    if (g && *g) *g = full;
+    req.on_final(i, full);
+  }
+}
+
+// Runs the rule of one entry and accumulates what it returns.
+void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& keep, int batch, int64_t rows,
+                 bool drop_saved) {
+  Tensors out_grads;
+  bool any = false;
+  // A rule RegisterGradient put in sees and returns full shapes, as TF's rules do.
+  const bool lazy_ok = !batch && e.op && e.op->broadcast_grad && grad_is_builtin(*e.op);
+  for (auto& o : e.outputs) {
+    Tensor* g = grads.find(o->id);
+    if (g && *g) {
+      out_grads.push_back(lazy_ok || batch ? *g : full_shape(*g, o->shape));
+      any = true;
+      if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
     } else {
+      Shape s = o->shape;
+      if (batch) s.insert(s.begin(), rows);
+      out_grads.push_back(zeros(s, o->dtype));
+    }
+  }
+  if (!any) return;
+  std::vector<bool> needs(e.inputs.size());
+  for (size_t i = 0; i < needs.size(); ++i)
+    needs[i] = p.from_sources.contains(e.inputs[i]->id) && is_floating(e.inputs[i]->dtype);
+  Tensors in_grads;
+  if (g_check_numerics) {
+    const std::string context = cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
+                                    " (op run at ", e.site.empty() ? std::string("?") : e.site, ")");
+    g_backward_context = &context;
+    try {
       in_grads = run_rule(e, out_grads, needs, batch);
+    } catch (...) {
+      g_backward_context = nullptr;
+      throw;
     }
-    if (in_grads.size() > e.inputs.size())
-      throw InvalidArgument(cat(e.op ? e.op->name : std::string("custom_gradient"), ": the gradient function returned ",
-                                in_grads.size(), " gradients for ", e.inputs.size(), " inputs"));
-    if (g_check_numerics)
-      for (size_t i = 0; i < in_grads.size(); ++i)
-        if (in_grads[i] && needs[i])
-          check_finite(in_grads[i], cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
-                                        " (input ", i, ", op run at ", e.site.empty() ? std::string("?") : e.site, ")"));
+    g_backward_context = nullptr;
+  } else {
+    in_grads = run_rule(e, out_grads, needs, batch);
+  }
+  if (in_grads.size() > e.inputs.size())
+    throw InvalidArgument(cat(e.op ? e.op->name : std::string("custom_gradient"), ": the gradient function returned ",
+                              in_grads.size(), " gradients for ", e.inputs.size(), " inputs"));
+  if (g_check_numerics)
     for (size_t i = 0; i < in_grads.size(); ++i)
-      if (in_grads[i] && needs[i])  // an elementwise rule's results stand for the output's shape
-        accumulate(grads, e.inputs[i], in_grads[i], batch ? Shape{rows} : Shape{},
-                   lazy_ok ? &e.outputs[0]->shape : nullptr);
-    if (drop_saved) {
-      e.inputs.clear();
-      e.outputs.clear();
-    }
+      if (in_grads[i] && needs[i])
+        check_finite(in_grads[i], cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
+                                      " (input ", i, ", op run at ", e.site.empty() ? std::string("?") : e.site, ")"));
+  for (size_t i = 0; i < in_grads.size(); ++i)
+    if (in_grads[i] && needs[i])  // an elementwise rule's results stand for the output's shape
+      accumulate(grads, e.inputs[i], in_grads[i], batch ? Shape{rows} : Shape{},
+                 lazy_ok ? &e.outputs[0]->shape : nullptr);
+  if (drop_saved) {
+    e.inputs.clear();
+    e.outputs.clear();
+  }
+}
+
+void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int batch, int64_t rows,
+           bool drop_saved, const GradientRequest& req, const FinalPlan* finals) {
+  for (size_t k = p.entries.size(); k-- > 0;) {
+    sweep_entry(tape.entries[p.entries[k]], p, grads, keep, batch, rows, drop_saved);
+    if (finals && !finals->after[k].empty()) announce(finals->after[k], req, grads);
   }
 }
 
@@ -231,7 +276,14 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
   try {
     initial_grads(grads, req);
     const int64_t rows = req.batch ? req.output_gradients.at(0)->shape.at(0) : 0;
-    sweep(tape, p, grads, keep, req.batch, rows, !tape.persistent && !req.keep_tape);
+    FinalPlan finals;
+    const bool streamed = req.on_final && !req.batch;
+    if (streamed) {
+      finals = plan_finals(tape, p, req);
+      req.on_order(finals.order);
+      announce(finals.at_start, req, grads);
+    }
+    sweep(tape, p, grads, keep, req.batch, rows, !tape.persistent && !req.keep_tape, req, streamed ? &finals : nullptr);
   } catch (...) {
     tape.paused--;
     if (!tape.persistent && !req.keep_tape) tape.used = true;

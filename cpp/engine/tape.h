@@ -85,6 +85,14 @@ struct GradientRequest {
   bool unconnected_zero = false;
   int batch = 0;           // 1: output_gradients carry a leading batch axis (jacobian)
   bool keep_tape = false;  // a non-persistent tape stays usable (the rows of a jacobian)
+  // Note [Final gradients]: a source's gradient is final once the sweep has run the rule of the
+  // oldest entry that reads it. When on_final is set (unbatched sweeps only), on_order is called
+  // once before the sweep with the indices of the connected sources in the order their gradients
+  // will become final, and on_final(i, g) as soon as source i's gradient is final (null for a
+  // rule that gave none), so a caller can start communicating it while the sweep goes on. The
+  // order depends only on the tape, so processes running the same program agree on it.
+  std::function<void(const std::vector<size_t>&)> on_order;
+  std::function<void(size_t, const Tensor&)> on_final;
 };
 Tensors gradient(Tape& tape, const GradientRequest& req);
 

@@ -3,6 +3,7 @@ tapegrad C++ engine
 """
 from __future__ import annotations
 import collections.abc
+import numpy
 from tapegrad import GradientTape
 from tapegrad.errors import InvalidArgumentError
 from tapegrad.errors import TapeError
@@ -346,6 +347,8 @@ def _convert_arg(value: typing.Any, kind: str, fn: str, arg: str, dtype_hint: ty
     _convert_arg(value, kind, fn, arg, dtype_hint=-1): converts one argument as a public op's signature would (Note [Op signatures]), raising errors that name fn and arg.
     """
 def _describe_traced(arg0: Tensor) -> str:
+    ...
+def _empty_with_view(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg1: typing.SupportsInt | typing.SupportsIndex) -> tuple[Tensor, numpy.ndarray]:
     ...
 def _fresh_view(arg0: Tensor) -> Tensor:
     """

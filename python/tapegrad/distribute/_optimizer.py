@@ -1,0 +1,43 @@
+"""DistributedOptimizer: a Keras optimizer whose apply_gradients all-reduces the gradients first."""
+from tapegrad.distribute import _runtime
+from tapegrad.distribute._collectives import _check_compression, grouped_allreduce
+from tapegrad.distribute._reduce import Average, resolve_op
+
+__all__ = ["DistributedOptimizer"]
+
+
+def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="", device_sparse="",  # noqa: N802
+                         compression=None, sparse_as_dense=False, backward_passes_per_step=1, op=Average,
+                         gradient_predivide_factor=1.0, average_aggregated_gradients=False, num_groups=0,
+                         groups=None, process_set=None):
+    """A new optimizer of ``optimizer``'s class and configuration (Horovod's ``hvd.DistributedOptimizer``)
+    whose ``apply_gradients`` first combines the gradients over all ranks (averages them unless
+    ``op=Sum``), in one group: small gradients share fusion buffers. Use it with ``model.fit`` or a
+    custom loop; a loop that already uses DistributedGradientTape needs a plain optimizer."""
+    _runtime.state()
+    _check_compression(compression, "DistributedOptimizer")
+    op = resolve_op(op, None, "DistributedOptimizer")
+    if backward_passes_per_step != 1:
+        from tapegrad.errors import UnimplementedError
+        raise UnimplementedError(None, None, "DistributedOptimizer: backward_passes_per_step other than 1 is not "
+                                 "supported")
+    if not gradient_predivide_factor > 0:
+        raise ValueError(f"DistributedOptimizer: gradient_predivide_factor must be > 0, got {gradient_predivide_factor}")
+    base = type(optimizer)
+    predivide = float(gradient_predivide_factor)
+
+    def apply_gradients(self, grads_and_vars, *args, **kwargs):
+        pairs = list(grads_and_vars)
+        present = [i for i, (g, _) in enumerate(pairs) if g is not None]
+        reduced = grouped_allreduce([pairs[i][0] for i in present], op=op, prescale_factor=1.0 / predivide,
+                                    postscale_factor=predivide)
+        for i, g in zip(present, reduced):
+            pairs[i] = (g, pairs[i][1])
+        return base.apply_gradients(self, pairs, *args, **kwargs)
+
+    cls = type(base.__name__, (base,), {"apply_gradients": apply_gradients, "__module__": base.__module__,
+                                        "_distributed": True})
+    config = optimizer.get_config()
+    if name is not None:
+        config["name"] = name
+    return cls.from_config(config)

@@ -1,0 +1,234 @@
+"""All-reduce of a group of tensors: fusion buffers, zero-copy sends, results as new tensors.
+
+Note [Fusion plan]
+A group (the gradients of one step, or one grouped_allreduce) is split into buckets before any
+value exists, from what every rank knows alike: the order in which the sweep will finish the
+gradients (Note [Final gradients] in cpp/engine/tape.h), their shapes and dtypes, and the fusion
+threshold. Walking that order, a tensor larger than the threshold is a bucket of its own, reduced
+from its own memory into a new tensor's memory (no copy either way); smaller ones are packed, per
+dtype, into a fusion buffer until the next would overflow it. A bucket is handed to the
+communication thread as soon as its last tensor is final, so the reduction of late layers runs
+while the sweep computes the gradients of early ones. Bucket contents and their order depend on
+nothing that differs between ranks or runs, so results are the same whatever the timing.
+"""
+import time
+
+import numpy as np
+
+from tapegrad import _core
+
+__all__ = ["ReduceOp", "Average", "Sum", "Min", "Max", "Product", "Adasum", "Reduction", "reduce_now"]
+
+
+class ReduceOp:
+    """How values of the ranks combine (Horovod's hvd.Average, hvd.Sum, ...)."""
+
+    def __init__(self, name, mpi_name, average=False):
+        self.name, self.mpi_name, self.average = name, mpi_name, average
+
+    def __repr__(self):
+        return f"tapegrad.distribute.{self.name}"
+
+
+Average = ReduceOp("Average", "SUM", average=True)
+Sum = ReduceOp("Sum", "SUM")
+Min = ReduceOp("Min", "MIN")
+Max = ReduceOp("Max", "MAX")
+Product = ReduceOp("Product", "PROD")
+Adasum = ReduceOp("Adasum", None)
+
+
+def resolve_op(op, average, fn):
+    """The ReduceOp of Horovod's (op=, average=) pair; Average by default."""
+    if average is not None and op is not None:
+        raise ValueError(f"{fn}: give op= or the deprecated average=, not both")
+    if op is None:
+        op = Average if average is None or average else Sum
+    if not isinstance(op, ReduceOp):
+        raise TypeError(f"{fn}: op must be tapegrad.distribute.Average, Sum, Min, Max or Product, got {op!r}")
+    if op.mpi_name is None:
+        from tapegrad.errors import UnimplementedError
+        raise UnimplementedError(None, None, f"{fn}: op={op!r} is not supported")
+    return op
+
+
+class _Slot:
+    """One tensor of a group: where its gradient goes and what the ranks must agree on."""
+    __slots__ = ("index", "shape", "dtype", "label", "value", "nbytes")
+
+    def __init__(self, index, shape, dtype, label):
+        self.index, self.shape, self.dtype, self.label = index, tuple(shape), dtype, label
+        self.nbytes = int(np.prod(self.shape, dtype=np.int64)) * dtype.size
+        self.value = None
+
+    def key(self):
+        return f"{list(self.shape)} {self.dtype.name}"
+
+
+class _Bucket:
+    __slots__ = ("slots", "waiting", "direct", "future")
+
+    def __init__(self, direct=False):
+        self.slots, self.waiting, self.direct, self.future = [], 0, direct, None
+
+
+def plan(slots, threshold):
+    """Buckets of slots in finishing order (Note [Fusion plan]); slot index -> its bucket."""
+    buckets, open_by_dtype, where = [], {}, {}
+    for s in slots:
+        if s.nbytes > threshold:
+            b = _Bucket(direct=True)
+            buckets.append(b)
+        else:
+            b = open_by_dtype.get(s.dtype)
+            if b is None or sum(x.nbytes for x in b.slots) + s.nbytes > threshold:
+                b = open_by_dtype[s.dtype] = _Bucket()
+                buckets.append(b)
+        b.slots.append(s)
+        b.waiting += 1
+        where[s.index] = b
+    return buckets, where
+
+
+class Reduction:
+    """One group: plan it, rendezvous, then reduce each bucket as soon as its tensors are final."""
+
+    def __init__(self, st, what, op, slots, prescale=1.0, postscale=1.0):
+        self.st, self.what, self.op = st, what, op
+        self.slots = slots
+        self.prescale = prescale  # applied before the reduction, the scale after it
+        self.scale = postscale / (st.size if op.average else 1)
+        self.buckets, self.where = plan(slots, st.fusion_threshold)
+        self.intervals = []  # (start, end) of each bucket's communication, perf_counter seconds
+        self.error = None  # the rendezvous failed: no bucket of this group may run a collective
+        self.started = st.submit(self._rendezvous)
+
+    def final(self, index, tensor):
+        """Tensor `index` of the group is final (None: zeros); starts its bucket when complete."""
+        b = self.where.get(index)
+        if b is None:
+            return
+        slot = next(s for s in b.slots if s.index == index)
+        slot.value = tensor
+        b.waiting -= 1
+        if b.waiting == 0:
+            b.future = self.st.submit(self._reduce_bucket, b)
+
+    def results(self):
+        """{index: reduced tensor}, waiting for every bucket (any not started yet starts now)."""
+        for b in self.buckets:
+            if b.future is None:
+                b.future = self.st.submit(self._reduce_bucket, b)
+        self.st.result(self.started)
+        out = {}
+        for b in self.buckets:
+            out.update(self.st.result(b.future))
+        return out
+
+    # -- on the communication thread ----------------------------------------------------------
+    def _rendezvous(self):
+        try:
+            self.st.rendezvous(self.what, [s.key() for s in self.slots], [s.label for s in self.slots])
+        except BaseException as e:
+            self.error = e
+            raise
+
+    def _reduce_bucket(self, b):
+        if self.error is not None:
+            raise self.error
+        st, MPI = self.st, self.st.MPI
+        t0 = time.perf_counter()
+        mpi_op = getattr(MPI, self.op.mpi_name)
+        floating = b.slots[0].dtype.is_floating
+        out = {}
+        if st.size == 1 and self.scale == 1 and self.prescale == 1:
+            for s in b.slots:
+                out[s.index] = s.value if s.value is not None else _zeros(s)
+            return out
+        if b.direct:
+            s = b.slots[0]
+            send = _send_view(s, self.prescale)
+            result, view = _core._empty_with_view(list(s.shape), s.dtype.code)
+            if st.size > 1:
+                st.wait([st.comm.Iallreduce(send, view, op=mpi_op)], f"{self.what}: all-reduce of {s.label}")
+            else:
+                np.copyto(view, send)
+            _scale(view, self.scale, floating)
+            out[s.index] = result
+        else:
+            total = sum(s.nbytes for s in b.slots) // b.slots[0].dtype.size
+            buf = _fusion_buffer(st, b.slots[0].dtype, total)
+            offset = 0
+            for s in b.slots:
+                n = s.nbytes // s.dtype.size
+                if s.value is None:
+                    buf[offset:offset + n] = 0
+                else:
+                    np.copyto(buf[offset:offset + n], np.asarray(s.value).reshape(-1))
+                offset += n
+            if self.prescale != 1:
+                _scale(buf, self.prescale, floating)
+            if st.size > 1:
+                st.wait([st.comm.Iallreduce(MPI.IN_PLACE, buf, op=mpi_op)],
+                        f"{self.what}: all-reduce of a fusion buffer of {len(b.slots)} tensors")
+            offset = 0
+            for s in b.slots:
+                n = s.nbytes // s.dtype.size
+                result, view = _core._empty_with_view(list(s.shape), s.dtype.code)
+                part = buf[offset:offset + n].reshape(s.shape)
+                if self.scale != 1 and floating:
+                    np.multiply(part, self.scale, out=view)
+                else:
+                    np.copyto(view, part)
+                    _scale(view, self.scale, floating)
+                out[s.index] = result
+                offset += n
+        t1 = time.perf_counter()
+        self.intervals.append((t0, t1))
+        st.stats["collectives"] += 1
+        st.stats["bytes"] += sum(s.nbytes for s in b.slots)
+        st.stats["comm_seconds"] += t1 - t0
+        return out
+
+
+def _zeros(s):
+    result, view = _core._empty_with_view(list(s.shape), s.dtype.code)
+    view[...] = 0
+    return result
+
+
+def _send_view(s, prescale):
+    if s.value is None:
+        return np.zeros(s.shape, s.dtype.as_numpy_dtype)
+    v = np.asarray(s.value)  # zero-copy, read-only: MPI only reads it
+    if prescale != 1:
+        v = v * np.asarray(prescale, v.dtype)
+    return v
+
+
+def _scale(view, scale, floating):
+    if scale == 1:
+        return
+    if floating:
+        np.multiply(view, np.asarray(scale, view.dtype), out=view)
+    else:  # an integer average: floor division by the number of ranks, as an integer tensor must
+        np.floor_divide(view, int(round(1 / scale)), out=view)
+
+
+def _fusion_buffer(st, dtype, n):
+    """The reused fusion buffer for dtype, at least n elements (a view of exactly n)."""
+    bufs = st.__dict__.setdefault("fusion_buffers", {})
+    buf = bufs.get(dtype)
+    if buf is None or buf.size < n:
+        buf = bufs[dtype] = np.empty(max(n, 1024), dtype.as_numpy_dtype)
+    return buf[:n]
+
+
+def reduce_now(st, what, op, tensors, labels, prescale=1.0, postscale=1.0):
+    """All-reduces a list of tensors at once (allreduce, grouped_allreduce); returns new tensors."""
+    slots = [_Slot(i, t.shape, t.dtype, labels[i]) for i, t in enumerate(tensors)]
+    r = Reduction(st, what, op, slots, prescale, postscale)
+    for i, t in enumerate(tensors):
+        r.final(i, t)
+    got = r.results()
+    return [got[i] for i in range(len(tensors))]

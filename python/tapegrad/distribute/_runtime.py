@@ -1,0 +1,303 @@
+"""The MPI runtime: init/shutdown, the process's place in the job, and the communication thread.
+
+Note [One communication thread]
+After ``init`` every MPI call of tapegrad.distribute runs on one background thread, in the order
+the calls were submitted (``submit``). The main thread never blocks inside MPI: it hands work over
+and waits on a future, so a gradient sweep can go on while earlier gradients are reduced. All ranks
+run the same program, so they submit the same collectives in the same order.
+
+Note [Rendezvous]
+A collective MPI call cannot time out, and when it hangs it cannot say which rank is missing.
+So before a group of collectives (one gradient step, one allreduce call) every rank sends every
+other rank a small message: the group's sequence number and a hash of what it will reduce (kind,
+shapes, dtypes). A rank waits for all of them with a deadline. A message that does not come names
+the rank that died or stalled; a hash that differs means the ranks disagree, and they exchange their
+descriptions to name the first tensor that differs. Only then do the collectives start, and they too
+are waited for with the deadline. Waiting polls (MPI_Test) so that progress is made, spinning for a
+short while and then sleeping a little between polls, so a stalled peer does not cost a core.
+"""
+import atexit
+import concurrent.futures
+import hashlib
+import os
+import queue
+import threading
+import time
+
+import numpy as np
+
+from tapegrad.errors import DeadlineExceededError, InvalidArgumentError
+
+__all__ = ["init", "shutdown", "is_initialized", "rank", "size", "local_rank", "local_size", "cross_rank",
+           "cross_size", "state", "mpi_threads_supported", "mpi_enabled", "mpi_built", "set_timeout",
+           "fusion_threshold", "set_fusion_threshold"]
+
+_DEFAULT_TIMEOUT = 60.0  # seconds; TAPEGRAD_MPI_TIMEOUT, or init(timeout=)
+_DEFAULT_FUSION = 2 << 20  # bytes; TAPEGRAD_FUSION_THRESHOLD (or HOROVOD_FUSION_THRESHOLD)
+_SPIN_SECONDS = 2e-3  # poll without sleeping this long before backing off
+_TAG = 7101
+
+
+def _mpi():
+    try:
+        from mpi4py import MPI
+    except ImportError as e:  # the optional extra is missing
+        raise ImportError("tapegrad.distribute needs mpi4py and an MPI library: pip install \"tapegrad[mpi]\" "
+                          f"(mpi4py with the mpich wheel), then run under mpirun/mpiexec. ({e})") from e
+    return MPI
+
+
+class _State:
+    """Everything init() sets up; ``state()`` returns it or raises when init() has not run."""
+
+    def __init__(self, comm, timeout):
+        MPI = _mpi()
+        self.MPI = MPI
+        self.comm = comm.Dup()  # ours alone: no tag or collective of the user's can mix with ours
+        self.rank, self.size = self.comm.Get_rank(), self.comm.Get_size()
+        local = self.comm.Split_type(MPI.COMM_TYPE_SHARED, key=self.rank)
+        self.local_rank, self.local_size = local.Get_rank(), local.Get_size()
+        cross = self.comm.Split(self.local_rank, self.rank)
+        self.cross_rank, self.cross_size = cross.Get_rank(), cross.Get_size()
+        local.Free()
+        cross.Free()
+        self.timeout = timeout
+        self.fusion_threshold = int(os.environ.get("TAPEGRAD_FUSION_THRESHOLD",
+                                                   os.environ.get("HOROVOD_FUSION_THRESHOLD", _DEFAULT_FUSION)))
+        self.seq = 0  # rendezvous groups submitted so far (same on every rank)
+        self.failed = None  # the first fault: later calls raise it again
+        self.stats = {"steps": 0, "collectives": 0, "bytes": 0, "comm_seconds": 0.0, "overlap_seconds": 0.0,
+                      "sweep_seconds": 0.0, "wait_seconds": 0.0}
+        self._queue = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._serve, name="tapegrad-mpi", daemon=True)
+        self._thread.start()
+
+    # -- the communication thread ------------------------------------------------------------
+    def _serve(self):
+        while True:
+            item = self._queue.get()
+            if item is None:
+                return
+            future, fn, args = item
+            if not future.set_running_or_notify_cancel():
+                continue
+            if self.failed is not None:  # after a fault no collective may start: peers are gone
+                future.set_exception(self.failed)
+                continue
+            try:
+                future.set_result(fn(*args))
+            except BaseException as e:  # handed to the waiting thread
+                future.set_exception(e)
+
+    def submit(self, fn, *args):
+        """Runs fn(*args) on the communication thread after everything submitted before; a Future."""
+        if self.failed is not None:
+            raise self.failed
+        future = concurrent.futures.Future()
+        self._queue.put((future, fn, args))
+        return future
+
+    def call(self, fn, *args):
+        """submit() and wait for the result."""
+        return self.result(self.submit(fn, *args))
+
+    def result(self, future):
+        t0 = time.perf_counter()
+        try:
+            return future.result()
+        finally:
+            self.stats["wait_seconds"] += time.perf_counter() - t0
+
+    def stop(self):
+        self._queue.put(None)
+        self._thread.join()
+
+    # -- on the communication thread ----------------------------------------------------------
+    def fault(self, error):
+        self.failed = error
+        return error
+
+    def wait(self, requests, what, missing=None):
+        """Waits for MPI requests until the deadline (Note [Rendezvous]). missing(done flags) names
+        who is late when the deadline passes."""
+        MPI = self.MPI
+        start = time.monotonic()
+        deadline, spin_until = start + self.timeout, start + _SPIN_SECONDS
+        pause = 2e-5
+        while True:
+            if MPI.Request.Testall(requests):
+                return
+            now = time.monotonic()
+            if now > deadline:
+                late = missing() if missing is not None else ""
+                raise self.fault(DeadlineExceededError(
+                    None, None, f"tapegrad.distribute: {what} did not complete within {self.timeout:g} s on rank "
+                    f"{self.rank}{late}. A rank that died, stalled or runs a different program stops the others; "
+                    "the timeout is set by init(timeout=) or TAPEGRAD_MPI_TIMEOUT."))
+            if now > spin_until:
+                time.sleep(pause)
+                pause = min(pause * 2, 1e-3)
+
+    def rendezvous(self, what, keys, labels):
+        """Every rank reaches the same group with the same keys, or an error naming who did not.
+        keys: one string per tensor that all ranks must agree on (shape, dtype); labels: names for
+        messages (variable names may differ across ranks); what: the group's name."""
+        self.seq += 1
+        digest = hashlib.blake2b("\n".join([what] + keys).encode(), digest_size=8).digest()
+        mine = np.array([self.seq, int.from_bytes(digest, "little", signed=True)], np.int64)
+        if self.size == 1:
+            return
+        others = [r for r in range(self.size) if r != self.rank]
+        got = {r: np.zeros(2, np.int64) for r in others}
+        recvs = [self.comm.Irecv(got[r], source=r, tag=_TAG) for r in others]
+        sends = [self.comm.Isend(mine, dest=r, tag=_TAG) for r in others]
+
+        def missing():
+            late = [r for r, q in zip(others, recvs) if not q.Test()]
+            return (f": rank{'s' if len(late) > 1 else ''} {', '.join(map(str, late))} did not reach it"
+                    if late else "")
+        self.wait(recvs, f"{what} (collective group #{self.seq})", missing)
+        self.wait(sends, f"{what} (collective group #{self.seq})")
+        if all(got[r][0] == mine[0] for r in others) and all(got[r][1] == mine[1] for r in others):
+            return
+        descriptions = self.comm.allgather((what, keys, labels))  # everyone is here: safe to block
+        raise InvalidArgumentError(None, None, _mismatch(descriptions, self.seq))
+
+
+def _mismatch(descriptions, seq):
+    """The first difference between the ranks' descriptions of collective group #seq."""
+    what0, keys0, labels0 = descriptions[0]
+    for r, (what, keys, labels) in enumerate(descriptions[1:], 1):
+        if what != what0:
+            return (f"tapegrad.distribute: the ranks disagree on collective group #{seq}: rank 0 runs {what0}, "
+                    f"rank {r} runs {what}")
+        if len(keys) != len(keys0):
+            return (f"tapegrad.distribute: {what0}: rank 0 reduces {len(keys0)} tensors ({', '.join(labels0)}), "
+                    f"rank {r} {len(keys)} ({', '.join(labels)})")
+        for i, (a, b) in enumerate(zip(keys0, keys)):
+            if a != b:
+                return (f"tapegrad.distribute: {what0}: tensor {i} differs across ranks: on rank 0 {labels0[i]} is "
+                        f"{a}, on rank {r} {labels[i]} is {b}")
+    return f"tapegrad.distribute: the ranks disagree on collective group #{seq}"
+
+
+_state = None
+_exit_hook = False
+
+
+def _abort_after_fault():
+    # A fault leaves peers that died or stalled: MPI_Finalize at exit would wait for them for ever.
+    s = _state
+    if s is not None and s.failed is not None:
+        import sys
+        sys.stdout.flush()
+        sys.stderr.flush()
+        s.MPI.COMM_WORLD.Abort(1)
+
+
+def init(comm=None, process_sets=None, timeout=None):
+    """Starts tapegrad.distribute (Horovod's ``hvd.init``): MPI is initialized if it is not yet,
+    and ``comm`` (default: every process, MPI.COMM_WORLD) is the job. ``timeout`` (seconds) bounds
+    every wait for the other ranks (default TAPEGRAD_MPI_TIMEOUT or 60)."""
+    global _state, _exit_hook
+    if process_sets is not None:
+        from tapegrad.errors import UnimplementedError
+        raise UnimplementedError(None, None, "tapegrad.distribute.init: process_sets are not supported")
+    if _state is not None:
+        return
+    MPI = _mpi()
+    if isinstance(comm, (list, tuple)):  # Horovod: a list of ranks forms the job
+        comm = MPI.COMM_WORLD.Create_group(MPI.COMM_WORLD.Get_group().Incl(list(comm)))
+    if timeout is None:
+        timeout = float(os.environ.get("TAPEGRAD_MPI_TIMEOUT", _DEFAULT_TIMEOUT))
+    if not timeout > 0:
+        raise ValueError(f"tapegrad.distribute.init: timeout must be a positive number of seconds, got {timeout}")
+    _state = _State(comm if comm is not None else MPI.COMM_WORLD, float(timeout))
+    if not _exit_hook:
+        atexit.register(_abort_after_fault)
+        _exit_hook = True
+
+
+def shutdown():
+    """Stops the communication thread (Horovod's ``hvd.shutdown``); init() may be called again."""
+    global _state
+    if _state is None:
+        return
+    s, _state = _state, None
+    s.stop()
+    if s.failed is None:
+        s.comm.Free()
+
+
+def is_initialized():
+    return _state is not None
+
+
+def state():
+    if _state is None:
+        raise ValueError("tapegrad.distribute has not been initialized; use tapegrad.distribute.init().")
+    return _state
+
+
+def rank():
+    """This process's rank in the job, 0 .. size()-1."""
+    return state().rank
+
+
+def size():
+    """The number of processes in the job."""
+    return state().size
+
+
+def local_rank():
+    """This process's rank among the processes on its machine."""
+    return state().local_rank
+
+
+def local_size():
+    """The number of processes on this machine."""
+    return state().local_size
+
+
+def cross_rank():
+    """The rank of this machine among the machines (for processes of the same local rank)."""
+    return state().cross_rank
+
+
+def cross_size():
+    """The number of machines (processes sharing this local rank)."""
+    return state().cross_size
+
+
+def mpi_threads_supported():
+    MPI = _mpi()
+    state()
+    return MPI.Query_thread() == MPI.THREAD_MULTIPLE
+
+
+def mpi_enabled():
+    return True
+
+
+def mpi_built():
+    return True
+
+
+def set_timeout(seconds):
+    """How long (seconds) any rank waits for the others before failing with DeadlineExceededError."""
+    if not seconds > 0:
+        raise ValueError(f"tapegrad.distribute.set_timeout: seconds must be positive, got {seconds}")
+    state().timeout = float(seconds)
+
+
+def fusion_threshold():
+    return state().fusion_threshold
+
+
+def set_fusion_threshold(nbytes):
+    """The largest fusion buffer (bytes): gradients are packed, in the order the sweep finishes them,
+    into buffers up to this size; a gradient larger than it is reduced alone from its own memory."""
+    nbytes = int(nbytes)
+    if nbytes < 0:
+        raise ValueError(f"tapegrad.distribute.set_fusion_threshold: nbytes must be >= 0, got {nbytes}")
+    state().fusion_threshold = nbytes

@@ -1,0 +1,94 @@
+"""DistributedGradientTape: a GradientTape whose gradients come back all-reduced over the ranks.
+
+The sweep announces each gradient as soon as it is final (Note [Final gradients] in
+cpp/engine/tape.h) and the buckets of Note [Fusion plan] start reducing on the communication
+thread while the sweep goes on, so communication overlaps the backward pass.
+"""
+import time
+
+from tapegrad import _nest
+from tapegrad.distribute import _runtime
+from tapegrad.distribute._reduce import Average, Reduction, _Slot, resolve_op
+from tapegrad.distribute._collectives import _check_compression, grouped_allreduce
+from tapegrad.distribute._traced import run_eagerly_if_traced
+
+__all__ = ["DistributedGradientTape"]
+
+
+class DistributedGradientTape:
+    """Wraps a ``GradientTape`` (Horovod's ``hvd.DistributedGradientTape``): ``gradient`` returns the
+    gradients combined over all ranks (averaged unless ``op=Sum``). Everything else is the tape's.
+
+    >>> with tf.GradientTape() as tape:
+    ...     loss = compute_loss()
+    >>> tape = hvd.DistributedGradientTape(tape)
+    >>> grads = tape.gradient(loss, model.trainable_variables)
+    """
+
+    def __init__(self, gradtape, device_dense="", device_sparse="", compression=None, sparse_as_dense=False,
+                 op=Average, gradient_predivide_factor=1.0, num_groups=0, groups=None, process_set=None):
+        _runtime.state()
+        _check_compression(compression, "DistributedGradientTape")
+        self._op = resolve_op(op, None, "DistributedGradientTape")
+        if gradient_predivide_factor != 1.0 and self._op is not Average:
+            raise ValueError("DistributedGradientTape: gradient_predivide_factor needs op=Average")
+        if not gradient_predivide_factor > 0:
+            raise ValueError(f"DistributedGradientTape: gradient_predivide_factor must be > 0, got "
+                             f"{gradient_predivide_factor}")
+        inner = getattr(gradtape, "_tape_wrapped", gradtape)
+        self._tape_wrapped = inner
+        self._predivide = float(gradient_predivide_factor)
+
+    def __enter__(self):
+        self._tape_wrapped.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        return self._tape_wrapped.__exit__(*exc)
+
+    def __getattr__(self, name):  # watch, jacobian, stop_recording, reset, ...
+        return getattr(self.__dict__["_tape_wrapped"], name)
+
+    def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
+        st = _runtime.state()
+        tape = self._tape_wrapped
+        if output_gradients is not None or unconnected_gradients is not None:
+            grads = tape.gradient(target, sources, output_gradients, unconnected_gradients)
+            return self._reduce_after(grads)
+        run_eagerly_if_traced("DistributedGradientTape.gradient")
+        flat = _nest.flatten(sources)
+        slots = [_Slot(i, s.shape, s.dtype, getattr(s, "name", None) or f"source {i}") for i, s in enumerate(flat)]
+        scale = 1.0 / self._predivide
+        group = []
+
+        def on_order(order):
+            wanted = [slots[i] for i in order if slots[i].dtype.is_floating]
+            group.append(Reduction(st, "DistributedGradientTape.gradient", self._op, wanted, scale, self._predivide))
+
+        def on_final(i, g):
+            group[0].final(i, g)
+
+        t0 = time.perf_counter()
+        grads = tape._gradient_streamed(target, flat, on_order, on_final)
+        t1 = time.perf_counter()
+        reduced = group[0].results()
+        _note_step(st, t0, t1, group[0].intervals)
+        out = [reduced.get(i, g) if g is not None else None for i, g in enumerate(grads)]
+        return _nest.pack_sequence_as(sources, out)
+
+    def _reduce_after(self, grads):
+        flat = _nest.flatten(grads)
+        present = [i for i, g in enumerate(flat) if g is not None]
+        reduced = grouped_allreduce([flat[i] for i in present], op=self._op,
+                                    prescale_factor=1.0 / self._predivide, postscale_factor=self._predivide)
+        for i, r in zip(present, reduced):
+            flat[i] = r
+        return _nest.pack_sequence_as(grads, flat)
+
+
+def _note_step(st, t0, t1, intervals):
+    """Per step: the sweep's time and how much of the communication ran while it did."""
+    s = st.stats
+    s["steps"] += 1
+    s["sweep_seconds"] += t1 - t0
+    s["overlap_seconds"] += sum(max(0.0, min(b, t1) - max(a, t0)) for a, b in intervals)

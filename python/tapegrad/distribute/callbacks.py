@@ -1,0 +1,98 @@
+"""Horovod's Keras callbacks for model.fit over several ranks."""
+import numpy as np
+
+from tapegrad.distribute import _runtime
+from tapegrad.distribute._collectives import broadcast_variables, grouped_allreduce
+from tapegrad.keras.callbacks import Callback
+
+__all__ = ["BroadcastGlobalVariablesCallback", "MetricAverageCallback", "LearningRateWarmupCallback"]
+
+
+class BroadcastGlobalVariablesCallback(Callback):
+    """Gives every rank root_rank's model and optimizer state at the end of the first batch (when the
+    optimizer's variables exist), so all ranks train the same model."""
+
+    def __init__(self, root_rank, device=""):
+        super().__init__()
+        self.root_rank = root_rank
+        self.broadcast_done = False
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self.broadcast_done:
+            return
+        broadcast_variables(self.model.variables, root_rank=self.root_rank)
+        optimizer = getattr(self.model, "optimizer", None)
+        if optimizer is not None:
+            broadcast_variables(optimizer.variables, root_rank=self.root_rank)
+        self.broadcast_done = True
+
+
+class MetricAverageCallback(Callback):
+    """Replaces each metric in the epoch's logs by its average over the ranks (put it before callbacks
+    that read the logs: checkpoints, early stopping, TensorBoard)."""
+
+    def __init__(self, device=""):
+        super().__init__()
+
+    def on_epoch_end(self, epoch, logs=None):
+        if not logs:
+            return
+        names = sorted(k for k, v in logs.items() if np.ndim(v) == 0 and k not in ("lr", "learning_rate"))
+        from tapegrad._tensor import constant
+        values = grouped_allreduce([constant(float(logs[k]), dtype="float64") for k in names], name="metrics")
+        for k, v in zip(names, values):
+            logs[k] = float(v.numpy())
+
+
+class LearningRateWarmupCallback(Callback):
+    """Raises the learning rate from initial_lr / size to initial_lr over the first warmup_epochs
+    (Goyal et al., 2017), batch by batch: lr = initial_lr / size * (e * (size - 1) / warmup_epochs + 1)
+    at fractional epoch e. With momentum_correction, an SGD momentum is scaled by new_lr / old_lr for
+    the batch in which the rate changes."""
+
+    def __init__(self, initial_lr, warmup_epochs=5, momentum_correction=True, steps_per_epoch=None, verbose=0):
+        super().__init__()
+        if not warmup_epochs > 0:
+            raise ValueError(f"LearningRateWarmupCallback: warmup_epochs must be > 0, got {warmup_epochs}")
+        self.initial_lr, self.warmup_epochs = float(initial_lr), warmup_epochs
+        self.momentum_correction, self.steps_per_epoch, self.verbose = momentum_correction, steps_per_epoch, verbose
+        self.current_epoch = 0
+        self._restore_momentum = None
+
+    def _lr_at(self, epoch):
+        n = _runtime.size()
+        return self.initial_lr / n * (epoch * (n - 1) / self.warmup_epochs + 1)
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.current_epoch = epoch
+        if self.steps_per_epoch is None:
+            self.steps_per_epoch = self.params.get("steps")
+
+    def on_train_batch_begin(self, batch, logs=None):
+        if self.current_epoch >= self.warmup_epochs:
+            return
+        if not self.steps_per_epoch:
+            raise ValueError("LearningRateWarmupCallback: steps_per_epoch is unknown; pass steps_per_epoch=")
+        optimizer = self.model.optimizer
+        old = float(optimizer.learning_rate.numpy() if hasattr(optimizer.learning_rate, "numpy")
+                    else optimizer.learning_rate)
+        new = self._lr_at(self.current_epoch + batch / self.steps_per_epoch)
+        optimizer.learning_rate = new
+        momentum = getattr(optimizer, "momentum", None)
+        if self.momentum_correction and isinstance(momentum, float) and momentum and old > 0:
+            self._restore_momentum = momentum
+            optimizer.momentum = momentum * new / old
+
+    def on_train_batch_end(self, batch, logs=None):
+        if self._restore_momentum is not None:
+            self.model.optimizer.momentum = self._restore_momentum
+            self._restore_momentum = None
+
+    def on_epoch_end(self, epoch, logs=None):
+        if epoch == self.warmup_epochs - 1:
+            self.model.optimizer.learning_rate = self.initial_lr
+            if self.verbose and _runtime.rank() == 0:
+                print(f"\nEpoch {epoch + 1}: finished gradual learning rate warmup to {self.initial_lr:g}.")
+        if logs is not None:
+            lr = self.model.optimizer.learning_rate
+            logs["lr"] = float(lr.numpy() if hasattr(lr, "numpy") else lr)

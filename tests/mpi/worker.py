@@ -1,0 +1,209 @@
+"""Run under mpiexec by tests/test_distribute.py: `python worker.py CASE`. Each case checks itself
+(assert) on every rank and prints `CASE ok` on rank 0; a failure exits non-zero."""
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+import tapegrad as tf
+import tapegrad.distribute as hvd
+from tapegrad import keras
+
+
+def collectives():
+    r, n = hvd.rank(), hvd.size()
+    assert hvd.local_size() == n and hvd.local_rank() == r and hvd.cross_size() == 1
+    x = tf.constant([1.0, -2.0, 3.0]) * (r + 1)
+    all_x = np.array([[1.0, -2.0, 3.0]]) * np.arange(1, n + 1)[:, None]
+    np.testing.assert_allclose(hvd.allreduce(x).numpy(), all_x.mean(0), rtol=1e-6)
+    for op, ref in ((hvd.Sum, all_x.sum(0)), (hvd.Min, all_x.min(0)), (hvd.Max, all_x.max(0)),
+                    (hvd.Product, all_x.prod(0))):
+        np.testing.assert_allclose(hvd.allreduce(x, op=op).numpy(), ref, rtol=1e-6)
+    np.testing.assert_allclose(hvd.allreduce(x, average=False).numpy(), all_x.sum(0), rtol=1e-6)
+    i = hvd.allreduce(tf.constant([r, 10]), op=hvd.Sum)
+    assert i.dtype == tf.int32 and i.numpy().tolist() == [n * (n - 1) // 2, 10 * n]
+    f64 = hvd.allreduce(tf.constant(float(r), tf.float64), prescale_factor=2.0)
+    assert f64.dtype == tf.float64 and abs(float(f64) - 2.0 * (n - 1) / 2) < 1e-12
+    big = tf.fill([300000], float(r))  # larger than the fusion threshold: reduced from its own memory
+    grouped = hvd.grouped_allreduce([x, big, tf.constant([[r]], tf.int64)], op=hvd.Sum)
+    np.testing.assert_allclose(grouped[0].numpy(), all_x.sum(0), rtol=1e-6)
+    assert float(grouped[1][123]) == n * (n - 1) / 2 and grouped[2].dtype == tf.int64
+    g = hvd.allgather(tf.fill([r + 1, 2], float(r)))
+    assert g.shape == (n * (n + 1) // 2, 2)
+    assert g.numpy()[:, 0].tolist() == [float(k) for k in range(n) for _ in range(k + 1)]
+    b = hvd.broadcast(x, root_rank=n - 1)
+    np.testing.assert_allclose(b.numpy(), all_x[-1], rtol=1e-6)
+    v = tf.Variable(x)
+    hvd.broadcast_variables([v], root_rank=0)
+    np.testing.assert_allclose(v.numpy(), all_x[0])
+    # Gradients through the collectives (Horovod's rules).
+    w = tf.Variable([1.0, 2.0])
+    with tf.GradientTape(persistent=True) as tape:
+        s = hvd.allreduce(w * (r + 1), op=hvd.Sum)
+        z = tf.reduce_sum(s ** 2)
+        gathered = tf.reduce_sum(hvd.allgather(tf.reshape(w, [1, 2]) * (r + 1)) ** 2)
+        bc = tf.reduce_sum(hvd.broadcast(w * (r + 1), root_rank=0) * 3.0)
+    k = n * (n + 1) / 2
+    np.testing.assert_allclose(tape.gradient(z, w).numpy(), n * 2 * k * np.array([1.0, 2.0]) * (r + 1), rtol=1e-6)
+    np.testing.assert_allclose(tape.gradient(gathered, w).numpy(), n * 2 * (r + 1) ** 2 * np.array([1.0, 2.0]),
+                               rtol=1e-6)
+    np.testing.assert_allclose(tape.gradient(bc, w).numpy(), [3.0 * n, 3.0 * n] if r == 0 else [0.0, 0.0])
+    try:
+        hvd.broadcast(x, root_rank=n)
+    except tf.errors.InvalidArgumentError as e:
+        assert "root_rank" in str(e)
+    else:
+        raise AssertionError("root_rank out of range did not raise")
+
+
+def _data(n_rows=48):
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(n_rows, 6)).astype(np.float32)
+    y = (x @ rng.normal(size=(6, 1)) + 0.1).astype(np.float32)
+    return x, y
+
+
+def _model():
+    tf.random.set_seed(1)
+    m = keras.Sequential([keras.layers.Dense(16, activation="tanh"), keras.layers.Dense(16, activation="relu"),
+                          keras.layers.Dense(1)])
+    m.build((None, 6))
+    return m
+
+
+def _train(x, y, distributed, steps=6, batch=12):
+    model, opt = _model(), keras.optimizers.Adam(0.01)
+    for step in range(steps):
+        lo = (step * batch) % len(x)
+        xb, yb = x[lo:lo + batch], y[lo:lo + batch]
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(xb) - yb) ** 2)
+        if distributed:
+            tape = hvd.DistributedGradientTape(tape)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+    return [v.numpy() for v in model.trainable_variables]
+
+
+def equivalence():
+    """n ranks, each on 1/n of every batch, end with the weights of one process on whole batches."""
+    r, n = hvd.rank(), hvd.size()
+    x, y = _data()
+    per = 12 // n
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(per).shard(n, r)  # rank r: batches r, r+n, ...
+    shard = [(a.numpy(), b.numpy()) for a, b in ds]
+    xs, ys = np.concatenate([a for a, _ in shard]), np.concatenate([b for _, b in shard])
+    weights = _train(xs, ys, distributed=True, batch=per)
+    # The same for every fusion threshold: one tensor per bucket, or all in one.
+    for threshold in (0, 1 << 30):
+        hvd.set_fusion_threshold(threshold)
+        again = _train(xs, ys, distributed=True, batch=per)
+        for a, b in zip(weights, again):
+            assert np.array_equal(a, b), f"fusion threshold {threshold} changed the result"
+    hvd.set_fusion_threshold(2 << 20)
+    # One process on the whole batches: batch i of the full run is the ranks' batches i*n .. i*n+n-1.
+    order = np.concatenate([np.arange(k * per, (k + 1) * per) for s in range(len(x) // 12)
+                            for k in range(s * n, s * n + n)])
+    reference = _train(x[order], y[order], distributed=False)
+    for a, b in zip(weights, reference):
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-6)
+    everyone = hvd.allgather(tf.reshape(tf.concat([tf.reshape(w, [-1]) for w in weights], 0), [1, -1])).numpy()
+    assert (everyone == everyone[0]).all(), "ranks ended with different weights"
+    s = hvd.stats()
+    assert s["steps"] == 18 and s["collectives"] > 0 and s["bytes"] > 0
+
+
+def traced():
+    """Horovod's TF2 loop with @tf.function, and model.fit with the Keras callbacks."""
+    r, n = hvd.rank(), hvd.size()
+    x, y = _data()
+    model, opt = _model(), keras.optimizers.SGD(0.05)
+
+    @tf.function
+    def training_step(xb, yb, first_batch):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((model(xb, training=True) - yb) ** 2)
+        tape = hvd.DistributedGradientTape(tape)
+        grads = tape.gradient(loss, model.trainable_variables)
+        opt.apply_gradients(zip(grads, model.trainable_variables))
+        if first_batch:
+            hvd.broadcast_variables(model.variables, root_rank=0)
+            hvd.broadcast_variables(opt.variables, root_rank=0)
+        return loss
+
+    losses = [float(training_step(x[k::n][:8], y[k::n][:8], k == 0)) for k in range(3)]
+    assert all(np.isfinite(losses))
+    flat = tf.reshape(tf.concat([tf.reshape(v, [-1]) for v in model.trainable_variables], 0), [1, -1])
+    everyone = hvd.allgather(flat).numpy()
+    assert (everyone == everyone[0]).all()
+    m2 = keras.Sequential([keras.layers.Dense(1)])
+    m2.compile(optimizer=hvd.DistributedOptimizer(keras.optimizers.SGD(0.01, momentum=0.9)), loss="mse",
+               metrics=["mae"])
+    callbacks = [hvd.callbacks.BroadcastGlobalVariablesCallback(0), hvd.callbacks.MetricAverageCallback(),
+                 hvd.callbacks.LearningRateWarmupCallback(0.01, warmup_epochs=2)]
+    xs, ys = x[r::n], y[r::n] * (r + 1)  # a different loss per rank: the averaged metrics must agree
+    h = m2.fit(xs, ys, batch_size=8, epochs=3, verbose=0, callbacks=callbacks)
+    logs = hvd.allgather(tf.constant([[h.history["loss"][-1], h.history["mae"][-1]]], tf.float64)).numpy()
+    assert (logs == logs[0]).all(), logs
+    assert abs(h.history["lr"][-1] - 0.01) < 1e-12 and h.history["lr"][0] < 0.01
+    flat = tf.reshape(m2.trainable_variables[0], [1, -1])
+    everyone = hvd.allgather(flat).numpy()
+    assert (everyone == everyone[0]).all()
+
+
+def _steps(break_at, action):
+    r = hvd.rank()
+    v = tf.Variable(tf.ones([10]))
+    for step in range(5):
+        if step == break_at and r == hvd.size() - 1:
+            action()
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(v * v)
+        hvd.DistributedGradientTape(tape).gradient(loss, [v])
+
+
+def mismatch():
+    r = hvd.rank()
+    v = tf.Variable(tf.ones([3 + (r == hvd.size() - 1)]), name="kernel")
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(v * v)
+    try:
+        hvd.DistributedGradientTape(tape).gradient(loss, [v])
+    except tf.errors.InvalidArgumentError as e:
+        assert "kernel" in str(e) and "[3] float32" in str(e) and "[4] float32" in str(e), str(e)
+    else:
+        raise AssertionError("shapes that differ across ranks did not raise")
+    try:
+        hvd.allreduce(tf.ones([2, 1 + r]), name="bad")
+    except tf.errors.InvalidArgumentError as e:
+        assert "bad" in str(e), str(e)
+    else:
+        raise AssertionError("allreduce of differing shapes did not raise")
+    # The job goes on after a mismatch.
+    assert hvd.allreduce(tf.constant(1.0), op=hvd.Sum).numpy() == hvd.size()
+
+
+def stall():
+    _steps(2, lambda: time.sleep(600))
+
+
+def exit_early():
+    _steps(2, lambda: os._exit(3))
+
+
+def kill():
+    _steps(2, lambda: os.kill(os.getpid(), signal.SIGKILL))
+
+
+CASES = {"collectives": collectives, "equivalence": equivalence, "traced": traced, "mismatch": mismatch,
+         "stall": stall, "exit": exit_early, "kill": kill}
+
+if __name__ == "__main__":
+    case = sys.argv[1]
+    hvd.init(timeout=float(os.environ.get("WORKER_TIMEOUT", "30")))
+    CASES[case]()
+    hvd.shutdown()
+    if int(os.environ.get("PMI_RANK", "0")) == 0:
+        print(f"{case} ok", flush=True)

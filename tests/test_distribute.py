@@ -1,0 +1,57 @@
+"""tapegrad.distribute under mpiexec: 2 and 3 ranks (tests/mpi/worker.py runs each case and checks
+itself). Skipped without the mpi extra (mpi4py and an MPI with mpiexec)."""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytest.importorskip("mpi4py")
+MPIEXEC = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+if MPIEXEC is None:
+    pytest.skip("no mpiexec", allow_module_level=True)
+
+WORKER = os.path.join(os.path.dirname(__file__), "mpi", "worker.py")
+
+
+def run(case, n, timeout=2.0, extra=()):
+    env = dict(os.environ, WORKER_TIMEOUT=str(timeout), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    t0 = time.monotonic()
+    p = subprocess.run([MPIEXEC, *extra, "-n", str(n), sys.executable, WORKER, case], env=env,
+                       capture_output=True, text=True, timeout=120)
+    return p.returncode, p.stdout + p.stderr, time.monotonic() - t0
+
+
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("case", ["collectives", "equivalence", "traced", "mismatch"])
+def test_case(case, n):
+    rc, out, _ = run(case, n, timeout=60)
+    assert rc == 0 and f"{case} ok" in out, out
+
+
+@pytest.mark.parametrize("case", ["stall", "exit"])
+def test_a_missing_rank_fails_the_others_in_time_naming_it(case):
+    # The last rank sleeps (stall) or dies without finalising MPI (exit) at step 2; the others must
+    # fail within the 2 s timeout, naming it, and not hang.
+    rc, out, seconds = run(case, 3, timeout=2.0, extra=["-disable-auto-cleanup"])
+    assert rc != 0, out
+    assert "DeadlineExceededError" in out and "rank 2 did not reach it" in out, out
+    assert seconds < 30, seconds
+
+
+def test_a_killed_rank_ends_the_job():
+    rc, out, seconds = run("kill", 2, timeout=2.0)
+    assert rc != 0 and "kill ok" not in out, out
+    assert seconds < 30, seconds
+
+
+def test_the_horovod_style_example_runs_on_two_ranks():
+    example = os.path.join(os.path.dirname(__file__), "..", "examples", "horovod_style_training.py")
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    p = subprocess.run([MPIEXEC, "-n", "2", sys.executable, example], env=env, capture_output=True, text=True,
+                       timeout=300)
+    assert p.returncode == 0, p.stdout + p.stderr
+    accuracy = float(p.stdout.strip().splitlines()[-1].rsplit(" ", 1)[1])
+    assert "ranks: 2" in p.stdout and accuracy > 0.9, p.stdout
