@@ -103,14 +103,13 @@ def _gather_on_thread(st, x, label):
     rest = list(x.shape[1:])
     st.rendezvous(f"allgather {label}", [f"[?, {str(rest)[1:]} {x.dtype.name}"], [label])
     rows = np.zeros(st.size, np.int64)
-    st.wait([st.comm.Iallgather(np.array([x.shape[0]], np.int64), rows)], f"allgather {label}: sizes")
+    st.comm.Allgather(np.array([x.shape[0]], np.int64), rows)
     per_row = int(np.prod(rest, dtype=np.int64))
     counts = [int(r) * per_row for r in rows]
     displs = list(np.cumsum([0] + counts[:-1]))
     result, view = _core._empty_with_view([int(rows.sum())] + rest, x.dtype.code)
     send = np.asarray(x).reshape(-1)
-    st.wait([st.comm.Iallgatherv(send, [view.reshape(-1), counts, displs, MPI._typedict[view.dtype.char]])],
-            f"allgather {label}")
+    st.comm.Allgatherv(send, [view.reshape(-1), counts, displs, MPI._typedict[view.dtype.char]])
     return result, rows
 
 
@@ -152,7 +151,7 @@ def _broadcast_on_thread(st, tensors, root_rank, labels, what):
         if st.rank == root_rank:
             np.copyto(view, np.asarray(t))
         if st.size > 1:
-            st.wait([st.comm.Ibcast(view, root=root_rank)], f"{what}: {label}")
+            st.comm.Bcast(view, root=root_rank)
         out.append(result)
     return out
 

@@ -150,7 +150,7 @@ class Reduction:
             send = _send_view(s, self.prescale)
             result, view = _core._empty_with_view(list(s.shape), s.dtype.code)
             if st.size > 1:
-                st.wait([st.comm.Iallreduce(send, view, op=mpi_op)], f"{self.what}: all-reduce of {s.label}")
+                st.comm.Allreduce(send, view, op=mpi_op)
             else:
                 np.copyto(view, send)
             _scale(view, self.scale, floating)
@@ -169,8 +169,7 @@ class Reduction:
             if self.prescale != 1:
                 _scale(buf, self.prescale, floating)
             if st.size > 1:
-                st.wait([st.comm.Iallreduce(MPI.IN_PLACE, buf, op=mpi_op)],
-                        f"{self.what}: all-reduce of a fusion buffer of {len(b.slots)} tensors")
+                st.comm.Allreduce(MPI.IN_PLACE, buf, op=mpi_op)
             offset = 0
             for s in b.slots:
                 n = s.nbytes // s.dtype.size

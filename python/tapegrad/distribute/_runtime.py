@@ -15,6 +15,11 @@ the rank that died or stalled; a hash that differs means the ranks disagree, and
 descriptions to name the first tensor that differs. Only then do the collectives start, and they too
 are waited for with the deadline. Waiting polls (MPI_Test) so that progress is made, spinning for a
 short while and then sleeping a little between polls, so a stalled peer does not cost a core.
+Once every rank is known to be there, the collectives themselves are MPI's blocking ones (its
+tuned algorithms; a non-blocking collective only progresses when polled and ran up to 10x slower
+here). A rank that dies in the middle of one would leave it waiting: the thread that waits for the
+result gives up after twice the timeout (plus 5 s) with DeadlineExceededError, and the process
+aborts the job at exit instead of waiting in MPI_Finalize.
 """
 import atexit
 import concurrent.futures
@@ -104,7 +109,11 @@ class _State:
     def result(self, future):
         t0 = time.perf_counter()
         try:
-            return future.result()
+            return future.result(timeout=2 * self.timeout + 5)
+        except concurrent.futures.TimeoutError:
+            raise self.fault(DeadlineExceededError(
+                None, None, f"tapegrad.distribute: a collective that every rank had started did not complete within "
+                f"{2 * self.timeout + 5:g} s on rank {self.rank}: a rank probably died during it")) from None
         finally:
             self.stats["wait_seconds"] += time.perf_counter() - t0
 

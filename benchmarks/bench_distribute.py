@@ -1,0 +1,147 @@
+"""Data-parallel scaling over MPI (tapegrad.distribute): the wide MLP step and the LeNet CNN step at 1
+and 2 ranks, one thread each, and an all-reduce bandwidth row against raw mpi4py.
+
+Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do twice the work):
+  wide MLP    784-512-512-10 relu, batch 256 per rank, sparse CE from logits, Adam; eager step with
+              DistributedGradientTape (2.7 MB of float32 gradients a step).
+  CNN         28x28x1, batch 64 per rank: Conv2D 32 3x3 relu, MaxPool 2, Conv2D 64 3x3 relu, MaxPool 2,
+              Flatten, Dense 128 relu, Dense 10; sparse CE from logits, Adam (0.9 MB of gradients).
+Per row: median step time, samples/s over all ranks, the speed-up over 1 rank, the communication
+time per step (on the communication thread), the share of it that ran while the backward sweep
+was still running, and the time the training loop waited for results after the sweep.
+  allreduce   float32 buffers of 64 KB, 1 MB and 4 MB summed over 2 ranks: tapegrad.distribute.allreduce
+              (tensor in, new tensor out) beside mpi4py's Allreduce on NumPy arrays of the same size;
+              bandwidth = bytes / time.
+Cost model for N ranks (ring all-reduce): about 2 (N - 1) / N x bytes / bandwidth per step, plus
+latency; the figures measured here give the bandwidth of this machine's shared memory.
+Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_distribute.py
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+STEPS, WARMUP = 40, 5
+
+
+def _mlp(tf, keras):
+    model = keras.Sequential([keras.layers.Dense(512, activation="relu"), keras.layers.Dense(512, activation="relu"),
+                              keras.layers.Dense(10)])
+    model.build((None, 784))
+    return model, (256, 784)
+
+
+def _cnn(tf, keras):
+    L = keras.layers
+    model = keras.Sequential([L.Conv2D(32, 3, activation="relu"), L.MaxPooling2D(2), L.Conv2D(64, 3, activation="relu"),
+                              L.MaxPooling2D(2), L.Flatten(), L.Dense(128, activation="relu"), L.Dense(10)])
+    model.build((None, 28, 28, 1))
+    return model, (64, 28, 28, 1)
+
+
+def worker(which):
+    import numpy as np
+
+    import tapegrad as tf
+    import tapegrad.distribute as hvd
+    from tapegrad import keras
+    hvd.init()
+    out = {}
+    if which in ("mlp", "cnn"):
+        tf.random.set_seed(0)
+        model, shape = (_mlp if which == "mlp" else _cnn)(tf, keras)
+        opt = keras.optimizers.Adam(1e-3)
+        loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+        rng = np.random.default_rng(hvd.rank())
+        x = tf.constant(rng.normal(size=shape).astype(np.float32))
+        y = tf.constant(rng.integers(0, 10, shape[0]))
+        times = []
+        for i in range(WARMUP + STEPS):
+            if i == WARMUP:
+                hvd.stats(reset=True)
+            t0 = time.perf_counter()
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = hvd.DistributedGradientTape(tape).gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            float(loss)
+            times.append(time.perf_counter() - t0)
+        s = hvd.stats()
+        out = {"step": statistics.median(times[WARMUP:]), "batch": shape[0], "comm": s["comm_seconds"] / STEPS,
+               "overlap": s["overlap_seconds"] / STEPS, "wait": s["wait_seconds"] / STEPS,
+               "bytes": s["bytes"] / STEPS}
+    else:
+        from mpi4py import MPI
+        comm = MPI.COMM_WORLD
+        for nbytes in (64 << 10, 1 << 20, 4 << 20):
+            a = np.ones(nbytes // 4, np.float32)
+            b = np.empty_like(a)
+            t = tf.constant(a)
+            reps = max(10, (32 << 20) // nbytes)
+            for name, fn in (("mpi4py", lambda: comm.Allreduce(a, b)),
+                             ("tapegrad", lambda: hvd.allreduce(t, op=hvd.Sum))):
+                fn()
+                comm.Barrier()
+                samples = []
+                for _ in range(7):
+                    t0 = time.perf_counter()
+                    for _ in range(reps):
+                        fn()
+                    samples.append((time.perf_counter() - t0) / reps)
+                out[f"{name} {nbytes}"] = statistics.median(samples)
+    if hvd.rank() == 0:
+        print("RESULT " + json.dumps(out), flush=True)
+    hvd.shutdown()
+
+
+def launch(which, n):
+    mpiexec = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
+    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    p = subprocess.run([mpiexec, "-n", str(n), sys.executable, __file__, "--worker", which], env=env,
+                       capture_output=True, text=True, timeout=900)
+    line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
+    if p.returncode or not line:
+        raise RuntimeError(f"{which} on {n} ranks failed:\n{p.stdout}\n{p.stderr}")
+    return json.loads(line[0][7:])
+
+
+def main():
+    try:
+        import mpi4py  # noqa: F401
+    except ImportError:
+        print("bench_distribute: skipped (pip install \"tapegrad[mpi]\")")
+        return
+    for var in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        if var in os.environ:
+            print(f"warning: {var} is set; it slows OpenBLAS (unset it for benchmarks)", file=sys.stderr)
+    print("## distribute: weak scaling, one thread per rank\n")
+    print("| workload | ranks | step (median) | samples/s | speed-up | comm/step | overlapped | wait/step | "
+          "bytes/step |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for which, label in (("mlp", "wide MLP step"), ("cnn", "CNN step")):
+        base = None
+        for n in (1, 2):
+            r = launch(which, n)
+            rate = n * r["batch"] / r["step"]
+            base = base or rate
+            share = r["overlap"] / r["comm"] if r["comm"] else 0.0
+            print(f"| {label} | {n} | {r['step'] * 1e3:.2f} ms | {rate:,.0f} | {rate / base:.2f}x | "
+                  f"{r['comm'] * 1e3:.2f} ms | {share:.0%} | {r['wait'] * 1e3:.2f} ms | {r['bytes'] / 1e6:.2f} MB |")
+    r = launch("allreduce", 2)
+    print("\n## all-reduce (sum) of float32, 2 ranks\n")
+    print("| bytes | tapegrad | mpi4py | tapegrad GB/s | mpi4py GB/s | ratio |")
+    print("|---|---|---|---|---|---|")
+    for nbytes in (64 << 10, 1 << 20, 4 << 20):
+        ours, raw = r[f"tapegrad {nbytes}"], r[f"mpi4py {nbytes}"]
+        print(f"| {nbytes >> 10} KiB | {ours * 1e6:.0f} us | {raw * 1e6:.0f} us | {nbytes / ours / 1e9:.2f} | "
+              f"{nbytes / raw / 1e9:.2f} | {ours / raw:.2f}x |")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 3 and sys.argv[1] == "--worker":
+        worker(sys.argv[2])
+    else:
+        main()
