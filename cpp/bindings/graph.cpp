@@ -130,7 +130,8 @@ std::shared_ptr<graph::HostFn> make_host_fn(py::function fn) {
   holder->obj = std::move(fn);
   return std::make_shared<graph::HostFn>([holder](const Tensors& x) {
     py::gil_scoped_acquire gil;
-    holder->obj(py::cast(x));
+    py::object r = holder->obj(py::cast(x));
+    return r.is_none() ? Tensors{} : tensor_list(r);
   });
 }
 
@@ -262,9 +263,11 @@ void bind_trace_hooks(py::module_& m) {
   m.def("_traced_assign", [](const Tensor& var, py::handle value, int mode) {
           graph::traced_assign(var, to_tensor(value, (int)var->dtype), mode);
         }, "Assigns a variable while tracing and records the assignment in the graph.");
-  m.def("_record_host_call", [](py::function fn, py::sequence tensors, const std::string& label) {
-          graph::record_host_call(make_host_fn(std::move(fn)), tensor_list(tensors), label);
-        }, "Records a callback that runs with the given tensors' values at every call of the graph.");
+  m.def("_record_host_call", [](py::function fn, py::sequence tensors, const std::string& label, py::sequence outs) {
+          graph::record_host_call(make_host_fn(std::move(fn)), tensor_list(tensors), label, tensor_list(outs));
+        }, py::arg("fn"), py::arg("tensors"), py::arg("label"), py::arg("outs") = py::list(),
+        "Records a callback that runs with the given tensors' values at every call of the graph; a callback "
+        "that returned `outs` while tracing returns such tensors at every call (later ops read them).");
 }
 
 }  // namespace

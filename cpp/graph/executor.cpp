@@ -46,14 +46,33 @@ bool needs_eager(const Graph& g, const Tensors& args) {
   return should_record(args) || should_record(g.variables);
 }
 
-static void run_side_effect(const Node& n, const Tensors& x, bool eager) {
+// Runs an Assign or a HostCall; a host call's results (Note [Host calls with results]).
+static Tensors run_side_effect(const Node& n, const Tensors& x, bool eager) {
   if (n.kind == NodeKind::Assign) {
     if (eager) traced_assign(n.value, x[0], n.mode);
     else assign_into(n.value, x[0], n.mode);
-  } else {
-    if (!building_backward()) (*n.host)(x);
-    if (eager) record_host_call(n.host, x, n.name);
+    return {};
   }
+  if (building_backward()) return {};
+  Tensors outs = (*n.host)(x);
+  if (eager && !outs.empty() && should_record(x))
+    throw Unimplemented(cat("tf.function: ", n.name, " inside a function called under a GradientTape that watches "
+                            "its inputs: its gradient cannot flow through the graph yet (call it outside tf.function)"));
+  if (eager) record_host_call(n.host, x, n.name, outs);
+  return outs;
+}
+
+// Output k of a host call, checked against what the trace saw.
+static Tensor host_result(const Node& out, const Tensors& results) {
+  if ((size_t)out.arg >= results.size())
+    throw InvalidArgument(cat(out.name, ": the host call returned ", results.size(), " tensors, the graph expects more"));
+  const Tensor& t = results[(size_t)out.arg];
+  bool fits = t && t->dtype == out.meta.dtype && t->ndim() == (int)out.meta.shape.size();
+  for (int d = 0; fits && d < t->ndim(); ++d) fits = out.meta.shape[d] < 0 || out.meta.shape[d] == t->shape[d];
+  if (!fits)
+    throw InvalidArgument(cat(out.name, ": the host call returned ", t ? meta_str(t) : std::string("None"),
+                              " where the traced graph has ", meta_text(out.meta)));
+  return t;
 }
 
 // Marks the inputs of node i that may become its output buffer (see the file comment); their
@@ -125,7 +144,7 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
   Tensors vals(n);
   Tensors x;
   std::vector<char> donate;
-  std::vector<Tensors> results(g.has_control_flow ? n : 0);  // per control node (Note [Control-flow nodes])
+  std::vector<Tensors> results(g.has_control_flow || g.has_host_calls ? n : 0);  // per control node or host call
   for (size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
     switch (node.kind) {
@@ -160,11 +179,15 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
         for (int in : node.inputs) x.push_back(vals[in]);
         results[i] = run_control(node, x, eager);
         break;
-      case NodeKind::Output: vals[i] = results[node.inputs[0]][node.arg]; break;
+      case NodeKind::Output:
+        if (g.nodes[node.inputs[0]].kind == NodeKind::HostCall) vals[i] = host_result(node, results[node.inputs[0]]);
+        else vals[i] = results[node.inputs[0]][node.arg];
+        break;
       default: {
         x.clear();
         for (int in : node.inputs) x.push_back(vals[in]);
-        run_side_effect(node, x, eager);
+        Tensors outs = run_side_effect(node, x, eager);
+        if (!outs.empty()) results[i] = std::move(outs);
       }
     }
     for (int d : g.drop_after[i]) {

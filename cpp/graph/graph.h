@@ -39,8 +39,10 @@
 
 namespace tg::graph {
 
-// A host callback run at its place in the graph (tf.print); it receives the input values.
-using HostFn = std::function<void(const Tensors&)>;
+// A host callback run at its place in the graph; it receives the input values. tf.print returns
+// nothing; a collective of tapegrad.distribute returns tensors, each the value of one Output node
+// after the HostCall node (as a control node's results; Note [Host calls with results] in trace.h).
+using HostFn = std::function<Tensors(const Tensors&)>;
 
 struct FusedGroup;  // fusion.h
 struct Graph;

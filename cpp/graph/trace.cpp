@@ -167,13 +167,27 @@ void Tracer::record_assign(const Tensor& var, const Tensor& value, int mode) {
   node_of.erase(var->id);
 }
 
-void Tracer::record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label) {
+void Tracer::record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label,
+                              const Tensors& outs) {
   Node n;
   n.kind = NodeKind::HostCall;
   n.host = std::move(fn);
   n.name = label;
+  n.dynamic = !outs.empty();
   for (auto& xi : x) n.inputs.push_back(input_node(xi));
-  add_node(g, std::move(n));
+  const int at = add_node(g, std::move(n));
+  for (size_t k = 0; k < outs.size(); ++k) {  // See Note [Host calls with results]
+    Node o;
+    o.kind = NodeKind::Output;
+    o.arg = (int)k;
+    o.inputs = {at};
+    o.dynamic = true;
+    o.meta = {outs[k]->shape, outs[k]->dtype};
+    if (k < x.size() && x[k]->shape == outs[k]->shape && x[k]->dtype == outs[k]->dtype)
+      o.meta = g.nodes[g.nodes[at].inputs[k]].meta;  // shape-preserving (all-reduce): unknown dims stay unknown
+    o.name = label + ":" + std::to_string(k);
+    node_of[outs[k]->id] = add_node(g, std::move(o));
+  }
 }
 
 int Tracer::capture(const Tensor& t) {
@@ -281,8 +295,9 @@ void traced_assign(const Tensor& var, const Tensor& value, int mode) {
   for (Tracer* t : active_tracers()) t->record_assign(var, value, mode);
 }
 
-void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label) {
-  for (Tracer* t : active_tracers()) t->record_host_call(fn, x, label);
+void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label,
+                      const Tensors& outs) {
+  for (Tracer* t : active_tracers()) t->record_host_call(fn, x, label, outs);
 }
 
 Tensor fresh_view(const Tensor& t) {

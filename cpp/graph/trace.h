@@ -41,7 +41,7 @@ struct Tracer {
   void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
   void before_assign(const Tensor& var);  // a dry trace saves the variable's value once
   void record_assign(const Tensor& var, const Tensor& value, int mode);
-  void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label);
+  void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label, const Tensors& outs);
   int capture(const Tensor& t);  // a placeholder for an outer value
   // An If / While node `proto` (kind and flow) run on x with results outs.
   void record_control(const Node& proto, const Tensors& x, const Tensors& outs);
@@ -72,7 +72,14 @@ struct ActiveTracer {
 // Writes value into var (mode 0 =, 1 +=, 2 -=) and records the assignment on the active tracers.
 void traced_assign(const Tensor& var, const Tensor& value, int mode);
 // Records on the active tracers a callback that runs with x's values at every call of the graph.
-void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label);
+// Note [Host calls with results]: a host call that returns tensors (an MPI collective) ran on
+// the trace's real values and gave outs; later ops read them through Output nodes. At run time the
+// executor checks each returned tensor against its Output node's dtype and shape (an unknown
+// dimension matches any size), so ops after it never see a value of another shape than traced.
+// Such values carry no gradient through a graph: run eagerly under a tape that would record
+// the call, the executor raises instead of dropping the gradient.
+void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label,
+                      const Tensors& outs = {});
 // What a traced function receives for a tensor argument: a tensor with its own id and t's value.
 // Under a tape that watches t (or an accumulator with a tangent for t) an Identity op links it to
 // t, so gradients (tangents) flow to and from the caller's tensor.

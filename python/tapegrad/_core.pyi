@@ -380,9 +380,9 @@ def _num_threads() -> int:
     """
     The number of threads a parallel kernel uses.
     """
-def _record_host_call(arg0: collections.abc.Callable, arg1: collections.abc.Sequence, arg2: str) -> None:
+def _record_host_call(fn: collections.abc.Callable, tensors: collections.abc.Sequence, label: str, outs: collections.abc.Sequence = []) -> None:
     """
-    Records a callback that runs with the given tensors' values at every call of the graph.
+    Records a callback that runs with the given tensors' values at every call of the graph; a callback that returned `outs` while tracing returns such tensors at every call (later ops read them).
     """
 def _run_if(arg0: Tensor, arg1: Graph, arg2: Graph, arg3: collections.abc.Sequence) -> list[Tensor]:
     """

@@ -29,17 +29,6 @@ _GENERIC_LIMIT = 16  # relaxed graphs kept per call structure (newest first)
 _HISTORY_LIMIT = 256  # trace records kept for tracing_report (the first and the newest)
 
 
-# Note [Eager fallback]
-# A trace runs the Python function with real values. When that code does something the graph cannot
-# replay (an MPI collective of tapegrad.distribute: run_eagerly_from_now), the trace's own run is
-# still right, so its result is returned; no graph is kept, and later calls run the Python function
-# eagerly, as tf.config.run_functions_eagerly(True) would, with a warning logged once.
-class _RanEagerly(Exception):
-    def __init__(self, why, result):
-        super().__init__(why)
-        self.why, self.result = why, result
-
-
 class Function(_core._FunctionBase):
     """A Python function traced into graphs (``tf.function``); see ``function``.
 
@@ -67,22 +56,13 @@ class Function(_core._FunctionBase):
         self._num_traces = 0
         self._calls_seen = 0  # calls counted by the retracing detector so far (_core counts them all)
         self._bound = weakref.WeakKeyDictionary()
-        self._eager_reason = None  # set when a trace met an action a graph cannot hold (Note [Eager fallback])
 
     # -- the slow path: everything the C++ key cannot decide -----------------------------------
     def _call_slow(self, *args, **kwargs):
-        if self._eager_reason is not None:  # Note [Eager fallback]
-            return self.python_function(*args, **kwargs)
         call = sig.make_call(self._signature, args, kwargs, self.input_signature)
         cf = self._find(call)
         if cf is None:
-            try:
-                cf, result = self._trace_for(call, dry=False)
-            except _RanEagerly as done:
-                self._eager_reason = done.why
-                _log.warning("tf.function %s runs eagerly from now on: %s, which a graph cannot hold yet",
-                             self.__name__, done.why)
-                return done.result
+            cf, result = self._trace_for(call, dry=False)
         else:
             result = cf._run(call.tensors)
         # The C++ call cache keys tensors by dtype and shape: with an input_signature, a call of
@@ -196,8 +176,6 @@ class Function(_core._FunctionBase):
             if dry:
                 tracer.restore_variables()
         del args, kwargs, views
-        if trace.eager_reason is not None:
-            raise _RanEagerly(trace.eager_reason, result)
         graph, stats = tracer.finish([t for t in flat])
         note_leaks()
         if tracer.leak_use:

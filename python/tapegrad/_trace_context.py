@@ -8,7 +8,7 @@ import threading
 from tapegrad import _core
 
 __all__ = ["current_trace", "traced_value_error", "inside_function", "is_symbolic_tensor", "symbolic_text",
-           "relaxed_trace", "leaked_error", "leaked_text", "run_eagerly_from_now"]
+           "relaxed_trace", "leaked_error", "leaked_text"]
 
 _local = threading.local()  # .stack: the traces running on this thread, innermost last
 
@@ -25,7 +25,6 @@ class _Trace:
         # TensorShape by tensor id; tf.shape of a traced tensor is then a run-time value.
         self.relaxed_shapes = relaxed_shapes
         self.frozen_size = None  # why the graph holds a traced size no comparison can see (note_frozen_size)
-        self.eager_reason = None  # why the function must run eagerly from now on (run_eagerly_from_now)
 
 
 def _next_tensor_id():
@@ -117,19 +116,6 @@ def note_frozen_size(why):
     sizes (a slice bound clamped to the dimension): the graph must not be relaxed."""
     for trace in _trace_stack():
         trace.frozen_size = trace.frozen_size or why
-
-
-def run_eagerly_from_now(why):
-    """Called by code that acts outside the graph (an MPI collective) while a trace runs it with real
-    values: that run's result stands, but its graph would replay without the action, so every
-    function being traced runs its Python code eagerly from now on (Note [Eager fallback] in
-    _function.py). A dry trace (get_concrete_function) has no real values: UnimplementedError."""
-    for trace in _trace_stack():
-        if trace.dry:
-            from tapegrad.errors import UnimplementedError
-            raise UnimplementedError(None, None, f"tf.function {trace.function.__name__!r}: {why}, which a graph "
-                                     "cannot hold yet; get_concrete_function cannot trace it (call the function)")
-        trace.eager_reason = trace.eager_reason or why
 
 
 def relaxed_trace():

@@ -135,6 +135,25 @@ def traced():
 
     losses = [float(training_step(x[k::n][:8], y[k::n][:8], k == 0)) for k in range(3)]
     assert all(np.isfinite(losses))
+    # Two graphs (first_batch True and False), each with the collectives as nodes, replayed after.
+    assert training_step.experimental_get_tracing_count() == 2
+    texts = [cf.pretty_printed_graph() for cf in set(training_step._concrete.values())]
+    assert all("HostCall HorovodGroupedAllreduce" in t for t in texts), texts[0][:2000]
+    assert sum("HorovodBroadcastVariables" in t for t in texts) == 1
+    # Differentiating through collectives inside a traced function (their rules are recorded too).
+    w = tf.Variable([1.0, 2.0])
+
+    @tf.function
+    def through(scale):
+        with tf.GradientTape() as tape:
+            z = tf.reduce_sum(hvd.allreduce(w * scale, op=hvd.Sum) ** 2)
+            g = tf.reduce_sum(hvd.allgather(tf.reshape(w, [1, 2]) * scale) ** 2)
+        return tape.gradient([z, g], w)
+    for scale in (1.0, 2.0, 3.0):
+        got = through(tf.constant(scale)).numpy()
+        k = scale * n
+        np.testing.assert_allclose(got, n * 2 * k * np.array([1.0, 2.0]) * scale + n * 2 * scale ** 2 * np.array(
+            [1.0, 2.0]), rtol=1e-6)
     flat = tf.reshape(tf.concat([tf.reshape(v, [-1]) for v in model.trainable_variables], 0), [1, -1])
     everyone = hvd.allgather(flat).numpy()
     assert (everyone == everyone[0]).all()

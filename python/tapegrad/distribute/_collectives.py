@@ -11,7 +11,7 @@ from tapegrad._custom_gradient import custom_gradient
 from tapegrad._tensor import Tensor, convert_to_tensor
 from tapegrad.distribute import _runtime
 from tapegrad.distribute._reduce import Average, Sum, reduce_now, resolve_op
-from tapegrad.distribute._traced import run_eagerly_if_traced
+from tapegrad.distribute._host import collective
 from tapegrad.errors import InvalidArgumentError
 
 __all__ = ["allreduce", "grouped_allreduce", "allgather", "broadcast", "broadcast_variables", "Compression"]
@@ -48,9 +48,13 @@ def _as_tensor(x, fn, arg="tensor"):
         raise TypeError(f"{fn}: {arg} must be a Tensor or convertible to one, got {type(x).__name__}") from e
 
 
-def _reduced(tensors, op, labels, what, prescale, postscale):
+def _node_name(kind, label):
+    return kind + "_" + "".join(c if c.isalnum() or c in "_.-/" else "_" for c in label)
+
+
+def _reduced(tensors, op, labels, what, prescale, postscale, node):
     st = _runtime.state()
-    return reduce_now(st, what, op, tensors, labels, prescale, postscale)
+    return collective(lambda xs: reduce_now(st, what, op, xs, labels, prescale, postscale), list(tensors), node)
 
 
 def allreduce(tensor, average=None, device_dense="", device_sparse="", compression=None, op=None,
@@ -59,20 +63,20 @@ def allreduce(tensor, average=None, device_dense="", device_sparse="", compressi
     _runtime.state()
     op = resolve_op(op, average, "allreduce")
     _check_compression(compression, "allreduce")
-    run_eagerly_if_traced("allreduce")
     tensor = _as_tensor(tensor, "allreduce")
     label = _label(tensor, name)
+    node = _node_name("HorovodAllreduce", label)
 
     if op not in (Sum, Average) or not tensor.dtype.is_floating:
-        return _reduced([tensor], op, [label], f"allreduce {label}", prescale_factor, postscale_factor)[0]
+        return _reduced([tensor], op, [label], f"allreduce {label}", prescale_factor, postscale_factor, node)[0]
 
     @custom_gradient
     def reduce(x):
-        y = _reduced([x], op, [label], f"allreduce {label}", prescale_factor, postscale_factor)[0]
+        y = _reduced([x], op, [label], f"allreduce {label}", prescale_factor, postscale_factor, node)[0]
 
         def grad(dy):
             return _reduced([dy], op, [label + "/grad"], f"allreduce gradient {label}", prescale_factor,
-                            postscale_factor)[0]
+                            postscale_factor, node + "_grad")[0]
         return y, grad
     return reduce(tensor)
 
@@ -83,19 +87,20 @@ def grouped_allreduce(tensors, average=None, device_dense="", device_sparse="", 
     _runtime.state()
     op = resolve_op(op, average, "grouped_allreduce")
     _check_compression(compression, "grouped_allreduce")
-    run_eagerly_if_traced("grouped_allreduce")
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"grouped_allreduce: tensors must be a list of tensors, got {type(tensors).__name__}")
     tensors = [_as_tensor(t, "grouped_allreduce", f"tensors[{i}]") for i, t in enumerate(tensors)]
     labels = [_label(t, name, i) for i, t in enumerate(tensors)]
     if not tensors:
         return []
-    return _reduced(tensors, op, labels, "grouped_allreduce", prescale_factor, postscale_factor)
+    return _reduced(tensors, op, labels, "grouped_allreduce", prescale_factor, postscale_factor,
+                    _node_name("HorovodGroupedAllreduce", name or "group"))
 
 
 def _allgather_values(x, label):
     st = _runtime.state()
-    return st.call(_gather_on_thread, st, x, label)
+    return collective(lambda xs: [st.call(_gather_on_thread, st, xs[0], label)], [x],
+                      _node_name("HorovodAllgather", label))[0]
 
 
 def _gather_on_thread(st, x, label):
@@ -110,13 +115,12 @@ def _gather_on_thread(st, x, label):
     result, view = _core._empty_with_view([int(rows.sum())] + rest, x.dtype.code)
     send = np.asarray(x).reshape(-1)
     st.comm.Allgatherv(send, [view.reshape(-1), counts, displs, MPI._typedict[view.dtype.char]])
-    return result, rows
+    return result
 
 
 def allgather(tensor, name=None, ignore_name_scope=False, process_set=None):
     """The ranks' tensors concatenated along axis 0, in rank order; their first dimensions may differ."""
     _runtime.state()
-    run_eagerly_if_traced("allgather")
     tensor = _as_tensor(tensor, "allgather")
     if tensor.shape.rank == 0:
         raise InvalidArgumentError(None, None, f"allgather: tensor must have at least one dimension, got a scalar "
@@ -127,20 +131,28 @@ def allgather(tensor, name=None, ignore_name_scope=False, process_set=None):
 
     @custom_gradient
     def gather(x):
-        y, rows = _allgather_values(x, label)
+        y = _allgather_values(x, label)
 
         def grad(dy):
+            # This rank's rows of the summed gradient; the row counts are gathered again (ops, so
+            # that a traced gradient follows each call's sizes).
+            import tapegrad as tf
             st = _runtime.state()
-            summed = reduce_now(st, f"allgather gradient {label}", Sum, [dy], [label + "/grad"])[0]
-            start = int(rows[:st.rank].sum())
-            return summed[start:start + int(rows[st.rank])]
+            summed = _reduced([dy], Sum, [label + "/grad"], f"allgather gradient {label}", 1.0, 1.0,
+                              _node_name("HorovodAllgather", label) + "_grad")[0]
+            mine = tf.shape(x, out_type="int64")[:1]
+            rows = _allgather_values(mine, label + "/rows")
+            start = tf.reduce_sum(rows[:st.rank])
+            begin = tf.concat([tf.reshape(start, [1]), tf.zeros([x.shape.rank - 1], "int64")], 0)
+            size = tf.concat([mine, -tf.ones([x.shape.rank - 1], "int64")], 0)
+            return tf.slice(summed, begin, size)
         return y, grad
     return gather(tensor)
 
 
-def _broadcast_value(x, root_rank, label):
+def _broadcast_values(xs, root_rank, labels, what, node):
     st = _runtime.state()
-    return st.call(_broadcast_on_thread, st, [x], root_rank, [label], f"broadcast {label}")[0]
+    return collective(lambda vs: st.call(_broadcast_on_thread, st, vs, root_rank, labels, what), list(xs), node)
 
 
 def _broadcast_on_thread(st, tensors, root_rank, labels, what):
@@ -166,19 +178,19 @@ def _check_root(root_rank, fn):
 def broadcast(tensor, root_rank, name=None, ignore_name_scope=False, process_set=None):
     """root_rank's tensor, on every rank."""
     root_rank = _check_root(root_rank, "broadcast")
-    run_eagerly_if_traced("broadcast")
     tensor = _as_tensor(tensor, "broadcast")
     label = _label(tensor, name)
+    node = _node_name("HorovodBroadcast", label)
     if not tensor.dtype.is_floating:
-        return _broadcast_value(tensor, root_rank, label)
+        return _broadcast_values([tensor], root_rank, [label], f"broadcast {label}", node)[0]
 
     @custom_gradient
     def bcast(x):
-        y = _broadcast_value(x, root_rank, label)
+        y = _broadcast_values([x], root_rank, [label], f"broadcast {label}", node)[0]
 
         def grad(dy):
             st = _runtime.state()
-            summed = reduce_now(st, f"broadcast gradient {label}", Sum, [dy], [label + "/grad"])[0]
+            summed = _reduced([dy], Sum, [label + "/grad"], f"broadcast gradient {label}", 1.0, 1.0, node + "_grad")[0]
             return summed if st.rank == root_rank else summed * 0
         return y, grad
     return bcast(tensor)
@@ -187,12 +199,10 @@ def broadcast(tensor, root_rank, name=None, ignore_name_scope=False, process_set
 def broadcast_variables(variables, root_rank, process_set=None, inplace=False):
     """Assigns root_rank's values to these variables on every rank (start of training, restores)."""
     root_rank = _check_root(root_rank, "broadcast_variables")
-    run_eagerly_if_traced("broadcast_variables")
     variables = list(variables)
-    st = _runtime.state()
     labels = [getattr(v, "name", f"variable {i}") for i, v in enumerate(variables)]
     values = [convert_to_tensor(v) for v in variables]
-    out = st.call(_broadcast_on_thread, st, values, root_rank, labels, "broadcast_variables")
+    out = _broadcast_values(values, root_rank, labels, "broadcast_variables", "HorovodBroadcastVariables")
     for v, value in zip(variables, out):
         v.assign(value)
 

@@ -10,7 +10,7 @@ from tapegrad import _nest
 from tapegrad.distribute import _runtime
 from tapegrad.distribute._reduce import Average, Reduction, _Slot, resolve_op
 from tapegrad.distribute._collectives import _check_compression, grouped_allreduce
-from tapegrad.distribute._traced import run_eagerly_if_traced
+from tapegrad._trace_context import current_trace
 
 __all__ = ["DistributedGradientTape"]
 
@@ -52,10 +52,10 @@ class DistributedGradientTape:
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
         st = _runtime.state()
         tape = self._tape_wrapped
-        if output_gradients is not None or unconnected_gradients is not None:
+        if output_gradients is not None or unconnected_gradients is not None or current_trace() is not None:
+            # In a traced function the reduction is one graph node after the sweep (no overlap yet).
             grads = tape.gradient(target, sources, output_gradients, unconnected_gradients)
             return self._reduce_after(grads)
-        run_eagerly_if_traced("DistributedGradientTape.gradient")
         flat = _nest.flatten(sources)
         slots = [_Slot(i, s.shape, s.dtype, getattr(s, "name", None) or f"source {i}") for i, s in enumerate(flat)]
         scale = 1.0 / self._predivide

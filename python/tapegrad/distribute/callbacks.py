@@ -1,4 +1,6 @@
 """Horovod's Keras callbacks for model.fit over several ranks."""
+import warnings
+
 import numpy as np
 
 from tapegrad.distribute import _runtime
@@ -48,7 +50,8 @@ class LearningRateWarmupCallback(Callback):
     """Raises the learning rate from initial_lr / size to initial_lr over the first warmup_epochs
     (Goyal et al., 2017), batch by batch: lr = initial_lr / size * (e * (size - 1) / warmup_epochs + 1)
     at fractional epoch e. With momentum_correction, an SGD momentum is scaled by new_lr / old_lr for
-    the batch in which the rate changes."""
+    the batch in which the rate changes; a traced train_step holds the momentum as a constant, so the
+    correction needs compile(run_eagerly=True) and is skipped, with a warning, otherwise."""
 
     def __init__(self, initial_lr, warmup_epochs=5, momentum_correction=True, steps_per_epoch=None, verbose=0):
         super().__init__()
@@ -58,6 +61,7 @@ class LearningRateWarmupCallback(Callback):
         self.momentum_correction, self.steps_per_epoch, self.verbose = momentum_correction, steps_per_epoch, verbose
         self.current_epoch = 0
         self._restore_momentum = None
+        self._warned = False
 
     def _lr_at(self, epoch):
         n = _runtime.size()
@@ -79,7 +83,12 @@ class LearningRateWarmupCallback(Callback):
         new = self._lr_at(self.current_epoch + batch / self.steps_per_epoch)
         optimizer.learning_rate = new
         momentum = getattr(optimizer, "momentum", None)
-        if self.momentum_correction and isinstance(momentum, float) and momentum and old > 0:
+        if self.momentum_correction and isinstance(momentum, float) and momentum and not self.model.run_eagerly:
+            if not self._warned:
+                warnings.warn("LearningRateWarmupCallback: momentum_correction needs compile(run_eagerly=True) (a "
+                              "traced train_step holds the momentum as a constant); it is skipped", stacklevel=2)
+                self._warned = True
+        elif self.momentum_correction and isinstance(momentum, float) and momentum and old > 0:
             self._restore_momentum = momentum
             optimizer.momentum = momentum * new / old
 
