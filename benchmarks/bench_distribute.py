@@ -1,14 +1,15 @@
 """Data-parallel scaling over MPI (tapegrad.distribute): the wide MLP step and the LeNet CNN step at 1
 and 2 ranks, one thread each, and an all-reduce bandwidth row against raw mpi4py.
 
-Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do twice the work):
+Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do twice the work), eager and as a tf.function:
   wide MLP    784-512-512-10 relu, batch 256 per rank, sparse CE from logits, Adam; eager step with
               DistributedGradientTape (2.7 MB of float32 gradients a step).
   CNN         28x28x1, batch 64 per rank: Conv2D 32 3x3 relu, MaxPool 2, Conv2D 64 3x3 relu, MaxPool 2,
               Flatten, Dense 128 relu, Dense 10; sparse CE from logits, Adam (0.9 MB of gradients).
 Per row: median step time, samples/s over all ranks, the speed-up over 1 rank, the communication
 time per step (on the communication thread), the share of it that ran while the backward sweep
-was still running, and the time the training loop waited for results after the sweep.
+was still running (in a graph: before the node that waits for the results), and the time the
+training thread waited for results after the sweep.
   allreduce   float32 buffers of 64 KB, 1 MB and 4 MB summed over 2 ranks: tapegrad.distribute.allreduce
               (tensor in, new tensor out) beside mpi4py's Allreduce on NumPy arrays of the same size;
               bandwidth = bytes / time.
@@ -50,24 +51,28 @@ def worker(which):
     from tapegrad import keras
     hvd.init()
     out = {}
-    if which in ("mlp", "cnn"):
+    if which.split("-")[0] in ("mlp", "cnn"):
         tf.random.set_seed(0)
-        model, shape = (_mlp if which == "mlp" else _cnn)(tf, keras)
+        model, shape = (_mlp if which.startswith("mlp") else _cnn)(tf, keras)
         opt = keras.optimizers.Adam(1e-3)
         loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         rng = np.random.default_rng(hvd.rank())
         x = tf.constant(rng.normal(size=shape).astype(np.float32))
         y = tf.constant(rng.integers(0, 10, shape[0]))
+        def step(x, y):
+            with tf.GradientTape() as tape:
+                loss = loss_fn(y, model(x, training=True))
+            grads = hvd.DistributedGradientTape(tape).gradient(loss, model.trainable_variables)
+            opt.apply_gradients(zip(grads, model.trainable_variables))
+            return loss
+        if which.endswith("traced"):
+            step = tf.function(step)
         times = []
         for i in range(WARMUP + STEPS):
             if i == WARMUP:
                 hvd.stats(reset=True)
             t0 = time.perf_counter()
-            with tf.GradientTape() as tape:
-                loss = loss_fn(y, model(x, training=True))
-            grads = hvd.DistributedGradientTape(tape).gradient(loss, model.trainable_variables)
-            opt.apply_gradients(zip(grads, model.trainable_variables))
-            float(loss)
+            float(step(x, y))
             times.append(time.perf_counter() - t0)
         s = hvd.stats()
         out = {"step": statistics.median(times[WARMUP:]), "batch": shape[0], "comm": s["comm_seconds"] / STEPS,
@@ -97,6 +102,10 @@ def worker(which):
     hvd.shutdown()
 
 
+def _ms(seconds):
+    return "-" if seconds is None else f"{seconds * 1e3:.2f} ms"
+
+
 def launch(which, n):
     mpiexec = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
@@ -121,7 +130,8 @@ def main():
     print("| workload | ranks | step (median) | samples/s | speed-up | comm/step | overlapped | wait/step | "
           "bytes/step |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for which, label in (("mlp", "wide MLP step"), ("cnn", "CNN step")):
+    for which, label in (("mlp", "wide MLP step"), ("mlp-traced", "wide MLP step, tf.function"), ("cnn", "CNN step"),
+                         ("cnn-traced", "CNN step, tf.function")):
         base = None
         for n in (1, 2):
             r = launch(which, n)
@@ -129,7 +139,7 @@ def main():
             base = base or rate
             share = r["overlap"] / r["comm"] if r["comm"] else 0.0
             print(f"| {label} | {n} | {r['step'] * 1e3:.2f} ms | {rate:,.0f} | {rate / base:.2f}x | "
-                  f"{r['comm'] * 1e3:.2f} ms | {share:.0%} | {r['wait'] * 1e3:.2f} ms | {r['bytes'] / 1e6:.2f} MB |")
+                  f"{r['comm'] * 1e3:.2f} ms | {share:.0%} | {_ms(r['wait'])} | {r['bytes'] / 1e6:.2f} MB |")
     r = launch("allreduce", 2)
     print("\n## all-reduce (sum) of float32, 2 ranks\n")
     print("| bytes | tapegrad | mpi4py | tapegrad GB/s | mpi4py GB/s | ratio |")

@@ -93,12 +93,12 @@ def plan(slots, threshold):
 class Reduction:
     """One group: plan it, rendezvous, then reduce each bucket as soon as its tensors are final."""
 
-    def __init__(self, st, what, op, slots, prescale=1.0, postscale=1.0):
+    def __init__(self, st, what, op, slots, prescale=1.0, postscale=1.0, threshold=None):
         self.st, self.what, self.op = st, what, op
         self.slots = slots
         self.prescale = prescale  # applied before the reduction, the scale after it
         self.scale = postscale / (st.size if op.average else 1)
-        self.buckets, self.where = plan(slots, st.fusion_threshold)
+        self.buckets, self.where = plan(slots, st.fusion_threshold if threshold is None else threshold)
         self.intervals = []  # (start, end) of each bucket's communication, perf_counter seconds
         self.error = None  # the rendezvous failed: no bucket of this group may run a collective
         self.started = st.submit(self._rendezvous)

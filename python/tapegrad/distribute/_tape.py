@@ -8,7 +8,7 @@ import time
 
 from tapegrad import _nest
 from tapegrad.distribute import _runtime
-from tapegrad.distribute._reduce import Average, Reduction, _Slot, resolve_op
+from tapegrad.distribute._reduce import Average, Reduction, _Slot, plan, resolve_op
 from tapegrad.distribute._collectives import _check_compression, grouped_allreduce
 from tapegrad._trace_context import current_trace
 
@@ -52,13 +52,15 @@ class DistributedGradientTape:
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
         st = _runtime.state()
         tape = self._tape_wrapped
-        if output_gradients is not None or unconnected_gradients is not None or current_trace() is not None:
-            # In a traced function the reduction is one graph node after the sweep (no overlap yet).
+        if output_gradients is not None or unconnected_gradients is not None:
             grads = tape.gradient(target, sources, output_gradients, unconnected_gradients)
             return self._reduce_after(grads)
         flat = _nest.flatten(sources)
         slots = [_Slot(i, s.shape, s.dtype, getattr(s, "name", None) or f"source {i}") for i, s in enumerate(flat)]
         scale = 1.0 / self._predivide
+        if current_trace() is not None:
+            return _nest.pack_sequence_as(sources, _TracedStep(st, self._op, scale, self._predivide).gradient(
+                tape, target, flat, slots))
         group = []
 
         def on_order(order):
@@ -84,6 +86,73 @@ class DistributedGradientTape:
         for i, r in zip(present, reduced):
             flat[i] = r
         return _nest.pack_sequence_as(grads, flat)
+
+
+class _TracedStep:
+    """DistributedGradientTape.gradient inside a traced function (Note [Fusion plan] in graphs): the
+    sweep's ops are recorded with, after the ops that finish each bucket, a HostCall node that hands
+    the bucket to the communication thread, and after the sweep one HostCall node that waits for all
+    results and returns them. So in the graph too, communication runs while the rest of the
+    backward pass computes. Each call of the graph starts a new Reduction at its first bucket."""
+
+    def __init__(self, st, op, prescale, postscale):
+        self.st, self.op, self.prescale, self.postscale = st, op, prescale, postscale
+        self.threshold = st.fusion_threshold  # frozen: the graph's nodes follow this trace's buckets
+        self.current = None
+
+    def _begin(self):
+        fresh = [_Slot(s.index, s.shape, s.dtype, s.label) for s in self.slots]
+        self.current = Reduction(self.st, "DistributedGradientTape.gradient", self.op, fresh, self.prescale,
+                                 self.postscale, self.threshold)
+        return self.current
+
+    def _start(self, indices):
+        def start(values):
+            r = self.current or self._begin()
+            for i, v in zip(indices, values):
+                r.final(i, v)
+        return start
+
+    def _wait(self, values=()):
+        r = self.current or self._begin()
+        self.current = None
+        t_wait = time.perf_counter()
+        got = r.results()
+        s = self.st.stats
+        s["steps"] += 1
+        s["overlap_seconds"] += sum(max(0.0, min(b, t_wait) - a) for a, b in r.intervals)
+        return [got[i] for i in self.order]
+
+    def gradient(self, tape, target, flat, slots):
+        from tapegrad import _core
+        pending = {}  # bucket -> [(index, value)] while tracing
+
+        def on_order(order):
+            self.slots = [slots[i] for i in order if slots[i].dtype.is_floating]
+            self.order = [s.index for s in self.slots]
+            self.layout = Reduction.__new__(Reduction)
+            self.layout.buckets, self.layout.where = plan(self.slots, self.threshold)
+            self._begin()
+
+        def on_final(i, g):
+            b = self.layout.where.get(i)
+            if b is None:
+                return
+            got = pending.setdefault(id(b), [])
+            if g is not None:
+                got.append((i, g))
+            b.waiting -= 1
+            if b.waiting == 0:
+                indices, values = [k for k, _ in got], [v for _, v in got]
+                start = self._start(indices)
+                start(values)
+                _core._record_host_call(start, values, "HorovodAllreduceStart")
+
+        grads = tape._gradient_streamed(target, flat, on_order, on_final)
+        reduced = self._wait()
+        _core._record_host_call(self._wait, [], "HorovodAllreduceWait", reduced)
+        by_index = dict(zip(self.order, reduced))
+        return [by_index.get(i, g) if g is not None else None for i, g in enumerate(grads)]
 
 
 def _note_step(st, t0, t1, intervals):
