@@ -97,12 +97,13 @@ def equivalence():
     xs, ys = np.concatenate([a for a, _ in shard]), np.concatenate([b for _, b in shard])
     weights = _train(xs, ys, distributed=True, batch=per)
     # The same for every fusion threshold: one tensor per bucket, or all in one.
+    default = hvd.fusion_threshold()
     for threshold in (0, 1 << 30):
         hvd.set_fusion_threshold(threshold)
         again = _train(xs, ys, distributed=True, batch=per)
         for a, b in zip(weights, again):
             assert np.array_equal(a, b), f"fusion threshold {threshold} changed the result"
-    hvd.set_fusion_threshold(2 << 20)
+    hvd.set_fusion_threshold(default)
     # One process on the whole batches: batch i of the full run is the ranks' batches i*n .. i*n+n-1.
     order = np.concatenate([np.arange(k * per, (k + 1) * per) for s in range(len(x) // 12)
                             for k in range(s * n, s * n + n)])
@@ -133,9 +134,10 @@ def traced():
             hvd.broadcast_variables(opt.variables, root_rank=0)
         return loss
 
+    default = hvd.fusion_threshold()
     hvd.set_fusion_threshold(0)  # one bucket per gradient: each starts as soon as the sweep finishes it
     losses = [float(training_step(x[k::n][:8], y[k::n][:8], k == 0)) for k in range(3)]
-    hvd.set_fusion_threshold(2 << 20)
+    hvd.set_fusion_threshold(default)
     assert all(np.isfinite(losses))
     # Two graphs (first_batch True and False), each with the collectives as nodes, replayed after.
     assert training_step.experimental_get_tracing_count() == 2

@@ -38,7 +38,7 @@ __all__ = ["init", "shutdown", "is_initialized", "rank", "size", "local_rank", "
            "fusion_threshold", "set_fusion_threshold"]
 
 _DEFAULT_TIMEOUT = 60.0  # seconds; TAPEGRAD_MPI_TIMEOUT, or init(timeout=)
-_DEFAULT_FUSION = 2 << 20  # bytes; TAPEGRAD_FUSION_THRESHOLD (or HOROVOD_FUSION_THRESHOLD)
+_DEFAULT_FUSION = 512 << 10  # bytes; TAPEGRAD_FUSION_THRESHOLD (or HOROVOD_FUSION_THRESHOLD)
 _SPIN_SECONDS = 2e-3  # poll without sleeping this long before backing off
 _TAG = 7101
 
