@@ -6,7 +6,8 @@ Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do 
               DistributedGradientTape (2.7 MB of float32 gradients a step).
   CNN         28x28x1, batch 64 per rank: Conv2D 32 3x3 relu, MaxPool 2, Conv2D 64 3x3 relu, MaxPool 2,
               Flatten, Dense 128 relu, Dense 10; sparse CE from logits, Adam (0.9 MB of gradients).
-Per row: median step time, samples/s over all ranks, the speed-up over 1 rank, the communication
+The "no communication" rows run the same steps with a plain GradientTape: what two processes on
+this machine reach at all (they share the memory bandwidth and caches). Per row: median step time, samples/s over all ranks, the speed-up over 1 rank, the communication
 time per step (on the communication thread), the share of it that ran while the backward sweep
 was still running (in a graph: before the node that waits for the results), and the time the
 training thread waited for results after the sweep.
@@ -62,7 +63,10 @@ def worker(which):
         def step(x, y):
             with tf.GradientTape() as tape:
                 loss = loss_fn(y, model(x, training=True))
-            grads = hvd.DistributedGradientTape(tape).gradient(loss, model.trainable_variables)
+            if which.endswith("local"):  # the same work with no communication: the machine's ceiling
+                grads = tape.gradient(loss, model.trainable_variables)
+            else:
+                grads = hvd.DistributedGradientTape(tape).gradient(loss, model.trainable_variables)
             opt.apply_gradients(zip(grads, model.trainable_variables))
             return loss
         if which.endswith("traced"):
@@ -130,8 +134,9 @@ def main():
     print("| workload | ranks | step (median) | samples/s | speed-up | comm/step | overlapped | wait/step | "
           "bytes/step |")
     print("|---|---|---|---|---|---|---|---|---|")
-    for which, label in (("mlp", "wide MLP step"), ("mlp-traced", "wide MLP step, tf.function"), ("cnn", "CNN step"),
-                         ("cnn-traced", "CNN step, tf.function")):
+    for which, label in (("mlp", "wide MLP step"), ("mlp-traced", "wide MLP step, tf.function"),
+                         ("mlp-local", "wide MLP step, no communication"), ("cnn", "CNN step"),
+                         ("cnn-traced", "CNN step, tf.function"), ("cnn-local", "CNN step, no communication")):
         base = None
         for n in (1, 2):
             r = launch(which, n)

@@ -66,10 +66,10 @@ class _Slot:
 
 
 class _Bucket:
-    __slots__ = ("slots", "waiting", "direct", "future")
+    __slots__ = ("slots", "waiting", "direct", "future", "outputs")
 
     def __init__(self, direct=False):
-        self.slots, self.waiting, self.direct, self.future = [], 0, direct, None
+        self.slots, self.waiting, self.direct, self.future, self.outputs = [], 0, direct, None, None
 
 
 def plan(slots, threshold):
@@ -112,13 +112,18 @@ class Reduction:
         slot.value = tensor
         b.waiting -= 1
         if b.waiting == 0:
-            b.future = self.st.submit(self._reduce_bucket, b)
+            self._start(b)
+
+    def _start(self, b):
+        # The results' memory comes from this (the training) thread's buffer cache, where it returns.
+        b.outputs = [_core._empty_with_view(list(s.shape), s.dtype.code) for s in b.slots]
+        b.future = self.st.submit(self._reduce_bucket, b)
 
     def results(self):
         """{index: reduced tensor}, waiting for every bucket (any not started yet starts now)."""
         for b in self.buckets:
             if b.future is None:
-                b.future = self.st.submit(self._reduce_bucket, b)
+                self._start(b)
         self.st.result(self.started)
         out = {}
         for b in self.buckets:
@@ -142,13 +147,15 @@ class Reduction:
         floating = b.slots[0].dtype.is_floating
         out = {}
         if st.size == 1 and self.scale == 1 and self.prescale == 1:
-            for s in b.slots:
-                out[s.index] = s.value if s.value is not None else _zeros(s)
+            for s, (result, view) in zip(b.slots, b.outputs):
+                if s.value is None:
+                    view[...] = 0
+                out[s.index] = s.value if s.value is not None else result
             return out
         if b.direct:
             s = b.slots[0]
             send = _send_view(s, self.prescale)
-            result, view = _core._empty_with_view(list(s.shape), s.dtype.code)
+            result, view = b.outputs[0]
             if st.size > 1:
                 st.comm.Allreduce(send, view, op=mpi_op)
             else:
@@ -171,9 +178,8 @@ class Reduction:
             if st.size > 1:
                 st.comm.Allreduce(MPI.IN_PLACE, buf, op=mpi_op)
             offset = 0
-            for s in b.slots:
+            for s, (result, view) in zip(b.slots, b.outputs):
                 n = s.nbytes // s.dtype.size
-                result, view = _core._empty_with_view(list(s.shape), s.dtype.code)
                 part = buf[offset:offset + n].reshape(s.shape)
                 if self.scale != 1 and floating:
                     np.multiply(part, self.scale, out=view)
@@ -182,18 +188,13 @@ class Reduction:
                     _scale(view, self.scale, floating)
                 out[s.index] = result
                 offset += n
+        b.outputs = None
         t1 = time.perf_counter()
         self.intervals.append((t0, t1))
         st.stats["collectives"] += 1
         st.stats["bytes"] += sum(s.nbytes for s in b.slots)
         st.stats["comm_seconds"] += t1 - t0
         return out
-
-
-def _zeros(s):
-    result, view = _core._empty_with_view(list(s.shape), s.dtype.code)
-    view[...] = 0
-    return result
 
 
 def _send_view(s, prescale):

@@ -90,9 +90,18 @@ class _State:
                 future.set_exception(self.failed)
                 continue
             try:
-                future.set_result(fn(*args))
+                result, error = fn(*args), None
             except BaseException as e:  # handed to the waiting thread
-                future.set_exception(e)
+                result, error = None, e
+            # Drop this thread's references before the waiting thread can drop its own: tensors freed
+            # here would return their buffers to this thread's cache (core/allocator.cpp), not the
+            # training thread's, which would then page-fault fresh memory at every step.
+            item = fn = args = None
+            if error is None:
+                future.set_result(result)
+            else:
+                future.set_exception(error)
+            result = error = None
 
     def submit(self, fn, *args):
         """Runs fn(*args) on the communication thread after everything submitted before; a Future."""
