@@ -12,8 +12,8 @@ time per step (on the communication thread), the share of it that ran while the 
 was still running (in a graph: before the node that waits for the results), and the time the
 training thread waited for results after the sweep.
   allreduce   float32 buffers of 64 KB, 1 MB and 4 MB summed over 2 ranks: tapegrad.distribute.allreduce
-              (tensor in, new tensor out) beside mpi4py's Allreduce on NumPy arrays of the same size;
-              bandwidth = bytes / time.
+              (tensor in, new tensor out) beside mpi4py's Allreduce on NumPy arrays of the same size,
+              call by call, interleaved, after a barrier; median of 60 calls; bandwidth = bytes / time.
 Cost model for N ranks (ring all-reduce): about 2 (N - 1) / N x bytes / bandwidth per step, plus
 latency; the figures measured here give the bandwidth of this machine's shared memory.
 Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_distribute.py
@@ -89,18 +89,17 @@ def worker(which):
             a = np.ones(nbytes // 4, np.float32)
             b = np.empty_like(a)
             t = tf.constant(a)
-            reps = max(10, (32 << 20) // nbytes)
-            for name, fn in (("mpi4py", lambda: comm.Allreduce(a, b)),
-                             ("tapegrad", lambda: hvd.allreduce(t, op=hvd.Sum))):
-                fn()
-                comm.Barrier()
-                samples = []
-                for _ in range(7):
+            cases = (("mpi4py", lambda: comm.Allreduce(a, b)), ("tapegrad", lambda: hvd.allreduce(t, op=hvd.Sum)))
+            samples = {name: [] for name, _ in cases}
+            for i in range(65):  # the two interleaved, call by call: both see the same machine
+                for name, fn in cases:
+                    comm.Barrier()
                     t0 = time.perf_counter()
-                    for _ in range(reps):
-                        fn()
-                    samples.append((time.perf_counter() - t0) / reps)
-                out[f"{name} {nbytes}"] = statistics.median(samples)
+                    fn()
+                    if i >= 5:
+                        samples[name].append(time.perf_counter() - t0)
+            for name, ts in samples.items():
+                out[f"{name} {nbytes}"] = statistics.median(ts)
     if hvd.rank() == 0:
         print("RESULT " + json.dumps(out), flush=True)
     hvd.shutdown()
