@@ -65,6 +65,7 @@ ARGS = {
     **{f"layers.{name}": dict(units=2) for name in ("SimpleRNNCell", "LSTMCell", "GRUCell", "SimpleRNN", "LSTM", "GRU")},
     "layers.RNN": dict(cell=keras.layers.LSTMCell(2)),
     "layers.Bidirectional": dict(layer=keras.layers.GRU(2)),
+    "layers.MultiHeadAttention": dict(num_heads=2, key_dim=2, value_dim=3, dropout=0.1, output_shape=4),
 }
 # What a layer is called on in the round trip, when not the 3x3 sample x itself.
 _MERGE = ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot")
@@ -72,6 +73,7 @@ CALL_ON = {**{f"layers.{name}": (lambda x: [x, x * 2.0]) for name in _MERGE},
            "layers.Permute": lambda x: tf.reshape(x, [3, 3, 1]),
            "layers.TimeDistributed": lambda x: tf.reshape(x, [3, 3, 1]),
            "layers.Embedding": lambda x: tf.cast(tf.abs(x), tf.int32),
+           "layers.MultiHeadAttention": lambda x: (tf.reshape(x, [1, 3, 3]), tf.reshape(x, [1, 3, 3]) * 0.5),
            # convolution, pooling and 2-D reshaping layers: a (3, 3, 1) sequence batch or a 3x3 image
            **{f"layers.{name}": lambda x: tf.reshape(x, [3, 3, 1]) for name in (
                "SimpleRNN", "LSTM", "GRU", "RNN", "Bidirectional", "Conv1D", "MaxPooling1D", "AveragePooling1D", "GlobalAveragePooling1D", "GlobalMaxPooling1D")},
@@ -112,7 +114,7 @@ def _behaviour(obj, x):
     if isinstance(obj, keras.layers.Layer) and type(obj).__name__.endswith("Cell"):
         return None  # a cell computes one step from (inputs, states): its layers are compared instead
     if isinstance(obj, keras.layers.Layer):
-        return obj(x).numpy()
+        return (obj(*x) if isinstance(x, tuple) else obj(x)).numpy()  # a tuple: several positional inputs
     if isinstance(obj, keras.losses.Loss) and "Sparse" in type(obj).__name__:
         return float(obj(tf.constant([1]), tf.constant([[0.3, 0.7]])))
     if isinstance(obj, keras.losses.Loss):
@@ -143,8 +145,8 @@ def test_get_config_from_config_round_trip(path, cls):
     x = tf.constant(np.arange(-4.0, 5.0, dtype=np.float32).reshape(3, 3))
     x = CALL_ON.get(path, lambda v: v)(x)
     if isinstance(obj, keras.layers.Layer) and type(obj) is not keras.layers.Layer and not path.endswith("Cell"):
-        obj(x)
-        clone(x)
+        for layer in (obj, clone):
+            layer(*x) if isinstance(x, tuple) else layer(x)
         clone.set_weights(obj.get_weights())
     a, b = _behaviour(obj, x), _behaviour(clone, x)
     if a is not None:

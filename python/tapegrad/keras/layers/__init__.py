@@ -4,6 +4,7 @@ from tapegrad.keras.layers.core import Activation, Dense, Flatten, InputLayer, K
 from tapegrad.keras.layers.dropout import Dropout
 from tapegrad.keras.layers.normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from tapegrad.keras.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
+from tapegrad.keras.layers.attention import MultiHeadAttention
 from tapegrad.keras.layers.axes import Permute, RepeatVector
 from tapegrad.keras.layers.embedding import Embedding
 from tapegrad.keras.layers.lambda_layer import Lambda
@@ -17,7 +18,7 @@ from tapegrad.keras.layers import conv as _conv, pooling as _pooling, reshaping 
 __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer", "Input", "Dropout",
            "BatchNormalization", "LayerNormalization", "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU",
            "Softmax", "Permute", "RepeatVector", "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average",
-           "Maximum", "Minimum", "Concatenate", "Dot", "TimeDistributed"] + _conv.__all__ + _pooling.__all__ + \
+           "Maximum", "Minimum", "Concatenate", "Dot", "TimeDistributed", "MultiHeadAttention"] + _conv.__all__ + _pooling.__all__ + \
     _reshaping.__all__
 from tapegrad.keras.layers.recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN,  # noqa: E402
                                              SimpleRNNCell)

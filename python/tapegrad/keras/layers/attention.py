@@ -1,0 +1,201 @@
+"""keras.layers.MultiHeadAttention: scaled dot-product attention over several heads (Vaswani et al., 2017).
+
+Shapes follow Keras: query (B, *T, dq), value (B, *S, dv), key (B, *S, dk) (default: value). Each
+input is projected per head (kernels (d, heads, key_dim) and (dv, heads, value_dim), biases
+(heads, key_dim) / (heads, value_dim)), scores are softmax(q k / sqrt(key_dim)) over the attention
+axes of the key, and the heads' outputs are projected back to output_shape (default dq) by a
+(heads, value_dim, output) kernel. Attention axes default to every axis between the batch and the
+feature axis; the others are batch axes.
+"""
+import math
+import string
+
+import tapegrad as tf
+
+from tapegrad.keras import constraints, initializers, regularizers
+from tapegrad.keras.layers.base import Layer
+
+__all__ = ["MultiHeadAttention"]
+
+_LARGE_NEGATIVE = {"float16": -65504.0}  # added to masked scores; -1e9 for float32 and float64, as Keras
+
+
+def _equations(rank, attention_axes):
+    """einsum equations for projected tensors of this rank (B, ..., heads, dim): scores from (key,
+    query), and the output from (scores, value); as Keras lays them out: batch axes, heads, the
+    query's attention axes, the key's attention axes."""
+    letters = string.ascii_lowercase
+    heads, dim = rank - 2, rank - 1
+    q = list(letters[:rank])
+    k = list(q)
+    for i, a in enumerate(attention_axes):
+        k[a] = letters[rank + i]
+    batch = [q[i] for i in range(rank - 2) if i not in attention_axes]
+    scores = batch + [q[heads]] + [q[a] for a in attention_axes] + [k[a] for a in attention_axes]
+    value = k[:dim] + [letters[rank + len(attention_axes)]]
+    out = q[:dim] + [value[dim]]
+    j = "".join
+    return f"{j(k)},{j(q)}->{j(scores)}", f"{j(scores)},{j(value)}->{j(out)}"
+
+
+class MultiHeadAttention(Layer):
+    """Multi-head attention: ``layer(query, value, key=None, attention_mask=None, ...)``.
+
+    Args:
+      num_heads, key_dim: heads and the size of each head's query and key.
+      value_dim: each head's value size (default key_dim).
+      dropout: dropout rate on the attention probabilities (training only).
+      use_bias, output_shape (default: the query's last axis), attention_axes (default: all axes
+      between batch and features), kernel_/bias_ initializer, regularizer and constraint, seed.
+
+    call(query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
+    return_attention_scores=False, training=None, use_causal_mask=False): attention_mask is boolean,
+    shape (B, *T, *S) (or broadcastable), True where a query may attend; value_mask / key_mask (B, *S)
+    mask keys; a query row with nothing to attend gets zero scores. As in Keras 3, the query_mask
+    argument is not used (Keras reads the query tensor's own mask instead). Returns the output (B, *T, output) and, when asked, the scores
+    (B, heads, *T, *S).
+    """
+
+    def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True, output_shape=None,
+                 attention_axes=None, kernel_initializer="glorot_uniform", bias_initializer="zeros",
+                 kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None, kernel_constraint=None,
+                 bias_constraint=None, seed=None, use_gate=False, sliding_window=None, flash_attention=None,
+                 **kwargs):
+        super().__init__(**kwargs)
+        for arg, v in (("num_heads", num_heads), ("key_dim", key_dim)) + ((("value_dim", value_dim),)
+                                                                         if value_dim is not None else ()):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"MultiHeadAttention: {arg} must be a positive int, got {v!r}")
+        if not 0 <= dropout < 1:
+            raise ValueError(f"MultiHeadAttention: dropout must be in [0, 1), got {dropout}")
+        if use_gate or sliding_window is not None:
+            raise NotImplementedError("MultiHeadAttention: use_gate and sliding_window are not supported")
+        self.num_heads, self.key_dim = num_heads, key_dim
+        self.value_dim = value_dim or key_dim
+        self.dropout, self.use_bias, self.seed = float(dropout), use_bias, seed
+        self._output_dim = output_shape
+        if isinstance(output_shape, (list, tuple)):
+            if len(output_shape) != 1:
+                raise NotImplementedError("MultiHeadAttention: output_shape must be an int or a 1-element tuple")
+            self._output_dim = output_shape[0]
+        self.attention_axes = (attention_axes,) if isinstance(attention_axes, int) else attention_axes
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = regularizers.get(kernel_regularizer)
+        self.bias_regularizer = regularizers.get(bias_regularizer)
+        self.activity_regularizer = regularizers.get(activity_regularizer)
+        self.kernel_constraint = constraints.get(kernel_constraint)
+        self.bias_constraint = constraints.get(bias_constraint)
+        self._heads_built = False
+
+    def build(self, input_shape):
+        pass  # the weights need the value's and key's shapes too: built at the first call
+
+    def _weight(self, name, shape, bias):
+        return self.add_weight(name=name, shape=shape,
+                               initializer=self.bias_initializer if bias else self.kernel_initializer,
+                               regularizer=self.bias_regularizer if bias else self.kernel_regularizer,
+                               constraint=self.bias_constraint if bias else self.kernel_constraint)
+
+    def _build_heads(self, query_shape, value_shape, key_shape):
+        rank = len(query_shape)
+        if rank < 3 or len(value_shape) != rank or len(key_shape) != rank:
+            raise ValueError(f"{self.name}: query, value and key must have the same rank, at least 3 (batch, "
+                             f"attention axes, features); got shapes {tuple(query_shape)}, {tuple(value_shape)}, "
+                             f"{tuple(key_shape)}")
+        axes = tuple(range(1, rank - 1)) if self.attention_axes is None else tuple(
+            a % rank for a in self.attention_axes)
+        if not axes or any(not 0 < a < rank - 1 for a in axes):
+            raise ValueError(f"{self.name}: attention_axes must be axes between the batch and the feature axis of "
+                             f"rank-{rank} inputs, got {self.attention_axes}")
+        self._axes = tuple(sorted(axes))
+        self._dot, self._combine = _equations(rank + 1, self._axes)
+        n, kd, vd = self.num_heads, self.key_dim, self.value_dim
+        out = self._output_dim or query_shape[-1]
+        with tf.name_scope(self.name):
+            self.query_kernel = self._weight("query/kernel", (query_shape[-1], n, kd), False)
+            self.query_bias = self._weight("query/bias", (n, kd), True) if self.use_bias else None
+            self.key_kernel = self._weight("key/kernel", (key_shape[-1], n, kd), False)
+            self.key_bias = self._weight("key/bias", (n, kd), True) if self.use_bias else None
+            self.value_kernel = self._weight("value/kernel", (value_shape[-1], n, vd), False)
+            self.value_bias = self._weight("value/bias", (n, vd), True) if self.use_bias else None
+            self.output_kernel = self._weight("attention_output/kernel", (n, vd, out), False)
+            self.output_bias = self._weight("attention_output/bias", (out,), True) if self.use_bias else None
+        self._heads_built = True
+
+    def _project(self, x, kernel, bias):
+        """x (..., d) @ kernel (d, heads, size) + bias: (..., heads, size)."""
+        d, n, size = kernel.shape
+        shape = tf.shape(x)
+        flat = tf.reshape(x, [-1, d]) @ tf.reshape(kernel, [d, n * size])
+        y = tf.reshape(flat, tf.concat([shape[:-1], [n, size]], 0))
+        return y + bias if bias is not None else y
+
+    def _mask(self, query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask):
+        """The boolean mask over (B, *T, *S), or None (Keras's rules for combining the masks)."""
+        mask = None
+        t_rank = len(self._axes)
+
+        def add(m):
+            nonlocal mask
+            m = tf.cast(m, tf.bool)
+            mask = m if mask is None else tf.logical_and(mask, m)
+
+        # query_mask is not read: Keras 3 takes the query's mask from the query tensor's Keras mask
+        # (overriding the argument), and tapegrad tensors carry none; TF gives the same results.
+        for m in (value_mask, key_mask):
+            if m is not None:
+                m = tf.cast(m, tf.bool)
+                add(tf.reshape(m, tf.concat([tf.shape(m)[:1], [1] * t_rank, tf.shape(m)[1:]], 0)))
+        if use_causal_mask:
+            if t_rank != 1:
+                raise ValueError(f"{self.name}: use_causal_mask needs one attention axis, got {self._axes}")
+            tq, tv = tf.shape(query)[self._axes[0]], tf.shape(value)[self._axes[0]]
+            add(tf.reshape(tf.range(tf.cast(tv, tf.int32))[None, :] <= tf.range(tf.cast(tq, tf.int32))[:, None],
+                           [1, tq, tv]))
+        if attention_mask is not None:
+            add(attention_mask)
+        return mask
+
+    def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
+             return_attention_scores=False, training=None, use_causal_mask=False):
+        query = tf.convert_to_tensor(query, self._dtype)
+        value = tf.convert_to_tensor(value, self._dtype)
+        key = value if key is None else tf.convert_to_tensor(key, self._dtype)
+        if not self._heads_built:
+            self._build_heads(query.shape, value.shape, key.shape)
+        q = self._project(query, self.query_kernel, self.query_bias) * (1.0 / math.sqrt(self.key_dim))
+        k = self._project(key, self.key_kernel, self.key_bias)
+        v = self._project(value, self.value_kernel, self.value_bias)
+        scores = tf.einsum(self._dot, k, q)
+        mask = self._mask(query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask)
+        probs = self._softmax(scores, mask)
+        dropped = probs
+        if training and self.dropout > 0:
+            dropped = tf.nn.dropout(probs, self.dropout, seed=self.seed)
+        heads = tf.einsum(self._combine, dropped, v)  # (B, *T, heads, value_dim)
+        n, vd, out_dim = self.output_kernel.shape
+        shape = tf.shape(heads)
+        out = tf.reshape(tf.reshape(heads, [-1, n * vd]) @ tf.reshape(self.output_kernel, [n * vd, out_dim]),
+                         tf.concat([shape[:-2], [out_dim]], 0))
+        if self.output_bias is not None:
+            out = out + self.output_bias
+        return (out, probs) if return_attention_scores else out
+
+    def _softmax(self, scores, mask):
+        """Softmax over the key's attention axes (the last len(axes)); masked scores get a large
+        negative number and a row with nothing to attend is all zeros, as Keras."""
+        k = len(self._axes)
+        if mask is not None:
+            t = len(self._axes)
+            mask = tf.cast(mask, scores.dtype)
+            while mask.shape.rank < scores.shape.rank:  # the heads axis (and batch axes Keras leaves out)
+                mask = tf.expand_dims(mask, axis=-2 * t - 1)
+            scores = scores + (1.0 - mask) * _LARGE_NEGATIVE.get(scores.dtype.name, -1e9)
+        shape = tf.shape(scores)
+        flat = tf.reshape(scores, tf.concat([shape[:-k], [-1]], 0))
+        probs = tf.reshape(tf.nn.softmax(flat, axis=-1), shape)
+        return probs * mask if mask is not None else probs
+
+    def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
+        return tuple(query_shape[:-1]) + (self._output_dim or query_shape[-1],)
