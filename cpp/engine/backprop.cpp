@@ -24,6 +24,11 @@
 // g * f'(x) reads the one number instead of a materialised array. The gradient is broadcast
 // where a consumer needs its full shape: before any other rule, a custom gradient, in a
 // batched sweep, and when returned.
+//
+// Note [Uniform gradients]: a rule marked uniform_grad (MatMul) also receives a one-element g
+// that stands for that value everywhere in its output, and may use it: the gradient of
+// reduce_sum(A @ B) with respect to A is every row equal to the row sums of B (times g), one
+// reduction instead of a matrix product with a matrix of ones.
 #include <algorithm>
 #include "core/error.h"
 #include "engine/math.h"
@@ -205,10 +210,12 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
   bool any = false;
   // A rule RegisterGradient put in sees and returns full shapes, as TF's rules do.
   const bool lazy_ok = !batch && e.op && e.op->broadcast_grad && grad_is_builtin(*e.op);
+  const bool uniform_ok = !batch && e.op && e.op->uniform_grad && grad_is_builtin(*e.op);  // Note [Uniform gradients]
   for (auto& o : e.outputs) {
     Tensor* g = grads.find(o->id);
     if (g && *g) {
-      out_grads.push_back(lazy_ok || batch ? *g : full_shape(*g, o->shape));
+      const bool as_is = lazy_ok || batch || (uniform_ok && (*g)->size == 1);
+      out_grads.push_back(as_is ? *g : full_shape(*g, o->shape));
       any = true;
       if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
     } else {

@@ -57,6 +57,9 @@ struct OpDef {
   // The rule is elementwise in g: a g that broadcasts to the output gives the gradient for the
   // broadcast g (Note [Lazy broadcast gradients] in backprop.cpp).
   bool broadcast_grad = false;
+  // The rule also takes a g of one element standing for that value at every element of the output
+  // (the gradient of reduce_sum(f(x)) reaching f): Note [Uniform gradients] in backprop.cpp.
+  bool uniform_grad = false;
   // Updates its Variable inputs in place (optimizer steps) or state kept in C++ (random ops):
   // never recorded on a tape, and a side effect for the graph passes (kept, never merged or
   // folded, and reads of a Variable input after it are new reads).
@@ -71,6 +74,7 @@ struct OpDef {
   OpDef& not_differentiable() { differentiable = false; return *this; }
   OpDef& batched() { batched_rule = true; return *this; }
   OpDef& elementwise_grad() { broadcast_grad = true; return *this; }
+  OpDef& takes_uniform_grad() { uniform_grad = true; return *this; }
   OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }
 };
 

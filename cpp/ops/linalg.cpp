@@ -37,10 +37,39 @@ Tensor matmul_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMe
   return out;
 }
 
+// A one-element g standing for c at every element of the output (Note [Uniform gradients] in
+// engine/backprop.cpp): dA = c 1 B^T has every row equal to the row sums of op(B) c (a [1, k]
+// gradient that broadcasts to A; [k, 1] for transpose_a), and dB = c op(A)^T 1 every column equal
+// to the column sums of op(A) c. Multiplying before summing adds the same products the matrix
+// product would (an inf c and a zero element give NaN either way). Registered ops: they
+// differentiate again.
+Tensors matmul_uniform_grad(GradCtx& ctx, bool ta, bool tb) {
+  const Tensor &A = ctx.x[0], &B = ctx.x[1];
+  const Tensor c = reshape(ctx.g, Shape{});
+  Tensors r(2);
+  if (ctx.needs_grad[0]) {
+    const int64_t k = B->shape[tb ? 1 : 0];
+    Tensor sums = reduce_sum(B * c, {tb ? 0 : 1}, false);  // row sums of op(B) c
+    r[0] = reshape(sums, ta ? Shape{k, 1} : Shape{1, k});
+  }
+  if (ctx.needs_grad[1]) {
+    const int64_t k = A->shape[ta ? 0 : 1];
+    Tensor sums = reduce_sum(A * c, {ta ? 1 : 0}, false);  // column sums of op(A) c
+    r[1] = reshape(sums, tb ? Shape{1, k} : Shape{k, 1});
+  }
+  return r;
+}
+
 // dA = g B^T, dB = A^T g, with the transposes folded into the products.
 Tensors matmul_grad(GradCtx& ctx) {
   const Tensor &A = ctx.x[0], &B = ctx.x[1], &g = ctx.g;
   bool ta = ctx.attrs.b("transpose_a"), tb = ctx.attrs.b("transpose_b");
+  if (!ctx.batch && g->shape != ctx.out->shape) {  // a uniform g (one element)
+    if (A->ndim() == 2 && B->ndim() == 2) return matmul_uniform_grad(ctx, ta, tb);
+    const Tensor g_full = broadcast_to(g, ctx.out->shape);
+    GradCtx full{ctx.x, ctx.out, g_full, ctx.attrs, ctx.needs_grad, 0};
+    return matmul_grad(full);
+  }
   Tensors r(2);
   if (ctx.needs_grad[0]) r[0] = ta ? matmul(B, g, tb, true) : matmul(g, B, false, !tb);
   if (ctx.needs_grad[1]) r[1] = tb ? matmul(g, A, true, ta) : matmul(A, g, !ta, false);
@@ -62,7 +91,8 @@ Tensor matmul_jvp(const Tensors& x, const Tensor&, const Tensors& tx, const Attr
 
 void register_linalg_ops() {
   // Batch axes of g broadcast as matmul batch dimensions.
-  def_op("MatMul").inputs(2).shape(matmul_infer).forward(matmul_kernel).batched().gradient(matmul_grad).jvp(matmul_jvp);
+  def_op("MatMul").inputs(2).shape(matmul_infer).forward(matmul_kernel).batched().takes_uniform_grad()
+      .gradient(matmul_grad).jvp(matmul_jvp);
 }
 
 }  // namespace tg
