@@ -3,6 +3,7 @@ import numpy as np
 
 import tapegrad as tf
 
+from tapegrad.keras import _masking
 from tapegrad.keras.saving._serialization import AutoConfig
 
 __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
@@ -154,6 +155,23 @@ mape = MAPE = mean_absolute_percentage_error
 msle = MSLE = mean_squared_logarithmic_error
 
 
+def _masked_weight(mask, dtype, reduction, sample_weight):
+    """The sample weight of a prediction that carries a mask (Note [Keras masks]), as Keras: masked
+    entries weigh 0, and for a mean the others weigh total / valid, so the mean is over the valid
+    entries alone."""
+    weight = tf.cast(mask, dtype)
+    if reduction in ("sum_over_batch_size", "auto", "mean"):
+        weight = weight * tf.math.divide_no_nan(tf.cast(tf.size(weight), dtype), tf.reduce_sum(weight))
+    if sample_weight is None:
+        return weight
+    sw = tf.cast(tf.convert_to_tensor(sample_weight), dtype)
+    while sw.ndim > weight.ndim and sw.shape[-1] == 1:
+        sw = tf.squeeze(sw, -1)
+    while sw.ndim < weight.ndim:
+        sw = tf.expand_dims(sw, -1)
+    return sw * weight
+
+
 def _reduce(values, sample_weight, reduction):
     if sample_weight is not None:
         sw = tf.cast(tf.convert_to_tensor(sample_weight), values.dtype)
@@ -187,7 +205,11 @@ class Loss(AutoConfig):
         raise NotImplementedError
 
     def __call__(self, y_true, y_pred, sample_weight=None):
-        return _reduce(self.call(y_true, y_pred), sample_weight, self.reduction)
+        mask = _masking.get_keras_mask(y_pred) if _masking.masks_in_use() else None
+        values = self.call(y_true, y_pred)
+        if mask is not None:
+            sample_weight = _masked_weight(mask, values.dtype, self.reduction, sample_weight)
+        return _reduce(values, sample_weight, self.reduction)
 
     def get_config(self):
         """The constructor's arguments (Note [Keras object configs]) with the name and reduction."""

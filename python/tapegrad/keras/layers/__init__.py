@@ -8,6 +8,7 @@ from tapegrad.keras.layers.attention import MultiHeadAttention
 from tapegrad.keras.layers.axes import Permute, RepeatVector
 from tapegrad.keras.layers.embedding import Embedding
 from tapegrad.keras.layers.lambda_layer import Lambda
+from tapegrad.keras.layers.masking import Masking
 from tapegrad.keras.layers.merge import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from tapegrad.keras.layers.wrappers import TimeDistributed
 from tapegrad.keras.layers.conv import *  # noqa: F401,F403
@@ -18,7 +19,7 @@ from tapegrad.keras.layers import conv as _conv, pooling as _pooling, reshaping 
 __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer", "Input", "Dropout",
            "BatchNormalization", "LayerNormalization", "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU",
            "Softmax", "Permute", "RepeatVector", "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average",
-           "Maximum", "Minimum", "Concatenate", "Dot", "TimeDistributed", "MultiHeadAttention"] + _conv.__all__ + _pooling.__all__ + \
+           "Maximum", "Minimum", "Concatenate", "Dot", "TimeDistributed", "MultiHeadAttention", "Masking"] + _conv.__all__ + _pooling.__all__ + \
     _reshaping.__all__
 from tapegrad.keras.layers.recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN,  # noqa: E402
                                              SimpleRNNCell)

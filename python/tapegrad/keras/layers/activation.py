@@ -10,6 +10,8 @@ __all__ = ["ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax"]
 class ReLU(Layer):
     """x for x >= threshold, else negative_slope * (x - threshold); capped at max_value when given."""
 
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
+
     def __init__(self, max_value=None, negative_slope=0.0, threshold=0.0, **kwargs):
         super().__init__(**kwargs)
         if max_value is not None and max_value < 0:
@@ -34,6 +36,8 @@ class ReLU(Layer):
 class LeakyReLU(Layer):
     """x for x >= 0, else negative_slope * x (Keras 3's argument; ``alpha`` is Keras 2's name)."""
 
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
+
     def __init__(self, negative_slope=0.3, **kwargs):
         if "alpha" in kwargs:
             negative_slope = kwargs.pop("alpha")
@@ -48,6 +52,8 @@ class LeakyReLU(Layer):
 
 class PReLU(Layer):
     """x for x >= 0, else alpha * x with a learned alpha per input element (shared along ``shared_axes``)."""
+
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
 
     def __init__(self, alpha_initializer="zeros", alpha_regularizer=None, alpha_constraint=None, shared_axes=None,
                  **kwargs):
@@ -77,6 +83,8 @@ class PReLU(Layer):
 class ELU(Layer):
     """x for x > 0, else alpha * (exp(x) - 1)."""
 
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
+
     def __init__(self, alpha=1.0, **kwargs):
         super().__init__(**kwargs)
         self.alpha = alpha
@@ -88,6 +96,8 @@ class ELU(Layer):
 
 class Softmax(Layer):
     """softmax along ``axis`` (an int or a list of axes); a ``mask`` (True = keep) drops entries first."""
+
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
 
     def __init__(self, axis=-1, **kwargs):
         super().__init__(**kwargs)

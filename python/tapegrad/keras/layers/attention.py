@@ -12,7 +12,7 @@ import string
 
 import tapegrad as tf
 
-from tapegrad.keras import constraints, initializers, regularizers
+from tapegrad.keras import _masking, constraints, initializers, regularizers
 from tapegrad.keras.layers.base import Layer
 
 __all__ = ["MultiHeadAttention"]
@@ -52,9 +52,11 @@ class MultiHeadAttention(Layer):
     return_attention_scores=False, training=None, use_causal_mask=False): attention_mask is boolean,
     shape (B, *T, *S) (or broadcastable), True where a query may attend; value_mask / key_mask (B, *S)
     mask keys; a query row with nothing to attend gets zero scores. As in Keras 3, the query_mask
-    argument is not used (Keras reads the query tensor's own mask instead). Returns the output (B, *T, output) and, when asked, the scores
+    argument is not used: the query tensor's own mask is (an Embedding(mask_zero=True) output). Returns the output (B, *T, output) and, when asked, the scores
     (B, heads, *T, *S).
     """
+
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
 
     def __init__(self, num_heads, key_dim, value_dim=None, dropout=0.0, use_bias=True, output_shape=None,
                  attention_axes=None, kernel_initializer="glorot_uniform", bias_initializer="zeros",
@@ -141,8 +143,8 @@ class MultiHeadAttention(Layer):
             m = tf.cast(m, tf.bool)
             mask = m if mask is None else tf.logical_and(mask, m)
 
-        # query_mask is not read: Keras 3 takes the query's mask from the query tensor's Keras mask
-        # (overriding the argument), and tapegrad tensors carry none; TF gives the same results.
+        if query_mask is not None:
+            add(tf.reshape(tf.cast(query_mask, tf.bool), tf.concat([tf.shape(query_mask), [1] * t_rank], 0)))
         for m in (value_mask, key_mask):
             if m is not None:
                 m = tf.cast(m, tf.bool)
@@ -168,6 +170,8 @@ class MultiHeadAttention(Layer):
         k = self._project(key, self.key_kernel, self.key_bias)
         v = self._project(value, self.value_kernel, self.value_bias)
         scores = tf.einsum(self._dot, k, q)
+        # As Keras 3: the query's mask is the query tensor's own (Note [Keras masks]), not the argument.
+        query_mask = _masking.get_keras_mask(query)
         mask = self._mask(query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask)
         probs = self._softmax(scores, mask)
         dropped = probs

@@ -15,7 +15,7 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad.keras import backend, constraints, initializers, regularizers
+from tapegrad.keras import _masking, backend, constraints, initializers, regularizers
 from tapegrad.keras.saving._serialization import AutoConfig
 
 __all__ = ["Layer", "InputSpec"]
@@ -119,7 +119,12 @@ class Layer(tf.Module, AutoConfig):
             input_shape = (input_dim,)
         self._input_shape_arg = tuple(batch_input_shape) if batch_input_shape is not None else \
             (None,) + tuple(input_shape) if input_shape is not None else None
-        self._call_takes_training = "training" in inspect.signature(self.call).parameters
+        parameters = inspect.signature(self.call).parameters
+        self._call_takes_training = "training" in parameters
+        self._call_takes_mask = "mask" in parameters
+        # (position, name) of each call argument X with an X_mask parameter (attention's query, value, key)
+        names = list(parameters)
+        self._mask_args = [(i, n) for i, n in enumerate(names) if n + "_mask" in parameters]
         self._tracking = True
 
     # ---- attribute tracking: sublayers assigned as attributes (or in lists) are tracked.
@@ -297,6 +302,7 @@ class Layer(tf.Module, AutoConfig):
         else:
             self._clear_losses()
         context.append(training)
+        in_mask = _masking.mask_of(inputs) if _masking.masks_in_use() else None  # Note [Keras masks]
         try:
             if type(inputs) is not _Tensor or inputs.dtype is not self._dtype:  # DTypes are unique objects
                 inputs = _to_input(inputs, self._dtype)
@@ -304,15 +310,47 @@ class Layer(tf.Module, AutoConfig):
                 self._maybe_build(inputs)
             if self._call_takes_training:
                 kwargs["training"] = bool(training)
+            if in_mask is not None and self._call_takes_mask and kwargs.get("mask") is None:
+                kwargs["mask"] = in_mask
+            if self._mask_args and _masking.masks_in_use():
+                self._fill_mask_args((inputs,) + args, kwargs)
             out = self.call(inputs, *args, **kwargs)
         finally:
             context.pop()
+        if in_mask is not None or type(self).compute_mask is not Layer.compute_mask:
+            self._set_output_mask(inputs, out, in_mask)
         if isinstance(out, _Tensor):
             shape = out.shape
             if shape != self._last_out_shape:
                 _set(self, "_last_out_shape", shape)
                 _set(self, "_output_shape", (None,) + tuple(shape[1:]) if shape else ())
         return out
+
+    # ---- masks (Note [Keras masks] in keras/_masking.py)
+    supports_masking = False  # the input's mask passes through to the output unchanged
+
+    def compute_mask(self, inputs, mask=None):
+        """The output's mask from the inputs and their mask: the mask itself for a layer that
+        supports masking, else None."""
+        return mask if self.supports_masking else None
+
+    def _fill_mask_args(self, positional, kwargs):
+        """X_mask from argument X's mask where not given (Keras 3: attention's value_mask, key_mask)."""
+        for i, name in self._mask_args:
+            value = positional[i] if i < len(positional) else kwargs.get(name)
+            mask = _masking.get_keras_mask(value) if value is not None else None
+            if mask is not None and kwargs.get(name + "_mask") is None:
+                kwargs[name + "_mask"] = mask
+
+    def _set_output_mask(self, inputs, out, in_mask):
+        if type(self).compute_mask is Layer.compute_mask and not self.supports_masking:
+            if in_mask is not None and not self._call_takes_mask:
+                _masking.warn_dropped(self)
+            return
+        mask = self.compute_mask(inputs, in_mask)
+        first = out[0] if isinstance(out, (list, tuple)) and out else out
+        if isinstance(first, _Tensor) and _masking.get_keras_mask(first) is None:
+            _masking.set_keras_mask(first, mask)
 
     # ---- the functional API (Note [Functional graphs] in keras/_functional.py)
     def _first_node(self, what):

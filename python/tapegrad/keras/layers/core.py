@@ -25,6 +25,8 @@ class Dense(Layer):
     TensorShape([2, 3])
     """
 
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
+
     def __init__(self, units, activation=None, use_bias=True, kernel_initializer="glorot_uniform",
                  bias_initializer="zeros", kernel_regularizer=None, bias_regularizer=None, activity_regularizer=None,
                  kernel_constraint=None, bias_constraint=None, **kwargs):
@@ -84,6 +86,8 @@ class Dense(Layer):
 
 class Activation(Layer):
     """Applies an activation function (a name or a function)."""
+
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
 
     def __init__(self, activation, **kwargs):
         super().__init__(**kwargs)

@@ -15,6 +15,8 @@ class Dropout(Layer):
       seed: a seed for this layer's masks; None draws from the global generator (set_random_seed).
     """
 
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
+
     def __init__(self, rate, noise_shape=None, seed=None, **kwargs):
         super().__init__(**kwargs)
         if not 0 <= rate < 1:

@@ -11,7 +11,7 @@ class Embedding(Layer):
     """outputs[..., :] = embeddings[inputs[...]]: ids in [0, input_dim) of any shape, one row of
     ``output_dim`` per id. The lookup is a gather, so the gradient is a scatter-add into the rows used.
 
-    ``mask_zero`` is accepted for configs; masks are not propagated (compute_mask gives ids != 0).
+    With ``mask_zero=True`` the output carries the mask ids != 0 (Note [Keras masks]).
     """
 
     def __init__(self, input_dim, output_dim, embeddings_initializer="uniform", embeddings_regularizer=None,

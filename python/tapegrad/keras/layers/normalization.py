@@ -15,6 +15,8 @@ class BatchNormalization(Layer):
     moving = moving * momentum + batch * (1 - momentum). At inference the moving statistics are used.
     """
 
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
+
     def __init__(self, axis=-1, momentum=0.99, epsilon=1e-3, center=True, scale=True, beta_initializer="zeros",
                  gamma_initializer="ones", moving_mean_initializer="zeros", moving_variance_initializer="ones",
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
@@ -73,6 +75,8 @@ class BatchNormalization(Layer):
 class LayerNormalization(Layer):
     """outputs = gamma (x - mean) / sqrt(var + epsilon) + beta, statistics per example over ``axis``
     (the last axis by default); gamma and beta have the shape of those axes."""
+
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
 
     def __init__(self, axis=-1, epsilon=1e-3, center=True, scale=True, rms_scaling=False, beta_initializer="zeros",
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,

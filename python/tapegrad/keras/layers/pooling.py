@@ -99,9 +99,12 @@ class _GlobalPooling(Layer):
             raise ValueError(f"{self.name}: expected input of rank {self.rank + 2}, got shape {tuple(shape)}")
 
     def call(self, inputs, mask=None):
-        if mask is not None:
-            raise tf.errors.UnimplementedError(f"{self.name}: a mask is not supported")
         self._check(inputs.shape)
+        if mask is not None and type(self).reduce is tf.reduce_mean and self.rank == 1:
+            # the mean over the unmasked steps (Keras 3; its other global poolings ignore a mask)
+            keep = tf.cast(tf.expand_dims(tf.cast(mask, tf.bool), 2), inputs.dtype)
+            return (tf.reduce_sum(inputs * keep, axis=1, keepdims=self.keepdims) /
+                    tf.reduce_sum(keep, axis=1, keepdims=self.keepdims))
         return type(self).reduce(inputs, axis=list(range(1, self.rank + 1)), keepdims=self.keepdims)
 
     def compute_output_shape(self, input_shape):

@@ -279,17 +279,46 @@ class RNN(Layer):
             raise ValueError(f"{self.name}: the inputs have no timesteps, got shape {tuple(inputs.shape)}")
         return tf.stack(outputs, axis=1), states
 
+    def _run_masked(self, inputs, states, mask):
+        """As _run, but a masked step (mask[:, t] False) keeps the states and repeats the previous
+        output (Keras with zero_output_for_mask=False): one cell call per step."""
+        steps = inputs.shape[1]
+        order = range(steps - 1, -1, -1) if self.go_backwards else range(steps)
+        mask = tf.cast(mask, tf.bool)
+        outputs, previous = [], None
+        for t in order:
+            keep = tf.expand_dims(mask[:, t], 1)
+            out, new = self.cell(inputs[:, t, :], states)
+            new = list(new) if isinstance(new, (list, tuple)) else [new]
+            states = [tf.where(keep, n, s) for n, s in zip(new, states)]
+            previous = tf.where(keep, out, tf.zeros_like(out) if previous is None else previous)
+            outputs.append(previous)
+        if not outputs:
+            raise ValueError(f"{self.name}: the inputs have no timesteps, got shape {tuple(inputs.shape)}")
+        return tf.stack(outputs, axis=1), states
+
+    def compute_mask(self, inputs, mask=None):
+        """The input's mask on the output sequence (return_sequences; as given, even with go_backwards,
+        as Keras), else none."""
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        return mask if mask is not None and self.return_sequences else None
+
     def call(self, inputs, initial_state=None, mask=None, training=None):
-        if mask is not None:
-            raise tf.errors.UnimplementedError(None, None, f"{self.name}: masking is not supported yet")
         self._check_inputs(inputs)
+        if mask is not None:
+            if isinstance(mask, (list, tuple)):
+                mask = mask[0]
+            if tuple(mask.shape) != tuple(inputs.shape[:2]):
+                raise ValueError(f"{self.name}: the mask must have shape (batch, timesteps) = "
+                                 f"{tuple(inputs.shape[:2])}, got {tuple(mask.shape)}")
         states = self._initial_state(inputs, initial_state)
         rate = getattr(self.cell, "dropout", 0)
         if training and rate:
             # as Keras: one dropout mask per sequence, the same at every step
             shape = tf.shape(inputs)
             inputs = tf.nn.dropout(inputs, rate, noise_shape=[shape[0], 1, shape[2]], seed=self.cell.seed)
-        seq, states = self._run(inputs, states)
+        seq, states = self._run(inputs, states) if mask is None else self._run_masked(inputs, states, mask)
         if self.stateful:
             self._states = [tf.stop_gradient(s) for s in states]
         out = seq if self.return_sequences else seq[:, -1, :]
@@ -438,13 +467,18 @@ class Bidirectional(Layer):
                 layer.build(input_shape)
         self.built = True
 
-    def call(self, inputs, initial_state=None, training=None):
+    def compute_mask(self, inputs, mask=None):
+        if isinstance(mask, (list, tuple)):
+            mask = mask[0]
+        return mask if mask is not None and self.return_sequences else None
+
+    def call(self, inputs, initial_state=None, mask=None, training=None):
         fw_init = bw_init = None
         if initial_state is not None:
             half = len(initial_state) // 2
             fw_init, bw_init = initial_state[:half], initial_state[half:]
-        fw = self.forward_layer(inputs, initial_state=fw_init)
-        bw = self.backward_layer(inputs, initial_state=bw_init)
+        fw = self.forward_layer(inputs, initial_state=fw_init, mask=mask)
+        bw = self.backward_layer(inputs, initial_state=bw_init, mask=mask)
         fw_states = bw_states = []
         if self.return_state:
             fw, fw_states = fw[0], fw[1:]

@@ -10,6 +10,8 @@ class TimeDistributed(Layer):
     """[batch, time, ...] -> [batch, time, ...layer's output]: the batch and time axes are merged, the
     layer runs once on all steps, and the result is split back (one set of weights for every step)."""
 
+    supports_masking = True  # the input's mask passes on (Note [Keras masks])
+
     def __init__(self, layer, **kwargs):
         super().__init__(**kwargs)
         if not isinstance(layer, Layer):

@@ -1,0 +1,25 @@
+"""keras.layers.Masking: marks the steps whose features all equal mask_value as masked."""
+import tapegrad as tf
+
+from tapegrad.keras.layers.base import Layer
+
+__all__ = ["Masking"]
+
+
+class Masking(Layer):
+    """outputs = inputs with masked steps set to 0; the output carries the mask "some feature of the
+    step differs from mask_value" (shape inputs.shape[:-1]), read by the layers after it (RNNs,
+    attention, GlobalAveragePooling1D, losses; Note [Keras masks])."""
+
+    supports_masking = True
+
+    def __init__(self, mask_value=0.0, **kwargs):
+        super().__init__(**kwargs)
+        self.mask_value = mask_value
+
+    def compute_mask(self, inputs, mask=None):
+        return tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs):
+        keep = tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
+        return tf.where(keep, inputs, tf.zeros_like(inputs))
