@@ -5,7 +5,7 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad.keras import backend
+from tapegrad.keras import _masking, backend
 from tapegrad.keras import initializers as _initializers
 from tapegrad.keras import losses as _losses
 from tapegrad.keras.saving._serialization import AutoConfig
@@ -228,7 +228,11 @@ class MeanMetricWrapper(Mean):
         self._fn, self._fn_kwargs = fn, kwargs
 
     def update_state(self, y_true, y_pred, sample_weight=None):
-        super().update_state(self._fn(y_true, y_pred, **self._fn_kwargs), sample_weight)
+        mask = _masking.get_keras_mask(y_pred) if _masking.masks_in_use() else None
+        values = self._fn(y_true, y_pred, **self._fn_kwargs)
+        if mask is not None:  # masked entries weigh 0 (Note [Keras masks])
+            sample_weight = _losses._masked_weight(mask, values.dtype, "sum", sample_weight)
+        super().update_state(values, sample_weight)
 
 
 def accuracy(y_true, y_pred):
