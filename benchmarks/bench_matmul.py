@@ -3,7 +3,10 @@
 Flops counted (for GFLOP/s): 2 n^3 per GEMM; forward is one GEMM, forward +
 backward three (A @ B, g @ B^T, A^T @ g); the reduce_sum is not counted. The
 TensorFlow and tapegrad cases are one function of a module `tf`, with A and B as
-tf.Variable (watched by the tape without tape.watch).
+tf.Variable (watched by the tape without tape.watch). tapegrad's MatMul rule sees that
+the gradient of the sum is one value (Note [Uniform gradients] in cpp/engine/backprop.cpp)
+and computes dA and dB as row and column sums, one GEMM in all: its GFLOP/s is the rate of
+the same result, not of the flops it ran.
 """
 
 import sys
@@ -31,7 +34,8 @@ fwd = h.Workload(GROUP, "reduce_sum(A @ B) forward, %dx%d float32" % (N, N), flo
                  note="GFLOP/s counts one GEMM, 2 n^3", rtol=1e-4)
 bwd = h.Workload(GROUP, "reduce_sum(A @ B) forward+backward, dA and dB, %dx%d float32" % (N, N),
                  flops=3 * 2 * N ** 3,
-                 note="GFLOP/s counts three GEMMs, 3 * 2 n^3 (numpy: the three GEMMs by hand)",
+                 note="GFLOP/s counts three GEMMs, 3 * 2 n^3 (numpy: the three GEMMs by hand; tapegrad runs "
+                      "one and two row/column sums)",
                  rtol=1e-4)
 bwd_traced = h.Workload(GROUP, "reduce_sum(A @ B) forward+backward traced (tf.function, jax.jit), %dx%d float32"
                         % (N, N), flops=3 * 2 * N ** 3,
