@@ -52,13 +52,30 @@ def test_a_result_of_another_shape_than_traced_raises():
         f(tf.constant(1.0))
 
 
-def test_a_dry_trace_refuses():
+def test_dry_traces_record_without_calling():
+    calls.clear()
+
     @tf.function
     def f(x):
         return collective(doubled, [x], "Double")[0]
 
-    with pytest.raises(tf.errors.UnimplementedError, match="dry trace"):
-        f.get_concrete_function(tf.TensorSpec([], tf.float32))
+    cf = f.get_concrete_function(tf.TensorSpec([], tf.float32))
+    assert not calls and "HostCall Double" in cf.pretty_printed_graph()
+    assert float(f(tf.constant(2.0))) == 4.0 and calls == [1]
+
+    @tf.function
+    def in_a_loop(n):  # a loop body is traced dry: the node runs once per iteration
+        x = tf.constant(1.0)
+        for _ in tf.range(n):
+            x = collective(doubled, [x], "Double")[0]
+        return x
+
+    calls.clear()
+    assert float(in_a_loop(tf.constant(3))) == 8.0 and len(calls) == 3
+    assert float(in_a_loop(tf.constant(5))) == 32.0 and len(calls) == 8
+    with pytest.raises(tf.errors.UnimplementedError, match="allgather|shape"):
+        tf.function(lambda x: collective(doubled, [x], "Gather", shape_preserving=False)).get_concrete_function(
+            tf.TensorSpec([2], tf.float32))
 
 
 def test_a_tape_outside_the_function_cannot_lose_the_gradient():

@@ -86,7 +86,7 @@ def _trace_subgraph(fn, structure, values, captures, what):
 
 
 def _reads_state(*graphs):
-    return any(op in ("ReadVariable", "AssignVariable", "If", "While") for g in graphs for op in g.ops)
+    return any(op in ("ReadVariable", "AssignVariable", "If", "While", "HostCall") for g in graphs for op in g.ops)
 
 
 # -- tf.cond ------------------------------------------------------------------------------------------

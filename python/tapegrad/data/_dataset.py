@@ -303,9 +303,16 @@ class Dataset:
             # Without a dataset node in the graph the loop would unroll, each element a constant: a
             # replay would see the first trace's elements again.
             raise errors.OperatorNotAllowedInGraphError(
-                "Iterating over a tf.data.Dataset inside a tf.function is not supported: iterate in eager "
-                "code and call the tf.function once per element or batch")
+                "Iterating over a tf.data.Dataset inside a tf.function needs AutoGraph (a `for x in dataset` "
+                "loop in the function's own code, with autograph=True): a Python iteration would bake the first "
+                "trace's elements into the graph")
         return Iterator(self)
+
+    def _autograph_for_stmt(self, extra_test, body, get_state, set_state, names, opts, where):
+        """``for x in dataset`` converted by AutoGraph: a graph loop in a tf.function (Note [Dataset
+        loops in graphs] in _graph_loop.py), a Python loop otherwise."""
+        from tapegrad.data._graph_loop import dataset_for_stmt
+        return dataset_for_stmt(self, extra_test, body, get_state, set_state, names, opts, where)
 
     def as_numpy_iterator(self):
         """The elements as NumPy values (arrays, NumPy scalars for scalars), nested alike."""

@@ -100,7 +100,7 @@ def grouped_allreduce(tensors, average=None, device_dense="", device_sparse="", 
 def _allgather_values(x, label):
     st = _runtime.state()
     return collective(lambda xs: [st.call(_gather_on_thread, st, xs[0], label)], [x],
-                      _node_name("HorovodAllgather", label))[0]
+                      _node_name("HorovodAllgather", label), shape_preserving=False)[0]
 
 
 def _gather_on_thread(st, x, label):

@@ -1,0 +1,103 @@
+"""``for x in dataset`` inside a tf.function: a While node that pulls elements through host calls.
+
+Note [Dataset loops in graphs]
+AutoGraph hands the loop to ``Dataset._autograph_for_stmt`` (the iteration protocol of
+tapegrad.autograph). In a trace it becomes: a HostCall that starts a new iterator over the
+dataset (in the function's graph, so each call of the graph iterates the dataset afresh), then a
+tf.while_loop whose condition is a HostCall that fetches the next element into a one-element
+buffer and returns whether there was one, and whose body is a HostCall that returns the buffered
+element's tensors followed by the loop's body. Condition and body are traced dry (as every
+subgraph), so their host calls are only recorded there, never run: the elements flow when the
+While node runs, at the trace's own call and at every later one. Element shapes come from the
+dataset's element_spec and must be fully known: code in the body may read a shape as a Python
+number (x.shape[0]) while it is traced, and nothing could then tell that a later, smaller batch
+needs another graph. A spec with an unknown dimension (batch() without drop_remainder=True) is
+refused with an error that says so.
+"""
+from tapegrad import _core
+from tapegrad._trace_context import current_trace
+from tapegrad.data import _structure as st
+
+__all__ = ["dataset_for_stmt"]
+
+
+class _GraphIterator:
+    """The Python side of one loop in one graph: the iterator of the current call and its buffer."""
+
+    def __init__(self, dataset):
+        self.dataset = dataset
+        self.specs = st.flatten(dataset.element_spec)
+        self.it = None
+        self.buffered = None
+
+    def restart(self, _values):
+        from tapegrad.data._dataset import Iterator
+        if self.it is not None:
+            self.it.close()
+        self.it, self.buffered = Iterator(self.dataset), None
+
+    def fetch(self, _values):
+        try:
+            self.buffered = st.flatten(next(self.it))
+        except StopIteration:
+            self.buffered = None
+        return [_fresh([], 4, self.buffered is not None)]
+
+    def take(self, _values):
+        out, self.buffered = self.buffered, None
+        if out is None:
+            from tapegrad.errors import OutOfRangeError
+            raise OutOfRangeError(None, None, "tf.data: the loop asked for an element past the end")
+        return out
+
+    def dummies(self):
+        """Made-up element values for the dry trace of the loop body."""
+        return [_fresh(list(spec.shape), spec.dtype.code, 0) for spec in self.specs]
+
+
+def _fresh(shape, dtype_code, fill):
+    """A new tensor (its own id, made by no op: the host call's Output node stands for it)."""
+    value, view = _core._empty_with_view(shape, dtype_code)
+    view[...] = fill
+    return value
+
+
+def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opts, where):
+    """The loop of Note [Dataset loops in graphs], or a Python loop outside traces."""
+    if current_trace() is None:
+        for item in dataset:
+            body(item)
+            if extra_test is not None and not extra_test():
+                break
+        return
+    import tapegrad as tf
+    from tapegrad.autograph import _loops
+    from tapegrad.autograph._undefined import located
+    loop = _GraphIterator(dataset)
+    unknown = [s for s in loop.specs if s.shape.rank is None or None in s.shape]
+    if unknown:
+        from tapegrad.errors import UnimplementedError
+        raise UnimplementedError(None, None, located(
+            where, f"`for ... in dataset` inside tf.function needs elements of fully known shape; this dataset's "
+            f"element_spec is {dataset.element_spec}. Batch with drop_remainder=True, or iterate outside the "
+            "tf.function and call it once per batch."))
+    _core._record_host_call(loop.restart, [], "MakeIterator")
+    if not current_trace().dry:
+        loop.restart([])
+    bool_spec = [[]]
+
+    def test():
+        more = _host(loop.fetch, "IteratorHasNext", [_fresh([], 4, True)], bool_spec)[0]
+        return more if extra_test is None else tf.logical_and(more, extra_test())
+
+    def step():
+        flat = _host(loop.take, "IteratorGetNext", loop.dummies(), None)
+        body(st.structure_of(dataset.element_spec, flat))
+
+    _loops._graph_loop(test, step, get_state, set_state, names, dict(opts or {}), where)
+
+
+def _host(fn, label, dummies, shapes):
+    """A host call recorded in the (dry) subgraph being traced, with made-up results."""
+    _core._record_host_call(fn, [], label, dummies, shapes)
+    return dummies
