@@ -263,17 +263,9 @@ void bind_trace_hooks(py::module_& m) {
   m.def("_traced_assign", [](const Tensor& var, py::handle value, int mode) {
           graph::traced_assign(var, to_tensor(value, (int)var->dtype), mode);
         }, "Assigns a variable while tracing and records the assignment in the graph.");
-  m.def("_record_host_call", [](py::function fn, py::sequence tensors, const std::string& label, py::sequence outs,
-                                py::object shapes) {
-          std::vector<Shape> declared;  // None for a dimension that may differ between calls
-          if (!shapes.is_none())
-            for (auto s : shapes) {
-              Shape shape;
-              for (auto d : s) shape.push_back(d.is_none() ? -1 : d.cast<int64_t>());
-              declared.push_back(std::move(shape));
-            }
-          graph::record_host_call(make_host_fn(std::move(fn)), tensor_list(tensors), label, tensor_list(outs), declared);
-        }, py::arg("fn"), py::arg("tensors"), py::arg("label"), py::arg("outs") = py::list(), py::arg("shapes") = py::none(),
+  m.def("_record_host_call", [](py::function fn, py::sequence tensors, const std::string& label, py::sequence outs) {
+          graph::record_host_call(make_host_fn(std::move(fn)), tensor_list(tensors), label, tensor_list(outs));
+        }, py::arg("fn"), py::arg("tensors"), py::arg("label"), py::arg("outs") = py::list(),
         "Records a callback that runs with the given tensors' values at every call of the graph; a callback "
         "that returned `outs` while tracing returns such tensors at every call (later ops read them).");
 }

@@ -168,7 +168,7 @@ void Tracer::record_assign(const Tensor& var, const Tensor& value, int mode) {
 }
 
 void Tracer::record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label,
-                              const Tensors& outs, const std::vector<Shape>& shapes) {
+                              const Tensors& outs) {
   Node n;
   n.kind = NodeKind::HostCall;
   n.host = std::move(fn);
@@ -183,12 +183,8 @@ void Tracer::record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, cons
     o.inputs = {at};
     o.dynamic = true;
     o.meta = {outs[k]->shape, outs[k]->dtype};
-    if (k < shapes.size()) {
-      o.meta.shape = shapes[k];
-      for (int64_t d : o.meta.shape) shapes_vary |= d < 0;
-    } else if (k < x.size() && x[k]->shape == outs[k]->shape && x[k]->dtype == outs[k]->dtype) {
+    if (k < x.size() && x[k]->shape == outs[k]->shape && x[k]->dtype == outs[k]->dtype)
       o.meta = g.nodes[g.nodes[at].inputs[k]].meta;  // shape-preserving (all-reduce): unknown dims stay unknown
-    }
     o.name = label + ":" + std::to_string(k);
     node_of[outs[k]->id] = add_node(g, std::move(o));
   }
@@ -300,8 +296,8 @@ void traced_assign(const Tensor& var, const Tensor& value, int mode) {
 }
 
 void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label,
-                      const Tensors& outs, const std::vector<Shape>& shapes) {
-  for (Tracer* t : active_tracers()) t->record_host_call(fn, x, label, outs, shapes);
+                      const Tensors& outs) {
+  for (Tracer* t : active_tracers()) t->record_host_call(fn, x, label, outs);
 }
 
 Tensor fresh_view(const Tensor& t) {

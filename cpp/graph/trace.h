@@ -41,8 +41,7 @@ struct Tracer {
   void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
   void before_assign(const Tensor& var);  // a dry trace saves the variable's value once
   void record_assign(const Tensor& var, const Tensor& value, int mode);
-  void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label, const Tensors& outs,
-                        const std::vector<Shape>& shapes = {});
+  void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label, const Tensors& outs);
   int capture(const Tensor& t);  // a placeholder for an outer value
   // An If / While node `proto` (kind and flow) run on x with results outs.
   void record_control(const Node& proto, const Tensors& x, const Tensors& outs);
@@ -79,10 +78,8 @@ void traced_assign(const Tensor& var, const Tensor& value, int mode);
 // dimension matches any size), so ops after it never see a value of another shape than traced.
 // Such values carry no gradient through a graph: run eagerly under a tape that would record
 // the call, the executor raises instead of dropping the gradient.
-// shapes (optional, one per result, -1 for a dimension that may differ between calls) declare
-// the results' shapes where outs, made up by a dry trace, cannot (a dataset's last, smaller batch).
 void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const std::string& label,
-                      const Tensors& outs = {}, const std::vector<Shape>& shapes = {});
+                      const Tensors& outs = {});
 // What a traced function receives for a tensor argument: a tensor with its own id and t's value.
 // Under a tape that watches t (or an accumulator with a tangent for t) an Identity op links it to
 // t, so gradients (tangents) flow to and from the caller's tensor.

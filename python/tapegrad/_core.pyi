@@ -380,7 +380,7 @@ def _num_threads() -> int:
     """
     The number of threads a parallel kernel uses.
     """
-def _record_host_call(fn: collections.abc.Callable, tensors: collections.abc.Sequence, label: str, outs: collections.abc.Sequence = [], shapes: typing.Any = None) -> None:
+def _record_host_call(fn: collections.abc.Callable, tensors: collections.abc.Sequence, label: str, outs: collections.abc.Sequence = []) -> None:
     """
     Records a callback that runs with the given tensors' values at every call of the graph; a callback that returned `outs` while tracing returns such tensors at every call (later ops read them).
     """

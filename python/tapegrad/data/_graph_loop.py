@@ -84,20 +84,19 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
     _core._record_host_call(loop.restart, [], "MakeIterator")
     if not current_trace().dry:
         loop.restart([])
-    bool_spec = [[]]
 
     def test():
-        more = _host(loop.fetch, "IteratorHasNext", [_fresh([], 4, True)], bool_spec)[0]
+        more = _host(loop.fetch, "IteratorHasNext", [_fresh([], 4, True)])[0]
         return more if extra_test is None else tf.logical_and(more, extra_test())
 
     def step():
-        flat = _host(loop.take, "IteratorGetNext", loop.dummies(), None)
+        flat = _host(loop.take, "IteratorGetNext", loop.dummies())
         body(st.structure_of(dataset.element_spec, flat))
 
     _loops._graph_loop(test, step, get_state, set_state, names, dict(opts or {}), where)
 
 
-def _host(fn, label, dummies, shapes):
+def _host(fn, label, dummies):
     """A host call recorded in the (dry) subgraph being traced, with made-up results."""
-    _core._record_host_call(fn, [], label, dummies, shapes)
+    _core._record_host_call(fn, [], label, dummies)
     return dummies
