@@ -8,6 +8,15 @@ namespace tg {
 
 namespace {
 
+// Whether == and != of two tensors compare elementwise: tensors whose shapes do not broadcast are
+// simply unequal in TF (a bool scalar, no error).
+bool broadcastable(py::handle s, py::handle o) {
+  if (!is_tensor(s) || !is_tensor(o)) return true;
+  Shape out;
+  return broadcast_shapes(tensor_of(s)->shape, tensor_of(o)->shape, out);
+}
+
+
 // One row per binary operator: Python name, reflected name (none for comparisons), op.
 struct Operator {
   const char* py;
@@ -134,10 +143,14 @@ void bind_tensor(py::module_& m) {
       .def("__truediv__", [](py::handle s, py::handle o) { return divide(s, o); })
       .def("__rtruediv__", [](py::handle s, py::handle o) { return divide(o, s); })
       .def("__eq__", [](py::handle s, py::handle o) -> py::object {
-             return o.is_none() ? py::bool_(false) : py::cast(binary(op_def("Equal"), s, o));
+             if (o.is_none()) return py::bool_(false);
+             if (!broadcastable(s, o)) return py::cast(scalar(0.0, DType::Bool));  // as TF: no error, False
+             return py::cast(binary(op_def("Equal"), s, o));
            })
       .def("__ne__", [](py::handle s, py::handle o) -> py::object {
-             return o.is_none() ? py::bool_(true) : py::cast(binary(op_def("NotEqual"), s, o));
+             if (o.is_none()) return py::bool_(true);
+             if (!broadcastable(s, o)) return py::cast(scalar(1.0, DType::Bool));
+             return py::cast(binary(op_def("NotEqual"), s, o));
            });
   for (const Operator& r : kBinary) {
     const OpDef* op = &op_def(r.op);

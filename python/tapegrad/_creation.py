@@ -29,6 +29,11 @@ def fill(dims, value, name=None):
         return string_constant(v.numpy(), shape)
     if v.dtype == dtypes.int64:  # exact beyond 2**53
         return _numpy("Fill", shape, v.dtype, lambda: np.full(shape, v.numpy()))
+    if v.dtype.is_floating and (_core.any_tape_recording() or _core._tracing()):
+        # fill(dims, v) = broadcast_to(v, dims): the gradient of v is the upstream sum, as TF's, and a
+        # trace keeps v as a graph value instead of reading it once
+        from tapegrad._ops.array import broadcast_to
+        return broadcast_to(v, shape)
     return _named("Fill", _core.fill, shape, float(v._item()), v._dtype)
 
 

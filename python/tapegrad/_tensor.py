@@ -1,4 +1,5 @@
 """Tensor and Variable: the Python-side surface of the C++ tensor (shape, dtype, repr, conversion)."""
+import math
 import os as _os
 import sys as _sys
 
@@ -401,6 +402,10 @@ def constant(value, dtype=None, shape=None, name=None):
             except MemoryError:
                 raise errors.ResourceExhaustedError(f"Const: OOM when allocating tensor with shape{shape} and type int64")
         elif list(t._shape) != shape:
+            if t._size != math.prod(shape):  # TF refuses this before any op runs: TypeError
+                raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor of shape "
+                                f"{tuple(t._shape)} has {t._size} elements, but got `shape` {tuple(shape)} with "
+                                f"{math.prod(shape)} elements).")
             t = _core.op("Reshape")(t, shape=shape)
     return t
 
