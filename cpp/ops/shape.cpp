@@ -30,9 +30,21 @@ OutMeta reshape_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
     }
   }
   if (infer_at >= 0) {
-    if (known == 0 || x[0]->size % known != 0)
-      throw InvalidArgument(cat(op.name, ": cannot reshape ", meta_str(x[0]), " to ", shape_str(s)));
-    s[infer_at] = x[0]->size / known;
+    // TF's rule: zero dimensions of the target are left out of its product, and then zero dimensions
+    // of the input out of its element count, so (0, 3) -> [3, 0, -1] infers 1 and [-1, 0] infers 3.
+    bool target_has_zero = false;
+    int64_t product = 1;
+    for (size_t i = 0; i < s.size(); ++i)
+      if ((int)i != infer_at) {
+        if (s[i] == 0) target_has_zero = true;
+        else product *= s[i];
+      }
+    int64_t count = 1;
+    for (int64_t d : x[0]->shape)
+      if (d > 0 || !target_has_zero) count *= d;
+    s[infer_at] = count / product;
+    if (num_elements(s) != x[0]->size || (!target_has_zero && count % product != 0))
+      throw InvalidArgument(cat(op.name, ": cannot reshape ", meta_str(x[0]), " to ", shape_str(a.ints("shape"))));
   } else if (known != x[0]->size) {
     throw InvalidArgument(cat(op.name, ": cannot reshape ", meta_str(x[0]), " (", x[0]->size, " elements) to ",
                               shape_str(s), " (", known, " elements)"));

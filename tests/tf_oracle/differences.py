@@ -30,8 +30,6 @@ DIFFERENCES = {
     "fwd:nn.gelu*-float64-edge_nan": (BUG, _F32_CONSTANTS),
     "fwd:nn.gelu:approx-float64-r*": (BUG, _F32_CONSTANTS),
     "grad:nn.gelu:approx-float64-r23": (BUG, _F32_CONSTANTS),
-    "fwd:reshape-*-empty": (BUG, "reshape of a (0, 3) tensor to [3, 0, -1] is refused (TF infers the -1)"),
-    "grad:reshape-*-empty": (BUG, "reshape of a (0, 3) tensor to [3, 0, -1] is refused (TF infers the -1)"),
     "*:math.unsorted_segment_sum-*-neg": (BUG, "a negative segment id raises (TF drops that entry)"),
     "fwd:pow:int-int64-empty": (BUG, "integer pow with a negative exponent raises even when the result is "
                                      "empty (TF returns the empty result)"),
