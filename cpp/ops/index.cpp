@@ -241,7 +241,17 @@ OutMeta segment_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   if (n < 0) throw InvalidArgument(cat(op.name, ": num_segments must be given and >= 0, got ", n));
   if (ids->ndim() > data->ndim() || !std::equal(ids->shape.begin(), ids->shape.end(), data->shape.begin()))
     throw InvalidArgument(cat(op.name, ": segment_ids ", meta_str(ids), " must be a prefix of the shape of data ", meta_str(data)));
-  check_indices(op, ids, n, cat("num_segments = ", n));
+  dispatch_dtype(ids->dtype, [&](auto v) {  // a negative id drops its row (as TF); n or more is an error
+    using T = decltype(v);
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      const T* p = ids->data_as<T>();
+      for (int64_t i = 0; i < ids->size; ++i)
+        if ((int64_t)p[i] >= n)
+          throw InvalidArgument(cat(op.name, ": segment_ids[", i, "] = ", (int64_t)p[i], " is out of range [0, ", n,
+                                    ") (num_segments = ", n, ")"));
+    }
+    return 0;
+  });
   Shape out{n};
   out.insert(out.end(), data->shape.begin() + ids->ndim(), data->shape.end());
   return {out, data->dtype};
@@ -257,6 +267,7 @@ Tensor segment_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMet
     T* dst = out->data_as<T>();
     for (int64_t i = 0; i < ids->size; ++i) {
       int64_t s = ids->dtype == DType::Int32 ? ids->data_as<int32_t>()[i] : ids->data_as<int64_t>()[i];
+      if (s < 0) continue;  // dropped
       T* d = dst + s * inner;
       for (int64_t j = 0; j < inner; ++j) d[j] += src[i * inner + j];
     }
@@ -316,9 +327,18 @@ void register_index_ops() {
       .jvp(linear_jvp("StridedSliceGrad"));
   def_op("GatherV2").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
       .jvp(linear_jvp("GatherV2"));
-  // d segment_sum / d data: each row receives its segment's gradient, a gather
+  // d segment_sum / d data: each row receives its segment's gradient, a gather (zero for a dropped,
+  // negative id: gathered at 0, then masked)
   def_op("UnsortedSegmentSum").inputs(2).shape(segment_infer).forward(segment_kernel)
-      .gradient([](GradCtx& ctx) -> Tensors { return {gather(ctx.g, ctx.x[1], 0, 0), nullptr}; })
+      .gradient([](GradCtx& ctx) -> Tensors {
+        const Tensor& ids = ctx.x[1];
+        const Tensor zero = scalar(0.0, ids->dtype);
+        const Tensor rows = gather(ctx.g, call("Maximum", {ids, zero}), 0, 0);
+        Shape keep_shape = ids->shape;
+        keep_shape.resize(rows->shape.size(), 1);
+        const Tensor keep = reshape(call("GreaterEqual", {ids, zero}), keep_shape);
+        return {where(broadcast_to(keep, rows->shape), rows, zeros_like(rows)), nullptr};
+      })
       .jvp(linear_jvp("UnsortedSegmentSum"));
   def_op("OneHot").shape(one_hot_infer).forward(one_hot_kernel).not_differentiable();
 }

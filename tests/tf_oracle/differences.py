@@ -30,7 +30,6 @@ DIFFERENCES = {
     "fwd:nn.gelu*-float64-edge_nan": (BUG, _F32_CONSTANTS),
     "fwd:nn.gelu:approx-float64-r*": (BUG, _F32_CONSTANTS),
     "grad:nn.gelu:approx-float64-r23": (BUG, _F32_CONSTANTS),
-    "*:math.unsorted_segment_sum-*-neg": (BUG, "a negative segment id raises (TF drops that entry)"),
     "fwd:pow:int-int64-empty": (BUG, "integer pow with a negative exponent raises even when the result is "
                                      "empty (TF returns the empty result)"),
     # ---- bugs: errors (TF raises, tapegrad returns or raises another class)
