@@ -87,9 +87,26 @@ def linspace(start, stop, num, name=None, axis=0):
     axis = _int(axis, "LinSpace", "axis")
     if not -len(shape) - 1 <= axis <= len(shape):
         raise errors.InvalidArgumentError(f"LinSpace: axis {axis} is out of range for a result of rank {len(shape) + 1}")
-    shape.insert(axis if axis >= 0 else axis + len(shape) + 1, n)
+    at = axis if axis >= 0 else axis + len(shape) + 1
+    shape.insert(at, n)
+    if s.dtype.is_floating and (_core.any_tape_recording() or _core._tracing()):
+        return _linspace_ops(s, e, n, at, len(shape))
     return _numpy("LinSpace", shape, dt,
                   lambda: np.linspace(s.numpy(), e.numpy(), n, axis=axis).astype(dt.as_numpy_dtype))
+
+
+def _linspace_ops(start, stop, n, at, rank):
+    """linspace in ops, as TF builds it (start, start + i * (stop - start) / (n - 1), stop along the
+    axis, cut to num): differentiable in start and stop, and a graph value while tracing."""
+    from tapegrad._ops.array import broadcast_to, concat, expand_dims, reshape
+    shape = [1] * rank
+    shape[at] = -1
+    base = list(np.broadcast_shapes(tuple(start._shape), tuple(stop._shape)))
+    first, last = expand_dims(broadcast_to(start, base), at), expand_dims(broadcast_to(stop, base), at)
+    delta = (last - first) / float(max(n - 1, 1))
+    index = reshape(convert_to_tensor(np.arange(1, max(n - 1, 1), dtype=start.dtype.as_numpy_dtype)), shape)
+    out = concat([first, first + index * delta, last], at)
+    return out if n >= 2 else out[(slice(None),) * at + (slice(0, n),)]  # num 0 or 1: stop is still connected
 
 
 def _numpy(op, shape, dt, make):

@@ -43,5 +43,4 @@ DIFFERENCES = {
     "fwd:Tensor.__or__-bool-pyint": (BUG, "bool_tensor | 3 converts 3 to bool (TF: TypeError)"),
     "fwd:pad-bool-value": (BUG, "pad of a bool tensor with constant_values=3 converts 3 to bool (TF: TypeError)"),
     # ---- bugs: gradients
-    "grad:linspace-*": (BUG, "linspace has no gradient with respect to start and stop"),
 }
