@@ -69,6 +69,8 @@ Tensor to_tensor(py::handle obj, int hint) {
                                 v == std::floor(v) ? "" : " without losing its fractional part"));
     }
     if (PyLong_CheckExact(obj.ptr())) {
+      if (d == (int)DType::Bool)  // TF converts no int to bool, 0 and 1 included
+        throw py::type_error(cat("Cannot convert ", std::string(py::repr(obj)), " to EagerTensor of dtype bool"));
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
       if (overflow || (d == (int)DType::Int32 && (v > INT32_MAX || v < INT32_MIN))) {

@@ -57,7 +57,7 @@ OutMeta infer_binary_float(const OpDef& d, const Tensors& x, const Attrs&) {
 
 OutMeta infer_pow(const OpDef& d, const Tensors& x, const Attrs& a) {
   OutMeta m = infer_binary_numeric(d, x, a);
-  if (is_integer(x[1]->dtype))
+  if (is_integer(x[1]->dtype) && num_elements(m.shape) > 0)  // an empty result has nothing to refuse (TF)
     for (int64_t i = 0; i < x[1]->size; ++i)
       if (scalar_value(x[1], i) < 0)
         throw InvalidArgument(cat(d.name, ": integers to negative integer powers are not allowed, got ", describe(x)));

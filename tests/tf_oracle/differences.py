@@ -30,8 +30,6 @@ DIFFERENCES = {
     "fwd:nn.gelu*-float64-edge_nan": (BUG, _F32_CONSTANTS),
     "fwd:nn.gelu:approx-float64-r*": (BUG, _F32_CONSTANTS),
     "grad:nn.gelu:approx-float64-r23": (BUG, _F32_CONSTANTS),
-    "fwd:pow:int-int64-empty": (BUG, "integer pow with a negative exponent raises even when the result is "
-                                     "empty (TF returns the empty result)"),
     # ---- bugs: errors (TF raises, tapegrad returns or raises another class)
     # ---- bugs: calling conventions
     **{f"fwd:Tensor.{op}-int*-pyfloat": (BUG, _PYFLOAT)
@@ -39,8 +37,5 @@ DIFFERENCES = {
                   "__ge__", "__eq__", "__ne__", "__floordiv__", "__mod__"]},
     "fwd:Tensor.__and__-bool-pyfloat": (BUG, _PYFLOAT),
     "fwd:Tensor.__or__-bool-pyfloat": (BUG, _PYFLOAT),
-    "fwd:Tensor.__and__-bool-pyint": (BUG, "bool_tensor & 3 converts 3 to bool (TF: TypeError)"),
-    "fwd:Tensor.__or__-bool-pyint": (BUG, "bool_tensor | 3 converts 3 to bool (TF: TypeError)"),
-    "fwd:pad-bool-value": (BUG, "pad of a bool tensor with constant_values=3 converts 3 to bool (TF: TypeError)"),
     # ---- bugs: gradients
 }

@@ -199,7 +199,10 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     flat = _paddings(paddings, x)
     mode = str(mode).upper()
     if mode == "CONSTANT":
-        return _pad(x, paddings=flat, constant_values=float(convert_to_tensor(constant_values)._item()))
+        # as TF: a Python 0 pads any dtype; another value converts to the tensor's dtype (TypeError for 3 -> bool)
+        plain_zero = not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and constant_values == 0
+        value = 0.0 if plain_zero else float(convert_to_tensor(constant_values, dtype=x.dtype)._item())
+        return _pad(x, paddings=flat, constant_values=value)
     if mode not in ("REFLECT", "SYMMETRIC"):
         raise _InvalidArgument(f"Pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}")
     if len(flat) != 2 * x.ndim:
