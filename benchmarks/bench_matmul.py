@@ -76,14 +76,18 @@ def _(np):
     return lambda: (A @ B).sum()
 
 
-@bwd.case("numpy")
-def _(np):
+def _numpy_step(np, with_value=False):
     def step():
         c = A @ B
-        c.sum()
+        s = np.float32(c.sum())          # computed either way, as the other frameworks do
         g = np.ones_like(c)              # d sum / dc
-        return [g @ B.T, A.T @ g]
+        grads = [g @ B.T, A.T @ g]
+        return [s] + grads if with_value else grads
     return step
+
+
+bwd.case("numpy")(_numpy_step)
+bwd_traced.case("numpy")(lambda np: _numpy_step(np, with_value=True))
 
 
 @fwd.case("torch")
@@ -92,15 +96,19 @@ def _(torch):
     return lambda: (a @ b).sum()
 
 
-@bwd.case("torch")
-def _(torch):
+def _torch_step(torch, with_value=False):
     a = torch.from_numpy(A.copy()).requires_grad_(True)
     b = torch.from_numpy(B.copy()).requires_grad_(True)
 
     def step():
         s = (a @ b).sum()
-        return list(torch.autograd.grad(s, [a, b]))
+        grads = list(torch.autograd.grad(s, [a, b]))
+        return [s.detach()] + grads if with_value else grads
     return step
+
+
+bwd.case("torch")(_torch_step)
+bwd_traced.case("torch")(lambda torch: _torch_step(torch, with_value=True))
 
 
 @fwd.case("jax")
@@ -110,47 +118,19 @@ def _(jax):
     return lambda: f(a, b).block_until_ready()
 
 
-@bwd.case("jax")
-def _(jax):
+def _jax_step(jax, with_value=False):
     # value_and_grad, not grad: with grad alone XLA prunes the unused forward GEMM.
     vdf = jax.jit(jax.value_and_grad(lambda a, b: jax.numpy.sum(a @ b), argnums=(0, 1)))
     a, b = jax.numpy.asarray(A), jax.numpy.asarray(B)
 
     def step():
         s, (ga, gb) = jax.block_until_ready(vdf(a, b))
-        return [ga, gb]
+        return [s, ga, gb] if with_value else [ga, gb]
     return step
 
 
-@bwd_traced.case("numpy")
-def _(np):
-    def step():
-        c = A @ B
-        g = np.ones_like(c)
-        return [np.float32(c.sum()), g @ B.T, A.T @ g]
-    return step
-
-
-@bwd_traced.case("torch")
-def _(torch):
-    a = torch.from_numpy(A.copy()).requires_grad_(True)
-    b = torch.from_numpy(B.copy()).requires_grad_(True)
-
-    def step():
-        s = (a @ b).sum()
-        return [s.detach()] + list(torch.autograd.grad(s, [a, b]))
-    return step
-
-
-@bwd_traced.case("jax")
-def _(jax):
-    vdf = jax.jit(jax.value_and_grad(lambda a, b: jax.numpy.sum(a @ b), argnums=(0, 1)))
-    a, b = jax.numpy.asarray(A), jax.numpy.asarray(B)
-
-    def step():
-        s, (ga, gb) = jax.block_until_ready(vdf(a, b))
-        return [s, ga, gb]
-    return step
+bwd.case("jax")(_jax_step)
+bwd_traced.case("jax")(lambda jax: _jax_step(jax, with_value=True))
 
 
 WORKLOADS = [fwd, bwd, bwd_traced]

@@ -33,3 +33,8 @@ def test_horovod_names_exist():
 def test_init_without_the_extra_says_how_to_install_it():
     with pytest.raises(ImportError, match=r"tapegrad\[mpi\]"):
         hvd.init()
+
+
+def test_warmup_callback_checks_its_epochs():
+    with pytest.raises(ValueError, match="warmup_epochs must be > 0"):
+        hvd.callbacks.LearningRateWarmupCallback(0.1, warmup_epochs=0)

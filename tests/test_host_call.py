@@ -88,3 +88,28 @@ def test_a_tape_outside_the_function_cannot_lose_the_gradient():
     with tf.GradientTape() as tape:
         with pytest.raises(tf.errors.UnimplementedError, match="gradient cannot flow"):
             f(x)
+
+
+def test_fewer_results_than_traced_raise():
+    state = {"n": 2}
+
+    def some(xs):
+        return [tf.ones([2])] * state["n"]
+
+    @tf.function
+    def f(x):
+        a, b = collective(some, [x], "Some", shape_preserving=False)
+        return a + b
+
+    assert f(tf.constant(1.0)).shape == (2,)
+    state["n"] = 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Some:1: the host call returned 1 tensors"):
+        f(tf.constant(1.0))
+
+
+def test_empty_with_view_checks_its_arguments():
+    from tapegrad import _core
+    with pytest.raises(tf.errors.InvalidArgumentError, match="invalid dtype code 7"):
+        _core._empty_with_view([2], 7)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="negative dimension -1"):
+        _core._empty_with_view([2, -1], 0)

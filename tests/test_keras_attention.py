@@ -168,3 +168,13 @@ def test_bad_arguments_name_the_layer():
     layer = keras.layers.MultiHeadAttention(num_heads=1, key_dim=2, attention_axes=(3,), name="att2")
     with pytest.raises(ValueError, match=r"att2: attention_axes"):
         layer(tf.ones([2, 3, 4]), tf.ones([2, 3, 4]))
+
+
+def test_unsupported_arguments_raise_tf_errors():
+    with pytest.raises(tf.errors.UnimplementedError, match="use_gate"):
+        keras.layers.MultiHeadAttention(num_heads=1, key_dim=2, use_gate=True)
+    with pytest.raises(tf.errors.UnimplementedError, match="output_shape"):
+        keras.layers.MultiHeadAttention(num_heads=1, key_dim=2, output_shape=(2, 3))
+    layer = keras.layers.MultiHeadAttention(num_heads=1, key_dim=2, name="att3")
+    with pytest.raises(ValueError, match="att3: use_causal_mask needs one attention axis"):
+        layer(X4, X4, use_causal_mask=True)

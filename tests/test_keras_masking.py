@@ -120,3 +120,9 @@ def test_masked_rnn_gradients_skip_padding():
         out = lstm(emb(IDS))
     grads = tape.gradient(out, emb.trainable_variables)[0].numpy()
     assert (grads[0] == 0).all() and np.abs(grads[1:]).sum() > 0  # the padding id's row gets nothing
+
+
+def test_a_mask_of_the_wrong_shape_names_the_layer():
+    layer = keras.layers.LSTM(2, name="lstm_mask")
+    with pytest.raises(ValueError, match=r"lstm_mask: the mask must have shape \(batch, timesteps\) = \(3, 4\)"):
+        layer(np.ones((3, 4, 2), np.float32), mask=np.ones((3, 5), bool))

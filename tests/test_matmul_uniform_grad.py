@@ -65,3 +65,15 @@ def test_second_order_and_traced_graph_has_one_matmul():
     np.testing.assert_allclose(gb.numpy(), A.numpy().T @ np.ones((3, 5)), rtol=1e-12)
     text = step.get_concrete_function(a, b).pretty_printed_graph()
     assert text.count("MatMul(") == 1, text
+
+
+def test_batched_matmul_takes_the_full_gradient():
+    rng = np.random.default_rng(2)
+    A, B = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 4, 5))
+    a, b = tf.Variable(A), tf.Variable(B)
+    with tf.GradientTape() as tape:
+        y = tf.reduce_sum(a @ b) * 2.0
+    ga, gb = tape.gradient(y, [a, b])
+    ones = np.full((2, 3, 5), 2.0)
+    np.testing.assert_allclose(ga.numpy(), ones @ B.transpose(0, 2, 1), rtol=1e-12)
+    np.testing.assert_allclose(gb.numpy(), A.transpose(0, 2, 1) @ ones, rtol=1e-12)

@@ -35,8 +35,8 @@ Tensor silu_grad(const Tensor& x, const Tensor& g) {
 
 TG_FAMILY(activation) {
   // NaN passes through both and -0 gives +0, as TF
-  TG_UNARY(Relu,  x <= T(0) ? T(0) : x,                         relu_grad(x, g))
-  TG_UNARY(Relu6, x <= T(0) ? T(0) : (x > T(6) ? T(6) : x),
+  TG_UNARY_NUMERIC(Relu,  x <= T(0) ? T(0) : x,                         relu_grad(x, g))
+  TG_UNARY_NUMERIC(Relu6, x <= T(0) ? T(0) : (x > T(6) ? T(6) : x),
            where(logical_and(greater(x, zeros_like(x)), less(x, scalar_like(x, 6.0))), g, zeros_like(g)))
   // alpha * x for x < 0
   TG_UNARY(LeakyRelu, x > T(0) ? x : alpha * x,

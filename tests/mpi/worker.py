@@ -35,6 +35,9 @@ def collectives():
     assert g.numpy()[:, 0].tolist() == [float(k) for k in range(n) for _ in range(k + 1)]
     b = hvd.broadcast(x, root_rank=n - 1)
     np.testing.assert_allclose(b.numpy(), all_x[-1], rtol=1e-6)
+    assert hvd.broadcast(tf.constant([r == 0]), root_rank=0).numpy().tolist() == [True]  # bools travel too
+    assert hvd.allgather(tf.constant([r == 0])).numpy().tolist() == [True] + [False] * (n - 1)
+    assert hvd.allgather(tf.fill([r + 1], r)).numpy().tolist() == [k for k in range(n) for _ in range(k + 1)]
     v = tf.Variable(x)
     hvd.broadcast_variables([v], root_rank=0)
     np.testing.assert_allclose(v.numpy(), all_x[0])
@@ -50,12 +53,34 @@ def collectives():
     np.testing.assert_allclose(tape.gradient(gathered, w).numpy(), n * 2 * (r + 1) ** 2 * np.array([1.0, 2.0]),
                                rtol=1e-6)
     np.testing.assert_allclose(tape.gradient(bc, w).numpy(), [3.0 * n, 3.0 * n] if r == 0 else [0.0, 0.0])
-    try:
-        hvd.broadcast(x, root_rank=n)
-    except tf.errors.InvalidArgumentError as e:
-        assert "root_rank" in str(e)
-    else:
-        raise AssertionError("root_rank out of range did not raise")
+    bad = [  # (call, error class, text the message must hold)
+        (lambda: hvd.broadcast(x, root_rank=n), tf.errors.InvalidArgumentError, "root_rank"),
+        (lambda: hvd.grouped_allreduce(x), TypeError, "must be a list"),
+        (lambda: hvd.allreduce("text"), tf.errors.InvalidArgumentError, "allreduce: tensor: reducing string"),
+        (lambda: hvd.allreduce(tf.constant([True])), tf.errors.InvalidArgumentError, "reducing bool"),
+        (lambda: hvd.allreduce(None), TypeError, "allreduce: tensor"),
+        (lambda: hvd.allgather(tf.constant(1.0)), tf.errors.InvalidArgumentError, "at least one dimension"),
+        (lambda: hvd.allreduce(x, op=hvd.Sum, average=True), ValueError, "not both"),
+        (lambda: hvd.allreduce(x, op="sum"), TypeError, "op must be"),
+        (lambda: hvd.allreduce(x, op=hvd.Adasum), tf.errors.UnimplementedError, "Adasum"),
+        (lambda: hvd.allreduce(x, compression=hvd.Compression.fp16), tf.errors.UnimplementedError, "fp16"),
+        (lambda: hvd.allreduce(tf.constant([1, 2]), prescale_factor=2.0), tf.errors.InvalidArgumentError,
+         "need float tensors"),
+        (lambda: hvd.DistributedOptimizer(keras.optimizers.SGD(), backward_passes_per_step=2),
+         tf.errors.UnimplementedError, "backward_passes_per_step"),
+        (lambda: hvd.DistributedGradientTape(tf.GradientTape(), op=hvd.Sum, gradient_predivide_factor=2.0),
+         ValueError, "op=Average"),
+        (lambda: hvd.set_timeout(0), ValueError, "positive"),
+        (lambda: hvd.set_fusion_threshold(-1), ValueError, ">= 0"),
+    ]
+    for call, cls, text in bad:
+        try:
+            call()
+        except cls as e:
+            assert text in str(e), (text, str(e))
+        else:
+            raise AssertionError(f"no {cls.__name__} for {text}")
+    hvd.allreduce(x)  # the job goes on: every rank refused the same calls before any message
 
 
 def _data(n_rows=48):

@@ -15,26 +15,9 @@ __all__ = export(globals(), _UNARY, lambda op, py_name: unary(op, py_name, arg="
     "sigmoid_cross_entropy_with_logits", "moments", "softsign", "l2_normalize",
 ]
 softsign = unary("Softsign", "softsign", "softsign(features, name=None): features / (1 + |features|).", arg="features")
-_float_relu, _float_relu6 = relu, relu6  # noqa: F821 -- made by export() above
-
-
-def relu(features, name=None):
-    """max(features, 0); integer tensors too, as TF."""
-    x = convert_to_tensor(features)
-    if x.dtype.is_integer:
-        return _ops["Maximum"](x, convert_to_tensor(0, x.dtype))
-    return _float_relu(x)
-
-
-def relu6(features, name=None):
-    """min(max(features, 0), 6); integer tensors too, as TF."""
-    x = convert_to_tensor(features)
-    if x.dtype.is_integer:
-        return _ops["Minimum"](_ops["Maximum"](x, convert_to_tensor(0, x.dtype)), convert_to_tensor(6, x.dtype))
-    return _float_relu6(x)
 
 _ops = {n: _core.op(n) for n in (
-    "Rsqrt", "Maximum", "Minimum", "LeakyRelu", "Gelu", "GeluTanh", "Silu", "Softmax", "LogSoftmax",
+    "Rsqrt", "Maximum", "LeakyRelu", "Gelu", "GeluTanh", "Silu", "Softmax", "LogSoftmax",
     "SparseSoftmaxCrossEntropyWithLogits", "SigmoidCrossEntropyWithLogits")}
 
 

@@ -15,6 +15,7 @@ needs another graph. A spec with an unknown dimension (batch() without drop_rema
 refused with an error that says so.
 """
 from tapegrad import _core
+from tapegrad._host_call import fresh
 from tapegrad._trace_context import current_trace
 from tapegrad.data import _structure as st
 
@@ -41,7 +42,7 @@ class _GraphIterator:
             self.buffered = st.flatten(next(self.it))
         except StopIteration:
             self.buffered = None
-        return [_fresh([], 4, self.buffered is not None)]
+        return [fresh([], 4, self.buffered is not None)]
 
     def take(self, _values):
         out, self.buffered = self.buffered, None
@@ -52,14 +53,8 @@ class _GraphIterator:
 
     def dummies(self):
         """Made-up element values for the dry trace of the loop body."""
-        return [_fresh(list(spec.shape), spec.dtype.code, 0) for spec in self.specs]
+        return [fresh(list(spec.shape), spec.dtype.code, 0) for spec in self.specs]
 
-
-def _fresh(shape, dtype_code, fill):
-    """A new tensor (its own id, made by no op: the host call's Output node stands for it)."""
-    value, view = _core._empty_with_view(shape, dtype_code)
-    view[...] = fill
-    return value
 
 
 def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opts, where):
@@ -86,7 +81,7 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
         loop.restart([])
 
     def test():
-        more = _host(loop.fetch, "IteratorHasNext", [_fresh([], 4, True)])[0]
+        more = _host(loop.fetch, "IteratorHasNext", [fresh([], 4, True)])[0]
         return more if extra_test is None else tf.logical_and(more, extra_test())
 
     def step():

@@ -7,8 +7,9 @@ broadcast, the summed gradient on the root rank and zeros elsewhere.
 import numpy as np
 
 from tapegrad import _core
+from tapegrad._control_flow import _as_tensor
 from tapegrad._custom_gradient import custom_gradient
-from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._tensor import convert_to_tensor
 from tapegrad.distribute import _runtime
 from tapegrad.distribute._reduce import Average, Sum, reduce_now, resolve_op
 from tapegrad.distribute._host import collective
@@ -39,13 +40,13 @@ def _label(t, name, i=None):
     return f"{base}" if i is None else f"{base}[{i}]"
 
 
-def _as_tensor(x, fn, arg="tensor"):
-    if isinstance(x, Tensor):
-        return x
-    try:
-        return convert_to_tensor(x)
-    except (TypeError, ValueError) as e:
-        raise TypeError(f"{fn}: {arg} must be a Tensor or convertible to one, got {type(x).__name__}") from e
+def _checked(x, what, reduce):
+    """x as a tensor MPI can carry: numbers (and bools when nothing is summed)."""
+    t = _as_tensor(x, what)
+    if t.dtype.name == "string" or (reduce and t.dtype.is_bool):
+        raise InvalidArgumentError(None, None, f"{what}: {'reducing' if reduce else 'sending'} {t.dtype.name} tensors "
+                                   "is not supported (numbers" + ("" if reduce else " and bools") + " only)")
+    return t
 
 
 def _node_name(kind, label):
@@ -63,7 +64,7 @@ def allreduce(tensor, average=None, device_dense="", device_sparse="", compressi
     _runtime.state()
     op = resolve_op(op, average, "allreduce")
     _check_compression(compression, "allreduce")
-    tensor = _as_tensor(tensor, "allreduce")
+    tensor = _checked(tensor, "allreduce: tensor", True)
     label = _label(tensor, name)
     node = _node_name("HorovodAllreduce", label)
 
@@ -89,7 +90,7 @@ def grouped_allreduce(tensors, average=None, device_dense="", device_sparse="", 
     _check_compression(compression, "grouped_allreduce")
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"grouped_allreduce: tensors must be a list of tensors, got {type(tensors).__name__}")
-    tensors = [_as_tensor(t, "grouped_allreduce", f"tensors[{i}]") for i, t in enumerate(tensors)]
+    tensors = [_checked(t, f"grouped_allreduce: tensors[{i}]", True) for i, t in enumerate(tensors)]
     labels = [_label(t, name, i) for i, t in enumerate(tensors)]
     if not tensors:
         return []
@@ -121,13 +122,13 @@ def _gather_on_thread(st, x, label):
 def allgather(tensor, name=None, ignore_name_scope=False, process_set=None):
     """The ranks' tensors concatenated along axis 0, in rank order; their first dimensions may differ."""
     _runtime.state()
-    tensor = _as_tensor(tensor, "allgather")
+    tensor = _checked(tensor, "allgather: tensor", False)
     if tensor.shape.rank == 0:
         raise InvalidArgumentError(None, None, f"allgather: tensor must have at least one dimension, got a scalar "
                                    f"({tensor.dtype.name})")
     label = _label(tensor, name)
     if not tensor.dtype.is_floating:
-        return _allgather_values(tensor, label)[0]
+        return _allgather_values(tensor, label)
 
     @custom_gradient
     def gather(x):
@@ -178,7 +179,7 @@ def _check_root(root_rank, fn):
 def broadcast(tensor, root_rank, name=None, ignore_name_scope=False, process_set=None):
     """root_rank's tensor, on every rank."""
     root_rank = _check_root(root_rank, "broadcast")
-    tensor = _as_tensor(tensor, "broadcast")
+    tensor = _checked(tensor, "broadcast: tensor", False)
     label = _label(tensor, name)
     node = _node_name("HorovodBroadcast", label)
     if not tensor.dtype.is_floating:

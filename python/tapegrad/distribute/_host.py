@@ -7,6 +7,7 @@ branches and loop bodies of control flow, get_concrete_function) only records th
 results made up with the inputs' shapes: it runs when the graph does.
 """
 from tapegrad import _core
+from tapegrad._host_call import fresh
 from tapegrad._trace_context import current_trace
 from tapegrad.errors import UnimplementedError
 
@@ -25,11 +26,7 @@ def collective(fn, inputs, label, shape_preserving=True):
             raise UnimplementedError(None, None, f"tf.function {trace.function.__name__!r}: {label} inside a "
                                      "conditional or loop body, or in get_concrete_function, is not supported (its "
                                      "result's shape depends on the other ranks)")
-        outs = []
-        for x in inputs:  # new tensors made by no op: the node's Output nodes stand for them
-            value, view = _core._empty_with_view(list(x.shape), x.dtype.code)
-            view[...] = 0
-            outs.append(value)
+        outs = [fresh(x.shape, x.dtype.code) for x in inputs]
         _core._record_host_call(fn, inputs, label, outs)
         return outs
     outs = fn(inputs)

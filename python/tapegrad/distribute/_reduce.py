@@ -66,10 +66,10 @@ class _Slot:
 
 
 class _Bucket:
-    __slots__ = ("slots", "waiting", "direct", "future", "outputs")
+    __slots__ = ("slots", "waiting", "direct", "future", "outputs", "nbytes")
 
     def __init__(self, direct=False):
-        self.slots, self.waiting, self.direct, self.future, self.outputs = [], 0, direct, None, None
+        self.slots, self.waiting, self.direct, self.future, self.outputs, self.nbytes = [], 0, direct, None, None, 0
 
 
 def plan(slots, threshold):
@@ -81,10 +81,11 @@ def plan(slots, threshold):
             buckets.append(b)
         else:
             b = open_by_dtype.get(s.dtype)
-            if b is None or sum(x.nbytes for x in b.slots) + s.nbytes > threshold:
+            if b is None or b.nbytes + s.nbytes > threshold:
                 b = open_by_dtype[s.dtype] = _Bucket()
                 buckets.append(b)
         b.slots.append(s)
+        b.nbytes += s.nbytes
         b.waiting += 1
         where[s.index] = b
     return buckets, where
@@ -96,8 +97,13 @@ class Reduction:
     def __init__(self, st, what, op, slots, prescale=1.0, postscale=1.0, threshold=None):
         self.st, self.what, self.op = st, what, op
         self.slots = slots
+        if (prescale != 1 or postscale != 1) and any(not s.dtype.is_floating for s in slots):
+            from tapegrad.errors import InvalidArgumentError
+            raise InvalidArgumentError(None, None, f"{what}: prescale_factor and postscale_factor need float tensors, "
+                                       f"got {', '.join(f'{s.label} ({s.dtype.name})' for s in slots)}")
         self.prescale = prescale  # applied before the reduction, the scale after it
         self.scale = postscale / (st.size if op.average else 1)
+        self.divisor = st.size if op.average else 1  # an integer average: floor division by the ranks
         self.buckets, self.where = plan(slots, st.fusion_threshold if threshold is None else threshold)
         self.intervals = []  # (start, end) of each bucket's communication, perf_counter seconds
         self.error = None  # the rendezvous failed: no bucket of this group may run a collective
@@ -160,10 +166,10 @@ class Reduction:
                 st.comm.Allreduce(send, view, op=mpi_op)
             else:
                 np.copyto(view, send)
-            _scale(view, self.scale, floating)
+            _scale(view, self.scale, floating, self.divisor)
             out[s.index] = result
         else:
-            total = sum(s.nbytes for s in b.slots) // b.slots[0].dtype.size
+            total = b.nbytes // b.slots[0].dtype.size
             buf = _fusion_buffer(st, b.slots[0].dtype, total)
             offset = 0
             for s in b.slots:
@@ -174,7 +180,7 @@ class Reduction:
                     np.copyto(buf[offset:offset + n], np.asarray(s.value).reshape(-1))
                 offset += n
             if self.prescale != 1:
-                _scale(buf, self.prescale, floating)
+                _scale(buf, self.prescale, floating, 1)
             if st.size > 1:
                 st.comm.Allreduce(MPI.IN_PLACE, buf, op=mpi_op)
             offset = 0
@@ -185,14 +191,14 @@ class Reduction:
                     np.multiply(part, self.scale, out=view)
                 else:
                     np.copyto(view, part)
-                    _scale(view, self.scale, floating)
+                    _scale(view, self.scale, floating, self.divisor)
                 out[s.index] = result
                 offset += n
         b.outputs = None
         t1 = time.perf_counter()
         self.intervals.append((t0, t1))
         st.stats["collectives"] += 1
-        st.stats["bytes"] += sum(s.nbytes for s in b.slots)
+        st.stats["bytes"] += b.nbytes
         st.stats["comm_seconds"] += t1 - t0
         return out
 
@@ -206,21 +212,19 @@ def _send_view(s, prescale):
     return v
 
 
-def _scale(view, scale, floating):
-    if scale == 1:
-        return
+def _scale(view, scale, floating, divisor):
     if floating:
-        np.multiply(view, np.asarray(scale, view.dtype), out=view)
-    else:  # an integer average: floor division by the number of ranks, as an integer tensor must
-        np.floor_divide(view, int(round(1 / scale)), out=view)
+        if scale != 1:
+            np.multiply(view, np.asarray(scale, view.dtype), out=view)
+    elif divisor != 1:  # an integer average: floor division by the number of ranks, as an integer tensor must
+        np.floor_divide(view, divisor, out=view)
 
 
 def _fusion_buffer(st, dtype, n):
     """The reused fusion buffer for dtype, at least n elements (a view of exactly n)."""
-    bufs = st.__dict__.setdefault("fusion_buffers", {})
-    buf = bufs.get(dtype)
+    buf = st.fusion_buffers.get(dtype)
     if buf is None or buf.size < n:
-        buf = bufs[dtype] = np.empty(max(n, 1024), dtype.as_numpy_dtype)
+        buf = st.fusion_buffers[dtype] = np.empty(max(n, 1024), dtype.as_numpy_dtype)
     return buf[:n]
 
 

@@ -70,6 +70,7 @@ class _State:
         self.fusion_threshold = int(os.environ.get("TAPEGRAD_FUSION_THRESHOLD",
                                                    os.environ.get("HOROVOD_FUSION_THRESHOLD", _DEFAULT_FUSION)))
         self.seq = 0  # rendezvous groups submitted so far (same on every rank)
+        self.fusion_buffers = {}  # dtype -> the reused NumPy fusion buffer (communication thread only)
         self.failed = None  # the first fault: later calls raise it again
         self.stats = {"steps": 0, "collectives": 0, "bytes": 0, "comm_seconds": 0.0, "overlap_seconds": 0.0,
                       "sweep_seconds": 0.0, "wait_seconds": 0.0}

@@ -130,12 +130,11 @@ class _TracedStep:
         def on_order(order):
             self.slots = [slots[i] for i in order if slots[i].dtype.is_floating]
             self.order = [s.index for s in self.slots]
-            self.layout = Reduction.__new__(Reduction)
-            self.layout.buckets, self.layout.where = plan(self.slots, self.threshold)
+            _, self.where = plan(self.slots, self.threshold)  # the trace's own buckets: where nodes go
             self._begin()
 
         def on_final(i, g):
-            b = self.layout.where.get(i)
+            b = self.where.get(i)
             if b is None:
                 return
             got = pending.setdefault(id(b), [])

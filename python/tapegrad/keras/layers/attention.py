@@ -71,14 +71,16 @@ class MultiHeadAttention(Layer):
         if not 0 <= dropout < 1:
             raise ValueError(f"MultiHeadAttention: dropout must be in [0, 1), got {dropout}")
         if use_gate or sliding_window is not None:
-            raise NotImplementedError("MultiHeadAttention: use_gate and sliding_window are not supported")
+            raise tf.errors.UnimplementedError(None, None, "MultiHeadAttention: use_gate and sliding_window are not "
+                                               "supported")
         self.num_heads, self.key_dim = num_heads, key_dim
         self.value_dim = value_dim or key_dim
         self.dropout, self.use_bias, self.seed = float(dropout), use_bias, seed
         self._output_dim = output_shape
         if isinstance(output_shape, (list, tuple)):
             if len(output_shape) != 1:
-                raise NotImplementedError("MultiHeadAttention: output_shape must be an int or a 1-element tuple")
+                raise tf.errors.UnimplementedError(None, None, "MultiHeadAttention: output_shape must be an int or a "
+                                                   f"1-element tuple, got {output_shape!r}")
             self._output_dim = output_shape[0]
         self.attention_axes = (attention_axes,) if isinstance(attention_axes, int) else attention_axes
         self.kernel_initializer = initializers.get(kernel_initializer)

@@ -125,6 +125,7 @@ class Layer(tf.Module, AutoConfig):
         # (position, name) of each call argument X with an X_mask parameter (attention's query, value, key)
         names = list(parameters)
         self._mask_args = [(i, n) for i, n in enumerate(names) if n + "_mask" in parameters]
+        self._computes_mask = type(self).compute_mask is not Layer.compute_mask
         self._tracking = True
 
     # ---- attribute tracking: sublayers assigned as attributes (or in lists) are tracked.
@@ -317,7 +318,7 @@ class Layer(tf.Module, AutoConfig):
             out = self.call(inputs, *args, **kwargs)
         finally:
             context.pop()
-        if in_mask is not None or type(self).compute_mask is not Layer.compute_mask:
+        if in_mask is not None or self._computes_mask:
             self._set_output_mask(inputs, out, in_mask)
         if isinstance(out, _Tensor):
             shape = out.shape
@@ -343,14 +344,13 @@ class Layer(tf.Module, AutoConfig):
                 kwargs[name + "_mask"] = mask
 
     def _set_output_mask(self, inputs, out, in_mask):
-        if type(self).compute_mask is Layer.compute_mask and not self.supports_masking:
+        if not self._computes_mask and not self.supports_masking:
             if in_mask is not None and not self._call_takes_mask:
                 _masking.warn_dropped(self)
             return
-        mask = self.compute_mask(inputs, in_mask)
         first = out[0] if isinstance(out, (list, tuple)) and out else out
-        if isinstance(first, _Tensor) and _masking.get_keras_mask(first) is None:
-            _masking.set_keras_mask(first, mask)
+        if isinstance(first, _Tensor) and _masking.get_keras_mask(first) is None:  # call may have set it
+            _masking.set_keras_mask(first, self.compute_mask(inputs, in_mask))
 
     # ---- the functional API (Note [Functional graphs] in keras/_functional.py)
     def _first_node(self, what):

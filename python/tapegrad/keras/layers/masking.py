@@ -1,6 +1,7 @@
 """keras.layers.Masking: marks the steps whose features all equal mask_value as masked."""
 import tapegrad as tf
 
+from tapegrad.keras import _masking
 from tapegrad.keras.layers.base import Layer
 
 __all__ = ["Masking"]
@@ -21,5 +22,7 @@ class Masking(Layer):
         return tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1)
 
     def call(self, inputs):
-        keep = tf.reduce_any(tf.not_equal(inputs, self.mask_value), axis=-1, keepdims=True)
-        return tf.where(keep, inputs, tf.zeros_like(inputs))
+        keep = self.compute_mask(inputs)
+        out = tf.where(tf.expand_dims(keep, -1), inputs, tf.zeros_like(inputs))
+        _masking.set_keras_mask(out, keep)  # computed once: Layer.__call__ keeps a mask call has set
+        return out
