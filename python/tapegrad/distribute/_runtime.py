@@ -202,15 +202,23 @@ def _mismatch(descriptions, seq):
 
 _state = None
 _exit_hook = False
+_ABORT_GRACE_SECONDS = 1.0
 
 
 def _abort_after_fault():
     # A fault leaves peers that died or stalled: MPI_Finalize at exit would wait for them for ever.
+    # MPI_Abort makes the launcher kill every process at once, and output still in its pipes can be
+    # lost (a traceback cut short was seen): the fault is repeated in one line and given a moment to
+    # reach the launcher first.
     s = _state
     if s is not None and s.failed is not None:
         import sys
         sys.stdout.flush()
+        e = s.failed
+        sys.stderr.write(f"tapegrad.distribute: rank {s.rank} aborts the job after "
+                         f"{type(e).__name__}: {getattr(e, 'message', None) or e}\n")
         sys.stderr.flush()
+        time.sleep(_ABORT_GRACE_SECONDS)
         s.MPI.COMM_WORLD.Abort(1)
 
 
