@@ -497,6 +497,8 @@ FusionMode fusion_mode() {
 
 }  // namespace
 
+bool fusion_off() { return fusion_mode() == FusionMode::Off; }
+
 namespace {
 
 // 1. The groups worth a kernel: two or more members, a float type, enough elements. The members
@@ -667,6 +669,10 @@ bool run_kernel(const FusedCall& c) {
 
 Tensors run_fused(const FusedGroup& f, const Tensors& x, bool eager, const std::vector<char>* donate) {
   if (eager) return run_members(f, x, true);
+  if (f.epilogue) {
+    Tensor y = run_epilogue(f, x);
+    return y ? Tensors{y} : run_members(f, x, false);
+  }
   // Input shapes other than the traced ones (a relaxed graph, Note [Relaxed graphs]) run the
   // program when every full-size input has one shape that every member has; else unfused.
   bool traced_shape = true;

@@ -33,6 +33,7 @@ struct FusedGroup {
   int shared_exp = 0;         // members computed from a shared exponential (Note [Shared exponentials])
   std::vector<int> last_read;   // per input: the last body instruction reading it (-1: none)
   std::vector<int> written_at;  // per full-size output: the body instruction writing it
+  bool epilogue = false;      // a Conv2D or MatMul with its bias add and/or relu (Note [Epilogue fusion])
 
   std::string member_list() const;  // "Softplus, Tanh, Mul, Sum"
 };
@@ -48,6 +49,16 @@ int fuse_elementwise(Graph& g);
 // The registry ops a fused node can compute (those with block kernels), sorted: tests derive their lists from it.
 std::vector<std::string> fusable_ops();
 constexpr int64_t kFuseMinElements = 1024;
+// TAPEGRAD_FUSION=off: no fusion pass runs (the traced ops run one by one).
+bool fusion_off();
+
+// Note [Epilogue fusion] (epilogue.cpp): a Conv2D or MatMul whose only consumer adds a bias
+// vector and/or applies Relu becomes one fused node computing the three in one pass; ReluGrad
+// reads the relu's output instead of its input (the same mask) so that the bias sum has no
+// other reader. Returns the number of ops fused. Runs before fuse_elementwise.
+int fuse_epilogues(Graph& g);
+// Runs an epilogue node (FusedGroup::epilogue) on its inputs (x, filter or b, [bias]).
+Tensor run_epilogue(const FusedGroup& f, const Tensors& x);
 
 // Runs a fused node on its input values. In fast mode, inputs marked in donate (values no
 // one else holds) may become output buffers.

@@ -171,7 +171,8 @@ OptimizeStats optimize(Graph& g) {
   total.simplified = d.simplified;
   total.merged = b.merged;
   total.pruned = c.pruned;
-  total.fused = fuse_elementwise(g);
+  total.fused = fuse_epilogues(g);  // before the elementwise pass takes the Add and Relu
+  total.fused += fuse_elementwise(g);
   g.finalize();
   return total;
 }

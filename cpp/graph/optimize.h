@@ -9,8 +9,7 @@ struct OptimizeStats {
 };
 
 // Constant folding, arithmetic simplification, common-subexpression elimination, dead-node
-// pruning, elementwise fusion
-// (in that order; fusion.h).
+// pruning, epilogue fusion and elementwise fusion (in that order; fusion.h).
 OptimizeStats optimize(Graph& g);
 
 OptimizeStats fold_constants(Graph& g);   // ops whose inputs are all constants become constants

@@ -244,7 +244,7 @@ struct Chunks {
 
 }  // namespace
 
-void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor& out) {
+void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor& out, const Epilogue& ep) {
   const int64_t O = out->shape[3], K = g.kh * g.kw * g.c, P = g.oh * g.ow;
   if (out->size == 0) return;
   dispatch_float(out->dtype, [&](auto v) {
@@ -253,14 +253,19 @@ void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor&
     T* Y = out->data_as<T>();
     if (K == 0) {
       std::fill(Y, Y + out->size, T(0));
+      apply_epilogue(ep, out);
       return;
     }
     if (is_pointwise(g)) {
       blas_gemm<T>(false, false, g.n * P, O, K, X, K, W, O, T(0), Y, O);
+      apply_epilogue(ep, out);
       return;
     }
     if (K <= kDirectMaxK && O % kBlock == 0) {  // Note [Direct small-K convolution]
-      parallel_for(g.n, out->size * K, [&](int64_t n) { direct_forward(g, X, W, Y, O, n); });
+      parallel_for(g.n, out->size * K, [&](int64_t n) {
+        direct_forward(g, X, W, Y, O, n);
+        if (ep.active()) apply_epilogue_rows(ep, Y + n * P * O, P, O);
+      });
       return;
     }
     Chunks c(g, sizeof(T), g.n * P * K * O);
@@ -269,6 +274,7 @@ void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor&
       T* col = col_buf->data_as<T>() + tid * c.images * P * K;
       for (int64_t i = 0; i < m; ++i) im2col(g, X + (b0 + i) * g.h * g.w * g.c, col + i * P * K);
       blas_gemm<T>(false, false, m * P, O, K, col, K, W, O, T(0), Y + b0 * P * O, O);
+      if (ep.active()) apply_epilogue_rows(ep, Y + b0 * P * O, m * P, O);
     });
   });
 }

@@ -1,6 +1,7 @@
 // conv.h -- NHWC convolution and pooling kernels (float32/float64) over one window geometry.
 #pragma once
 #include "core/tensor.h"
+#include "kernels/epilogue.h"
 
 namespace tg {
 
@@ -15,8 +16,9 @@ struct Window2D {
   int64_t pt = 0, pl = 0;              // padding before the first row / column
 };
 
-// Convolution with filter w [kh, kw, c, o]: out [n, oh, ow, o] (im2col + GEMM).
-void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor& out);
+// Convolution with filter w [kh, kw, c, o]: out [n, oh, ow, o] (im2col + GEMM); `ep` is applied to
+// each block of images as soon as it is computed.
+void conv2d_forward(const Window2D& g, const Tensor& x, const Tensor& w, Tensor& out, const Epilogue& ep = {});
 // Its adjoints: dx [n, h, w, c] from w and dy [n, oh, ow, o]; dw [kh, kw, c, o] from x and dy.
 void conv2d_backprop_input(const Window2D& g, const Tensor& w, const Tensor& dy, Tensor& dx);
 void conv2d_backprop_filter(const Window2D& g, const Tensor& x, const Tensor& dy, Tensor& dw);

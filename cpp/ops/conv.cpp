@@ -8,6 +8,7 @@
 // ops also carry input_sizes / filter_sizes (the shape they produce).
 #include "engine/forward.h"
 #include "engine/math.h"
+#include "ops/conv_epilogue.h"
 #include "ops/window.h"
 
 namespace tg {
@@ -84,7 +85,8 @@ template <const ConvFamily& F> OutMeta filter_infer(const OpDef& op, const Tenso
 template <const ConvFamily& F> Tensor forward_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
   Window2D g = conv_window(op, x[0]->shape, x[1]->shape, a);
-  (F.depthwise ? depthwise_forward : conv2d_forward)(g, x[0], x[1], out);
+  if (F.depthwise) depthwise_forward(g, x[0], x[1], out);
+  else conv2d_forward(g, x[0], x[1], out);
   return out;
 }
 template <const ConvFamily& F> Tensor input_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
@@ -165,6 +167,13 @@ template <const ConvFamily& F> void register_family() {
 }
 
 }  // namespace
+
+Tensor conv2d_with_epilogue(const Tensor& x, const Tensor& w, const Attrs& a, const OutMeta& m, const Epilogue& ep) {
+  const OpDef& op = op_def(kConv.fwd);
+  Tensor out = empty(m.shape, m.dtype);
+  conv2d_forward(conv_window(op, x->shape, w->shape, a), x, w, out, ep);
+  return out;
+}
 
 void register_conv_ops() {
   register_family<kConv>();
