@@ -13,15 +13,20 @@
 
 namespace tg {
 
+// TF's gelu holds 1/sqrt(2) and the cubic coefficient 0.044715 as float32 also for float64
+// inputs: the same constants give TF's float64 values (the exact ones differ by ~1e-8 relative).
+constexpr double kGeluErfScale = double(0.70710678118654752f), kGeluCubic = double(0.044715f);
+
 #ifndef TG_KERNEL_PASS
 namespace {
-// d/dx x Phi(x) = Phi(x) + x phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2, phi(x) = e^(-x^2/2) / sqrt(2 pi)
+// gelu(x) = x (1 + erf(c x)) / 2 with c = 1/sqrt(2): d/dx = (1 + erf(c x)) / 2 + x c e^(-c^2 x^2) / sqrt(pi)
 Tensor gelu_grad(const Tensor& x, const Tensor& g) {
-  return g * ((erf(x * 0.7071067811865476) + 1.0) * 0.5 + x * exp(square(x) * -0.5) * 0.3989422804014327);
+  const double c = kGeluErfScale;
+  return g * ((erf(x * c) + 1.0) * 0.5 + x * exp(square(x) * (-c * c)) * (c * 0.5641895835477563));
 }
 // gelu ~ x (1 + t) / 2, t = tanh(c (x + k x^3)): d/dx = (1 + t) / 2 + x (1 - t^2) c (1 + 3 k x^2) / 2
 Tensor gelu_tanh_grad(const Tensor& x, const Tensor& g) {
-  const double c = 0.7978845608028654, k = 0.044715;
+  const double c = 0.7978845608028654, k = kGeluCubic;
   Tensor t = tanh((x + x * square(x) * k) * c);
   return g * ((t + 1.0) * 0.5 + tanh_grad(t, x * (square(x) * (3 * k) + 1.0) * (0.5 * c)));
 }
@@ -48,8 +53,8 @@ TG_FAMILY(activation) {
   TG_UNARY(Selu,  x > T(0) ? T(1.0507009873554805) * x : T(1.7580993408473766) * vm::expm1(x),
            where(less(out, zeros_like(out)), g * (out + 1.7580993408473766), g * 1.0507009873554805))
   // x Phi(x), exact (erf) and tanh-approximated; fused backward helpers above
-  TG_UNARY(Gelu,     T(0.5) * x * (T(1) + vm::erf(x * T(0.7071067811865476))),        gelu_grad(x, g))
-  TG_UNARY(GeluTanh, T(0.5) * x * (T(1) + vm::tanh(T(0.7978845608028654) * (x + T(0.044715) * x * x * x))),
+  TG_UNARY(Gelu,     T(0.5) * x * (T(1) + vm::erf(x * T(kGeluErfScale))),              gelu_grad(x, g))
+  TG_UNARY(GeluTanh, T(0.5) * x * (T(1) + vm::tanh(T(0.7978845608028654) * (x + T(kGeluCubic) * x * x * x))),
            gelu_tanh_grad(x, g))
   // x sigmoid(x)
   TG_UNARY(Silu,     x * vm::sigmoid(x),                                               silu_grad(x, g))

@@ -49,9 +49,10 @@ def _sigmoid_xent(labels, logits):
 
 
 def _gelu(x, approximate=False):
+    # TF's definition holds 1/sqrt(2) and 0.044715 as float32, also for float64 inputs
     if approximate:
-        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + 0.044715 * x ** 3)))
-    return 0.5 * x * (1 + _erf(x / np.sqrt(2)))
+        return 0.5 * x * (1 + np.tanh(np.sqrt(2 / np.pi) * (x + float(np.float32(0.044715)) * x ** 3)))
+    return 0.5 * x * (1 + _erf(x * float(np.float32(1 / np.sqrt(2)))))
 
 
 def _silu(x, beta=1.0):

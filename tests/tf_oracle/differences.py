@@ -10,8 +10,6 @@ _LOG_SUBNORMAL = ("both flush subnormals to zero (Note [Flush denormals]), but T
                   "subnormal's bits with integer ops: log(1e-40) is -103.97 and log(-1e-40) NaN in TF, -inf in "
                   "tapegrad, as log(0)")
 _ERF = "TF's float64 erf gives NaN at +-inf and near the largest float; tapegrad gives +-1"
-_F32_CONSTANTS = ("float64 gelu and leaky_relu compute in float64; TF holds their constants (alpha, "
-                  "1/sqrt(2)) as float32 (relative difference ~1e-8)")
 
 _PYFLOAT = ("an operator between an integer or bool tensor and a Python float raises InvalidArgumentError "
             "(TF: TypeError)")
@@ -26,10 +24,6 @@ DIFFERENCES = {
     "grad:nn.conv2d-float*-dilated": (DELIBERATE, "conv2d's gradient with dilations > 1 is computed; "
                                                   "TF's CPU kernels refuse it"),
     # ---- bugs: values
-    "*:nn.gelu-float64-r*": (BUG, _F32_CONSTANTS),
-    "fwd:nn.gelu*-float64-edge_nan": (BUG, _F32_CONSTANTS),
-    "fwd:nn.gelu:approx-float64-r*": (BUG, _F32_CONSTANTS),
-    "grad:nn.gelu:approx-float64-r23": (BUG, _F32_CONSTANTS),
     # ---- bugs: errors (TF raises, tapegrad returns or raises another class)
     # ---- bugs: calling conventions
     **{f"fwd:Tensor.{op}-int*-pyfloat": (BUG, _PYFLOAT)
