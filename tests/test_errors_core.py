@@ -133,3 +133,25 @@ def test_shapes_too_large_raise_instead_of_wrapping():
         tf.zeros([2 ** 50])
     with pytest.raises(tf.errors.ResourceExhaustedError):
         tf.zeros([2 ** 57])
+
+
+@pytest.mark.parametrize("call", [
+    lambda t: t - 2.0, lambda t: 2.0 + t, lambda t: t * [1.5, 2.0], lambda t: t / 2.5, lambda t: t ** 0.5,
+    lambda t: t < 1.5, lambda t: t // 1.5, lambda t: tf.multiply(t, 1.5), lambda t: tf.maximum(x=t, y=1.5),
+    lambda t: tf.concat([t, [1.5]], 0), lambda t: tf.Variable(t).assign([1.5, 2.5]),
+    lambda t: tf.constant(True) & 1.5])
+def test_a_python_float_for_an_integer_tensor_is_a_type_error(call):
+    # TF: "Cannot convert 2.0 to EagerTensor of dtype int32" (TypeError), integral floats included
+    with pytest.raises(TypeError, match="Cannot convert"):
+        call(tf.constant([1, 2]))
+
+
+@pytest.mark.parametrize("call", [lambda t: t + 1.5, lambda t: tf.add(t, 2.0), lambda t: tf.add_n([t, 1.5])])
+def test_but_add_passes_it_to_the_kernel(call):
+    # TF's add and add_n convert the float as float32 and the kernel refuses the mixed dtypes
+    with pytest.raises(E):
+        call(tf.constant([1, 2]))
+
+
+def test_a_dtype_hint_is_only_a_preference():
+    assert tf.convert_to_tensor(1.5, dtype_hint=tf.int32).dtype == tf.float32

@@ -63,11 +63,8 @@ Tensor to_tensor(py::handle obj, int hint) {
   // Fast path for Python scalars.
   if (PyFloat_CheckExact(obj.ptr()) || PyLong_CheckExact(obj.ptr()) || PyBool_Check(obj.ptr())) {
     int d = hint >= 0 ? hint : default_dtype_of(obj);
-    if (PyFloat_CheckExact(obj.ptr()) && !is_floating((DType)d)) {
-      double v = PyFloat_AsDouble(obj.ptr());
-      throw InvalidArgument(cat("cannot convert ", std::string(py::repr(obj)), " to a tensor of dtype ", dtype_name((DType)d),
-                                v == std::floor(v) ? "" : " without losing its fractional part"));
-    }
+    if (PyFloat_CheckExact(obj.ptr()) && !is_floating((DType)d))  // TF: a TypeError, 2.0 included
+      throw py::type_error(cat("Cannot convert ", std::string(py::repr(obj)), " to EagerTensor of dtype ", dtype_name((DType)d)));
     if (PyLong_CheckExact(obj.ptr())) {
       if (d == (int)DType::Bool)  // TF converts no int to bool, 0 and 1 included
         throw py::type_error(cat("Cannot convert ", std::string(py::repr(obj)), " to EagerTensor of dtype bool"));
@@ -92,6 +89,11 @@ Tensor to_tensor(py::handle obj, int hint) {
                               Py_TYPE(obj.ptr())->tp_name, ") to a tensor"));
   }
   int d = hint;
+  if (d >= 0 && kind == 'f' && !is_floating((DType)d) && arr.size() > 0) {  // Python floats, as above
+    std::string r = py::repr(obj);
+    throw py::type_error(cat("Cannot convert ", r.size() > 60 ? r.substr(0, 57) + "..." : r, " to EagerTensor of dtype ",
+                             dtype_name((DType)d)));
+  }
   if (d < 0) {
     char k = arr.dtype().kind();
     d = k == 'f' ? (int)DType::Float32 : k == 'b' ? (int)DType::Bool : (k == 'i' || k == 'u') ? (int)DType::Int32 : -1;

@@ -105,6 +105,10 @@ Tensor input_of(const Signature& s, const ArgSpec& a, py::handle v, int hint) {
     return to_tensor(v, hint);
   } catch (const InvalidArgument& e) {
     arg_error(false, s, a, e.what());
+  } catch (const py::type_error& e) {
+    // A Python float for an integer input is TF's TypeError, but add and add_n pass it on to the
+    // kernel, which refuses the mixed dtypes with InvalidArgumentError.
+    arg_error(s.fn != "add" && s.fn != "add_n", s, a, e.what());
   }
 }
 
@@ -255,11 +259,16 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
       } catch (OpFailure& e) {  // an internal handle of an op written in Python: name at least the op
         e.name_op(h.op->name);
         throw;
+      } catch (const py::type_error& e) {
+        throw py::type_error(cat(h.op->name, ": ", e.what()));
       }
     } else if (positional && h.sig->only_tensors && (size_t)nargs == h.sig->args.size()) {
       try {
         bind_raw(args, nargs, kwnames, x, attrs);
       } catch (const InvalidArgument&) {  // bind again for the error that names the op and the argument
+        x.clear();
+        bind_signature(*h.sig, h.names.data(), args, nargs, kwnames, x, attrs);
+      } catch (const py::type_error&) {
         x.clear();
         bind_signature(*h.sig, h.names.data(), args, nargs, kwnames, x, attrs);
       }

@@ -36,21 +36,34 @@ constexpr Operator kUnary[] = {{"__neg__", nullptr, "Neg"}, {"__abs__", nullptr,
 enum { kNeg, kAbs, kInvert };
 
 // a op b where one of them is a tensor; the other converts to its dtype (TF's dtype_hint).
+// The other operand converted to the tensor's dtype. A value that does not convert (a Python
+// float for an integer tensor) is TF's TypeError, but `tensor + value` passes it on to the kernel,
+// which refuses the mixed dtypes with InvalidArgumentError.
+Tensor operand(const OpDef& op, py::handle v, const Tensor& other, bool tensor_first) {
+  try {
+    return to_tensor(v, (int)other->dtype);
+  } catch (const py::type_error& e) {
+    if (tensor_first && op.name == "Add") throw InvalidArgument(cat(op.name, ": ", e.what()));
+    throw py::type_error(cat(op.name, ": ", e.what()));
+  }
+}
+
 Tensor binary(const OpDef& op, py::handle a, py::handle b) {
   Tensor x, y;
   if (is_tensor(a)) {
     x = tensor_of(a);
-    y = to_tensor(b, (int)x->dtype);
+    y = operand(op, b, x, true);
   } else {
     y = tensor_of(b);
-    x = to_tensor(a, (int)y->dtype);
+    x = operand(op, a, y, false);
   }
   return run_op(op, {x, y});
 }
 
 Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as float64, as in TF
-  Tensor x = is_tensor(a) ? tensor_of(a) : to_tensor(a, (int)tensor_of(b)->dtype);
-  Tensor y = is_tensor(b) ? tensor_of(b) : to_tensor(b, (int)x->dtype);
+  static const OpDef* op = &op_def("RealDiv");
+  Tensor x = is_tensor(a) ? tensor_of(a) : operand(*op, a, tensor_of(b), false);
+  Tensor y = is_tensor(b) ? tensor_of(b) : operand(*op, b, x, true);
   return run_released({x, y}, [&] { return true_divide(x, y); });
 }
 

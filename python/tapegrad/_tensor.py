@@ -335,7 +335,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         if not isinstance(value, Tensor):
             try:
                 return _core.convert_hint(value, hint.code)
-            except _core.InvalidArgumentError:
+            except (_core.InvalidArgumentError, TypeError):  # a hint is a preference: 1.5 with an int32 hint is float32
                 pass
         return _core.convert(value, -1)
     except (_core.InvalidArgumentError, TypeError) as e:

@@ -11,9 +11,6 @@ _LOG_SUBNORMAL = ("both flush subnormals to zero (Note [Flush denormals]), but T
                   "tapegrad, as log(0)")
 _ERF = "TF's float64 erf gives NaN at +-inf and near the largest float; tapegrad gives +-1"
 
-_PYFLOAT = ("an operator between an integer or bool tensor and a Python float raises InvalidArgumentError "
-            "(TF: TypeError)")
-
 DIFFERENCES = {
     # ---- deliberate
     "fwd:log-float32-edge_subnormal": (DELIBERATE, _LOG_SUBNORMAL),
@@ -26,10 +23,5 @@ DIFFERENCES = {
     # ---- bugs: values
     # ---- bugs: errors (TF raises, tapegrad returns or raises another class)
     # ---- bugs: calling conventions
-    **{f"fwd:Tensor.{op}-int*-pyfloat": (BUG, _PYFLOAT)
-       for op in ["__radd__", "__sub__", "__rsub__", "__mul__", "__rmul__", "__truediv__", "__rtruediv__", "__lt__",
-                  "__ge__", "__eq__", "__ne__", "__floordiv__", "__mod__"]},
-    "fwd:Tensor.__and__-bool-pyfloat": (BUG, _PYFLOAT),
-    "fwd:Tensor.__or__-bool-pyfloat": (BUG, _PYFLOAT),
     # ---- bugs: gradients
 }
