@@ -76,8 +76,71 @@ def test_a_training_epoch_in_one_graph_matches_eager_steps():
     np.testing.assert_allclose(w1.numpy(), w2.numpy(), rtol=1e-6)
 
 
-def test_unknown_element_shapes_are_refused_with_advice():
+def test_a_last_smaller_batch_runs_in_the_same_graph():
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(5.0)).batch(2)  # batches of 2, 2 and 1
+
+    @tf.function
+    def total(ds):
+        s = tf.constant(0.0, tf.float64)
+        n = tf.constant(0)
+        for x in ds:
+            s += tf.reduce_sum(x * x)
+            n += tf.shape(x)[0]
+        return s, n
+
+    for _ in range(2):
+        s, n = total(ds)
+        assert float(s) == 30.0 and int(n) == 5
+    assert total.experimental_get_tracing_count() == 1
+    s, n = total(tf.data.Dataset.from_tensor_slices(np.arange(7.0)).batch(3))
+    assert float(s) == 91.0 and int(n) == 7
+
+
+def test_a_training_epoch_with_a_partial_last_batch_matches_eager_steps():
+    rng = np.random.default_rng(1)
+    x, y = rng.normal(size=(30, 3)), rng.normal(size=(30, 1))
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)  # 8, 8, 8, 6
+    w1, w2 = tf.Variable(np.full((3, 1), 0.1)), tf.Variable(np.full((3, 1), 0.1))
+
+    def step(w, xb, yb):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((xb @ w - yb) ** 2)
+        w.assign_sub(0.1 * tape.gradient(loss, w))
+        return loss
+
+    @tf.function
+    def epoch(ds):
+        losses = tf.TensorArray(tf.float64, size=0, dynamic_size=True, element_shape=())
+        i = 0
+        for xb, yb in ds:
+            losses = losses.write(i, step(w1, xb, yb))
+            i += 1
+        return losses.stack()
+
+    want = [float(step(w2, xb, yb)) for xb, yb in ds]
+    got = epoch(ds).numpy()
+    assert len(got) == 4
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    np.testing.assert_allclose(w1.numpy(), w2.numpy(), rtol=1e-12)
+
+
+def test_a_body_that_reads_the_batch_size_as_a_number_is_refused_with_advice():
     ds = tf.data.Dataset.from_tensor_slices(np.arange(5.0)).batch(2)
+
+    @tf.function
+    def total(ds):
+        s = tf.constant(0.0, tf.float64)
+        for x in ds:
+            s += tf.reduce_sum(tf.reshape(x, [x.shape[0], 1]))
+        return s
+
+    with pytest.raises(tf.errors.UnimplementedError, match="tf.shape"):
+        total(ds)
+
+
+def test_an_element_of_unknown_rank_is_refused():
+    ds = tf.data.Dataset.from_generator(lambda: iter([np.ones(2)]),
+                                        output_signature=tf.TensorSpec(None, tf.float64))
 
     @tf.function
     def total(ds):
@@ -86,7 +149,7 @@ def test_unknown_element_shapes_are_refused_with_advice():
             s += tf.reduce_sum(x)
         return s
 
-    with pytest.raises(tf.errors.UnimplementedError, match="drop_remainder=True"):
+    with pytest.raises(tf.errors.UnimplementedError, match="known rank"):
         total(ds)
 
 
@@ -99,3 +162,47 @@ def test_without_autograph_iteration_still_raises():
 
     with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="AutoGraph"):
         total(ds)
+
+
+def test_a_keras_epoch_with_a_partial_last_batch_is_one_graph_and_matches_eager():
+    # Mean's and the cross-entropy's gradients, BatchNormalization and the metric's count take the
+    # batch size at run time (Note [Sizes in traced rules]), so the 2-row last batch runs in the same graph.
+    keras = tf.keras
+    rng = np.random.default_rng(4)
+    x, y = rng.normal(size=(50, 6)).astype(np.float32), rng.integers(0, 3, 50)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(16)
+
+    def make():
+        tf.keras.utils.set_random_seed(5)
+        model = keras.Sequential([keras.layers.Dense(8, activation="relu"), keras.layers.BatchNormalization(),
+                                  keras.layers.Dense(3)])
+        model(x[:1])
+        return (model, keras.optimizers.SGD(0.1), keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+                keras.metrics.SparseCategoricalAccuracy())
+
+    def step(parts, xb, yb):
+        model, opt, loss_fn, acc = parts
+        with tf.GradientTape() as tape:
+            logits = model(xb, training=True)
+            loss = loss_fn(yb, logits)
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        acc.update_state(yb, logits)
+        return loss
+
+    graph_parts, eager_parts = make(), make()
+
+    @tf.function
+    def epoch(ds):
+        total = tf.constant(0.0)
+        for xb, yb in ds:
+            total += step(graph_parts, xb, yb)
+        return total
+
+    for _ in range(2):
+        got = float(epoch(ds))
+        want = sum(float(step(eager_parts, xb, yb)) for xb, yb in ds)
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+    assert epoch.experimental_get_tracing_count() == 1
+    for a, b in zip(graph_parts[0].weights, eager_parts[0].weights):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-6)
+    assert float(graph_parts[3].result()) == float(eager_parts[3].result())

@@ -346,3 +346,35 @@ def test_functions_made_again_for_one_python_function_count_together(caplog):
             for _ in range(12):
                 f(tf.ones([2]))
     assert not _retrace_warnings(caplog)
+
+
+def test_a_tape_inside_a_relaxed_graph_takes_the_batch_size_at_run_time():
+    # Mean's gradient divides by the reduced count: in a trace, computed from Shape(x) at every call
+    # (Note [Sizes in traced rules]), so one graph serves every batch size.
+    w = tf.Variable(np.array([[0.5], [-1.0], [2.0]]))
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float64), tf.TensorSpec([None, 1], tf.float64)])
+    def grad(x, y):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_mean((x @ w - y) ** 2)
+        return tape.gradient(loss, w)
+
+    for n in [2, 5, 1]:
+        x, y = np.linspace(-1, 1, 3 * n).reshape(n, 3), np.linspace(0, 1, n).reshape(n, 1)
+        want = 2 * x.T @ (x @ w.numpy() - y) / n
+        np.testing.assert_allclose(grad(tf.constant(x), tf.constant(y)).numpy(), want, rtol=1e-12)
+    assert grad.experimental_get_tracing_count() == 1
+    assert grad.get_concrete_function().graph.relaxed
+
+
+def test_dropout_in_a_relaxed_graph_draws_a_mask_of_the_run_time_shape():
+    @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+    def drop(x):
+        return tf.nn.dropout(x, 0.5)
+
+    for n in [3, 7, 1]:
+        out = drop(tf.ones([n, 4])).numpy()
+        assert out.shape == (n, 4) and set(np.unique(out)) <= {0.0, 2.0}
+    big = drop(tf.ones([2000, 4])).numpy()
+    assert 0.4 < (big == 0).mean() < 0.6
+    assert drop.experimental_get_tracing_count() == 1

@@ -60,6 +60,13 @@ void remove_observer(OpObserver* o) {
 
 bool any_observer() { return t_observers.n != 0; }
 
+bool observed(OpObserver::Kind k) {
+  const ObserverList& l = t_observers;
+  for (int i = 0; i < l.n; ++i)
+    if (l.items[i]->kind == k) return true;
+  return false;
+}
+
 Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   if (op.num_inputs >= 0 && (int)x.size() != op.num_inputs)
     throw InvalidArgument(cat(op.name, ": expected ", op.num_inputs, " inputs, got ", x.size()));

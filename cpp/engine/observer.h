@@ -26,8 +26,10 @@ struct OpObserver {
 // Adds an observer to this thread's list (kept in kind order); removing one not there is a no-op.
 void add_observer(OpObserver* o);
 void remove_observer(OpObserver* o);
-// True when some observer is on this thread's list.
+// True when some observer is on this thread's list; observed(k): one of kind k (for instance a
+// tracer: gradient rules then compute sizes from shapes at run time, Note [Sizes in traced rules]).
 bool any_observer();
+bool observed(OpObserver::Kind k);
 
 // Pushes onto a stack of active objects (tapes, tracers, ...): the kind's observer joins the
 // list with the first one and leaves it with the last.

@@ -115,10 +115,14 @@ void register_nn_ops() {
       })
       .jvp(log_softmax_jvp);
   // loss = logsumexp(logits) - logits[label]; d loss / d logits = softmax(logits) - onehot(label).
+  // g is one loss gradient per row, or one value for every row (Note [Uniform gradients]); it is
+  // reshaped with -1 leading so that a traced graph serves every batch size (Note [Sizes in traced rules]).
   def_op("SparseSoftmaxCrossEntropyWithLogits").inputs(2).shape(sparse_xent_infer).forward(sparse_xent_kernel<false>)
+      .takes_uniform_grad()
       .gradient([](GradCtx& ctx) -> Tensors {
         Shape gs = ctx.g->shape;
         gs.push_back(1);
+        if (gs.size() >= 2 && ctx.g->size > 0) gs[0] = -1;
         return {reshape(ctx.g, gs) * call("SparseSoftmaxCrossEntropyWithLogitsGrad", {ctx.x[0], ctx.x[1]}), nullptr};
       })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) {  // sum((softmax - onehot) t)

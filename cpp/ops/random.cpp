@@ -53,14 +53,26 @@ uint64_t next_stream(int64_t op_seed) {
 
 inline uint64_t bits(uint64_t stream, int64_t i) { return fmix(stream + (uint64_t)(i + 1) * kGamma); }
 
+// The shape: attribute `shape`, or the one input, a 1-D integer tensor (a run-time shape in a graph
+// that serves several sizes, Note [Relaxed graphs]).
+Shape random_shape(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (x.empty()) return a.ints("shape");
+  if (x.size() != 1 || !is_integer(x[0]->dtype) || x[0]->ndim() != 1)
+    throw InvalidArgument(cat(op.name, ": the shape input must be one 1-D integer tensor, got ", x.size(), " inputs",
+                              x.empty() ? "" : cat(", the first ", meta_str(x[0]))));
+  Shape s(x[0]->size);
+  for (int64_t i = 0; i < x[0]->size; ++i)
+    s[i] = x[0]->dtype == DType::Int64 ? x[0]->data_as<int64_t>()[i] : x[0]->data_as<int32_t>()[i];
+  return s;
+}
+
 OutMeta random_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
-  Shape s = a.ints("shape");
+  Shape s = random_shape(op, x, a);
   for (int64_t d : s)
     if (d < 0) throw InvalidArgument(cat(op.name, ": shape ", shape_str(s), " has a negative dimension"));
   int64_t d = a.i("dtype", (int64_t)DType::Float32);
   if (d != (int64_t)DType::Float32 && d != (int64_t)DType::Float64)
     throw InvalidArgument(cat(op.name, ": dtype must be float32 or float64, got dtype code ", d));
-  (void)x;
   return {s, (DType)d};
 }
 
@@ -128,9 +140,10 @@ void set_random_seed(int64_t seed) {
 }
 
 void register_random_ops() {
-  // No inputs; attributes shape, dtype (float32/float64) and seed (-1: none), Note [Random streams].
-  def_op("RandomUniform").inputs(0).shape(random_infer).forward(uniform_kernel).has_side_effects();
-  def_op("RandomStandardNormal").inputs(0).shape(random_infer).forward(normal_kernel).has_side_effects();
+  // Attributes shape (or one input, the shape as a tensor), dtype (float32/float64) and seed (-1:
+  // none), Note [Random streams].
+  def_op("RandomUniform").inputs(-1).shape(random_infer).forward(uniform_kernel).has_side_effects();
+  def_op("RandomStandardNormal").inputs(-1).shape(random_infer).forward(normal_kernel).has_side_effects();
 }
 
 }  // namespace tg

@@ -3,6 +3,7 @@
 #include <limits>
 #include "core/error.h"
 #include "engine/forward.h"
+#include "engine/observer.h"
 #include "engine/math.h"
 #include "kernels/reduce.h"
 
@@ -156,6 +157,23 @@ Tensor spread(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
   return broadcast_to(keep_dims(ctx, op, t), full);
 }
 
+// Note [Sizes in traced rules]: a rule that uses a size of its input as a number bakes that size
+// into a traced graph, which then cannot serve other sizes (Note [Relaxed graphs]: the two traces
+// differ in a constant, so the function is traced again per shape, and a dataset loop with a
+// smaller last batch is refused). While a tracer records, such a rule computes the size from
+// Shape(x) instead: ops whose value follows the run-time shape.
+Tensor reduced_count_tensor(const GradCtx& ctx, const OpDef& op) {
+  auto mask = reduce_mask(op, ctx.x[0], ctx.attrs);
+  const int n = ctx.x[0]->ndim();
+  Tensor keep = empty({n}, DType::Int64), drop = empty({n}, DType::Int64);  // reduced: size, else 1
+  for (int i = 0; i < n; ++i) {
+    keep->data_as<int64_t>()[i] = mask[i] ? 1 : 0;
+    drop->data_as<int64_t>()[i] = mask[i] ? 0 : 1;
+  }
+  Tensor shape = call("Shape", {ctx.x[0]}, Attrs().set("out_type", (int64_t)DType::Int64));
+  return cast(call("Prod", {shape * keep + drop}), ctx.x[0]->dtype);
+}
+
 int64_t reduced_count(const GradCtx& ctx, const OpDef& op) {
   auto mask = reduce_mask(op, ctx.x[0], ctx.attrs);
   int64_t n = 1;
@@ -225,6 +243,8 @@ void register_reduce_ops() {
   def_op("Mean").shape(reduce_infer).forward(mean_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                                                  // 1/n
         const OpDef& op = op_def("Mean");
+        if (observed(OpObserver::kTracer) && ctx.x[0]->ndim() > 0)  // Note [Sizes in traced rules]
+          return {keep_dims(ctx, op, ctx.g) / reduced_count_tensor(ctx, op)};
         return {keep_dims(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
       })
       .jvp(linear_jvp("Mean"));

@@ -11,6 +11,8 @@ each branch, or the condition and the body, is traced once as a subgraph whose o
 captured as explicit inputs; the node runs in C++ for this call (a loop with no Python per
 iteration) and the enclosing trace records the node, so every later call decides again.
 """
+import contextlib
+
 from tapegrad import _core
 from tapegrad import _nest as nest
 from tapegrad._nest import sequence_like
@@ -62,11 +64,12 @@ def _as_tensor(value, what):
         raise TypeError(f"{what}: {value!r} is not a tensor or a value convertible to one") from e
 
 
-def _trace_subgraph(fn, structure, values, captures, what):
+def _trace_subgraph(fn, structure, values, captures, what, varying=None):
     """Traces ``fn(*structure-with-values)`` once as a subgraph (a dry trace: variable assignments,
     random draws and prints are undone or skipped). Returns (graph, captures, result, flat outputs):
     the graph's arguments are the values, then ``captures`` (the outer values it reads, those
-    given first)."""
+    given first). With ``varying`` (a list), the trace serves sizes it does not see (tf.shape is a
+    run-time value) and is appended to the list."""
     sub = _core._SubTracer()
     views = [_core._alias(v) for v in values]
     for v in views:
@@ -74,7 +77,10 @@ def _trace_subgraph(fn, structure, values, captures, what):
     for c in captures:
         sub.capture(c)
     stack = _trace_stack()
-    stack.append(_Trace(stack[-1].function if stack else None, True))
+    trace = _Trace(stack[-1].function if stack else None, True, None if varying is None else {})
+    if varying is not None:
+        varying.append(trace)
+    stack.append(trace)
     try:
         with sub:
             result = fn(*nest.pack_sequence_as(structure, views))
@@ -173,8 +179,27 @@ def _check_body_outputs(flat_in, flat_out, shapes):
                              "specify a less-specific shape.")
 
 
+# A dataset loop whose elements have unknown dimensions (Note [Dataset loops in graphs]) hands the
+# next While built a switch that traces its body once more with elements of other sizes.
+_varying_elements = []
+
+
+@contextlib.contextmanager
+def varying_elements(switch):
+    """Makes the next tf.while_loop in the block trace its body a second time inside
+    ``switch.other_sizes()`` and relax the dimensions that differ; ``switch.refuse(why)`` raises
+    when the two traces differ."""
+    _varying_elements.append(switch)
+    try:
+        yield
+    finally:
+        if switch in _varying_elements:  # no loop was built
+            _varying_elements.remove(switch)
+
+
 def _graph_while(cond, body, loop_vars, shape_invariants, maximum_iterations):
     """The loop as a While node, or None when nothing it decides on is traced (Python runs it)."""
+    vary = _varying_elements.pop() if _varying_elements else None  # loops nested in the body do not see it
     args = _args_of(loop_vars)
     flat = [_as_tensor(v, "tf.while_loop: loop_vars") for v in nest.flatten(args)]
     limit = None
@@ -185,7 +210,19 @@ def _graph_while(cond, body, loop_vars, shape_invariants, maximum_iterations):
                              f"of shape {tuple(limit._shape)}")
     shapes = _invariant_shapes(shape_invariants, args, flat)
     cond_g, caps, _, pred = _trace_subgraph(cond, args, flat, [], "tf.while_loop: cond")
-    body_g, caps, new, flat_new = _trace_subgraph(body, args, flat, caps, "tf.while_loop: body")
+    cond_caps = list(caps)
+    traces = None if vary is None else []
+    body_g, caps, new, flat_new = _trace_subgraph(body, args, flat, caps, "tf.while_loop: body", traces)
+    if vary is not None:
+        with vary.other_sizes():
+            other_g, other_caps, _, _ = _trace_subgraph(body, args, flat, cond_caps, "tf.while_loop: body", traces)
+        same, why = body_g.same_structure(other_g)
+        if same and [c._id for c in other_caps] != [c._id for c in caps]:
+            same, why = False, "it reads other outer values"
+        frozen = traces[0].frozen_size or traces[1].frozen_size
+        if not same or frozen:
+            vary.refuse(why if not same else frozen)
+        body_g.relax([tuple(v._shape) for v in flat], other_g)
     new_args = _args_of(new)
     if len(flat_new) != len(flat):
         raise ValueError(f"tf.while_loop: body returned {len(flat_new)} values for {len(flat)} loop variables")

@@ -40,6 +40,16 @@ def _shape(shape, op):
     return _convert_arg(shape, "ints", op, "shape")
 
 
+def _draw(op, shape, dtype, seed, where):
+    """One call of a random op. A shape computed while tracing a graph that serves several sizes
+    (tf.shape of a traced tensor there) is passed as a tensor: the graph reads it at every call."""
+    if isinstance(shape, _core.Tensor) and _core._tracing() and _core._is_traced(shape):
+        from tapegrad._trace_context import relaxed_trace
+        if relaxed_trace() is not None and shape.dtype.is_integer and shape.ndim == 1:
+            return op(shape, dtype=dtype, seed=seed)
+    return op(shape=_shape(shape, where), dtype=dtype, seed=seed)
+
+
 def _seed(seed):
     return -1 if seed is None else int(seed) & 0x7FFFFFFFFFFFFFFF
 
@@ -53,7 +63,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
     dt = _convert_arg(dtype, "dtype", "random.normal", "dtype")
     if not dt.is_floating:
         raise ValueError(f"random.normal: dtype must be float32 or float64, got {dt.name}")
-    z = _normal(shape=_shape(shape, "random.normal"), dtype=dt.code, seed=_seed(seed))
+    z = _draw(_normal, shape, dt.code, _seed(seed), "random.normal")
     if not _is(stddev, 1.0):
         z = z * stddev
     if not _is(mean, 0.0):
@@ -67,19 +77,18 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     from tapegrad._ops.elementwise import floor, minimum
 
     dt = _convert_arg(dtype, "dtype", "random.uniform", "dtype")
-    shape = _shape(shape, "random.uniform")
     if dt.is_integer:
         if maxval is None:
             raise ValueError("uniform: maxval must be given for integer dtypes")
         lo, hi = int(minval), int(maxval)
         if hi <= lo:
             raise ValueError(f"uniform: need minval < maxval for integer dtypes, got [{lo}, {hi})")
-        u = _uniform(shape=shape, dtype=dtypes.float64.code, seed=_seed(seed))
+        u = _draw(_uniform, shape, dtypes.float64.code, _seed(seed), "random.uniform")
         k = minimum(floor(u * float(hi - lo)), float(hi - lo - 1))
         return cast(k, dt) + cast(lo, dt) if lo else cast(k, dt)
     if not dt.is_floating:
         raise ValueError(f"random.uniform: dtype must be a float or integer type, got {dt.name}")
-    u = _uniform(shape=shape, dtype=dt.code, seed=_seed(seed))
+    u = _draw(_uniform, shape, dt.code, _seed(seed), "random.uniform")
     hi = 1.0 if maxval is None else maxval
     if not (_is(minval, 0) and _is(hi, 1.0)):
         u = u * (hi - minval) + minval

@@ -11,9 +11,16 @@ subgraph), so their host calls are only recorded there, never run: the elements 
 While node runs, at the trace's own call and at every later one. Element shapes come from the
 dataset's element_spec and must be fully known: code in the body may read a shape as a Python
 number (x.shape[0]) while it is traced, and nothing could then tell that a later, smaller batch
-needs another graph. A spec with an unknown dimension (batch() without drop_remainder=True) is
-refused with an error that says so.
+needs another graph. So an element spec with unknown dimensions (batch() without
+drop_remainder=True) makes the loop trace its body twice, with made-up elements of size 2 and
+then 3 in those dimensions: when the two subgraphs are the same but for those sizes, the body's
+differing dimensions are relaxed (Note [Relaxed graphs]: shape rules run at every iteration) and
+one graph serves every batch, the last smaller one included; when the body used a size as a
+Python number, the two differ and the loop is refused with an error that says so, as is a spec
+of unknown rank.
 """
+import contextlib
+
 from tapegrad import _core
 from tapegrad._host_call import fresh
 from tapegrad._trace_context import current_trace
@@ -30,6 +37,8 @@ class _GraphIterator:
         self.specs = st.flatten(dataset.element_spec)
         self.it = None
         self.buffered = None
+        self.unknown_size = 2  # of made-up elements in unknown dimensions
+        self.where = None
 
     def restart(self, _values):
         from tapegrad.data._dataset import Iterator
@@ -53,7 +62,24 @@ class _GraphIterator:
 
     def dummies(self):
         """Made-up element values for the dry trace of the loop body."""
-        return [fresh(list(spec.shape), spec.dtype.code, 0) for spec in self.specs]
+        return [fresh([self.unknown_size if d is None else d for d in spec.shape], spec.dtype.code, 0)
+                for spec in self.specs]
+
+    @contextlib.contextmanager
+    def other_sizes(self):
+        self.unknown_size = 3
+        try:
+            yield
+        finally:
+            self.unknown_size = 2
+
+    def refuse(self, why):
+        from tapegrad.autograph._undefined import located
+        from tapegrad.errors import UnimplementedError
+        raise UnimplementedError(None, None, located(
+            self.where, f"`for ... in dataset` inside tf.function: the loop body differs between batches of "
+            f"different sizes ({why}); this dataset's element_spec is {self.dataset.element_spec}. Read sizes with "
+            "tf.shape(x) instead of x.shape, batch with drop_remainder=True, or iterate outside the tf.function."))
 
 
 
@@ -69,13 +95,12 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
     from tapegrad.autograph import _loops
     from tapegrad.autograph._undefined import located
     loop = _GraphIterator(dataset)
-    unknown = [s for s in loop.specs if s.shape.rank is None or None in s.shape]
-    if unknown:
+    loop.where = where
+    if any(s.shape is None or s.shape.rank is None for s in loop.specs):
         from tapegrad.errors import UnimplementedError
         raise UnimplementedError(None, None, located(
-            where, f"`for ... in dataset` inside tf.function needs elements of fully known shape; this dataset's "
-            f"element_spec is {dataset.element_spec}. Batch with drop_remainder=True, or iterate outside the "
-            "tf.function and call it once per batch."))
+            where, f"`for ... in dataset` inside tf.function needs elements of known rank; this dataset's "
+            f"element_spec is {dataset.element_spec}. Iterate outside the tf.function and call it once per batch."))
     _core._record_host_call(loop.restart, [], "MakeIterator")
     if not current_trace().dry:
         loop.restart([])
@@ -88,7 +113,10 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
         flat = _host(loop.take, "IteratorGetNext", loop.dummies())
         body(st.structure_of(dataset.element_spec, flat))
 
-    _loops._graph_loop(test, step, get_state, set_state, names, dict(opts or {}), where)
+    from tapegrad import _control_flow
+    varying = any(None in s.shape for s in loop.specs)
+    with _control_flow.varying_elements(loop) if varying else contextlib.nullcontext():
+        _loops._graph_loop(test, step, get_state, set_state, names, dict(opts or {}), where)
 
 
 def _host(fn, label, dummies):

@@ -166,7 +166,8 @@ class Reduce(Metric):
             if tf.inside_function():
                 self.total.assign_add(_batch_total(values))
                 if self.count is not None:
-                    self.count.assign_add(tf.constant(float(_size(values)), dtype=_F64))
+                    # tf.size: a run-time value in a graph that serves several batch sizes
+                    self.count.assign_add(tf.cast(tf.size(values), _F64))
                 return
             # Eager and unweighted (the training loop's case): the same sums as _batch_total, read
             # back as Python floats, which the Variables add (no Cast op, no count tensor).
