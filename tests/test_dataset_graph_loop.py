@@ -206,3 +206,43 @@ def test_a_keras_epoch_with_a_partial_last_batch_is_one_graph_and_matches_eager(
     for a, b in zip(graph_parts[0].weights, eager_parts[0].weights):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-4, atol=1e-6)
     assert float(graph_parts[3].result()) == float(eager_parts[3].result())
+
+
+def test_a_cnn_epoch_with_a_partial_last_batch_matches_eager():
+    # Conv2D's input gradient, Flatten's reshape and its gradient infer the batch (-1) in such a trace
+    keras = tf.keras
+    rng = np.random.default_rng(6)
+    x, y = rng.normal(size=(20, 10, 10, 1)), rng.integers(0, 3, 20)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)  # 8, 8, 4
+
+    def make():
+        tf.keras.utils.set_random_seed(7)
+        model = keras.Sequential([keras.layers.Conv2D(4, 3, activation="relu", dtype="float64"),
+                                  keras.layers.Conv2D(4, 3, padding="same", dtype="float64"),
+                                  keras.layers.MaxPooling2D(2, dtype="float64"), keras.layers.Flatten(dtype="float64"),
+                                  keras.layers.Dense(3, dtype="float64")])
+        model(x[:1])
+        return model, keras.optimizers.SGD(0.05)
+
+    loss_fn = keras.losses.CategoricalCrossentropy(from_logits=True)
+
+    def step(parts, xb, yb):
+        model, opt = parts
+        with tf.GradientTape() as tape:
+            loss = loss_fn(tf.one_hot(yb, 3, dtype=tf.float64), model(xb, training=True))
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    graph_parts, eager_parts = make(), make()
+
+    @tf.function
+    def epoch(ds):
+        total = tf.constant(0.0, tf.float64)
+        for xb, yb in ds:
+            total += step(graph_parts, xb, yb)
+        return total
+
+    want = sum(float(step(eager_parts, xb, yb)) for xb, yb in ds)
+    np.testing.assert_allclose(float(epoch(ds)), want, rtol=1e-12)
+    for a, b in zip(graph_parts[0].weights, eager_parts[0].weights):
+        np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)

@@ -378,3 +378,23 @@ def test_dropout_in_a_relaxed_graph_draws_a_mask_of_the_run_time_shape():
     big = drop(tf.ones([2000, 4])).numpy()
     assert 0.4 < (big == 0).mean() < 0.6
     assert drop.experimental_get_tracing_count() == 1
+
+
+def test_a_keras_training_step_with_a_none_batch_traces_once():
+    keras = tf.keras
+    model = keras.Sequential([keras.layers.Conv2D(3, 3, activation="relu"), keras.layers.Flatten(),
+                              keras.layers.Dropout(0.2), keras.layers.Dense(2)])
+    model(np.zeros((1, 6, 6, 1), np.float32))
+    loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
+    opt = keras.optimizers.Adam()
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 6, 6, 1]), tf.TensorSpec([None], tf.int64)])
+    def step(x, y):
+        with tf.GradientTape() as tape:
+            loss = loss_fn(y, model(x, training=True))
+        opt.apply_gradients(zip(tape.gradient(loss, model.trainable_variables), model.trainable_variables))
+        return loss
+
+    for n in [4, 3, 1, 4]:
+        assert np.isfinite(float(step(tf.ones([n, 6, 6, 1]), tf.zeros([n], tf.int64))))
+    assert step.experimental_get_tracing_count() == 1

@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 #include "bindings/py_rules.h"
 #include "core/error.h"
+#include "engine/observer.h"
 #include "graph/executor.h"
 #include "graph/call_policy.h"
 #include "graph/trace.h"
@@ -190,6 +191,8 @@ void bind_graph_class(py::module_& m) {
 }
 
 void bind_tracer(py::module_& m) {
+  m.def("_set_sizes_at_run_time", &set_sizes_at_run_time, py::arg("on"),
+        "Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time; returns the old setting.");
   py::class_<PyTracer>(m, "_Tracer")
       .def(py::init([](bool dry) {
              PyTracer t;

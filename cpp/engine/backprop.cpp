@@ -32,6 +32,7 @@
 #include <algorithm>
 #include "core/error.h"
 #include "engine/math.h"
+#include "engine/observer.h"
 #include "engine/tape.h"
 
 namespace tg {
@@ -100,7 +101,12 @@ Tensor reduce_toward(const Tensor& g, const Shape& shape, const Shape& logical) 
   return times == 1 ? s : s * times;
 }
 
-Tensor full_shape(const Tensor& g, const Shape& shape) { return g->shape == shape ? g : broadcast_to(g, shape); }
+// g broadcast to the shape of t, whose gradient it is; in a trace the broadcast reads t's run-time
+// shape (Note [Sizes in traced rules]).
+Tensor full_shape_of(const Tensor& g, const Tensor& t) {
+  if (g->shape == t->shape) return g;
+  return sizes_at_run_time() ? call("BroadcastLike", {g, t}) : broadcast_to(g, t->shape);
+}
 
 // Adds g into grads[like]. g stands for a gradient of shape logical (null: its own shape).
 void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch_prefix,
@@ -197,7 +203,7 @@ void announce(const std::vector<size_t>& finals, const GradientRequest& req, Gra
   for (size_t i : finals) {
     const Tensor& s = req.sources[i];
     Tensor* g = grads.find(s->id);
-    Tensor full = g && *g ? full_shape(*g, s->shape) : nullptr;
+    Tensor full = g && *g ? full_shape_of(*g, s) : nullptr;
     if (g && *g) *g = full;
     req.on_final(i, full);
   }
@@ -215,7 +221,7 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
     Tensor* g = grads.find(o->id);
     if (g && *g) {
       const bool as_is = lazy_ok || batch || (uniform_ok && (*g)->size == 1);
-      out_grads.push_back(as_is ? *g : full_shape(*g, o->shape));
+      out_grads.push_back(as_is ? *g : full_shape_of(*g, o));
       any = true;
       if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
     } else {
@@ -305,7 +311,7 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
   for (auto& s : req.sources) {
     Tensor* g = grads.find(s->id);
     bool integral = !is_floating(s->dtype);
-    if (g && *g && !integral) result.push_back(req.batch ? *g : full_shape(*g, s->shape));
+    if (g && *g && !integral) result.push_back(req.batch ? *g : full_shape_of(*g, s));
     else if (req.unconnected_zero && !integral) {
       Shape shape = s->shape;
       if (req.batch) shape.insert(shape.begin(), req.output_gradients[0]->shape[0]);

@@ -1,6 +1,7 @@
 // math.cpp -- thin C++ wrappers over registered ops used by gradient rules.
 #include "engine/math.h"
 #include "core/error.h"
+#include "engine/observer.h"
 
 namespace tg {
 
@@ -90,6 +91,14 @@ Shape batched_shape(const GradCtx& ctx, const Shape& shape) {
   Shape s(ctx.g->shape.begin(), ctx.g->shape.begin() + ctx.batch);
   s.insert(s.end(), shape.begin(), shape.end());
   return s;
+}
+
+Shape traced_shape(Shape shape) {
+  if (shape.size() < 2 || !sizes_at_run_time()) return shape;
+  int64_t rest = 1;
+  for (size_t i = 1; i < shape.size(); ++i) rest *= shape[i];
+  if (rest > 0) shape[0] = -1;
+  return shape;
 }
 
 int64_t batched_axis(const GradCtx& ctx, int64_t axis, int ndim) { return (axis < 0 ? axis + ndim : axis) + ctx.batch; }

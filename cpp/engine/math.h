@@ -55,6 +55,9 @@ Tensor sum_to(const Tensor& g, const Shape& shape, const Shape& batch_prefix = {
 // `shape` with the batch axes of ctx.g in front, and an axis shifted past them.
 Shape batched_shape(const GradCtx& ctx, const Shape& shape);
 int64_t batched_axis(const GradCtx& ctx, int64_t axis, int ndim);
+// A reshape target for a rule: while sizes are taken at run time (Note [Sizes in traced rules]),
+// the first dimension becomes -1 (inferred) when the others hold elements.
+Shape traced_shape(Shape shape);
 Tensor strided_slice(const Tensor& x, const std::vector<int64_t>& begin, const std::vector<int64_t>& end,
                      const std::vector<int64_t>& strides);
 Tensor concat(const Tensors& xs, int64_t axis);

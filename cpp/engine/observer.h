@@ -26,10 +26,19 @@ struct OpObserver {
 // Adds an observer to this thread's list (kept in kind order); removing one not there is a no-op.
 void add_observer(OpObserver* o);
 void remove_observer(OpObserver* o);
-// True when some observer is on this thread's list; observed(k): one of kind k (for instance a
-// tracer: gradient rules then compute sizes from shapes at run time, Note [Sizes in traced rules]).
+// True when some observer is on this thread's list.
 bool any_observer();
-bool observed(OpObserver::Kind k);
+
+// Note [Sizes in traced rules]: a gradient rule that uses a size of its input as a number bakes it
+// into a traced graph, which then cannot serve other sizes (Note [Relaxed graphs]: two traces that
+// differ in a constant are not one graph, so the function is traced again per shape, and a
+// dataset loop with a smaller last batch is refused). While a trace that serves sizes it does not
+// see is recorded (an input_signature with None, a dataset loop's body), this thread's flag is set
+// and such rules take the size from the run-time shape instead: Mean divides by a count computed
+// from Shape(x), gradients are broadcast with BroadcastLike(g, t), reshapes infer the batch (-1).
+// Other traces keep the constants, which fold and fuse.
+bool sizes_at_run_time();
+bool set_sizes_at_run_time(bool on);  // returns the previous setting
 
 // Pushes onto a stack of active objects (tapes, tracers, ...): the kind's observer joins the
 // list with the first one and leaves it with the last.

@@ -173,6 +173,7 @@ void Tracer::record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, cons
   n.kind = NodeKind::HostCall;
   n.host = std::move(fn);
   n.name = label;
+  n.meta = {{}, DType::Bool};  // no value of its own (its results are Output nodes)
   n.dynamic = !outs.empty();
   for (auto& xi : x) n.inputs.push_back(input_node(xi));
   const int at = add_node(g, std::move(n));

@@ -67,10 +67,17 @@ template <const ConvFamily& F> OutMeta forward_infer(const OpDef& op, const Tens
   Window2D g = conv_window(op, x[0]->shape, x[1]->shape, a);
   return {out_shape(F, g, x[1]->shape), x[0]->dtype};
 }
+// input_sizes; a batch of -1 is dy's (a traced rule's, Note [Sizes in traced rules]).
+Shape input_sizes(const OpDef& op, const Attrs& a, const Tensor& dy) {
+  Shape in = sizes_attr(op, a, "input_sizes");
+  if (in[0] == -1 && dy->ndim() == 4) in[0] = dy->shape[0];
+  return in;
+}
+
 // (w, dy) -> dx of shape input_sizes
 template <const ConvFamily& F> OutMeta input_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   check_floats(op, x[0], x[1]);
-  Shape in = sizes_attr(op, a, "input_sizes");
+  Shape in = input_sizes(op, a, x[1]);
   check_dy(op, out_shape(F, conv_window(op, in, x[0]->shape, a), x[0]->shape), x[1]);
   return {in, x[0]->dtype};
 }
@@ -123,7 +130,7 @@ Tensor conv_filter(const ConvFamily& f, const Tensor& x, const Tensor& dy, const
 template <const ConvFamily& F> Tensors forward_grad(GradCtx& ctx) {
   const Tensor &x = ctx.x[0], &w = ctx.x[1];
   Tensors r(2);
-  if (ctx.needs_grad[0]) r[0] = conv_input(F, w, ctx.g, x->shape, ctx.attrs);
+  if (ctx.needs_grad[0]) r[0] = conv_input(F, w, ctx.g, traced_shape(x->shape), ctx.attrs);
   if (ctx.needs_grad[1]) r[1] = conv_filter(F, x, ctx.g, w->shape, ctx.attrs);
   return r;
 }

@@ -148,7 +148,7 @@ Tensor keep_dims(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
   const int extra = t->ndim() - ctx.out->ndim();  // batch axes carried by t
   Shape kept = kept_shape(ctx.x[0], reduce_mask(op, ctx.x[0], ctx.attrs));
   kept.insert(kept.begin(), t->shape.begin(), t->shape.begin() + extra);
-  return t->shape == kept ? t : reshape(t, kept);
+  return t->shape == kept ? t : reshape(t, traced_shape(kept));
 }
 
 Tensor spread(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
@@ -157,11 +157,7 @@ Tensor spread(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
   return broadcast_to(keep_dims(ctx, op, t), full);
 }
 
-// Note [Sizes in traced rules]: a rule that uses a size of its input as a number bakes that size
-// into a traced graph, which then cannot serve other sizes (Note [Relaxed graphs]: the two traces
-// differ in a constant, so the function is traced again per shape, and a dataset loop with a
-// smaller last batch is refused). While a tracer records, such a rule computes the size from
-// Shape(x) instead: ops whose value follows the run-time shape.
+// The reduced count as ops on Shape(x) (Note [Sizes in traced rules] in engine/observer.h).
 Tensor reduced_count_tensor(const GradCtx& ctx, const OpDef& op) {
   auto mask = reduce_mask(op, ctx.x[0], ctx.attrs);
   const int n = ctx.x[0]->ndim();
@@ -243,7 +239,7 @@ void register_reduce_ops() {
   def_op("Mean").shape(reduce_infer).forward(mean_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                                                  // 1/n
         const OpDef& op = op_def("Mean");
-        if (observed(OpObserver::kTracer) && ctx.x[0]->ndim() > 0)  // Note [Sizes in traced rules]
+        if (sizes_at_run_time() && ctx.x[0]->ndim() > 0)  // Note [Sizes in traced rules]
           return {keep_dims(ctx, op, ctx.g) / reduced_count_tensor(ctx, op)};
         return {keep_dims(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
       })

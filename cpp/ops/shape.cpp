@@ -114,6 +114,15 @@ OutMeta broadcast_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   return {target, x[0]->dtype};
 }
 
+// BroadcastLike(x, like): x broadcast to like's shape (like's values are not read). The sweep uses it
+// in traces to give a gradient its tensor's full shape at run time (Note [Sizes in traced rules]).
+OutMeta broadcast_like_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  Shape out;
+  if (!broadcast_shapes(x[0]->shape, x[1]->shape, out) || out != x[1]->shape)
+    throw InvalidArgument(cat(op.name, ": cannot broadcast ", meta_str(x[0]), " to the shape of ", meta_str(x[1])));
+  return {out, x[0]->dtype};
+}
+
 Tensor broadcast_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
   auto src = contiguous_strides(x[0]->shape);
@@ -280,7 +289,7 @@ Tensors tile_grad(GradCtx& ctx) {
 
 void register_shape_ops() {
   def_op("Reshape").shape(reshape_infer).forward(view_kernel).batched()
-      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, batched_shape(ctx, ctx.x[0]->shape))}; })
+      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, traced_shape(batched_shape(ctx, ctx.x[0]->shape)))}; })
       .jvp(linear_jvp("Reshape"));
   def_op("Cast").shape(cast_infer).forward(cast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // float -> float only
@@ -291,6 +300,11 @@ void register_shape_ops() {
   def_op("BroadcastTo").shape(broadcast_infer).forward(broadcast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; })  // summed back by the engine
       .jvp(linear_jvp("BroadcastTo"));
+  def_op("BroadcastLike").inputs(2).shape(broadcast_like_infer).forward(broadcast_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g, nullptr}; })  // summed back by the engine
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
+        return tx[0] ? call("BroadcastLike", {tx[0], x[1]}) : nullptr;
+      });
   def_op("Transpose").shape(transpose_infer).forward(transpose_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // transpose by the inverse perm
         auto perm = full_perm(ctx.x[0], ctx.attrs);

@@ -77,16 +77,21 @@ def _trace_subgraph(fn, structure, values, captures, what, varying=None):
     for c in captures:
         sub.capture(c)
     stack = _trace_stack()
-    trace = _Trace(stack[-1].function if stack else None, True, None if varying is None else {})
+    outer = stack[-1] if stack else None  # a subgraph of a relaxed trace serves other sizes too
+    relaxed = {} if varying is not None else (outer.relaxed_shapes if outer is not None else None)
+    trace = _Trace(outer.function if outer is not None else None, True, relaxed)
     if varying is not None:
         varying.append(trace)
     stack.append(trace)
+    outer_sizes = _core._set_sizes_at_run_time(True) if varying is not None else None  # Note [Sizes in traced rules]
     try:
         with sub:
             result = fn(*nest.pack_sequence_as(structure, views))
             flat = [] if result is None else [_as_tensor(v, what) for v in nest.flatten(result)]
     finally:
         stack.pop()
+        if outer_sizes is not None:
+            _core._set_sizes_at_run_time(outer_sizes)
     graph, captured = sub.finish(flat)
     return graph, list(captured), result, flat
 

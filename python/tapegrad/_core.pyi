@@ -404,6 +404,10 @@ def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Sets the random ops' global seed and restarts their streams (tf.random.set_seed).
     """
+def _set_sizes_at_run_time(on: bool) -> bool:
+    """
+    Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time; returns the old setting.
+    """
 def _set_symbolic_dispatch(type: typing.Any, hook: typing.Any) -> None:
     """
     Registers hook(op, args, kwargs), called when an op fails on an argument of `type` (Note [Symbolic dispatch] in cpp/bindings/ops.cpp).

@@ -163,6 +163,7 @@ class Function(_core._FunctionBase):
         stack = _trace_stack()
         trace = _Trace(self, dry, shapes_by_id)
         stack.append(trace)
+        outer_sizes = _core._set_sizes_at_run_time(relaxed_shapes is not None)  # Note [Sizes in traced rules]
         try:
             with tracer:
                 result = self._traced_function()(*args, **kwargs)
@@ -173,6 +174,7 @@ class Function(_core._FunctionBase):
             raise
         finally:
             stack.pop()
+            _core._set_sizes_at_run_time(outer_sizes)
             if dry:
                 tracer.restore_variables()
         del args, kwargs, views

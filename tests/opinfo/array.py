@@ -160,6 +160,9 @@ rows = [
         [((2, 3), {}), ((2, 3, 4), {"perm": [1, 2, 0]}), ((2, 1, 3), {"perm": [2, 0, 1]}), ((), {})])),
     OpInfo("BroadcastTo", tf.broadcast_to, np.broadcast_to, order=2, samples=_with_shapes(
         [((3,), {"shape": [2, 3]}), ((2, 1), {"shape": [2, 4]}), ((), {"shape": [2, 2]}), ((1, 3), {"shape": [2, 1, 3]})])),
+    OpInfo("BroadcastLike", _op("BroadcastLike"), lambda x, like: np.broadcast_to(x, like.shape), order=2,
+           samples=lambda rng, dt: [SampleInput([uniform(rng, xs, dt), uniform(rng, ls, dt)], grad_args=[0])
+                                    for xs, ls in [((3,), (2, 3)), ((2, 1), (2, 4)), ((), (2, 2))]]),
     OpInfo("Cast", _cast, lambda x, dtype: x.astype(dtype.as_numpy_dtype), samples=_cast_samples, order=2),
     OpInfo("Shape", lambda x, out_type: _shape_op(x, out_type=out_type.code),
            lambda x, out_type: np.array(x.shape, out_type.as_numpy_dtype), differentiable=False,

@@ -106,7 +106,9 @@ class Flatten(Layer):
     def call(self, inputs):
         if inputs.ndim == 0:
             raise ValueError(f"{self.name}: cannot flatten a scalar")
-        return tf.reshape(inputs, [inputs.shape[0], math.prod(inputs.shape[1:])])
+        rest = math.prod(inputs.shape[1:])
+        # -1 for the batch: a graph traced for one batch size serves the others
+        return tf.reshape(inputs, [-1 if rest else inputs.shape[0], rest])
 
     def compute_output_shape(self, input_shape):
         rest = input_shape[1:]
