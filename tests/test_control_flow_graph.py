@@ -432,3 +432,50 @@ def test_random_draws_inside_a_loop_follow_the_eager_sequence():
         results.append(fn(tf.constant(3)).numpy())
     np.testing.assert_array_equal(results[1], results[0])
     np.testing.assert_array_equal(results[2], results[0])
+
+
+def _rnn_grads(w, u, xs, steps):
+    with tf.GradientTape() as tape:
+        tape.watch([w, u])
+        h = tf.zeros([2, 4], f64)
+        for t in tf.range(steps):
+            h = tf.tanh(tf.matmul(xs[t], w) + tf.matmul(h, u))
+        loss = tf.reduce_sum(h * h)
+    return tape.gradient(loss, [w, u])
+
+
+def test_watched_constants_captured_by_a_loop_get_their_gradient():
+    # The loop body reads w and u, constants of the enclosing function watched by its tape: they
+    # must be arguments of the While node (they were baked into the body and got None).
+    rng = np.random.default_rng(3)
+    w, u = c(rng.normal(size=(3, 4)) * 0.3), c(rng.normal(size=(4, 4)) * 0.3)
+    xs = c(rng.normal(size=(9, 2, 3)))
+    traced = tf.function(lambda xs, steps: _rnn_grads(w, u, xs, steps))
+    for n in (5, 7, 2, 9):
+        for got, want in zip(traced(xs, tf.constant(n)), _rnn_grads(w, u, xs, tf.constant(n))):
+            np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-12)
+    assert traced.experimental_get_tracing_count() == 1
+
+    @tf.function
+    def branch(x, flag):
+        with tf.GradientTape() as tape:
+            tape.watch(w)
+            y = tf.cond(flag, lambda: tf.reduce_sum(tf.matmul(x, w)), lambda: tf.reduce_sum(w * w))
+        return tape.gradient(y, w)
+    x = c(rng.normal(size=(2, 3)))
+    np.testing.assert_allclose(branch(x, tf.constant(True)).numpy(), np.repeat(x.numpy().sum(0)[:, None], 4, 1))
+    np.testing.assert_allclose(branch(x, tf.constant(False)).numpy(), 2 * w.numpy())
+
+
+def test_the_loop_backward_reads_each_steps_result_instead_of_recomputing_it():
+    # Note [Given outputs]: tanh's gradient reads the step's result from the loop's history, so the
+    # backward body holds only the three gradient matmuls, not the forward's two again.
+    rng = np.random.default_rng(4)
+    w, u, xs = c(rng.normal(size=(3, 4))), c(rng.normal(size=(4, 4))), c(rng.normal(size=(6, 2, 3)))
+    f = tf.function(_rnn_grads)
+    for n in (6, 1, 0):
+        got = f(w, u, xs, tf.constant(n))
+        if n:
+            for g, want in zip(got, _rnn_grads(w, u, xs, tf.constant(n))):
+                np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-12)
+    assert f.get_concrete_function(w, u, xs, tf.constant(6)).graph.to_text().count("MatMul(") == 2 + 3

@@ -129,6 +129,7 @@ Tensors execute_while(const ControlFlow& f, const Tensors& x, bool eager) {
       args[k] = std::move(next[k]);
     }
   }
+  for (size_t k = 0; k < history.size(); ++k) history[k].push_back(args[k]);  // and the final values
   Tensors outs(args.begin(), args.begin() + (long)nv);
   outs.push_back(scalar((double)step, DType::Int64));  // the trip count (the backward's bound)
   for (size_t k = 0; k < history.size(); ++k) outs.push_back(stack(history[k], x[k], eager));
@@ -198,8 +199,9 @@ namespace {
 // - If: an If of the branches' backward graphs (operands, upstream -> operand gradients);
 // - While: a While counting j = N-1 .. 0 (N the forward's trip count, a result of every While)
 //   that applies the body's backward graph to the loop variables of iteration j. The forward
-//   node recorded under a tape keeps those values per iteration (keep_history: one [N, ...]
-//   result per loop variable) and the backward gathers row j. When a tape or accumulator
+//   node recorded under a tape keeps those values per iteration and the final ones (keep_history:
+//   one [N + 1, ...] result per loop variable) and the backward gathers row j (and row j + 1,
+//   the step's results, Note [Given outputs]). When a tape or accumulator
 //   watches the backward itself (a second derivative), the step instead recomputes them with
 //   a While bounded by j from the initial values (O(N^2) body runs, every value an op).
 // Backward graphs are traced here with dry tracers (prints skipped, assignments undone); the
@@ -238,14 +240,37 @@ std::shared_ptr<Graph> trace_graph(const Tensors& args, F body) {
 }
 
 struct Backward {
-  std::shared_ptr<Graph> g;  // (args..., upstream per float output) -> (grad per float arg, grad per variable)
+  // (args..., upstream per float output[, value per float output]) -> (grad per float arg, grad per variable)
+  std::shared_ptr<Graph> g;
   std::vector<int> float_args, float_outs;
 };
+
+// Note [Given outputs]: the backward graph of a loop body replays the body on a tape, so every
+// backward step recomputes the step's forward ops. A rule reads its op's inputs and output: the
+// inputs of the body's first ops are loop variables (kept per iteration), and the output the
+// rules of the last ops read, tanh's in h = tanh(...), is the step's result, the next iteration's
+// loop variable, also kept. With `given_outputs` the graph takes those results as arguments and
+// the tape entry that made a result (read by no other entry) has it as its output: the rules
+// read the argument, and the recomputation nothing else reads is pruned (for the tanh RNN, both
+// matmuls of the forward step). The values are the same: the kernels are deterministic.
+void use_given_output(Tape& tape, const Tensor& computed, const Tensor& given) {
+  if (computed->shape != given->shape || computed->dtype != given->dtype) return;
+  TapeEntry* maker = nullptr;
+  for (auto& e : tape.entries) {
+    for (auto& x : e.inputs)
+      if (x->id == computed->id) return;  // another op reads it: its gradient must reach the maker
+    for (auto& o : e.outputs)
+      if (o->id == computed->id) maker = &e;
+  }
+  if (!maker || !maker->op || maker->op->stateful) return;
+  for (auto& o : maker->outputs)
+    if (o->id == computed->id) o = given;
+}
 
 // The backward graph of subgraph sub, traced at these argument values, for the float arguments
 // `wanted` and the variables; outs: values of its outputs.
 Backward backward_of(const Graph& sub, const Tensors& args, const std::vector<int>& wanted, const Tensors& vars,
-                     const Tensors& outs) {
+                     const Tensors& outs, bool given_outputs = false) {
   Backward b;
   b.float_args = wanted;
   Tensors all = args;
@@ -254,7 +279,9 @@ Backward backward_of(const Graph& sub, const Tensors& args, const std::vector<in
       b.float_outs.push_back((int)k);
       all.push_back(zeros(outs[k]->shape, outs[k]->dtype));
     }
-  const size_t nargs = args.size();
+  const size_t nargs = args.size(), nout = b.float_outs.size();
+  if (given_outputs)
+    for (int k : b.float_outs) all.push_back(outs[k]);
   b.g = trace_graph(all, [&](const Tensors& v) {
     Tape tape;
     GradientRequest req;
@@ -266,8 +293,17 @@ Backward backward_of(const Graph& sub, const Tensors& args, const std::vector<in
       ActiveTape recording(&tape);
       ys = run_graph(sub, Tensors(v.begin(), v.begin() + (long)nargs), true);
     }
-    for (size_t j = 0; j < b.float_outs.size(); ++j) {
-      req.targets.push_back(ys[b.float_outs[j]]);
+    for (size_t j = 0; j < nout; ++j) {
+      Tensor y = ys[b.float_outs[j]];
+      if (given_outputs) {  // Note [Given outputs]
+        const Tensor& given = v[nargs + nout + j];
+        use_given_output(tape, y, given);
+        bool swapped = false;
+        for (auto& e : tape.entries)
+          for (auto& o : e.outputs) swapped |= o == given;
+        if (swapped) y = given;
+      }
+      req.targets.push_back(y);
       req.output_gradients.push_back(v[nargs + j]);
     }
     req.unconnected_zero = true;
@@ -335,7 +371,14 @@ Tensors while_backward(const Node& n, const Tensors& x, const std::vector<int>& 
     if (is_floating(x[k]->dtype)) wanted.push_back((int)k);
   for (int i : src)
     if ((size_t)i >= nv) wanted.push_back(i);
-  Backward bb = backward_of(*f.second, state, wanted, vars, Tensors(x.begin(), x.begin() + (long)nv));
+  // Its captures: the loop variables' values per iteration when the forward kept them and no
+  // tape or accumulator watches this backward (a second derivative would need the gather's
+  // gradient at shapes of this call); else the initial values, from which each step recomputes.
+  Tensors watched = x;
+  for (auto& g : gout)
+    if (g) watched.push_back(g);
+  const bool use_history = f.keep_history && !should_record(watched) && !any_tangent(watched);
+  Backward bb = backward_of(*f.second, state, wanted, vars, Tensors(x.begin(), x.begin() + (long)nv), use_history);
   auto recompute = std::make_shared<ControlFlow>(f);
   recompute->has_limit = true;
   recompute->second = without_side_effects(*f.second);
@@ -351,13 +394,6 @@ Tensors while_backward(const Node& n, const Tensors& x, const std::vector<int>& 
   for (size_t k = nf; k < bb.float_args.size(); ++k) init.push_back(zeros(state[bb.float_args[k]]->shape, state[bb.float_args[k]]->dtype));
   for (auto& v : vars) init.push_back(zeros(v->shape, v->dtype));
   const size_t nloop = init.size();
-  // Its captures: the loop variables' values per iteration when the forward kept them and no
-  // tape or accumulator watches this backward (a second derivative would need the gather's
-  // gradient at shapes of this call); else the initial values, from which each step recomputes.
-  Tensors watched = x;
-  for (auto& g : gout)
-    if (g) watched.push_back(g);
-  const bool use_history = f.keep_history && !should_record(watched) && !any_tangent(watched);
   Tensors all = init;
   for (size_t k = 0; k < nv; ++k) all.push_back(use_history ? outs[nv + 1 + k] : state[k]);
   for (size_t c = 0; c < ncap; ++c) all.push_back(state[nv + c]);
@@ -365,10 +401,10 @@ Tensors while_backward(const Node& n, const Tensors& x, const std::vector<int>& 
   Tensors example = all;
   example[0] = scalar(0.0, DType::Int64);
   for (size_t k = 0; use_history && k < nv; ++k)
-    if (example[nloop + k]->shape[0] == 0) {
-      Shape one = example[nloop + k]->shape;
-      one[0] = 1;
-      example[nloop + k] = zeros(one, example[nloop + k]->dtype);
+    if (example[nloop + k]->shape[0] < 2) {  // rows j and j + 1 for the trace (a call of no steps has one)
+      Shape two = example[nloop + k]->shape;
+      two[0] = 2;
+      example[nloop + k] = zeros(two, example[nloop + k]->dtype);
     }
   auto cond_g = trace_graph(example, [&](const Tensors& a) {
     return Tensors{apply("GreaterEqual", {a[0], scalar(0.0, DType::Int64)})};
@@ -386,6 +422,12 @@ Tensors while_backward(const Node& n, const Tensors& x, const std::vector<int>& 
     Tensors bx(vj.begin(), vj.begin() + (long)nv);
     for (size_t c = 0; c < ncap; ++c) bx.push_back(a[nloop + nv + c]);
     for (size_t k = 0; k < nf; ++k) bx.push_back(a[1 + k]);
+    if (use_history && !bb.float_outs.empty()) {  // Note [Given outputs]: row j + 1, the value after step j
+      Tensor next_row = apply("Add", {a[0], scalar(1.0, DType::Int64)});
+      for (size_t k = 0; k < bb.float_outs.size(); ++k)
+        bx.push_back(apply("GatherV2", {a[nloop + bb.float_outs[k]], next_row},
+                           Attrs().set("axis", 0).set("batch_dims", 0)));
+    }
     Tensors r = run_graph(*bb.g, bx, true);
     Tensors next = {apply("Sub", {a[0], scalar(1.0, DType::Int64)})};
     for (size_t k = 0; k < nf; ++k) next.push_back(r[k]);

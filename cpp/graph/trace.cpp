@@ -101,12 +101,22 @@ int Tracer::placeholder(const Tensor& t, const std::string& name) {
 
 // A variable read is valid until the variable is assigned (record_assign forgets it), so
 // common-subexpression elimination never merges reads across an assignment.
+// Whether a tape (paused or not) or a forward accumulator follows t: a subgraph must then take it
+// as an argument, or its gradient could not flow out of the control-flow node.
+static bool followed(const Tensor& t) {
+  for (Tape* tape : active_tapes())
+    if (tape->tracked.contains(t->id)) return true;
+  return any_tangent({t});
+}
+
 int Tracer::input_node(const Tensor& t) {
   auto it = node_of.find(t->id);
   if (it != node_of.end()) return it->second;
-  if (!t->is_variable)
+  if (!t->is_variable && !outer.empty()) {
     for (Tracer* o : outer)
       if (o->sees_dynamic(t)) return capture(t);
+    if (followed(t)) return capture(t);  // a watched constant of the enclosing function
+  }
   Node n;
   n.meta = {t->shape, t->dtype};
   if (const std::string* leaked = leaked_name(t->id))
