@@ -58,6 +58,15 @@ int default_dtype_of(py::handle obj) {
   return -1;
 }
 
+py::object wrap_tensor(const Tensor& t) {
+  if (!t) return py::none();
+  if (typeid(*t) != typeid(TensorImpl)) return py::cast(t);
+  static const py::detail::type_info* const type = py::detail::get_type_info(typeid(TensorImpl));
+  return py::reinterpret_steal<py::object>(py::detail::type_caster_generic::cast(
+      py::detail::cast_sources(t.get(), type), py::return_value_policy::take_ownership, py::handle(), nullptr, nullptr,
+      &t));
+}
+
 Tensor to_tensor(py::handle obj, int hint) {
   if (is_tensor(obj)) return tensor_of(obj);
   // Fast path for Python scalars.

@@ -20,6 +20,13 @@ inline Tensor tensor_of(py::handle h) {
   return inst->get_value_and_holder().template holder<Tensor>();
 }
 
+// Note [Wrapping results]: py::cast(Tensor) finds the pybind11 type of the object by its dynamic
+// C++ type (two hash lookups keyed by type names) on every call, about a tenth of a scalar op.
+// Op results are plain TensorImpl objects, whose type record wrap_tensor looks up once; anything
+// else (a VariableImpl) goes through py::cast. Either way an object that already has a Python
+// wrapper gets that wrapper back. A null Tensor becomes None.
+py::object wrap_tensor(const Tensor& t);
+
 // Converts a Tensor, Python number/bool, nested list or NumPy array to a Tensor.
 // `hint` (or -1) is the dtype a non-tensor value takes, as TF's convert_to_tensor(dtype_hint=).
 Tensor to_tensor(py::handle obj, int hint = -1);

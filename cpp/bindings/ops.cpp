@@ -266,7 +266,7 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     } else {
       bind_signature(*h.sig, h.names.data(), args, nargs, kwnames, x, attrs);
     }
-    return py::cast(run_op(*h.op, x, attrs)).release().ptr();
+    return wrap_tensor(run_op(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     if (g_symbolic_type) {

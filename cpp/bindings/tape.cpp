@@ -34,6 +34,26 @@ bool wants_zeros(py::handle u) {
   throw InvalidArgument("unconnected_gradients must be UnconnectedGradients.NONE or UnconnectedGradients.ZERO, got " + s);
 }
 
+// Note [Small sweeps keep the GIL]: releasing and re-taking the GIL costs about as much as the
+// whole sweep of a scalar tape, so gradient() releases it only when the tape holds more than a
+// few entries or enough elements that a kernel of the sweep may take long (as run_op does for
+// one op, with the same threshold). Rules that call back into Python take the GIL either way.
+bool sweep_is_small(const Tape& tape) {
+  if (tape.entries.size() > 16) return false;
+  int64_t n = 0;
+  for (auto& e : tape.entries)
+    for (auto* list : {&e.inputs, &e.outputs})
+      for (auto& t : *list)
+        if (t) n += t->size;
+  return n < kReleaseGilMin;
+}
+
+Tensors run_gradient(Tape& tape, const GradientRequest& req) {
+  if (sweep_is_small(tape)) return tg::gradient(tape, req);
+  py::gil_scoped_release nogil;
+  return tg::gradient(tape, req);
+}
+
 struct PyTape {
   std::shared_ptr<Tape> tape = std::make_shared<Tape>();
   bool active = false;
@@ -90,12 +110,7 @@ struct PyTape {
       // The common case, one target and one source: no nested structures to walk.
       req.targets = {tensor_of(target)};
       req.sources = {tensor_of(sources)};
-      Tensors grads;
-      {
-        py::gil_scoped_release nogil;
-        grads = tg::gradient(*tape, req);
-      }
-      return grads[0] ? py::cast(grads[0]) : py::none();
+      return wrap_tensor(run_gradient(*tape, req)[0]);
     }
     std::vector<py::object> ft, fs, fo;
     flatten(target, ft);
@@ -109,11 +124,7 @@ struct PyTape {
       req.output_gradients = as_tensors(fo, "output gradient", true);
     }
     req.unconnected_zero = wants_zeros(unconnected);
-    Tensors grads;
-    {
-      py::gil_scoped_release nogil;
-      grads = tg::gradient(*tape, req);
-    }
+    Tensors grads = run_gradient(*tape, req);
     std::vector<py::object> flat;
     for (auto& g : grads) flat.push_back(g ? py::cast(g) : py::none());
     size_t i = 0;

@@ -62,7 +62,7 @@ Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as f
 template <class F>
 PyObject* guarded(F f) {
   try {
-    return py::cast(f()).release().ptr();
+    return wrap_tensor(f()).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
