@@ -19,6 +19,12 @@ inline Tensor tensor_of(py::handle h) {
   auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
   return inst->get_value_and_holder().template holder<Tensor>();
 }
+// The same, borrowed from the Python object (valid while it lives): no reference-count traffic,
+// which is a visible part of a scalar op's cost.
+inline const Tensor& tensor_ref(py::handle h) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  return inst->get_value_and_holder().template holder<Tensor>();
+}
 
 // Note [Wrapping results]: py::cast(Tensor) finds the pybind11 type of the object by its dynamic
 // C++ type (two hash lookups keyed by type names) on every call, about a tenth of a scalar op.

@@ -108,8 +108,8 @@ struct PyTape {
     GradientRequest req;
     if (is_tensor(target) && is_tensor(sources) && output_gradients.is_none() && unconnected.is_none()) {
       // The common case, one target and one source: no nested structures to walk.
-      req.targets = {tensor_of(target)};
-      req.sources = {tensor_of(sources)};
+      req.targets.push_back(tensor_of(target));
+      req.sources.push_back(tensor_of(sources));
       return wrap_tensor(run_gradient(*tape, req)[0]);
     }
     std::vector<py::object> ft, fs, fo;
@@ -232,7 +232,7 @@ PyObject* fast_watch(PyObject* self, PyObject* arg) {
   return guarded([&] {
     Tape& tape = *tape_of(self).tape;
     if (is_tensor(arg)) {
-      tape.watch(tensor_of(arg));
+      tape.watch(tensor_ref(arg));
       Py_RETURN_NONE;
     }
     std::vector<py::object> items;

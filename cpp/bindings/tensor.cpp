@@ -37,15 +37,15 @@ enum { kNeg, kAbs, kInvert };
 
 // a op b where one of them is a tensor; the other converts to its dtype (TF's dtype_hint).
 Tensor binary(const OpDef& op, py::handle a, py::handle b) {
-  Tensor x, y;
+  Tensors x(2);  // built in place: a braced list would copy each input twice more
   if (is_tensor(a)) {
-    x = tensor_of(a);
-    y = to_tensor(b, (int)x->dtype);
+    x[0] = tensor_of(a);
+    x[1] = to_tensor(b, (int)x[0]->dtype);
   } else {
-    y = tensor_of(b);
-    x = to_tensor(a, (int)y->dtype);
+    x[1] = tensor_of(b);
+    x[0] = to_tensor(a, (int)x[1]->dtype);
   }
-  return run_op(op, {x, y});
+  return run_op(op, x);
 }
 
 Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as float64, as in TF

@@ -110,8 +110,9 @@ void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch
   Shape b;  // a gradient that broadcasts to like (a custom gradient's scalar, say) stands for like's shape
   if (!logical && (g->shape == like->shape || (broadcast_shapes(g->shape, like->shape, b) && b == like->shape)))
     logical = &like->shape;
-  g = batch_prefix.empty() ? reduce_toward(g, like->shape, logical ? *logical : g->shape)
-                           : sum_to(g, like->shape, batch_prefix);
+  if (!batch_prefix.empty()) g = sum_to(g, like->shape, batch_prefix);
+  else if (!(g->shape == like->shape && *logical == like->shape))  // (else nothing to reduce)
+    g = reduce_toward(g, like->shape, logical ? *logical : g->shape);
   if (g->dtype != like->dtype) g = cast(g, like->dtype);
   auto slot = grads.insert(like->id);
   *slot.first = *slot.first ? *slot.first + g : std::move(g);
@@ -124,7 +125,8 @@ void initial_grads(GradMap& grads, const GradientRequest& req) {
                                                                             : req.output_gradients[i];
     if (seed->dtype != t->dtype)
       throw InvalidArgument(cat("output_gradients of ", meta_str(seed), " does not match target of ", meta_str(t)));
-    accumulate(grads, t, seed, req.batch ? Shape{seed->shape.at(0)} : Shape{});
+    const Shape prefix = req.batch ? Shape{seed->shape.at(0)} : Shape{};
+    accumulate(grads, t, std::move(seed), prefix);
   }
 }
 
@@ -225,9 +227,11 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
     Tensor* g = grads.find(o->id);
     if (g && *g) {
       const bool as_is = lazy_ok || batch || (uniform_ok && (*g)->size == 1);
-      out_grads.push_back(as_is ? *g : full_shape(*g, o->shape));
+      const bool complete = !keep.contains(o->id);  // every consumer is newer: the slot is done
+      if (as_is && complete) out_grads.push_back(std::move(*g));
+      else out_grads.push_back(as_is ? *g : full_shape(*g, o->shape));
       any = true;
-      if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
+      if (complete) *g = nullptr;
     } else {
       Shape s = o->shape;
       if (batch) s.insert(s.begin(), rows);
@@ -267,7 +271,7 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
                                       " (input ", i, ", op run at ", e.site.empty() ? std::string("?") : e.site, ")"));
   for (size_t i = 0; i < in_grads.size(); ++i)
     if (in_grads[i] && needs[i])  // an elementwise rule's results stand for the output's shape
-      accumulate(grads, e.inputs[i], in_grads[i], batch ? Shape{rows} : Shape{},
+      accumulate(grads, e.inputs[i], std::move(in_grads[i]), batch ? Shape{rows} : Shape{},
                  lazy_ok ? &e.outputs[0]->shape : nullptr);
   out_grads.clear();
   if (drop_saved) {
