@@ -110,7 +110,7 @@ struct PyTape {
       // The common case, one target and one source: no nested structures to walk.
       req.targets.push_back(tensor_of(target));
       req.sources.push_back(tensor_of(sources));
-      return wrap_tensor(run_gradient(*tape, req)[0]);
+      return wrap_tensor(std::move(run_gradient(*tape, req)[0]));
     }
     std::vector<py::object> ft, fs, fo;
     flatten(target, ft);
