@@ -41,10 +41,10 @@ bool wants_zeros(py::handle u) {
 bool sweep_is_small(const Tape& tape) {
   if (tape.entries.size() > 16) return false;
   int64_t n = 0;
-  for (auto& e : tape.entries) {
-    for (auto& t : e.inputs) n += t ? t->size : 0;
-    for (auto& t : e.outputs) n += t ? t->size : 0;
-  }
+  for (auto& e : tape.entries)
+    for (auto* list : {&e.inputs, &e.outputs})
+      for (auto& t : *list)
+        if (t) n += t->size;
   return n < kReleaseGilMin;
 }
 

@@ -54,13 +54,10 @@ void Tape::reset() {
 size_t Tape::nbytes() const {
   std::unordered_set<const Storage*> seen;  // views share storage: count it once
   size_t n = 0;
-  auto count = [&](const Tensor& t) {
-    if (t && t->storage && seen.insert(t->storage.get()).second) n += t->storage->nbytes;
-  };
-  for (auto& e : entries) {
-    for (auto& t : e.inputs) count(t);
-    for (auto& t : e.outputs) count(t);
-  }
+  for (auto& e : entries)
+    for (auto* list : {&e.inputs, &e.outputs})
+      for (auto& t : *list)
+        if (t && t->storage && seen.insert(t->storage.get()).second) n += t->storage->nbytes;
   return n;
 }
 

@@ -14,51 +14,13 @@ namespace tg {
 // A custom gradient (custom_gradient, recompute_grad): output gradients -> input gradients.
 using CustomGradFn = std::function<Tensors(const Tensors& out_grads)>;
 
-// An entry's outputs: a primitive op's one output is held inline (recording is on every op's
-// path, and a vector would cost an allocation per recorded op); a custom entry's several
-// outputs are held in a vector. Iterates and indexes like a Tensors.
-class EntryOutputs {
- public:
-  EntryOutputs& operator=(const Tensors& ts) {
-    clear();
-    if (ts.size() == 1) one_ = ts[0];
-    else more_ = ts;
-    return *this;
-  }
-  void push_back(Tensor t) {
-    if (empty()) {
-      one_ = std::move(t);
-      return;
-    }
-    if (more_.empty()) more_.push_back(std::move(one_));
-    more_.push_back(std::move(t));
-  }
-  size_t size() const { return more_.empty() ? (one_ ? 1 : 0) : more_.size(); }
-  bool empty() const { return size() == 0; }
-  Tensor* begin() { return more_.empty() ? &one_ : more_.data(); }
-  Tensor* end() { return begin() + size(); }
-  const Tensor* begin() const { return more_.empty() ? &one_ : more_.data(); }
-  const Tensor* end() const { return begin() + size(); }
-  Tensor& operator[](size_t i) { return begin()[i]; }
-  const Tensor& operator[](size_t i) const { return begin()[i]; }
-  void clear() {
-    one_ = nullptr;
-    more_.clear();
-  }
-
- private:
-  Tensor one_;  // the output while there is at most one
-  Tensors more_;
-};
-
 // Inputs and outputs are saved by value; their ids (and shapes) are read from them.
 // A variable is saved as a snapshot carrying the variable's id (see saved_value in tape.cpp).
 struct TapeEntry {
   const OpDef* op = nullptr;          // null for a custom entry
   std::shared_ptr<CustomGradFn> custom;
   Attrs attrs;
-  Tensors inputs;                     // inputs and outputs are dropped by a non-persistent sweep
-  EntryOutputs outputs;               // once the rule has run
+  Tensors inputs, outputs;            // dropped by a non-persistent sweep once the rule has run
   std::string site;                   // the Python line that ran the op (only under check_numerics)
 };
 
