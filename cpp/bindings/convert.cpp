@@ -58,6 +58,24 @@ int default_dtype_of(py::handle obj) {
   return -1;
 }
 
+py::object wrap_tensor(Tensor t) {
+  if (!t) return py::none();
+  if (typeid(*t) != typeid(TensorImpl)) return py::cast(t);
+  static const py::detail::type_info* const type = py::detail::get_type_info(typeid(TensorImpl));
+  if (py::handle existing = py::detail::find_registered_python_instance(t.get(), type))
+    return py::reinterpret_steal<py::object>(existing);  // (a new reference)
+  auto obj = py::reinterpret_steal<py::object>(py::detail::make_new_instance(type->type));
+  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
+  inst->owned = true;
+  py::detail::value_and_holder v_h = inst->get_value_and_holder(type);
+  v_h.value_ptr() = t.get();
+  py::detail::register_instance(inst, t.get(), type);
+  v_h.set_instance_registered();
+  new (std::addressof(v_h.holder<Tensor>())) Tensor(std::move(t));
+  v_h.set_holder_constructed();
+  return obj;
+}
+
 Tensor to_tensor(py::handle obj, int hint) {
   if (is_tensor(obj)) return tensor_of(obj);
   // Fast path for Python scalars.

@@ -19,6 +19,21 @@ inline Tensor tensor_of(py::handle h) {
   auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
   return inst->get_value_and_holder().template holder<Tensor>();
 }
+// The same, borrowed from the Python object (valid while it lives): no reference-count traffic,
+// which is a visible part of a scalar op's cost.
+inline const Tensor& tensor_ref(py::handle h) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  return inst->get_value_and_holder().template holder<Tensor>();
+}
+
+// Note [Wrapping results]: py::cast(Tensor) finds the pybind11 type of the object by its dynamic
+// C++ type (hash lookups keyed by type names, twice) and copies the Tensor into the new
+// object, about a tenth of a scalar op. Op results are plain TensorImpl objects: wrap_tensor
+// looks their type record up once and moves the Tensor into the holder, doing what pybind11's
+// cast does otherwise (an object that already has a Python wrapper gets that wrapper back; a
+// new one is registered, so later casts find it). Anything else (a VariableImpl) goes through
+// py::cast. A null Tensor becomes None.
+py::object wrap_tensor(Tensor t);
 
 // Converts a Tensor, Python number/bool, nested list or NumPy array to a Tensor.
 // `hint` (or -1) is the dtype a non-tensor value takes, as TF's convert_to_tensor(dtype_hint=).

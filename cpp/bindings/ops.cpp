@@ -199,7 +199,7 @@ void bind_signature(const Signature& s, PyObject* const* names, PyObject* const*
 void bind_raw(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Tensors& x, Attrs& attrs) {
   int hint = -1;
   for (Py_ssize_t i = 0; i < nargs && hint < 0; ++i)
-    if (is_tensor(args[i])) hint = (int)tensor_of(args[i])->dtype;
+    if (is_tensor(args[i])) hint = (int)tensor_ref(args[i])->dtype;
   x.reserve((size_t)nargs);
   for (Py_ssize_t i = 0; i < nargs; ++i) x.push_back(to_tensor(args[i], hint));
   if (kwnames && PyTuple_GET_SIZE(kwnames) > 0) {
@@ -275,7 +275,7 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     } else {
       bind_signature(*h.sig, h.names.data(), args, nargs, kwnames, x, attrs);
     }
-    return py::cast(run_op(*h.op, x, attrs)).release().ptr();
+    return wrap_tensor(run_op(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     if (g_symbolic_type) {

@@ -34,6 +34,26 @@ bool wants_zeros(py::handle u) {
   throw InvalidArgument("unconnected_gradients must be UnconnectedGradients.NONE or UnconnectedGradients.ZERO, got " + s);
 }
 
+// Note [Small sweeps keep the GIL]: releasing and re-taking the GIL costs about as much as the
+// whole sweep of a scalar tape, so gradient() releases it only when the tape holds more than a
+// few entries or enough elements that a kernel of the sweep may take long (as run_op does for
+// one op, with the same threshold). Rules that call back into Python take the GIL either way.
+bool sweep_is_small(const Tape& tape) {
+  if (tape.entries.size() > 16) return false;
+  int64_t n = 0;
+  for (auto& e : tape.entries)
+    for (auto* list : {&e.inputs, &e.outputs})
+      for (auto& t : *list)
+        if (t) n += t->size;
+  return n < kReleaseGilMin;
+}
+
+Tensors run_gradient(Tape& tape, const GradientRequest& req) {
+  if (sweep_is_small(tape)) return tg::gradient(tape, req);
+  py::gil_scoped_release nogil;
+  return tg::gradient(tape, req);
+}
+
 struct PyTape {
   std::shared_ptr<Tape> tape = std::make_shared<Tape>();
   bool active = false;
@@ -88,14 +108,9 @@ struct PyTape {
     GradientRequest req;
     if (is_tensor(target) && is_tensor(sources) && output_gradients.is_none() && unconnected.is_none()) {
       // The common case, one target and one source: no nested structures to walk.
-      req.targets = {tensor_of(target)};
-      req.sources = {tensor_of(sources)};
-      Tensors grads;
-      {
-        py::gil_scoped_release nogil;
-        grads = tg::gradient(*tape, req);
-      }
-      return grads[0] ? py::cast(grads[0]) : py::none();
+      req.targets.push_back(tensor_of(target));
+      req.sources.push_back(tensor_of(sources));
+      return wrap_tensor(std::move(run_gradient(*tape, req)[0]));
     }
     std::vector<py::object> ft, fs, fo;
     flatten(target, ft);
@@ -109,11 +124,7 @@ struct PyTape {
       req.output_gradients = as_tensors(fo, "output gradient", true);
     }
     req.unconnected_zero = wants_zeros(unconnected);
-    Tensors grads;
-    {
-      py::gil_scoped_release nogil;
-      grads = tg::gradient(*tape, req);
-    }
+    Tensors grads = run_gradient(*tape, req);
     std::vector<py::object> flat;
     for (auto& g : grads) flat.push_back(g ? py::cast(g) : py::none());
     size_t i = 0;
@@ -165,13 +176,30 @@ struct StopRecording {
 // Note [Fast tape methods]: `with tape:`, watch and the one-tensor gradient are called once per
 // training step or scalar evaluation, and pybind11's dispatcher costs more than the work they
 // do: they are C-level methods in the class dict. gradient hands anything but (tensor, tensor)
-// to the pybind11 method it replaces (kept in g_slow_gradient).
+// to the pybind11 method it replaces (kept in g_slow_gradient), and __init__ anything but
+// bools for its two arguments (or a second __init__ call) to g_slow_init.
 PyTape& tape_of(PyObject* self) {
   return *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<PyTape>();
 }
 
-// Never freed: it must outlive the interpreter's finalisation, which would otherwise drop it too late.
+// Never freed: they must outlive the interpreter's finalisation, which would otherwise drop them too late.
 PyObject* g_slow_gradient = nullptr;
+PyObject* g_slow_init = nullptr;
+
+PyTape new_tape(bool persistent, bool watch_accessed_variables) {
+  PyTape t;
+  t.tape->entries.reserve(4);
+  t.tape->persistent = persistent;
+  t.tape->watch_accessed_variables = watch_accessed_variables;
+  return t;
+}
+
+PyObject* forward_to(PyObject* slow, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  std::vector<PyObject*> all(1 + (size_t)nargs + (kwnames ? (size_t)PyTuple_GET_SIZE(kwnames) : 0));
+  all[0] = self;
+  for (size_t i = 1; i < all.size(); ++i) all[i] = args[i - 1];
+  return PyObject_Vectorcall(slow, all.data(), 1 + (size_t)nargs, kwnames);
+}
 
 template <class F>
 PyObject* guarded(F f) {
@@ -204,7 +232,7 @@ PyObject* fast_watch(PyObject* self, PyObject* arg) {
   return guarded([&] {
     Tape& tape = *tape_of(self).tape;
     if (is_tensor(arg)) {
-      tape.watch(tensor_of(arg));
+      tape.watch(tensor_ref(arg));
       Py_RETURN_NONE;
     }
     std::vector<py::object> items;
@@ -220,17 +248,47 @@ PyObject* fast_watch(PyObject* self, PyObject* arg) {
 }
 
 PyObject* fast_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  if (nargs != 2 || kwnames || !is_tensor(args[0]) || !is_tensor(args[1])) {
-    std::vector<PyObject*> all(1 + (size_t)nargs + (kwnames ? (size_t)PyTuple_GET_SIZE(kwnames) : 0));
-    all[0] = self;
-    for (size_t i = 1; i < all.size(); ++i) all[i] = args[i - 1];
-    return PyObject_Vectorcall(g_slow_gradient, all.data(), 1 + (size_t)nargs, kwnames);
-  }
+  if (nargs != 2 || kwnames || !is_tensor(args[0]) || !is_tensor(args[1]))
+    return forward_to(g_slow_gradient, self, args, nargs, kwnames);
   return guarded([&] { return tape_of(self).gradient(args[0], args[1], py::none(), py::none()).release().ptr(); });
+}
+
+// __init__(persistent=False, watch_accessed_variables=True), as pybind11's constructor does it:
+// the value is built, then init_instance makes the holder and registers the instance.
+PyObject* fast_init(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  static const py::detail::type_info* const type = py::detail::get_type_info(typeid(PyTape));
+  bool flags[2] = {false, true}, given[2] = {false, false};
+  bool fast = nargs <= 2 && PyObject_TypeCheck(self, type->type);
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  for (Py_ssize_t i = 0; fast && i < nargs + nkw; ++i) {
+    int k = (int)i;
+    if (i >= nargs) {
+      PyObject* name = PyTuple_GET_ITEM(kwnames, i - nargs);
+      k = PyUnicode_CompareWithASCIIString(name, "persistent") == 0               ? 0
+          : PyUnicode_CompareWithASCIIString(name, "watch_accessed_variables") == 0 ? 1
+                                                                                     : -1;
+    }
+    fast = k >= 0 && !given[k] && PyBool_Check(args[i]);
+    if (fast) flags[k] = args[i] == Py_True, given[k] = true;
+  }
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  py::detail::value_and_holder v_h;
+  if (fast) {
+    v_h = inst->get_value_and_holder(type, false);
+    fast = v_h.inst && !v_h.value_ptr() && !v_h.instance_registered();  // (v_h is false until it holds a value)
+  }
+  if (!fast) return forward_to(g_slow_init, self, args, nargs, kwnames);
+  return guarded([&] {
+    v_h.value_ptr() = new PyTape(new_tape(flags[0], flags[1]));
+    type->init_instance(inst, nullptr);
+    Py_RETURN_NONE;
+  });
 }
 
 void install_fast_methods(py::handle cls) {
   static PyMethodDef defs[] = {
+      {"__init__", (PyCFunction)(void (*)())fast_init, METH_FASTCALL | METH_KEYWORDS,
+       "__init__(persistent=False, watch_accessed_variables=True)"},
       {"__enter__", (PyCFunction)fast_enter, METH_NOARGS, nullptr},
       {"__exit__", (PyCFunction)(void (*)())fast_exit, METH_FASTCALL, nullptr},
       {"watch", (PyCFunction)fast_watch, METH_O, "Watches a tensor (or nested structure of tensors)."},
@@ -239,6 +297,7 @@ void install_fast_methods(py::handle cls) {
   };
   auto* type = reinterpret_cast<PyTypeObject*>(cls.ptr());
   g_slow_gradient = py::object(cls.attr("gradient")).release().ptr();
+  g_slow_init = py::object(cls.attr("__init__")).release().ptr();
   for (auto& d : defs) {
     py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &d));
     if (!descr || PyObject_SetAttrString(cls.ptr(), d.ml_name, descr.ptr()) != 0) throw py::error_already_set();
@@ -247,13 +306,7 @@ void install_fast_methods(py::handle cls) {
 
 void bind_gradient_tape(py::module_& m) {
   py::class_<PyTape>(m, "GradientTape")
-      .def(py::init([](bool persistent, bool watch_accessed_variables) {
-             PyTape t;
-             t.tape->entries.reserve(4);
-             t.tape->persistent = persistent;
-             t.tape->watch_accessed_variables = watch_accessed_variables;
-             return t;
-           }), py::arg("persistent") = false, py::arg("watch_accessed_variables") = true)
+      .def(py::init(&new_tape), py::arg("persistent") = false, py::arg("watch_accessed_variables") = true)
       .def("watched_variables", [](PyTape& t) { return py::tuple(py::cast(t.tape->watched_variables)); })
       .def("gradient", &PyTape::gradient, py::arg("target"), py::arg("sources"),
            py::arg("output_gradients") = py::none(), py::arg("unconnected_gradients") = py::none())

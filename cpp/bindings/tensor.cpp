@@ -35,10 +35,9 @@ enum { kAdd, kSub, kMul, kFloorDiv, kMod, kPow, kMatMul, kAnd, kOr };
 constexpr Operator kUnary[] = {{"__neg__", nullptr, "Neg"}, {"__abs__", nullptr, "Abs"}, {"__invert__", nullptr, "LogicalNot"}};
 enum { kNeg, kAbs, kInvert };
 
-// a op b where one of them is a tensor; the other converts to its dtype (TF's dtype_hint).
-// The other operand converted to the tensor's dtype. A value that does not convert (a Python
-// float for an integer tensor) is TF's TypeError, but `tensor + value` passes it on to the kernel,
-// which refuses the mixed dtypes with InvalidArgumentError.
+// The other operand of a binary operator converted to the tensor's dtype (TF's dtype_hint). A value
+// that does not convert (a Python float for an integer tensor) is TF's TypeError, but
+// `tensor + value` passes it on to the kernel, which refuses the mixed dtypes with InvalidArgumentError.
 Tensor operand(const OpDef& op, py::handle v, const Tensor& other, bool tensor_first) {
   try {
     return to_tensor(v, (int)other->dtype);
@@ -49,15 +48,15 @@ Tensor operand(const OpDef& op, py::handle v, const Tensor& other, bool tensor_f
 }
 
 Tensor binary(const OpDef& op, py::handle a, py::handle b) {
-  Tensor x, y;
+  Tensors x(2);  // built in place: a braced list would copy each input twice more
   if (is_tensor(a)) {
-    x = tensor_of(a);
-    y = operand(op, b, x, true);
+    x[0] = tensor_of(a);
+    x[1] = operand(op, b, x[0], true);
   } else {
-    y = tensor_of(b);
-    x = operand(op, a, y, false);
+    x[1] = tensor_of(b);
+    x[0] = operand(op, a, x[1], false);
   }
-  return run_op(op, {x, y});
+  return run_op(op, x);
 }
 
 Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as float64, as in TF
@@ -75,7 +74,7 @@ Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as f
 template <class F>
 PyObject* guarded(F f) {
   try {
-    return py::cast(f()).release().ptr();
+    return wrap_tensor(f()).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;

@@ -48,27 +48,29 @@ Pruned prune(const Tape& tape, const GradientRequest& req) {
   Pruned p;
   for (auto& s : req.sources)  // See Note [Untracked sources]
     if (tape.tracked.contains(s->id)) p.from_sources.insert(s->id);
-  std::vector<size_t> reachable;
+  std::vector<size_t>& kept = p.entries;  // first the reachable entries, then filtered in place
+  kept.reserve(tape.entries.size());
   for (size_t i = 0; i < tape.entries.size(); ++i) {
     auto& e = tape.entries[i];
     for (auto& x : e.inputs)
       if (p.from_sources.contains(x->id)) {
         for (auto& o : e.outputs) p.from_sources.insert(o->id);
-        reachable.push_back(i);
+        kept.push_back(i);
         break;
       }
   }
   IdSet needed;
   for (auto& t : req.targets) needed.insert(t->id);
-  for (size_t k = reachable.size(); k-- > 0;) {
-    auto& e = tape.entries[reachable[k]];
+  size_t first = kept.size();  // the kept entries end up in kept[first:], oldest first
+  for (size_t k = kept.size(); k-- > 0;) {
+    auto& e = tape.entries[kept[k]];
     bool use = false;
     for (auto& o : e.outputs) use |= needed.contains(o->id);
     if (!use) continue;
-    p.entries.push_back(reachable[k]);
+    kept[--first] = kept[k];  // first >= k: only visited positions are overwritten
     for (auto& x : e.inputs) needed.insert(x->id);
   }
-  std::reverse(p.entries.begin(), p.entries.end());
+  kept.erase(kept.begin(), kept.begin() + (long)first);
   return p;
 }
 
@@ -112,9 +114,11 @@ Tensor full_shape_of(const Tensor& g, const Tensor& t) {
 void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch_prefix,
                 const Shape* logical = nullptr) {
   Shape b;  // a gradient that broadcasts to like (a custom gradient's scalar, say) stands for like's shape
-  if (!logical && broadcast_shapes(g->shape, like->shape, b) && b == like->shape) logical = &like->shape;
-  g = batch_prefix.empty() ? reduce_toward(g, like->shape, logical ? *logical : g->shape)
-                           : sum_to(g, like->shape, batch_prefix);
+  if (!logical && (g->shape == like->shape || (broadcast_shapes(g->shape, like->shape, b) && b == like->shape)))
+    logical = &like->shape;
+  if (!batch_prefix.empty()) g = sum_to(g, like->shape, batch_prefix);
+  else if (!(g->shape == like->shape && *logical == like->shape))  // (else nothing to reduce)
+    g = reduce_toward(g, like->shape, logical ? *logical : g->shape);
   if (g->dtype != like->dtype) g = cast(g, like->dtype);
   auto slot = grads.insert(like->id);
   *slot.first = *slot.first ? *slot.first + g : std::move(g);
@@ -127,7 +131,8 @@ void initial_grads(GradMap& grads, const GradientRequest& req) {
                                                                             : req.output_gradients[i];
     if (seed->dtype != t->dtype)
       throw InvalidArgument(cat("output_gradients of ", meta_str(seed), " does not match target of ", meta_str(t)));
-    accumulate(grads, t, seed, req.batch ? Shape{seed->shape.at(0)} : Shape{});
+    const Shape prefix = req.batch ? Shape{seed->shape.at(0)} : Shape{};
+    accumulate(grads, t, std::move(seed), prefix);
   }
 }
 
@@ -209,10 +214,17 @@ void announce(const std::vector<size_t>& finals, const GradientRequest& req, Gra
   }
 }
 
+// Buffers one sweep reuses from entry to entry (a tiny tape's sweep is mostly allocations).
+struct Scratch {
+  Tensors out_grads;
+  std::vector<bool> needs;
+};
+
 // Runs the rule of one entry and accumulates what it returns.
 void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& keep, int batch, int64_t rows,
-                 bool drop_saved) {
-  Tensors out_grads;
+                 bool drop_saved, Scratch& scratch) {
+  Tensors& out_grads = scratch.out_grads;
+  out_grads.clear();
   bool any = false;
   // A rule RegisterGradient put in sees and returns full shapes, as TF's rules do.
   const bool lazy_ok = !batch && e.op && e.op->broadcast_grad && grad_is_builtin(*e.op);
@@ -221,17 +233,23 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
     Tensor* g = grads.find(o->id);
     if (g && *g) {
       const bool as_is = lazy_ok || batch || (uniform_ok && (*g)->size == 1);
-      out_grads.push_back(as_is ? *g : full_shape_of(*g, o));
+      const bool complete = !keep.contains(o->id);  // every consumer is newer: the slot is done
+      if (as_is && complete) out_grads.push_back(std::move(*g));
+      else out_grads.push_back(as_is ? *g : full_shape_of(*g, o));
       any = true;
-      if (!keep.contains(o->id)) *g = nullptr;  // complete: every consumer is newer
+      if (complete) *g = nullptr;
     } else {
       Shape s = o->shape;
       if (batch) s.insert(s.begin(), rows);
       out_grads.push_back(zeros(s, o->dtype));
     }
   }
-  if (!any) return;
-  std::vector<bool> needs(e.inputs.size());
+  if (!any) {
+    out_grads.clear();
+    return;
+  }
+  std::vector<bool>& needs = scratch.needs;
+  needs.assign(e.inputs.size(), false);
   for (size_t i = 0; i < needs.size(); ++i)
     needs[i] = p.from_sources.contains(e.inputs[i]->id) && is_floating(e.inputs[i]->dtype);
   Tensors in_grads;
@@ -259,8 +277,9 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
                                       " (input ", i, ", op run at ", e.site.empty() ? std::string("?") : e.site, ")"));
   for (size_t i = 0; i < in_grads.size(); ++i)
     if (in_grads[i] && needs[i])  // an elementwise rule's results stand for the output's shape
-      accumulate(grads, e.inputs[i], in_grads[i], batch ? Shape{rows} : Shape{},
+      accumulate(grads, e.inputs[i], std::move(in_grads[i]), batch ? Shape{rows} : Shape{},
                  lazy_ok ? &e.outputs[0]->shape : nullptr);
+  out_grads.clear();
   if (drop_saved) {
     e.inputs.clear();
     e.outputs.clear();
@@ -269,8 +288,9 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
 
 void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int batch, int64_t rows,
            bool drop_saved, const GradientRequest& req, const FinalPlan* finals) {
+  Scratch scratch;
   for (size_t k = p.entries.size(); k-- > 0;) {
-    sweep_entry(tape.entries[p.entries[k]], p, grads, keep, batch, rows, drop_saved);
+    sweep_entry(tape.entries[p.entries[k]], p, grads, keep, batch, rows, drop_saved, scratch);
     if (finals && !finals->after[k].empty()) announce(finals->after[k], req, grads);
   }
 }

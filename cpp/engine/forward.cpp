@@ -63,15 +63,6 @@ void Accumulator::prune_dead() {
   prune_at = std::max<size_t>(4096, 2 * ids.size());
 }
 
-// Has RegisterGradient replaced the op's rule? Then its JVP follows the new rule (double VJP).
-bool grad_is_builtin(const OpDef& op) {
-  if (!op.grad || !op.builtin_grad) return !op.grad && !op.builtin_grad;
-  if (op.grad.target_type() != op.builtin_grad.target_type()) return false;
-  using Ptr = Tensors (*)(GradCtx&);
-  const Ptr *a = op.grad.target<Ptr>(), *b = op.builtin_grad.target<Ptr>();
-  return !a || !b || *a == *b;
-}
-
 namespace {
 
 // Pauses the accumulators stack[k:] (the one computing a JVP and every inner one); RAII.

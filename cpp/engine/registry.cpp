@@ -87,9 +87,11 @@ void set_gradient_rule(const std::string& name, GradFn f) {
   auto known = builtin_differentiable.emplace(&op, op.differentiable).first;
   if (f) {
     op.grad = std::move(f);
+    op.grad_replaced = true;
     op.differentiable = true;
   } else {
     op.grad = op.builtin_grad;
+    op.grad_replaced = false;
     op.differentiable = known->second;
   }
 }

@@ -51,6 +51,7 @@ struct OpDef {
   KernelFn kernel = nullptr;
   GradFn grad;             // current rule (RegisterGradient may replace it)
   GradFn builtin_grad;     // the rule declared in cpp/ops
+  bool grad_replaced = false;  // grad is not builtin_grad (set only by set_gradient_rule)
   JvpFn jvp_rule;          // null: derived from the gradient rule (double VJP, see forward.cpp)
   bool differentiable = true;
   bool batched_rule = false;  // the rule accepts a batched g (see Note [Batched gradients])
@@ -79,7 +80,8 @@ struct OpDef {
 };
 
 // Whether the op's rule is still the one declared in cpp/ops (RegisterGradient may replace it).
-bool grad_is_builtin(const OpDef& op);
+// A flag, not a comparison of the std::functions: the sweep asks this for every entry.
+inline bool grad_is_builtin(const OpDef& op) { return !op.grad_replaced; }
 // RegisterGradient: the op's rule becomes f, and tapes record the op; a null f puts back the
 // rule declared in cpp/ops and whether the op is recorded at all.
 void set_gradient_rule(const std::string& name, GradFn f);

@@ -12,6 +12,9 @@ static std::string describe(const Tensors& x) {
 }
 
 static Shape broadcast_all(const Tensors& x, const char* op) {
+  bool same = true;  // the common case: no broadcasting, and no temporary shapes
+  for (size_t i = 1; i < x.size() && same; ++i) same = x[i]->shape == x[0]->shape;
+  if (same) return x[0]->shape;
   Shape out = x[0]->shape;
   for (size_t i = 1; i < x.size(); ++i) {
     Shape next;
