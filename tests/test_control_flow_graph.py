@@ -479,3 +479,13 @@ def test_the_loop_backward_reads_each_steps_result_instead_of_recomputing_it():
             for g, want in zip(got, _rnn_grads(w, u, xs, tf.constant(n))):
                 np.testing.assert_allclose(g.numpy(), want.numpy(), rtol=1e-12)
     assert f.get_concrete_function(w, u, xs, tf.constant(6)).graph.to_text().count("MatMul(") == 2 + 3
+
+
+def test_a_loop_returning_one_value_twice_differentiates_both():
+    def f(x, n):
+        def body(i, a, b):
+            y = tf.sin(a * b)
+            return i + 1, y, y
+        _, a, b = tf.while_loop(lambda i, a, b: i < n, body, (tf.constant(0), x, x * 2.0))
+        return tf.reduce_sum(a * 3.0 + b * b)
+    _assert_same(_both(f, np.array([0.3, -0.7]), tf.constant(3)))

@@ -295,7 +295,9 @@ Backward backward_of(const Graph& sub, const Tensors& args, const std::vector<in
     }
     for (size_t j = 0; j < nout; ++j) {
       Tensor y = ys[b.float_outs[j]];
-      if (given_outputs) {  // Note [Given outputs]
+      int uses = 0;  // a value returned twice keeps its maker's output (both upstreams reach it)
+      for (auto& other : ys) uses += other->id == y->id;
+      if (given_outputs && uses == 1) {  // Note [Given outputs]
         const Tensor& given = v[nargs + nout + j];
         use_given_output(tape, y, given);
         bool swapped = false;
