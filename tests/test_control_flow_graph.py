@@ -489,3 +489,19 @@ def test_a_loop_returning_one_value_twice_differentiates_both():
         _, a, b = tf.while_loop(lambda i, a, b: i < n, body, (tf.constant(0), x, x * 2.0))
         return tf.reduce_sum(a * 3.0 + b * b)
     _assert_same(_both(f, np.array([0.3, -0.7]), tf.constant(3)))
+
+
+def test_a_tensor_array_without_element_shape_learns_it_in_a_graph_loop():
+    # TF's tf.function guide pattern: the first iteration is peeled off and its write gives the shape
+    @tf.function
+    def doubled(x, n):
+        ta = tf.TensorArray(f64, size=0, dynamic_size=True)
+        for i in tf.range(n):
+            ta = ta.write(i, x[i] * 2.0)
+        return ta.stack()
+
+    x = c([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+    for n in (3, 1, 2):
+        np.testing.assert_array_equal(doubled(x, tf.constant(n)).numpy(), 2 * x.numpy()[:n])
+    assert doubled(x, tf.constant(0)).numpy().shape == (0, 2)
+    assert doubled.experimental_get_tracing_count() == 1

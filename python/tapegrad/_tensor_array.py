@@ -240,6 +240,20 @@ class TensorArray:
                              "(or its elements written) before the loop")
         return buffer, convert_to_tensor(len(items))
 
+    def _detached(self):
+        """This array with its own copy of the elements: writes to it leave this one as it is."""
+        out = self._like()
+        out._elements = _Elements(0, self._elements.element_shape)
+        out._elements.items = list(self._elements.items)
+        out._buffer, out._size = self._buffer, self._size
+        return out
+
+    def _unwritten_loop_value(self, like):
+        """The loop value of this array with nothing written (zeros for its elements), shaped as
+        ``like``, the loop value of the array after an iteration (whose write gave the element shape)."""
+        n = len(self._elements.items)
+        return zeros([n] + list(like[0].shape[1:]), self._dtype), convert_to_tensor(n)
+
     def _from_loop_value(self, value):
         out = self._like()
         out._elements = _Elements(0, self._elements.element_shape)

@@ -78,7 +78,10 @@ def run_loop(test, body, get_state, set_state, names, opts, where):
         # knows its element shape (until then iterations unroll, as TF infers the shape from a write)
         if is_graph_tensor(cond) or opts.get("graph_loop") and cond and _arrays_ready(get_state()):
             rest = dict(opts, maximum_iterations=None if limit is None else limit - steps)
-            if _defined_inside(get_state(), names, rest):
+            # A TensorArray that does not know its element shape yet learns it from the first
+            # iteration's write, as TF infers it: that iteration is peeled off, as for a variable
+            # the loop defines.
+            if _defined_inside(get_state(), names, rest) or not _arrays_ready(get_state()):
                 return _peeled_loop(cond, test, body, get_state, set_state, names, rest, where)
             return _graph_loop(test, body, get_state, set_state, names, rest, where)
         if not cond:
@@ -114,9 +117,12 @@ def _peeled_loop(cond, test, body, get_state, set_state, names, opts, where):
     limit = opts.get("maximum_iterations")
     rest = dict(opts, iterate_names=(), maximum_iterations=None if limit is None else limit - 1)
     kept, templates, outputs = [], {}, []
+    # TensorArrays that learn their element shape in the first iteration: that iteration writes to
+    # a copy (its elements are values of the branch), the other branch has them unwritten.
+    unwritten = {k: v for k, v in enumerate(init) if isinstance(v, _tensor_array_type()) and not v._loop_ready()}
 
     def first():
-        set_state(init)
+        set_state([v._detached() if k in unwritten else v for k, v in enumerate(init)])
         body()
         _graph_loop(test, body, get_state, set_state, names, rest, where)
         state = get_state()
@@ -130,6 +136,9 @@ def _peeled_loop(cond, test, body, get_state, set_state, names, opts, where):
         for k, out in zip(kept, outputs):
             if isinstance(init[k], Undefined):
                 values.append(_dummy_like(out))
+                continue
+            if k in unwritten:
+                values.append(unwritten[k]._unwritten_loop_value(out))
                 continue
             before = to_graph_value(init[k], names[k], where, {}, k)
             if k not in templates:
