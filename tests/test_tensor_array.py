@@ -129,15 +129,17 @@ def test_array_carried_by_a_graph_loop():
     np.testing.assert_array_equal(tf.function(squares)(x, tf.constant(3)).numpy(), [1.0, 4.0, 9.0])
 
 
-def test_array_without_element_shape_in_a_graph_loop_says_what_it_needs():
+def test_array_without_element_shape_in_a_graph_loop_learns_it_from_the_first_write():
     def unshaped(x, n):
         ta = tf.TensorArray(tf.float32, size=3)
         for i in tf.range(n):
             ta = ta.write(i, x[i])
         return ta.stack()
 
-    with pytest.raises(ValueError, match="needs its element_shape"):
-        tf.function(unshaped)(tf.constant([1.0, 2.0, 3.0]), tf.constant(3))
+    f = tf.function(unshaped)
+    x = tf.constant([1.0, 2.0, 3.0])
+    for n, want in [(3, [1, 2, 3]), (2, [1, 2, 0]), (1, [1, 0, 0]), (0, [0, 0, 0])]:  # TF's values
+        np.testing.assert_array_equal(f(x, tf.constant(n)).numpy(), want)
 
 
 def test_array_in_a_traced_loop_with_gradients():
