@@ -135,3 +135,56 @@ def test_batched_matmul_against_one_matrix(rng, ta, tb):
     got = tf.matmul(tf.constant(M), tf.constant(V), transpose_a=ta, transpose_b=tb).numpy()
     want = np.matmul(M.T if ta else M, np.swapaxes(V, -1, -2) if tb else V)
     np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+def _tanh_layer_jacobian(w, x):
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.tanh(tf.linalg.matvec(w, x))
+    return tape.jacobian(y, x), y
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_one_hot_rows_reach_the_product_as_a_gather(dtype):
+    # Note [One-hot jacobian rows]: diag(1 - y^2) W without the [n, n] x [n, n] product
+    rng = np.random.default_rng(0)
+    w, x = rng.normal(size=(96, 80)).astype(dtype) / 8, rng.normal(size=80).astype(dtype)
+    j, y = _tanh_layer_jacobian(tf.constant(w), tf.constant(x))
+    want = (1 - y.numpy() ** 2)[:, None] * w
+    np.testing.assert_allclose(j.numpy(), want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+
+
+def test_a_non_finite_matrix_takes_the_product_and_its_nans():
+    # 0 * inf in the product gives NaN where a gather would not: the product is kept
+    rng = np.random.default_rng(1)
+    w = rng.normal(size=(70, 70)) / 8
+    w[3, 5] = np.inf
+    j, _ = _tanh_layer_jacobian(tf.constant(w), tf.constant(rng.normal(size=70)))
+    assert np.isnan(j.numpy()[:, 5]).sum() >= 69  # every row meets the inf through 0 * inf
+
+
+def test_dense_rows_and_second_order_through_the_gather():
+    rng = np.random.default_rng(2)
+    w, x = tf.constant(rng.normal(size=(72, 72)) / 8), tf.constant(rng.normal(size=72))
+    with tf.GradientTape() as tape:  # softmax rows are dense: the product path
+        tape.watch(x)
+        y = tf.nn.softmax(tf.linalg.matvec(w, x))
+    j = tape.jacobian(y, x).numpy()
+    s = y.numpy()
+    np.testing.assert_allclose(j, (np.diag(s) - np.outer(s, s)) @ w.numpy(), rtol=1e-10, atol=1e-14)
+    with tf.GradientTape() as outer:  # the gather rule differentiates again
+        outer.watch(w)
+        jac, _ = _tanh_layer_jacobian(w, x)
+        total = tf.reduce_sum(jac)
+    g = outer.gradient(total, w).numpy()
+    eps = 1e-6
+    wn, xn = w.numpy(), x.numpy()
+
+    def f(wv):
+        yv = np.tanh(wv @ xn)
+        return ((1 - yv ** 2)[:, None] * wv).sum()
+    k = (4, 9)
+    wp, wm = wn.copy(), wn.copy()
+    wp[k] += eps
+    wm[k] -= eps
+    np.testing.assert_allclose(g[k], (f(wp) - f(wm)) / (2 * eps), rtol=1e-6)

@@ -60,6 +60,13 @@ void remove_observer(OpObserver* o) {
 
 bool any_observer() { return t_observers.n != 0; }
 
+bool observed(OpObserver::Kind k) {
+  const ObserverList& l = t_observers;
+  for (int i = 0; i < l.n; ++i)
+    if (l.items[i]->kind == k) return true;
+  return false;
+}
+
 namespace {
 thread_local bool t_sizes_at_run_time = false;
 }

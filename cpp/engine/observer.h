@@ -26,8 +26,9 @@ struct OpObserver {
 // Adds an observer to this thread's list (kept in kind order); removing one not there is a no-op.
 void add_observer(OpObserver* o);
 void remove_observer(OpObserver* o);
-// True when some observer is on this thread's list.
+// True when some observer is on this thread's list; observed(k): one of kind k.
 bool any_observer();
+bool observed(OpObserver::Kind k);
 
 // Note [Sizes in traced rules]: a gradient rule that uses a size of its input as a number bakes it
 // into a traced graph, which then cannot serve other sizes (Note [Relaxed graphs]: two traces that

@@ -3,6 +3,7 @@
 #include "core/error.h"
 #include "engine/forward.h"
 #include "engine/math.h"
+#include "engine/observer.h"
 #include "kernels/matmul.h"
 
 namespace tg {
@@ -60,6 +61,47 @@ Tensors matmul_uniform_grad(GradCtx& ctx, bool ta, bool tb) {
   return r;
 }
 
+// Note [One-hot jacobian rows]: a jacobian's batched sweep seeds the rows of an identity, and
+// elementwise rules keep each row one value at one place (the jacobian of tanh(W @ x) reaches
+// the product as diag(1 - y^2)). For y = A b (b a column), row r of such a g is d_r at i_r, and
+// A^T g_r is row i_r of A scaled by d_r: a gather instead of an [R, m] x [m, n] product. The rows
+// are found by reading g, so this runs only where nothing records the rule's ops for later
+// calls (no tracer: a trace would keep this call's i_r), and only when A is finite (the product
+// gives NaN from 0 * inf, the gather would not). The rule is still ops (GatherV2, Mul), so tapes
+// differentiate it again.
+Tensor one_hot_rows_grad(const Tensor& A, const Tensor& g) {
+  const int64_t R = g->shape[0], m = g->shape[1], n = A->shape[1];
+  if (A->ndim() != 2 || g->ndim() != 3 || g->shape[2] != 1 || A->shape[0] != m || !is_floating(g->dtype) ||
+      g->dtype != A->dtype || R * m < 4096 || observed(OpObserver::kTracer))
+    return nullptr;
+  Tensor idx = empty({R}, DType::Int64);
+  bool fits = true;
+  auto scan = [&](auto v) {
+    using T = decltype(v);
+    const T* G = g->data_as<T>();
+    int64_t* at = idx->data_as<int64_t>();
+    for (int64_t r = 0; r < R; ++r) {
+      const T* row = G + r * m;
+      int32_t hits = 0;  // branch-free, so that it vectorizes; NaN != 0 counts as a value
+      for (int64_t i = 0; i < m; ++i) hits += row[i] != T(0);
+      at[r] = 0;
+      if (hits == 1)
+        while (row[at[r]] == T(0)) ++at[r];
+      fits &= hits <= 1;
+    }
+    const T* a = A->data_as<T>();
+    int32_t bad = 0;  // x - x is 0 for finite x, NaN for inf and NaN (an OR vectorizes, a float sum would not)
+    for (int64_t k = 0; k < A->size; ++k) bad |= a[k] - a[k] != T(0);
+    fits &= bad == 0;
+  };
+  if (g->dtype == DType::Float32) scan(float{});
+  else scan(double{});
+  if (!fits) return nullptr;
+  Tensor d = reduce_sum(reshape(g, {R, m}), {1}, true);  // [R, 1]: each row's one value
+  Tensor rows = call("GatherV2", {A, idx}, Attrs().set("axis", 0).set("batch_dims", 0));
+  return reshape(rows * d, {R, n, 1});
+}
+
 // dA = g B^T, dB = A^T g, with the transposes folded into the products.
 Tensors matmul_grad(GradCtx& ctx) {
   const Tensor &A = ctx.x[0], &B = ctx.x[1], &g = ctx.g;
@@ -72,7 +114,8 @@ Tensors matmul_grad(GradCtx& ctx) {
   }
   Tensors r(2);
   if (ctx.needs_grad[0]) r[0] = ta ? matmul(B, g, tb, true) : matmul(g, B, false, !tb);
-  if (ctx.needs_grad[1]) r[1] = tb ? matmul(g, A, true, ta) : matmul(A, g, !ta, false);
+  if (ctx.needs_grad[1] && ctx.batch == 1 && !ta && !tb) r[1] = one_hot_rows_grad(A, g);  // Note [One-hot jacobian rows]
+  if (ctx.needs_grad[1] && !r[1]) r[1] = tb ? matmul(g, A, true, ta) : matmul(A, g, !ta, false);
   return r;
 }
 
