@@ -155,3 +155,13 @@ def test_but_add_passes_it_to_the_kernel(call):
 
 def test_a_dtype_hint_is_only_a_preference():
     assert tf.convert_to_tensor(1.5, dtype_hint=tf.int32).dtype == tf.float32
+
+
+def test_where_converts_python_values_to_the_other_operands_dtype():
+    t = tf.constant([1, 2])
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.where([True, False], t, 1.5)
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.where([True, False], 1.5, t)
+    assert tf.where([True, False], t, 3).numpy().tolist() == [1, 3]
+    assert tf.where([True, False], tf.constant([1.0, 2.0], tf.float64), [7, 8]).dtype == tf.float64

@@ -80,9 +80,10 @@ def where(condition, x=None, y=None, name=None):
         raise ValueError("where: x and y must both be given")
     c = convert_to_tensor(condition, dtype=dtypes.bool)
     if not isinstance(x, Tensor) and isinstance(y, Tensor):
-        x = convert_to_tensor(x, dtype_hint=y.dtype)
+        x = convert_arg(x, "tensor", "where", "x", y.dtype)
     x = convert_to_tensor(x)
-    y = convert_to_tensor(y, dtype_hint=x.dtype)
+    # y converts to x's dtype as an op input does (TF: where(c, int_tensor, 1.5) is a TypeError)
+    y = y if isinstance(y, Tensor) else convert_arg(y, "tensor", "where", "y", x.dtype)
     return _select(c, x, y)
 
 
