@@ -498,10 +498,12 @@ void max_pool_scatter(const Window2D& g, const Tensor& x, const Tensor& dy, Tens
     using T = decltype(v);
     const T* DY = dy->data_as<T>();
     T* DX = dx->data_as<T>();
-    std::fill(DX, DX + dx->size, T(0));
+    const int64_t image = g.h * g.w * C;
+    if (P == 0) std::fill(DX, DX + dx->size, T(0));
     for_first_max(g, x->data_as<T>(), [&](int64_t n, int64_t p, const int32_t* idx) {
+      T* di = DX + n * image;
+      if (p == 0) std::fill(di, di + image, T(0));  // by the thread that scatters into it, while it is in cache
       const T* d = DY + (n * P + p) * C;
-      T* di = DX + n * g.h * g.w * C;
       for (int64_t c = 0; c < C; ++c)
         if (idx[c] >= 0) di[(int64_t)idx[c] * C + c] += d[c];
     });
