@@ -165,3 +165,8 @@ def test_where_converts_python_values_to_the_other_operands_dtype():
         tf.where([True, False], 1.5, t)
     assert tf.where([True, False], t, 3).numpy().tolist() == [1, 3]
     assert tf.where([True, False], tf.constant([1.0, 2.0], tf.float64), [7, 8]).dtype == tf.float64
+
+
+def test_broadcast_like_refuses_shapes_that_do_not_broadcast():
+    with pytest.raises(E, match="BroadcastLike.*cannot broadcast"):
+        tf._core.op("BroadcastLike")(tf.zeros([3]), tf.zeros([2, 4]))

@@ -135,3 +135,15 @@ def test_relaxed_shapes_run_the_fused_node(rng):
         got = f(xn, w, b)
         assert got.shape == (n, 7, 6, 16)
         np.testing.assert_array_equal(got.numpy(), _conv(xn, w, b).numpy())
+
+
+def test_a_bias_that_does_not_fit_at_run_time_gets_the_adds_error():
+    # A graph relaxed after fusion serves other shapes; where the bias no longer fits the product
+    # the fused node runs its members, and the Add refuses as it would unfused.
+    f = tf.function(_dense, reduce_retracing=True)
+    x = tf.ones([3, 4])
+    f(x, tf.ones([4, 5]), tf.ones([5]))
+    f(x, tf.ones([4, 7]), tf.ones([7]))
+    assert "Fused[MatMul, Add, Relu]" in _text(f, x, tf.ones([4, 5]), tf.ones([5]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Add"):
+        f(x, tf.ones([4, 5]), tf.ones([7]))

@@ -85,14 +85,6 @@ def test_variable_watch_rules():
     assert tape.gradient(y, frozen) is None
 
 
-def test_integer_source_gives_none():
-    i = tf.constant(3)
-    with tf.GradientTape() as tape:
-        tape.watch(i)
-        y = i * i
-    assert tape.gradient(y, i) is None
-
-
 def test_results_are_new_tensors():
     x = tf.constant(2.0)
     with tf.GradientTape(persistent=True) as tape:

@@ -13,18 +13,15 @@ namespace py = pybind11;
 // The Python type of Tensor (set once the class is bound); subclasses pass the check too.
 extern PyTypeObject* g_tensor_type;
 inline bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), g_tensor_type); }
-// The Tensor held by a Python Tensor/Variable object, without pybind11's type lookups.
+// The Tensor held by a Python Tensor/Variable object, without pybind11's type lookups, borrowed
+// (valid while the object lives: no reference-count traffic, a visible part of a scalar op's cost).
 // Valid only when is_tensor(h). (VariableImpl derives from TensorImpl at offset 0.)
-inline Tensor tensor_of(py::handle h) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
-  return inst->get_value_and_holder().template holder<Tensor>();
-}
-// The same, borrowed from the Python object (valid while it lives): no reference-count traffic,
-// which is a visible part of a scalar op's cost.
 inline const Tensor& tensor_ref(py::handle h) {
   auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
   return inst->get_value_and_holder().template holder<Tensor>();
 }
+// The same, as a new reference.
+inline Tensor tensor_of(py::handle h) { return tensor_ref(h); }
 
 // Note [Wrapping results]: py::cast(Tensor) finds the pybind11 type of the object by its dynamic
 // C++ type (hash lookups keyed by type names, twice) and copies the Tensor into the new

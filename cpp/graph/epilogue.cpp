@@ -29,8 +29,6 @@ namespace {
 
 bool is_op(const Node& n, const char* name) { return n.kind == NodeKind::Op && !n.fused && n.op->name == name; }
 
-bool is_float_type(DType d) { return d == DType::Float32 || d == DType::Float64; }
-
 // ReluGrad(x, dy) -> ReluGrad(relu(x), dy) where a Relu of x comes earlier in the graph.
 void read_relu_outputs(Graph& g) {
   std::vector<int> relu_of(g.nodes.size(), -1);
@@ -94,12 +92,13 @@ int fuse_epilogues(Graph& g) {
 
   std::vector<std::shared_ptr<FusedGroup>> group_at(N);  // at the last member's place
   std::vector<std::vector<int>> group_inputs(N);
+  std::vector<char> group_dynamic(N, 0);
   std::vector<char> absorbed(N, 0);
   int fused = 0;
   for (size_t p = 0; p < N; ++p) {
     const Node& prod = g.nodes[p];
     if (!(is_op(prod, "Conv2D") || is_op(prod, "MatMul")) || prod.inputs.size() != 2) continue;
-    if (!is_float_type(prod.meta.dtype) || prod.meta.shape.empty() || uses[p] != 1) continue;
+    if (!is_floating(prod.meta.dtype) || prod.meta.shape.empty() || uses[p] != 1) continue;
     const int64_t O = prod.meta.shape.back();
     int last = (int)p, add = -1, bias = -1, relu = -1;
     const Node& next = g.nodes[reader[p]];
@@ -118,6 +117,7 @@ int fuse_epilogues(Graph& g) {
     group_at[last] = make_group(g, (int)p, add, bias, relu);
     group_inputs[last] = prod.inputs;
     if (bias >= 0) group_inputs[last].push_back(bias);
+    for (int in : group_inputs[last]) group_dynamic[last] |= g.nodes[in].dynamic;
     absorbed[p] = 1;
     if (add >= 0 && add != last) absorbed[add] = 1;
     fused += 1 + (add >= 0) + (relu >= 0);
@@ -137,7 +137,7 @@ int fuse_epilogues(Graph& g) {
       fn.op = &fused_op();
       fn.meta = n.meta;
       fn.inputs = group_inputs[i];
-      for (int in : fn.inputs) fn.dynamic |= g.nodes[in].dynamic;
+      fn.dynamic = group_dynamic[i];
       fn.fused = std::move(group_at[i]);
       n = std::move(fn);
     }
@@ -160,11 +160,10 @@ Tensor run_epilogue(const FusedGroup& f, const Tensors& x) {
     else ep.bias = x[2]->data();
   }
   // Shapes the trace did not see (a relaxed graph) may not fit: then the members run one by one.
-  if (!is_float_type(m.dtype) || m.shape.empty()) return nullptr;
+  if (!is_floating(m.dtype) || m.shape.empty()) return nullptr;
   if (ep.bias && (x[2]->dtype != m.dtype || x[2]->shape != Shape{m.shape.back()})) return nullptr;
-  Tensor y;
   if (prod.op->name == "Conv2D") return conv2d_with_epilogue(x[0], x[1], prod.attrs, m, ep);
-  y = prod.op->kernel(*prod.op, operands, prod.attrs, m);
+  Tensor y = prod.op->kernel(*prod.op, operands, prod.attrs, m);
   if (y.use_count() != 1 || y->storage.use_count() != 1 || y->dtype != m.dtype) return nullptr;
   apply_epilogue(ep, y);
   return y;

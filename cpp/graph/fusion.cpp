@@ -85,7 +85,6 @@ const std::unordered_map<std::string, OpEntry>& op_table() {
   return *t;
 }
 
-bool is_float(DType d) { return d == DType::Float32 || d == DType::Float64; }
 
 // What the pass knows about one node.
 struct Info {
@@ -104,7 +103,7 @@ Info node_info(const Graph& g, const Node& nd) {
   int f = -1;
   auto see = [&](DType d) {
     if (d == DType::Bool) return true;
-    if (!is_float(d)) return false;
+    if (!is_floating(d)) return false;
     if (f < 0) f = (int)d;
     return f == (int)d;
   };
@@ -117,7 +116,7 @@ Info node_info(const Graph& g, const Node& nd) {
   auto in_n = [&](int k) { return num_elements(g.nodes[nd.inputs[k]].meta.shape); };
   switch (e.role) {
     case Role::Reduce:
-      if (out_n != 1 || !is_float(nd.meta.dtype) || g.nodes[nd.inputs[0]].meta.dtype != nd.meta.dtype) return r;
+      if (out_n != 1 || !is_floating(nd.meta.dtype) || g.nodes[nd.inputs[0]].meta.dtype != nd.meta.dtype) return r;
       r.n = in_n(0);
       break;
     case Role::Broadcast:

@@ -89,11 +89,21 @@ template <const ConvFamily& F> OutMeta filter_infer(const OpDef& op, const Tenso
   return {fs, x[0]->dtype};
 }
 
-template <const ConvFamily& F> Tensor forward_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+}  // namespace
+
+Tensor conv2d_with_epilogue(const Tensor& x, const Tensor& w, const Attrs& a, const OutMeta& m, const Epilogue& ep) {
+  const OpDef& op = op_def(kConv.fwd);
   Tensor out = empty(m.shape, m.dtype);
-  Window2D g = conv_window(op, x[0]->shape, x[1]->shape, a);
-  if (F.depthwise) depthwise_forward(g, x[0], x[1], out);
-  else conv2d_forward(g, x[0], x[1], out);
+  conv2d_forward(conv_window(op, x->shape, w->shape, a), x, w, out, ep);
+  return out;
+}
+
+namespace {
+
+template <const ConvFamily& F> Tensor forward_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  if (!F.depthwise) return conv2d_with_epilogue(x[0], x[1], a, m, {});
+  Tensor out = empty(m.shape, m.dtype);
+  depthwise_forward(conv_window(op, x[0]->shape, x[1]->shape, a), x[0], x[1], out);
   return out;
 }
 template <const ConvFamily& F> Tensor input_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
@@ -175,12 +185,6 @@ template <const ConvFamily& F> void register_family() {
 
 }  // namespace
 
-Tensor conv2d_with_epilogue(const Tensor& x, const Tensor& w, const Attrs& a, const OutMeta& m, const Epilogue& ep) {
-  const OpDef& op = op_def(kConv.fwd);
-  Tensor out = empty(m.shape, m.dtype);
-  conv2d_forward(conv_window(op, x->shape, w->shape, a), x, w, out, ep);
-  return out;
-}
 
 void register_conv_ops() {
   register_family<kConv>();

@@ -89,10 +89,9 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
         return x
     shape = list(x.shape)
     if noise_shape is None and _core._tracing() and _core._is_traced(x):
-        from tapegrad._trace_context import relaxed_trace
-        if relaxed_trace() is not None:  # a graph that serves several sizes: the mask takes x's at run time
-            from tapegrad._tensor import shape as shape_of
-            shape = shape_of(x)
+        # tf.shape: a run-time value in a graph that serves several sizes, so the mask takes x's shape
+        from tapegrad._tensor import shape as shape_of
+        shape = shape_of(x)
     if noise_shape is not None:
         noise_shape = [int(d) if d is not None else None for d in _as_list(noise_shape)]
         if len(noise_shape) != len(shape) or any(n not in (None, 1, s) for n, s in zip(noise_shape, shape)):

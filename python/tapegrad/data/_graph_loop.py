@@ -82,7 +82,6 @@ class _GraphIterator:
             "tf.shape(x) instead of x.shape, batch with drop_remainder=True, or iterate outside the tf.function."))
 
 
-
 def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opts, where):
     """The loop of Note [Dataset loops in graphs], or a Python loop outside traces."""
     if current_trace() is None:
