@@ -7,7 +7,8 @@ Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do 
   CNN         28x28x1, batch 64 per rank: Conv2D 32 3x3 relu, MaxPool 2, Conv2D 64 3x3 relu, MaxPool 2,
               Flatten, Dense 128 relu, Dense 10; sparse CE from logits, Adam (0.9 MB of gradients).
 The "no communication" rows run the same steps with a plain GradientTape: what two processes on
-this machine reach at all (they share the memory bandwidth and caches). Per row: median step time, samples/s over all ranks, the speed-up over 1 rank, the communication
+this machine reach at all (they share the memory bandwidth and caches). Per row (medians over REPEATS launches, 1 and 2 ranks by turns): step time, samples/s over all
+ranks, the speed-up over 1 rank (in brackets: its range over the pairs of launches), the communication
 time per step (on the communication thread), the share of it that ran while the backward sweep
 was still running (in a graph: before the node that waits for the results), and the time the
 training thread waited for results after the sweep.
@@ -27,6 +28,7 @@ import sys
 import time
 
 STEPS, WARMUP = 40, 5
+REPEATS = int(os.environ.get("BENCH_REPEATS", "3"))  # launches per row and rank count, by turns
 
 
 def _mlp(tf, keras):
@@ -136,13 +138,21 @@ def main():
     for which, label in (("mlp", "wide MLP step"), ("mlp-traced", "wide MLP step, tf.function"),
                          ("mlp-local", "wide MLP step, no communication"), ("cnn", "CNN step"),
                          ("cnn-traced", "CNN step, tf.function"), ("cnn-local", "CNN step, no communication")):
+        # 1 and 2 ranks launched by turns, REPEATS times: this VM's speed drifts between launches by
+        # more than the effect measured, and alternating puts both sides in the same moments.
+        runs = {1: [], 2: []}
+        for _ in range(REPEATS):
+            for n in (1, 2):
+                runs[n].append(launch(which, n))
+        pairs = [2 * b["batch"] / b["step"] / (a["batch"] / a["step"]) for a, b in zip(runs[1], runs[2])]
+        spread = f" ({min(pairs):.2f}-{max(pairs):.2f})" if len(pairs) > 1 else ""
         base = None
         for n in (1, 2):
-            r = launch(which, n)
+            r = {k: statistics.median(x[k] for x in runs[n]) for k in runs[n][0]}
             rate = n * r["batch"] / r["step"]
             base = base or rate
             share = r["overlap"] / r["comm"] if r["comm"] else 0.0
-            print(f"| {label} | {n} | {r['step'] * 1e3:.2f} ms | {rate:,.0f} | {rate / base:.2f}x | "
+            print(f"| {label} | {n} | {r['step'] * 1e3:.2f} ms | {rate:,.0f} | {rate / base:.2f}x{spread if n == 2 else ''} | "
                   f"{r['comm'] * 1e3:.2f} ms | {share:.0%} | {_ms(r['wait'])} | {r['bytes'] / 1e6:.2f} MB |")
     r = launch("allreduce", 2)
     print("\n## all-reduce (sum) of float32, 2 ranks\n")

@@ -4,9 +4,19 @@
 // serves those through memalign and consolidation (most of the per-op time on small tensors),
 // and fresh large blocks cost a page fault per 4 KB page. Freed blocks are kept here and handed
 // out again. Classes are 64 B * 2^(k/4) (at most 19% slack); blocks from 2 MiB up are 2 MiB
-// aligned and ask for huge pages. The cache keeps at most kMaxCachedBytes per thread.
+// aligned and ask for huge pages.
+//
+// Note [Shared large blocks]: small blocks are cached per thread (no lock on the hot path), but a
+// block freed by another thread than the one that allocated it then lands in the wrong cache, and
+// the allocating thread faults in fresh pages for its next one. That happens at every step for
+// the large ones: tapegrad.distribute's communication thread fills and drops gradient buffers of
+// the training thread, a dataset's prefetch thread hands batches over. A page fault costs a few
+// microseconds on a VM: a 1.6 MB receive buffer faulted anew at every step cost about 1 ms. Blocks of
+// kSharedMinBytes and up therefore go to one cache shared by every thread, behind a mutex (a few
+// tens of ns against the microseconds such a block's contents take to write).
 #include "core/allocator.h"
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <sys/mman.h>
 #include <vector>
@@ -17,8 +27,9 @@ namespace {
 
 constexpr size_t kHugePage = size_t(2) << 20;
 constexpr int kClasses = 4 * 34;  // up to 64 B * 2^34: far beyond any real tensor
-constexpr size_t kMaxCachedBytes = size_t(256) << 20;
+constexpr size_t kMaxCachedBytes = size_t(256) << 20;  // per thread, and again in the shared cache
 constexpr size_t kMaxBlocksPerClass = 16;
+constexpr size_t kSharedMinBytes = size_t(64) << 10;
 
 size_t class_bytes(int c) {
   const size_t base = size_t(64) << (c / 4);
@@ -60,12 +71,41 @@ struct BlockCache {
       for (void* p : list) std::free(p);
     alive = false;
   }
+
+  void* take(int c) {
+    if (!alive || free[c].empty()) return nullptr;
+    void* p = free[c].back();
+    free[c].pop_back();
+    bytes -= class_bytes(c);
+    return p;
+  }
+
+  bool keep(void* p, int c) {
+    const size_t b = class_bytes(c);
+    if (!alive || free[c].size() >= kMaxBlocksPerClass || bytes + b > kMaxCachedBytes) return false;
+    free[c].push_back(p);
+    bytes += b;
+    return true;
+  }
 };
 
-BlockCache& cache() {
+BlockCache& thread_cache() {
   thread_local BlockCache c;
   return c;
 }
+
+// Note [Shared large blocks]. Never destroyed: threads may free blocks during interpreter exit.
+struct SharedCache {
+  std::mutex mu;
+  BlockCache blocks;
+};
+
+SharedCache& shared_cache() {
+  static SharedCache* c = new SharedCache;
+  return *c;
+}
+
+bool is_shared(int size_class) { return class_bytes(size_class) >= kSharedMinBytes; }
 
 }  // namespace
 
@@ -73,30 +113,36 @@ void* allocate_block(size_t n, int& size_class) {
   if (n > class_bytes(kClasses - 1)) throw std::bad_alloc();  // beyond any machine's memory
   if (kExactBlocks) return exact_block(n);
   size_class = class_of(n);
-  BlockCache& c = cache();
-  if (c.alive && !c.free[size_class].empty()) {
-    void* p = c.free[size_class].back();
-    c.free[size_class].pop_back();
-    c.bytes -= class_bytes(size_class);
-    return p;
+  void* p = nullptr;
+  if (is_shared(size_class)) {
+    SharedCache& s = shared_cache();
+    std::lock_guard<std::mutex> lock(s.mu);
+    p = s.blocks.take(size_class);
+  } else {
+    p = thread_cache().take(size_class);
   }
-  void* p = raw_alloc(class_bytes(size_class));
+  if (!p) p = raw_alloc(class_bytes(size_class));
   if (!p) throw std::bad_alloc();
   return p;
 }
 
 void release_block(void* p, int size_class) {
   if (kExactBlocks) return std::free(p);
-  BlockCache& c = cache();
-  const size_t bytes = class_bytes(size_class);
-  if (c.alive && c.free[size_class].size() < kMaxBlocksPerClass && c.bytes + bytes <= kMaxCachedBytes) {
-    c.free[size_class].push_back(p);
-    c.bytes += bytes;
-    return;
+  bool kept;
+  if (is_shared(size_class)) {
+    SharedCache& s = shared_cache();
+    std::lock_guard<std::mutex> lock(s.mu);
+    kept = s.blocks.keep(p, size_class);
+  } else {
+    kept = thread_cache().keep(p, size_class);
   }
-  std::free(p);
+  if (!kept) std::free(p);
 }
 
-size_t cached_bytes() { return cache().bytes; }
+size_t cached_bytes() {
+  SharedCache& s = shared_cache();
+  std::lock_guard<std::mutex> lock(s.mu);
+  return thread_cache().bytes + s.blocks.bytes;
+}
 
 }  // namespace tg

@@ -1,4 +1,4 @@
-// allocator.h -- tensor buffers from a per-thread cache of size-classed blocks.
+// allocator.h -- tensor buffers from caches of size-classed blocks (per thread; shared for large ones).
 #pragma once
 #include <cstddef>
 
@@ -16,6 +16,6 @@ constexpr bool kExactBlocks = false;
 // Returns a 64-byte aligned block of at least n bytes and its size class.
 void* allocate_block(size_t n, int& size_class);
 void release_block(void* p, int size_class);
-size_t cached_bytes();  // held by this thread's cache
+size_t cached_bytes();  // held by this thread's cache and the shared one
 
 }  // namespace tg

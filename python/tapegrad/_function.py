@@ -12,7 +12,7 @@ import weakref
 
 from tapegrad import _core
 from tapegrad import _function_signature as sig
-from tapegrad._concrete_function import ConcreteFunction
+from tapegrad._concrete_function import ConcreteFunction, _fill
 from tapegrad._creation import ones, zeros
 from tapegrad._nest import sequence_like
 from tapegrad._retracing import flush_calls, note_trace
@@ -338,27 +338,28 @@ def _example(x, specs_by_id):
     return t
 
 
+# Module functions, not closures that call themselves (Note [No closures that recurse] in _nest.py).
+def _template_of(v, flat):
+    """v with each tensor (or Python number, made a constant) appended to flat and replaced by _core._OUT."""
+    if isinstance(v, Tensor):
+        flat.append(v)
+        return _core._OUT
+    if isinstance(v, (bool, int, float)):
+        flat.append(constant(v))
+        return _core._OUT
+    if isinstance(v, (list, tuple)):
+        return sequence_like(v, [_template_of(x, flat) for x in v])
+    if isinstance(v, dict):
+        return {k: _template_of(x, flat) for k, x in v.items()}
+    return v
+
+
 def _flatten_outputs(result):
     """Tensors of the traced result in order, its structure with _core._OUT slots, single?"""
     if isinstance(result, Tensor):
         return [result], _core._OUT, True
     flat = []
-
-    def walk(v):
-        if isinstance(v, Tensor):
-            flat.append(v)
-            return _core._OUT
-        if isinstance(v, (bool, int, float)):
-            flat.append(constant(v))
-            return _core._OUT
-        if isinstance(v, (list, tuple)):
-            items = [walk(x) for x in v]
-            return sequence_like(v, items)
-        if isinstance(v, dict):
-            return {k: walk(x) for k, x in v.items()}
-        return v
-
-    template = walk(result)
+    template = _template_of(result, flat)
     return flat, template, template is _core._OUT
 
 
@@ -369,19 +370,7 @@ def _result_value(result, flat, template, single):
         return values[0]
     if template is None or not flat:
         return template
-    it = iter(values)
-
-    def fill(v):
-        if v is _core._OUT:
-            return next(it)
-        if isinstance(v, (list, tuple)):
-            items = [fill(x) for x in v]
-            return sequence_like(v, items)
-        if isinstance(v, dict):
-            return {k: fill(x) for k, x in v.items()}
-        return v
-
-    return fill(template)
+    return _fill(template, iter(values))
 
 
 def function(func=None, input_signature=None, autograph=True, jit_compile=None, reduce_retracing=False,

@@ -23,31 +23,30 @@ def _nested(value):
     return isinstance(value, (tuple, _abc.Mapping))
 
 
+# Module functions, not closures that call themselves: such a closure's reference cycle would hold
+# every element's tensors until the cyclic collector runs (Note [No closures that recurse] in _nest.py).
+def _flatten_into(v, lists_nest, out):
+    if _nested(v) or (lists_nest and isinstance(v, list)):
+        for child in nest._children(v):
+            _flatten_into(child, lists_nest, out)
+    else:
+        out.append(v)
+
+
 def flatten(value, lists_nest=False):
     """The leaves of a tf.data structure in tf.nest order (Note [Flat elements])."""
     out = []
-
-    def walk(v):
-        if _nested(v) or (lists_nest and isinstance(v, list)):
-            for child in nest._children(v):
-                walk(child)
-        else:
-            out.append(v)
-
-    walk(value)
+    _flatten_into(value, lists_nest, out)
     return out
 
 
 def map_structure(fn, structure, lists_nest=False):
     """``structure`` with each leaf replaced by ``fn(leaf)``; lists become tuples when they nest."""
-    def walk(v):
-        if isinstance(v, list) and lists_nest:
-            return tuple(walk(c) for c in v)
-        if _nested(v):
-            return nest.sequence_like(v, [walk(c) for c in nest._children(v)])
-        return fn(v)
-
-    return walk(structure)
+    if isinstance(structure, list) and lists_nest:
+        return tuple(map_structure(fn, c, lists_nest) for c in structure)
+    if _nested(structure):
+        return nest.sequence_like(structure, [map_structure(fn, c, lists_nest) for c in nest._children(structure)])
+    return fn(structure)
 
 
 def structure_of(structure, flat):
