@@ -7,7 +7,9 @@ Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do 
   CNN         28x28x1, batch 64 per rank: Conv2D 32 3x3 relu, MaxPool 2, Conv2D 64 3x3 relu, MaxPool 2,
               Flatten, Dense 128 relu, Dense 10; sparse CE from logits, Adam (0.9 MB of gradients).
 The "no communication" rows run the same steps with a plain GradientTape: what two processes on
-this machine reach at all (they share the memory bandwidth and caches). Per row (medians over REPEATS launches, 1 and 2 ranks by turns): step time, samples/s over all
+this machine reach at all (they share the memory bandwidth and caches). The "mpi4py by hand" row
+takes a plain tape's gradients and averages each with mpi4py's Allreduce after the sweep, in the
+training thread: what the same step costs with MPI and no framework around it. Per row (medians over REPEATS launches, 1 and 2 ranks by turns): step time, samples/s over all
 ranks, the speed-up over 1 rank (in brackets: its range over the pairs of launches), the communication
 time per step (on the communication thread), the share of it that ran while the backward sweep
 was still running (in a graph: before the node that waits for the results), and the time the
@@ -60,6 +62,12 @@ def worker(which):
         opt = keras.optimizers.Adam(1e-3)
         loss_fn = keras.losses.SparseCategoricalCrossentropy(from_logits=True)
         rng = np.random.default_rng(hvd.rank())
+        from mpi4py import MPI
+
+        def by_hand(g):
+            out = np.empty(g.shape, np.float32)
+            MPI.COMM_WORLD.Allreduce(np.asarray(g), out)
+            return tf.constant(out * np.float32(1 / hvd.size()))
         x = tf.constant(rng.normal(size=shape).astype(np.float32))
         y = tf.constant(rng.integers(0, 10, shape[0]))
         def step(x, y):
@@ -67,6 +75,8 @@ def worker(which):
                 loss = loss_fn(y, model(x, training=True))
             if which.endswith("local"):  # the same work with no communication: the machine's ceiling
                 grads = tape.gradient(loss, model.trainable_variables)
+            elif which.endswith("mpi4py"):  # by hand: each gradient averaged by mpi4py after the sweep
+                grads = [by_hand(g) for g in tape.gradient(loss, model.trainable_variables)]
             else:
                 grads = hvd.DistributedGradientTape(tape).gradient(loss, model.trainable_variables)
             opt.apply_gradients(zip(grads, model.trainable_variables))
@@ -136,6 +146,7 @@ def main():
           "bytes/step |")
     print("|---|---|---|---|---|---|---|---|---|")
     for which, label in (("mlp", "wide MLP step"), ("mlp-traced", "wide MLP step, tf.function"),
+                         ("mlp-mpi4py", "wide MLP step, mpi4py by hand after the sweep"),
                          ("mlp-local", "wide MLP step, no communication"), ("cnn", "CNN step"),
                          ("cnn-traced", "CNN step, tf.function"), ("cnn-local", "CNN step, no communication")):
         # 1 and 2 ranks launched by turns, REPEATS times: this VM's speed drifts between launches by
