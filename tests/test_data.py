@@ -102,7 +102,7 @@ def test_from_generator_signature_and_conversion():
     assert values(D.from_generator(lambda: iter([[1, 2], [3, 4]]), output_signature=sig)) == [[1.0, 2.0], [3.0, 4.0]]
     ds = D.from_generator(lambda: iter([(1, [2.0])]), output_types=(tf.int64, tf.float32), output_shapes=((), (None,)))
     assert ds.element_spec == (tf.TensorSpec([], tf.int64), tf.TensorSpec([None], tf.float32))
-    assert D.from_generator(lambda: iter([1]), output_types=tf.int32).element_spec.shape is None
+    assert D.from_generator(lambda: iter([1]), output_types=tf.int32).element_spec.shape.rank is None
     assert values(D.from_generator(lambda a, b: iter([a, b]), args=(1, 2),
                                    output_signature=tf.TensorSpec([], tf.int32))) == [1, 2]
     assert card(D.from_generator(lambda: iter([1]), output_signature=tf.TensorSpec([], tf.int32))) == -2

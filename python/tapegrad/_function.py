@@ -76,7 +76,7 @@ class Function(_core._FunctionBase):
 
     def _relaxable(self):
         return self.reduce_retracing or (
-            self.input_signature is not None and any(s.shape is None or None in s.shape for s in self.input_signature))
+            self.input_signature is not None and any(not s.shape.is_fully_defined() for s in self.input_signature))
 
     def _find(self, call):
         cf = self._concrete.get(call.key)
@@ -100,7 +100,7 @@ class Function(_core._FunctionBase):
         if specs_by_id:
             shapes = [specs_by_id.get(id(t), TensorShape(t._shape)) for t in call.tensors]
         elif self.input_signature is not None and len(call.tensors) == len(self.input_signature):
-            shapes = [s.shape if s.shape is not None else TensorShape(t._shape)
+            shapes = [s.shape if s.shape.rank is not None else TensorShape(t._shape)
                       for s, t in zip(self.input_signature, call.tensors)]
         else:
             return None
@@ -332,9 +332,9 @@ def _example(x, specs_by_id):
     """A value to trace with for a TensorSpec (None dims become 2); records the spec's shape."""
     if not isinstance(x, TensorSpec):
         return x
-    shape = [2 if d is None else d for d in (x.shape or [])]
+    shape = [2 if d is None else d for d in (x.shape if x.shape.rank is not None else [])]
     t = ones(shape, x.dtype) if x.dtype.is_floating else zeros(shape, x.dtype)
-    specs_by_id[id(t)] = x.shape if x.shape is not None else TensorShape(shape)
+    specs_by_id[id(t)] = x.shape if x.shape.rank is not None else TensorShape(shape)
     return t
 
 

@@ -156,7 +156,7 @@ def _cast_to_spec(value, spec):
             t = convert_to_tensor(value, dtype=spec.dtype)
         except (TypeError, ValueError) as e:
             raise TypeError(f"Can not cast {value!r} to {spec}: {e}") from None
-    if t.dtype != spec.dtype or (spec.shape is not None and not spec.shape.is_compatible_with(t.shape)):
+    if t.dtype != spec.dtype or not spec.shape.is_compatible_with(t.shape):
         raise TypeError(f"Can not cast {type(spec)(t.shape, t.dtype)} to {spec}")
     return t
 

@@ -9,6 +9,7 @@ from tapegrad import _core, _trace_context, dtypes, errors
 from tapegrad._name_scope import current_scope as _current_scope
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._string_tensor import StringTensor, is_text, string_constant
+from tapegrad._tensor_shape import TensorShape, _known
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
@@ -16,39 +17,6 @@ __all__ = [
 ]
 
 Tensor = _core.Tensor
-
-
-class TensorShape(tuple):
-    """The shape of a tensor: a tuple of ints (None for unknown dimensions) with TF's helpers."""
-
-    def as_list(self):
-        return list(self)
-
-    @property
-    def rank(self):
-        return len(self)
-
-    @property
-    def ndims(self):
-        return len(self)
-
-    def num_elements(self):
-        n = 1
-        for d in self:
-            if d is None:
-                return None
-            n *= d
-        return n
-
-    def is_compatible_with(self, other):
-        other = TensorShape(other)
-        return len(self) == len(other) and all(a is None or b is None or a == b for a, b in zip(self, other))
-
-    def __repr__(self):
-        return f"TensorShape({list(self)})"
-
-    def __str__(self):
-        return "(" + ", ".join("None" if d is None else str(d) for d in self) + ("," if len(self) == 1 else "") + ")"
 
 
 def _dtype_of(value):
@@ -189,7 +157,7 @@ def _tensor_surface():
         "_numpy_unchecked": Tensor.numpy,  # tf.print reads traced values on purpose
         "numpy": _guarded("numpy"),
         "__array__": _guarded("__array__"),
-        "shape": property(lambda self: TensorShape(self._shape), doc="The shape, as a TensorShape."),
+        "shape": property(lambda self: _known(self._shape), doc="The shape, as a TensorShape."),
         "dtype": property(lambda self: dtypes.from_code(self._dtype), doc="The element type."),
         "__repr__": _tensor_repr,
         "__str__": _tensor_str,
@@ -303,7 +271,7 @@ class TensorSpec:
     """Describes a tensor argument: shape (None for unknown dimensions) and dtype."""
 
     def __init__(self, shape, dtype=dtypes.float32, name=None):
-        self.shape = TensorShape([None if d is None else int(d) for d in shape]) if shape is not None else None
+        self.shape = TensorShape(shape)  # TensorShape(None) when the rank is unknown
         self.dtype = dtypes.as_dtype(dtype)
         self.name = name
 
@@ -317,7 +285,7 @@ class TensorSpec:
         return hash((self.shape, self.dtype))
 
     def is_compatible_with(self, t):
-        return self.dtype == t.dtype and (self.shape is None or self.shape.is_compatible_with(t.shape))
+        return self.dtype == t.dtype and self.shape.is_compatible_with(t.shape)
 
 
 def is_tensor(x):

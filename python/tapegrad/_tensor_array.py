@@ -73,7 +73,7 @@ class TensorArray:
     @property
     def element_shape(self):
         shape = self._elements.element_shape
-        return None if shape is None else TensorShape(shape)
+        return TensorShape(shape)  # TensorShape(None) when unknown, as TF
 
     @property
     def handle(self):

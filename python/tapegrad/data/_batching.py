@@ -132,7 +132,7 @@ class Unbatch(Dataset):
     def __init__(self, dataset):
         st.require_tensors(dataset, "Dataset.unbatch")
         for spec in dataset._specs:
-            if spec.shape is not None and spec.shape.rank == 0:
+            if spec.shape.rank == 0:
                 raise ValueError(f"Dataset.unbatch: Cannot unbatch an input with scalar components "
                                  f"(element_spec {dataset.element_spec}).")
         self._input = dataset
@@ -140,7 +140,7 @@ class Unbatch(Dataset):
 
     def _card(self):
         n = self._input._card()
-        dims = {None if s.shape is None else s.shape[0] for s in self._input._specs}
+        dims = {s.shape[0] for s in self._input._specs}
         if n == UNKNOWN_CARDINALITY or len(dims) != 1 or None in dims:
             return UNKNOWN_CARDINALITY
         return n * dims.pop() if n >= 0 else n
@@ -161,10 +161,10 @@ def _padded_shape(padded, spec):
         padded = padded.numpy().tolist()
     shape = None if padded is None else [None if d is None or d == -1 else int(d) for d in padded]
     if shape is None:
-        if spec.shape is None:
+        if spec.shape.rank is None:
             raise ValueError("Dataset.padded_batch: padded_shapes must be given for a component of unknown rank")
         return list(spec.shape)
-    if spec.shape is not None and (len(shape) != spec.shape.rank or
+    if spec.shape.rank is not None and (len(shape) != spec.shape.rank or
                                    any(p is not None and d is not None and p < d for p, d in zip(shape, spec.shape))):
         raise ValueError(f"Dataset.padded_batch: The padded shape {tuple(shape)} is not compatible with the shape "
                          f"{st.shape_text(spec.shape)} of the corresponding input component.")

@@ -51,7 +51,7 @@ def _spec_of(value):
 
 def _merged(a, b):
     """One spec for what two traces returned: dimensions that differ are None."""
-    if not isinstance(a, TensorSpec) or a.shape is None or b.shape is None or len(a.shape) != len(b.shape):
+    if not isinstance(a, TensorSpec) or a.shape.rank is None or b.shape.rank is None or a.shape.rank != b.shape.rank:
         return a if isinstance(a, st.DatasetSpec) else TensorSpec(None, a.dtype)
     return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
 
@@ -61,7 +61,7 @@ def example(spec, fill=np.zeros, unknown=1):
     a dataset of one such element."""
     if isinstance(spec, st.DatasetSpec):
         return _windowing.Elements([example(spec.element_spec, fill, unknown)], spec.element_spec)
-    shape = [unknown if d is None else d for d in (spec.shape if spec.shape is not None else [])]
+    shape = [unknown if d is None else d for d in (spec.shape if spec.shape.rank is not None else [])]
     return convert_to_tensor(fill(shape, spec.dtype.as_numpy_dtype))
 
 
@@ -87,7 +87,7 @@ class _TracedElementFunction:
             if any(isinstance(s, st.DatasetSpec) for s in dataset._specs):
                 raise errors.OperatorNotAllowedInGraphError("a graph holds no datasets")
             self._function.get_concrete_function(*dataset._specs)
-            if any(s.shape is None or None in s.shape for s in dataset._specs):
+            if any(not s.shape.is_fully_defined() for s in dataset._specs):
                 # a call at a second size verifies the graph serves every size and records what the
                 # function returns there: dimensions that differ become None
                 for size in (3, 5):  # (a size other than the one get_concrete_function traced with)
@@ -135,7 +135,7 @@ class _Predicated(Dataset):
         self._input = dataset
         self._func = _TracedElementFunction(predicate, dataset, self._op)
         spec = self._func.output_spec
-        if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape is None or spec.shape.rank:
+        if not isinstance(spec, TensorSpec) or spec.dtype.name != "bool" or spec.shape.rank != 0:
             raise ValueError(f"{self._op}: Invalid `predicate`. `predicate` must return a `tf.bool` scalar tensor, "
                              f"but its return type is {spec}.")
         super().__init__(dataset.element_spec)

@@ -95,7 +95,7 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
     from tapegrad.autograph._undefined import located
     loop = _GraphIterator(dataset)
     loop.where = where
-    if any(s.shape is None or s.shape.rank is None for s in loop.specs):
+    if any(s.shape.rank is None for s in loop.specs):
         from tapegrad.errors import UnimplementedError
         raise UnimplementedError(None, None, located(
             where, f"`for ... in dataset` inside tf.function needs elements of known rank; this dataset's "

@@ -157,7 +157,7 @@ class Generator(Dataset):
             except (TypeError, ValueError):
                 raise fail(f"that could not be converted to the expected type. The expected type was "
                            f"{spec.dtype.name}, but the yielded element was {leaf!r}.") from None
-            if spec.shape is not None and not spec.shape.is_compatible_with(a.shape):
+            if not spec.shape.is_compatible_with(a.shape):
                 raise fail(f"of shape {a.shape} where an element of shape {st.shape_text(spec.shape)} was "
                            f"expected.")
             out.append(a)

@@ -89,7 +89,7 @@ def spec_of(array, batched=False):
 
 
 def _shape_list(spec):
-    return None if spec.shape is None else list(spec.shape)
+    return None if spec.shape.rank is None else list(spec.shape)
 
 
 def specs_compatible(a, b):
@@ -115,11 +115,11 @@ def merge_specs(a, b):
 
 
 def batched_spec(spec, size):
-    return TensorSpec(None if spec.shape is None else [size] + list(spec.shape), spec.dtype)
+    return TensorSpec(None if spec.shape.rank is None else [size] + list(spec.shape), spec.dtype)
 
 
 def unbatched_spec(spec):
-    return TensorSpec(None if spec.shape is None else list(spec.shape)[1:], spec.dtype)
+    return TensorSpec(None if spec.shape.rank is None else list(spec.shape)[1:], spec.dtype)
 
 
 class DatasetSpec:
@@ -157,7 +157,7 @@ def tensor_converter(specs, packer):
 
 
 def shape_text(shape):
-    return "<unknown>" if shape is None else str(TensorShape(list(shape)))
+    return str(TensorShape(shape))
 
 
 def require_tensors(dataset, op):

@@ -76,7 +76,7 @@ class Dense(Layer):
     def _check_inputs(self, inputs):
         """The inputs' shape; a ValueError naming the layer when its last axis does not fit the kernel."""
         shape, rows = inputs.shape, self.kernel.shape[0]
-        if not shape or shape[-1] != rows:
+        if len(shape) == 0 or shape[-1] != rows:
             raise ValueError(f"{self.name}: expected inputs with last axis {rows}, got shape {tuple(shape)}")
         return shape
 
