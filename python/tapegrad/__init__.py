@@ -36,7 +36,7 @@ from tapegrad._tensor_array import TensorArray  # noqa: E402
 from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import case, cond, switch_case, while_loop  # noqa: E402
-from tapegrad import math, nn, linalg, random, debugging, nest  # noqa: E402
+from tapegrad import math, nn, linalg, random, debugging, nest, image  # noqa: E402
 from tapegrad import raw_ops  # noqa: E402,F401
 from tapegrad import autodiff  # noqa: E402
 from tapegrad import config, strings, summary, test  # noqa: E402
@@ -45,7 +45,7 @@ from tapegrad import data  # noqa: E402
 from tapegrad import _symbolic  # noqa: E402
 
 # ops written in Python check for keras's symbolic tensors (Note [Symbolic dispatch] in _symbolic.py)
-_symbolic.install([_os.sys.modules[__name__], math, nn, linalg], ("tapegrad._ops.", "tapegrad._creation"), ("cast",))
+_symbolic.install([_os.sys.modules[__name__], math, nn, linalg, image], ("tapegrad._ops.", "tapegrad._creation"), ("cast",))
 from tapegrad import raw_ops  # noqa: E402
 
 from tapegrad._show_config import show_config  # noqa: E402

@@ -121,15 +121,16 @@ class Cropping2D(Layer):
 
 
 class UpSampling2D(Layer):
-    """Repeats each row ``size[0]`` times and each column ``size[1]`` times (nearest neighbour)."""
+    """Repeats each row ``size[0]`` times and each column ``size[1]`` times (nearest neighbour), or
+    interpolates them (``interpolation="bilinear"``, as tf.image.resize)."""
 
     def __init__(self, size=(2, 2), data_format=None, interpolation="nearest", **kwargs):
         super().__init__(**kwargs)
         check_data_format(data_format, "UpSampling2D")
         self.size = normalize_tuple(size, 2, "UpSampling2D", "size")
-        if interpolation != "nearest":
+        if interpolation not in ("nearest", "bilinear"):
             raise tf.errors.UnimplementedError(f"UpSampling2D: interpolation={interpolation!r} is not supported "
-                                               "(only 'nearest')")
+                                               "(only 'nearest' and 'bilinear')")
         self.interpolation = interpolation
         self.data_format = "channels_last"
 
@@ -137,6 +138,8 @@ class UpSampling2D(Layer):
         _check_rank(self, inputs.shape)
         b, h, w, c = inputs.shape
         sh, sw = self.size
+        if self.interpolation == "bilinear":
+            return tf.image.resize(inputs, [h * sh, w * sw], method="bilinear")
         x = tf.reshape(inputs, [b, h, 1, w, 1, c])
         return tf.reshape(tf.broadcast_to(x, [b, h, sh, w, sw, c]), [b, h * sh, w * sw, c])
 

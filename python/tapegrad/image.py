@@ -1,0 +1,2 @@
+"""``tf.image``: resizing."""
+from tapegrad._ops.image import *  # noqa: F401,F403
