@@ -6,7 +6,9 @@ Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do 
               DistributedGradientTape (2.7 MB of float32 gradients a step).
   CNN         28x28x1, batch 64 per rank: Conv2D 32 3x3 relu, MaxPool 2, Conv2D 64 3x3 relu, MaxPool 2,
               Flatten, Dense 128 relu, Dense 10; sparse CE from logits, Adam (0.9 MB of gradients).
-The "no communication" rows run the same steps with a plain GradientTape: what two processes on
+"buckets start": during the sweep or after it, as TAPEGRAD_OVERLAP=auto chose (Note [When to overlap]
+in tapegrad/distribute/_runtime.py; with one rank per core and one thread each it defers them); the
+"TAPEGRAD_OVERLAP=1" rows force the overlap. The "no communication" rows run the same steps with a plain GradientTape: what two processes on
 this machine reach at all (they share the memory bandwidth and caches). The "mpi4py by hand" row
 takes a plain tape's gradients and averages each with mpi4py's Allreduce after the sweep, in the
 training thread: what the same step costs with MPI and no framework around it. Per row (medians over REPEATS launches, 1 and 2 ranks by turns): step time, samples/s over all
@@ -93,7 +95,7 @@ def worker(which):
         s = hvd.stats()
         out = {"step": statistics.median(times[WARMUP:]), "batch": shape[0], "comm": s["comm_seconds"] / STEPS,
                "overlap": s["overlap_seconds"] / STEPS, "wait": s["wait_seconds"] / STEPS,
-               "bytes": s["bytes"] / STEPS}
+               "bytes": s["bytes"] / STEPS, "in_sweep": float(hvd._runtime.state().overlap)}
     else:
         from mpi4py import MPI
         comm = MPI.COMM_WORLD
@@ -124,6 +126,8 @@ def _ms(seconds):
 def launch(which, n):
     mpiexec = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+    if which.endswith("-overlap"):  # buckets start during the sweep even with no core to spare
+        env["TAPEGRAD_OVERLAP"], which = "1", which[:-len("-overlap")]
     p = subprocess.run([mpiexec, "-n", str(n), sys.executable, __file__, "--worker", which], env=env,
                        capture_output=True, text=True, timeout=900)
     line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
@@ -142,12 +146,14 @@ def main():
         if var in os.environ:
             print(f"warning: {var} is set; it slows OpenBLAS (unset it for benchmarks)", file=sys.stderr)
     print("## distribute: weak scaling, one thread per rank\n")
-    print("| workload | ranks | step (median) | samples/s | speed-up | comm/step | overlapped | wait/step | "
-          "bytes/step |")
-    print("|---|---|---|---|---|---|---|---|---|")
-    for which, label in (("mlp", "wide MLP step"), ("mlp-traced", "wide MLP step, tf.function"),
+    print("| workload | ranks | step (median) | samples/s | speed-up | buckets start | comm/step | overlapped | "
+          "wait/step | bytes/step |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for which, label in (("mlp", "wide MLP step"), ("mlp-overlap", "wide MLP step, TAPEGRAD_OVERLAP=1"),
+                         ("mlp-traced", "wide MLP step, tf.function"),
                          ("mlp-mpi4py", "wide MLP step, mpi4py by hand after the sweep"),
                          ("mlp-local", "wide MLP step, no communication"), ("cnn", "CNN step"),
+                         ("cnn-overlap", "CNN step, TAPEGRAD_OVERLAP=1"),
                          ("cnn-traced", "CNN step, tf.function"), ("cnn-local", "CNN step, no communication")):
         # 1 and 2 ranks launched by turns, REPEATS times: this VM's speed drifts between launches by
         # more than the effect measured, and alternating puts both sides in the same moments.
@@ -163,8 +169,10 @@ def main():
             rate = n * r["batch"] / r["step"]
             base = base or rate
             share = r["overlap"] / r["comm"] if r["comm"] else 0.0
+            plain = n == 1 or which.endswith(("local", "mpi4py"))
+            starts = "-" if plain else "in the sweep" if r["in_sweep"] else "after it"
             print(f"| {label} | {n} | {r['step'] * 1e3:.2f} ms | {rate:,.0f} | {rate / base:.2f}x{spread if n == 2 else ''} | "
-                  f"{r['comm'] * 1e3:.2f} ms | {share:.0%} | {_ms(r['wait'])} | {r['bytes'] / 1e6:.2f} MB |")
+                  f"{starts} | {r['comm'] * 1e3:.2f} ms | {share:.0%} | {_ms(r['wait'])} | {r['bytes'] / 1e6:.2f} MB |")
     r = launch("allreduce", 2)
     print("\n## all-reduce (sum) of float32, 2 ranks\n")
     print("| bytes | tapegrad | mpi4py | tapegrad GB/s | mpi4py GB/s | ratio |")

@@ -16,8 +16,8 @@ if MPIEXEC is None:
 WORKER = os.path.join(os.path.dirname(__file__), "mpi", "worker.py")
 
 
-def run(case, n, timeout=2.0, extra=()):
-    env = dict(os.environ, WORKER_TIMEOUT=str(timeout), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
+def run(case, n, timeout=2.0, extra=(), **env_vars):
+    env = dict(os.environ, WORKER_TIMEOUT=str(timeout), OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", **env_vars)
     for attempt in range(2):
         t0 = time.monotonic()
         p = subprocess.run([MPIEXEC, *extra, "-n", str(n), sys.executable, WORKER, case], env=env,
@@ -35,6 +35,17 @@ def run(case, n, timeout=2.0, extra=()):
 def test_case(case, n):
     rc, out, _ = run(case, n, timeout=60)
     assert rc == 0 and f"{case} ok" in out, out
+
+
+@pytest.mark.parametrize("setting", ["auto", "1", "0"])
+def test_overlap_policy(setting):
+    rc, out, _ = run("overlap_policy", 2, timeout=60, TAPEGRAD_OVERLAP=setting)
+    assert rc == 0 and "overlap_policy ok" in out, out
+
+
+def test_a_bad_overlap_setting_is_refused():
+    rc, out, _ = run("overlap_policy", 2, timeout=60, TAPEGRAD_OVERLAP="sometimes")
+    assert rc != 0 and "TAPEGRAD_OVERLAP must be auto, 1 or 0, got 'sometimes'" in out, out
 
 
 @pytest.mark.parametrize("case", ["stall", "exit"])

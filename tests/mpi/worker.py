@@ -10,6 +10,7 @@ import numpy as np
 import tapegrad as tf
 import tapegrad.distribute as hvd
 from tapegrad import keras
+from tapegrad.distribute import _reduce, _runtime
 
 
 def collectives():
@@ -129,6 +130,31 @@ def equivalence():
         for a, b in zip(weights, again):
             assert np.array_equal(a, b), f"fusion threshold {threshold} changed the result"
     hvd.set_fusion_threshold(default)
+    # The same whether buckets start during the sweep or after it (Note [When to overlap]).
+    st, during_sweep = _runtime.state(), []
+    final, start = _reduce.Reduction.final, _reduce.Reduction._start
+
+    def spy_final(self, index, tensor):
+        during_sweep.append(True)
+        try:
+            return final(self, index, tensor)
+        finally:
+            during_sweep.pop()
+
+    def spy_start(self, b):
+        started.append(bool(during_sweep))
+        return start(self, b)
+
+    _reduce.Reduction.final, _reduce.Reduction._start = spy_final, spy_start
+    automatic = st.overlap
+    for overlap in (True, False):
+        st.overlap, started = overlap, []
+        again = _train(xs, ys, distributed=True, batch=per)
+        for a, b in zip(weights, again):
+            assert np.array_equal(a, b), f"overlap={overlap} changed the result"
+        assert any(started) == overlap, f"overlap={overlap}: buckets started during the sweep: {started}"
+    _reduce.Reduction.final, _reduce.Reduction._start = final, start
+    st.overlap = automatic
     # One process on the whole batches: batch i of the full run is the ranks' batches i*n .. i*n+n-1.
     order = np.concatenate([np.arange(k * per, (k + 1) * per) for s in range(len(x) // 12)
                             for k in range(s * n, s * n + n)])
@@ -138,7 +164,16 @@ def equivalence():
     everyone = hvd.allgather(tf.reshape(tf.concat([tf.reshape(w, [-1]) for w in weights], 0), [1, -1])).numpy()
     assert (everyone == everyone[0]).all(), "ranks ended with different weights"
     s = hvd.stats()
-    assert s["steps"] == 18 and s["collectives"] > 0 and s["bytes"] > 0
+    assert s["steps"] == 30 and s["collectives"] > 0 and s["bytes"] > 0
+
+
+def overlap_policy():
+    """TAPEGRAD_OVERLAP: auto overlaps only when a core is left for the communication thread."""
+    import os as _os
+    cpus = len(_os.sched_getaffinity(0))
+    want = {"1": True, "0": False}.get(_os.environ.get("TAPEGRAD_OVERLAP", "auto"),
+                                       hvd.local_size() * max(1, tf._core._num_threads()) < cpus)
+    assert _runtime.state().overlap == want, (_os.environ.get("TAPEGRAD_OVERLAP"), cpus, want)
 
 
 def traced():
@@ -251,6 +286,7 @@ def kill():
 
 
 CASES = {"collectives": collectives, "equivalence": equivalence, "traced": traced, "mismatch": mismatch,
+         "overlap_policy": overlap_policy,
          "stall": stall, "exit": exit_early, "kill": kill}
 
 if __name__ == "__main__":

@@ -8,8 +8,10 @@ threshold. Walking that order, a tensor larger than the threshold is a bucket of
 from its own memory into a new tensor's memory (no copy either way); smaller ones are packed, per
 dtype, into a fusion buffer until the next would overflow it. A bucket is handed to the
 communication thread as soon as its last tensor is final, so the reduction of late layers runs
-while the sweep computes the gradients of early ones. Bucket contents and their order depend on
-nothing that differs between ranks or runs, so results are the same whatever the timing.
+while the sweep computes the gradients of early ones (where a core is free for it: Note [When to
+overlap] in _runtime.py; else every bucket starts, in the same order, when the sweep ends). Bucket
+contents and their order depend on nothing that differs between ranks or runs, so results are the
+same whatever the timing.
 """
 import time
 
@@ -117,7 +119,7 @@ class Reduction:
         slot = next(s for s in b.slots if s.index == index)
         slot.value = tensor
         b.waiting -= 1
-        if b.waiting == 0:
+        if b.waiting == 0 and self.st.overlap:  # else results() starts it (Note [When to overlap])
             self._start(b)
 
     def _start(self, b):
