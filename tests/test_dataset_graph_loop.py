@@ -246,3 +246,57 @@ def test_a_cnn_epoch_with_a_partial_last_batch_matches_eager():
     np.testing.assert_allclose(float(epoch(ds)), want, rtol=1e-12)
     for a, b in zip(graph_parts[0].weights, eager_parts[0].weights):
         np.testing.assert_allclose(a.numpy(), b.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_a_tensor_array_without_element_shape_learns_it_from_the_body():
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(10, dtype=np.float32)).batch(3)  # 3, 3, 3, 1
+
+    @tf.function
+    def sums(d):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        i = 0
+        for x in d:
+            ta = ta.write(i, tf.reduce_sum(x))
+            i += 1
+        return ta.stack()
+
+    np.testing.assert_array_equal(sums(ds).numpy(), [3.0, 12.0, 21.0, 9.0])  # TF's result
+    np.testing.assert_array_equal(sums(ds).numpy(), [3.0, 12.0, 21.0, 9.0])
+    assert sums.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("element_shape", [None, []])
+def test_a_dataset_loop_inside_a_traced_conditional(element_shape):
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(10, dtype=np.float32)).batch(3)
+
+    @tf.function
+    def f(flag):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=element_shape)
+        if flag > 0:
+            i = 0
+            for x in ds:
+                ta = ta.write(i, tf.reduce_sum(x))
+                i += 1
+        else:
+            ta = ta.write(0, 0.0)
+        return ta.stack()
+
+    np.testing.assert_array_equal(f(tf.constant(1)).numpy(), [3.0, 12.0, 21.0, 9.0])  # TF's results
+    np.testing.assert_array_equal(f(tf.constant(0)).numpy(), [0.0])
+    np.testing.assert_array_equal(f(tf.constant(1)).numpy(), [3.0, 12.0, 21.0, 9.0])
+
+
+def test_a_tensor_array_written_batch_shaped_elements_is_refused_with_advice():
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(10, dtype=np.float32).reshape(5, 2)).batch(2)
+
+    @tf.function
+    def rows(d):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        i = 0
+        for x in d:
+            ta = ta.write(i, x)
+            i += 1
+        return ta.concat()
+
+    with pytest.raises(tf.errors.UnimplementedError, match="follows the batch size.*drop_remainder=True"):
+        rows(ds)

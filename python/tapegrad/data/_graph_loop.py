@@ -6,7 +6,8 @@ tapegrad.autograph). In a trace it becomes: a HostCall that starts a new iterato
 dataset (in the function's graph, so each call of the graph iterates the dataset afresh), then a
 tf.while_loop whose condition is a HostCall that fetches the next element into a one-element
 buffer and returns whether there was one, and whose body is a HostCall that returns the buffered
-element's tensors followed by the loop's body. Condition and body are traced dry (as every
+element's tensors followed by the loop's body. A TensorArray the loop writes without an element_shape takes the shape of what the
+body writes to it, learnt from a throwaway trace of one iteration. Condition and body are traced dry (as every
 subgraph), so their host calls are only recorded there, never run: the elements flow when the
 While node runs, at the trace's own call and at every later one. Element shapes come from the
 dataset's element_spec and must be fully known: code in the body may read a shape as a Python
@@ -47,6 +48,11 @@ class _GraphIterator:
         self.it, self.buffered = Iterator(self.dataset), None
 
     def fetch(self, _values):
+        # A dry trace (a branch, the peeled iteration) runs the While nodes it records on made-up
+        # values: there the loop has no elements, and the iterator is left to the real run.
+        trace = current_trace()
+        if self.it is None or trace is not None and trace.dry:
+            return [fresh([], 4, False)]
         try:
             self.buffered = st.flatten(next(self.it))
         except StopIteration:
@@ -54,6 +60,9 @@ class _GraphIterator:
         return [fresh([], 4, self.buffered is not None)]
 
     def take(self, _values):
+        trace = current_trace()
+        if trace is not None and trace.dry:  # as in fetch: a made-up element
+            return self.dummies()
         out, self.buffered = self.buffered, None
         if out is None:
             from tapegrad.errors import OutOfRangeError
@@ -114,8 +123,40 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
 
     from tapegrad import _control_flow
     varying = any(None in s.shape for s in loop.specs)
+    opts = dict(opts or {})
     with _control_flow.varying_elements(loop) if varying else contextlib.nullcontext():
-        _loops._graph_loop(test, step, get_state, set_state, names, dict(opts or {}), where)
+        if not _loops._arrays_ready(get_state()):
+            _learn_element_shapes(loop, step, get_state, set_state, varying)
+        _loops._graph_loop(test, step, get_state, set_state, names, opts, where)
+
+
+def _learn_element_shapes(loop, step, get_state, set_state, varying):
+    """Gives each TensorArray the loop carries without an element shape the shape of what one
+    iteration writes to it, learnt from a throwaway dry trace of the body (twice, with elements of
+    two sizes, when the element spec has unknown dimensions: a shape that follows the batch size
+    cannot be carried and is refused)."""
+    from tapegrad import _control_flow
+    from tapegrad._tensor_array import TensorArray
+    init = list(get_state())
+    arrays = [k for k, v in enumerate(init) if isinstance(v, TensorArray) and not v._loop_ready()]
+
+    def one_iteration():
+        set_state([v._detached() if k in arrays else v for k, v in enumerate(init)])
+        step()
+        state = get_state()
+        return [state[k]._to_loop_value()[0] for k in arrays]  # each buffer after its first write
+
+    learnt = []
+    for sizes in (contextlib.nullcontext(), loop.other_sizes()) if varying else (contextlib.nullcontext(),):
+        with sizes:
+            _, _, buffers, _ = _control_flow._trace_subgraph(one_iteration, [], [], [], "for ... in dataset")
+        learnt.append([tuple(b._shape[1:]) for b in buffers])
+    set_state(init)
+    if any(shapes != learnt[0] for shapes in learnt):
+        loop.refuse(f"a TensorArray the loop carries is written elements whose shape follows the batch size: "
+                    f"{learnt[0]} and {learnt[1]}")
+    for k, shape in zip(arrays, learnt[0]):
+        init[k]._elements.element_shape = shape
 
 
 def _host(fn, label, dummies):
