@@ -6,9 +6,8 @@ Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do 
               DistributedGradientTape (2.7 MB of float32 gradients a step).
   CNN         28x28x1, batch 64 per rank: Conv2D 32 3x3 relu, MaxPool 2, Conv2D 64 3x3 relu, MaxPool 2,
               Flatten, Dense 128 relu, Dense 10; sparse CE from logits, Adam (0.9 MB of gradients).
-"buckets start": during the sweep or after it, as TAPEGRAD_OVERLAP=auto chose (Note [When to overlap]
-in tapegrad/distribute/_runtime.py; with one rank per core and one thread each it defers them); the
-"TAPEGRAD_OVERLAP=1" rows force the overlap. The "no communication" rows run the same steps with a plain GradientTape: what two processes on
+"buckets start": during the sweep (the default) or after it (the "TAPEGRAD_OVERLAP=0" rows; Note
+[When to overlap] in tapegrad/distribute/_runtime.py). The "no communication" rows run the same steps with a plain GradientTape: what two processes on
 this machine reach at all (they share the memory bandwidth and caches). The "mpi4py by hand" row
 takes a plain tape's gradients and averages each with mpi4py's Allreduce after the sweep, in the
 training thread: what the same step costs with MPI and no framework around it. Per row (medians over REPEATS launches, 1 and 2 ranks by turns): step time, samples/s over all
@@ -126,8 +125,8 @@ def _ms(seconds):
 def launch(which, n):
     mpiexec = shutil.which("mpiexec", path=os.path.dirname(sys.executable)) or shutil.which("mpiexec")
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    if which.endswith("-overlap"):  # buckets start during the sweep even with no core to spare
-        env["TAPEGRAD_OVERLAP"], which = "1", which[:-len("-overlap")]
+    if which.endswith("-defer"):  # every bucket starts when the sweep ends
+        env["TAPEGRAD_OVERLAP"], which = "0", which[:-len("-defer")]
     p = subprocess.run([mpiexec, "-n", str(n), sys.executable, __file__, "--worker", which], env=env,
                        capture_output=True, text=True, timeout=900)
     line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
@@ -149,11 +148,11 @@ def main():
     print("| workload | ranks | step (median) | samples/s | speed-up | buckets start | comm/step | overlapped | "
           "wait/step | bytes/step |")
     print("|---|---|---|---|---|---|---|---|---|---|")
-    for which, label in (("mlp", "wide MLP step"), ("mlp-overlap", "wide MLP step, TAPEGRAD_OVERLAP=1"),
+    for which, label in (("mlp", "wide MLP step"), ("mlp-defer", "wide MLP step, TAPEGRAD_OVERLAP=0"),
                          ("mlp-traced", "wide MLP step, tf.function"),
                          ("mlp-mpi4py", "wide MLP step, mpi4py by hand after the sweep"),
                          ("mlp-local", "wide MLP step, no communication"), ("cnn", "CNN step"),
-                         ("cnn-overlap", "CNN step, TAPEGRAD_OVERLAP=1"),
+                         ("cnn-defer", "CNN step, TAPEGRAD_OVERLAP=0"),
                          ("cnn-traced", "CNN step, tf.function"), ("cnn-local", "CNN step, no communication")):
         # 1 and 2 ranks launched by turns, REPEATS times: this VM's speed drifts between launches by
         # more than the effect measured, and alternating puts both sides in the same moments.

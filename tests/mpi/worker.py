@@ -146,7 +146,7 @@ def equivalence():
         return start(self, b)
 
     _reduce.Reduction.final, _reduce.Reduction._start = spy_final, spy_start
-    automatic = st.overlap
+    configured = st.overlap
     for overlap in (True, False):
         st.overlap, started = overlap, []
         again = _train(xs, ys, distributed=True, batch=per)
@@ -154,7 +154,7 @@ def equivalence():
             assert np.array_equal(a, b), f"overlap={overlap} changed the result"
         assert any(started) == overlap, f"overlap={overlap}: buckets started during the sweep: {started}"
     _reduce.Reduction.final, _reduce.Reduction._start = final, start
-    st.overlap = automatic
+    st.overlap = configured
     # One process on the whole batches: batch i of the full run is the ranks' batches i*n .. i*n+n-1.
     order = np.concatenate([np.arange(k * per, (k + 1) * per) for s in range(len(x) // 12)
                             for k in range(s * n, s * n + n)])
@@ -168,12 +168,9 @@ def equivalence():
 
 
 def overlap_policy():
-    """TAPEGRAD_OVERLAP: auto overlaps only when a core is left for the communication thread."""
-    import os as _os
-    cpus = len(_os.sched_getaffinity(0))
-    want = {"1": True, "0": False}.get(_os.environ.get("TAPEGRAD_OVERLAP", "auto"),
-                                       hvd.local_size() * max(1, tf._core._num_threads()) < cpus)
-    assert _runtime.state().overlap == want, (_os.environ.get("TAPEGRAD_OVERLAP"), cpus, want)
+    """TAPEGRAD_OVERLAP: 1 (the default) starts buckets during the sweep, 0 after it."""
+    want = os.environ.get("TAPEGRAD_OVERLAP", "1") == "1"
+    assert _runtime.state().overlap == want, (os.environ.get("TAPEGRAD_OVERLAP"), want)
 
 
 def traced():

@@ -8,8 +8,8 @@ threshold. Walking that order, a tensor larger than the threshold is a bucket of
 from its own memory into a new tensor's memory (no copy either way); smaller ones are packed, per
 dtype, into a fusion buffer until the next would overflow it. A bucket is handed to the
 communication thread as soon as its last tensor is final, so the reduction of late layers runs
-while the sweep computes the gradients of early ones (where a core is free for it: Note [When to
-overlap] in _runtime.py; else every bucket starts, in the same order, when the sweep ends). Bucket
+while the sweep computes the gradients of early ones (unless TAPEGRAD_OVERLAP=0: Note [When to
+overlap] in _runtime.py; then every bucket starts, in the same order, when the sweep ends). Bucket
 contents and their order depend on nothing that differs between ranks or runs, so results are the
 same whatever the timing.
 """

@@ -22,17 +22,16 @@ result gives up after twice the timeout (plus 5 s) with DeadlineExceededError, a
 aborts the job at exit instead of waiting in MPI_Finalize.
 
 Note [When to overlap]
-Overlapping a bucket's all-reduce with the rest of the backward sweep pays when the communication
-thread has a core of its own. When this machine's ranks already keep every core busy with their
-kernel threads (ranks here x threads per kernel >= CPUs, as with one single-threaded rank per core),
-the all-reduce competes with the sweep for the core, and MPI's two-sided exchange advances only when
-both ranks' communication threads happen to run at once: on 2 cores, 2 ranks of 1 thread, a 0.8 MB
-bucket of the CNN step took 11-15 ms beside the sweeps instead of 0.3 ms, spinning, and the
-2-rank speed-up (over six interleaved launch pairs) was higher with every bucket deferred to the end
-of the sweep: MLP step 1.66x against 1.56x eager, 1.69x against 1.59x traced; CNN step 1.81x against
-1.76x eager, 1.83x against 1.80x traced. So by default (TAPEGRAD_OVERLAP=auto) buckets start as soon
-as they are final only when a core is left over; TAPEGRAD_OVERLAP=1 or 0 forces either way. The
-buckets, their contents and order are the same both ways, and so are the results.
+A bucket's all-reduce starts as soon as its last gradient is final, overlapping the rest of the
+backward sweep (TAPEGRAD_OVERLAP=1, the default). That pays when the communication thread has a
+core of its own. With one single-threaded rank per core (2 ranks on this 2-core VM) it has none: a
+0.8 MB bucket of the CNN step then took 11-15 ms beside the sweeps instead of 0.3 ms, MPI's
+two-sided exchange advancing only when both communication threads happen to run. TAPEGRAD_OVERLAP=0
+starts every bucket, in the same order, when the sweep ends. Two rounds of interleaved launch pairs
+(6 and 8 pairs) could not tell the two apart here: the first favoured deferring (MLP step 1.66x
+against 1.56x, CNN 1.81x against 1.76x), the second split (MLP 1.59x against 1.53x, CNN 1.64x
+against 1.72x), within this VM's spread of 1.1x-2.2x between launches. The buckets, their contents
+and order are the same both ways, and so are the results.
 """
 import atexit
 import concurrent.futures
@@ -80,7 +79,7 @@ class _State:
         local.Free()
         cross.Free()
         self.timeout = timeout
-        self.overlap = _overlap_policy(self.local_size)
+        self.overlap = _overlap_policy()
         self.fusion_threshold = int(os.environ.get("TAPEGRAD_FUSION_THRESHOLD",
                                                    os.environ.get("HOROVOD_FUSION_THRESHOLD", _DEFAULT_FUSION)))
         self.seq = 0  # rendezvous groups submitted so far (same on every rank)
@@ -197,21 +196,14 @@ class _State:
         raise InvalidArgumentError(None, None, _mismatch(descriptions, self.seq))
 
 
-def _overlap_policy(local_size):
+def _overlap_policy():
     """Whether buckets start while the sweep still runs (Note [When to overlap])."""
-    setting = os.environ.get("TAPEGRAD_OVERLAP", "auto").strip().lower()
+    setting = os.environ.get("TAPEGRAD_OVERLAP", "1").strip().lower()
     if setting in ("1", "true", "yes", "on"):
         return True
     if setting in ("0", "false", "no", "off"):
         return False
-    if setting != "auto":
-        raise ValueError(f"tapegrad.distribute: TAPEGRAD_OVERLAP must be auto, 1 or 0, got {setting!r}")
-    from tapegrad import _core
-    try:
-        cpus = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cpus = os.cpu_count() or 1
-    return local_size * max(1, _core._num_threads()) < cpus
+    raise ValueError(f"tapegrad.distribute: TAPEGRAD_OVERLAP must be 1 or 0, got {setting!r}")
 
 
 def _mismatch(descriptions, seq):
