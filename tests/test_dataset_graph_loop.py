@@ -300,3 +300,35 @@ def test_a_tensor_array_written_batch_shaped_elements_is_refused_with_advice():
 
     with pytest.raises(tf.errors.UnimplementedError, match="follows the batch size.*drop_remainder=True"):
         rows(ds)
+
+
+def test_two_arrays_one_of_them_shaped_and_a_write_under_a_traced_if():
+    ds = tf.data.Dataset.from_tensor_slices(np.arange(8, dtype=np.float32).reshape(4, 2)).batch(2)
+
+    @tf.function
+    def both(d):
+        a = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        b = tf.TensorArray(tf.float32, size=0, dynamic_size=True, element_shape=[2])
+        i = 0
+        for x in d:
+            a = a.write(i, tf.reduce_sum(x))
+            b = b.write(i, tf.reduce_sum(x, axis=0))
+            i += 1
+        return a.stack(), b.stack()
+
+    a, b = both(ds)
+    np.testing.assert_array_equal(a.numpy(), [6.0, 22.0])
+    np.testing.assert_array_equal(b.numpy(), [[2.0, 4.0], [10.0, 12.0]])
+
+    @tf.function
+    def some(d):
+        ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+        i = 0
+        for x in d:
+            if tf.reduce_sum(x) > 5:
+                ta = ta.write(i, tf.reduce_sum(x))
+                i += 1
+        return ta.stack()
+
+    with pytest.raises(ValueError, match="needs its element_shape"):
+        some(ds)

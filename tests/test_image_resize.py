@@ -113,3 +113,13 @@ def test_resize_on_a_keras_input_builds_a_model():
     model = keras.Model(inputs, tf.image.resize(inputs, [8, 8]))
     x = np.random.default_rng(3).standard_normal((2, 4, 4, 1)).astype(np.float32)
     np.testing.assert_array_equal(model(x).numpy(), tf.image.resize(x, [8, 8]).numpy())
+
+
+def test_upsampling2d_bilinear_keeps_the_dtype_and_resize_refuses_what_tf_refuses():
+    x = np.random.default_rng(4).standard_normal((1, 2, 2, 1))
+    up = keras.layers.UpSampling2D(2, interpolation="bilinear")
+    assert up(x.astype(np.int32)).dtype == tf.int32 and up(x.astype(np.float64)).dtype == tf.float32  # Keras's
+    with pytest.raises(ValueError, match="not implemented: BILINEAR"):
+        tf.image.resize(x, [3, 3], method="BILINEAR")
+    with pytest.raises(tf.errors.InvalidArgumentError, match="at least one channel"):
+        tf.image.resize(np.zeros((1, 2, 2, 0), np.float32), [3, 3])

@@ -83,3 +83,8 @@ def test_a_large_buffer_freed_on_another_thread_is_reused():
     freeing.join()
     again = tf.constant(values)
     assert np.asarray(again).__array_interface__["data"][0] == address
+
+
+def test_string_formatting_leaves_no_cycles():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert _cyclic_garbage(lambda: tf.strings.format("{}", x)) == 0

@@ -54,3 +54,17 @@ def test_merging_and_rank_checks():
 def test_bad_dimensions_raise(dims, error):
     with pytest.raises(error):
         tf.TensorShape(dims)
+
+
+def test_an_unknown_rank_gives_no_tuple_answers():
+    s = tf.TensorShape(None)
+    for fn in (lambda: None in s, lambda: s * 2, lambda: s.count(None), lambda: s < (1,)):
+        with pytest.raises(ValueError, match="unknown"):
+            fn()
+
+
+def test_shapes_are_nest_leaves_and_unknown_shapes_are_accepted_where_tf_accepts_them():
+    assert tf.nest.flatten([tf.TensorShape(None), tf.TensorShape([2, 3])]) == [tf.TensorShape(None), tf.TensorShape([2, 3])]
+    assert tf.TensorArray(tf.float32, size=1, element_shape=tf.TensorShape(None)).element_shape.rank is None
+    with pytest.raises(ValueError, match="rank >= 1"):
+        tf.TensorArray(tf.float32, size=1).unstack(tf.constant(1.0))

@@ -160,7 +160,7 @@ def _invariant_shapes(shape_invariants, args, flat):
         raise ValueError(f"tf.while_loop: shape_invariants has {len(given)} shapes for {len(flat)} loop variables")
     out = []
     for k, (s, v) in enumerate(zip(given, flat)):
-        dims = getattr(s, "as_list", lambda: s)() if s is not None else None
+        dims = None if s is None or getattr(s, "rank", 0) is None else getattr(s, "as_list", lambda: s)()
         if dims is None:
             raise ValueError("tf.while_loop: a shape invariant of unknown rank is not supported "
                              f"(loop variable {k}); give its rank with None dimensions")

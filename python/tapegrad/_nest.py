@@ -7,12 +7,15 @@ the same rules and tests/test_nest.py checks the two against each other.
 """
 import collections.abc as _abc
 
+from tapegrad._tensor_shape import TensorShape
+
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure", "is_nested"]
 
 
 def is_nested(structure):
-    """True for a list, tuple (namedtuples included) or mapping; strings and tensors are leaves."""
-    return isinstance(structure, (list, tuple, _abc.Mapping))
+    """True for a list, tuple (namedtuples included) or mapping; strings, tensors and TensorShapes
+    are leaves."""
+    return isinstance(structure, (list, tuple, _abc.Mapping)) and not isinstance(structure, TensorShape)
 
 
 def _sorted_keys(mapping):

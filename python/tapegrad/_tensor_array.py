@@ -57,6 +57,8 @@ class TensorArray:
         self._dynamic_size = bool(dynamic_size)
         self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
         self._infer_shape = bool(infer_shape)
+        if isinstance(element_shape, TensorShape) and element_shape.rank is None:
+            element_shape = None  # TensorShape(None): unknown, as None
         shape = None if element_shape is None else tuple(TensorShape(_dims(element_shape)))
         self._elements = _Elements(n, shape)
         self._buffer = self._size = None  # the graph-loop form (see the module docstring)
@@ -128,7 +130,9 @@ class TensorArray:
     def unstack(self, value, name=None):
         """Writes the rows of ``value`` at 0, 1, ...."""
         value = convert_to_tensor(value, dtype=self._dtype)
-        rows = unstack(value) if value.shape else []
+        if value.shape.rank == 0:
+            raise ValueError(f"TensorArray.unstack: value must have rank >= 1, got a scalar {value.dtype.name}")
+        rows = unstack(value)
         if len(rows) > len(self._elements.items) and not self._dynamic_size and self._buffer is None:
             raise ValueError(f"Cannot unstack {len(rows)} tensors into a TensorArray of static size "
                              f"{len(self._elements.items)}")

@@ -224,6 +224,11 @@ class _UnknownRank(TensorShape):
     def __iter__(self):
         raise ValueError("Cannot iterate over a shape with unknown rank.")
 
+    def _unknown(self, *_args):
+        raise ValueError("The rank of this shape is unknown: it has no dimensions to inspect or compare.")
+
+    __contains__ = __mul__ = __rmul__ = count = index = __lt__ = __le__ = __gt__ = __ge__ = _unknown
+
     def __getitem__(self, key):
         return TensorShape(None) if type(key) is slice else None
 

@@ -217,20 +217,21 @@ def _tensor_text(t, summarize):
     """A tensor as tf.strings.format and tf.print write it: nested brackets, elements separated by
     spaces, each axis longer than 2 * summarize shortened to its first and last ``summarize`` entries."""
     a = t._value if isinstance(t, StringTensor) else np.asarray(t)
-    summarize = -1 if summarize is None else summarize
+    return _nested_text(a, 0, -1 if summarize is None else summarize, t.dtype)
 
-    def walk(x, depth):
-        if not isinstance(x, np.ndarray) or x.ndim == 0:  # an element (object arrays index to bytes)
-            return _element_text(x[()] if isinstance(x, np.ndarray) else x, t.dtype)
-        n = len(x)
-        cut = summarize >= 0 and n > 2 * summarize
-        items = [walk(x[i], depth + 1) for i in (list(range(summarize)) + list(range(n - summarize, n)) if cut
-                                                  else range(n))]
-        if cut:
-            items.insert(summarize, "...")
-        glue = " " if x.ndim == 1 else "\n" + " " * (depth + 1)
-        return "[" + glue.join(items) + "]"
-    return walk(a, 0)
+
+def _nested_text(x, depth, summarize, dtype):
+    """One level of _tensor_text (a module function: Note [No closures that recurse] in _nest.py)."""
+    if not isinstance(x, np.ndarray) or x.ndim == 0:  # an element (object arrays index to bytes)
+        return _element_text(x[()] if isinstance(x, np.ndarray) else x, dtype)
+    n = len(x)
+    cut = summarize >= 0 and n > 2 * summarize
+    items = [_nested_text(x[i], depth + 1, summarize, dtype)
+             for i in (list(range(summarize)) + list(range(n - summarize, n)) if cut else range(n))]
+    if cut:
+        items.insert(summarize, "...")
+    glue = " " if x.ndim == 1 else "\n" + " " * (depth + 1)
+    return "[" + glue.join(items) + "]"
 
 
 def format(template, inputs, placeholder="{}", summarize=3, name=None):  # noqa: A001 -- TF's name

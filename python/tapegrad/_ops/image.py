@@ -85,7 +85,6 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     rank = images.shape.rank
     if rank not in (3, 4):
         raise ValueError("'images' must have either 3 or 4 dimensions.")
-    method = str(method).lower() if isinstance(method, str) else method
     if method in _UNIMPLEMENTED:
         raise errors.UnimplementedError(f"resize: method {method!r} is not supported (only 'bilinear' and 'nearest')")
     if method not in (ResizeMethod.BILINEAR, ResizeMethod.NEAREST_NEIGHBOR):
@@ -100,6 +99,8 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
         raise _core.InvalidArgumentError(f"resize: output dimensions must be positive, got {[new_h, new_w]}")
     if in_h == 0 or in_w == 0:
         raise _core.InvalidArgumentError(f"resize: input image must be of non-zero size, got shape {images.shape}")
+    if x.shape[-1] == 0:
+        raise _core.InvalidArgumentError(f"resize: image must have at least one channel, got shape {images.shape}")
     if x.dtype == dtypes.bool:
         raise _core.InvalidArgumentError("resize: images of dtype bool are not supported")
     if antialias and method == ResizeMethod.BILINEAR and (new_h < in_h or new_w < in_w):

@@ -140,18 +140,24 @@ def _learn_element_shapes(loop, step, get_state, set_state, varying):
     init = list(get_state())
     arrays = [k for k, v in enumerate(init) if isinstance(v, TensorArray) and not v._loop_ready()]
 
-    def one_iteration():
-        set_state([v._detached() if k in arrays else v for k, v in enumerate(init)])
+    def one_iteration():  # on copies of every array: the throwaway trace's writes stay there
+        set_state([v._detached() if isinstance(v, TensorArray) else v for v in init])
         step()
         state = get_state()
         return [state[k]._to_loop_value()[0] for k in arrays]  # each buffer after its first write
 
     learnt = []
-    for sizes in (contextlib.nullcontext(), loop.other_sizes()) if varying else (contextlib.nullcontext(),):
-        with sizes:
-            _, _, buffers, _ = _control_flow._trace_subgraph(one_iteration, [], [], [], "for ... in dataset")
-        learnt.append([tuple(b._shape[1:]) for b in buffers])
-    set_state(init)
+    try:
+        for sizes in (contextlib.nullcontext(), loop.other_sizes()) if varying else (contextlib.nullcontext(),):
+            with sizes:
+                _, _, buffers, _ = _control_flow._trace_subgraph(one_iteration, [], [], [], "for ... in dataset")
+            learnt.append([tuple(b._shape[1:]) for b in buffers])
+    except Exception as error:  # noqa: BLE001 (e.g. a write inside a traced if: the shape is not learnt)
+        raise ValueError("TensorArray: an array carried by a loop over a dataset inside tf.function needs its "
+                         "element_shape here (its first write could not be traced on its own: "
+                         f"{type(error).__name__}: {error})") from None
+    finally:
+        set_state(init)
     if any(shapes != learnt[0] for shapes in learnt):
         loop.refuse(f"a TensorArray the loop carries is written elements whose shape follows the batch size: "
                     f"{learnt[0]} and {learnt[1]}")

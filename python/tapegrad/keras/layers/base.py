@@ -324,7 +324,7 @@ class Layer(tf.Module, AutoConfig):
             shape = out.shape
             if shape != self._last_out_shape:
                 _set(self, "_last_out_shape", shape)
-                _set(self, "_output_shape", (None,) + tuple(shape[1:]) if shape else ())
+                _set(self, "_output_shape", (None,) + tuple(shape[1:]) if len(shape) else ())
         return out
 
     # ---- masks (Note [Keras masks] in keras/_masking.py)

@@ -139,7 +139,7 @@ class UpSampling2D(Layer):
         b, h, w, c = inputs.shape
         sh, sw = self.size
         if self.interpolation == "bilinear":
-            return tf.image.resize(inputs, [h * sh, w * sw], method="bilinear")
+            return tf.cast(tf.image.resize(inputs, [h * sh, w * sw], method="bilinear"), inputs.dtype)
         x = tf.reshape(inputs, [b, h, 1, w, 1, c])
         return tf.reshape(tf.broadcast_to(x, [b, h, sh, w, sw, c]), [b, h * sh, w * sw, c])
 
