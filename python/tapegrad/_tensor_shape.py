@@ -8,6 +8,7 @@ side (`x.shape == [2, 3]` is True), a slice or a sum is a TensorShape, and a sca
 The unknown-rank shape is an empty tuple of the subclass _UnknownRank whose length, iteration and
 as_list raise, as TF's do.
 """
+import functools
 import operator
 
 __all__ = ["TensorShape", "Dimension", "as_shape", "unknown_shape"]
@@ -60,11 +61,6 @@ def _dim(d):
     if value < 0:
         raise ValueError(f"Dimension {value} must be >= 0")
     return value
-
-
-def _known(dims):
-    """A TensorShape of trusted dims (ints >= 0 or None), without checks: Note [Shapes are tuples]."""
-    return tuple.__new__(TensorShape, dims)
 
 
 class TensorShape(tuple):
@@ -282,6 +278,11 @@ class _UnknownRank(TensorShape):
     def concatenate(self, other):
         as_shape(other)
         return self
+
+
+# A TensorShape of trusted dims (ints >= 0 or None), without checks (Note [Shapes are tuples]): a C-level
+# call, as Tensor.shape makes one per access.
+_known = functools.partial(tuple.__new__, TensorShape)
 
 
 def as_shape(shape):
