@@ -16,6 +16,7 @@ void register_random_ops();
 void register_conv_ops();
 void register_pooling_ops();
 void register_recurrent_ops();
+void register_sort_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -33,6 +34,7 @@ void register_all_ops() {
   register_conv_ops();
   register_pooling_ops();
   register_recurrent_ops();
+  register_sort_ops();
 }
 
 }  // namespace tg

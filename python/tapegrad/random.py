@@ -13,7 +13,7 @@ from tapegrad import dtypes
 from tapegrad._ops._wrap import convert_arg as _convert_arg
 from tapegrad import _core
 
-__all__ = ["set_seed", "normal", "uniform", "get_global_generator"]
+__all__ = ["set_seed", "normal", "uniform", "categorical", "shuffle", "get_global_generator"]
 
 _generator = np.random.default_rng()
 _normal = _core.op("RandomStandardNormal")
@@ -93,3 +93,61 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     if not (_is(minval, 0) and _is(hi, 1.0)):
         u = u * (hi - minval) + minval
     return u
+
+
+def _leading_shape(t, trailing):
+    """[t's first dimension] + trailing, as a list when that dimension is known, else as a tensor."""
+    first = t._shape[0]
+    if first is not None and first >= 0:
+        return [first] + list(trailing)
+    from tapegrad._ops.array import concat
+    from tapegrad._tensor import constant, shape
+    return concat([shape(t)[:1], constant(list(trailing), dtypes.int32)], 0)
+
+
+def categorical(logits, num_samples, dtype=None, seed=None, name=None):
+    """``num_samples`` class indices per row of ``logits`` ([batch, classes], unnormalised log-probabilities),
+    drawn by the Gumbel-max rule: argmax(logits - log(-log(u))) with u uniform. A NaN logit is never
+    drawn; a row with no finite logit draws ``classes`` (out of range), as TF's kernel does."""
+    from tapegrad import errors
+    from tapegrad._ops.classify import is_nan
+    from tapegrad._ops.elementwise import log, where
+    from tapegrad._ops.reduction import argmax, reduce_max
+    from tapegrad._tensor import Tensor, cast, convert_to_tensor
+
+    lg = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
+    if not lg.dtype.is_floating:
+        raise errors.InvalidArgumentError(None, None, f"random.categorical: argument 'logits' must be a float tensor, "
+                                                      f"got {lg.dtype.name}")
+    if lg.ndim != 2:
+        raise errors.InvalidArgumentError(None, None, f"random.categorical: logits should be a matrix, got shape {lg.shape}")
+    if isinstance(num_samples, float):  # TF's TypeError, as for any float where an int32 is wanted
+        raise TypeError(f"random.categorical: argument 'num_samples' must be an integer, got {num_samples!r}")
+    n = _convert_arg(num_samples, "int", "random.categorical", "num_samples")
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"random.categorical: num_samples should be non-negative, got {n}")
+    out = dtypes.int64 if dtype is None else _convert_arg(dtype, "dtype", "random.categorical", "dtype")
+    if out not in (dtypes.int32, dtypes.int64):
+        raise ValueError(f"random.categorical: Argument `dtype` got invalid value {out!r}. Accepted dtypes are "
+                         "(tf.int32, tf.int64).")
+    classes = lg._shape[1]
+    if classes == 0:
+        raise errors.InvalidArgumentError(None, None, "random.categorical: num_classes should be positive, got 0")
+    clean = where(is_nan(lg), float("-inf"), lg)
+    u = uniform(_leading_shape(lg, [n, classes]), dtype=lg.dtype, seed=seed)
+    draws = argmax(clean[:, None, :] - log(-log(u)), axis=2, output_type=out)  # u = 0 gives -inf: never drawn
+    empty_row = reduce_max(clean, axis=1) == float("-inf")
+    return where(empty_row[:, None], cast(classes, out), draws)
+
+
+def shuffle(value, seed=None, name=None):
+    """``value`` with its first dimension randomly permuted (a scalar comes back as it is); the
+    permutation sorts random keys, and the result is a gather, so gradients flow back to ``value``."""
+    from tapegrad._ops.array import gather
+    from tapegrad._tensor import Tensor, convert_to_tensor
+
+    v = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    if v.ndim == 0:
+        return v
+    keys = uniform(_leading_shape(v, []), dtype=dtypes.float64, seed=seed)
+    return gather(v, _core.op("ArgSort")(keys, axis=0, descending=False))

@@ -604,6 +604,8 @@ for _row in OPERATORS:
     _row.keywords = False
 
 ROWS = ELEMENTWISE + REDUCTIONS + LINALG + ARRAY + NN + CONV + OPERATORS
+from tf_oracle.rows_sorting import SORTING  # noqa: E402  (its rows use Row, defined above)
+ROWS += SORTING
 
 MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
 
