@@ -13,7 +13,7 @@ NAMESPACES = {"tf": tf, "tf.math": tf.math, "tf.nn": tf.nn, "tf.linalg": tf.lina
 NO_NAME_ARG = {
     "function", "custom_gradient", "recompute_grad", "print", "as_dtype", "is_tensor", "convert_to_tensor",
     "RegisterGradient", "cond", "while_loop", "silu", "swish", "set_seed", "safe_sqrt", "get_global_generator",
-    "inside_function", "is_symbolic_tensor", "device", "show_config",
+    "inside_function", "is_symbolic_tensor", "device", "show_config", "vectorized_map",
 }
 
 

@@ -17,6 +17,7 @@ void register_conv_ops();
 void register_pooling_ops();
 void register_recurrent_ops();
 void register_sort_ops();
+void register_matrix_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -35,6 +36,7 @@ void register_all_ops() {
   register_pooling_ops();
   register_recurrent_ops();
   register_sort_ops();
+  register_matrix_ops();
 }
 
 }  // namespace tg

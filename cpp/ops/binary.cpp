@@ -8,6 +8,8 @@ TG_FAMILY(binary) {
   TG_BINARY(Add,        wrap_add(x, y),        g, g)
   TG_BINARY(Sub,        wrap_sub(x, y),        g, -g)
   TG_BINARY(Mul,        wrap_mul(x, y),        g * y, g * x)
+  // atan2(y, x): the first input is TF's y; d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
+  TG_BINARY_FLOAT(Atan2, std::atan2(x, y),      g * y / (square(x) + square(y)), -(g * x / (square(x) + square(y))))
   TG_BINARY_FLOAT(RealDiv, x / y,              safe_div(g, y), safe_mul(g, -(out / y)))  // d/dy x/y = -(x/y)/y
   // a NaN on either side gives NaN, as TF; on ties (-0 and +0 included) x is taken. The gradient
   // goes to x where x >= y (x <= y), else to y, so to a NaN y, as TF
@@ -17,7 +19,7 @@ TG_FAMILY(binary) {
                                                where(less_equal(x, y), zeros_like(g), g))
   TG_BINARY(SquaredDifference, wrap_mul(wrap_sub(x, y), wrap_sub(x, y)), g * (x - y) * 2.0, -(g * (x - y) * 2.0))
   // x^y: d/dx = y x^(y-1); d/dy = x^y log x (taken as 0 where x <= 0)
-  TG_BINARY_ROW_WITH(Pow, infer_pow, pow_any(x, y), safe_mul(g, y * pow(x, y - 1.0)),
+  TG_BINARY_ROW_WITH(Pow, infer_binary_numeric, run_pow, pow_any(x, y), safe_mul(g, y * pow(x, y - 1.0)),
                     safe_mul(g, out * where(greater(x, zeros_like(x)), log(x), zeros_like(x))))
   // MulNoNan(x, y) = 0 where y == 0, else x * y.
   TG_BINARY_FLOAT(MulNoNan, y == T(0) ? T(0) : x * y, (call("MulNoNan", {g, y})), (call("MulNoNan", {x, g})))

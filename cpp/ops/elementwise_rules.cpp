@@ -58,13 +58,13 @@ OutMeta infer_binary_float(const OpDef& d, const Tensors& x, const Attrs&) {
   return {broadcast_all(x, op), x[0]->dtype};
 }
 
-OutMeta infer_pow(const OpDef& d, const Tensors& x, const Attrs& a) {
-  OutMeta m = infer_binary_numeric(d, x, a);
+// Value checks live in forwards, not shape rules: a graph runs its shape rules once, at the trace.
+Tensor run_pow(const OpDef& d, const Tensors& x, const Attrs& a, const OutMeta& m) {
   if (is_integer(x[1]->dtype) && num_elements(m.shape) > 0)  // an empty result has nothing to refuse (TF)
     for (int64_t i = 0; i < x[1]->size; ++i)
       if (scalar_value(x[1], i) < 0)
         throw InvalidArgument(cat(d.name, ": integers to negative integer powers are not allowed, got ", describe(x)));
-  return m;
+  return run_elementwise(d, x, a, m);
 }
 
 template <class T> static bool holds_zero(const Tensor& t) {

@@ -11,11 +11,12 @@ OutMeta infer_binary_numeric(const OpDef& op, const Tensors& x, const Attrs&); /
 OutMeta infer_binary_float(const OpDef& op, const Tensors& x, const Attrs&);   // equal float dtypes, broadcast
 OutMeta infer_compare(const OpDef& op, const Tensors& x, const Attrs&);        // equal dtypes, broadcast -> bool
 OutMeta infer_logical(const OpDef& op, const Tensors& x, const Attrs&);        // bool, broadcast -> bool
-OutMeta infer_pow(const OpDef& op, const Tensors& x, const Attrs&);        // numeric; no negative int exponents
 OutMeta infer_select(const OpDef& op, const Tensors& x, const Attrs&);         // (bool, T, T) broadcast -> T
 
 // Forward of integer division and modulo: an integer divisor holding a zero raises
 // InvalidArgumentError "Integer division by zero" (as TF), then run_elementwise.
 Tensor run_int_div(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
+// Pow's forward: integers to negative integer powers raise (checked at every run, graphs included).
+Tensor run_pow(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
 
 }  // namespace tg

@@ -161,9 +161,7 @@ GatherGeom gather_geom(const OpDef& op, const Tensor& params, const Tensor& idx,
 }
 
 OutMeta gather_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
-  GatherGeom g = gather_geom(op, x[0], x[1], a);
-  check_indices(op, x[1], g.N, cat("axis ", g.axis, " of params ", meta_str(x[0])));
-  return {g.out, x[0]->dtype};
+  return {gather_geom(op, x[0], x[1], a).out, x[0]->dtype};
 }
 
 template <class Idx>
@@ -175,8 +173,10 @@ void gather_rows(const GatherGeom& g, const char* src, const Idx* idx, char* dst
     }
 }
 
+// The indices are checked here, at every run: a graph runs its shape rules only at the trace.
 Tensor gather_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   GatherGeom g = gather_geom(op, x[0], x[1], a);
+  check_indices(op, x[1], g.N, cat("axis ", g.axis, " of params ", meta_str(x[0])));
   Tensor out = empty(m.shape, m.dtype);
   if (!out->size) return out;
   const size_t row = g.inner * dtype_size(m.dtype);
@@ -241,7 +241,15 @@ OutMeta segment_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   if (n < 0) throw InvalidArgument(cat(op.name, ": num_segments must be given and >= 0, got ", n));
   if (ids->ndim() > data->ndim() || !std::equal(ids->shape.begin(), ids->shape.end(), data->shape.begin()))
     throw InvalidArgument(cat(op.name, ": segment_ids ", meta_str(ids), " must be a prefix of the shape of data ", meta_str(data)));
-  dispatch_dtype(ids->dtype, [&](auto v) {  // a negative id drops its row (as TF); n or more is an error
+  Shape out{n};
+  out.insert(out.end(), data->shape.begin() + ids->ndim(), data->shape.end());
+  return {out, data->dtype};
+}
+
+// A negative id drops its row (as TF); n or more is an error, checked at every run (graphs run
+// shape rules only at the trace) before anything is written.
+void check_segment_ids(const OpDef& op, const Tensor& ids, int64_t n) {
+  dispatch_dtype(ids->dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
       const T* p = ids->data_as<T>();
@@ -252,14 +260,12 @@ OutMeta segment_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
     }
     return 0;
   });
-  Shape out{n};
-  out.insert(out.end(), data->shape.begin() + ids->ndim(), data->shape.end());
-  return {out, data->dtype};
 }
 
-Tensor segment_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
-  Tensor out = zeros(m.shape, m.dtype);
+Tensor segment_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
   const Tensor &data = x[0], &ids = x[1];
+  check_segment_ids(op, ids, m.shape.empty() ? 0 : m.shape[0]);
+  Tensor out = zeros(m.shape, m.dtype);
   const int64_t inner = num_elements(Shape(m.shape.begin() + 1, m.shape.end()));
   dispatch_dtype(m.dtype, [&](auto v) {
     using T = decltype(v);

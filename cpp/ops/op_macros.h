@@ -160,7 +160,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_BINARY(Name, expr, gx, gy) \
   TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_KERNEL(Name, int32_t, int32_t, 2, expr) \
   TG_BINARY_KERNEL(Name, int64_t, int64_t, 3, expr)
-#define TG_BINARY_ROW_WITH(Name, infer_fn, expr, gx, gy) TG_BINARY(Name, expr, gx, gy)
+#define TG_BINARY_ROW_WITH(Name, infer_fn, fwd, expr, gx, gy) TG_BINARY(Name, expr, gx, gy)
 #define TG_INT_DIV(Name, expr, gx, gy) TG_BINARY(Name, expr, gx, gy)
 #define TG_COMPARE(Name, expr) \
   TG_BINARY_KERNEL(Name, float, bool, 0, expr) TG_BINARY_KERNEL(Name, double, bool, 1, expr) \
@@ -216,7 +216,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
         return r;                                                                        \
       }) TG_EW_JVP(Name);
 #define TG_BINARY(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_numeric, gx, gy)
-#define TG_BINARY_ROW_WITH(Name, infer_fn, expr, gx, gy) TG_BINARY_ROW(Name, infer_fn, gx, gy)
+#define TG_BINARY_ROW_WITH(Name, infer_fn, fwd, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_fn, fwd, gx, gy)
 #define TG_INT_DIV(Name, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_binary_numeric, run_int_div, gx, gy)
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
 #define TG_COMPARE(Name, expr) \

@@ -1,5 +1,6 @@
 // unary.cpp -- elementwise unary ops: forward as a scalar expression, gradient in registered ops.
 // Register pass: rows declare OpDefs; kernel passes: rows become loops (see op_macros.h).
+#include "kernels/erfinv.h"
 #include "ops/op_macros.h"
 
 namespace tg {
@@ -27,6 +28,16 @@ TG_FAMILY(unary) {
   TG_UNARY(Tan,     std::tan(x),                 g * (square(out) + 1.0))      // 1 + tan^2
   TG_UNARY(Softsign, x / (T(1) + std::abs(x)), g / square(abs(x) + 1.0))     // 1 / (1 + |x|)^2
   TG_UNARY(Erf,     vm::erf(x),                  g * exp(-square(x)) * 1.1283791670955126)  // 2/sqrt(pi) e^-x^2
+  TG_UNARY(Erfinv,  erfinv_scalar(x),            g * exp(square(out)) * 0.88622692545275801)  // sqrt(pi)/2 e^y^2
+  // inverse trigonometric and hyperbolic functions (NaN outside their domains, as TF):
+  TG_UNARY(Asin,    std::asin(x),                g * rsqrt(1.0 - square(x)))   // 1 / sqrt(1 - x^2)
+  TG_UNARY(Acos,    std::acos(x),                -(g * rsqrt(1.0 - square(x))))
+  TG_UNARY(Atan,    std::atan(x),                g / (square(x) + 1.0))        // 1 / (1 + x^2)
+  TG_UNARY(Sinh,    std::sinh(x),                g * call("Cosh", {x}))
+  TG_UNARY(Cosh,    std::cosh(x),                g * call("Sinh", {x}))
+  TG_UNARY(Asinh,   std::asinh(x),               g * rsqrt(square(x) + 1.0))   // 1 / sqrt(x^2 + 1)
+  TG_UNARY(Acosh,   std::acosh(x),               g * rsqrt(square(x) - 1.0))   // 1 / sqrt(x^2 - 1)
+  TG_UNARY(Atanh,   std::atanh(x),               g / (1.0 - square(x)))        // 1 / (1 - x^2)
   // integers wrap (neg and abs of the lowest value are itself, as TF); abs(-0) = +0
   TG_UNARY_NUMERIC(Neg,    wrap_neg(x),          -g)
   TG_UNARY_NUMERIC(Square, wrap_mul(x, x),       g * x * 2.0)

@@ -27,6 +27,8 @@ from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
+from tapegrad._ops.array_more import *  # noqa: E402,F401,F403
+from tapegrad._ops.scatter_gather import *  # noqa: E402,F401,F403
 from tapegrad._ops.sorting import argsort, sort  # noqa: E402,F401
 from tapegrad._tensor import install_tensor_surface as _install_tensor_surface  # noqa: E402
 
@@ -37,6 +39,7 @@ from tapegrad._tensor_array import TensorArray  # noqa: E402
 from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
 from tapegrad._control_flow import case, cond, switch_case, while_loop  # noqa: E402
+from tapegrad._functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest, image  # noqa: E402
 from tapegrad import raw_ops  # noqa: E402,F401
 from tapegrad import autodiff  # noqa: E402

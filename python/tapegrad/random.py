@@ -13,7 +13,7 @@ from tapegrad import dtypes
 from tapegrad._ops._wrap import convert_arg as _convert_arg
 from tapegrad import _core
 
-__all__ = ["set_seed", "normal", "uniform", "categorical", "shuffle", "get_global_generator"]
+__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle", "get_global_generator"]
 
 _generator = np.random.default_rng()
 _normal = _core.op("RandomStandardNormal")
@@ -93,6 +93,27 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
     if not (_is(minval, 0) and _is(hi, 1.0)):
         u = u * (hi - minval) + minval
     return u
+
+
+_PHI_MINUS_2 = 0.022750131948179195  # the standard normal CDF at -2
+
+
+def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=None):
+    """Normal values with those more than two standard deviations from the mean left out: the
+    normal's inverse CDF applied to a uniform draw on [CDF(-2), CDF(2)], which is exactly that
+    distribution (no redraws, so it traces like any op)."""
+    from tapegrad._ops.elementwise import erfinv
+    dt = _convert_arg(dtype, "dtype", "random.truncated_normal", "dtype")
+    if not dt.is_floating:
+        raise ValueError(f"random.truncated_normal: dtype must be float32 or float64, got {dt.name}")
+    u = _draw(_uniform, shape, dt.code, _seed(seed), "random.truncated_normal")
+    p = u * (1.0 - 2 * _PHI_MINUS_2) + _PHI_MINUS_2
+    z = erfinv(p * 2.0 - 1.0) * 1.4142135623730951
+    if not _is(stddev, 1.0):
+        z = z * stddev
+    if not _is(mean, 0.0):
+        z = z + mean
+    return z
 
 
 def _leading_shape(t, trailing):

@@ -199,3 +199,113 @@ rows = [
     OpInfo("getitem_list", lambda x, key: x[key], lambda x, key: x[key], op=None, samples=lambda rng, dt: [
         SampleInput([uniform(rng, (4, 3), dt), ([3, -1, 0],)]), SampleInput([uniform(rng, (2, 4, 3), dt), np.s_[1:, [2, 2], ::-1]])]),
 ]
+
+
+# ---- array additions: roll, repeat, meshgrid, band_part, ensure_shape, gather_nd and the scatters
+# (composites over StridedSlice / ConcatV2 / GatherV2 / UnsortedSegmentSum / Select / BroadcastTo)
+def _roll_samples(rng, dtype):
+    for shape, shift, axis in [((5,), 2, 0), ((2, 3), -1, 1), ((2, 3, 4), [1, 5], [0, -1]), ((3, 4), [1, 2], [1, 1]),
+                               ((0, 3), 1, 1), ((4,), 0, 0)]:
+        yield SampleInput([uniform(rng, shape, dtype), shift, axis])
+
+
+def _repeat_samples(rng, dtype):
+    for shape, reps, kwargs in [((), 3, {}), ((2, 3), 2, {}), ((2, 3), [1, 0, 2], {"axis": 1}), ((3, 2), [2], {"axis": 0}),
+                                ((2, 3), 2, {"axis": -2}), ((0, 2), 3, {"axis": 0}), ((4,), 0, {"axis": 0})]:
+        yield SampleInput([uniform(rng, shape, dtype), reps], kwargs)
+
+
+def _meshgrid_samples(rng, dtype):
+    for shapes, indexing, i in [([(3,), (2,)], "xy", 0), ([(3,), (2,)], "xy", 1), ([(3,), (2,), (4,)], "ij", 2),
+                                ([(2,), (), (3,)], "xy", 1), ([(0,), (2,)], "ij", 1), ([(2, 2), (3,)], "ij", 0)]:
+        # grid i depends on input i only
+        yield SampleInput([uniform(rng, s, dtype) for s in shapes], {"indexing": indexing, "i": i}, grad_args=[i])
+
+
+def _band_samples(rng, dtype):
+    for shape, lower, upper in [((3, 4), 1, 0), ((4, 3), -1, 1), ((2, 3, 3), 0, 0), ((3, 3), 2, -1), ((0, 2), 0, 0)]:
+        yield SampleInput([uniform(rng, shape, dtype), lower, upper])
+
+
+def _np_band(x, lower, upper):
+    below = np.subtract.outer(np.arange(x.shape[-2]), np.arange(x.shape[-1]))
+    keep = ((lower < 0) | (below <= lower)) & ((upper < 0) | (-below <= upper))
+    return np.where(keep, x, np.zeros((), x.dtype))
+
+
+def _np_gather_nd(params, idx, batch_dims=0):
+    if batch_dims:
+        return np.stack([_np_gather_nd(p, i, batch_dims - 1) for p, i in zip(params, idx)])
+    if idx.shape[-1] == 0:  # empty index rows pick the whole of params
+        return np.broadcast_to(params, idx.shape[:-1] + params.shape)
+    return params[tuple(np.moveaxis(idx, -1, 0))]
+
+
+def _gather_nd_samples(rng, dtype):
+    cases = [((5,), [[1], [4], [1]], {}), ((3, 4), [[2, 1], [0, 3], [2, 1]], {}), ((3, 4), [[1], [1], [0]], {}),
+             ((3, 4), [[[0, 0]], [[2, 3]]], {}), ((3, 4), [1, 2], {}), ((3, 2), np.zeros((2, 0)), {}),
+             ((3, 4), np.zeros((0, 2)), {}), ((2, 3, 4), [[1], [1]], {"batch_dims": 1}),
+             ((2, 3, 4), [[[0, 3], [2, 1], [0, 3]], [[1, 1], [1, 1], [2, 0]]], {"batch_dims": 1}),
+             ((2, 3, 2), np.ones((2, 3, 1)), {"batch_dims": 2})]
+    for shape, idx, kwargs in cases:
+        yield SampleInput([uniform(rng, shape, dtype), np.asarray(idx, np.int32)], kwargs)
+    yield SampleInput([uniform(rng, (4, 2), dtype), np.asarray([[3], [0]], np.int64)])
+
+
+def _np_scatter(tensor, idx, updates, how):
+    out = tensor.copy()
+    keys = tuple(np.moveaxis(idx, -1, 0))
+    if how == "update":
+        for row, u in zip(idx.reshape(-1, idx.shape[-1]), updates.reshape((-1,) + out.shape[idx.shape[-1]:])):
+            out[tuple(row)] = u
+    else:
+        np.add.at(out, keys, updates if how == "add" else -updates)
+    return out
+
+
+_SCATTERS = [((5,), [[1], [3], [1]]), ((3, 4), [[2, 1], [0, 3], [2, 1]]), ((3, 2), [[2], [0]]),
+             ((2, 3), [[[0, 1], [1, 2]], [[1, 0], [0, 1]]]), ((3, 2), np.zeros((0, 1)))]
+
+
+def _scatter_nd_samples(rng, dtype):
+    for shape, idx in _SCATTERS:
+        idx = np.asarray(idx, np.int32)
+        yield SampleInput([idx, uniform(rng, idx.shape[:-1] + shape[idx.shape[-1]:], dtype), list(shape)])
+
+
+def _tensor_scatter_samples(unique):
+    def samples(rng, dtype):
+        for shape, idx in _SCATTERS:
+            idx = np.asarray(idx, np.int32)
+            if unique and len({tuple(r) for r in idx.reshape(-1, idx.shape[-1]).tolist()}) < idx.size // idx.shape[-1]:
+                yield SampleInput([uniform(rng, shape, dtype), idx, uniform(rng, idx.shape[:-1] + shape[idx.shape[-1]:],
+                                                                            dtype)], grad_args=[0])
+                continue
+            yield SampleInput([uniform(rng, shape, dtype), idx, uniform(rng, idx.shape[:-1] + shape[idx.shape[-1]:],
+                                                                        dtype)])
+    return samples
+
+
+def _np_meshgrid(*xs, indexing, i):
+    return np.meshgrid(*xs, indexing=indexing)[i]
+
+
+rows += [
+    OpInfo("roll", tf.roll, np.roll, samples=_roll_samples, op=None, order=2),
+    OpInfo("repeat", tf.repeat, np.repeat, samples=_repeat_samples, op=None, order=2),
+    OpInfo("meshgrid", lambda *xs, indexing, i: tf.meshgrid(*xs, indexing=indexing)[i], _np_meshgrid,
+           samples=_meshgrid_samples, op=None, order=2),
+    OpInfo("band_part", tf.linalg.band_part, _np_band, samples=_band_samples, op=None, order=2),
+    OpInfo("ensure_shape", lambda x: tf.ensure_shape(x, [None] * x.ndim), lambda x: x, op=None),
+    OpInfo("gather_nd", tf.gather_nd, _np_gather_nd, samples=_gather_nd_samples, op=None, order=2),
+    OpInfo("scatter_nd", tf.scatter_nd, lambda idx, u, shape: _np_scatter(np.zeros(shape, u.dtype), idx, u, "add"),
+           samples=_scatter_nd_samples, op=None, order=2),
+    OpInfo("tensor_scatter_nd_add", tf.tensor_scatter_nd_add, lambda t, idx, u: _np_scatter(t, idx, u, "add"),
+           samples=_tensor_scatter_samples(False), op=None, order=2),
+    OpInfo("tensor_scatter_nd_sub", tf.tensor_scatter_nd_sub, lambda t, idx, u: _np_scatter(t, idx, u, "sub"),
+           samples=_tensor_scatter_samples(False), op=None, order=2),
+    # of repeated indices the last update wins: the others have no effect, so their gradient (zero) is
+    # checked with the tensor's only (grad_args=[0]) where indices repeat
+    OpInfo("tensor_scatter_nd_update", tf.tensor_scatter_nd_update, lambda t, idx, u: _np_scatter(t, idx, u, "update"),
+           samples=_tensor_scatter_samples(True), op=None, order=2),
+]

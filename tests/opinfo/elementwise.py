@@ -13,6 +13,26 @@ def _away_from_zero(rng, dtype):
         yield SampleInput([np.asarray(x, dtype)])
 
 
+def _np_erfinv(y):
+    """erf's inverse by bisection in float64 (a reference independent of the kernel's method)."""
+    y = np.asarray(y, np.float64)
+    lo, hi = np.full(y.shape, -6.0), np.full(y.shape, 6.0)
+    erf = np.vectorize(math.erf, otypes=[float])
+    for _ in range(80):
+        mid = (lo + hi) / 2
+        below = erf(mid) < y
+        lo, hi = np.where(below, mid, lo), np.where(below, hi, mid)
+    return (lo + hi) / 2
+
+
+def _away_from_zero_pairs(rng, dtype):
+    """Pairs for atan2 with |x| + |y| well away from 0, where the angle has no branch point."""
+    for sa, sb in [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (2, 3))]:
+        a = rng.uniform(0.3, 2.0, size=sa) * rng.choice([-1, 1], size=sa)
+        b = rng.uniform(0.3, 2.0, size=sb) * rng.choice([-1, 1], size=sb)
+        yield SampleInput([a.astype(dtype), b.astype(dtype)])
+
+
 def _positive_base(rng, dtype):
     for sx, sy in [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (4,))]:
         yield SampleInput([rng.uniform(0.5, 2.0, sx).astype(dtype), rng.uniform(-1.5, 1.5, sy).astype(dtype)])
@@ -103,6 +123,16 @@ rows = [
     OpInfo("Tan", tf.tan, np.tan, domain=(-1.2, 1.2), order=2),
     OpInfo("Softsign", tf.nn.softsign, lambda x: x / (1 + np.abs(x)), samples=_away_from_zero, order=2),
     OpInfo("Erf", tf.math.erf, np.vectorize(math.erf, otypes=[float]), order=2),
+    OpInfo("Erfinv", tf.math.erfinv, lambda y: _np_erfinv(y), domain=(-0.95, 0.95), order=2),
+    OpInfo("Asin", tf.asin, np.arcsin, domain=(-0.9, 0.9), order=2),
+    OpInfo("Acos", tf.acos, np.arccos, domain=(-0.9, 0.9), order=2),
+    OpInfo("Atan", tf.atan, np.arctan, order=2),
+    OpInfo("Sinh", tf.sinh, np.sinh, order=2),
+    OpInfo("Cosh", tf.cosh, np.cosh, order=2),
+    OpInfo("Asinh", tf.asinh, np.arcsinh, order=2),
+    OpInfo("Acosh", tf.acosh, np.arccosh, domain=(1.2, 3.0), order=2),
+    OpInfo("Atanh", tf.atanh, np.arctanh, domain=(-0.9, 0.9), order=2),
+    OpInfo("Atan2", tf.math.atan2, np.arctan2, arity=2, samples=_away_from_zero_pairs, order=2),
     OpInfo("Neg", tf.negative, np.negative, order=2),
     OpInfo("Square", tf.square, np.square, order=2),
     OpInfo("Abs", tf.abs, np.abs, samples=_away_from_zero, order=2),

@@ -606,6 +606,13 @@ for _row in OPERATORS:
 ROWS = ELEMENTWISE + REDUCTIONS + LINALG + ARRAY + NN + CONV + OPERATORS
 from tf_oracle.rows_sorting import SORTING  # noqa: E402  (its rows use Row, defined above)
 ROWS += SORTING
+from tf_oracle.rows_matrix import MATRIX  # noqa: E402
+ROWS += MATRIX
+from tf_oracle.rows_math import MATH  # noqa: E402
+ROWS += MATH
+# ---- array additions
+from tf_oracle.rows_array_more import ARRAY_MORE  # noqa: E402
+ROWS += ARRAY_MORE
 
 MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
 
@@ -629,6 +636,11 @@ EXCLUDED = {
     "while_loop": "control flow taking Python callables (tests/test_control_flow.py)",
     "case": "control flow taking Python callables (tests/test_control_flow.py)",
     "switch_case": "control flow taking Python callables (tests/test_control_flow.py)",
+    "map_fn": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
+    "scan": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
+    "foldl": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
+    "foldr": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
+    "vectorized_map": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
     "print": "writes to a stream, returns nothing to compare",
     "random.set_seed": "seeds the global generator; random values are compared by shape and dtype only",
     "random.get_global_generator": "the generator object behind random.normal/uniform",

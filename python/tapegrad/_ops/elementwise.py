@@ -2,13 +2,15 @@
 import numpy as np
 
 from tapegrad import _core, dtypes
-from tapegrad._ops._wrap import binary, convert_arg, export, unary
+from tapegrad._ops._wrap import binary, convert_arg, export, public_op, unary
 from tapegrad._tensor import Tensor, cast, convert_to_tensor
 
 _UNARY = {
     "negative": "Neg", "square": "Square", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "exp": "Exp", "log": "Log",
     "log1p": "Log1p", "expm1": "Expm1", "sin": "Sin", "cos": "Cos", "tan": "Tan", "tanh": "Tanh",
     "sigmoid": "Sigmoid", "abs": "Abs", "sign": "Sign", "reciprocal": "Reciprocal",
+    "asin": "Asin", "acos": "Acos", "atan": "Atan", "sinh": "Sinh", "cosh": "Cosh", "asinh": "Asinh",
+    "acosh": "Acosh", "atanh": "Atanh",
     "floor": "Floor", "ceil": "Ceil", "round": "Round", "erf": "Erf", "logical_not": "LogicalNot",
 }
 _BINARY = {
@@ -19,14 +21,16 @@ _BINARY = {
     "logical_and": "LogicalAnd", "logical_or": "LogicalOr",
 }
 __all__ = export(globals(), _UNARY, unary) + export(globals(), _BINARY, binary) + [
-    "divide", "truediv", "realdiv", "where", "clip_by_value", "logical_xor", "mod", "neg", "softplus",
+    "divide", "truediv", "realdiv", "where", "atan2", "clip_by_value", "logical_xor", "mod", "neg", "softplus",
 ]
 softplus = unary("Softplus", "softplus", arg="features")
 neg = globals()["negative"]
 mod = globals()["floormod"]
 _realdiv = _core.op("RealDiv")
 _div_no_nan = _core.op("DivNoNan")
+atan2 = public_op("Atan2", "atan2", "y, x", "atan2(y, x, name=None): the angle of the point (x, y), in [-pi, pi].")
 # tf.math only (see tapegrad/math.py): not in __all__, which the top-level namespace takes.
+erfinv = unary("Erfinv", "erfinv", "erfinv(x, name=None): the inverse of erf on [-1, 1] (+-inf at +-1).")
 xlogy = binary("Xlogy", "xlogy", "xlogy(x, y, name=None): x * log(y), 0 where x == 0 (even for a NaN y).")
 xdivy = binary("Xdivy", "xdivy", "xdivy(x, y, name=None): x / y, 0 where x == 0 (even for a NaN y).")
 _select = _core.op("Select")

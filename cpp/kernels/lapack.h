@@ -1,0 +1,14 @@
+// lapack.h -- the LAPACK factorizations the matrix ops use, on one row-major n x n matrix (in place),
+// for float and double. Each returns LAPACK's info (0: done; > 0: singular / not positive definite).
+#pragma once
+#include <cstdint>
+
+namespace tg {
+
+template <class T> int lu_factor(T* a, int n, int32_t* pivots);                 // getrf: P A = L U
+template <class T> int lu_inverse(T* lu, int n, const int32_t* pivots);         // getri, after lu_factor
+template <class T> int lu_solve(const T* lu, int n, const int32_t* pivots, T* b, int nrhs, bool transpose);  // getrs
+template <class T> int cholesky_factor(T* a, int n);                           // potrf, lower; zeroes the upper part
+template <class T> int triangular_solve(const T* a, int n, T* b, int nrhs, bool lower, bool transpose);  // trsm (no singularity check)
+
+}  // namespace tg

@@ -1,0 +1,66 @@
+"""tf.linalg's square-matrix ops on LAPACK (cpp/ops/matrix.cpp, Note [Matrix gradients]): inv, det,
+slogdet, logdet, solve, triangular_solve, cholesky and cholesky_solve, batched over leading axes."""
+from tapegrad import _core
+from tapegrad._ops._wrap import public_op
+from tapegrad._ops.array import broadcast_to
+from tapegrad._tensor import Tensor, convert_to_tensor
+
+__all__ = ["inv", "det", "slogdet", "logdet", "solve", "triangular_solve", "cholesky", "cholesky_solve"]
+
+inv = public_op("MatrixInverse", "inv", "input, adjoint:bool=False",
+                "The inverse of each square matrix in the last two axes (of its transpose with adjoint=True); "
+                "a singular matrix raises InvalidArgumentError.")
+det = public_op("MatrixDeterminant", "det", "input", "The determinant of each square matrix in the last two axes.")
+solve = public_op("MatrixSolve", "solve", "matrix, rhs, adjoint:bool=False",
+                  "X with matrix @ X = rhs (matrix^T @ X = rhs with adjoint=True), per matrix of the leading axes.")
+cholesky = public_op("Cholesky", "cholesky", "input",
+                     "The lower-triangular L with L @ L^T = input (read from its lower triangle); NaN where the "
+                     "matrix is not positive definite, as TF.")
+_triangular_solve = _core.op("MatrixTriangularSolve")
+_log_abs_det = _core.op("LogAbsDeterminant")
+_det_sign = _core.op("DeterminantSign")
+
+
+def slogdet(input, name=None):
+    """(sign, log|det|) of each square matrix: the log stays finite where det itself would overflow."""
+    return _det_sign(input), _log_abs_det(input)
+
+
+def logdet(matrix, name=None):
+    """log(det(matrix)) of symmetric positive definite matrices, through their Cholesky factor."""
+    from tapegrad._ops.linalg import diag_part
+    from tapegrad._ops.elementwise import log
+    from tapegrad._ops.reduction import reduce_sum
+    from tapegrad._ops._wrap import convert_arg
+    m = convert_arg(matrix, "tensor", "logdet", "matrix")
+    return 2.0 * reduce_sum(log(diag_part(cholesky(m))), axis=-1)
+
+
+def _common_batch(matrix, rhs, fn):
+    """matrix and rhs broadcast to the same leading axes (TF's triangular_solve broadcasts them)."""
+    a = matrix if isinstance(matrix, Tensor) else convert_to_tensor(matrix)
+    b = rhs if isinstance(rhs, Tensor) else convert_to_tensor(rhs, dtype_hint=a.dtype)
+    sa, sb = a._shape, b._shape
+    if len(sa) < 2 or len(sb) < 2 or sa[:-2] == sb[:-2] or None in sa or None in sb:
+        return a, b
+    import numpy as np
+    try:
+        batch = list(np.broadcast_shapes(tuple(sa[:-2]), tuple(sb[:-2])))
+    except ValueError:
+        from tapegrad import errors
+        raise errors.InvalidArgumentError(None, None, f"{fn}: the leading dimensions of matrix {list(sa)} and rhs "
+                                                      f"{list(sb)} do not broadcast") from None
+    return broadcast_to(a, batch + list(sa[-2:])), broadcast_to(b, batch + list(sb[-2:]))
+
+
+def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
+    """X with matrix @ X = rhs for triangular matrices (only the lower or upper triangle is read);
+    a zero on the diagonal gives inf and NaN, as TF. Leading axes broadcast."""
+    a, b = _common_batch(matrix, rhs, "triangular_solve")
+    return _triangular_solve(a, b, lower=bool(lower), adjoint=bool(adjoint))
+
+
+def cholesky_solve(chol, rhs, name=None):
+    """X with A @ X = rhs, given A's Cholesky factor ``chol``: two triangular solves."""
+    y = triangular_solve(chol, rhs, lower=True, adjoint=False)
+    return triangular_solve(chol, y, lower=True, adjoint=True)
