@@ -40,3 +40,11 @@ def test_check_numerics_function():
     assert tf.debugging.check_numerics(t, "ok") is t
     with pytest.raises(tf.errors.InvalidArgumentError, match="bad values : Tensor had NaN"):
         tf.debugging.check_numerics(tf.constant([np.nan]), "bad values")
+
+
+def test_check_numerics_checks_at_every_call_of_a_traced_function():
+    f = tf.function(lambda x: tf.debugging.check_numerics(x * 2, "bad x"))
+    np.testing.assert_array_equal(f(tf.constant([1.0, 2.0])).numpy(), [2.0, 4.0])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="bad x : Tensor had NaN values"):
+        f(tf.constant([1.0, np.nan]))
+    assert f.experimental_get_tracing_count() == 1

@@ -14,6 +14,7 @@ NO_NAME_ARG = {
     "function", "custom_gradient", "recompute_grad", "print", "as_dtype", "is_tensor", "convert_to_tensor",
     "RegisterGradient", "cond", "while_loop", "silu", "swish", "set_seed", "safe_sqrt", "get_global_generator",
     "inside_function", "is_symbolic_tensor", "device", "show_config", "vectorized_map",
+    "executing_eagerly", "get_static_value", "no_gradient", "compute_average_loss", "scale_regularization_loss",
 }
 
 

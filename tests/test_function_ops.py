@@ -7,7 +7,7 @@ from op_db import op_db
 
 # Ops whose output shape depends on input values need a concrete value while tracing (a clear
 # OperatorNotAllowedInGraphError, tested below) until the graph supports dynamic shapes.
-VALUE_DEPENDENT = {"boolean_mask"}
+VALUE_DEPENDENT = {"boolean_mask", "math.segment_sum", "math.segment_mean"}
 ROWS = [o for o in op_db if "float64" in o.dtypes and o.name not in VALUE_DEPENDENT and not o.draws_random]
 
 

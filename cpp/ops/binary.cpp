@@ -1,4 +1,5 @@
 // binary.cpp -- elementwise binary ops (broadcasting), comparisons, logical ops and Select.
+#include "kernels/gamma_functions.h"
 #include "ops/op_macros.h"
 
 namespace tg {
@@ -8,6 +9,8 @@ TG_FAMILY(binary) {
   TG_BINARY(Add,        wrap_add(x, y),        g, g)
   TG_BINARY(Sub,        wrap_sub(x, y),        g, -g)
   TG_BINARY(Mul,        wrap_mul(x, y),        g * y, g * x)
+  // polygamma(a, x) = the a-th derivative of digamma at x; no gradient for the order a (as TF)
+  TG_BINARY_FLOAT(Polygamma, polygamma_scalar(x, y), Tensor(), g * call("Polygamma", {x + 1.0, y}))
   // atan2(y, x): the first input is TF's y; d/dy = x / (x^2 + y^2), d/dx = -y / (x^2 + y^2)
   TG_BINARY_FLOAT(Atan2, std::atan2(x, y),      g * y / (square(x) + square(y)), -(g * x / (square(x) + square(y))))
   TG_BINARY_FLOAT(RealDiv, x / y,              safe_div(g, y), safe_mul(g, -(out / y)))  // d/dy x/y = -(x/y)/y

@@ -1,6 +1,7 @@
 // unary.cpp -- elementwise unary ops: forward as a scalar expression, gradient in registered ops.
 // Register pass: rows declare OpDefs; kernel passes: rows become loops (see op_macros.h).
 #include "kernels/erfinv.h"
+#include "kernels/gamma_functions.h"
 #include "ops/op_macros.h"
 
 namespace tg {
@@ -29,6 +30,8 @@ TG_FAMILY(unary) {
   TG_UNARY(Softsign, x / (T(1) + std::abs(x)), g / square(abs(x) + 1.0))     // 1 / (1 + |x|)^2
   TG_UNARY(Erf,     vm::erf(x),                  g * exp(-square(x)) * 1.1283791670955126)  // 2/sqrt(pi) e^-x^2
   TG_UNARY(Erfinv,  erfinv_scalar(x),            g * exp(square(out)) * 0.88622692545275801)  // sqrt(pi)/2 e^y^2
+  TG_UNARY(Lgamma,  lgamma_scalar(x),            g * call("Digamma", {x}))     // log|Gamma(x)|' = digamma(x)
+  TG_UNARY(Digamma, digamma_scalar(x),           g * call("Polygamma", {ones_like(x), x}))  // trigamma
   // inverse trigonometric and hyperbolic functions (NaN outside their domains, as TF):
   TG_UNARY(Asin,    std::asin(x),                g * rsqrt(1.0 - square(x)))   // 1 / sqrt(1 - x^2)
   TG_UNARY(Acos,    std::acos(x),                -(g * rsqrt(1.0 - square(x))))

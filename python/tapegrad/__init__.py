@@ -38,6 +38,9 @@ from tapegrad import autograph  # noqa: E402
 from tapegrad._tensor_array import TensorArray  # noqa: E402
 from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa: E402
 from tapegrad._print import print  # noqa: E402,A004
+from tapegrad._asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402,F401
+from tapegrad._py_function import *  # noqa: E402,F401,F403
+from tapegrad._ops.math_more import scalar_mul  # noqa: E402,F401
 from tapegrad._control_flow import case, cond, switch_case, while_loop  # noqa: E402
 from tapegrad._functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest, image  # noqa: E402

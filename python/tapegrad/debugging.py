@@ -1,10 +1,8 @@
-"""``tf.debugging``: finding where a NaN or Inf first appears."""
-import numpy as np
+"""``tf.debugging``: finding where a NaN or Inf first appears, and the assertions."""
+from tapegrad import _asserts, _core
+from tapegrad._asserts import *  # noqa: F401,F403
 
-from tapegrad import _core
-from tapegrad._tensor import convert_to_tensor
-
-__all__ = ["check_numerics", "enable_check_numerics", "disable_check_numerics"]
+__all__ = ["check_numerics", "enable_check_numerics", "disable_check_numerics"] + _asserts.__all__
 
 
 def enable_check_numerics(stack_height_limit=30, path_length_limit=50):
@@ -21,9 +19,6 @@ def disable_check_numerics():
 
 
 def check_numerics(tensor, message, name=None):
-    """Returns ``tensor``; raises InvalidArgumentError with ``message`` if it holds NaN or Inf."""
-    t = convert_to_tensor(tensor)
-    if t.dtype.is_floating and not np.isfinite(t.numpy()).all():
-        bad = "NaN" if np.isnan(t.numpy()).any() else "Inf"
-        raise _core.InvalidArgumentError(f"{message} : Tensor had {bad} values")
-    return t
+    """Returns ``tensor``; raises InvalidArgumentError with ``message`` if it holds NaN or Inf (inside a
+    tf.function, at every call of the graph)."""
+    return _asserts.assert_all_finite(tensor, message)

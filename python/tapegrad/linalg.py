@@ -12,3 +12,4 @@ from tapegrad._ops.matrix import (  # noqa: F401
 def adjoint(matrix, name=None):
     """The conjugate transpose of the last two axes: the transpose, tapegrad's dtypes being real."""
     return matrix_transpose(matrix)
+from tapegrad._ops.linalg_more import *  # noqa: F401,F403,E402

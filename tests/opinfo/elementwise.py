@@ -25,6 +25,31 @@ def _np_erfinv(y):
     return (lo + hi) / 2
 
 
+def _np_polygamma(n, x):
+    """psi^(n)(x) for x > 0: the first N terms of its series summed directly, the rest by Euler-Maclaurin
+    (for n = 0 from psi(x + N) ~ log - 1/(2y) - 1/(12 y^2)): an independent float64 reference."""
+    n = np.asarray(n, np.float64)
+    x = np.asarray(x, np.float64)
+    big = 2000
+    k = np.arange(float(big))
+    out = np.empty(np.broadcast(n, x).shape)
+    for i, (nn, xx) in enumerate(zip(np.broadcast_to(n, out.shape).ravel(), np.broadcast_to(x, out.shape).ravel())):
+        y = xx + big
+        if nn == 0:  # psi(x) = psi(x + N) - sum_{k<N} 1/(x + k)
+            out.flat[i] = np.log(y) - 1 / (2 * y) - 1 / (12 * y ** 2) + 1 / (120 * y ** 4) - np.sum(1 / (k + xx))
+        else:
+            s = nn + 1
+            tail = 1 / ((s - 1) * y ** (s - 1)) + 1 / (2 * y ** s) + s / (12 * y ** (s + 1))
+            out.flat[i] = (-1) ** (nn + 1) * math.factorial(int(nn)) * (np.sum(1 / (k + xx) ** s) + tail)
+    return out
+
+
+def _polygamma_samples(rng, dtype):
+    for order, shape in [(1.0, (2, 3)), (2.0, (3,)), (0.0, (2,))]:
+        yield SampleInput([np.full(shape, order, dtype), rng.uniform(0.5, 3.0, size=shape).astype(dtype)], grad_args=[1])
+    yield SampleInput([np.array([1.0, 3.0], dtype), rng.uniform(0.5, 3.0, size=(4, 2)).astype(dtype)], grad_args=[1])
+
+
 def _away_from_zero_pairs(rng, dtype):
     """Pairs for atan2 with |x| + |y| well away from 0, where the angle has no branch point."""
     for sa, sb in [((2, 3), (2, 3)), ((2, 3), (3,)), ((), (2, 3))]:
@@ -133,6 +158,12 @@ rows = [
     OpInfo("Acosh", tf.acosh, np.arccosh, domain=(1.2, 3.0), order=2),
     OpInfo("Atanh", tf.atanh, np.arctanh, domain=(-0.9, 0.9), order=2),
     OpInfo("Atan2", tf.math.atan2, np.arctan2, arity=2, samples=_away_from_zero_pairs, order=2),
+    OpInfo("Lgamma", tf.math.lgamma, np.vectorize(math.lgamma, otypes=[float]), domain=(0.3, 4.0), order=2),
+    OpInfo("Digamma", tf.math.digamma, lambda x: _np_polygamma(0, x), domain=(0.3, 4.0), order=2),
+    OpInfo("Polygamma", tf.math.polygamma, lambda a, x: _np_polygamma(a, x), samples=_polygamma_samples, order=2),
+    OpInfo("lbeta", tf.math.lbeta, lambda x: np.sum(np.vectorize(math.lgamma)(x), -1) - np.vectorize(math.lgamma)(np.sum(x, -1)),
+           samples=lambda rng, dt: [SampleInput([rng.uniform(0.3, 3.0, size=s).astype(dt)]) for s in [(4,), (2, 3)]],
+           order=2, op=None),
     OpInfo("Neg", tf.negative, np.negative, order=2),
     OpInfo("Square", tf.square, np.square, order=2),
     OpInfo("Abs", tf.abs, np.abs, samples=_away_from_zero, order=2),

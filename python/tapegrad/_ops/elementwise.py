@@ -31,6 +31,11 @@ _div_no_nan = _core.op("DivNoNan")
 atan2 = public_op("Atan2", "atan2", "y, x", "atan2(y, x, name=None): the angle of the point (x, y), in [-pi, pi].")
 # tf.math only (see tapegrad/math.py): not in __all__, which the top-level namespace takes.
 erfinv = unary("Erfinv", "erfinv", "erfinv(x, name=None): the inverse of erf on [-1, 1] (+-inf at +-1).")
+lgamma = unary("Lgamma", "lgamma", "lgamma(x, name=None): log|Gamma(x)| (inf at the poles 0, -1, -2, ...).")
+digamma = unary("Digamma", "digamma", "digamma(x, name=None): d/dx lgamma(x) (NaN at the poles).")
+polygamma = public_op("Polygamma", "polygamma", "a, x",
+                      "polygamma(a, x, name=None): the a-th derivative of digamma at x, for whole a >= 0 (NaN for "
+                      "other a); no gradient with respect to a.")
 xlogy = binary("Xlogy", "xlogy", "xlogy(x, y, name=None): x * log(y), 0 where x == 0 (even for a NaN y).")
 xdivy = binary("Xdivy", "xdivy", "xdivy(x, y, name=None): x / y, 0 where x == 0 (even for a NaN y).")
 _select = _core.op("Select")

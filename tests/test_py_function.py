@@ -1,0 +1,95 @@
+"""py_function / numpy_function (eager, and at every call of a graph), identity_n, get_static_value,
+no_gradient, executing_eagerly."""
+import numpy as np
+import pytest
+
+import tapegrad as tf
+
+x = tf.constant([1.0, 2.0])
+
+
+def test_eager_calls_and_tout_list():
+    assert tf.py_function(lambda a: a * 2, [x], tf.float32).numpy().tolist() == [2.0, 4.0]
+    out = tf.py_function(lambda a: (a * 2, a), [x], (tf.float32, tf.float32))
+    assert isinstance(out, list) and [o.numpy().tolist() for o in out] == [[2.0, 4.0], [1.0, 2.0]]
+    assert tf.py_function(lambda a: 3, [x], tf.float32).dtype == tf.float32
+    assert tf.py_function(Tout=tf.float32)(lambda a: a * 3)(x).numpy().tolist() == [3.0, 6.0]
+    seen = []
+    r = tf.numpy_function(lambda a: seen.append(type(a)) or np.sort(a)[::-1], [x], tf.float32)
+    assert seen == [np.ndarray] and r.numpy().tolist() == [2.0, 1.0]
+    with pytest.raises(TypeError, match="Missing required argument: 'Tout'"):
+        tf.py_function(lambda a: a, [x], None)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="requested dtype float32 for Tensor with dtype float64"):
+        tf.py_function(lambda a: tf.cast(a, tf.float64), [x], tf.float32)
+
+
+def test_gradients_flow_through_py_function_eagerly_not_numpy_function():
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        y = tf.py_function(lambda a: a * a, [x], tf.float32)
+        z = tf.numpy_function(lambda a: a * a, [x], tf.float32)
+    assert tape.gradient(y, x).numpy().tolist() == [2.0, 4.0]
+    assert tape.gradient(z, x) is None
+
+
+def test_traced_py_function_runs_at_every_call():
+    calls = []
+
+    def body(a):
+        calls.append(tf.executing_eagerly())
+        return a * 10.0
+
+    @tf.function
+    def f(a):
+        assert not tf.executing_eagerly()
+        return tf.py_function(body, [a + 1.0], tf.float32) + 1.0
+
+    assert f(x).numpy().tolist() == [21.0, 31.0]
+    assert f(x * 2).numpy().tolist() == [31.0, 51.0]
+    assert f.experimental_get_tracing_count() == 1 and calls == [True, True]
+
+
+def test_traced_numpy_function_and_list_outputs():
+    @tf.function
+    def f(a):
+        s, m = tf.numpy_function(lambda v: (np.sort(v), np.max(v)), [a], [tf.float32, tf.float32])
+        return s * m
+
+    assert f(tf.constant([3.0, 1.0])).numpy().tolist() == [3.0, 9.0]
+    assert f(tf.constant([2.0, 5.0])).numpy().tolist() == [10.0, 25.0]
+    cf = f.get_concrete_function(tf.TensorSpec([2], tf.float32))
+    assert cf(tf.constant([1.0, 4.0])).numpy().tolist() == [4.0, 16.0]
+
+
+def test_identity_n_and_executing_eagerly():
+    out = tf.identity_n([x, 1.0])
+    assert isinstance(out, list) and out[1].numpy() == 1.0 and out[0].numpy().tolist() == [1.0, 2.0]
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = tf.identity_n([x * 3.0])[0]
+    assert tape.gradient(y, x).numpy().tolist() == [3.0, 3.0]
+    assert tf.executing_eagerly()
+
+
+def test_get_static_value():
+    assert tf.get_static_value(x).tolist() == [1.0, 2.0]
+    assert tf.get_static_value(3) == 3 and tf.get_static_value(tf.Variable(1.0)) is None
+    seen = []
+
+    @tf.function
+    def f(a):
+        seen.append((tf.get_static_value(a), tf.get_static_value(tf.constant(2.0))))
+        return a
+
+    f(x)
+    assert seen[0][0] is None and seen[0][1] == 2.0
+
+
+def test_no_gradient():
+    assert tf.no_gradient("TapegradTestOpWithNoGradient") is None
+    with pytest.raises(KeyError, match="Registering two gradient with name 'TapegradTestOpWithNoGradient'"):
+        tf.no_gradient("TapegradTestOpWithNoGradient")
+    with pytest.raises(KeyError, match="'Exp'"):
+        tf.no_gradient("Exp")
+    with pytest.raises(TypeError, match="argument 'op_type' must be a string"):
+        tf.no_gradient(3)
