@@ -1,6 +1,7 @@
 // index.cpp -- ops that select elements by position: StridedSlice (+ its scatter StridedSliceGrad),
 // GatherV2 (+ its scatter-add UnsortedSegmentSum) and OneHot.
 #include <cstring>
+#include <limits>
 #include "core/error.h"
 #include "engine/forward.h"
 #include "engine/math.h"
@@ -282,6 +283,49 @@ Tensor segment_kernel(const OpDef& op, const Tensors& x, const Attrs&, const Out
   return out;
 }
 
+// ---- UnsortedSegmentMax / Min: as the sum, with TF's values for an empty segment (the lowest or
+// highest finite value of the dtype); a NaN in a segment makes its result NaN.
+template <bool IsMax>
+Tensor segment_extreme_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
+  const Tensor &data = x[0], &ids = x[1];
+  check_segment_ids(op, ids, m.shape.empty() ? 0 : m.shape[0]);
+  Tensor out = empty(m.shape, m.dtype);
+  const int64_t inner = num_elements(Shape(m.shape.begin() + 1, m.shape.end()));
+  dispatch_dtype(m.dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* src = data->data_as<T>();
+      T* dst = out->data_as<T>();
+      std::fill(dst, dst + out->size, IsMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+      for (int64_t i = 0; i < ids->size; ++i) {
+        const int64_t s = ids->dtype == DType::Int32 ? ids->data_as<int32_t>()[i] : ids->data_as<int64_t>()[i];
+        if (s < 0) continue;  // dropped
+        T* d = dst + s * inner;
+        for (int64_t j = 0; j < inner; ++j) {
+          const T value = src[i * inner + j];
+          const bool nan_now = value != value, nan_before = d[j] != d[j];
+          if (!nan_before && (nan_now || (IsMax ? value > d[j] : value < d[j]))) d[j] = value;
+        }
+      }
+    }
+    return 0;
+  });
+  return out;
+}
+
+// The gradient goes to the entries equal to their segment's result, shared equally among ties (TF's rule):
+// selected / (selected per segment), times the segment's g.
+Tensors segment_extreme_grad(GradCtx& ctx) {
+  const Tensor &data = ctx.x[0], &ids = ctx.x[1];
+  const Tensor zero = scalar(0.0, ids->dtype), safe_ids = call("Maximum", {ids, zero});
+  Shape keep_shape = ids->shape;
+  keep_shape.resize(data->ndim(), 1);
+  const Tensor keep = cast(reshape(call("GreaterEqual", {ids, zero}), keep_shape), data->dtype);
+  const Tensor selected = cast(equal(data, gather(ctx.out, safe_ids, 0, 0)), data->dtype) * keep;
+  const Tensor count = call("UnsortedSegmentSum", {selected, ids}, ctx.attrs);
+  return {selected * gather(ctx.g / count, safe_ids, 0, 0), nullptr};
+}
+
 // ---- OneHot(indices; depth, on_value, off_value, axis, dtype).
 OutMeta one_hot_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   check_index_dtype(op, x[0], "indices");
@@ -346,6 +390,10 @@ void register_index_ops() {
         return {where(broadcast_to(keep, rows->shape), rows, zeros_like(rows)), nullptr};
       })
       .jvp(linear_jvp("UnsortedSegmentSum"));
+  def_op("UnsortedSegmentMax").inputs(2).shape(segment_infer).forward(segment_extreme_kernel<true>)
+      .gradient(segment_extreme_grad);
+  def_op("UnsortedSegmentMin").inputs(2).shape(segment_infer).forward(segment_extreme_kernel<false>)
+      .gradient(segment_extreme_grad);
   def_op("OneHot").shape(one_hot_infer).forward(one_hot_kernel).not_differentiable();
 }
 

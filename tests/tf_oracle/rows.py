@@ -615,6 +615,8 @@ from tf_oracle.rows_array_more import ARRAY_MORE  # noqa: E402
 ROWS += ARRAY_MORE
 from tf_oracle.rows_composites import COMPOSITES  # noqa: E402
 ROWS += COMPOSITES
+from tf_oracle.rows_segments import SEGMENTS  # noqa: E402
+ROWS += SEGMENTS
 
 MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
 
