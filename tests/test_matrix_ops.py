@@ -78,3 +78,29 @@ def test_slogdet_stays_finite_where_det_overflows():
     sign, logabs = tf.linalg.slogdet(a)
     assert float(sign) == 1.0
     np.testing.assert_allclose(float(logabs), 60 * np.log(1e8), rtol=1e-5)
+
+
+def test_eigh_decomposes_and_its_vectors_have_a_fixed_sign():
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 5, 5))
+    a = a + np.swapaxes(a, -1, -2)
+    e, v = tf.linalg.eigh(tf.constant(a))
+    e, v = e.numpy(), v.numpy()
+    np.testing.assert_allclose(a @ v, v * e[..., None, :], atol=1e-12)
+    np.testing.assert_allclose(np.swapaxes(v, -1, -2) @ v, np.broadcast_to(np.eye(5), (3, 5, 5)), atol=1e-12)
+    assert (np.diff(e, axis=-1) >= 0).all()
+    big = np.take_along_axis(v, np.abs(v).argmax(-2)[..., None, :], -2)
+    assert (big > 0).all()
+    only_lower = np.tril(a) + np.triu(rng.normal(size=(3, 5, 5)), 1)  # the upper triangle is not read
+    np.testing.assert_allclose(tf.linalg.eigvalsh(tf.constant(only_lower)).numpy(), e, atol=1e-12)
+
+
+def test_eigh_refuses_nan_in_the_lower_triangle_and_traces():
+    with pytest.raises(InvalidArgumentError, match="SelfAdjointEig: Self-adjoint eigen decomposition was not successful"):
+        tf.linalg.eigh(tf.constant([[1.0, 2.0], [np.nan, 2.0]]))
+    np.testing.assert_allclose(tf.linalg.eigvalsh(tf.constant([[1.0, np.nan], [2.0, 4.0]])).numpy(), [0.0, 5.0],
+                               atol=1e-6)  # the upper triangle is not read
+    assert np.isnan(tf.linalg.eigvalsh(tf.constant([[np.inf, 2.0], [2.0, 4.0]])).numpy()).all()
+    f = tf.function(lambda m: tf.linalg.eigvalsh(m))
+    np.testing.assert_allclose(f(tf.constant([[2.0, 1.0], [1.0, 2.0]])).numpy(), [1.0, 3.0], rtol=1e-6)
+    np.testing.assert_allclose(f(tf.constant([[5.0, 0.0], [0.0, 4.0]])).numpy(), [4.0, 5.0], rtol=1e-6)

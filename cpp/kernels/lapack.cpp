@@ -22,6 +22,9 @@ template <> int lu_solve<double>(const double* a, int n, const int32_t* p, doubl
   return scipy_LAPACKE_dgetrs(kRowMajor, t ? 'T' : 'N', n, k, a, n, p, b, k);
 }
 
+template <> int symmetric_eigen<float>(float* a, int n, float* w) { return scipy_LAPACKE_ssyevd(kRowMajor, 'V', 'L', n, a, n, w); }
+template <> int symmetric_eigen<double>(double* a, int n, double* w) { return scipy_LAPACKE_dsyevd(kRowMajor, 'V', 'L', n, a, n, w); }
+
 template <class T>
 static void zero_upper(T* a, int n) {
   for (int i = 0; i < n; ++i)

@@ -1,6 +1,6 @@
 // matrix.cpp -- square-matrix ops on LAPACK (kernels/lapack.h), batched over leading axes:
 // MatrixInverse, MatrixDeterminant, LogAbsDeterminant and DeterminantSign (tf.linalg.det, slogdet),
-// MatrixSolve, MatrixTriangularSolve and Cholesky. Their gradient rules are written in registered
+// MatrixSolve, MatrixTriangularSolve, Cholesky and SelfAdjointEig (tf.linalg.eigh). Their gradient rules are written in registered
 // ops (MatMul, the solves themselves), so they differentiate again and trace.
 //
 // Note [Matrix gradients], with Y = A^-1 and g the upstream gradient:
@@ -184,6 +184,55 @@ Tensor cholesky_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMe
   return out;
 }
 
+// SelfAdjointEig: eigenvalues (ascending) and eigenvectors of symmetric matrices (the lower triangle is
+// read), packed as [..., n + 1, n]: row 0 the eigenvalues, rows 1..n the eigenvectors as columns
+// (tf.linalg.eigh slices them apart, so one decomposition serves both and its gradient sees both).
+// Each eigenvector's largest component is made positive, so results do not depend on LAPACK's signs.
+// A NaN in the lower triangle raises, an inf gives NaN results (as TF).
+OutMeta eig_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  check_square(op, x[0]);
+  Shape s = x[0]->shape;
+  s[s.size() - 2] += s[s.size() - 2] >= 0 ? 1 : 0;
+  return {s, x[0]->dtype};
+}
+
+Tensor eig_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
+  const Tensor& a = x[0];
+  Tensor out = empty(m.shape, m.dtype);
+  dispatch_dtype(a->dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (std::is_floating_point_v<T>) {
+      std::vector<T> work, w;
+      per_matrix(a, [&](int64_t i, int n) {
+        const T* src = a->data_as<T>() + i * n * n;
+        T* dst = out->data_as<T>() + i * (n + 1) * n;
+        for (int r = 0; r < n; ++r)
+          for (int c = 0; c <= r; ++c)
+            if (std::isnan(src[r * n + c]))
+              throw InvalidArgument(cat(op.name, ": Self-adjoint eigen decomposition was not successful. The input "
+                                                 "might not be valid (NaN in the lower triangle of ", meta_str(a), ")"));
+        work.assign(src, src + (int64_t)n * n);
+        w.assign(n, T(0));
+        if (symmetric_eigen(work.data(), n, w.data()) != 0) {  // (an inf: NaN results, as TF)
+          std::fill(dst, dst + (int64_t)(n + 1) * n, std::numeric_limits<T>::quiet_NaN());
+          return;
+        }
+        for (int c = 0; c < n; ++c) {
+          int big = 0;
+          for (int r = 1; r < n; ++r)
+            if (std::abs(work[r * n + c]) > std::abs(work[big * n + c])) big = r;
+          if (work[big * n + c] < 0)
+            for (int r = 0; r < n; ++r) work[r * n + c] = -work[r * n + c];
+        }
+        std::copy(w.begin(), w.end(), dst);
+        std::copy(work.begin(), work.end(), dst + n);
+      });
+    }
+    return 0;
+  });
+  return out;
+}
+
 // ---- gradient rules (Note [Matrix gradients]), in registered ops
 
 Tensor mT(const Tensor& t) {
@@ -246,16 +295,43 @@ Tensors triangular_solve_grad(GradCtx& ctx) {
   return {dl, db};
 }
 
-Tensors cholesky_grad(GradCtx& ctx) {
-  const Tensor &l = ctx.out, &g = ctx.g;
-  Tensor p = matmul(l, g, true, false) * triangle_mask(l, true, 0.5);  // Φ(L^T g)
-  const int64_t n = l->shape[l->ndim() - 1];
-  Tensor eye = zeros({n, n}, l->dtype);
-  dispatch_dtype(l->dtype, [&](auto v) {
+// Rows [from, to) of the last-but-one axis.
+Tensor rows_of(const Tensor& t, int64_t from, int64_t to) {
+  std::vector<int64_t> begin(t->ndim(), 0), end(t->shape.begin(), t->shape.end()), strides(t->ndim(), 1);
+  begin[t->ndim() - 2] = from;
+  end[t->ndim() - 2] = to;
+  return strided_slice(t, begin, end, strides);
+}
+
+Tensor identity_like(const Tensor& t, int64_t n) {
+  Tensor eye = zeros({n, n}, t->dtype);
+  dispatch_dtype(t->dtype, [&](auto v) {
     using T = decltype(v);
     for (int64_t i = 0; i < n; ++i) eye->data_as<T>()[i * n + i] = T(1);
     return 0;
   });
+  return eye;
+}
+
+// With e the eigenvalues (a row), V the eigenvectors and F_ij = 1 / (e_j - e_i) off the diagonal:
+// G = V (diag(g_e) + F * (V^T g_V)) V^T, and as the op reads A's lower triangle, dA = tril(G + G^T)
+// with the diagonal counted once (TF's rule).
+Tensors eig_grad(GradCtx& ctx) {
+  const int64_t n = ctx.out->shape[ctx.out->ndim() - 1];
+  const Tensor e = rows_of(ctx.out, 0, 1), v = rows_of(ctx.out, 1, n + 1);
+  const Tensor ge = rows_of(ctx.g, 0, 1), gv = rows_of(ctx.g, 1, n + 1);
+  const Tensor eye = identity_like(ctx.out, n);
+  const Tensor f = reciprocal(e - mT(e) + eye) * (1.0 - eye);  // (the diagonal's 1 / 1 is masked out)
+  const Tensor inner = eye * ge + f * matmul(v, gv, true, false);
+  const Tensor g = matmul(matmul(v, inner), v, false, true);
+  return {(g + mT(g)) * triangle_mask(ctx.out, true, 0.5)};
+}
+
+Tensors cholesky_grad(GradCtx& ctx) {
+  const Tensor &l = ctx.out, &g = ctx.g;
+  Tensor p = matmul(l, g, true, false) * triangle_mask(l, true, 0.5);  // Φ(L^T g)
+  const int64_t n = l->shape[l->ndim() - 1];
+  Tensor eye = identity_like(l, n);
   Tensor linv = call("MatrixTriangularSolve", {l, broadcast_to(eye, l->shape)}, Attrs().set("lower", true));
   Tensor s = matmul(matmul(linv, p, true, false), linv);  // L^-T P L^-1
   return {(s + mT(s)) * 0.5};
@@ -274,6 +350,7 @@ void register_matrix_ops() {
   def_op("MatrixSolve").inputs(2).shape(solve_infer).forward(solve_kernel).gradient(solve_grad);
   def_op("MatrixTriangularSolve").inputs(2).shape(solve_infer).forward(triangular_solve_kernel)
       .gradient(triangular_solve_grad);
+  def_op("SelfAdjointEig").inputs(1).shape(eig_infer).forward(eig_kernel).gradient(eig_grad);
   def_op("Cholesky").inputs(1).shape(square_infer).forward(cholesky_kernel).gradient(cholesky_grad);
 }
 

@@ -7,6 +7,7 @@ from opinfo.core import OpInfo, SampleInput
 
 _sign_op = tf._core.op("DeterminantSign")
 _log_abs_op = tf._core.op("LogAbsDeterminant")
+_eig_op = tf._core.op("SelfAdjointEig")
 
 
 def _well_conditioned(rng, shape, dtype):
@@ -45,7 +46,23 @@ def _np_sym(a):
     return (a + np.swapaxes(a, -1, -2)) / 2
 
 
+def _np_eig_packed(a):
+    e, v = np.linalg.eigh(a)  # lower triangle, as the op
+    big = np.take_along_axis(v, np.abs(v).argmax(-2)[..., None, :], -2)
+    v = v * np.where(big < 0, -1.0, 1.0)
+    return np.concatenate([e[..., None, :], v], -2)
+
+
+def _symmetric_samples(rng, dtype):
+    for shape in [(3, 3), (2, 4, 4), (1, 1)]:
+        a = rng.uniform(-1, 1, size=shape)
+        yield SampleInput([(a + np.swapaxes(a, -1, -2) + np.diag(np.arange(shape[-1]) * 0.7)).astype(dtype)])
+
+
 rows = [
+    OpInfo("SelfAdjointEig", lambda a: _eig_op(a), _np_eig_packed, samples=_symmetric_samples, order=2),
+    OpInfo("eigvalsh", tf.linalg.eigvalsh, lambda a: np.linalg.eigvalsh(a), samples=_symmetric_samples, order=2,
+           op=None),
     OpInfo("MatrixInverse", tf.linalg.inv, np.linalg.inv, samples=_square_samples, order=2),
     OpInfo("MatrixDeterminant", tf.linalg.det, np.linalg.det, samples=_square_samples, order=2),
     OpInfo("LogAbsDeterminant", lambda a: _log_abs_op(a), lambda a: np.linalg.slogdet(a)[1], samples=_square_samples,

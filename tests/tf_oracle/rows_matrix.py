@@ -77,4 +77,5 @@ MATRIX = [
     Row("linalg.triangular_solve", _triangular_samples, FLOAT),
     Row("linalg.cholesky", _cholesky_samples, FLOAT),
     Row("linalg.cholesky_solve", _cholesky_solve_samples, FLOAT),
+    Row("linalg.eigvalsh", _square_samples(_spd), FLOAT),
 ]

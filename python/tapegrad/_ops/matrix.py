@@ -5,7 +5,8 @@ from tapegrad._ops._wrap import public_op
 from tapegrad._ops.array import broadcast_to
 from tapegrad._tensor import Tensor, convert_to_tensor
 
-__all__ = ["inv", "det", "slogdet", "logdet", "solve", "triangular_solve", "cholesky", "cholesky_solve"]
+__all__ = ["inv", "det", "slogdet", "logdet", "solve", "triangular_solve", "cholesky", "cholesky_solve", "eigh",
+           "eigvalsh"]
 
 inv = public_op("MatrixInverse", "inv", "input, adjoint:bool=False",
                 "The inverse of each square matrix in the last two axes (of its transpose with adjoint=True); "
@@ -17,6 +18,7 @@ cholesky = public_op("Cholesky", "cholesky", "input",
                      "The lower-triangular L with L @ L^T = input (read from its lower triangle); NaN where the "
                      "matrix is not positive definite, as TF.")
 _triangular_solve = _core.op("MatrixTriangularSolve")
+_eig = _core.op("SelfAdjointEig")
 _log_abs_det = _core.op("LogAbsDeterminant")
 _det_sign = _core.op("DeterminantSign")
 
@@ -64,3 +66,17 @@ def cholesky_solve(chol, rhs, name=None):
     """X with A @ X = rhs, given A's Cholesky factor ``chol``: two triangular solves."""
     y = triangular_solve(chol, rhs, lower=True, adjoint=False)
     return triangular_solve(chol, y, lower=True, adjoint=True)
+
+
+def eigh(tensor, name=None):
+    """(eigenvalues ascending, eigenvectors as columns) of symmetric matrices, read from their lower
+    triangle; each eigenvector's largest component is positive. Differentiable (degenerate eigenvalues
+    give inf gradients, as TF's)."""
+    t = convert_to_tensor(tensor) if not isinstance(tensor, Tensor) else tensor
+    packed = _eig(t)
+    return packed[..., 0, :], packed[..., 1:, :]
+
+
+def eigvalsh(tensor, name=None):
+    """The eigenvalues (ascending) of symmetric matrices, read from their lower triangle."""
+    return eigh(tensor)[0]
