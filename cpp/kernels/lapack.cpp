@@ -25,6 +25,15 @@ template <> int lu_solve<double>(const double* a, int n, const int32_t* p, doubl
 template <> int symmetric_eigen<float>(float* a, int n, float* w) { return scipy_LAPACKE_ssyevd(kRowMajor, 'V', 'L', n, a, n, w); }
 template <> int symmetric_eigen<double>(double* a, int n, double* w) { return scipy_LAPACKE_dsyevd(kRowMajor, 'V', 'L', n, a, n, w); }
 
+template <> int singular_values<float>(float* a, int m, int n, float* s, float* u, float* vt) {
+  const int k = m < n ? m : n;
+  return scipy_LAPACKE_sgesdd(kRowMajor, 'S', m, n, a, n, s, u, k, vt, n);
+}
+template <> int singular_values<double>(double* a, int m, int n, double* s, double* u, double* vt) {
+  const int k = m < n ? m : n;
+  return scipy_LAPACKE_dgesdd(kRowMajor, 'S', m, n, a, n, s, u, k, vt, n);
+}
+
 template <class T>
 static void zero_upper(T* a, int n) {
   for (int i = 0; i < n; ++i)

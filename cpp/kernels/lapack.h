@@ -9,7 +9,9 @@ template <class T> int lu_factor(T* a, int n, int32_t* pivots);                 
 template <class T> int lu_inverse(T* lu, int n, const int32_t* pivots);         // getri, after lu_factor
 template <class T> int lu_solve(const T* lu, int n, const int32_t* pivots, T* b, int nrhs, bool transpose);  // getrs
 template <class T> int symmetric_eigen(T* a, int n, T* w);  // syevd, lower: a becomes the eigenvectors (columns), w ascending
-template <class T> int cholesky_factor(T* a, int n);                           // potrf, lower; zeroes the upper part
+template <class T> int cholesky_factor(T* a, int n);
+// gesdd, reduced: a (m x n, destroyed), s (min(m, n)), u (m x k), vt (k x n), all row-major
+template <class T> int singular_values(T* a, int m, int n, T* s, T* u, T* vt);                           // potrf, lower; zeroes the upper part
 template <class T> int triangular_solve(const T* a, int n, T* b, int nrhs, bool lower, bool transpose);  // trsm (no singularity check)
 
 }  // namespace tg

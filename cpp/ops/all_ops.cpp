@@ -18,6 +18,7 @@ void register_pooling_ops();
 void register_recurrent_ops();
 void register_sort_ops();
 void register_matrix_ops();
+void register_svd_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -37,6 +38,7 @@ void register_all_ops() {
   register_recurrent_ops();
   register_sort_ops();
   register_matrix_ops();
+  register_svd_ops();
 }
 
 }  // namespace tg

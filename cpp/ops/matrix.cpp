@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "engine/math.h"
 #include "kernels/lapack.h"
+#include "ops/matrix_util.h"
 
 namespace tg {
 
@@ -235,12 +236,7 @@ Tensor eig_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta
 
 // ---- gradient rules (Note [Matrix gradients]), in registered ops
 
-Tensor mT(const Tensor& t) {
-  std::vector<int64_t> perm(t->ndim());
-  for (int i = 0; i < t->ndim(); ++i) perm[i] = i;
-  std::swap(perm[t->ndim() - 1], perm[t->ndim() - 2]);
-  return transpose(t, perm);
-}
+Tensor mT(const Tensor& t) { return last_two_transposed(t); }
 
 Tensor per_matrix_scale(const Tensor& s, const Tensor& like) {  // s [...] as [..., 1, 1]
   Shape shape = s->shape;
@@ -296,22 +292,7 @@ Tensors triangular_solve_grad(GradCtx& ctx) {
 }
 
 // Rows [from, to) of the last-but-one axis.
-Tensor rows_of(const Tensor& t, int64_t from, int64_t to) {
-  std::vector<int64_t> begin(t->ndim(), 0), end(t->shape.begin(), t->shape.end()), strides(t->ndim(), 1);
-  begin[t->ndim() - 2] = from;
-  end[t->ndim() - 2] = to;
-  return strided_slice(t, begin, end, strides);
-}
-
-Tensor identity_like(const Tensor& t, int64_t n) {
-  Tensor eye = zeros({n, n}, t->dtype);
-  dispatch_dtype(t->dtype, [&](auto v) {
-    using T = decltype(v);
-    for (int64_t i = 0; i < n; ++i) eye->data_as<T>()[i * n + i] = T(1);
-    return 0;
-  });
-  return eye;
-}
+Tensor rows_of(const Tensor& t, int64_t from, int64_t to) { return slice_axis(t, t->ndim() - 2, from, to); }
 
 // With e the eigenvalues (a row), V the eigenvectors and F_ij = 1 / (e_j - e_i) off the diagonal:
 // G = V (diag(g_e) + F * (V^T g_V)) V^T, and as the op reads A's lower triangle, dA = tril(G + G^T)
@@ -320,7 +301,7 @@ Tensors eig_grad(GradCtx& ctx) {
   const int64_t n = ctx.out->shape[ctx.out->ndim() - 1];
   const Tensor e = rows_of(ctx.out, 0, 1), v = rows_of(ctx.out, 1, n + 1);
   const Tensor ge = rows_of(ctx.g, 0, 1), gv = rows_of(ctx.g, 1, n + 1);
-  const Tensor eye = identity_like(ctx.out, n);
+  const Tensor eye = identity_matrix(ctx.out, n);
   const Tensor f = reciprocal(e - mT(e) + eye) * (1.0 - eye);  // (the diagonal's 1 / 1 is masked out)
   const Tensor inner = eye * ge + f * matmul(v, gv, true, false);
   const Tensor g = matmul(matmul(v, inner), v, false, true);
@@ -331,7 +312,7 @@ Tensors cholesky_grad(GradCtx& ctx) {
   const Tensor &l = ctx.out, &g = ctx.g;
   Tensor p = matmul(l, g, true, false) * triangle_mask(l, true, 0.5);  // Φ(L^T g)
   const int64_t n = l->shape[l->ndim() - 1];
-  Tensor eye = identity_like(l, n);
+  Tensor eye = identity_matrix(l, n);
   Tensor linv = call("MatrixTriangularSolve", {l, broadcast_to(eye, l->shape)}, Attrs().set("lower", true));
   Tensor s = matmul(matmul(linv, p, true, false), linv);  // L^-T P L^-1
   return {(s + mT(s)) * 0.5};

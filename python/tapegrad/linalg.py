@@ -4,6 +4,7 @@ from tapegrad._ops.linalg import (  # noqa: F401
 )
 from tapegrad._creation import eye  # noqa: F401
 from tapegrad._ops.array_more import band_part  # noqa: F401
+from tapegrad._ops.svd import lstsq, matrix_rank, pinv, svd  # noqa: F401
 from tapegrad._ops.matrix import (  # noqa: F401
     cholesky, cholesky_solve, det, eigh, eigvalsh, inv, logdet, slogdet, solve, triangular_solve,
 )

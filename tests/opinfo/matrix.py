@@ -8,6 +8,32 @@ from opinfo.core import OpInfo, SampleInput
 _sign_op = tf._core.op("DeterminantSign")
 _log_abs_op = tf._core.op("LogAbsDeterminant")
 _eig_op = tf._core.op("SelfAdjointEig")
+_svd_op = tf._core.op("Svd")
+_svd_values_op = tf._core.op("SvdValues")
+
+
+
+def _spread_diagonal(shape):
+    """1, 2, 3, ... on the main diagonal of a shape[-2] x shape[-1] matrix: distinct singular values."""
+    d = np.zeros(shape[-2:])
+    k = min(shape[-2:])
+    d[np.arange(k), np.arange(k)] = np.arange(1, k + 1)
+    return d
+
+def _np_svd_packed(a):
+    u, s, vt = np.linalg.svd(a, full_matrices=False)
+    v = np.swapaxes(vt, -1, -2)
+    big = np.take_along_axis(u, np.abs(u).argmax(-2)[..., None, :], -2)
+    sign = np.where(big < 0, -1.0, 1.0)
+    u, v = u * sign, v * sign
+    flat = lambda t: t.reshape(t.shape[:-2] + (-1,))
+    return np.concatenate([s, flat(u), flat(v)], -1)
+
+
+def _rect_samples(rng, dtype):
+    for shape in [(3, 2), (2, 4), (2, 3, 3)]:
+        a = rng.uniform(-1, 1, size=shape) + _spread_diagonal(shape)
+        yield SampleInput([a.astype(dtype)])
 
 
 def _well_conditioned(rng, shape, dtype):
@@ -60,6 +86,13 @@ def _symmetric_samples(rng, dtype):
 
 
 rows = [
+    OpInfo("Svd", lambda a: _svd_op(a), _np_svd_packed, samples=_rect_samples, order=2),
+    OpInfo("SvdValues", lambda a: _svd_values_op(a), lambda a: np.linalg.svd(a, compute_uv=False),
+           samples=_rect_samples, order=2),
+    OpInfo("pinv", tf.linalg.pinv, np.linalg.pinv, samples=_rect_samples, order=2, op=None),
+    OpInfo("lstsq", tf.linalg.lstsq, lambda a, b: np.linalg.lstsq(a, b, rcond=None)[0],
+           samples=lambda rng, dt: [SampleInput([(rng.uniform(-1, 1, (4, 3)) + np.eye(4, 3) * 2).astype(dt),
+                                                 rng.uniform(-1, 1, (4, 2)).astype(dt)])], order=2, op=None),
     OpInfo("SelfAdjointEig", lambda a: _eig_op(a), _np_eig_packed, samples=_symmetric_samples, order=2),
     OpInfo("eigvalsh", tf.linalg.eigvalsh, lambda a: np.linalg.eigvalsh(a), samples=_symmetric_samples, order=2,
            op=None),

@@ -6,6 +6,14 @@ from tf_oracle.rows import Row
 from tf_oracle.samples import FLOAT, Sample
 
 
+
+def _spread_diagonal(shape):
+    """1, 2, 3, ... on the main diagonal of a shape[-2] x shape[-1] matrix: distinct singular values."""
+    d = np.zeros(shape[-2:])
+    k = min(shape[-2:])
+    d[np.arange(k), np.arange(k)] = np.arange(1, k + 1)
+    return d
+
 def _m(rng, shape, dtype):
     return (rng.uniform(-1, 1, size=shape) + 2.5 * np.eye(shape[-1])).astype(dtype)
 
@@ -68,6 +76,37 @@ def _cholesky_solve_samples(rng, dtype):
     yield "batch", Sample([np.stack([chol, chol]), rng.uniform(-1, 1, (2, 3, 1)).astype(dtype)])
 
 
+def _rect(rng, shape, dtype):
+    return (rng.uniform(-1, 1, size=shape) + _spread_diagonal(shape)).astype(dtype)
+
+
+def _svd_values_samples(rng, dtype):
+    # compute_uv=False only: the vectors' signs are a convention (tapegrad fixes them, TF does not)
+    for label, shape in [("tall", (3, 2)), ("wide", (2, 4)), ("batch", (2, 3, 3))]:
+        yield label, Sample([_rect(rng, shape, dtype)], {"compute_uv": False})
+    yield "empty", Sample([np.zeros((0, 3), dtype)], {"compute_uv": False}, grad=False)
+    yield "nan", Sample([np.array([[np.nan, 1.0], [1.0, 2.0]], dtype)], {"compute_uv": False}, grad=False)
+    yield "rank1", Sample([np.ones((3,), dtype)], {"compute_uv": False})
+
+
+def _rect_samples(rng, dtype):
+    for label, shape in [("tall", (3, 2)), ("wide", (2, 4)), ("batch", (2, 3, 3))]:
+        yield label, Sample([_rect(rng, shape, dtype)])
+
+
+def _rank_samples(rng, dtype):
+    yield "full", Sample([_rect(rng, (3, 3), dtype)])
+    yield "deficient", Sample([np.array([[1.0, 2.0], [2.0, 4.0]], dtype)])
+    yield "zero", Sample([np.zeros((2, 3), dtype)])
+    yield "tol", Sample([np.diag([3.0, 0.5, 1e-3]).astype(dtype)], {"tol": 0.1})
+
+
+def _lstsq_samples(rng, dtype):
+    yield "tall", Sample([_rect(rng, (4, 3), dtype), rng.uniform(-1, 1, (4, 2)).astype(dtype)])
+    yield "reg", Sample([_rect(rng, (4, 3), dtype), rng.uniform(-1, 1, (4, 1)).astype(dtype)], {"l2_regularizer": 0.5})
+    yield "batch", Sample([_rect(rng, (2, 3, 3), dtype), rng.uniform(-1, 1, (2, 3, 1)).astype(dtype)])
+
+
 MATRIX = [
     Row("linalg.inv", _square_samples(), FLOAT),
     Row("linalg.det", _square_samples(), FLOAT),
@@ -78,4 +117,8 @@ MATRIX = [
     Row("linalg.cholesky", _cholesky_samples, FLOAT),
     Row("linalg.cholesky_solve", _cholesky_solve_samples, FLOAT),
     Row("linalg.eigvalsh", _square_samples(_spd), FLOAT),
+    Row("linalg.svd", _svd_values_samples, FLOAT),
+    Row("linalg.pinv", _rect_samples, FLOAT),
+    Row("linalg.matrix_rank", _rank_samples, FLOAT, grad=False),
+    Row("linalg.lstsq", _lstsq_samples, FLOAT),
 ]
