@@ -66,3 +66,4 @@ from tapegrad import keras  # noqa: E402
 
 # TF's top-level aliases of the keras modules (tf.optimizers.Adam is tf.keras.optimizers.Adam)
 optimizers, losses, metrics, initializers = keras.optimizers, keras.losses, keras.metrics, keras.initializers
+from tapegrad._utilities import *  # noqa: E402,F401,F403

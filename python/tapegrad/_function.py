@@ -162,6 +162,7 @@ class Function(_core._FunctionBase):
         shapes_by_id = None if relaxed_shapes is None else {v._id: s for v, s in zip(views, relaxed_shapes)}
         stack = _trace_stack()
         trace = _Trace(self, dry, shapes_by_id)
+        trace.tracer = tracer  # tf.init_scope (_utilities.py) pauses it
         stack.append(trace)
         outer_sizes = _core._set_sizes_at_run_time(relaxed_shapes is not None)  # Note [Sizes in traced rules]
         try:

@@ -6,6 +6,7 @@ class DType:
     def __getattr__(self, name: str) -> Any: ...
 def as_dtype(type_value) -> Any: ...
 bool: Any
+double: Any
 float32: Any
 float64: Any
 int32: Any

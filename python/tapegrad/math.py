@@ -10,3 +10,4 @@ from tapegrad._ops.classify import is_finite, is_inf, is_nan  # noqa: F401,E402
 from tapegrad._ops.nn import log_softmax, softmax  # noqa: F401,E402
 from tapegrad._ops.math_more import *  # noqa: F401,F403,E402
 from tapegrad._ops.segments import *  # noqa: F401,F403,E402
+from tapegrad._ops.math_extra import *  # noqa: F401,F403,E402

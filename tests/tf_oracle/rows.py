@@ -617,11 +617,16 @@ from tf_oracle.rows_composites import COMPOSITES  # noqa: E402
 ROWS += COMPOSITES
 from tf_oracle.rows_segments import SEGMENTS  # noqa: E402
 ROWS += SEGMENTS
+from tf_oracle.rows_extra import EXTRA  # noqa: E402
+ROWS += EXTRA
 
 MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
 
 # Public callables with no oracle row: not ops, or exercised where their semantics are.
 EXCLUDED = {
+    **dict.fromkeys(["get_logger", "control_dependencies", "group", "no_op", "init_scope", "constant_initializer",
+                     "ones_initializer", "zeros_initializer", "random_normal_initializer", "random_uniform_initializer"],
+                    "not an op: a logger, graph helpers or initializer classes (tests/test_utilities.py)"),
     **dict.fromkeys(["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"],
                     "an assertion: raises or returns None (tests/test_asserts.py, tests/test_tf_oracle_asserts.py)"),
     **dict.fromkeys(["py_function", "numpy_function", "identity_n", "get_static_value", "no_gradient",
