@@ -27,3 +27,18 @@ def test_a_traced_graph_checks_values_at_every_call(fn, good, bad, words):
     for w in words:
         assert w in str(e.value)
     assert f.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("fn, args, words", [
+    (lambda x, k: tf.math.top_k(x, k), (tf.constant([1.0, 5.0, 3.0]), tf.constant(2)), ["top_k", "'k'"]),
+    (lambda x, a: tf.reduce_sum(x, axis=a), (tf.ones([2, 3]), tf.constant(1)), ["reduce_sum", "'axis'"]),
+    (lambda x, m: tf.tile(x, m), (tf.ones([2]), tf.constant([2])), ["tile", "'multiples'"]),
+])
+def test_an_attribute_from_a_traced_tensor_raises_instead_of_keeping_the_first_value(fn, args, words):
+    # The value would be read once, while tracing, and silently reused by every later call.
+    with pytest.raises(TypeError) as e:
+        tf.function(fn)(*args)
+    for w in words:
+        assert w in str(e.value)
+    # A constant made inside the function is fine: it is the same at every call.
+    assert float(tf.function(lambda x: tf.reduce_sum(tf.reduce_sum(x, axis=tf.constant(1))))(tf.ones([2, 3]))) == 6.0

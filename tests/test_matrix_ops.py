@@ -104,3 +104,19 @@ def test_eigh_refuses_nan_in_the_lower_triangle_and_traces():
     f = tf.function(lambda m: tf.linalg.eigvalsh(m))
     np.testing.assert_allclose(f(tf.constant([[2.0, 1.0], [1.0, 2.0]])).numpy(), [1.0, 3.0], rtol=1e-6)
     np.testing.assert_allclose(f(tf.constant([[5.0, 0.0], [0.0, 4.0]])).numpy(), [4.0, 5.0], rtol=1e-6)
+
+
+def test_nan_off_the_diagonal_reaches_every_result():
+    # LAPACKE's own NaN check would skip the factorization and leave the input as the "result".
+    nan = np.nan
+    assert np.isnan(tf.linalg.det(tf.constant([[2.0, 0.0], [nan, 3.0]])).numpy())
+    dets = tf.linalg.det(tf.constant([[[2.0, 0.0], [0.0, 3.0]], [[2.0, 0.0], [nan, 3.0]]])).numpy()
+    assert dets[0] == 6.0 and np.isnan(dets[1])
+    sign, logabs = tf.linalg.slogdet(tf.constant([[2.0, 0.0], [nan, 3.0]]))
+    assert np.isnan(sign.numpy()) and np.isnan(logabs.numpy())
+    x = tf.linalg.solve(tf.constant([[2.0, 0.0], [0.0, 3.0]]), tf.constant([[nan], [1.0]])).numpy()
+    assert np.isnan(x[0, 0])
+    for call in (lambda: tf.linalg.inv(tf.constant([[1.0, nan], [1.0, 1.0]])),
+                 lambda: tf.linalg.solve(tf.constant([[2.0, 0.0], [nan, 3.0]]), tf.ones([2, 1]))):
+        with pytest.raises(InvalidArgumentError, match="not invertible"):
+            call()

@@ -93,3 +93,14 @@ def test_no_gradient():
         tf.no_gradient("Exp")
     with pytest.raises(TypeError, match="argument 'op_type' must be a string"):
         tf.no_gradient(3)
+
+
+def test_a_gradient_through_py_function_inside_a_function_raises_instead_of_none():
+    @tf.function
+    def g(x):
+        with tf.GradientTape() as tape:
+            tape.watch(x)
+            y = tf.py_function(lambda a: a * a, [x], tf.float32)
+        return tape.gradient(y, x)
+    with pytest.raises(tf.errors.UnimplementedError, match="py_function inside tf.function"):
+        g(tf.constant(3.0))

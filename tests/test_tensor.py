@@ -175,3 +175,11 @@ def test_op_wrappers_accept_tf_name_argument():
     np.testing.assert_array_equal(tf.add(x, x, name="sum").numpy(), [2.0, 4.0])
     np.testing.assert_array_equal(tf.exp(x, name="e").numpy(), np.exp([1.0, 2.0]).astype(np.float32))
     assert tf.add.__name__ == "add" and "Add" in tf.add.__doc__
+
+
+def test_numpy_scalars_keep_their_dtype_as_in_tf():
+    # np.float64 is a Python float subclass: it must not be read as a Python float (float32).
+    assert tf.constant(np.float64(1.0)).dtype == tf.float64
+    assert tf.convert_to_tensor(np.int64(3)).dtype == tf.int64
+    assert tf.constant(np.float32(1.0)).dtype == tf.float32
+    assert (tf.ones([2]) * np.float64(2.0)).dtype == tf.float32  # beside a tensor the tensor's dtype wins

@@ -98,6 +98,9 @@ Tensor to_tensor(py::handle obj, int hint) {
     return scalar(PyFloat_Check(obj.ptr()) ? PyFloat_AsDouble(obj.ptr()) : (double)(obj.ptr() == Py_True), (DType)d);
   }
   if (py::isinstance<py::array>(obj)) return from_array(obj, hint);
+  // A NumPy scalar (np.float64(1.0), np.int64(3)) keeps its dtype, as an array does (TF's rule).
+  static PyObject* const numpy_scalar = py::object(py::module_::import("numpy").attr("generic")).release().ptr();
+  if (hint < 0 && PyObject_IsInstance(obj.ptr(), numpy_scalar) == 1) return from_array(py::array::ensure(obj), -1);
   // Nested lists: NumPy infers the structure; Python floats mean float32, ints int32.
   py::array arr = py::array::ensure(obj);
   const char kind = arr ? arr.dtype().kind() : 'O';

@@ -6,6 +6,7 @@
 #include "engine/eager.h"
 #include "engine/signature.h"
 #include "graph/fusion.h"
+#include "graph/trace.h"
 #include "kernels/elementwise.h"
 #include "ops/random.h"
 
@@ -33,10 +34,20 @@ std::string describe(py::handle v) {
   return cat(r, " (", Py_TYPE(v.ptr())->tp_name, ")");
 }
 
+// A tensor a trace computed from the function's inputs has no value to read while tracing: an
+// attribute read from it would keep the first call's value for every later call.
+const Tensor& readable(const Signature& s, const ArgSpec& a, const Tensor& t) {
+  if (graph::tracing() && graph::is_traced_value(t))
+    throw py::type_error(cat(s.fn, "(): argument '", a.name, "' is a tensor computed inside the tf.function (",
+                             meta_str(t), "); its value fixes the result's structure while tracing, so it must be a "
+                             "Python value or a constant there"));
+  return t;
+}
+
 // One int from a Python int, a NumPy integer or an integer tensor of one element.
 int64_t int_of(const Signature& s, const ArgSpec& a, py::handle v) {
   if (is_tensor(v)) {
-    Tensor t = tensor_of(v);
+    const Tensor& t = readable(s, a, tensor_ref(v));
     if (!is_integer(t->dtype) || t->size != 1)
       arg_error(false, s, a, cat("must be an integer, got a tensor of ", meta_str(t)));
     return t->dtype == DType::Int64 ? *t->data_as<int64_t>() : (int64_t)*t->data_as<int32_t>();
@@ -54,7 +65,7 @@ int64_t int_of(const Signature& s, const ArgSpec& a, py::handle v) {
 // Ints from an int, a list/tuple/array of ints or an integer tensor (TF passes axes and shapes as tensors).
 std::vector<int64_t> ints_of(const Signature& s, const ArgSpec& a, py::handle v) {
   if (is_tensor(v)) {
-    Tensor t = tensor_of(v);
+    const Tensor& t = readable(s, a, tensor_ref(v));
     if (!is_integer(t->dtype) || t->ndim() > 1)
       arg_error(false, s, a, cat("must be an int or a list of ints, got a tensor of ", meta_str(t)));
     std::vector<int64_t> r(t->size);

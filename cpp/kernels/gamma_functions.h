@@ -3,7 +3,8 @@
 //   psi(x) = psi(x + 1) - 1/x,   psi^(n)(x) = psi^(n)(x + 1) + (-1)^(n+1) n! / x^(n+1),
 // until the asymptotic series in 1/x (Bernoulli numbers B_2k) is accurate to double precision;
 // digamma reflects negative x (psi(x) = psi(1 - x) - pi / tan(pi x)). Polygamma of a negative x below
-// -1000 is NaN (the shift would take too long; TF's kernel gives finite values there).
+// -1000 is NaN (the shift would take too long; TF's kernel gives finite values there). Orders past
+// about 170 overflow to +-inf.
 #pragma once
 #include <cmath>
 #include <limits>
@@ -46,7 +47,9 @@ T digamma_scalar(T x) {
   return (T)digamma_double((double)x);
 }
 
-// psi^(n)(x) for a whole n >= 0 (NaN for other n).
+// psi^(n)(x) for a whole n >= 0 (NaN for other n). Every term n! / x^(n+1) and (2k+n-1)! / ((2k)! x^(2k+n))
+// is formed as exp(lgamma(..) - (..) log|x|), so large orders neither overflow a factorial nor lose
+// a term to pow() overflowing.
 inline double polygamma_double(double n, double x) {
   using namespace gamma_detail;
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
@@ -55,21 +58,22 @@ inline double polygamma_double(double n, double x) {
   const bool odd = std::fmod(n, 2.0) == 1.0;
   if (x == -inf || is_pole(x)) return odd ? inf : nan;  // (TF's values at the poles)
   if (x == inf) return odd ? 0.0 : -0.0;
-  if (x < -1000 || n > 170) return nan;
+  if (x < -1000) return nan;
   const double sign = odd ? 1.0 : -1.0;  // (-1)^(n+1)
-  const double n_fact = std::tgamma(n + 1);
+  // q / x^p for q = exp(log_q), with x's sign
+  auto over_power = [](double log_q, double x, double p) {
+    const double magnitude = std::exp(log_q - p * std::log(std::abs(x)));
+    return x < 0 && std::fmod(p, 2.0) == 1.0 ? -magnitude : magnitude;
+  };
+  const double log_n_fact = std::lgamma(n + 1);
   double acc = 0;
   const double start = 20 + 2 * n;
-  for (; x < start; x += 1) acc += sign * n_fact / std::pow(x, n + 1);
+  for (; x < start; x += 1) acc += over_power(log_n_fact, x, n + 1);
   // (n-1)!/x^n + n!/(2 x^(n+1)) + sum_k B_2k (2k+n-1)! / ((2k)! x^(2k+n))
-  double tail = std::tgamma(n) / std::pow(x, n) + n_fact / (2 * std::pow(x, n + 1));
-  double coef = std::tgamma(n + 2) / 2.0 / std::pow(x, n + 2);  // (2k+n-1)!/(2k)!/x^(2k+n) at k = 1
-  for (int k = 1; k <= 8; ++k) {
-    tail += kBernoulli[k - 1] * coef;
-    // from k to k + 1: times (2k+n)(2k+n+1) / ((2k+1)(2k+2)) / x^2
-    coef *= (2.0 * k + n) * (2.0 * k + n + 1) / ((2.0 * k + 1) * (2.0 * k + 2)) / (x * x);
-  }
-  return acc + sign * tail;
+  double tail = over_power(std::lgamma(n), x, n) + over_power(log_n_fact, x, n + 1) / 2;
+  for (int k = 1; k <= 8; ++k)
+    tail += kBernoulli[k - 1] * over_power(std::lgamma(2.0 * k + n) - std::lgamma(2.0 * k + 1), x, 2.0 * k + n);
+  return sign * (acc + tail);
 }
 
 template <class T>

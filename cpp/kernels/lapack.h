@@ -1,5 +1,6 @@
 // lapack.h -- the LAPACK factorizations the matrix ops use, on one row-major n x n matrix (in place),
-// for float and double. Each returns LAPACK's info (0: done; > 0: singular / not positive definite).
+// for float and double. Each returns LAPACK's info (0: done; > 0: singular / not positive definite;
+// < 0: an argument LAPACK refused, which the callers treat as an internal error).
 #pragma once
 #include <cstdint>
 

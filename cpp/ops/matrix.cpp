@@ -68,7 +68,7 @@ template <class T>
 bool invertible(const T* lu, int n, int info) {
   if (info > 0) return false;
   for (int k = 0; k < n; ++k)
-    if (std::isnan(lu[k * n + k])) return false;
+    if (std::isnan(lu[(int64_t)k * n + k])) return false;
   return true;
 }
 
@@ -85,7 +85,7 @@ Tensor inverse_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const O
         if (!invertible(p, n, lu_factor(p, n, piv.data())) || lu_inverse(p, n, piv.data()) > 0) singular(op);
         if (adjoint)
           for (int r = 0; r < n; ++r)
-            for (int c = r + 1; c < n; ++c) std::swap(p[r * n + c], p[c * n + r]);
+            for (int c = r + 1; c < n; ++c) std::swap(p[(int64_t)r * n + c], p[(int64_t)c * n + r]);
       });
     }
     return 0;
@@ -112,7 +112,7 @@ Tensor det_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m
         lu_factor(p, n, piv.data());  // info > 0 only marks an exact zero pivot: the product says so
         T sign = 1, logabs = 0, value = 1;
         for (int k = 0; k < n; ++k) {
-          const T d = p[k * n + k];
+          const T d = p[(int64_t)k * n + k];
           if (piv[k] != k + 1) sign = -sign;
           if (d < 0) sign = -sign;
           logabs += std::log(std::abs(d));
@@ -178,7 +178,7 @@ Tensor cholesky_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMe
         T* p = out->data_as<T>() + i * n * n;
         if (cholesky_factor(p, n) != 0)
           for (int r = 0; r < n; ++r)
-            for (int c = 0; c <= r; ++c) p[r * n + c] = std::numeric_limits<T>::quiet_NaN();
+            for (int c = 0; c <= r; ++c) p[(int64_t)r * n + c] = std::numeric_limits<T>::quiet_NaN();
       });
     return 0;
   });
@@ -209,7 +209,7 @@ Tensor eig_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta
         T* dst = out->data_as<T>() + i * (n + 1) * n;
         for (int r = 0; r < n; ++r)
           for (int c = 0; c <= r; ++c)
-            if (std::isnan(src[r * n + c]))
+            if (std::isnan(src[(int64_t)r * n + c]))
               throw InvalidArgument(cat(op.name, ": Self-adjoint eigen decomposition was not successful. The input "
                                                  "might not be valid (NaN in the lower triangle of ", meta_str(a), ")"));
         work.assign(src, src + (int64_t)n * n);
@@ -221,9 +221,9 @@ Tensor eig_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta
         for (int c = 0; c < n; ++c) {
           int big = 0;
           for (int r = 1; r < n; ++r)
-            if (std::abs(work[r * n + c]) > std::abs(work[big * n + c])) big = r;
-          if (work[big * n + c] < 0)
-            for (int r = 0; r < n; ++r) work[r * n + c] = -work[r * n + c];
+            if (std::abs(work[(int64_t)r * n + c]) > std::abs(work[(int64_t)big * n + c])) big = r;
+          if (work[(int64_t)big * n + c] < 0)
+            for (int r = 0; r < n; ++r) work[(int64_t)r * n + c] = -work[(int64_t)r * n + c];
         }
         std::copy(w.begin(), w.end(), dst);
         std::copy(work.begin(), work.end(), dst + n);
@@ -253,7 +253,7 @@ Tensor triangle_mask(const Tensor& like, bool lower, double diagonal = 1.0) {
     using T = decltype(v);
     T* p = m->data_as<T>();
     for (int64_t r = 0; r < n; ++r)
-      for (int64_t c = 0; c < n; ++c) p[r * n + c] = r == c ? T(diagonal) : (lower ? c < r : c > r) ? T(1) : T(0);
+      for (int64_t c = 0; c < n; ++c) p[(int64_t)r * n + c] = r == c ? T(diagonal) : (lower ? c < r : c > r) ? T(1) : T(0);
     return 0;
   });
   return m;

@@ -50,6 +50,12 @@ def _graph_call(fn, inp, Tout, api):
     """fn(list of tensors) -> results as Tout says, recorded as a host call of the graph being traced."""
     from tapegrad._trace_context import current_trace
     trace = current_trace()
+    if api == "EagerPyFunc" and _core.should_record(list(inp)):
+        # A host call is not differentiable in a graph: a tape would silently get no gradient.
+        from tapegrad import errors
+        raise errors.UnimplementedError(None, None, "py_function inside tf.function: a gradient through it is not "
+                                                    "supported (its inputs are watched by a GradientTape); call it "
+                                                    "outside the tf.function or compute the gradient in func itself")
     # A dry trace holds made-up values: fn runs on them only to learn the results' shapes.
     outs = _untraced(fn, inp)
     flat = list(outs) if isinstance(Tout, (list, tuple)) else [outs]

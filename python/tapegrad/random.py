@@ -104,8 +104,8 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     distribution (no redraws, so it traces like any op)."""
     from tapegrad._ops.elementwise import erfinv
     dt = _convert_arg(dtype, "dtype", "random.truncated_normal", "dtype")
-    if not dt.is_floating:
-        raise ValueError(f"random.truncated_normal: dtype must be float32 or float64, got {dt.name}")
+    if not dt.is_floating:  # TF: a TypeError from its op's dtype check
+        raise TypeError(f"random.truncated_normal: dtype must be float32 or float64, got {dt.name}")
     u = _draw(_uniform, shape, dt.code, _seed(seed), "random.truncated_normal")
     p = u * (1.0 - 2 * _PHI_MINUS_2) + _PHI_MINUS_2
     z = erfinv(p * 2.0 - 1.0) * 1.4142135623730951
@@ -155,9 +155,13 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     if classes == 0:
         raise errors.InvalidArgumentError(None, None, "random.categorical: num_classes should be positive, got 0")
     clean = where(is_nan(lg), float("-inf"), lg)
+    top = reduce_max(clean, axis=1, keepdims=True)
+    empty_row = top[:, 0] == float("-inf")
+    # Shifted so each row's largest logit is 0: the noise (of order 1) would be rounded away next to a
+    # logit of 1e7, leaving argmax to the logits alone.
+    shifted = clean - where(top == float("-inf"), 0.0, top)
     u = uniform(_leading_shape(lg, [n, classes]), dtype=lg.dtype, seed=seed)
-    draws = argmax(clean[:, None, :] - log(-log(u)), axis=2, output_type=out)  # u = 0 gives -inf: never drawn
-    empty_row = reduce_max(clean, axis=1) == float("-inf")
+    draws = argmax(shifted[:, None, :] - log(-log(u)), axis=2, output_type=out)  # u = 0 gives -inf: never drawn
     return where(empty_row[:, None], cast(classes, out), draws)
 
 

@@ -72,6 +72,8 @@ def _in_top_k_samples(rng, dtype):
     yield "t64", Sample([t.astype(np.int64), p, 2])
     yield "f64", Sample([t, p.astype(np.float64), 2])
     yield "kw", Sample([], {"targets": t, "predictions": p, "k": 2})
+    yield "nan_elsewhere", Sample([np.array([1], np.int32), np.array([[np.nan, 1.0]], np.float32), 1])
+    yield "noclass", Sample([np.array([0, 0], np.int32), np.zeros((2, 0), np.float32), 1])
 
 
 def _classify_samples(rng, dtype):

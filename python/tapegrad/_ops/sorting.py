@@ -94,15 +94,15 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
     if index_type not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"top_k: index_type must be int32 or int64, got {index_type.name}")
     k = _k(k, t._shape[-1])
-    indices = _argsort(t, axis=-1, descending=True)[..., :k]
+    indices = _argsort(t, axis=-1, descending=True, k=k)  # a partial sort: the first k of each row
     values = _take_last(t, indices)
     return TopKV2(values, indices if index_type == dtypes.int32 else cast(indices, index_type))
 
 
 def in_top_k(targets, predictions, k, name=None):
     """Whether ``predictions[i, targets[i]]`` is among the ``k`` largest of row i: fewer than k entries
-    of the row are larger (ties count in its favour); False for a non-finite prediction or a target
-    outside the row."""
+    of the row are larger (ties count in its favour); False for a row holding a non-finite prediction
+    or a target outside the row."""
     from tapegrad._ops.classify import is_finite
     from tapegrad._ops.elementwise import logical_and, where
     from tapegrad._ops.reduction import reduce_sum
@@ -117,8 +117,13 @@ def in_top_k(targets, predictions, k, name=None):
                                                       f"{p.shape} and {t.shape}")
     k = convert_arg(k, "int", "in_top_k", "k")
     n = p._shape[1]
+    if n == 0:  # no class to be in the top of
+        from tapegrad._creation import zeros
+        return zeros([p._shape[0]], dtypes.bool) if p._shape[0] is not None else t < 0
     inside = logical_and(t >= 0, t < n)
     safe = where(inside, t, 0)
     target_p = gather(p, cast(safe, dtypes.int32)[:, None], axis=1, batch_dims=1)  # [batch, 1]
     larger = reduce_sum(cast(p > target_p, dtypes.int32), axis=1)
-    return logical_and(logical_and(inside, is_finite(target_p[:, 0])), larger < k)
+    from tapegrad._ops.reduction import reduce_all
+    row_finite = reduce_all(is_finite(p), axis=1)  # TF: a non-finite prediction anywhere makes the row False
+    return logical_and(logical_and(inside, row_finite), larger < k)

@@ -144,9 +144,10 @@ def allgather(tensor, name=None, ignore_name_scope=False, process_set=None):
             mine = tf.shape(x, out_type="int64")[:1]
             rows = _allgather_values(mine, label + "/rows")
             start = tf.reduce_sum(rows[:st.rank])
-            begin = tf.concat([tf.reshape(start, [1]), tf.zeros([x.shape.rank - 1], "int64")], 0)
-            size = tf.concat([mine, -tf.ones([x.shape.rank - 1], "int64")], 0)
-            return tf.slice(summed, begin, size)
+            # A gather, not tf.slice: where the row offset is a traced value it is read at every call
+            # (an attribute such as slice's begin would keep the trace's value).
+            count = x.shape[0] if x.shape[0] is not None else tf.shape(x, out_type="int64")[0]
+            return tf.gather(summed, start + tf.range(count, dtype="int64"))
         return y, grad
     return gather(tensor)
 
