@@ -1,5 +1,5 @@
-// sort.cpp -- ArgSort: the indices that sort a tensor along one axis, the op under tf.sort, tf.argsort,
-// tf.math.top_k and tf.random.shuffle (their values are gathers with these indices, so gradients
+// sort.cpp -- ArgSort and SearchSorted. ArgSort: the indices that sort a tensor along one axis, the
+// op under tf.sort, tf.argsort, tf.math.top_k and tf.random.shuffle (their values are gathers with these indices, so gradients
 // flow through the gather). Attrs: axis (int, default -1), descending (bool), k (int, default -1: all):
 // with k >= 0 only the first k indices of each line (tf.math.top_k), found by a partial sort.
 //
@@ -89,9 +89,59 @@ Tensor argsort_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const O
   return out;
 }
 
+// SearchSorted(sorted [..., n], values [..., m]; right, out_type): per row, the index where each value
+// would be inserted to keep the row sorted (std::lower_bound, or std::upper_bound when right), as TF's
+// LowerBound / UpperBound. Both are read as rows of their last axis, and must have as many rows.
+OutMeta search_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  const Tensor &s = x[0], &v = x[1];
+  if (s->dtype != v->dtype || s->dtype == DType::Bool)
+    throw InvalidArgument(cat(op.name, ": sorted_sequence ", meta_str(s), " and values ", meta_str(v),
+                              " must be numeric tensors of one dtype"));
+  if (s->ndim() == 0 || v->ndim() == 0)
+    throw InvalidArgument(cat(op.name, ": sorted_sequence ", meta_str(s), " and values ", meta_str(v), " must be at least 1-D"));
+  // As TF: both are read as 2-D (rows of their last axis), with as many rows each.
+  const int64_t s_rows = num_elements(Shape(s->shape.begin(), s->shape.end() - 1));
+  const int64_t v_rows = num_elements(Shape(v->shape.begin(), v->shape.end() - 1));
+  if (s_rows != v_rows)
+    throw InvalidArgument(cat(op.name, ": sorted_sequence ", meta_str(s), " and values ", meta_str(v),
+                              " must have as many rows (the product of their leading dimensions)"));
+  const int64_t ot = a.i("out_type", (int64_t)DType::Int32);
+  if (ot != (int64_t)DType::Int32 && ot != (int64_t)DType::Int64)
+    throw InvalidArgument(cat(op.name, ": out_type must be int32 or int64, got dtype code ", ot));
+  return {v->shape, (DType)ot};
+}
+
+Tensor search_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  const Tensor &s = x[0], &v = x[1];
+  Tensor out = empty(m.shape, m.dtype);
+  const int64_t n = s->shape.back();
+  const bool right = a.b("right");
+  dispatch_dtype(s->dtype, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* sorted = s->data_as<T>();
+      const T* values = v->data_as<T>();
+      const int64_t lines = num_elements(Shape(s->shape.begin(), s->shape.end() - 1));
+      const int64_t count = v->shape.back();
+      for (int64_t r = 0; r < lines; ++r) {
+        const T* row = sorted + r * n;
+        for (int64_t j = 0; j < count; ++j) {
+          const T value = values[r * count + j];
+          const int64_t at = (right ? std::upper_bound(row, row + n, value) : std::lower_bound(row, row + n, value)) - row;
+          if (m.dtype == DType::Int32) out->data_as<int32_t>()[r * count + j] = (int32_t)at;
+          else out->data_as<int64_t>()[r * count + j] = at;
+        }
+      }
+    }
+    return 0;
+  });
+  return out;
+}
+
 }  // namespace
 
 void register_sort_ops() {
+  def_op("SearchSorted").inputs(2).shape(search_infer).forward(search_kernel).not_differentiable();
   def_op("ArgSort").inputs(1).shape(argsort_infer).forward(argsort_kernel).not_differentiable();
 }
 

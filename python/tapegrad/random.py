@@ -128,12 +128,14 @@ def _leading_shape(t, trailing):
 
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """``num_samples`` class indices per row of ``logits`` ([batch, classes], unnormalised log-probabilities),
-    drawn by the Gumbel-max rule: argmax(logits - log(-log(u))) with u uniform. A NaN logit is never
-    drawn; a row with no finite logit draws ``classes`` (out of range), as TF's kernel does."""
+    by inverting each row's cumulative distribution at uniform draws (a binary search per draw: large
+    vocabularies cost O(classes + samples log classes) a row). A NaN logit is never drawn; a row with no
+    finite logit draws ``classes`` (out of range), as TF's kernel does."""
     from tapegrad import errors
     from tapegrad._ops.classify import is_nan
-    from tapegrad._ops.elementwise import log, where
-    from tapegrad._ops.reduction import argmax, reduce_max
+    from tapegrad._ops.elementwise import exp, minimum, where
+    from tapegrad._ops.reduction import cumsum, reduce_max
+    from tapegrad._ops.sorting import searchsorted
     from tapegrad._tensor import Tensor, cast, convert_to_tensor
 
     lg = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
@@ -154,14 +156,15 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     classes = lg._shape[1]
     if classes == 0:
         raise errors.InvalidArgumentError(None, None, "random.categorical: num_classes should be positive, got 0")
-    clean = where(is_nan(lg), float("-inf"), lg)
+    # In float64 whatever the logits' dtype: the cumulative sums of a large vocabulary keep their steps.
+    clean = where(is_nan(lg), float("-inf"), cast(lg, dtypes.float64))
     top = reduce_max(clean, axis=1, keepdims=True)
     empty_row = top[:, 0] == float("-inf")
-    # Shifted so each row's largest logit is 0: the noise (of order 1) would be rounded away next to a
-    # logit of 1e7, leaving argmax to the logits alone.
-    shifted = clean - where(top == float("-inf"), 0.0, top)
-    u = uniform(_leading_shape(lg, [n, classes]), dtype=lg.dtype, seed=seed)
-    draws = argmax(shifted[:, None, :] - log(-log(u)), axis=2, output_type=out)  # u = 0 gives -inf: never drawn
+    weights = exp(clean - where(empty_row[:, None], 0.0, top))  # the largest is 1: no overflow, no underflow to all-0
+    cdf = cumsum(weights, axis=1)
+    u = uniform(_leading_shape(lg, [n]), dtype=dtypes.float64, seed=seed) * cdf[:, -1:]
+    # the first class whose cumulative weight exceeds u: a class of weight 0 is never drawn
+    draws = minimum(searchsorted(cdf, u, side="right", out_type=out), cast(classes - 1, out))
     return where(empty_row[:, None], cast(classes, out), draws)
 
 

@@ -44,7 +44,23 @@ def _np_top_k(x, k):
     return np.flip(np.sort(x, axis=-1, kind="stable"), -1)[..., :k]
 
 
+_search_op = tf._core.op("SearchSorted")
+
+
+def _search_samples(rng, dtype):
+    s = np.sort(rng.uniform(-2, 2, (3, 6)).astype(dtype), axis=-1)
+    yield SampleInput([s, rng.uniform(-2, 2, (3, 4)).astype(dtype)], {"right": False})
+    yield SampleInput([s, s[:, ::2].copy()], {"right": True})  # values equal to entries: the side matters
+
+
+def _np_search(s, v, right):
+    side = "right" if right else "left"
+    return np.stack([np.searchsorted(a, b, side=side) for a, b in zip(s, v)]).astype(np.int32)
+
+
 rows = [
+    OpInfo("SearchSorted", lambda s, v, **kw: _search_op(s, v, **kw), _np_search, samples=_search_samples,
+           differentiable=False),
     OpInfo("ArgSort", lambda x, **kw: _argsort_op(x, **kw), _np_argsort, samples=_argsort_samples, differentiable=False),
     OpInfo("sort", tf.sort, _np_sort, samples=_sort_samples, order=2, op=None),
     OpInfo("top_k", lambda x, k: tf.math.top_k(x, k).values, _np_top_k, samples=_top_k_samples, order=2, op=None),

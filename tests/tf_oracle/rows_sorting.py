@@ -103,7 +103,24 @@ def _shuffle_samples(rng, dtype):
     yield "empty", Sample([random_array(rng, (0, 2), dtype)])
 
 
+def _search_samples(rng, dtype):
+    s = np.sort(random_array(rng, (2, 6), dtype), axis=-1)
+    v = random_array(rng, (2, 4), dtype)
+    yield "rows", Sample([s, v])
+    yield "right", Sample([s, v], {"side": "right"})
+    yield "ties", Sample([np.array([0, 1, 2, 2, 3], dtype), np.array([2, -1, 10, 0], dtype)], {"side": "right"})
+    yield "flat", Sample([np.sort(random_array(rng, (5,), dtype)), random_array(rng, (1, 3), dtype)])
+    yield "flatrows", Sample([np.sort(random_array(rng, (5,), dtype)), random_array(rng, (2, 3), dtype)])
+    yield "int64", Sample([s, v], {"out_type": DT("int64")})
+    yield "empty", Sample([np.zeros((2, 0), dtype), random_array(rng, (2, 3), dtype)])
+    yield "baddims", Sample([s, random_array(rng, (3, 1), dtype)])
+    yield "badside", Sample([s, v], {"side": "middle"})
+    if dtype in FLOAT:
+        yield "nan_value", Sample([np.array([1, 2, 3], dtype), np.array([np.nan, 2], dtype)])
+
+
 SORTING = [
+    Row("searchsorted", _search_samples, NUMERIC, grad=False),
     Row("sort", _sort_samples(), NUMERIC),
     Row("argsort", _sort_samples(_argsort_extra), NUMERIC, grad=False),
     Row("math.top_k", _top_k_samples, NUMERIC),

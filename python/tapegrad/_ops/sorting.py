@@ -12,9 +12,10 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import gather, transpose
 from tapegrad._tensor import Tensor, cast, convert_to_tensor
 
-__all__ = ["sort", "argsort", "top_k", "in_top_k"]
+__all__ = ["sort", "argsort", "top_k", "in_top_k", "searchsorted"]
 
 _argsort = _core.op("ArgSort")
+_search = _core.op("SearchSorted")
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
@@ -127,3 +128,14 @@ def in_top_k(targets, predictions, k, name=None):
     from tapegrad._ops.reduction import reduce_all
     row_finite = reduce_all(is_finite(p), axis=1)  # TF: a non-finite prediction anywhere makes the row False
     return logical_and(logical_and(inside, row_finite), larger < k)
+
+
+def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, name=None):
+    """Per row, where each value would go to keep ``sorted_sequence`` sorted: before equal entries
+    (side="left") or after them ("right"). Both are read as rows of their last axis, as many of each."""
+    if side not in ("left", "right"):
+        raise ValueError(f"searchsorted: Argument `side` must be either 'right' or 'left'. Received: `side` = '{side}'.")
+    s = convert_arg(sorted_sequence, "tensor", "searchsorted", "sorted_sequence")
+    v = convert_arg(values, "tensor", "searchsorted", "values", s.dtype)
+    out = convert_arg(out_type, "dtype", "searchsorted", "out_type")
+    return _search(s, v, right=side == "right", out_type=out.code)
