@@ -263,30 +263,10 @@ void check_segment_ids(const OpDef& op, const Tensor& ids, int64_t n) {
   });
 }
 
-Tensor segment_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
-  const Tensor &data = x[0], &ids = x[1];
-  check_segment_ids(op, ids, m.shape.empty() ? 0 : m.shape[0]);
-  Tensor out = zeros(m.shape, m.dtype);
-  const int64_t inner = num_elements(Shape(m.shape.begin() + 1, m.shape.end()));
-  dispatch_dtype(m.dtype, [&](auto v) {
-    using T = decltype(v);
-    const T* src = data->data_as<T>();
-    T* dst = out->data_as<T>();
-    for (int64_t i = 0; i < ids->size; ++i) {
-      int64_t s = ids->dtype == DType::Int32 ? ids->data_as<int32_t>()[i] : ids->data_as<int64_t>()[i];
-      if (s < 0) continue;  // dropped
-      T* d = dst + s * inner;
-      for (int64_t j = 0; j < inner; ++j) d[j] += src[i * inner + j];
-    }
-    return 0;
-  });
-  return out;
-}
-
-// ---- UnsortedSegmentMax / Min: as the sum, with TF's values for an empty segment (the lowest or
-// highest finite value of the dtype); a NaN in a segment makes its result NaN.
-template <bool IsMax>
-Tensor segment_extreme_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
+// Folds each row of data into its segment's row of the output: out starts as `init` (of the element
+// type), then out[s] = fold(out[s], data[i]) for every i with ids[i] = s >= 0 (a negative id drops its row).
+template <class Init, class Fold>
+Tensor segment_fold(const OpDef& op, const Tensors& x, const OutMeta& m, Init init, Fold fold) {
   const Tensor &data = x[0], &ids = x[1];
   check_segment_ids(op, ids, m.shape.empty() ? 0 : m.shape[0]);
   Tensor out = empty(m.shape, m.dtype);
@@ -296,21 +276,35 @@ Tensor segment_extreme_kernel(const OpDef& op, const Tensors& x, const Attrs&, c
     if constexpr (!std::is_same_v<T, bool>) {
       const T* src = data->data_as<T>();
       T* dst = out->data_as<T>();
-      std::fill(dst, dst + out->size, IsMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max());
+      std::fill(dst, dst + out->size, init(T()));
       for (int64_t i = 0; i < ids->size; ++i) {
         const int64_t s = ids->dtype == DType::Int32 ? ids->data_as<int32_t>()[i] : ids->data_as<int64_t>()[i];
-        if (s < 0) continue;  // dropped
+        if (s < 0) continue;
         T* d = dst + s * inner;
-        for (int64_t j = 0; j < inner; ++j) {
-          const T value = src[i * inner + j];
-          const bool nan_now = value != value, nan_before = d[j] != d[j];
-          if (!nan_before && (nan_now || (IsMax ? value > d[j] : value < d[j]))) d[j] = value;
-        }
+        for (int64_t j = 0; j < inner; ++j) d[j] = fold(d[j], src[i * inner + j]);
       }
     }
     return 0;
   });
   return out;
+}
+
+Tensor segment_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
+  return segment_fold(op, x, m, [](auto zero) { return zero; }, [](auto acc, auto value) { return acc + value; });
+}
+
+// ---- UnsortedSegmentMax / Min: as the sum, with TF's values for an empty segment (the lowest or
+// highest finite value of the dtype); a NaN in a segment makes its result NaN.
+template <bool IsMax>
+Tensor segment_extreme_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
+  return segment_fold(op, x, m, [](auto zero) {
+        using T = decltype(zero);
+        return IsMax ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
+      },
+      [](auto acc, auto value) {  // NaN stays once in; a NaN value takes over
+        const bool nan_now = value != value, nan_before = acc != acc;
+        return !nan_before && (nan_now || (IsMax ? value > acc : value < acc)) ? value : acc;
+      });
 }
 
 // The gradient goes to the entries equal to their segment's result, shared equally among ties (TF's rule):

@@ -166,16 +166,22 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     return pad(image, paddings if image.shape.rank == 3 else [[0, 0]] + paddings)
 
 
-def resize_with_crop_or_pad(image, target_height, target_width):
-    """``image`` cropped centrally and/or padded evenly with zeros to ``target_height`` x ``target_width``."""
-    fn = "resize_with_crop_or_pad"
-    image = as_image(image, fn)
-    check_rank(image, fn)
+def _target_size(target_height, target_width, fn):
+    """(height, width) as positive Python ints, with TF's ValueErrors."""
     th, tw = _int(target_height, fn, "target_height"), _int(target_width, fn, "target_width")
     if tw <= 0:
         raise ValueError(f"{fn}: target_width must be > 0.")
     if th <= 0:
         raise ValueError(f"{fn}: target_height must be > 0.")
+    return th, tw
+
+
+def resize_with_crop_or_pad(image, target_height, target_width):
+    """``image`` cropped centrally and/or padded evenly with zeros to ``target_height`` x ``target_width``."""
+    fn = "resize_with_crop_or_pad"
+    image = as_image(image, fn)
+    check_rank(image, fn)
+    th, tw = _target_size(target_height, target_width, fn)
     h, w = _hw(image, fn)
     dh, dw = th - h, tw - w
     # crop offsets round down and pad offsets round down, so an odd difference leaves its extra row at the end
@@ -189,11 +195,7 @@ def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILI
     fn = "resize_with_pad"
     image = as_image(image, fn)
     check_rank(image, fn)
-    th, tw = _int(target_height, fn, "target_height"), _int(target_width, fn, "target_width")
-    if tw <= 0:
-        raise ValueError(f"{fn}: target_width must be > 0.")
-    if th <= 0:
-        raise ValueError(f"{fn}: target_height must be > 0.")
+    th, tw = _target_size(target_height, target_width, fn)
     f32 = np.float32
     h, w = (f32(d) for d in _hw(image, fn))
     ratio = max(w / f32(tw), h / f32(th))  # float32 throughout, so the sizes round as TF's do
