@@ -173,7 +173,9 @@ static void split_at(const Tensor& x, int axis, int64_t& outer, int64_t& r, int6
   }
 }
 
-Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse) {
+// Running sums (Product = false) or products along `axis`.
+template <bool Product>
+static Tensor running(const Tensor& x, int axis, bool exclusive, bool reverse) {
   Tensor out = empty(x->shape, x->dtype);
   int64_t outer, r, inner;
   split_at(x, axis, outer, r, inner);
@@ -184,14 +186,15 @@ Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse) {
       T* q = out->data_as<T>();
       std::vector<T> acc(inner);
       for (int64_t o = 0; o < outer; ++o) {
-        std::fill(acc.begin(), acc.end(), T(0));
+        std::fill(acc.begin(), acc.end(), T(Product ? 1 : 0));
         for (int64_t s = 0; s < r; ++s) {
           const int64_t i = reverse ? r - 1 - s : s;
           const T* row = p + (o * r + i) * inner;
           T* dst = q + (o * r + i) * inner;
           for (int64_t j = 0; j < inner; ++j) {
-            if (exclusive) { dst[j] = acc[j]; acc[j] = add(acc[j], row[j]); }
-            else { acc[j] = add(acc[j], row[j]); dst[j] = acc[j]; }
+            const T next = Product ? mul(acc[j], row[j]) : add(acc[j], row[j]);
+            dst[j] = exclusive ? acc[j] : next;
+            acc[j] = next;
           }
         }
       }
@@ -200,6 +203,9 @@ Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse) {
   });
   return out;
 }
+
+Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse) { return running<false>(x, axis, exclusive, reverse); }
+Tensor cumprod(const Tensor& x, int axis, bool exclusive, bool reverse) { return running<true>(x, axis, exclusive, reverse); }
 
 Tensor prod_others(const Tensor& x) {
   Tensor out = empty(x->shape, x->dtype);

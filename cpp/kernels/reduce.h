@@ -15,6 +15,7 @@ Tensor reduce(const Tensor& x, const std::vector<bool>& mask, ReduceKind kind);
 Tensor arg_reduce(const Tensor& x, int axis, bool is_max, DType out_dtype);
 // Running sum along `axis`; `exclusive` leaves out the current entry, `reverse` runs from the end.
 Tensor cumsum(const Tensor& x, int axis, bool exclusive, bool reverse);
+Tensor cumprod(const Tensor& x, int axis, bool exclusive, bool reverse);
 // out[..., i] = prod_{j != i} x[..., j] along the last axis, by prefix and suffix products
 // (no division, so zeros are exact).
 Tensor prod_others(const Tensor& x);

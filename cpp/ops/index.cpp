@@ -307,6 +307,28 @@ Tensor segment_extreme_kernel(const OpDef& op, const Tensors& x, const Attrs&, c
       });
 }
 
+Tensor segment_prod_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
+  return segment_fold(op, x, m, [](auto zero) { return decltype(zero)(1); },
+                      [](auto acc, auto value) { return acc * value; });
+}
+
+// d prod / d x_i is the product of the segment's other entries, without dividing by x_i: with one zero
+// in a segment only that entry gets a gradient (the product of the rest), with two or more none does.
+Tensors segment_prod_grad(GradCtx& ctx) {
+  const Tensor &data = ctx.x[0], &ids = ctx.x[1];
+  const Tensor zero_id = scalar(0.0, ids->dtype), safe_ids = call("Maximum", {ids, zero_id});
+  Shape keep_shape = ids->shape;
+  keep_shape.resize(data->ndim(), 1);
+  const Tensor keep = cast(reshape(call("GreaterEqual", {ids, zero_id}), keep_shape), data->dtype);
+  const Tensor is_zero = equal(data, zeros_like(data));
+  const Tensor zeros_in = call("UnsortedSegmentSum", {cast(is_zero, data->dtype), ids}, ctx.attrs);
+  const Tensor nonzero = where(is_zero, ones_like(data), data);
+  const Tensor nonzero_prod = call("UnsortedSegmentProd", {nonzero, ids}, ctx.attrs);
+  const Tensor others = where(is_zero, gather(nonzero_prod, safe_ids, 0, 0), gather(ctx.out, safe_ids, 0, 0) / nonzero);
+  const Tensor g = where(greater(zeros_in, scalar_like(zeros_in, 1.0)), zeros_like(ctx.g), ctx.g);
+  return {gather(g, safe_ids, 0, 0) * others * keep, nullptr};
+}
+
 // The gradient goes to the entries equal to their segment's result, shared equally among ties (TF's rule):
 // selected / (selected per segment), times the segment's g.
 Tensors segment_extreme_grad(GradCtx& ctx) {
@@ -388,6 +410,8 @@ void register_index_ops() {
       .gradient(segment_extreme_grad);
   def_op("UnsortedSegmentMin").inputs(2).shape(segment_infer).forward(segment_extreme_kernel<false>)
       .gradient(segment_extreme_grad);
+  def_op("UnsortedSegmentProd").inputs(2).shape(segment_infer).forward(segment_prod_kernel)
+      .gradient(segment_prod_grad);
   def_op("OneHot").shape(one_hot_infer).forward(one_hot_kernel).not_differentiable();
 }
 

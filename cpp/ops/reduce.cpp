@@ -1,5 +1,5 @@
 // reduce.cpp -- reductions over axes (attrs: axis = list of ints, absent = all; keepdims), Prod and its
-// ProdOthers helper, Any/All, ArgMax/ArgMin and Cumsum.
+// ProdOthers helper, Any/All, ArgMax/ArgMin, Cumsum and Cumprod.
 #include <limits>
 #include "core/error.h"
 #include "engine/forward.h"
@@ -91,6 +91,10 @@ OutMeta cumsum_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
 
 Tensor cumsum_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta&) {
   return cumsum(x[0], cumsum_axis(op, x[0], a), a.b("exclusive"), a.b("reverse"));
+}
+
+Tensor cumprod_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta&) {
+  return cumprod(x[0], cumsum_axis(op, x[0], a), a.b("exclusive"), a.b("reverse"));
 }
 
 OutMeta prod_others_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
@@ -262,6 +266,13 @@ void register_reduce_ops() {
         return {call("Cumsum", {ctx.g}, a.set("reverse", !ctx.attrs.b("reverse")))};
       })
       .jvp(linear_jvp("Cumsum"));
+  // TF's rule: the running sum, run the other way, of out * g, over x, and 0 where x is 0 (TF's
+  // div_no_nan; the exact value there is the product of the others, which this rule does not give)
+  def_op("Cumprod").shape(cumsum_infer).forward(cumprod_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors {
+        Attrs a = ctx.attrs;
+        return {call("DivNoNan", {call("Cumsum", {ctx.out * ctx.g}, a.set("reverse", !ctx.attrs.b("reverse"))), ctx.x[0]})};
+      });
   // no gradient
   def_op("Any").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Max>).not_differentiable();
   def_op("All").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Min>).not_differentiable();

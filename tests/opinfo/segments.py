@@ -31,7 +31,30 @@ def _np_segment(reduce, empty):
     return ref
 
 
+def _nonzero_samples(rng, dtype):
+    for sample in _samples(rng, dtype):
+        x = sample.args[0]
+        sample.args[0] = (np.sign(x) + (x == 0)) * (0.5 + np.abs(x))  # away from 0: the product's kinks
+        yield sample
+
+
+def _cumprod_samples(rng, dtype):
+    for shape, kwargs in [((5,), {}), ((3, 4), {"axis": 1, "exclusive": True}), ((2, 3), {"axis": 0, "reverse": True})]:
+        yield SampleInput([(rng.uniform(0.5, 1.5, size=shape) * rng.choice([-1, 1], size=shape)).astype(dtype)], kwargs)
+
+
+def _np_cumprod(x, axis=0, exclusive=False, reverse=False):
+    y = np.flip(x, axis) if reverse else x
+    out = np.cumprod(y, axis=axis)
+    if exclusive:
+        out = np.concatenate([np.ones_like(np.take(out, [0], axis)), np.delete(out, -1, axis)], axis)
+    return np.flip(out, axis) if reverse else out
+
+
 rows = [
+    OpInfo("UnsortedSegmentProd", tf.math.unsorted_segment_prod,
+           _np_segment(lambda m: m.prod(0), lambda dt: 1), samples=_nonzero_samples, order=2),
+    OpInfo("Cumprod", tf.math.cumprod, _np_cumprod, samples=_cumprod_samples, order=2),
     OpInfo("UnsortedSegmentMax", tf.math.unsorted_segment_max,
            _np_segment(lambda m: m.max(0), lambda dt: np.finfo(dt).min), samples=_samples, order=2),
     OpInfo("UnsortedSegmentMin", tf.math.unsorted_segment_min,

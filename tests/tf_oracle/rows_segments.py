@@ -24,7 +24,21 @@ def _sorted(rng, dtype):
     yield "unsorted", Sample([x, np.array([1, 0, 2, 3], np.int32)])
 
 
+def _cumprod(rng, dtype):
+    x = (rng.permutation(12).reshape(3, 4) % 5 - 2).astype(dtype)
+    yield "ax0", Sample([x])
+    yield "ax1", Sample([x], {"axis": 1})
+    yield "excl", Sample([x], {"axis": 1, "exclusive": True})
+    yield "rev", Sample([x], {"axis": -1, "reverse": True})
+    yield "nonzero", Sample([np.array([1.5, -2.0, 0.5, 3.0], dtype)])
+    yield "badaxis", Sample([x], {"axis": 2})
+    yield "empty", Sample([np.zeros((0, 3), dtype)])
+
+
 SEGMENTS = [
+    Row("math.cumprod", _cumprod, NUMERIC),
+    Row("math.unsorted_segment_prod", _unsorted, NUMERIC),
+    Row("math.segment_prod", _sorted, NUMERIC),
     Row("math.unsorted_segment_max", _unsorted, NUMERIC),
     Row("math.unsorted_segment_min", _unsorted, NUMERIC),
     Row("math.unsorted_segment_mean", _unsorted, NUMERIC),

@@ -110,6 +110,9 @@ def argmin(input, axis=None, output_type=dtypes.int64, name=None):
                    output_type=convert_arg(output_type, "dtype", "argmin", "output_type").code)
 
 
+cumprod = public_op("Cumprod", "cumprod", "x, axis:int=0, exclusive:bool=False, reverse:bool=False", """Running product
+    along ``axis`` (1 before the first element when exclusive; from the end if reverse). Its gradient is
+    TF's: it divides by x and gives 0 where x is 0.""")
 cumsum = public_op("Cumsum", "cumsum", "x, axis:int=0, exclusive:bool=False, reverse:bool=False", """Running sum along ``axis``.
 
     Formula:

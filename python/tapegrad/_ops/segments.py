@@ -6,11 +6,12 @@ from tapegrad._ops.array import _reshape, unsorted_segment_sum
 from tapegrad._ops.elementwise import maximum, sqrt, where
 from tapegrad._tensor import cast, convert_to_tensor
 
-__all__ = ["unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_mean", "unsorted_segment_sqrt_n",
-           "segment_max", "segment_min"]
+__all__ = ["unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_mean",
+           "unsorted_segment_sqrt_n", "segment_max", "segment_min", "segment_prod"]
 
 _max = _core.op("UnsortedSegmentMax")
 _min = _core.op("UnsortedSegmentMin")
+_prod = _core.op("UnsortedSegmentProd")
 
 
 def _args(data, segment_ids, num_segments, fn):
@@ -30,6 +31,13 @@ def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """As unsorted_segment_max with the minimum (an empty segment holds the dtype's highest value)."""
     d, ids, n = _args(data, segment_ids, num_segments, "unsorted_segment_min")
     return _min(d, ids, num_segments=n)
+
+
+def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
+    """out[s] = product of data[i] over segment_ids[i] == s (1 for an empty segment); its gradient needs
+    no division, so zeros in a segment get the product of the others."""
+    d, ids, n = _args(data, segment_ids, num_segments, "unsorted_segment_prod")
+    return _prod(d, ids, num_segments=n)
 
 
 def _sum_and_count(data, segment_ids, num_segments, fn):
@@ -59,10 +67,12 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     return total / sqrt(count)
 
 
-def _sorted(data, segment_ids, fn, op):
+def _sorted(data, segment_ids, fn, op, missing=0):
     from tapegrad._ops.math_more import _segments
     d, ids, n = _segments(data, segment_ids, fn)
     out = op(d, ids, num_segments=n)
+    if missing == 1:  # (the product's value for an empty segment is already 1)
+        return out
     present = unsorted_segment_sum(cast(convert_to_tensor(ids) >= 0, dtypes.int32), ids, n) > 0
     present = _reshape(present, shape=[n] + [1] * (d.ndim - 1))
     return where(present, out, cast(0, out.dtype))  # TF's sorted kernels give 0 to a missing id
@@ -76,3 +86,8 @@ def segment_max(data, segment_ids, name=None):
 def segment_min(data, segment_ids, name=None):
     """The minimum of each segment for sorted ids (segment_ids[-1] + 1 rows; 0 for a missing id)."""
     return _sorted(data, segment_ids, "segment_min", _min)
+
+
+def segment_prod(data, segment_ids, name=None):
+    """The product of each segment for sorted ids (segment_ids[-1] + 1 rows; 1 for a missing id, as TF)."""
+    return _sorted(data, segment_ids, "segment_prod", _prod, missing=1)
