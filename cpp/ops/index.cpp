@@ -307,6 +307,17 @@ Tensor segment_extreme_kernel(const OpDef& op, const Tensors& x, const Attrs&, c
       });
 }
 
+// Each data row's row of `per_segment` ([num_segments, ...]), as a gather; zero for a row whose id is
+// negative (dropped): gathered at 0, then masked. The segment ops' gradient rules are built on it.
+Tensor segment_rows(const Tensor& per_segment, const Tensor& ids) {
+  const Tensor zero = scalar(0.0, ids->dtype);
+  const Tensor rows = gather(per_segment, call("Maximum", {ids, zero}), 0, 0);
+  Shape keep_shape = ids->shape;
+  keep_shape.resize(rows->shape.size(), 1);
+  const Tensor keep = reshape(call("GreaterEqual", {ids, zero}), keep_shape);
+  return where(broadcast_to(keep, rows->shape), rows, zeros_like(rows));
+}
+
 Tensor segment_prod_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
   return segment_fold(op, x, m, [](auto zero) { return decltype(zero)(1); },
                       [](auto acc, auto value) { return acc * value; });
@@ -316,30 +327,23 @@ Tensor segment_prod_kernel(const OpDef& op, const Tensors& x, const Attrs&, cons
 // in a segment only that entry gets a gradient (the product of the rest), with two or more none does.
 Tensors segment_prod_grad(GradCtx& ctx) {
   const Tensor &data = ctx.x[0], &ids = ctx.x[1];
-  const Tensor zero_id = scalar(0.0, ids->dtype), safe_ids = call("Maximum", {ids, zero_id});
-  Shape keep_shape = ids->shape;
-  keep_shape.resize(data->ndim(), 1);
-  const Tensor keep = cast(reshape(call("GreaterEqual", {ids, zero_id}), keep_shape), data->dtype);
   const Tensor is_zero = equal(data, zeros_like(data));
   const Tensor zeros_in = call("UnsortedSegmentSum", {cast(is_zero, data->dtype), ids}, ctx.attrs);
   const Tensor nonzero = where(is_zero, ones_like(data), data);
   const Tensor nonzero_prod = call("UnsortedSegmentProd", {nonzero, ids}, ctx.attrs);
-  const Tensor others = where(is_zero, gather(nonzero_prod, safe_ids, 0, 0), gather(ctx.out, safe_ids, 0, 0) / nonzero);
+  const Tensor others = where(is_zero, segment_rows(nonzero_prod, ids), segment_rows(ctx.out, ids) / nonzero);
   const Tensor g = where(greater(zeros_in, scalar_like(zeros_in, 1.0)), zeros_like(ctx.g), ctx.g);
-  return {gather(g, safe_ids, 0, 0) * others * keep, nullptr};
+  return {segment_rows(g, ids) * others, nullptr};
 }
 
 // The gradient goes to the entries equal to their segment's result, shared equally among ties (TF's rule):
 // selected / (selected per segment), times the segment's g.
 Tensors segment_extreme_grad(GradCtx& ctx) {
   const Tensor &data = ctx.x[0], &ids = ctx.x[1];
-  const Tensor zero = scalar(0.0, ids->dtype), safe_ids = call("Maximum", {ids, zero});
-  Shape keep_shape = ids->shape;
-  keep_shape.resize(data->ndim(), 1);
-  const Tensor keep = cast(reshape(call("GreaterEqual", {ids, zero}), keep_shape), data->dtype);
-  const Tensor selected = cast(equal(data, gather(ctx.out, safe_ids, 0, 0)), data->dtype) * keep;
+  // (a dropped row's gathered result is 0, so it may compare equal: the mask of segment_rows below zeroes it)
+  const Tensor selected = cast(equal(data, segment_rows(ctx.out, ids)), data->dtype);
   const Tensor count = call("UnsortedSegmentSum", {selected, ids}, ctx.attrs);
-  return {selected * gather(ctx.g / count, safe_ids, 0, 0), nullptr};
+  return {selected * segment_rows(ctx.g / count, ids), nullptr};
 }
 
 // ---- OneHot(indices; depth, on_value, off_value, axis, dtype).
@@ -393,18 +397,9 @@ void register_index_ops() {
       .jvp(linear_jvp("StridedSliceGrad"));
   def_op("GatherV2").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
       .jvp(linear_jvp("GatherV2"));
-  // d segment_sum / d data: each row receives its segment's gradient, a gather (zero for a dropped,
-  // negative id: gathered at 0, then masked)
+  // d segment_sum / d data: each row receives its segment's gradient
   def_op("UnsortedSegmentSum").inputs(2).shape(segment_infer).forward(segment_kernel)
-      .gradient([](GradCtx& ctx) -> Tensors {
-        const Tensor& ids = ctx.x[1];
-        const Tensor zero = scalar(0.0, ids->dtype);
-        const Tensor rows = gather(ctx.g, call("Maximum", {ids, zero}), 0, 0);
-        Shape keep_shape = ids->shape;
-        keep_shape.resize(rows->shape.size(), 1);
-        const Tensor keep = reshape(call("GreaterEqual", {ids, zero}), keep_shape);
-        return {where(broadcast_to(keep, rows->shape), rows, zeros_like(rows)), nullptr};
-      })
+      .gradient([](GradCtx& ctx) -> Tensors { return {segment_rows(ctx.g, ctx.x[1]), nullptr}; })
       .jvp(linear_jvp("UnsortedSegmentSum"));
   def_op("UnsortedSegmentMax").inputs(2).shape(segment_infer).forward(segment_extreme_kernel<true>)
       .gradient(segment_extreme_grad);
