@@ -120,3 +120,26 @@ def test_nan_off_the_diagonal_reaches_every_result():
                  lambda: tf.linalg.solve(tf.constant([[2.0, 0.0], [nan, 3.0]]), tf.ones([2, 1]))):
         with pytest.raises(InvalidArgumentError, match="not invertible"):
             call()
+
+
+@pytest.mark.parametrize("call, cls, words", [
+    (lambda: tf.linalg.svd(tf.ones([2, 3]), full_matrices=True), tf.errors.UnimplementedError,
+     ["svd", "full_matrices=True", "2 x 3"]),
+    (lambda: tf.linalg.svd(tf.ones([3])), InvalidArgumentError, ["svd", "'tensor'", "rank >= 2"]),
+    (lambda: tf.linalg.svd(tf.ones([2, 2], tf.int32)), InvalidArgumentError, ["Svd", "float32 or float64"]),
+    (lambda: tf.linalg.lstsq(tf.ones([3, 2]), tf.ones([3, 1]), fast=False), tf.errors.UnimplementedError,
+     ["lstsq", "fast=False"]),
+    (lambda: tf.linalg.pinv(tf.ones([3])), InvalidArgumentError, ["pinv", "'a'"]),
+    (lambda: tf.linalg.eigh(tf.ones([2, 3])), InvalidArgumentError, ["SelfAdjointEig", "square"]),
+])
+def test_decomposition_errors_name_the_function(call, cls, words):
+    with pytest.raises(cls) as e:
+        call()
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_svd_of_a_square_matrix_with_full_matrices_is_the_reduced_one():
+    a = tf.constant([[2.0, 1.0], [1.0, 3.0]])
+    s, u, v = tf.linalg.svd(a, full_matrices=True)
+    np.testing.assert_allclose((u.numpy() * s.numpy()) @ v.numpy().T, a.numpy(), atol=1e-5)
