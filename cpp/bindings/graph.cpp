@@ -260,6 +260,7 @@ void bind_trace_hooks(py::module_& m) {
           const std::string* name = graph::leaked_name(t->id);
           return name ? py::object(py::str(*name)) : py::object(py::none());
         }, "Note [Leaked tensors]: TF's text for t if a trace computed it and Python kept it, else None.");
+  m.def("_in_place_writes", &graph::in_place_writes, "Note [Donated loop variables]: rows written in place so far.");
   m.def("_num_leaked", &graph::num_leaked, "Note [Leaked tensors]: how many leaked tensors are alive.");
   m.def("_traced_name", [](const Tensor& t) { return graph::traced_name(t); },
         "The name of t's value in the innermost trace (\"add:0\"), or '' when no trace saw it.");

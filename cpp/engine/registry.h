@@ -65,6 +65,18 @@ struct OpDef {
   // never recorded on a tape, and a side effect for the graph passes (kept, never merged or
   // folded, and reads of a Variable input after it are new reads).
   bool stateful = false;
+  // Note [Value-shaped ops]: the output's shape depends on the values of the inputs (a row count
+  // read from a tensor), not only on their shapes, when this returns true for the attributes. A
+  // trace marks such a node's leading dimension unknown, so the graph is relaxed and the executor
+  // runs every shape rule at every call (a graph never reuses the trace's shape for it).
+  bool (*value_shaped)(const Attrs&) = nullptr;
+  // Optional: computes the output into input 0's buffer when the executor donates it (Note
+  // [Donated loop variables] in graph/executor.cpp); null when it cannot (the kernel runs instead).
+  KernelFn in_place = nullptr;
+  // Whether the gradient rule reads input i (its value or shape) for these attributes; null: it may
+  // read every input. A graph loop keeps no per-iteration history of a loop variable whose only
+  // readers are inputs a rule does not read (Note [Histories a backward reads] in control_flow.cpp).
+  bool (*grad_reads_input)(int i, const Attrs&) = nullptr;
 
   // Builder used by the op table rows.
   OpDef& inputs(int n) { num_inputs = n; return *this; }
@@ -76,6 +88,9 @@ struct OpDef {
   OpDef& batched() { batched_rule = true; return *this; }
   OpDef& elementwise_grad() { broadcast_grad = true; return *this; }
   OpDef& takes_uniform_grad() { uniform_grad = true; return *this; }
+  OpDef& shape_from_values(bool (*when)(const Attrs&)) { value_shaped = when; return *this; }
+  OpDef& writes_into_input(KernelFn f) { in_place = f; return *this; }
+  OpDef& grad_reads(bool (*f)(int i, const Attrs&)) { grad_reads_input = f; return *this; }
   OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }
 };
 

@@ -117,8 +117,14 @@ Tensors execute_while(const ControlFlow& f, const Tensors& x, bool eager) {
   int64_t step = 0;
   for (; step < limit; ++step) {
     if (!truth(run_sub(*f.first, args, eager)[0], "While")) break;
-    for (size_t k = 0; k < history.size(); ++k) history[k].push_back(args[k]);
-    Tensors next = run_sub(*f.second, args, eager);
+    for (size_t k = 0; k < history.size(); ++k)
+      if (f.history_read[k]) history[k].push_back(args[k]);
+    // The body takes the loop variables over (Note [Donated loop variables] in executor.cpp);
+    // the captures stay for the next iteration.
+    Tensors given(args.size());
+    for (size_t k = 0; k < args.size(); ++k) given[k] = k < nv ? std::move(args[k]) : args[k];
+    const bool eager_body = eager && needs_eager(*f.second, given);
+    Tensors next = run_graph_donating(*f.second, std::move(given), eager_body);
     for (size_t k = 0; k < nv; ++k) {
       const OutMeta& m = f.out_meta[k];
       bool fits = next[k]->dtype == m.dtype && next[k]->shape.size() == m.shape.size();
@@ -129,7 +135,8 @@ Tensors execute_while(const ControlFlow& f, const Tensors& x, bool eager) {
       args[k] = std::move(next[k]);
     }
   }
-  for (size_t k = 0; k < history.size(); ++k) history[k].push_back(args[k]);  // and the final values
+  for (size_t k = 0; k < history.size(); ++k)  // and the final values
+    if (f.history_read[k]) history[k].push_back(args[k]);
   Tensors outs(args.begin(), args.begin() + (long)nv);
   outs.push_back(scalar((double)step, DType::Int64));  // the trip count (the backward's bound)
   for (size_t k = 0; k < history.size(); ++k) outs.push_back(stack(history[k], x[k], eager));
@@ -397,13 +404,16 @@ Tensors while_backward(const Node& n, const Tensors& x, const std::vector<int>& 
   for (auto& v : vars) init.push_back(zeros(v->shape, v->dtype));
   const size_t nloop = init.size();
   Tensors all = init;
-  for (size_t k = 0; k < nv; ++k) all.push_back(use_history ? outs[nv + 1 + k] : state[k]);
+  // A loop variable without a history (Note [Histories a backward reads]) goes in as its initial
+  // value, which the backward graph does not read: it stands in for the step's value and result.
+  auto has_history = [&](size_t k) { return use_history && f.history_read[k]; };
+  for (size_t k = 0; k < nv; ++k) all.push_back(has_history(k) ? outs[nv + 1 + k] : state[k]);
   for (size_t c = 0; c < ncap; ++c) all.push_back(state[nv + c]);
   // Traced at step 0 (this call's steps may be none; a trace needs values a step can read).
   Tensors example = all;
   example[0] = scalar(0.0, DType::Int64);
-  for (size_t k = 0; use_history && k < nv; ++k)
-    if (example[nloop + k]->shape[0] < 2) {  // rows j and j + 1 for the trace (a call of no steps has one)
+  for (size_t k = 0; k < nv; ++k)
+    if (has_history(k) && example[nloop + k]->shape[0] < 2) {  // rows j and j + 1 for the trace (a call of no steps has one)
       Shape two = example[nloop + k]->shape;
       two[0] = 2;
       example[nloop + k] = zeros(two, example[nloop + k]->dtype);
@@ -415,7 +425,8 @@ Tensors while_backward(const Node& n, const Tensors& x, const std::vector<int>& 
     Tensors vj;
     if (use_history) {
       for (size_t k = 0; k < nv; ++k)
-        vj.push_back(apply("GatherV2", {a[nloop + k], a[0]}, Attrs().set("axis", 0).set("batch_dims", 0)));
+        vj.push_back(has_history(k) ? apply("GatherV2", {a[nloop + k], a[0]}, Attrs().set("axis", 0).set("batch_dims", 0))
+                                    : a[nloop + k]);
     } else {
       Tensors rx(a.begin() + (long)nloop, a.end());
       rx.push_back(a[0]);
@@ -426,9 +437,11 @@ Tensors while_backward(const Node& n, const Tensors& x, const std::vector<int>& 
     for (size_t k = 0; k < nf; ++k) bx.push_back(a[1 + k]);
     if (use_history && !bb.float_outs.empty()) {  // Note [Given outputs]: row j + 1, the value after step j
       Tensor next_row = apply("Add", {a[0], scalar(1.0, DType::Int64)});
-      for (size_t k = 0; k < bb.float_outs.size(); ++k)
-        bx.push_back(apply("GatherV2", {a[nloop + bb.float_outs[k]], next_row},
-                           Attrs().set("axis", 0).set("batch_dims", 0)));
+      for (size_t k = 0; k < bb.float_outs.size(); ++k) {
+        const Tensor& h = a[nloop + bb.float_outs[k]];
+        bx.push_back(has_history((size_t)bb.float_outs[k])
+                         ? apply("GatherV2", {h, next_row}, Attrs().set("axis", 0).set("batch_dims", 0)) : h);
+      }
     }
     Tensors r = run_graph(*bb.g, bx, true);
     Tensors next = {apply("Sub", {a[0], scalar(1.0, DType::Int64)})};
@@ -598,6 +611,25 @@ namespace {
 
 // The While n, also keeping its loop variables' values per iteration (for its backward) when
 // their shapes are fixed.
+//
+// Note [Histories a backward reads]: a loop variable that the body reads only through inputs
+// whose gradient rules do not read them (OpDef::grad_reads_input: the buffer of a SetRow, a
+// TensorArray's rows) gets no history: the backward step, which replays the body, never reads
+// its value, so the initial value stands in for it. That keeps the history of a loop collecting
+// n rows at O(n) elements instead of O(n^2).
+std::vector<char> backward_reads(const Graph& body, int num_loop_vars) {
+  std::vector<char> read((size_t)num_loop_vars, 0);
+  for (const Node& n : body.nodes)
+    for (size_t j = 0; j < n.inputs.size(); ++j) {
+      const Node& in = body.nodes[(size_t)n.inputs[j]];
+      if (in.kind != NodeKind::Placeholder || in.arg >= num_loop_vars) continue;
+      const bool skipped = n.kind == NodeKind::Op && !n.fused && n.op->grad_reads_input &&
+                           !n.op->grad_reads_input((int)j, n.attrs);
+      if (!skipped) read[(size_t)in.arg] = 1;
+    }
+  return read;
+}
+
 Node with_history(const Node& n) {
   if (n.kind != NodeKind::While || n.flow->keep_history) return n;
   const ControlFlow& f = *n.flow;
@@ -606,6 +638,7 @@ Node with_history(const Node& n) {
       if (d < 0) return n;
   auto h = std::make_shared<ControlFlow>(f);
   h->keep_history = true;
+  h->history_read = backward_reads(*f.second, f.num_loop_vars);
   for (int k = 0; k < f.num_loop_vars; ++k) {
     OutMeta m = f.out_meta[k];
     m.shape.insert(m.shape.begin(), -1);

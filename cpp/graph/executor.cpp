@@ -5,8 +5,15 @@
 // elementwise node or a fused node writes its output into that buffer instead of a new one.
 // Freed buffers go back to the allocator's block cache (core/allocator.cpp), so the next
 // call's values of the same sizes reuse them without page faults.
+//
+// Note [Donated loop variables]: a while loop hands its loop variables to the body graph
+// (run_graph_donating): the body's placeholders then own them, and a loop variable whose last use
+// is an op that can write into its input (OpDef::in_place: SetRow) and that nothing else holds (the
+// loop keeps no history, no tape saved it, it is not the loop's initial value) is written in place.
+// So a loop that writes row i of a [n, ...] buffer at iteration i costs O(n) rows, not O(n^2).
 #include "graph/executor.h"
 #include <algorithm>
+#include <atomic>
 #include "core/error.h"
 #include "core/flush_denormal.h"
 #include "engine/eager.h"
@@ -75,16 +82,21 @@ static Tensor host_result(const Node& out, const Tensors& results) {
   return t;
 }
 
+static std::atomic<int64_t> g_in_place_writes{0};
+int64_t in_place_writes() { return g_in_place_writes.load(std::memory_order_relaxed); }
+
 // Marks the inputs of node i that may become its output buffer (see the file comment); their
 // slots in vals are dropped now rather than after the node.
-static bool find_donations(const Graph& g, size_t i, Tensors& vals, const Tensors& x, std::vector<char>& donate) {
+static bool find_donations(const Graph& g, size_t i, Tensors& vals, const Tensors& x, std::vector<char>& donate,
+                           bool args_owned) {
   const Node& node = g.nodes[i];
   const auto& dying = g.drop_after[i];
   bool any = false;
   donate.assign(x.size(), 0);
   for (size_t k = 0; k < x.size(); ++k) {
     const int in = node.inputs[k];
-    if (g.nodes[in].kind != NodeKind::Op || !x[k]) continue;
+    const NodeKind kind = g.nodes[in].kind;
+    if (!(kind == NodeKind::Op || (kind == NodeKind::Placeholder && args_owned)) || !x[k]) continue;
     if (std::find(dying.begin(), dying.end(), in) == dying.end()) continue;
     vals[in].reset();
     if (x[k].use_count() == 1 && x[k]->storage.use_count() == 1 && x[k]->offset == 0 && x[k]->size > 0) {
@@ -136,7 +148,8 @@ static void run_fused_node(const Graph& g, size_t i, Tensors& vals, const Tensor
   }
 }
 
-Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
+// args_owned: the graph may take the arguments over (Note [Donated loop variables]); args is then owned.
+static Tensors run_nodes(const Graph& g, const Tensors& args, Tensors* owned, bool eager) {
   if ((int)args.size() != g.num_args)
     throw InvalidArgument(cat("graph: expected ", g.num_args, " tensor arguments, got ", args.size()));
   ScopedFlushDenormal ftz;  // Note [Flush denormals]
@@ -148,7 +161,10 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
   for (size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
     switch (node.kind) {
-      case NodeKind::Placeholder: vals[i] = args[node.arg]; break;
+      case NodeKind::Placeholder:
+        if (owned) vals[i] = std::move((*owned)[node.arg]);
+        else vals[i] = args[node.arg];
+        break;
       case NodeKind::Constant:
       case NodeKind::VariableRead: vals[i] = node.value; break;
       case NodeKind::Op: {
@@ -160,7 +176,7 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
           else vals[i] = apply(*node.op, x, node.attrs);
           break;
         }
-        const bool donated = find_donations(g, i, vals, x, donate);
+        const bool donated = find_donations(g, i, vals, x, donate, owned != nullptr);
         if (node.fused) {
           run_fused_node(g, i, vals, x, false, donated ? &donate : nullptr);
           break;
@@ -168,7 +184,12 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
         OutMeta inferred;
         const OutMeta* m = &node.meta;
         if (g.relaxed) m = &(inferred = node.op->infer(*node.op, x, node.attrs));
-        Tensor r = donated ? run_in_place(node, x, *m, donate) : nullptr;
+        Tensor r;
+        if (donated && node.op->in_place && donate[0]) {
+          if ((r = node.op->in_place(*node.op, x, node.attrs, *m))) g_in_place_writes.fetch_add(1, std::memory_order_relaxed);
+        } else if (donated) {
+          r = run_in_place(node, x, *m, donate);
+        }
         vals[i] = r ? std::move(r) : node.op->kernel(*node.op, x, node.attrs, *m);
         if (g_check_numerics) check_finite(vals[i], node.op->name);
         break;
@@ -203,6 +224,12 @@ Tensors run_graph(const Graph& g, const Tensors& args, bool eager) {
     out.push_back(node.kind == NodeKind::VariableRead ? copy(vals[o]) : vals[o]);
   }
   return out;
+}
+
+Tensors run_graph(const Graph& g, const Tensors& args, bool eager) { return run_nodes(g, args, nullptr, eager); }
+
+Tensors run_graph_donating(const Graph& g, Tensors args, bool eager) {
+  return run_nodes(g, args, eager ? nullptr : &args, eager);
 }
 
 }  // namespace tg::graph

@@ -9,6 +9,11 @@ namespace tg::graph {
 // graphs]). Eager mode runs every op through apply(), so active tapes and tracers record it
 // exactly as if the traced Python had run (gradients through a Function, nested Functions).
 Tensors run_graph(const Graph& g, const Tensors& args, bool eager);
+// The same, taking the arguments over: an argument nothing else holds may become an op's output
+// buffer (Note [Donated loop variables] in executor.cpp).
+Tensors run_graph_donating(const Graph& g, Tensors args, bool eager);
+// How many times an op wrote its output into a donated input with OpDef::in_place (for tests).
+int64_t in_place_writes();
 
 // Whether a call must run in eager mode: a tracer is active, or a tape would record an op on
 // an argument or on a variable the graph reads.

@@ -112,6 +112,9 @@ Info node_info(const Graph& g, const Node& nd) {
     if (!see(g.nodes[in].meta.dtype)) return r;
   for (int64_t d : nd.meta.shape)
     if (d < 0) return r;
+  for (int in : nd.inputs)  // (an input's size unknown at the trace: a value-shaped op's, a loop's result)
+    for (int64_t d : g.nodes[in].meta.shape)
+      if (d < 0) return r;
   const int64_t out_n = num_elements(nd.meta.shape);
   auto in_n = [&](int k) { return num_elements(g.nodes[nd.inputs[k]].meta.shape); };
   switch (e.role) {

@@ -55,6 +55,7 @@ struct ControlFlow {
   int num_loop_vars = 0;                 // While
   bool has_limit = false;                // While: the last input is maximum_iterations
   bool keep_history = false;             // While: also returns each loop variable's values per iteration
+  std::vector<char> history_read;        // With keep_history: per loop variable, whether its backward reads it
   bool side_effects = false;             // a subgraph assigns, prints or runs a stateful op
   bool reads_variables = false;
   Tensors assigned;                      // variables the subgraphs may change

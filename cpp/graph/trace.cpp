@@ -148,6 +148,10 @@ void Tracer::record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, co
     n.dynamic |= g.nodes[k].dynamic;
   }
   n.dynamic |= op.stateful;
+  if (n.dynamic && op.value_shaped && op.value_shaped(attrs) && !n.meta.shape.empty()) {
+    n.meta.shape[0] = -1;  // Note [Value-shaped ops]
+    shapes_vary = true;
+  }
   n.name = unique_name(base_name(op));
   const bool dynamic = n.dynamic;
   const int i = node_of[out->id] = add_node(g, std::move(n));

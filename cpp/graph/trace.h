@@ -32,7 +32,7 @@ struct Tracer {
   // placeholder of this graph (a capture) the first time it is used here.
   std::vector<Tracer*> outer;
   Tensors captures;          // the captured outer values, in placeholder order
-  bool shapes_vary = false;  // a control-flow result has -1 dims: the finished graph is relaxed
+  bool shapes_vary = false;  // a control-flow result or a value-shaped op has -1 dims: the graph is relaxed
 
   void begin_dry();
 

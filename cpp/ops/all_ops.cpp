@@ -19,6 +19,7 @@ void register_recurrent_ops();
 void register_sort_ops();
 void register_matrix_ops();
 void register_svd_ops();
+void register_rows_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -39,6 +40,7 @@ void register_all_ops() {
   register_sort_ops();
   register_matrix_ops();
   register_svd_ops();
+  register_rows_ops();
 }
 
 }  // namespace tg

@@ -354,6 +354,10 @@ def _fresh_view(arg0: Tensor) -> Tensor:
     """
     A tensor with its own id and t's value: what a traced function receives for each tensor argument.
     """
+def _in_place_writes() -> int:
+    """
+    Note [Donated loop variables]: rows written in place so far.
+    """
 def _is_traced(arg0: Tensor) -> bool:
     """
     True when t depends on a traced function's arguments or variables.

@@ -7,8 +7,8 @@ tf.while_loop whose trip count is the run-time row count (Note [Functional loops
 serves every length, as TF's does.
 
 Note [Functional loops]: the loop variables are a row index, the carried state (scan and the
-folds) and one buffer per output leaf, shaped [n, *row shape], that iteration i writes row i of
-(a select on a row mask; the buffer keeps its shape, which the loop's gradient needs). ``elems``
+folds) and one buffer per output leaf, shaped [n + 1, *row shape], that iteration i writes row i of
+(SetRow, in place; the last row is padding, cut off after the loop by ResizeRows). ``elems``
 are captured and read with gather at the index. The row count and the buffers come from ops whose
 shapes follow ``elems`` at run time, never from a size known at tracing time, so a relaxed trace
 serves every length. The buffers need the row shape of every output before the loop: a scan's
@@ -29,6 +29,8 @@ from tapegrad._ops.reduction import cumsum, reduce_sum
 from tapegrad._tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor, stop_gradient
 
 _shape_op = _core.op("Shape")
+_set_row = _core.op("SetRow")
+_resize_rows = _core.op("ResizeRows")
 
 __all__ = ["map_fn", "scan", "foldl", "foldr", "vectorized_map"]
 
@@ -85,8 +87,10 @@ def _rows_mask(rows, index, row_ndim):
     return reshape(equal(rows, index), [-1] + [1] * row_ndim)
 
 
-def _write(buffer, rows, index, value):
-    return where(_rows_mask(rows, index, value.ndim), expand_dims(value, 0), buffer)
+def _write(buffer, index, value):
+    # SetRow, in place in the loop (Note [Donated loop variables]); the index is never below 0 at run
+    # time, and at -1 only in the trace without rows, which writes the padding row.
+    return _set_row(buffer, maximum(index, 0), value)
 
 
 def _graph_loop(step, structure, flat, state, out_specs, start=0, reverse=False, first=None):
@@ -94,15 +98,16 @@ def _graph_loop(step, structure, flat, state, out_specs, start=0, reverse=False,
     reversed) as one tf.while_loop. ``out_specs``: (dtype, row shape) per output leaf; ``first``: the
     outputs of the rows before ``start``. Returns (state, stacked outputs)."""
     n = gather(_shape_op(flat[0], out_type=dtypes.int32.code), 0)  # a run-time value, even in a fixed-shape trace
-    rows = _row_numbers(flat[0])
     # The body is traced with real values at index 0: with no rows it reads the row of zeros padded
-    # on (always padded, so that traces at every length give one graph).
+    # on (always padded, so that traces at every length give one graph), and writes the padding row
+    # of the buffers, which are cut off after the loop.
     flat = [concat([v, zeros([1] + list(v._shape[1:]), v.dtype)], 0) for v in flat]
+    rows = _row_numbers(flat[0])
     flat_state = nest.flatten(state)
     k = len(flat_state)
     buffers = [where(_rows_mask(rows, rows, len(s)), zeros(list(s), dt), zeros(list(s), dt)) for dt, s in out_specs]
     if first is not None:
-        buffers = [_write(b, rows, n - 1 if reverse else 0, v) for b, v in zip(buffers, first)]
+        buffers = [_write(b, n - 1 if reverse else 0, v) for b, v in zip(buffers, first)]
 
     def cond(i, *_):
         return i < n
@@ -111,11 +116,11 @@ def _graph_loop(step, structure, flat, state, out_specs, start=0, reverse=False,
         index = n - 1 - i if reverse else i
         row = _row_of(structure, flat, maximum(index, 0))  # (never below 0 when it runs; traced at -1 without rows)
         new_state, outs = step(nest.pack_sequence_as(state, list(values[:k])), row)
-        written = [_write(b, rows, index, o) for b, o in zip(values[k:], outs)]
+        written = [_write(b, index, o) for b, o in zip(values[k:], outs)]
         return (i + 1, *nest.flatten(new_state), *written)
 
     result = while_loop(cond, body, (convert_to_tensor(start), *flat_state, *buffers))
-    return nest.pack_sequence_as(state, list(result[1:1 + k])), list(result[1 + k:])
+    return nest.pack_sequence_as(state, list(result[1:1 + k])), [_resize_rows(b, n) for b in result[1 + k:]]
 
 
 # -- map_fn -----------------------------------------------------------------------------------------

@@ -4,20 +4,23 @@ Two forms. Eagerly and in loops that run as Python (also inside a trace) it is a
 ``write`` stores the tensor itself, so gradients flow through ``stack``/``read`` by the ops that
 build them. Carried by a graph loop (tf.while_loop over a traced condition, see Note [Loop state]
 in autograph/_loops.py) it is a buffer tensor ``[capacity, *element_shape]`` plus a size tensor:
-``write`` at a traced index selects with ``where``; a ``dynamic_size`` array grows by one row per
-write there (writes at 0, 1, 2, ..., as loops make them).
+``write`` at a traced index is the op SetRow (cpp/ops/rows.cpp), which the loop runs in place; a
+``dynamic_size`` array's buffer doubles when a write passes its end, and ``stack`` cuts it to the
+size (ResizeRows).
 As in TF's eager mode, ``write`` returns a new TensorArray that shares the elements with the old.
 """
 import builtins
 
-from tapegrad import dtypes, errors
+from tapegrad import _core, dtypes, errors
 from tapegrad._creation import zeros
-from tapegrad._ops.array import concat, expand_dims, gather, reshape, stack, unstack
-from tapegrad._ops.reduction import cumsum
-from tapegrad._ops.elementwise import equal, maximum, where
+from tapegrad._ops.array import concat, gather, reshape, stack, unstack
+from tapegrad._ops.elementwise import maximum
 from tapegrad._tensor import Tensor, TensorShape, cast, convert_to_tensor, _item
 
 __all__ = ["TensorArray"]
+
+_set_row = _core.op("SetRow")
+_resize_rows = _core.op("ResizeRows")
 
 
 class _Elements:
@@ -178,6 +181,10 @@ class TensorArray:
                              f"({'unknown' if shape is None else shape}); give element_shape")
         return list(shape)
 
+    def _rows(self):
+        """The graph-loop form's elements as one tensor: the buffer, cut to the size if it can grow."""
+        return _resize_rows(self._buffer, self._size) if self._dynamic_size else self._buffer
+
     def read(self, index, name=None):
         """The element at ``index`` (zeros of the element shape if never written)."""
         if self._buffer is not None:
@@ -192,7 +199,7 @@ class TensorArray:
     def stack(self, name=None):
         """The elements joined along a new axis 0."""
         if self._buffer is not None:
-            return self._buffer
+            return self._rows()
         items = self._elements.items
         if not items:
             shape = self._elements.element_shape
@@ -204,13 +211,13 @@ class TensorArray:
     def gather(self, indices, name=None):
         """The elements at ``indices``, stacked."""
         if self._buffer is not None:
-            return gather(self._buffer, indices)
+            return gather(self._rows(), indices)
         return stack([self._element(i) for i in _index_list(indices)])
 
     def concat(self, name=None):
         """The elements joined along their axis 0."""
         if self._buffer is not None:
-            return reshape(self._buffer, [-1] + list(self._buffer.shape[2:]))
+            return reshape(self._rows(), [-1] + list(self._buffer.shape[2:]))
         return concat([self._element(i) for i in builtins.range(len(self._elements.items))], 0)
 
     def identity(self):
@@ -265,19 +272,11 @@ class TensorArray:
         return out
 
     def _dense_write(self, index, value):
-        buffer = self._buffer
-        index = convert_to_tensor(index)
-        if self._dynamic_size:  # one more row per write (see the module docstring)
-            buffer = concat([buffer, expand_dims(zeros(list(value.shape), self._dtype), 0)], 0)
-        # Row numbers computed from the buffer, not from its length at tracing time (it grows in the loop).
-        # Ops whose shapes follow their inputs at run time only: where(.., 1, 1) is ones like the buffer.
-        rows = cumsum(where(equal(buffer, buffer), 1, 1), axis=0) - 1
-        mask = equal(rows, cast(index, dtypes.int32))
+        index = cast(convert_to_tensor(index), dtypes.int32)
         out = self._like()
-        out._buffer = where(mask, expand_dims(value, 0), buffer)
-        out._size = maximum(self._size, cast(index, dtypes.int32) + 1)
+        out._buffer = _set_row(self._buffer, index, value, grow=self._dynamic_size)
+        out._size = maximum(self._size, index + 1)
         return out
-
 
 def _dims(shape):
     return [None if d is None or (isinstance(d, int) and d < 0) else int(d) for d in shape]
