@@ -28,16 +28,16 @@ int64_t out_channels(const ConvFamily& f, const Shape& w) { return f.depthwise ?
 
 // Checks an input shape x and filter shape w against each other; returns the window geometry.
 Window2D conv_window(const OpDef& op, const Shape& x, const Shape& w, const Attrs& a) {
-  const std::string what = cat("input ", shape_str(x), " and filter ", shape_str(w));
+  auto what = [&] { return cat("input ", shape_str(x), " and filter ", shape_str(w)); };
   if (x.size() != 4 || w.size() != 4)
     throw InvalidArgument(cat(op.name, ": input must be 4-D [batch, height, width, channels] and filter 4-D "
-                              "[height, width, in_channels, out], got ", what));
+                              "[height, width, in_channels, out], got ", what()));
   for (int64_t d : x)
-    if (d < 0) throw InvalidArgument(cat(op.name, ": negative dimension in ", what));
+    if (d < 0) throw InvalidArgument(cat(op.name, ": negative dimension in ", what()));
   if (x[3] != w[2])
-    throw InvalidArgument(cat(op.name, ": input depth ", x[3], " must equal the filter's in_channels ", w[2], " for ", what));
+    throw InvalidArgument(cat(op.name, ": input depth ", x[3], " must equal the filter's in_channels ", w[2], " for ", what()));
   if (w[0] < 1 || w[1] < 1 || w[0] > kMaxWindow || w[1] > kMaxWindow)
-    throw InvalidArgument(cat(op.name, ": the filter's height and width must be in [1, 2^30], got ", what));
+    throw InvalidArgument(cat(op.name, ": the filter's height and width must be in [1, 2^30], got ", what()));
   return window_2d(op, x, w[0], w[1], a, what);
 }
 

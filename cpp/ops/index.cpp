@@ -23,11 +23,13 @@ struct SliceSpec {
   bool contiguous = true;        // the slice is one contiguous block of the input
 };
 
-SliceSpec slice_spec(const OpDef& op, const Shape& in, const std::string& what, const Attrs& a) {
+// `described`: the input named in messages (null: its shape); the text is built only for an error.
+SliceSpec slice_spec(const OpDef& op, const Shape& in, const Tensor* described, const Attrs& a) {
+  auto what = [&] { return described ? meta_str(*described) : "shape " + shape_str(in); };
   auto b = a.ints("begin"), e = a.ints("end"), s = a.ints("strides");
   const size_t nd = in.size();
   if (b.size() != nd || e.size() != nd || s.size() != nd)
-    throw InvalidArgument(cat(op.name, ": begin, end and strides need one entry per dimension of ", what, ", got ",
+    throw InvalidArgument(cat(op.name, ": begin, end and strides need one entry per dimension of ", what(), ", got ",
                               b.size(), ", ", e.size(), " and ", s.size()));
   SliceSpec r;
   auto cs = contiguous_strides(in);
@@ -37,7 +39,7 @@ SliceSpec slice_spec(const OpDef& op, const Shape& in, const std::string& what, 
     if (s[d] == 0) throw InvalidArgument(cat(op.name, ": stride of dimension ", d, " is zero"));
     if (b[d] < lo || b[d] > hi || e[d] < lo || e[d] > hi)
       throw InvalidArgument(cat(op.name, ": begin ", b[d], " / end ", e[d], " out of range [", lo, ", ", hi,
-                                "] for dimension ", d, " of ", what));
+                                "] for dimension ", d, " of ", what()));
     int64_t len = s[d] > 0 ? (e[d] > b[d] ? (e[d] - b[d] + s[d] - 1) / s[d] : 0)
                            : (b[d] > e[d] ? (b[d] - e[d] - s[d] - 1) / -s[d] : 0);
     r.out.push_back(len);
@@ -53,7 +55,7 @@ SliceSpec slice_spec(const OpDef& op, const Shape& in, const std::string& what, 
       throw InvalidArgument(cat(op.name, ": shrink_axis_mask drops dimension ", d, " whose slice has length ", r.out[d]));
   }
   if (shrink < 0 || (nd < 63 && shrink >> nd))
-    throw InvalidArgument(cat(op.name, ": shrink_axis_mask ", shrink, " names a dimension past the rank of ", what));
+    throw InvalidArgument(cat(op.name, ": shrink_axis_mask ", shrink, " names a dimension past the rank of ", what()));
   // Contiguous: leading length-1 dims, then one forward unit-stride dim, then whole dims.
   size_t k = 0;
   while (k < nd && r.out[k] == 1) ++k;
@@ -64,11 +66,11 @@ SliceSpec slice_spec(const OpDef& op, const Shape& in, const std::string& what, 
 }
 
 OutMeta slice_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
-  return {slice_spec(op, x[0]->shape, meta_str(x[0]), a).shrunk, x[0]->dtype};
+  return {slice_spec(op, x[0]->shape, &x[0], a).shrunk, x[0]->dtype};
 }
 
 Tensor slice_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  SliceSpec sp = slice_spec(op, x[0]->shape, "", a);
+  SliceSpec sp = slice_spec(op, x[0]->shape, &x[0], a);
   const size_t es = dtype_size(m.dtype);
   if (sp.contiguous && num_elements(m.shape) > 0) {  // a view into the same storage
     Tensor v = view(x[0], m.shape);
@@ -89,14 +91,14 @@ Shape grad_shape(const OpDef& op, const Attrs& a) {
 
 OutMeta slice_grad_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   Shape s = grad_shape(op, a);
-  SliceSpec sp = slice_spec(op, s, "shape " + shape_str(s), a);
+  SliceSpec sp = slice_spec(op, s, nullptr, a);
   if (sp.shrunk != x[0]->shape)
     throw InvalidArgument(cat(op.name, ": gradient ", meta_str(x[0]), " does not match the slice shape ", shape_str(sp.shrunk)));
   return {s, x[0]->dtype};
 }
 
 Tensor slice_grad_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  SliceSpec sp = slice_spec(op, m.shape, "", a);
+  SliceSpec sp = slice_spec(op, m.shape, nullptr, a);
   Tensor out = zeros(m.shape, m.dtype);
   const size_t es = dtype_size(m.dtype);
   if (x[0]->size) strided_scatter(x[0]->data(), (char*)out->data() + sp.offset * es, es, sp.out, sp.strides);
@@ -120,7 +122,9 @@ void check_index_dtype(const OpDef& op, const Tensor& t, const char* what) {
 }
 
 // Every index in [0, n), checked before any kernel reads memory through it.
-void check_indices(const OpDef& op, const Tensor& idx, int64_t n, const std::string& what) {
+// what(): the text naming the indexed dimension, built only for an error.
+template <class What>
+void check_indices(const OpDef& op, const Tensor& idx, int64_t n, What what) {
   dispatch_dtype(idx->dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
@@ -128,7 +132,7 @@ void check_indices(const OpDef& op, const Tensor& idx, int64_t n, const std::str
       for (int64_t i = 0; i < idx->size; ++i)
         if (p[i] < 0 || (int64_t)p[i] >= n)
           throw InvalidArgument(cat(op.name, ": index ", (int64_t)p[i], " at position ", i, " is out of range [0, ",
-                                    n, ") for ", what));
+                                    n, ") for ", what()));
     }
     return 0;
   });
@@ -177,7 +181,7 @@ void gather_rows(const GatherGeom& g, const char* src, const Idx* idx, char* dst
 // The indices are checked here, at every run: a graph runs its shape rules only at the trace.
 Tensor gather_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   GatherGeom g = gather_geom(op, x[0], x[1], a);
-  check_indices(op, x[1], g.N, cat("axis ", g.axis, " of params ", meta_str(x[0])));
+  check_indices(op, x[1], g.N, [&] { return cat("axis ", g.axis, " of params ", meta_str(x[0])); });
   Tensor out = empty(m.shape, m.dtype);
   if (!out->size) return out;
   const size_t row = g.inner * dtype_size(m.dtype);

@@ -20,7 +20,7 @@ Window2D pool_window(const OpDef& op, const Shape& in, const Attrs& a) {
     throw InvalidArgument(cat(op.name, ": input must be 4-D [batch, height, width, channels], got shape ", shape_str(in)));
   for (int64_t d : in)
     if (d < 0) throw InvalidArgument(cat(op.name, ": negative dimension in input shape ", shape_str(in)));
-  return window_2d(op, in, k[0], k[1], a, cat("input shape ", shape_str(in), " and ksize ", shape_str(k)));
+  return window_2d(op, in, k[0], k[1], a, [&] { return cat("input shape ", shape_str(in), " and ksize ", shape_str(k)); });
 }
 
 Shape pooled(const Window2D& g) { return {g.n, g.oh, g.ow, g.c}; }

@@ -25,9 +25,10 @@ inline std::vector<int64_t> pair_attr(const OpDef& op, const Attrs& a, const cha
   return v;
 }
 
-// in: the input shape [n, h, w, c]; kh, kw: the window; what: the shapes involved, for messages.
-inline Window2D window_2d(const OpDef& op, const Shape& in, int64_t kh, int64_t kw, const Attrs& a,
-                          const std::string& what) {
+// in: the input shape [n, h, w, c]; kh, kw: the window; what(): the shapes involved, for messages
+// (built only for an error).
+template <class What>
+Window2D window_2d(const OpDef& op, const Shape& in, int64_t kh, int64_t kw, const Attrs& a, What what) {
   Window2D g;
   g.n = in[0], g.h = in[1], g.w = in[2], g.c = in[3];
   g.kh = kh, g.kw = kw;
@@ -53,7 +54,7 @@ inline Window2D window_2d(const OpDef& op, const Shape& in, int64_t kh, int64_t 
       out[i] = (size[i] + pads[2 * i] + pads[2 * i + 1] - ek[i] + stride[i]) / stride[i];
       if (out[i] < 0)
         throw InvalidArgument(cat(op.name, ": computed output size would be negative: ", out[i], " [input_size: ",
-                                  size[i], ", effective_filter_size: ", ek[i], ", stride: ", stride[i], "] for ", what));
+                                  size[i], ", effective_filter_size: ", ek[i], ", stride: ", stride[i], "] for ", what()));
     } else {
       throw InvalidArgument(cat(op.name, ": padding must be \"SAME\", \"VALID\" or \"EXPLICIT\", got \"", padding, "\""));
     }

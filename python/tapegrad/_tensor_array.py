@@ -245,7 +245,13 @@ class TensorArray:
             return self._buffer, self._size
         items = self._elements.items
         if items and all(t is not None for t in items) or self._elements.element_shape is not None:
-            buffer = self.stack() if items else zeros([0] + self._known_shape(), self._dtype)
+            written = [i for i, t in enumerate(items) if t is not None]
+            if len(written) < len(items) and len(written) <= 8:  # zeros and the few rows (not a row per element)
+                buffer = zeros([len(items)] + self._known_shape(), self._dtype)
+                for i in written:
+                    buffer = _set_row(buffer, convert_to_tensor(i), items[i])
+            else:
+                buffer = self.stack()
         else:
             raise ValueError("TensorArray: an array carried by a loop over a traced tensor needs its element_shape "
                              "(or its elements written) before the loop")
