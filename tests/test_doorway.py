@@ -15,7 +15,8 @@ NO_NAME_ARG = {
     "RegisterGradient", "cond", "while_loop", "silu", "swish", "set_seed", "safe_sqrt", "get_global_generator",
     "inside_function", "is_symbolic_tensor", "device", "show_config", "vectorized_map",
     "executing_eagerly", "get_static_value", "no_gradient", "compute_average_loss", "scale_regularization_loss",
-    "get_logger", "control_dependencies", "init_scope",
+    "get_logger", "control_dependencies", "init_scope", "broadcast_dynamic_shape", "broadcast_static_shape",
+    "split", "fold_in", "create_rng_state", "set_global_generator",
 }
 
 

@@ -17,7 +17,10 @@ KERAS = pathlib.Path(tf.__file__).parent / "keras"
 
 # (file relative to keras/, enclosing function, the flagged source text) -> why it stays.
 ALLOWED = {("_functional.py", "", "from tapegrad import _symbolic"):
-           "ops on Keras tensors reach keras through the op binding's hook (Note [Symbolic dispatch])"}
+           "ops on Keras tensors reach keras through the op binding's hook (Note [Symbolic dispatch])",
+           ("initializers.py", "_rng", "tf.random._numpy_generator"):
+           "initializers draw from the NumPy generator tf.random.set_seed seeds (TF's public "
+           "get_global_generator is a tf.random.Generator)"}
 
 _TENSOR_PRIVATE = {n for cls in (tf.Tensor, tf.Variable) for n in dir(cls)
                    if n.startswith("_") and not n.startswith("__")}

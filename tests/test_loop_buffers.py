@@ -135,3 +135,23 @@ def test_a_taped_graph_loop_keeps_no_history_of_its_rows():
     got = f(x)
     assert tf._core._in_place_writes() - before >= 2 * (n - 2)
     np.testing.assert_allclose(got.numpy(), grad(x).numpy(), rtol=1e-10)
+
+
+def test_a_slice_of_a_size_that_varies_is_refused_not_frozen():
+    # y's length changes between calls with inputs of one shape; y[1:] resolved at the trace would
+    # keep the first call's length, so it raises; x[0] reads no length and works.
+    @tf.function
+    def tail(x):
+        return tf.unique(x)[0][1:]
+
+    @tf.function
+    def first(x):
+        return tf.unique(x)[0][0]
+
+    with pytest.raises(tf.errors.UnimplementedError, match="size changes from call to call"):
+        tail(tf.constant([3, 1, 3, 2]))
+    assert int(first(tf.constant([3, 1, 3, 2]))) == 3
+    assert int(first(tf.constant([5, 5, 5, 5]))) == 5
+    # map_fn's outputs follow elems' shape, not a value: slicing them is fine
+    m = tf.function(lambda x: tf.map_fn(lambda r: r * 2.0, x)[1:])
+    np.testing.assert_allclose(m(tf.constant([1.0, 2.0, 3.0])).numpy(), [4.0, 6.0])

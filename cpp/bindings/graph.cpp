@@ -191,8 +191,12 @@ void bind_graph_class(py::module_& m) {
 }
 
 void bind_tracer(py::module_& m) {
-  m.def("_set_sizes_at_run_time", &set_sizes_at_run_time, py::arg("on"),
-        "Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time; returns the old setting.");
+  m.def("_set_sizes_at_run_time", [](int mode) {
+          // True (1) inside a trace whose sizes vary with values (2) keeps the stronger mode
+          return set_sizes_at_run_time(mode == 1 && sizes_vary_with_values() ? 2 : mode);
+        }, py::arg("on"),
+        "Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time (0 no, 1 or True yes, 2 "
+        "also broadcasting gradients at run time); returns the old mode, to be passed back.");
   py::class_<PyTracer>(m, "_Tracer")
       .def(py::init([](bool dry) {
              PyTracer t;
@@ -256,6 +260,8 @@ void bind_trace_hooks(py::module_& m) {
   m.def("_fresh_view", &graph::fresh_view,
         "A tensor with its own id and t's value: what a traced function receives for each tensor argument.");
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });
+  m.def("_size_varies", [](const Tensor& t) { return graph::tracing() && graph::size_varies(t); },
+        "True when a trace sees t's shape vary from call to call (computed from a value-shaped op's result).");
   m.def("_leaked_name", [](const Tensor& t) -> py::object {
           const std::string* name = graph::leaked_name(t->id);
           return name ? py::object(py::str(*name)) : py::object(py::none());

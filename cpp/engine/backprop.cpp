@@ -103,9 +103,18 @@ Tensor reduce_toward(const Tensor& g, const Shape& shape, const Shape& logical) 
   return times == 1 ? s : s * times;
 }
 
+bool has_unit_dim(const Shape& s) { return std::find(s.begin(), s.end(), 1) != s.end(); }
+
+// In a trace whose sizes vary with values (Note [Sizes in traced rules], mode 2), whether g must be
+// summed or broadcast to t's shape is decided at run time: a dimension of 1 at the trace may be n.
+bool fit_at_run_time(const Tensor& g, const Tensor& t) {
+  return sizes_vary_with_values() && !(g->shape == t->shape && !has_unit_dim(t->shape));
+}
+
 // g broadcast to the shape of t, whose gradient it is; in a trace the broadcast reads t's run-time
 // shape (Note [Sizes in traced rules]).
 Tensor full_shape_of(const Tensor& g, const Tensor& t) {
+  if (fit_at_run_time(g, t)) return call("SumToLike", {g, t});
   if (g->shape == t->shape) return g;
   return sizes_at_run_time() ? call("BroadcastLike", {g, t}) : broadcast_to(g, t->shape);
 }
@@ -117,6 +126,7 @@ void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch
   if (!logical && (g->shape == like->shape || (broadcast_shapes(g->shape, like->shape, b) && b == like->shape)))
     logical = &like->shape;
   if (!batch_prefix.empty()) g = sum_to(g, like->shape, batch_prefix);
+  else if (fit_at_run_time(g, like)) g = call("SumToLike", {g, like});  // (never lazy then: sweep_entry)
   else if (!(g->shape == like->shape && *logical == like->shape))  // (else nothing to reduce)
     g = reduce_toward(g, like->shape, logical ? *logical : g->shape);
   if (g->dtype != like->dtype) g = cast(g, like->dtype);
@@ -226,9 +236,11 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
   Tensors& out_grads = scratch.out_grads;
   out_grads.clear();
   bool any = false;
-  // A rule RegisterGradient put in sees and returns full shapes, as TF's rules do.
-  const bool lazy_ok = !batch && e.op && e.op->broadcast_grad && grad_is_builtin(*e.op);
-  const bool uniform_ok = !batch && e.op && e.op->uniform_grad && grad_is_builtin(*e.op);  // Note [Uniform gradients]
+  // A rule RegisterGradient put in sees and returns full shapes, as TF's rules do; so does every rule
+  // in a trace whose sizes vary with values (a lazy g's stand-in shape is the trace's).
+  const bool shapes_known = !batch && !sizes_vary_with_values();
+  const bool lazy_ok = shapes_known && e.op && e.op->broadcast_grad && grad_is_builtin(*e.op);
+  const bool uniform_ok = shapes_known && e.op && e.op->uniform_grad && grad_is_builtin(*e.op);  // Note [Uniform gradients]
   for (auto& o : e.outputs) {
     Tensor* g = grads.find(o->id);
     if (g && *g) {

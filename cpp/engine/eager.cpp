@@ -68,14 +68,15 @@ bool observed(OpObserver::Kind k) {
 }
 
 namespace {
-thread_local bool t_sizes_at_run_time = false;
+thread_local int t_size_mode = 0;  // Note [Sizes in traced rules]
 }
 
-bool sizes_at_run_time() { return t_sizes_at_run_time; }
+bool sizes_at_run_time() { return t_size_mode != 0; }
+bool sizes_vary_with_values() { return t_size_mode == 2; }
 
-bool set_sizes_at_run_time(bool on) {
-  const bool was = t_sizes_at_run_time;
-  t_sizes_at_run_time = on;
+int set_sizes_at_run_time(int mode) {
+  const int was = t_size_mode;
+  t_size_mode = mode;
   return was;
 }
 

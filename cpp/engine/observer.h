@@ -38,8 +38,18 @@ bool observed(OpObserver::Kind k);
 // and such rules take the size from the run-time shape instead: Mean divides by a count computed
 // from Shape(x), gradients are broadcast with BroadcastLike(g, t), reshapes infer the batch (-1).
 // Other traces keep the constants, which fold and fuse.
-bool sizes_at_run_time();
-bool set_sizes_at_run_time(bool on);  // returns the previous setting
+// A relaxed trace is checked by tracing again at other sizes (Note [Verified relaxation] in
+// _function.py); sizes that vary with the values of the arguments (after a value-shaped op, Note
+// [Value-shaped ops] in registry.h) are not, so the tracer then sets a stronger mode (2) for the rest
+// of the trace: the sweep also broadcasts and sums gradients at run time (SumToLike, never a lazy or
+// uniform gradient), since a size of 1 or n at the trace may be any size at a later call, and the
+// reductions' rules broadcast with BroadcastLike. On the Python side tf.shape, tf.size, zeros_like,
+// ones_like and x[:, i] read the run-time shape of a tensor the tracer marks as varying
+// (Tracer::varying, _core._size_varies); other Python code that reads a varying tensor's .shape
+// holds the trace's sizes.
+bool sizes_at_run_time();                 // mode 1 or 2
+bool sizes_vary_with_values();            // mode 2
+int set_sizes_at_run_time(int mode);      // 0 off, 1 relaxed, 2 value-shaped; returns the previous mode
 
 // Pushes onto a stack of active objects (tapes, tracers, ...): the kind's observer joins the
 // list with the first one and leaves it with the last.

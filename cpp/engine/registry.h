@@ -68,7 +68,9 @@ struct OpDef {
   // Note [Value-shaped ops]: the output's shape depends on the values of the inputs (a row count
   // read from a tensor), not only on their shapes, when this returns true for the attributes. A
   // trace marks such a node's leading dimension unknown, so the graph is relaxed and the executor
-  // runs every shape rule at every call (a graph never reuses the trace's shape for it).
+  // runs every shape rule at every call (a graph never reuses the trace's shape for it); gradient
+  // rules and tf.shape recorded after it in the trace read sizes at run time (Note [Sizes in traced
+  // rules] in engine/observer.h).
   bool (*value_shaped)(const Attrs&) = nullptr;
   // Optional: computes the output into input 0's buffer when the executor donates it (Note
   // [Donated loop variables] in graph/executor.cpp); null when it cannot (the kernel runs instead).

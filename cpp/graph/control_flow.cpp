@@ -7,6 +7,7 @@
 #include "engine/eager.h"
 #include "engine/forward.h"
 #include "engine/math.h"
+#include "engine/observer.h"
 #include "engine/tape.h"
 #include "graph/executor.h"
 #include "graph/trace.h"
@@ -223,6 +224,11 @@ template <class F>
 std::shared_ptr<Graph> trace_graph(const Tensors& args, F body) {
   SuspendTracers suspended;
   PauseAllTapes paused;
+  struct KeepSizeMode {  // a value-shaped op in the trace raises the mode (Note [Sizes in traced rules])
+    int mode = set_sizes_at_run_time(0);
+    ~KeepSizeMode() { set_sizes_at_run_time(mode); }
+  } keep_mode;
+  set_sizes_at_run_time(keep_mode.mode);
   Tracer tr;
   tr.begin_dry();
   Tensors views;

@@ -88,7 +88,7 @@ int64_t in_place_writes() { return g_in_place_writes.load(std::memory_order_rela
 // Marks the inputs of node i that may become its output buffer (see the file comment); their
 // slots in vals are dropped now rather than after the node.
 static bool find_donations(const Graph& g, size_t i, Tensors& vals, const Tensors& x, std::vector<char>& donate,
-                           bool args_owned) {
+                           Tensors* owned_args) {
   const Node& node = g.nodes[i];
   const auto& dying = g.drop_after[i];
   bool any = false;
@@ -96,9 +96,10 @@ static bool find_donations(const Graph& g, size_t i, Tensors& vals, const Tensor
   for (size_t k = 0; k < x.size(); ++k) {
     const int in = node.inputs[k];
     const NodeKind kind = g.nodes[in].kind;
-    if (!(kind == NodeKind::Op || (kind == NodeKind::Placeholder && args_owned)) || !x[k]) continue;
+    if (!(kind == NodeKind::Op || (kind == NodeKind::Placeholder && owned_args)) || !x[k]) continue;
     if (std::find(dying.begin(), dying.end(), in) == dying.end()) continue;
     vals[in].reset();
+    if (kind == NodeKind::Placeholder) (*owned_args)[(size_t)g.nodes[in].arg].reset();  // the graph's own reference
     if (x[k].use_count() == 1 && x[k]->storage.use_count() == 1 && x[k]->offset == 0 && x[k]->size > 0) {
       donate[k] = 1;
       any = true;
@@ -148,7 +149,7 @@ static void run_fused_node(const Graph& g, size_t i, Tensors& vals, const Tensor
   }
 }
 
-// args_owned: the graph may take the arguments over (Note [Donated loop variables]); args is then owned.
+// owned: the arguments, which the graph may take over (Note [Donated loop variables]); null: borrowed.
 static Tensors run_nodes(const Graph& g, const Tensors& args, Tensors* owned, bool eager) {
   if ((int)args.size() != g.num_args)
     throw InvalidArgument(cat("graph: expected ", g.num_args, " tensor arguments, got ", args.size()));
@@ -161,10 +162,7 @@ static Tensors run_nodes(const Graph& g, const Tensors& args, Tensors* owned, bo
   for (size_t i = 0; i < n; ++i) {
     const Node& node = g.nodes[i];
     switch (node.kind) {
-      case NodeKind::Placeholder:
-        if (owned) vals[i] = std::move((*owned)[node.arg]);
-        else vals[i] = args[node.arg];
-        break;
+      case NodeKind::Placeholder: vals[i] = args[node.arg]; break;
       case NodeKind::Constant:
       case NodeKind::VariableRead: vals[i] = node.value; break;
       case NodeKind::Op: {
@@ -176,7 +174,7 @@ static Tensors run_nodes(const Graph& g, const Tensors& args, Tensors* owned, bo
           else vals[i] = apply(*node.op, x, node.attrs);
           break;
         }
-        const bool donated = find_donations(g, i, vals, x, donate, owned != nullptr);
+        const bool donated = find_donations(g, i, vals, x, donate, owned);
         if (node.fused) {
           run_fused_node(g, i, vals, x, false, donated ? &donate : nullptr);
           break;

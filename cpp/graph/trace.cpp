@@ -142,19 +142,25 @@ void Tracer::record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, co
   n.op = &op;
   n.attrs = attrs;
   n.meta = {out->shape, out->dtype};
+  bool varies = false;
   for (auto& xi : x) {
     int k = input_node(xi);
     n.inputs.push_back(k);
     n.dynamic |= g.nodes[k].dynamic;
+    varies |= varying.count(k) > 0;
   }
   n.dynamic |= op.stateful;
   if (n.dynamic && op.value_shaped && op.value_shaped(attrs) && !n.meta.shape.empty()) {
     n.meta.shape[0] = -1;  // Note [Value-shaped ops]
-    shapes_vary = true;
+    shapes_vary = varies = true;
+    // Sizes after this one vary from call to call: rules recorded from now on read them at run time
+    // (Note [Sizes in traced rules], mode 2); the trace's caller restores the mode when it ends.
+    set_sizes_at_run_time(2);
   }
   n.name = unique_name(base_name(op));
   const bool dynamic = n.dynamic;
   const int i = node_of[out->id] = add_node(g, std::move(n));
+  if (varies) varying.insert(i);
   if (dynamic) values.emplace_back(out, i);
   // A stateful op changed its Variable inputs: later uses read them again (as after an assign).
   if (op.stateful)
@@ -223,10 +229,12 @@ void Tracer::record_control(const Node& proto, const Tensors& x, const Tensors& 
   n.kind = proto.kind;
   n.flow = proto.flow;
   n.dynamic = n.flow->side_effects || n.flow->reads_variables;
+  bool varies = false;
   for (auto& xi : x) {
     int k = input_node(xi);
     n.inputs.push_back(k);
     n.dynamic |= g.nodes[k].dynamic;
+    varies |= varying.count(k) > 0;
   }
   const bool dynamic = n.dynamic;
   n.name = unique_name(n.kind == NodeKind::While ? "while" : "cond");  // TF's names of its loop / conditional
@@ -241,9 +249,12 @@ void Tracer::record_control(const Node& proto, const Tensors& x, const Tensors& 
     o.meta = proto.flow->out_meta[k];
     o.name = name + ":" + std::to_string(k);  // shown as output k of the node (not a name of its own)
     const bool history = proto.kind == NodeKind::While && (int)k > proto.flow->num_loop_vars;
+    bool out_varies = varies;
     if (!history)  // a history's leading dimension is the trip count, read only by the backward loop
-      for (int64_t d : o.meta.shape) shapes_vary |= d < 0;
-    node_of[outs[k]->id] = add_node(g, std::move(o));
+      for (int64_t d : o.meta.shape) out_varies |= d < 0;
+    shapes_vary |= out_varies && !history;
+    const int i = node_of[outs[k]->id] = add_node(g, std::move(o));
+    if (out_varies) varying.insert(i);
   }
   for (auto& v : proto.flow->assigned) node_of.erase(v->id);  // later uses read it again
 }
@@ -319,6 +330,14 @@ Tensor fresh_view(const Tensor& t) {
   // No tracer is active yet, so the graph does not see the Identity.
   if (should_record({t}) || any_tangent({t})) return apply("Identity", {t});
   return view(t, t->shape);
+}
+
+bool size_varies(const Tensor& t) {
+  for (Tracer* tr : active_tracers()) {
+    auto f = tr->node_of.find(t->id);
+    if (f != tr->node_of.end() && tr->varying.count(f->second)) return true;
+  }
+  return false;
 }
 
 bool is_traced_value(const Tensor& t) {

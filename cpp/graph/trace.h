@@ -33,6 +33,9 @@ struct Tracer {
   std::vector<Tracer*> outer;
   Tensors captures;          // the captured outer values, in placeholder order
   bool shapes_vary = false;  // a control-flow result or a value-shaped op has -1 dims: the graph is relaxed
+  // Nodes whose shape may differ at a later call from the trace's: the results of value-shaped ops
+  // (Note [Value-shaped ops]) and of control flow with -1 dims, and every node computed from one.
+  std::unordered_set<int> varying;
 
   void begin_dry();
 
@@ -90,6 +93,8 @@ bool is_traced_value(const Tensor& t);
 std::string describe_traced(const Tensor& t);
 // The name of t's value in the innermost tracer that saw it ("add:0"), or "".
 std::string traced_name(const Tensor& t);
+// Whether an active tracer sees t's shape vary from call to call (Tracer::varying).
+bool size_varies(const Tensor& t);
 
 // Note [Leaked tensors]: a value a trace computed from its arguments or variables stands for a
 // different value at every call; when Python keeps it past the trace (a list, an attribute),

@@ -20,6 +20,7 @@ void register_sort_ops();
 void register_matrix_ops();
 void register_svd_ops();
 void register_rows_ops();
+void register_set_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -41,6 +42,7 @@ void register_all_ops() {
   register_matrix_ops();
   register_svd_ops();
   register_rows_ops();
+  register_set_ops();
 }
 
 }  // namespace tg

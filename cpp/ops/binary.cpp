@@ -38,6 +38,14 @@ TG_FAMILY(binary) {
   // integer division by zero raises (run_int_div), as TF
   TG_INT_DIV(FloorDiv,  floor_div(x, y),       zeros_like(x), zeros_like(y))
   TG_INT_DIV(FloorMod,  floor_mod(x, y),       g, (-(g * call("FloorDiv", {x, y}))))      // x - floor(x/y) y
+  // C's truncating division and remainder; an integer zero divisor raises InternalError, as TF's
+  // kernels. TruncateDiv has no gradient (as TF); TruncateMod = x - trunc(x/y) y has FloorMod's rule
+  // with trunc (TF registers none)
+  TG_BINARY_NO_GRAD(TruncateDiv, infer_binary_numeric, run_truncate_div, truncate_div(x, y))
+  TG_BINARY_ROW_WITH(TruncateMod, infer_binary_numeric, run_truncate_div, truncate_mod(x, y), g,
+                     (-(g * call("TruncateDiv", {x, y}))))
+  // the next float after x toward y; d/dx = 1, d/dy = 0 (TF's rule)
+  TG_BINARY_FLOAT(NextAfter, std::nextafter(x, y), g, zeros_like(g))
   // Fused backward ops: TanhGrad(t, g) = g (1 - t^2); SigmoidGrad(s, g) = g s (1 - s).
   TG_BINARY_FLOAT(TanhGrad,    y * (T(1) - x * x),  g * y * x * -2.0, tanh_grad(x, g))
   TG_BINARY_FLOAT(SigmoidGrad, y * x * (T(1) - x),  g * y * (1.0 - x * 2.0), sigmoid_grad(x, g))

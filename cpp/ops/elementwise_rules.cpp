@@ -72,10 +72,17 @@ template <class T> static bool holds_zero(const Tensor& t) {
   return std::find(p, p + t->size, T(0)) != p + t->size;
 }
 
+static bool zero_int_divisor(const Tensor& y) {
+  return y->dtype == DType::Int32 ? holds_zero<int32_t>(y) : y->dtype == DType::Int64 && holds_zero<int64_t>(y);
+}
+
 Tensor run_int_div(const OpDef& d, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  const Tensor& y = x[1];
-  const bool zero = y->dtype == DType::Int32 ? holds_zero<int32_t>(y) : y->dtype == DType::Int64 && holds_zero<int64_t>(y);
-  if (zero) throw InvalidArgument(cat(d.name, ": Integer division by zero, got ", describe(x)));
+  if (zero_int_divisor(x[1])) throw InvalidArgument(cat(d.name, ": Integer division by zero, got ", describe(x)));
+  return run_elementwise(d, x, a, m);
+}
+
+Tensor run_truncate_div(const OpDef& d, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  if (zero_int_divisor(x[1])) throw Internal(cat(d.name, ": Integer division by zero, got ", describe(x)));
   return run_elementwise(d, x, a, m);
 }
 

@@ -16,6 +16,8 @@ OutMeta infer_select(const OpDef& op, const Tensors& x, const Attrs&);         /
 // Forward of integer division and modulo: an integer divisor holding a zero raises
 // InvalidArgumentError "Integer division by zero" (as TF), then run_elementwise.
 Tensor run_int_div(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
+// The same for TruncateDiv and TruncateMod, raising InternalError: TF's kernels of these two do.
+Tensor run_truncate_div(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
 // Pow's forward: integers to negative integer powers raise (checked at every run, graphs included).
 Tensor run_pow(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m);
 

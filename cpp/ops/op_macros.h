@@ -14,6 +14,8 @@
 //   TG_INT_DIV(Name, forward_expr_in_x_y, grad_x, grad_y)         as TG_BINARY; an integer divisor
 //     holding a zero raises InvalidArgumentError (run_int_div)
 //   TG_BINARY_FLOAT(Name, forward_expr_in_x_y, grad_x, grad_y)    float32/float64
+//   TG_BINARY_NO_GRAD(Name, infer_fn, fwd, forward_expr_in_x_y)    all numeric dtypes, no gradient; the
+//     forward is `fwd` (run_elementwise plus checks, as run_truncate_div)
 //   TG_COMPARE(Name, bool_expr_in_x_y)                            numeric -> bool, no gradient
 //   TG_LOGICAL(Name, bool_expr_in_x_y)                            bool -> bool, no gradient
 //   TG_FUSED_FORM(Name, forward_expr_in_x_y)                      float32/float64, no gradient: an op's
@@ -68,6 +70,21 @@ template <class T> T floor_div(T x, T y) {
     T q = x / y;
     return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
   }
+}
+// C's truncating division and remainder (trunc(x / y) and fmod for floats); integer division by 0
+// gives 0 and INT_MIN / -1 wraps, as floor_div (run_truncate_div refuses a zero divisor first).
+template <class T> T truncate_div(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return std::trunc(x / y);
+  } else {
+    if (y == 0) return 0;
+    if (y == -1) return (T)(0 - (std::make_unsigned_t<T>)x);
+    return x / y;
+  }
+}
+template <class T> T truncate_mod(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) return std::fmod(x, y);
+  else return y == 0 || y == -1 ? 0 : x % y;
 }
 // x^y; integers by repeated squaring (negative exponents are rejected by infer_pow).
 template <class T> T pow_any(T x, T y) {
@@ -162,6 +179,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
   TG_BINARY_KERNEL(Name, int64_t, int64_t, 3, expr)
 #define TG_BINARY_ROW_WITH(Name, infer_fn, fwd, expr, gx, gy) TG_BINARY(Name, expr, gx, gy)
 #define TG_INT_DIV(Name, expr, gx, gy) TG_BINARY(Name, expr, gx, gy)
+#define TG_BINARY_NO_GRAD(Name, infer_fn, fwd, expr) TG_BINARY(Name, expr, , )
 #define TG_COMPARE(Name, expr) \
   TG_BINARY_KERNEL(Name, float, bool, 0, expr) TG_BINARY_KERNEL(Name, double, bool, 1, expr) \
   TG_BINARY_KERNEL(Name, int32_t, bool, 2, expr) TG_BINARY_KERNEL(Name, int64_t, bool, 3, expr) \
@@ -218,6 +236,8 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_BINARY(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_numeric, gx, gy)
 #define TG_BINARY_ROW_WITH(Name, infer_fn, fwd, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_fn, fwd, gx, gy)
 #define TG_INT_DIV(Name, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_binary_numeric, run_int_div, gx, gy)
+#define TG_BINARY_NO_GRAD(Name, infer_fn, fwd, expr) \
+  def_op(#Name).inputs(2).shape(infer_fn).forward(fwd).not_differentiable();
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
 #define TG_COMPARE(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();

@@ -156,6 +156,8 @@ Tensor keep_dims(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
 }
 
 Tensor spread(const GradCtx& ctx, const OpDef& op, const Tensor& t) {
+  if (sizes_vary_with_values() && t->ndim() == ctx.out->ndim())  // x's size at run time (Note [Sizes in traced rules])
+    return call("BroadcastLike", {keep_dims(ctx, op, t), ctx.x[0]});
   Shape full = ctx.x[0]->shape;
   full.insert(full.begin(), t->shape.begin(), t->shape.begin() + (t->ndim() - ctx.out->ndim()));
   return broadcast_to(keep_dims(ctx, op, t), full);
@@ -185,7 +187,8 @@ int64_t reduced_count(const GradCtx& ctx, const OpDef& op) {
 // d max / dx: g shared equally among the entries equal to the max (as TF).
 Tensors extremum_grad(GradCtx& ctx, const OpDef& op) {
   Tensor hit = cast(equal(ctx.x[0], spread(ctx, op, ctx.out)), ctx.x[0]->dtype);
-  Tensor count = reshape(call("Sum", {hit}, ctx.attrs), ctx.out->shape);
+  Tensor count = call("Sum", {hit}, ctx.attrs);  // (the reduction of Max's own attributes: out's shape)
+  if (count->shape != ctx.out->shape) count = reshape(count, ctx.out->shape);
   return {hit * spread(ctx, op, ctx.g / count)};
 }
 
@@ -204,6 +207,13 @@ Tensors prod_grad(GradCtx& ctx) {
     if (mask[i]) { perm.push_back(i); n *= x->shape[i]; }
   for (int i = 0; i < x->ndim(); ++i) { inv[perm[i]] = i; moved.push_back(x->shape[perm[i]]); }
   flat.push_back(n);
+  if (sizes_vary_with_values() && x->ndim() > 0) {  // axis 0 may have another size at run time
+    int at = 0;                                    // its place in flat: kept axes first, then the product
+    while (at < (int)perm.size() - 1 && perm[at] != 0) ++at;
+    flat[std::min(at, (int)flat.size() - 1)] = -1;
+    for (int i = 0; i < x->ndim(); ++i)
+      if (perm[i] == 0) moved[i] = -1;
+  }
   bool in_order = true;
   for (int i = 0; i < x->ndim(); ++i) in_order = in_order && perm[i] == i;
   Tensor xt = in_order ? x : transpose(x, perm);

@@ -9,7 +9,9 @@
 // index out of range otherwise is an error. Run by a graph whose executor donates the buffer (the
 // loop's own, read by nothing else: Note [Donated loop variables] in graph/executor.cpp), the row is
 // written in place, so a loop of n writes costs O(n) rows, not O(n^2).
-// ResizeRows(x, n): the first n rows of x, zero rows past its end (a grown buffer cut to its size).
+// ResizeRows(x, n): the first n rows of x, zero rows past its end (a grown buffer cut to its size);
+// with attr like, n is the row count of the second input (a shape, not a value: map_fn's padded
+// buffer cut to the rows of elems).
 #include <algorithm>
 #include <cstring>
 #include "core/error.h"
@@ -93,14 +95,10 @@ Tensor set_row_in_place(const OpDef& op, const Tensors& x, const Attrs& a, const
   return out;
 }
 
-// The row count of t as an int32 scalar, read when the op runs (so a traced rule serves every size).
-Tensor rows_of(const Tensor& t) {
-  Tensor shape = call("Shape", {t}, Attrs().set("out_type", (int64_t)DType::Int32));
-  return call("StridedSlice", {shape}, Attrs().set("begin", std::vector<int64_t>{0}).set("end", std::vector<int64_t>{1})
-                                           .set("strides", std::vector<int64_t>{1}).set("shrink_axis_mask", (int64_t)1));
+// x cut or padded to the rows of `like` (its shape, read when the op runs: a traced rule serves every size).
+Tensor resize_rows_like(const Tensor& x, const Tensor& like) {
+  return call("ResizeRows", {x, like}, Attrs().set("like", true));
 }
-
-Tensor resize_rows(const Tensor& x, const Tensor& n) { return call("ResizeRows", {x, n}); }
 
 // d out / d buffer: g with the written row zeroed (cut back to the buffer's rows if it grew);
 // d out / d value: g's row (summed over the row for a scalar value).
@@ -111,7 +109,7 @@ Tensors set_row_grad(GradCtx& ctx) {
   if (ctx.needs_grad[2]) gv = sum_to(call("GatherV2", {ctx.g, index}, Attrs().set("axis", (int64_t)0)), value->shape);
   if (ctx.needs_grad[0]) {
     gb = call("SetRow", {ctx.g, index, scalar_like(ctx.g, 0.0)});
-    if (ctx.attrs.b("grow")) gb = resize_rows(gb, rows_of(buffer));
+    if (ctx.attrs.b("grow")) gb = resize_rows_like(gb, buffer);
   }
   return {gb, nullptr, gv};
 }
@@ -121,16 +119,22 @@ Tensor set_row_jvp(const Tensors& x, const Tensor&, const Tensors& tx, const Att
   return call("SetRow", {tx[0] ? tx[0] : zeros_like(x[0]), x[1], tx[2] ? tx[2] : scalar_like(x[0], 0.0)}, a);
 }
 
-OutMeta resize_rows_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+// The rows asked for: the value of n, or with attr like the rows of the second input.
+int64_t resize_rows_count(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (!a.b("like")) return int_scalar(op, x[1], "n");
+  if (x[1]->ndim() == 0) throw InvalidArgument(cat(op.name, ": like must have rank >= 1, got ", meta_str(x[1])));
+  return x[1]->shape[0];
+}
+
+OutMeta resize_rows_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   check_buffer(op, x[0]);
-  const int64_t n = int_scalar(op, x[1], "n");
   Shape out = x[0]->shape;
-  out[0] = std::max<int64_t>(n, 0);  // (a negative n is refused by the kernel)
+  out[0] = std::max<int64_t>(resize_rows_count(op, x, a), 0);  // (a negative n is refused by the kernel)
   return {out, x[0]->dtype};
 }
 
-Tensor resize_rows_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
-  const int64_t n = int_scalar(op, x[1], "n");
+Tensor resize_rows_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  const int64_t n = resize_rows_count(op, x, a);
   if (n < 0) throw InvalidArgument(cat(op.name, ": n must be >= 0, got ", n, " for ", meta_str(x[0])));
   if (n != m.shape[0]) throw Internal(cat(op.name, ": ", n, " rows asked for an output of ", shape_str(m.shape)));
   Tensor out = empty(m.shape, m.dtype);
@@ -143,7 +147,7 @@ Tensor resize_rows_kernel(const OpDef& op, const Tensors& x, const Attrs&, const
 // SetRow's rule reads the buffer only for its row count when it grew.
 bool set_row_grad_reads(int i, const Attrs& a) { return i != 0 || a.b("grow"); }
 
-bool always(const Attrs&) { return true; }
+bool unless_like(const Attrs& a) { return !a.b("like"); }
 bool when_growing(const Attrs& a) { return a.b("grow"); }
 
 }  // namespace
@@ -151,8 +155,8 @@ bool when_growing(const Attrs& a) { return a.b("grow"); }
 void register_rows_ops() {
   def_op("SetRow").inputs(3).shape(set_row_infer).forward(set_row_kernel).gradient(set_row_grad).jvp(set_row_jvp)
       .shape_from_values(when_growing).writes_into_input(set_row_in_place).grad_reads(set_row_grad_reads);
-  def_op("ResizeRows").inputs(2).shape(resize_rows_infer).forward(resize_rows_kernel).shape_from_values(always)
-      .gradient([](GradCtx& ctx) -> Tensors { return {resize_rows(ctx.g, rows_of(ctx.x[0])), nullptr}; })
+  def_op("ResizeRows").inputs(2).shape(resize_rows_infer).forward(resize_rows_kernel).shape_from_values(unless_like)
+      .gradient([](GradCtx& ctx) -> Tensors { return {resize_rows_like(ctx.g, ctx.x[0]), nullptr}; })
       .jvp(linear_jvp("ResizeRows"));
 }
 

@@ -123,6 +123,67 @@ OutMeta broadcast_like_infer(const OpDef& op, const Tensors& x, const Attrs&) {
   return {out, x[0]->dtype};
 }
 
+// SumToLike(g, like): g brought to like's shape, aligned from the right: summed over g's leading axes
+// and the axes where like has 1, broadcast along the axes where g has 1 (like's values are not
+// read). Its own adjoint (with the roles swapped). The sweep uses it in traces whose sizes vary with
+// values, where whether an axis is summed or broadcast is known only at run time (Note [Sizes in
+// traced rules]).
+OutMeta sum_to_like_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  const Tensor &g = x[0], &like = x[1];
+  if (g->dtype == DType::Bool) throw InvalidArgument(cat(op.name, ": expected a numeric tensor, got ", meta_str(g)));
+  const int n = std::min(g->ndim(), like->ndim());
+  for (int i = 1; i <= n; ++i) {
+    const int64_t a = g->shape[g->ndim() - i], b = like->shape[like->ndim() - i];
+    if (a != b && a != 1 && b != 1)
+      throw InvalidArgument(cat(op.name, ": cannot bring ", meta_str(g), " to the shape of ", meta_str(like)));
+  }
+  return {like->shape, g->dtype};
+}
+
+Tensor sum_to_like_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
+  const Tensor& g = x[0];
+  const int lead = g->ndim() - (int)m.shape.size();  // > 0: g's axes to sum; < 0: like's axes to broadcast
+  // 1) r: g summed over its leading axes and the axes where like has 1, in like's rank
+  Shape r_shape(m.shape.size(), 1);
+  for (size_t i = 0; i < m.shape.size(); ++i) {
+    const int gi = (int)i + lead;
+    if (gi >= 0 && m.shape[i] != 1) r_shape[i] = g->shape[gi];
+  }
+  Tensor r = zeros(r_shape, m.dtype);
+  const auto r_strides = contiguous_strides(r_shape);
+  std::vector<int64_t> step(g->ndim(), 0);  // r's stride per axis of g (0: summed)
+  for (int d = 0; d < g->ndim(); ++d) {
+    const int i = d - lead;
+    if (i >= 0 && r_shape[i] != 1) step[d] = r_strides[i];
+  }
+  dispatch_dtype(m.dtype, [&](auto v) {
+    using T = decltype(v);
+    if constexpr (!std::is_same_v<T, bool>) {
+      const T* src = g->data_as<T>();
+      T* dst = r->data_as<T>();
+      std::vector<int64_t> at(g->ndim(), 0);
+      int64_t o = 0;
+      for (int64_t k = 0; k < g->size; ++k) {
+        dst[o] += src[k];
+        for (int d = g->ndim() - 1; d >= 0; --d) {  // next index of g, row-major
+          o += step[d];
+          if (++at[d] < g->shape[d]) break;
+          o -= step[d] * at[d];
+          at[d] = 0;
+        }
+      }
+    }
+    return 0;
+  });
+  if (r_shape == m.shape) return r;
+  // 2) broadcast along the axes where r has 1
+  Tensor out = empty(m.shape, m.dtype);
+  std::vector<int64_t> st(m.shape.size(), 0);
+  for (size_t i = 0; i < m.shape.size(); ++i) st[i] = r_shape[i] == 1 ? 0 : r_strides[i];
+  strided_copy(r->data(), out->data(), dtype_size(m.dtype), m.shape, st);
+  return out;
+}
+
 Tensor broadcast_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
   auto src = contiguous_strides(x[0]->shape);
@@ -304,6 +365,11 @@ void register_shape_ops() {
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g, nullptr}; })  // summed back by the engine
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
         return tx[0] ? call("BroadcastLike", {tx[0], x[1]}) : nullptr;
+      });
+  def_op("SumToLike").inputs(2).shape(sum_to_like_infer).forward(sum_to_like_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors { return {call("SumToLike", {ctx.g, ctx.x[0]}), nullptr}; })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
+        return tx[0] ? call("SumToLike", {tx[0], x[1]}) : nullptr;
       });
   def_op("Transpose").shape(transpose_infer).forward(transpose_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // transpose by the inverse perm

@@ -29,6 +29,7 @@ from tapegrad._ops.array import *  # noqa: E402,F401,F403
 from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad._ops.array_more import *  # noqa: E402,F401,F403
 from tapegrad._ops.scatter_gather import *  # noqa: E402,F401,F403
+from tapegrad._ops.array_sets import *  # noqa: E402,F401,F403
 from tapegrad._ops.sorting import argsort, searchsorted, sort  # noqa: E402,F401
 from tapegrad._tensor import install_tensor_surface as _install_tensor_surface  # noqa: E402
 
@@ -49,6 +50,7 @@ from tapegrad import autodiff  # noqa: E402
 from tapegrad import config, strings, summary, test  # noqa: E402
 from tapegrad.config._devices import device  # noqa: E402
 from tapegrad import data  # noqa: E402
+from tapegrad import io  # noqa: E402
 from tapegrad import _symbolic  # noqa: E402
 
 # ops written in Python check for keras's symbolic tensors (Note [Symbolic dispatch] in _symbolic.py)

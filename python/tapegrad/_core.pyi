@@ -408,13 +408,17 @@ def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Sets the random ops' global seed and restarts their streams (tf.random.set_seed).
     """
-def _set_sizes_at_run_time(on: bool) -> bool:
+def _set_sizes_at_run_time(on: typing.SupportsInt | typing.SupportsIndex) -> int:
     """
-    Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time; returns the old setting.
+    Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time (0 no, 1 or True yes, 2 also broadcasting gradients at run time); returns the old mode, to be passed back.
     """
 def _set_symbolic_dispatch(type: typing.Any, hook: typing.Any) -> None:
     """
     Registers hook(op, args, kwargs), called when an op fails on an argument of `type` (Note [Symbolic dispatch] in cpp/bindings/ops.cpp).
+    """
+def _size_varies(arg0: Tensor) -> bool:
+    """
+    True when a trace sees t's shape vary from call to call (computed from a value-shaped op's result).
     """
 def _traced_assign(arg0: Tensor, arg1: typing.Any, arg2: typing.SupportsInt | typing.SupportsIndex) -> None:
     """

@@ -47,14 +47,27 @@ def ones(shape, dtype=dtypes.float32, name=None):
     return _named("Fill", _core.fill, _dims(shape, "ones", "shape"), 1.0, _dtype("ones", dtype).code)
 
 
+def _run_time_like(t, value, dt):
+    """In a traced graph whose sizes vary (tf.unique's result, Note [Sizes in traced rules]): value
+    broadcast to t's run-time shape; else None."""
+    from tapegrad._tensor import _sizes_vary
+    if isinstance(t, Tensor) and dt is not dtypes.string and _sizes_vary(t):
+        return _core.op("BroadcastLike")(_core.fill([], value, dt.code), t)
+    return None
+
+
 def zeros_like(input, dtype=None, name=None):
     t = _tensor_arg(input, "zeros_like", "input", strings=True)
-    return zeros(t._shape, _dtype("zeros_like", dtype or t.dtype))
+    dt = _dtype("zeros_like", dtype or t.dtype)
+    out = _run_time_like(t, 0.0, dt)
+    return zeros(t._shape, dt) if out is None else out
 
 
 def ones_like(input, dtype=None, name=None):
     t = _tensor_arg(input, "ones_like", "input")
-    return ones(t._shape, _dtype("ones_like", dtype or t.dtype))
+    dt = _dtype("ones_like", dtype or t.dtype)
+    out = _run_time_like(t, 1.0, dt)
+    return ones(t._shape, dt) if out is None else out
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):

@@ -101,6 +101,7 @@ def _graph_loop(step, structure, flat, state, out_specs, start=0, reverse=False,
     # The body is traced with real values at index 0: with no rows it reads the row of zeros padded
     # on (always padded, so that traces at every length give one graph), and writes the padding row
     # of the buffers, which are cut off after the loop.
+    unpadded = flat[0]
     flat = [concat([v, zeros([1] + list(v._shape[1:]), v.dtype)], 0) for v in flat]
     rows = _row_numbers(flat[0])
     flat_state = nest.flatten(state)
@@ -120,7 +121,7 @@ def _graph_loop(step, structure, flat, state, out_specs, start=0, reverse=False,
         return (i + 1, *nest.flatten(new_state), *written)
 
     result = while_loop(cond, body, (convert_to_tensor(start), *flat_state, *buffers))
-    return nest.pack_sequence_as(state, list(result[1:1 + k])), [_resize_rows(b, n) for b in result[1 + k:]]
+    return nest.pack_sequence_as(state, list(result[1:1 + k])), [_resize_rows(b, unpadded, like=True) for b in result[1 + k:]]
 
 
 # -- map_fn -----------------------------------------------------------------------------------------

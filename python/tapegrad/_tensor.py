@@ -425,23 +425,29 @@ def stop_gradient(input, name=None):
 _shape_op = _core.op("Shape")
 
 
+def _sizes_vary(t):
+    """Whether t is traced and its shape may differ at a later call: in a graph that serves unknown
+    dimensions (an input_signature with None), or computed from a value-shaped op's result (tf.unique,
+    Note [Value-shaped ops] in cpp/engine/registry.h). Its shape is then a run-time value."""
+    if not (_core._tracing() and _core._is_traced(t)):
+        return False
+    from tapegrad._trace_context import relaxed_trace
+    return relaxed_trace() is not None or _core._size_varies(t)
+
+
 def shape(input, out_type=dtypes.int32, name=None):
-    """The shape of ``input`` as a 1-d tensor; in a graph that serves unknown dimensions (an
-    input_signature with None) a run-time value, else a constant."""
+    """The shape of ``input`` as a 1-d tensor; in a graph whose sizes vary (_sizes_vary) a run-time
+    value, else a constant."""
     t = convert_to_tensor(input)
-    if _core._tracing() and _core._is_traced(t):
-        from tapegrad._trace_context import relaxed_trace
-        if relaxed_trace() is not None:
-            return _shape_op(t, out_type=dtypes.as_dtype(out_type).code)
+    if _sizes_vary(t):
+        return _shape_op(t, out_type=dtypes.as_dtype(out_type).code)
     return constant(list(t._shape), dtype=out_type)
 
 
 def size(input, out_type=dtypes.int32, name=None):
     t = convert_to_tensor(input)
-    if _core._tracing() and _core._is_traced(t):
-        from tapegrad._trace_context import relaxed_trace
-        if relaxed_trace() is not None:  # a run-time value, as tf.shape
-            return _core.op("Prod")(_shape_op(t, out_type=dtypes.as_dtype(out_type).code))
+    if _sizes_vary(t):  # a run-time value, as tf.shape
+        return _core.op("Prod")(_shape_op(t, out_type=dtypes.as_dtype(out_type).code))
     return constant(t._size, dtype=out_type)
 
 

@@ -12,3 +12,4 @@ from tapegrad._ops.math_more import *  # noqa: F401,F403,E402
 from tapegrad._ops.segments import *  # noqa: F401,F403,E402
 from tapegrad._ops.math_extra import *  # noqa: F401,F403,E402
 from tapegrad._ops.reduction import cumprod  # noqa: F401,E402
+from tapegrad._ops.array_sets import nextafter  # noqa: F401,E402

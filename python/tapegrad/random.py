@@ -1,19 +1,34 @@
-"""``tf.random``: normal and uniform tensors from stateful C++ ops, reproducible after ``set_seed``.
+"""``tf.random``: normal and uniform tensors from stateful C++ ops, reproducible after ``set_seed``;
+stateless ops (values a function of a seed), ``Generator`` and random.gamma/poisson from NumPy's Philox.
 
 The ops (RandomStandardNormal, RandomUniform; cpp/ops/random.cpp) keep their generator state in
 C++, so inside a ``tf.function`` every call draws new values. As in TensorFlow, ``set_seed(g)``
 fixes the sequence of values drawn from then on; an op ``seed`` selects a separate stream (two
 calls with the same op seed still draw different values, and the same ones after ``set_seed``).
-Keras initializers draw from the NumPy generator returned by ``get_global_generator``, which
-``set_seed`` seeds too.
+The stateless ops, Generator, gamma and poisson draw on the host from NumPy's Philox generator
+(tapegrad._ops._random_host): the same seed gives the same values every time, but not TF's values
+(TF's Philox kernels lay out key and counter their own way). Keras initializers and tf.data draw
+from the NumPy generator of ``_numpy_generator``, which ``set_seed`` seeds too.
 """
 import numpy as np
 
 from tapegrad import dtypes
 from tapegrad._ops._wrap import convert_arg as _convert_arg
 from tapegrad import _core
+from tapegrad._ops import _random_dists
+from tapegrad._ops import random_stateful as _stateful
+from tapegrad._ops.random_stateful import gamma, poisson
+from tapegrad._ops.random_stateless import (fold_in, split, stateless_binomial, stateless_categorical,
+                                            stateless_gamma, stateless_normal, stateless_parameterized_truncated_normal,
+                                            stateless_poisson, stateless_truncated_normal, stateless_uniform)
+from tapegrad._random_generator import (Algorithm, Generator, create_rng_state, get_global_generator,
+                                        set_global_generator)
 
-__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle", "get_global_generator"]
+__all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle", "get_global_generator",
+           "set_global_generator", "Generator", "Algorithm", "create_rng_state", "gamma", "poisson",
+           "stateless_uniform", "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
+           "stateless_binomial", "stateless_gamma", "stateless_poisson", "stateless_parameterized_truncated_normal",
+           "split", "fold_in", "experimental"]
 
 _generator = np.random.default_rng()
 _normal = _core.op("RandomStandardNormal")
@@ -26,9 +41,11 @@ def set_seed(seed):
     seed = int(seed)
     _generator = np.random.default_rng(seed)
     _core._set_random_seed(seed)
+    _stateful.reset(seed)
 
 
-def get_global_generator():
+def _numpy_generator():
+    """The NumPy generator behind Keras initializers and tf.data's shuffles (seeded by set_seed)."""
     return _generator
 
 
@@ -116,56 +133,14 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     return z
 
 
-def _leading_shape(t, trailing):
-    """[t's first dimension] + trailing, as a list when that dimension is known, else as a tensor."""
-    first = t._shape[0]
-    if first is not None and first >= 0:
-        return [first] + list(trailing)
-    from tapegrad._ops.array import concat
-    from tapegrad._tensor import constant, shape
-    return concat([shape(t)[:1], constant(list(trailing), dtypes.int32)], 0)
-
-
 def categorical(logits, num_samples, dtype=None, seed=None, name=None):
     """``num_samples`` class indices per row of ``logits`` ([batch, classes], unnormalised log-probabilities),
     by inverting each row's cumulative distribution at uniform draws (a binary search per draw: large
     vocabularies cost O(classes + samples log classes) a row). A NaN logit is never drawn; a row with no
     finite logit draws ``classes`` (out of range), as TF's kernel does."""
-    from tapegrad import errors
-    from tapegrad._ops.classify import is_nan
-    from tapegrad._ops.elementwise import exp, minimum, where
-    from tapegrad._ops.reduction import cumsum, reduce_max
-    from tapegrad._ops.sorting import searchsorted
-    from tapegrad._tensor import Tensor, cast, convert_to_tensor
-
-    lg = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
-    if not lg.dtype.is_floating:
-        raise errors.InvalidArgumentError(None, None, f"random.categorical: argument 'logits' must be a float tensor, "
-                                                      f"got {lg.dtype.name}")
-    if lg.ndim != 2:
-        raise errors.InvalidArgumentError(None, None, f"random.categorical: logits should be a matrix, got shape {lg.shape}")
-    if isinstance(num_samples, float):  # TF's TypeError, as for any float where an int32 is wanted
-        raise TypeError(f"random.categorical: argument 'num_samples' must be an integer, got {num_samples!r}")
-    n = _convert_arg(num_samples, "int", "random.categorical", "num_samples")
-    if n < 0:
-        raise errors.InvalidArgumentError(None, None, f"random.categorical: num_samples should be non-negative, got {n}")
-    out = dtypes.int64 if dtype is None else _convert_arg(dtype, "dtype", "random.categorical", "dtype")
-    if out not in (dtypes.int32, dtypes.int64):
-        raise ValueError(f"random.categorical: Argument `dtype` got invalid value {out!r}. Accepted dtypes are "
-                         "(tf.int32, tf.int64).")
-    classes = lg._shape[1]
-    if classes == 0:
-        raise errors.InvalidArgumentError(None, None, "random.categorical: num_classes should be positive, got 0")
-    # In float64 whatever the logits' dtype: the cumulative sums of a large vocabulary keep their steps.
-    clean = where(is_nan(lg), float("-inf"), cast(lg, dtypes.float64))
-    top = reduce_max(clean, axis=1, keepdims=True)
-    empty_row = top[:, 0] == float("-inf")
-    weights = exp(clean - where(empty_row[:, None], 0.0, top))  # the largest is 1: no overflow, no underflow to all-0
-    cdf = cumsum(weights, axis=1)
-    u = uniform(_leading_shape(lg, [n]), dtype=dtypes.float64, seed=seed) * cdf[:, -1:]
-    # the first class whose cumulative weight exceeds u: a class of weight 0 is never drawn
-    draws = minimum(searchsorted(cdf, u, side="right", out_type=out), cast(classes - 1, out))
-    return where(empty_row[:, None], cast(classes, out), draws)
+    return _random_dists.categorical(logits, num_samples, dtype,
+                                     lambda shape: uniform(shape, dtype=dtypes.float64, seed=seed),
+                                     "random.categorical")
 
 
 def shuffle(value, seed=None, name=None):
@@ -177,5 +152,22 @@ def shuffle(value, seed=None, name=None):
     v = value if isinstance(value, Tensor) else convert_to_tensor(value)
     if v.ndim == 0:
         return v
-    keys = uniform(_leading_shape(v, []), dtype=dtypes.float64, seed=seed)
+    keys = uniform(_random_dists.leading_shape(v, []), dtype=dtypes.float64, seed=seed)
     return gather(v, _core.op("ArgSort")(keys, axis=0, descending=False))
+
+
+def _experimental_module():
+    """``tf.random.experimental``: TF's names for the generator API and the seed helpers."""
+    import sys
+    import types
+    module = types.ModuleType(__name__ + ".experimental", _experimental_module.__doc__)
+    names = {"Algorithm": Algorithm, "Generator": Generator, "create_rng_state": create_rng_state,
+             "get_global_generator": get_global_generator, "set_global_generator": set_global_generator,
+             "stateless_split": split, "stateless_fold_in": fold_in}
+    module.__dict__.update(names)
+    module.__all__ = sorted(names)
+    sys.modules[module.__name__] = module
+    return module
+
+
+experimental = _experimental_module()

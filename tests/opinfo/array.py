@@ -153,6 +153,17 @@ def _np_bool_mask(x, mask, axis=0):
     return x[(slice(None),) * axis + (mask,)]
 
 
+
+def _np_sum_to_like(g, like):
+    """g summed over its leading axes and where like has 1, then broadcast where g has 1 (SumToLike)."""
+    lead = g.ndim - like.ndim
+    if lead > 0:
+        g = g.sum(axis=tuple(range(lead)))
+    axes = tuple(i for i in range(g.ndim) if like.shape[i - g.ndim + like.ndim] == 1 and g.shape[i] != 1)
+    g = g.sum(axis=axes, keepdims=True) if axes else g
+    return np.broadcast_to(g, like.shape)
+
+
 rows = [
     OpInfo("Reshape", tf.reshape, lambda x, shape: np.reshape(x, shape), order=2, samples=_with_shapes(
         [((2, 3), {"shape": [3, 2]}), ((2, 3), {"shape": [-1]}), ((6,), {"shape": [1, -1, 2]}), ((1,), {"shape": []})])),
@@ -163,6 +174,10 @@ rows = [
     OpInfo("BroadcastLike", _op("BroadcastLike"), lambda x, like: np.broadcast_to(x, like.shape), order=2,
            samples=lambda rng, dt: [SampleInput([uniform(rng, xs, dt), uniform(rng, ls, dt)], grad_args=[0])
                                     for xs, ls in [((3,), (2, 3)), ((2, 1), (2, 4)), ((), (2, 2))]]),
+    OpInfo("SumToLike", _op("SumToLike"), _np_sum_to_like, order=2,
+           samples=lambda rng, dt: [SampleInput([uniform(rng, gs, dt), uniform(rng, ls, dt)], grad_args=[0])
+                                    for gs, ls in [((2, 3), (1, 3)), ((3,), (2, 3)), ((4, 2, 3), (2, 1)),
+                                                   ((2, 3), (2, 3)), ((1, 3), (4, 1)), ((0, 2), (1, 2))]]),
     OpInfo("Cast", _cast, lambda x, dtype: x.astype(dtype.as_numpy_dtype), samples=_cast_samples, order=2),
     OpInfo("Shape", lambda x, out_type: _shape_op(x, out_type=out_type.code),
            lambda x, out_type: np.array(x.shape, out_type.as_numpy_dtype), differentiable=False,

@@ -4,7 +4,7 @@ import math
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput
+from opinfo.core import OpInfo, SampleInput, uniform
 
 
 def _away_from_zero(rng, dtype):
@@ -125,6 +125,67 @@ def _cmp(name, fn, ref):
     return OpInfo(name, fn, ref, arity=2, differentiable=False)
 
 
+# ---- TruncateDiv, TruncateMod and NextAfter
+
+
+def _truncate_samples(rng, dtype):
+    dtype = np.dtype(dtype)
+    x = np.array([7, -7, 7, -7, 0, 5, -9], dtype)
+    y = np.array([2, 2, -2, -2, 3, 5, 4], dtype)
+    yield SampleInput([x, y])
+    yield SampleInput([x.reshape(7, 1), np.array([3, -4], dtype)])
+    if dtype.kind == "f":
+        yield SampleInput([np.array([7.5, -7.5, 1e20, 5.5, np.inf, 1.0], dtype),
+                           np.array([2.0, 2.0, 3.0, 0.0, 2.0, np.inf], dtype)])
+    else:
+        info = np.iinfo(dtype)
+        yield SampleInput([np.array([info.min, info.min, info.max], dtype), np.array([-1, 1, -1], dtype)])
+
+
+def _wrap(q, dtype):
+    """Python integers wrapped into dtype (two's complement, as the kernels)."""
+    bits = np.iinfo(dtype).bits
+    flat = [(int(v) + 2 ** (bits - 1)) % 2 ** bits - 2 ** (bits - 1) for v in np.asarray(q).reshape(-1)]
+    return np.array(flat, dtype).reshape(np.shape(q))
+
+
+def _np_truncate_div(x, y):
+    if x.dtype.kind == "f":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.trunc(x / y)
+    x, y = np.broadcast_arrays(x.astype(object), y.astype(object))
+    q = [abs(a) // abs(b) * (1 if (a < 0) == (b < 0) else -1) for a, b in zip(x.reshape(-1), y.reshape(-1))]
+    return np.array(q, object).reshape(x.shape)
+
+
+def _np_truncate_div_wrapped(x, y):
+    return _np_truncate_div(x, y) if x.dtype.kind == "f" else _wrap(_np_truncate_div(x, y), x.dtype)
+
+
+def _np_truncate_mod(x, y):
+    if x.dtype.kind == "f":
+        with np.errstate(invalid="ignore"):
+            return np.fmod(x, y)
+    return _wrap(x.astype(object) - _np_truncate_div(x, y) * y.astype(object), x.dtype)
+
+
+def _mod_samples(rng, dtype):
+    """The division samples; in float64 (the gradient checks) x / y away from integers instead, where
+    trunc(x / y) is constant near each sample."""
+    if np.dtype(dtype) != np.float64:
+        yield from _truncate_samples(rng, dtype)
+        return
+    x = np.array([[2.3, -5.7, 0.4], [-1.25, 3.6, 7.3]], dtype)
+    yield SampleInput([x, np.array([1.1, 1.7, -0.9], dtype)])
+    yield SampleInput([x, np.array(0.8, dtype)])
+
+
+def _nextafter_samples(rng, dtype):
+    x = uniform(rng, (2, 3), dtype)
+    yield SampleInput([x, (x + np.sign(rng.standard_normal((2, 3))) * 3).astype(dtype)])
+    yield SampleInput([x, np.array(5.0, dtype)])
+
+
 rows = [
     # unary, d/dx depends on the result
     OpInfo("Exp", tf.exp, np.exp, order=2),
@@ -190,6 +251,11 @@ rows = [
            order=2, domain=(0.5, 2.0)),
     OpInfo("FloorDiv", tf.math.floordiv, np.floor_divide, arity=2, samples=_mod_pairs),
     OpInfo("FloorMod", tf.math.floormod, np.mod, arity=2, samples=_mod_pairs),
+    OpInfo("TruncateDiv", tf.truncatediv, _np_truncate_div_wrapped, samples=_truncate_samples, differentiable=False,
+           dtypes=("float32", "float64", "int32", "int64")),
+    OpInfo("TruncateMod", tf.truncatemod, _np_truncate_mod, samples=_mod_samples, order=2,
+           dtypes=("float32", "float64", "int32", "int64")),
+    OpInfo("NextAfter", tf.math.nextafter, np.nextafter, samples=_nextafter_samples, order=2),
     OpInfo("TanhGrad", lambda t, g: tf._core.op("TanhGrad")(t, g), _tanh_grad, arity=2, order=2),
     OpInfo("SigmoidGrad", lambda s, g: tf._core.op("SigmoidGrad")(s, g), _sigmoid_grad, arity=2, order=2),
     OpInfo("Select", tf.where, np.where, samples=_select, order=2),

@@ -34,21 +34,24 @@ def _set_row_samples(rng, dtype):
     yield SampleInput([uniform(rng, (3, 4), dtype), np.asarray(1, np.int64), uniform(rng, (), dtype)])
 
 
-def _np_resize_rows(x, n):
-    out = np.zeros((int(n),) + x.shape[1:], x.dtype)
-    k = min(int(n), x.shape[0])
-    out[:k] = x[:k]
+def _np_resize_rows(x, n, like=False):
+    n = np.shape(n)[0] if like else int(n)
+    out = np.zeros((n,) + x.shape[1:], x.dtype)
+    out[:min(n, x.shape[0])] = x[:min(n, x.shape[0])]
     return out
 
 
 def _resize_rows_samples(rng, dtype):
     for shape, n in [((4, 3), 2), ((2, 3), 5), ((3,), 3), ((3, 2), 0), ((0, 2), 2)]:
         yield SampleInput([uniform(rng, shape, dtype), np.asarray(n, np.int32)])
+    # like=True: the rows of the second input (its shape, not its values)
+    yield SampleInput([uniform(rng, (4, 3), dtype), np.zeros((2, 5), np.int32)], {"like": True})
+    yield SampleInput([uniform(rng, (2, 3), dtype), np.zeros((3,), np.int32)], {"like": True})
 
 
 rows = [
     OpInfo("SetRow", lambda b, i, v, **k: _set_row(b, _index(i), v, **k), _np_set_row, samples=_set_row_samples,
            order=2),
-    OpInfo("ResizeRows", lambda x, n: _resize_rows(x, _index(n)), _np_resize_rows, samples=_resize_rows_samples,
+    OpInfo("ResizeRows", lambda x, n, **k: _resize_rows(x, _index(n), **k), _np_resize_rows, samples=_resize_rows_samples,
            order=2),
 ]

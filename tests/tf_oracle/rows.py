@@ -619,6 +619,8 @@ from tf_oracle.rows_segments import SEGMENTS  # noqa: E402
 ROWS += SEGMENTS
 from tf_oracle.rows_extra import EXTRA  # noqa: E402
 ROWS += EXTRA
+from tf_oracle.rows_sets import SETS  # noqa: E402
+ROWS += SETS
 
 MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the table must cover
 
@@ -667,3 +669,5 @@ EXCLUDED = {
     "name_scope": "a context manager naming variables, not an op (tests/test_module.py)",
     "show_config": "prints tapegrad's own build facts; TF has none (tests/test_show_config.py)",
 }
+from tf_oracle.rows_random_stateless import RANDOM_STATELESS  # noqa: E402  (also adds its EXCLUDED rows)
+ROWS += RANDOM_STATELESS

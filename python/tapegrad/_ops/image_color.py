@@ -12,6 +12,7 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import tile
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.image_dtype import convert_image_dtype
+from tapegrad._ops.image_pixels import pixel_dtype
 from tapegrad._ops.reduction import reduce_mean, reduce_std, reduce_sum
 from tapegrad._tensor import cast, constant
 
@@ -31,7 +32,8 @@ def adjust_brightness(image, delta):
     """``image + delta`` (delta on the [0, 1] scale for integer images), in the image's dtype."""
     image = as_image(image, "adjust_brightness")
     flt = to_working_float(image)
-    return from_working_float(flt + _scalar_as(delta, flt.dtype, "adjust_brightness", "delta"), image.dtype, True)
+    delta = _scalar_as(delta, flt.dtype, "adjust_brightness", "delta")
+    return from_working_float(flt + delta, pixel_dtype(image), True)
 
 
 def adjust_contrast(images, contrast_factor):
@@ -44,7 +46,7 @@ def adjust_contrast(images, contrast_factor):
     flt = to_working_float(images)
     factor = _scalar_as(contrast_factor, flt.dtype, "adjust_contrast", "contrast_factor")
     mean = reduce_mean(flt, axis=[-3, -2], keepdims=True)
-    return from_working_float((flt - mean) * factor + mean, images.dtype, True)
+    return from_working_float((flt - mean) * factor + mean, pixel_dtype(images), True)
 
 
 def _check_gamma(gamma):
@@ -60,7 +62,7 @@ def adjust_gamma(image, gamma=1, gain=1):
     _check_gamma(gamma)
     g = _scalar_as(gamma, flt.dtype, "adjust_gamma", "gamma")
     adjusted = _scalar_as(gain, flt.dtype, "adjust_gamma", "gain") * flt ** g
-    return from_working_float(adjusted, image.dtype, True)
+    return from_working_float(adjusted, pixel_dtype(image), True)
 
 
 def per_image_standardization(image):
@@ -84,7 +86,7 @@ def rgb_to_grayscale(images, name=None):
                                          f"{tuple(images.shape)}")
     flt = convert_image_dtype(images, dtypes.float32)
     gray = reduce_sum(flt * constant(_LUMA), axis=-1, keepdims=True)
-    return convert_image_dtype(gray, images.dtype)
+    return convert_image_dtype(gray, pixel_dtype(images))
 
 
 def grayscale_to_rgb(images, name=None):

@@ -1,5 +1,6 @@
 """tf.image.convert_image_dtype: images move between dtypes with their value range rescaled (floats
-span [0, 1], integers [0, dtype max]), as TF 2 does for the dtypes tapegrad has.
+span [0, 1], integers [0, dtype max]), as TF 2 does for the dtypes tapegrad has and for uint8 / uint16
+pixels, which int32 tensors hold (Note [Pixel tensors] in image_pixels.py).
 
 Note [Image dtype scaling]: with M_in, M_out the largest values of integer dtypes,
   int -> int    narrowing floor-divides by (M_in + 1) // (M_out + 1), widening multiplies by
@@ -11,13 +12,17 @@ Note [Image dtype scaling]: with M_in, M_out the largest values of integer dtype
                 above it (so float32 -> int32 clamps at 2147483520, float32 -> int64 still wraps: TF's
                 limits are computed the same way);
   float -> float a plain cast.
+A uint8 / uint16 result wraps into its range (0..M_out) as TF's unsigned casts do, or is clamped to it
+with ``saturate``.
 """
 import numpy as np
 
 from tapegrad._ops._image_common import as_image
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.elementwise import floordiv, maximum, minimum
+from tapegrad._ops.elementwise import floordiv, floormod, maximum, minimum
+from tapegrad._ops.image_pixels import PixelType, as_pixel_type, mark, pixel_dtype
 from tapegrad._tensor import cast, constant, identity
+from tapegrad.dtypes import int32
 
 __all__ = ["convert_image_dtype"]
 
@@ -37,27 +42,46 @@ def _saturate_to_int(x, out):
     return minimum(x, _limit(info.max, f, lambda h, v: h > v))
 
 
+def _max(dtype):
+    return dtype.max if isinstance(dtype, PixelType) else int(np.iinfo(dtype.as_numpy_dtype).max)
+
+
+def _stored(x, out, saturate):
+    """An integer result as ``out`` stores it: a pixel type's values wrap into its range as TF's uint casts
+    do (clamped with ``saturate``), in an int32 tensor marked with it (Note [Pixel tensors])."""
+    if not isinstance(out, PixelType):
+        return x
+    if saturate:
+        x = minimum(maximum(x, constant(0, x.dtype)), constant(out.max, x.dtype))
+    else:
+        x = floormod(x, constant(out.max + 1, x.dtype))
+    return mark(x, out)
+
+
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """``image`` converted to ``dtype`` with its values rescaled (Note [Image dtype scaling]); the same
-    dtype gives the image back. Only float and integer dtypes are images (AttributeError otherwise)."""
+    dtype gives the image back. Only float and integer dtypes are images (AttributeError otherwise).
+    uint8 / uint16 pixels are int32 tensors (Note [Pixel tensors] in image_pixels.py)."""
     image = as_image(image, "convert_image_dtype")
-    out = convert_arg(dtype, "dtype", "convert_image_dtype", "dtype")
+    out = as_pixel_type(dtype) or convert_arg(dtype, "dtype", "convert_image_dtype", "dtype")
     if not (out.is_floating or out.is_integer):
         raise AttributeError("convert_image_dtype: dtype must be either floating point or integer")
-    src = image.dtype
+    src = pixel_dtype(image)
     if not (src.is_floating or src.is_integer):
         raise AttributeError("convert_image_dtype: image dtype must be either floating point or integer")
-    if out == src:
-        return identity(image)
+    store = int32 if isinstance(out, PixelType) else out  # the tensor dtype of the result
+    if out is src or out == src:
+        return mark(identity(image), out) if isinstance(out, PixelType) else identity(image)
     if src.is_floating and out.is_floating:
         return cast(image, out)
     if src.is_integer and out.is_integer:
-        max_in, max_out = int(np.iinfo(src.as_numpy_dtype).max), int(np.iinfo(out.as_numpy_dtype).max)
+        max_in, max_out = _max(src), _max(out)
         if max_in > max_out:
-            return cast(floordiv(image, constant((max_in + 1) // (max_out + 1), src)), out)
-        return cast(image, out) * constant((max_out + 1) // (max_in + 1), out)
+            return _stored(cast(floordiv(image, constant((max_in + 1) // (max_out + 1), image.dtype)), store), out,
+                           saturate)
+        return _stored(cast(image, store) * constant((max_out + 1) // (max_in + 1), store), out, saturate)
     if src.is_integer:
-        scale = np.array(1.0 / np.iinfo(src.as_numpy_dtype).max, dtype=out.as_numpy_dtype)
+        scale = np.array(1.0 / _max(src), dtype=out.as_numpy_dtype)
         return cast(image, out) * constant(scale)
-    scaled = image * constant(np.array(np.iinfo(out.as_numpy_dtype).max + 0.5, dtype=src.as_numpy_dtype))
-    return cast(_saturate_to_int(scaled, out) if saturate else scaled, out)
+    scaled = image * constant(np.array(_max(out) + 0.5, dtype=src.as_numpy_dtype))
+    return _stored(cast(_saturate_to_int(scaled, out) if saturate else scaled, store), out, False)

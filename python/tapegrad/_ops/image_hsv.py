@@ -18,6 +18,7 @@ from tapegrad._ops._image_common import (as_image, check_channels, check_float, 
 from tapegrad._ops.array import stack, unstack
 from tapegrad._ops.elementwise import abs as _abs, clip_by_value, floor, maximum, minimum, where
 from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.image_pixels import pixel_dtype
 from tapegrad._tensor import cast
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue"]
@@ -73,7 +74,7 @@ def adjust_saturation(image, saturation_factor, name=None):
     factor = convert_arg(saturation_factor, "tensor", "adjust_saturation", "saturation_factor", flt.dtype)
     factor = factor if factor.dtype == flt.dtype else cast(factor, flt.dtype)
     h, s, v = _to_hsv(flt)
-    return from_working_float(_to_rgb(h, clip_by_value(s * factor, 0.0, 1.0), v), image.dtype, False)
+    return from_working_float(_to_rgb(h, clip_by_value(s * factor, 0.0, 1.0), v), pixel_dtype(image), False)
 
 
 def adjust_hue(image, delta, name=None):
@@ -88,4 +89,4 @@ def adjust_hue(image, delta, name=None):
     flt = to_working_float(image)
     h, s, v = _to_hsv(flt)
     shifted = h + (delta if delta.dtype == flt.dtype else cast(delta, flt.dtype))
-    return from_working_float(_to_rgb(shifted - floor(shifted), s, v), image.dtype, False)
+    return from_working_float(_to_rgb(shifted - floor(shifted), s, v), pixel_dtype(image), False)

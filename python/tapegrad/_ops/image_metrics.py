@@ -10,6 +10,7 @@ from tapegrad._ops.array import concat, pad, reshape, stack
 from tapegrad._ops.conv import depthwise_conv2d
 from tapegrad._ops.elementwise import abs as _abs, log
 from tapegrad._ops.image_dtype import convert_image_dtype
+from tapegrad._ops.image_pixels import PixelType, mark, pixel_dtype
 from tapegrad._ops.reduction import reduce_mean, reduce_sum
 from tapegrad._creation import zeros
 from tapegrad._tensor import cast, constant
@@ -98,6 +99,8 @@ def _compatible(a, b):
 def _max_val_float(max_val, dtype, fn):
     """max_val in the images' dtype, then on the [0, 1] float32 scale the images are compared on."""
     peak = as_image(max_val, fn, "max_val")
+    if isinstance(dtype, PixelType):  # uint8 / uint16 pixels (Note [Pixel tensors] in image_pixels.py)
+        return convert_image_dtype(mark(cast(peak, dtypes.int32), dtype), dtypes.float32)
     return convert_image_dtype(peak if peak.dtype == dtype else cast(peak, dtype), dtypes.float32)
 
 
@@ -105,7 +108,7 @@ def psnr(a, b, max_val, name=None):
     """Peak signal-to-noise ratio (dB) between images ``a`` and ``b`` whose values span [0, max_val],
     per image: 20 log10(max_val) - 10 log10(mean squared error); float32."""
     a, b = _compared_pair(a, b, "psnr", ("a", "b"))
-    peak = _max_val_float(max_val, a.dtype, "psnr")
+    peak = _max_val_float(max_val, pixel_dtype(a), "psnr")
     a, b = convert_image_dtype(a, dtypes.float32), convert_image_dtype(b, dtypes.float32)
     mse = reduce_mean((a - b) * (a - b), axis=[-3, -2, -1])
     return 20.0 * log(peak) / np.float32(np.log(np.float32(10.0))) - np.float32(10 / np.log(10)) * log(mse)
@@ -139,7 +142,7 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
     for t in (img1, img2):
         if min(static_sizes(t, "ssim")[-3:-1]) < filter_size:
             raise _invalid(f"ssim: images of shape {tuple(t.shape)} are smaller than filter_size={filter_size}")
-    peak = _max_val_float(max_val, img1.dtype, "ssim")
+    peak = _max_val_float(max_val, pixel_dtype(img1), "ssim")
     x, y = convert_image_dtype(img1, dtypes.float32), convert_image_dtype(img2, dtypes.float32)
     window = constant(np.tile(_gaussian_window(int(filter_size), filter_sigma), [1, 1, x.shape[-1], 1]))
     c1, c2 = (k1 * peak) * (k1 * peak), (k2 * peak) * (k2 * peak)

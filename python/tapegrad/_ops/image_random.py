@@ -40,20 +40,20 @@ def random_flip_up_down(image, seed=None):
     return _random_flip(image, seed, -3, "random_flip_up_down")
 
 
-def _crop_size(size, value):
+def _crop_size(size, value, fn="random_crop"):
     if isinstance(size, _core.Tensor):
         if not size.dtype.is_integer:
-            raise TypeError(f"random_crop: size must be integers, got dtype {size.dtype.name}")
+            raise TypeError(f"{fn}: size must be integers, got dtype {size.dtype.name}")
         size = size.numpy().tolist()
     if any(isinstance(s, (float, np.floating)) for s in np.ravel(size).tolist()):
-        raise TypeError(f"random_crop: cannot convert size={size!r} to int32")
-    size = convert_arg(size, "ints", "random_crop", "size")
-    shape = static_sizes(value, "random_crop")
+        raise TypeError(f"{fn}: cannot convert size={size!r} to int32")
+    size = convert_arg(size, "ints", fn, "size")
+    shape = static_sizes(value, fn)
     if len(size) != len(shape):
-        raise errors.InvalidArgumentError(None, None, f"random_crop: size {size} must have one entry per dimension "
+        raise errors.InvalidArgumentError(None, None, f"{fn}: size {size} must have one entry per dimension "
                                                       f"of value, of shape {tuple(shape)}")
     if any(s > d for s, d in zip(size, shape)):
-        raise errors.InvalidArgumentError(None, None, f"random_crop: Need value.shape >= size, got {tuple(shape)} "
+        raise errors.InvalidArgumentError(None, None, f"{fn}: Need value.shape >= size, got {tuple(shape)} "
                                                       f"and {size}")
     return size, shape
 

@@ -3,7 +3,7 @@ import functools
 
 import numpy as np
 
-from tapegrad import _core, errors
+from tapegrad import errors
 from tapegrad._ops.array import concat, reshape
 from tapegrad._tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
@@ -107,7 +107,7 @@ class Batch(Dataset):
     def _gathered_tensors(self, columns):
         """_gathered with the conversion to Tensors inline: the hot loop of an in-memory epoch (one
         generator frame per batch: a batch of 32 rows costs about what NumPy's slicing costs)."""
-        convert, size, pack = _core.convert, self._size, self._pack
+        convert, size, pack = st.leaf_converter(self._specs), self._size, self._pack
         codes = [s.dtype.code for s in self._specs]
         c0, t0 = gatherer(columns[0]), codes[0]
         c1, t1 = (gatherer(columns[1]), codes[1]) if len(columns) == 2 else (None, None)

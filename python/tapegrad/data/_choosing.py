@@ -75,7 +75,7 @@ class Sample(Dataset):
                                                   f"finite, non-negative and not all zero, got {weights.tolist()}")
         self._weights = weights / weights.sum()
         self._stop = bool(stop_on_empty_dataset)
-        self._seed = int(seed) if seed is not None else int(random.get_global_generator().integers(1 << 62))
+        self._seed = int(seed) if seed is not None else int(random._numpy_generator().integers(1 << 62))
         self._rerandomize, self._epoch = bool(rerandomize_each_iteration), 0
         super().__init__(_merged_spec(self._datasets))
 

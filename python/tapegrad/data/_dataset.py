@@ -145,6 +145,13 @@ class Dataset:
         return _sources.Generator(generator, output_types, output_shapes, args, output_signature)
 
     @staticmethod
+    def list_files(file_pattern, shuffle=None, seed=None, name=None):
+        """The names of the files matching the glob ``file_pattern`` (or a list of globs), as scalar
+        strings in a new random order each iteration unless ``shuffle`` is False (then sorted); the glob
+        runs now, and InvalidArgumentError says when it matches nothing."""
+        return _sources.list_files(file_pattern, shuffle, seed)
+
+    @staticmethod
     def zip(*args, datasets=None, name=None):
         """Elements combined from a (nested) tuple or dict of datasets, until the shortest ends."""
         return _sources.Zip(args, datasets)

@@ -10,14 +10,23 @@ differ between the traces are None. A function the graph cannot hold (a shape co
 tensor's value, as in ``tf.fill([n], n)``) raises OperatorNotAllowedInGraphError while tracing;
 it then runs eagerly per element, and its element_spec comes from two eager calls, on an element
 of zeros and one of ones.
+
+Note [String elements]
+String tensors live in Python (tapegrad._string_tensor), never in a graph, so a function of string
+elements (file names, file contents) runs eagerly per element. Zeros and ones are no example for it:
+``tf.io.read_file`` of an empty name fails. Its element_spec comes from eager calls on the first two
+elements of the input (read once more for it when the dataset is built; dimensions that differ between
+the two are None), or on an element of empty strings when the input has none.
 """
 import os
 
 import numpy as np
 
-from tapegrad import _core, errors
+from tapegrad import dtypes, errors
 from tapegrad._function import function
+from tapegrad._string_tensor import StringTensor
 from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
+from tapegrad.data import _python_elements as elements
 from tapegrad.data import _structure as st
 from tapegrad.data import _windowing
 from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, check_positive_count
@@ -57,11 +66,13 @@ def _merged(a, b):
 
 
 def example(spec, fill=np.zeros, unknown=1):
-    """A value for ``spec``: a tensor of zeros (or ones), None dimensions of size ``unknown``; for a DatasetSpec,
-    a dataset of one such element."""
+    """A value for ``spec``: a tensor of zeros (or ones; empty strings), None dimensions of size ``unknown``;
+    for a DatasetSpec, a dataset of one such element."""
     if isinstance(spec, st.DatasetSpec):
         return _windowing.Elements([example(spec.element_spec, fill, unknown)], spec.element_spec)
     shape = [unknown if d is None else d for d in (spec.shape if spec.shape.rank is not None else [])]
+    if spec.dtype is dtypes.string:
+        return StringTensor(np.full(shape, b"", dtype=object))
     return convert_to_tensor(fill(shape, spec.dtype.as_numpy_dtype))
 
 
@@ -72,20 +83,25 @@ class _TracedElementFunction:
         if not callable(func):
             raise TypeError(f"{op}: the function must be callable, got {type(func).__name__}")
         pack, structure = dataset._pack, dataset.element_spec
-        self._traces = []
+        marker = elements.pixel_marker(dataset)  # Note [Pixel marks in pipelines]
+        self._traces, recording = [], [True]
 
         def on_flat(*flat):
-            result = st.map_structure(lambda v: _as_tensor(v, op), _call(func, pack(list(flat)), structure),
-                                      lists_nest=True)
+            flat = list(flat) if marker is None else marker(flat)
+            result = st.map_structure(lambda v: _as_tensor(v, op), _call(func, pack(flat), structure), lists_nest=True)
             outputs = st.flatten(result)
-            self._traces.append((result, [_spec_of(t) for t in outputs]))
+            if recording[0]:  # the traces and sample calls only: an eager function runs per element
+                self._traces.append((result, [_spec_of(t) for t in outputs], elements.output_pixel_types(outputs)))
             return tuple(outputs)
 
         on_flat.__name__ = getattr(func, "__name__", "element_function")
         self._function = function(on_flat)
+        strings = elements.has_strings(dataset._specs)
         try:
             if any(isinstance(s, st.DatasetSpec) for s in dataset._specs):
                 raise errors.OperatorNotAllowedInGraphError("a graph holds no datasets")
+            if strings:  # Note [String elements]
+                raise errors.OperatorNotAllowedInGraphError("string tensors live in Python, outside graphs")
             self._function.get_concrete_function(*dataset._specs)
             if any(not s.shape.is_fully_defined() for s in dataset._specs):
                 # a call at a second size verifies the graph serves every size and records what the
@@ -96,15 +112,18 @@ class _TracedElementFunction:
         except errors.OperatorNotAllowedInGraphError:
             # Note [Traced element functions]: what a graph cannot hold runs eagerly, element by element
             self._traces, self._function = [], on_flat
-            for fill in (np.zeros, np.ones):
-                on_flat(*[example(s, fill) for s in dataset._specs])
-        first, specs = self._traces[0]
-        for _, other in self._traces[1:]:
+            inputs = elements.samples(dataset) if strings else []  # Note [String elements]
+            for flat in inputs or [[example(s, fill) for s in dataset._specs] for fill in (np.zeros, np.ones)]:
+                on_flat(*flat)
+        recording[0] = False
+        first, specs, self.pixel_types = self._traces[0]
+        for _, other, _ in self._traces[1:]:
             specs = [_merged(a, b) for a, b in zip(specs, other)]
+        self._traces = None
         self.output_spec = st.structure_of(first, specs)
         self.output_specs = specs
         codes = [None if isinstance(s, st.DatasetSpec) else s.dtype.code for s in dataset._specs]
-        convert, run = _core.convert, self._function
+        convert, run = st.leaf_converter(dataset._specs), self._function
 
         def apply(flat):
             return run(*[a if c is None else convert(a, c) for a, c in zip(flat, codes)])
@@ -116,6 +135,7 @@ class Map(Dataset):
     def __init__(self, dataset, map_func):
         self._input = dataset
         self._func = _TracedElementFunction(map_func, dataset, "Dataset.map")
+        self._pixel_types = self._func.pixel_types  # Note [Pixel marks in pipelines]
         super().__init__(self._func.output_spec)
 
     def _card(self):
@@ -154,6 +174,7 @@ class Filter(_Predicated):
 class FlatMap(Dataset):
     """The function returns a dataset per element, so it runs in Python; its element_spec comes from
     one call on a zero-filled element when the dataset is built."""
+    _pixel_types = None  # its elements are not its input's (Note [Pixel marks in pipelines])
 
     def __init__(self, dataset, map_func):
         if not callable(map_func):

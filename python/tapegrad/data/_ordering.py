@@ -48,7 +48,7 @@ class Shuffle(_Reordering):
             raise errors.InvalidArgumentError(None, None, f"Dataset.shuffle: buffer_size must be greater than "
                                               f"zero or UNKNOWN_CARDINALITY, got {size}")
         self._buffer_size = size if size > 0 else np.iinfo(np.int64).max
-        self._seed = int(seed) if seed is not None else int(random.get_global_generator().integers(1 << 62))
+        self._seed = int(seed) if seed is not None else int(random._numpy_generator().integers(1 << 62))
         self._reshuffle = reshuffle_each_iteration is None or bool(reshuffle_each_iteration)
         self._epoch = 0
 

@@ -5,11 +5,12 @@ import itertools
 import numpy as np
 
 from tapegrad import dtypes, errors
+from tapegrad._string_tensor import is_text, string_constant
 from tapegrad._tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
 from tapegrad.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, check_count
 
-__all__ = ["TensorSlices", "Tensors", "Range", "Counter", "Generator", "Zip", "Concatenate"]
+__all__ = ["TensorSlices", "Tensors", "Range", "Counter", "Generator", "Zip", "Concatenate", "list_files"]
 
 
 class TensorSlices(Dataset):
@@ -150,10 +151,15 @@ class Generator(Dataset):
         out = []
         for leaf, spec, dt in zip(leaves, specs, dtypes_np):
             try:
-                a = np.asarray(leaf.numpy() if isinstance(leaf, Tensor) else leaf)
-                if a.dtype.kind not in "biuf":
-                    raise ValueError
-                a = a.astype(dt)
+                if spec.dtype is dtypes.string:  # str / bytes (and arrays of them) as a string tensor holds them
+                    if not is_text(leaf):
+                        raise ValueError
+                    a = string_constant(leaf)._value
+                else:
+                    a = np.asarray(leaf.numpy() if isinstance(leaf, Tensor) else leaf)
+                    if a.dtype.kind not in "biuf":
+                        raise ValueError
+                    a = a.astype(dt)
             except (TypeError, ValueError):
                 raise fail(f"that could not be converted to the expected type. The expected type was "
                            f"{spec.dtype.name}, but the yielded element was {leaf!r}.") from None
@@ -247,3 +253,15 @@ class Counter(Range):
 
     def _card(self):
         return INFINITE_CARDINALITY
+
+
+def list_files(file_pattern, shuffle, seed):
+    """Dataset.list_files: the matching names, sliced, shuffled over all of them unless ``shuffle`` is False."""
+    from tapegrad.io import matching_files  # (tapegrad.io loads after tapegrad.data)
+    names = matching_files(file_pattern)
+    if not len(names):
+        patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else np.asarray(file_pattern).reshape(-1)
+        text = ", ".join(p.decode() if isinstance(p, bytes) else str(p) for p in patterns)
+        raise errors.InvalidArgumentError(None, None, f"Dataset.list_files: No files matched pattern: {text}")
+    dataset = TensorSlices(names)
+    return dataset if shuffle is not None and not shuffle else dataset.shuffle(len(names), seed=seed)

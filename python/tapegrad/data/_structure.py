@@ -13,10 +13,13 @@ import collections.abc as _abc
 import numpy as np
 
 from tapegrad import _core, _nest as nest, dtypes
+from tapegrad._string_tensor import StringTensor
 from tapegrad._tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor
 
 __all__ = ["flatten", "structure_of", "make_packer", "as_array", "spec_of", "specs_compatible", "merge_specs",
-           "map_structure", "tensor_converter", "DatasetSpec", "require_tensors"]
+           "map_structure", "tensor_converter", "leaf_converter", "DatasetSpec", "require_tensors"]
+
+_STRING_CODE = dtypes.string.code
 
 
 def _nested(value):
@@ -139,10 +142,26 @@ class DatasetSpec:
         return f"DatasetSpec({self.element_spec!r}, TensorShape({list(self.dataset_shape)}))"
 
 
+def _convert_with_strings(value, code):
+    """_core.convert, and for tf.string (which the engine does not hold) a Python string tensor."""
+    if code != _STRING_CODE:
+        return _core.convert(value, code)
+    if isinstance(value, StringTensor):
+        return value
+    return StringTensor(np.asarray(value, dtype=object))
+
+
+def leaf_converter(specs):
+    """``convert(leaf, dtype code)`` for the leaves of ``specs``: the engine's when none is a string."""
+    if any(getattr(s, "dtype", None) is dtypes.string for s in specs):
+        return _convert_with_strings
+    return _core.convert
+
+
 def tensor_converter(specs, packer):
     """flat leaves -> the element as Tensors of the specs' dtypes, nested; one call per leaf (a dataset
     leaf, of a DatasetSpec, stays as it is)."""
-    convert = _core.convert
+    convert = leaf_converter(specs)
     if any(isinstance(s, DatasetSpec) for s in specs):
         codes = [None if isinstance(s, DatasetSpec) else s.dtype.code for s in specs]
         return lambda flat: packer([a if c is None else convert(a, c) for a, c in zip(flat, codes)])

@@ -17,7 +17,7 @@ __all__ = ["Initializer", "Zeros", "Ones", "Constant", "RandomNormal", "RandomUn
 
 def _rng(seed):
     """The generator for one call: a fresh one from ``seed``, else the global one (set_random_seed)."""
-    return np.random.default_rng(seed) if seed is not None else tf.random.get_global_generator()
+    return np.random.default_rng(seed) if seed is not None else tf.random._numpy_generator()
 
 
 def _tensor(values, dtype):
