@@ -65,6 +65,11 @@ def random_crop(value, size, seed=None, name=None):
     limits = [d - s + 1 for s, d in zip(size, shape)]
     # one int32 draw per dimension, reduced modulo the number of possible offsets along it
     draws = _random.uniform([len(shape)], maxval=np.iinfo(np.int32).max, dtype=dtypes.int32, seed=seed)
+    return _crop_at(value, size, limits, draws)
+
+
+def _crop_at(value, size, limits, draws):
+    """The ``size`` slice of value at offsets draws mod limits (the number of offsets per dimension)."""
     offsets = floormod(draws, constant(np.array(limits, dtype=np.int32)))
     out = value
     for axis, (s, limit) in enumerate(zip(size, limits)):

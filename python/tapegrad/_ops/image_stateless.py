@@ -4,16 +4,14 @@ read at every call of a tf.function). Gradients reach the image as through the d
 import numpy as np
 
 from tapegrad import dtypes
-from tapegrad._creation import range as _range
 from tapegrad._ops._image_common import as_image, check_channels, check_rank, static_sizes
-from tapegrad._ops.array import gather, reshape, reverse
-from tapegrad._ops.elementwise import floormod, where
+from tapegrad._ops.array import reshape, reverse
+from tapegrad._ops.elementwise import where
 from tapegrad._ops.image_color import adjust_brightness, adjust_contrast
 from tapegrad._ops.image_hsv import adjust_hue, adjust_saturation
-from tapegrad._ops.image_random import _check_range, _crop_size, _float
+from tapegrad._ops.image_random import _check_range, _crop_at, _crop_size, _float
 from tapegrad._ops._random_host import Stateless
 from tapegrad._ops import _random_dists as dists
-from tapegrad._tensor import constant
 from tapegrad import errors
 
 __all__ = ["stateless_random_flip_left_right", "stateless_random_flip_up_down", "stateless_random_brightness",
@@ -95,9 +93,4 @@ def stateless_random_crop(value, size, seed, name=None):
     limits = [d - s + 1 for s, d in zip(size, shape)]
     # one int32 draw per dimension, reduced modulo the number of possible offsets along it
     draws = dists.uniform(Stateless(seed, fn), fn, [len(shape)], 0, np.iinfo(np.int32).max, dtypes.int32)
-    offsets = floormod(draws, constant(np.array(limits, dtype=np.int32)))
-    out = value
-    for axis, (s, limit) in enumerate(zip(size, limits)):
-        if limit > 1:
-            out = gather(out, offsets[axis] + _range(s), axis=axis)
-    return out
+    return _crop_at(value, size, limits, draws)
