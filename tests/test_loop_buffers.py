@@ -155,3 +155,26 @@ def test_a_slice_of_a_size_that_varies_is_refused_not_frozen():
     # map_fn's outputs follow elems' shape, not a value: slicing them is fine
     m = tf.function(lambda x: tf.map_fn(lambda r: r * 2.0, x)[1:])
     np.testing.assert_allclose(m(tf.constant([1.0, 2.0, 3.0])).numpy(), [4.0, 6.0])
+
+
+_set_row = tf._core.op("SetRow")
+_resize_rows = tf._core.op("ResizeRows")
+_B = tf.zeros([3, 2])
+
+
+@pytest.mark.parametrize("call,match", [
+    (lambda: _set_row(tf.constant(1.0), tf.constant(0), tf.constant(1.0)), "buffer must have rank >= 1"),
+    (lambda: _set_row(_B, tf.constant(0.5), tf.zeros([2])), "index must be an integer scalar"),
+    (lambda: _set_row(_B, tf.constant([0, 1]), tf.zeros([2])), "index must be an integer scalar"),
+    (lambda: _set_row(_B, tf.constant(0), tf.zeros([2], tf.float64)), "the dtypes differ"),
+    (lambda: _set_row(_B, tf.constant(0), tf.zeros([3])), "does not have the row shape"),
+    (lambda: _set_row(_B, tf.constant(-1), tf.zeros([2])), "index -1 is out of range"),
+    (lambda: _set_row(_B, tf.constant(-1), tf.zeros([2]), grow=True), "index -1 is out of range"),
+    (lambda: _resize_rows(_B, tf.constant(-2)), "n must be >= 0"),
+    (lambda: _resize_rows(_B, tf.constant(2.0)), "n must be an integer scalar"),
+    (lambda: _resize_rows(_B, tf.constant(1.0), like=True), "like must have rank >= 1"),
+], ids=["scalar_buffer", "float_index", "vector_index", "dtype", "row_shape", "negative", "negative_grow",
+        "negative_n", "float_n", "scalar_like"])
+def test_bad_rows_inputs_raise_naming_the_op(call, match):
+    with pytest.raises(tf.errors.InvalidArgumentError, match=match):
+        call()

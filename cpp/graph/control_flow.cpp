@@ -116,16 +116,18 @@ Tensors execute_while(const ControlFlow& f, const Tensors& x, bool eager) {
   Tensors args(x.begin(), x.begin() + (long)(nv + ncap));
   std::vector<Tensors> history(f.keep_history ? nv : 0);
   int64_t step = 0;
+  Tensors given;  // the body's arguments, which it takes over
   for (; step < limit; ++step) {
     if (!truth(run_sub(*f.first, args, eager)[0], "While")) break;
     for (size_t k = 0; k < history.size(); ++k)
       if (f.history_read[k]) history[k].push_back(args[k]);
     // The body takes the loop variables over (Note [Donated loop variables] in executor.cpp);
     // the captures stay for the next iteration.
-    Tensors given(args.size());
+    given.resize(args.size());  // (one vector for every iteration)
     for (size_t k = 0; k < args.size(); ++k) given[k] = k < nv ? std::move(args[k]) : args[k];
     const bool eager_body = eager && needs_eager(*f.second, given);
-    Tensors next = run_graph_donating(*f.second, std::move(given), eager_body);
+    Tensors next = run_graph_donating(*f.second, given, eager_body);
+    for (size_t k = 0; k < nv; ++k) given[k].reset();  // this iteration's values go now, not at the next
     for (size_t k = 0; k < nv; ++k) {
       const OutMeta& m = f.out_meta[k];
       bool fits = next[k]->dtype == m.dtype && next[k]->shape.size() == m.shape.size();

@@ -226,7 +226,7 @@ static Tensors run_nodes(const Graph& g, const Tensors& args, Tensors* owned, bo
 
 Tensors run_graph(const Graph& g, const Tensors& args, bool eager) { return run_nodes(g, args, nullptr, eager); }
 
-Tensors run_graph_donating(const Graph& g, Tensors args, bool eager) {
+Tensors run_graph_donating(const Graph& g, Tensors& args, bool eager) {
   return run_nodes(g, args, eager ? nullptr : &args, eager);
 }
 

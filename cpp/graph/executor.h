@@ -10,8 +10,8 @@ namespace tg::graph {
 // exactly as if the traced Python had run (gradients through a Function, nested Functions).
 Tensors run_graph(const Graph& g, const Tensors& args, bool eager);
 // The same, taking the arguments over: an argument nothing else holds may become an op's output
-// buffer (Note [Donated loop variables] in executor.cpp).
-Tensors run_graph_donating(const Graph& g, Tensors args, bool eager);
+// buffer (Note [Donated loop variables] in executor.cpp); args' entries may be reset.
+Tensors run_graph_donating(const Graph& g, Tensors& args, bool eager);
 // How many times an op wrote its output into a donated input with OpDef::in_place (for tests).
 int64_t in_place_writes();
 
