@@ -272,8 +272,8 @@ def test_range_over_a_traced_count_never_replays_the_first_count():
         except tf.errors.OperatorNotAllowedInGraphError:
             results.append(None)  # refused until graph loops exist; never a wrong number
     assert results in ([3, 10], [None, None])
-    g = tf.function(total, autograph=False)
-    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="tf.range's limit"):
+    g = tf.function(total, autograph=False)  # a Python loop over a range whose length is computed
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over a tf.Tensor whose length"):
         g(tf.constant(3))
 
 

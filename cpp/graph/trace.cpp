@@ -157,6 +157,8 @@ void Tracer::record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, co
     // (Note [Sizes in traced rules], mode 2); the trace's caller restores the mode when it ends.
     set_sizes_at_run_time(2);
   }
+  // A scalar, and the shape of a tensor (its length is the rank), have one size at every call.
+  if (varies && (out->ndim() == 0 || op.name == "Shape")) varies = false;
   n.name = unique_name(base_name(op));
   const bool dynamic = n.dynamic;
   const int i = node_of[out->id] = add_node(g, std::move(n));

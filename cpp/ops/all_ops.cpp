@@ -21,6 +21,7 @@ void register_matrix_ops();
 void register_svd_ops();
 void register_rows_ops();
 void register_set_ops();
+void register_sized_by_values_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -43,6 +44,7 @@ void register_all_ops() {
   register_svd_ops();
   register_rows_ops();
   register_set_ops();
+  register_sized_by_values_ops();
 }
 
 }  // namespace tg

@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "engine/forward.h"
 #include "engine/math.h"
+#include "engine/observer.h"
 #include "kernels/copy.h"
 
 namespace tg {
@@ -222,7 +223,10 @@ Tensors gather_grad(GradCtx& ctx) {
       dispatch_dtype(idx->dtype, [&](auto v) { offsets->data_as<decltype(v)>()[b] = (decltype(v))(b * geo.N); return 0; });
     ids = idx + offsets;
   }
-  Tensor s = call("UnsortedSegmentSum", {data, ids}, Attrs().set("num_segments", geo.B * geo.N));
+  // In a trace whose sizes vary with values, the gathered axis's length is read at run time (bd = 0).
+  Tensor s = sizes_vary_with_values() && bd == 0
+                 ? call("UnsortedSegmentSumLike", {data, ids, params}, Attrs().set("axis", (int64_t)geo.axis))
+                 : call("UnsortedSegmentSum", {data, ids}, Attrs().set("num_segments", geo.B * geo.N));
   if (bd > 0) {  // [B*N, pre, post] -> [batch, N, pre, post]
     Shape sh(params->shape.begin(), params->shape.begin() + bd);
     sh.push_back(geo.N);
@@ -295,6 +299,15 @@ Tensor segment_fold(const OpDef& op, const Tensors& x, const OutMeta& m, Init in
 
 Tensor segment_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
   return segment_fold(op, x, m, [](auto zero) { return zero; }, [](auto acc, auto value) { return acc + value; });
+}
+
+// UnsortedSegmentSumLike(data, ids, like; axis): as UnsortedSegmentSum with num_segments read from
+// like's run-time shape (like.shape[axis]; its values are not read). GatherV2's gradient in a trace
+// whose sizes vary with values, where the gathered axis's traced length may change from call to call.
+OutMeta segment_like_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  const int64_t axis = a.i("axis", 0);
+  if (axis < 0 || axis >= x[2]->ndim()) throw InvalidArgument(cat(op.name, ": axis ", axis, " is out of range for ", meta_str(x[2])));
+  return segment_infer(op, {x[0], x[1]}, Attrs().set("num_segments", x[2]->shape[(size_t)axis]));
 }
 
 // ---- UnsortedSegmentMax / Min: as the sum, with TF's values for an empty segment (the lowest or
@@ -405,6 +418,11 @@ void register_index_ops() {
   def_op("UnsortedSegmentSum").inputs(2).shape(segment_infer).forward(segment_kernel)
       .gradient([](GradCtx& ctx) -> Tensors { return {segment_rows(ctx.g, ctx.x[1]), nullptr}; })
       .jvp(linear_jvp("UnsortedSegmentSum"));
+  def_op("UnsortedSegmentSumLike").inputs(3).shape(segment_like_infer).forward(segment_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors { return {segment_rows(ctx.g, ctx.x[1]), nullptr, nullptr}; })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) -> Tensor {
+        return tx[0] ? call("UnsortedSegmentSumLike", {tx[0], x[1], x[2]}, a) : nullptr;
+      });
   def_op("UnsortedSegmentMax").inputs(2).shape(segment_infer).forward(segment_extreme_kernel<true>)
       .gradient(segment_extreme_grad);
   def_op("UnsortedSegmentMin").inputs(2).shape(segment_infer).forward(segment_extreme_kernel<false>)

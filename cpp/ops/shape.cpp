@@ -3,10 +3,14 @@
 #include "core/error.h"
 #include "engine/forward.h"
 #include "engine/math.h"
+#include "engine/observer.h"
 #include "kernels/copy.h"
 #include <limits>
 
 namespace tg {
+
+// In sized_by_values.cpp: ConcatV2's gradient in a trace whose sizes vary with values.
+Tensors concat_grad_at_run_time(const Tensor& g, const Tensors& pieces, int64_t axis, const std::vector<bool>& needs);
 
 namespace {
 
@@ -264,6 +268,7 @@ Tensor concat_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const Ou
 // d concat / d x_i: the slice of g that x_i filled.
 Tensors concat_grad(GradCtx& ctx) {
   const int axis = normalize_axis(ctx.attrs.i("axis"), ctx.g->ndim(), "ConcatV2");
+  if (sizes_vary_with_values() && !ctx.batch) return concat_grad_at_run_time(ctx.g, ctx.x, axis, ctx.needs_grad);
   Tensors r(ctx.x.size());
   std::vector<int64_t> begin(ctx.g->ndim(), 0);
   for (size_t i = 0; i < ctx.x.size(); ++i) {
@@ -350,7 +355,10 @@ Tensors tile_grad(GradCtx& ctx) {
 
 void register_shape_ops() {
   def_op("Reshape").shape(reshape_infer).forward(view_kernel).batched()
-      .gradient([](GradCtx& ctx) -> Tensors { return {reshape(ctx.g, traced_shape(batched_shape(ctx, ctx.x[0]->shape)))}; })
+      .gradient([](GradCtx& ctx) -> Tensors {
+        if (sizes_vary_with_values() && !ctx.batch) return {call("ReshapeLike", {ctx.g, ctx.x[0]})};  // (see there)
+        return {reshape(ctx.g, traced_shape(batched_shape(ctx, ctx.x[0]->shape)))};
+      })
       .jvp(linear_jvp("Reshape"));
   def_op("Cast").shape(cast_infer).forward(cast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // float -> float only

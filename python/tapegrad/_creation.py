@@ -12,17 +12,22 @@ import numpy as np
 
 from tapegrad import _core, dtypes, errors
 from tapegrad._string_tensor import string_constant
-from tapegrad._tensor import Tensor, _item, convert_to_tensor
+from tapegrad._tensor import Tensor, _item, cast as _cast, convert_to_tensor
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace"]
 
 _INT64_MAX = 2 ** 63 - 1
+_fill = _core.op("Fill")    # these two read their result's shape from values (cpp/ops/sized_by_values.cpp)
+_range_op = _core.op("Range")
 _TF_TYPE = {"float32": "float", "float64": "double"}  # TF's names in an OOM message
 
 
 def fill(dims, value, name=None):
-    shape = _dims(dims, "Fill", "dims")
     v = _tensor_arg(value, "Fill", "value", strings=True)
+    computed = _computed_dims(dims, "Fill", "dims")
+    if computed is not None and v.dtype is not dtypes.string:
+        return _fill(computed, v)
+    shape = _dims(dims, "Fill", "dims")
     if v._shape:
         raise errors.InvalidArgumentError(f"Fill: value must be a scalar, got shape {tuple(v._shape)}")
     if v.dtype is dtypes.string:
@@ -40,11 +45,45 @@ def fill(dims, value, name=None):
 def zeros(shape, dtype=dtypes.float32, name=None):
     if dtype is dtypes.string or dtype == "string":  # empty strings, as TF
         return string_constant(b"", _dims(shape, "zeros", "shape"))
-    return _named("Fill", _core.fill, _dims(shape, "zeros", "shape"), 0.0, _dtype("zeros", dtype).code)
+    return _filled(shape, 0.0, dtype, "zeros")
 
 
 def ones(shape, dtype=dtypes.float32, name=None):
-    return _named("Fill", _core.fill, _dims(shape, "ones", "shape"), 1.0, _dtype("ones", dtype).code)
+    return _filled(shape, 1.0, dtype, "ones")
+
+
+def _filled(shape, value, dtype, fn):
+    dt = _dtype(fn, dtype)
+    computed = _computed_dims(shape, fn, "shape")
+    if computed is not None:
+        return _fill(computed, _core.fill([], value, dt.code))
+    return _named("Fill", _core.fill, _dims(shape, fn, "shape"), value, dt.code)
+
+
+def _computed_dims(shape, op, arg):
+    """A shape computed inside a tf.function (a traced tensor, or a list holding one) as the int tensor a
+    Fill node reads at every call; None for a shape whose value is known while tracing."""
+    def computed(d):
+        return isinstance(d, Tensor) and (_core._is_traced(d) or d._is_variable)
+
+    if not _core._tracing():
+        return None
+    if isinstance(shape, Tensor):
+        if not computed(shape):
+            return None
+        if not shape.dtype.is_integer:
+            raise TypeError(f"{op}: {arg} must be an int32 or int64 tensor, got {shape.dtype.name}")
+        return shape
+    if not isinstance(shape, (list, tuple)) or not any(computed(d) for d in shape):
+        return None
+    from tapegrad._ops.array import concat, reshape
+    parts = []
+    for d in shape:
+        t = _tensor_arg(d, op, arg)
+        if not t.dtype.is_integer or t._shape:
+            raise TypeError(f"{op}: each dimension of {arg} must be an int or a scalar int tensor, got {t!r}")
+        parts.append(reshape(_cast(t, dtypes.int64), [1]))
+    return concat(parts, 0)
 
 
 def _run_time_like(t, value, dt):
@@ -85,11 +124,33 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -- TF's name
     if limit is None:
         start, limit = 0, start
+    if any(isinstance(v, Tensor) for v in (start, limit, delta)):
+        return _range_of_tensors(start, limit, delta, dtype)
     vals = [_bound(v, arg) for v, arg in zip((start, limit, delta), ("start", "limit", "delta"))]
     dt = _dtype("Range", dtype) if dtype is not None else dtypes.float32 if any(isinstance(v, float) for v in vals) \
         else dtypes.int32 if all(-2 ** 31 <= v < 2 ** 31 for v in vals) else dtypes.int64  # as TF converts the bounds
     n = _range_size(*vals)
     return _numpy("Range", [n], dt, lambda: np.arange(*vals, dtype=dt.as_numpy_dtype))
+
+
+_RANGE_DTYPES = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)  # TF's order of promotion
+
+
+def _range_of_tensors(start, limit, delta, dtype):
+    """range with a tensor bound: one Range node, whose length a tf.function reads at every call. The
+    bounds take dtype, else the widest of theirs (Python ints are int32, floats float32), as TF."""
+    bounds = []
+    for v, arg in zip((start, limit, delta), ("start", "limit", "delta")):
+        if v is None:
+            raise ValueError(f"Range: {arg} is None; expected a number")
+        t = _tensor_arg(v, "Range", arg)
+        if t.dtype not in _RANGE_DTYPES:
+            raise TypeError(f"Range: {arg} must be a number, got a tensor of {t.dtype.name}")
+        bounds.append(t)
+    dt = _dtype("Range", dtype) if dtype is not None else max((t.dtype for t in bounds), key=_RANGE_DTYPES.index)
+    if dt not in _RANGE_DTYPES:
+        raise TypeError(f"Range: dtype must be int32, int64, float32 or float64, got {dt.name}")
+    return _range_op(*[t if t.dtype == dt else _cast(t, dt) for t in bounds])
 
 
 def linspace(start, stop, num, name=None, axis=0):

@@ -120,6 +120,11 @@ def _format(self, spec):
 def _iter(self):
     if not self._shape:
         raise TypeError("iterating over a 0-d tensor is not allowed")
+    if _core._tracing() and _core._size_varies(self):  # the loop would run the traced count at every call
+        raise errors.OperatorNotAllowedInGraphError(
+            f"Iterating over a tf.Tensor whose length changes from call to call (traced shape {tuple(self._shape)}, "
+            "from an op such as tf.range with a computed limit, tf.unique or tf.where) is not allowed in a "
+            "tf.function: use autograph (the default), tf.while_loop or tf.map_fn")
     return (self[i] for i in range(self._shape[0]))
 
 

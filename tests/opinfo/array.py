@@ -205,8 +205,6 @@ rows = [
                                              SampleInput([uniform(rng, (2, 3), dt), 2, -1])]),
     OpInfo("stack", lambda *xs, axis: tf.stack(xs, axis), lambda *xs, axis: np.stack(xs, axis), samples=_stack_samples,
            op=None),
-    OpInfo("reverse", tf.reverse, lambda x, axis: np.flip(x, axis), op=None,
-           samples=lambda rng, dt: [SampleInput([uniform(rng, (2, 3, 2), dt), a]) for a in ([0], [1, -1], [])]),
     OpInfo("slice", tf.slice, lambda x, b, s: x[tuple(slice(i, None if n == -1 else i + n) for i, n in zip(b, s))],
            op=None, samples=lambda rng, dt: [SampleInput([uniform(rng, (3, 4), dt), [1, 0], [2, -1]])]),
     OpInfo("MirrorPad", tf.pad, lambda x, p, mode: np.pad(x, p, mode.lower()), samples=_mirror_samples, op=None),

@@ -3,9 +3,9 @@ import builtins
 
 import numpy as np
 
-from tapegrad import _core, dtypes
+from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg, public_op
-from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._tensor import Tensor, cast, constant, convert_to_tensor
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concat", "stack", "unstack",
            "split", "tile", "gather", "one_hot", "pad", "slice", "strided_slice", "reverse", "boolean_mask",
@@ -20,6 +20,11 @@ _concat = _core.op("ConcatV2")
 _pad = _core.op("Pad")
 _tile = _core.op("Tile")
 _gather = _core.op("GatherV2")
+_reverse = _core.op("ReverseV2")
+_expand_dims = _core.op("ExpandDims")
+_squeeze = _core.op("Squeeze")
+_select = _core.op("Select")
+_where_true = _core.op("Where")
 _one_hot = _core.op("OneHot")
 _segment_sum = _core.op("UnsortedSegmentSum")
 
@@ -61,7 +66,10 @@ def expand_dims(input, axis, name=None):
     axis = convert_arg(axis, "int", "expand_dims", "axis")
     if not -len(s) - 1 <= axis <= len(s):
         raise _InvalidArgument(f"ExpandDims: axis {axis} is out of range for a tensor of rank {len(s)}")
-    s.insert(axis if axis >= 0 else len(s) + 1 + axis, 1)
+    at = axis if axis >= 0 else len(s) + 1 + axis
+    if _core._tracing() and _core._size_varies(t):  # no size named: the shape is t's at every call
+        return _expand_dims(t, axis=at)
+    s.insert(at, 1)
     return _reshape(t, shape=s)
 
 
@@ -78,6 +86,8 @@ def squeeze(input, axis=None, name=None):
             if not 0 <= a < len(s) or s[a] != 1:
                 raise _InvalidArgument(f"Squeeze: cannot squeeze axis {a} of shape {tuple(s)}")
         keep = [d for i, d in enumerate(s) if i not in axes]
+    if _core._tracing() and _core._size_varies(t):  # no size named: the shape is t's at every call
+        return _squeeze(t, axis=sorted(axes) if axis else [i for i, d in enumerate(s) if d == 1])
     return _reshape(t, shape=keep)
 
 
@@ -132,6 +142,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     """Splits a tensor into a list of tensors along ``axis``, removing it."""
     x = convert_to_tensor(value)
     axis = _axis(axis, x.ndim, "unstack", "Unpack")
+    _refuse_varying(x, "unstack", "its number of results would be the traced size")
     n = x._shape[axis]
     if num is not None and convert_arg(num, "int", "unstack", "num") != n:
         raise _InvalidArgument(f"Unpack: num={num} does not match dimension {axis} of shape {tuple(x._shape)}")
@@ -143,6 +154,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Splits into ``num_or_size_splits`` equal pieces, or pieces of the listed sizes (one may be -1)."""
     x = convert_to_tensor(value)
     axis = _axis(axis, x.ndim, "split", "Split")
+    _refuse_varying(x, "split", "its pieces would keep the traced sizes")
     n = x._shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)) or (
             isinstance(num_or_size_splits, Tensor) and num_or_size_splits.ndim == 0):
@@ -163,6 +175,16 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
         out.append(_slice_along(x, axis, at, at + s))
         at += s
     return out
+
+
+def _refuse_varying(x, fn, why):
+    """Refuses a tensor whose sizes change from call to call of the tf.function being traced (it comes
+    from a value-shaped op such as tf.unique or tf.boolean_mask) where the traced sizes would be kept."""
+    if _core._tracing() and _core._size_varies(x):
+        raise errors.UnimplementedError(
+            f"tf.function: {fn} of a tensor ({x.dtype.name}, traced shape {tuple(x._shape)}) whose size changes from "
+            f"call to call (it comes from an op such as tf.unique, tf.where or tf.boolean_mask): {why}. Use "
+            "tf.gather or tf.boolean_mask with computed indices or masks instead.")
 
 
 def tile(input, multiples, name=None):
@@ -189,8 +211,28 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
     dt = convert_arg(dtype, "dtype", "one_hot", "dtype")
     on = 1 if on_value is None else convert_to_tensor(on_value)._item()
     off = 0 if off_value is None else convert_to_tensor(off_value)._item()
+    if isinstance(depth, Tensor) and _core._tracing() and _core._is_traced(depth):
+        return _one_hot_computed_depth(convert_to_tensor(indices), depth, on, off, axis, dt)
     return _one_hot(convert_to_tensor(indices), depth=convert_arg(depth, "int", "one_hot", "depth"), on_value=float(on), off_value=float(off),
                     axis=-1 if axis is None else convert_arg(axis, "int", "one_hot", "axis"), dtype=dt.code)
+
+
+def _one_hot_computed_depth(indices, depth, on, off, axis, dt):
+    """one_hot with a depth computed inside the tf.function: the indices compared with range(depth),
+    whose length is read at every call (OneHot takes its depth while tracing)."""
+    from tapegrad._creation import range as range_
+    from tapegrad._ops.elementwise import equal
+    if not indices.dtype.is_integer or not depth.dtype.is_integer or depth._shape:
+        raise _InvalidArgument(f"OneHot: indices and depth must be integers and depth a scalar, got {indices!r} "
+                               f"and {depth!r}")
+    at = indices.ndim if axis is None or axis == -1 else convert_arg(axis, "int", "one_hot", "axis")
+    if not 0 <= at <= indices.ndim:
+        raise _InvalidArgument(f"OneHot: axis {axis} is out of range for indices of rank {indices.ndim}")
+    along = [1] * (indices.ndim + 1)
+    along[at] = -1
+    positions = reshape(range_(cast(depth, indices.dtype)), along)
+    hit = equal(expand_dims(indices, at), positions)
+    return _select(hit, constant(on, dt), constant(off, dt))
 
 
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
@@ -255,23 +297,24 @@ def strided_slice(input_, begin, end, strides=None, name=None):
 
 
 def reverse(tensor, axis, name=None):
-    """Reverses the listed axes (a strided slice with stride -1)."""
+    """Reverses the listed axes."""
     x = convert_to_tensor(tensor)
     axes = [_axis(a, x.ndim, "reverse", "ReverseV2") for a in convert_arg(axis, "ints", "reverse", "axis")]
     if len(set(axes)) != len(axes):
         raise _InvalidArgument(f"ReverseV2: axis {axes} lists an axis twice")
-    key = [builtins.slice(None, None, -1) if d in axes else builtins.slice(None) for d in range(x.ndim)]
-    return x[tuple(key)]
+    return _reverse(x, axis=axes)
 
 
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The entries of ``tensor`` where ``mask`` is True; ``mask`` covers dimensions axis..axis+mask.ndim."""
     x = convert_to_tensor(tensor)
-    m = np.asarray(mask.numpy() if isinstance(mask, Tensor) else mask)
+    m = mask if isinstance(mask, Tensor) else convert_to_tensor(np.asarray(mask))
     axis = 0 if axis is None else _axis(axis, x.ndim, "boolean_mask", "BooleanMask")
-    k, s = m.ndim, list(x._shape)
-    if m.dtype != np.bool_ or k == 0 or tuple(s[axis:axis + k]) != m.shape:
-        raise _InvalidArgument(f"BooleanMask: mask of {m.dtype}{m.shape} does not match dimensions {axis}.."
+    k, s, ms = m.ndim, list(x._shape), tuple(m._shape)
+    if m.dtype != dtypes.bool or k == 0 or tuple(s[axis:axis + k]) != ms:
+        raise _InvalidArgument(f"BooleanMask: mask of {m.dtype.name}{ms} does not match dimensions {axis}.."
                                f"{axis + k - 1} of shape {tuple(s)}")
-    flat = reshape(x, s[:axis] + [-1 if m.size else 0] + s[axis + k:]) if k != 1 else x
-    return _gather(flat, convert_to_tensor(np.flatnonzero(m).astype(np.int64)), axis=axis)
+    flat = reshape(x, s[:axis] + [-1 if m._size else 0] + s[axis + k:]) if k != 1 else x
+    # the positions of the true entries, read at every call inside a tf.function (Where is value-shaped)
+    positions = _where_true(m if k == 1 else _reshape(m, shape=[-1]))
+    return _gather(flat, _reshape(positions, shape=[-1]), axis=axis)

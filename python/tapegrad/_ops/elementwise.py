@@ -1,6 +1,4 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
-import numpy as np
-
 from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import binary, convert_arg, export, public_op, unary
 from tapegrad._tensor import Tensor, cast, convert_to_tensor
@@ -39,6 +37,7 @@ polygamma = public_op("Polygamma", "polygamma", "a, x",
 xlogy = binary("Xlogy", "xlogy", "xlogy(x, y, name=None): x * log(y), 0 where x == 0 (even for a NaN y).")
 xdivy = binary("Xdivy", "xdivy", "xdivy(x, y, name=None): x / y, 0 where x == 0 (even for a NaN y).")
 _select = _core.op("Select")
+_where_true = _core.op("Where")  # value-shaped: its length is read at every call of a tf.function
 
 
 def _operands(x, y, fn):
@@ -83,8 +82,7 @@ def realdiv(x, y, name=None):
 def where(condition, x=None, y=None, name=None):
     """Picks x where condition is true, else y (all three broadcast)."""
     if x is None and y is None:  # the int64 [true entries, rank] indices of the true (non-zero) entries
-        c = convert_arg(condition, "tensor", "where", "condition")
-        return convert_to_tensor(np.argwhere(c.numpy()).astype(np.int64))
+        return _where_true(convert_arg(condition, "tensor", "where", "condition"))
     if x is None or y is None:
         raise ValueError("where: x and y must both be given")
     c = convert_to_tensor(condition, dtype=dtypes.bool)

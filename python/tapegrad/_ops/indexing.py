@@ -10,6 +10,7 @@ import numpy as np
 from tapegrad import _core
 from tapegrad._ops.array import _InvalidArgument, _gather, _reshape, _strided_slice, boolean_mask, gather
 from tapegrad._ops.elementwise import floormod
+from tapegrad._ops.indexing_run_time import getitem_at_run_time
 from tapegrad._tensor import Tensor, convert_to_tensor
 from tapegrad._trace_context import note_frozen_size
 from tapegrad.errors import UnimplementedError as _Unimplemented
@@ -20,6 +21,11 @@ _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), s
 
 def _getitem(self, key):
     """x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list)."""
+    if _core._tracing() and _core._size_varies(self):  # Note in indexing_run_time.py
+        y = getitem_at_run_time(self, key)
+        if y is None:
+            _refuse_size_relative(self, key)
+        return y
     if type(key) is int and self._shape:  # fast path: x[i], as in iteration
         shape = list(self._shape)
         n = shape[0]
@@ -34,11 +40,6 @@ def _getitem(self, key):
         return boolean_mask(self, key)
     if isinstance(key, Tensor) and _traced(key) and key.ndim == 0 and key.dtype.is_integer and self._shape:
         return gather(self, floormod(key, self._shape[0]))  # x[i] for a traced i: read at run time
-    if _core._tracing() and _core._size_varies(self):
-        y = _getitem_leading_kept(self, key)
-        if y is not None:
-            return y
-        _refuse_size_relative(self, key)
     # A list key is a sequence of indices, as in TF (x[[0, 1]] is x[0, 1], not NumPy's gather);
     # an index list inside a tuple (x[[0, 1], :], x[:, [2, 0]]) gathers.
     key = tuple(key) if isinstance(key, (tuple, list)) else (key,)
@@ -99,54 +100,13 @@ def _getitem(self, key):
     return y
 
 
-def _getitem_leading_kept(x, key):
-    """x[:, ..., i, ...] for a traced x whose size varies from call to call (computed from tf.unique's
-    result, say; Note [Value-shaped ops]): a StridedSlice would keep the traced size of the leading
-    axis, so only the other axes are indexed, by gathers. None for any other key (x[0], a partial
-    slice, a new axis, an index list): the StridedSlice below then holds the traced sizes."""
-    key = tuple(key) if isinstance(key, (tuple, list)) else (key,)
-    if sum(k is Ellipsis for k in key) > 1 or len(key) - (Ellipsis in key) > x.ndim:
-        return None
-    at = key.index(Ellipsis) if Ellipsis in key else len(key)
-    axes = list(key[:at]) + [builtins.slice(None)] * (x.ndim - len(key) + (Ellipsis in key)) + list(key[at + 1:])
-    full = builtins.slice(None)
-    if not axes or axes[0] != full or any(k != full and not _plain_int(k) for k in axes):
-        return None
-    y, d = x, 0
-    for k in axes:
-        if k == full:
-            d += 1
-            continue
-        n = y._shape[d]
-        if not -n <= k < n:
-            raise _InvalidArgument(f"StridedSlice: index {k} is out of range for dimension {d} of shape "
-                                   f"{tuple(y._shape)}")
-        y = _gather(y, convert_to_tensor(np.int32(k % n)), axis=d)
-    return y
-
-
 def _refuse_size_relative(x, key):
-    """A key whose meaning depends on x's size (a negative index, a slice to the end or clamped to
-    the size, a new axis, an ellipsis) would be resolved against the traced size and keep it at every
-    call: refused (x[0], x[2], x[:3], x[2, :] read no size of the varying leading axis and are kept)."""
-    key = tuple(key) if isinstance(key, (tuple, list)) else (key,)
-
-    def fixed(k, d):  # reads no varying size: an index >= 0, a slice not clamped to the size, ':' past axis 0
-        if k == builtins.slice(None) and d > 0 or _plain_int(k) and k >= 0:
-            return True
-        return (isinstance(k, builtins.slice) and k.step in (None, 1) and _plain_int(k.stop) and
-                (k.start is None or _plain_int(k.start) and k.start >= 0) and 0 <= k.stop <= x._shape[d])
-
-    if Ellipsis not in key and len(key) <= x.ndim and all(fixed(k, d) for d, k in enumerate(key)):
-        return
+    """Refuses a key getitem_at_run_time cannot resolve at run time (an index list or mask) on a tensor
+    whose size varies between calls: a StridedSlice would keep the traced size."""
     raise _Unimplemented(f"tf.function: the key {key!r} indexes a tensor ({x.dtype.name}, traced shape "
                          f"{tuple(x._shape)}) whose size changes from call to call (it comes from an op such as "
-                         "tf.unique or a growing TensorArray); a slice or negative index would keep the traced "
-                         "size. Use tf.gather with computed indices, or non-negative indices and ':'.")
-
-
-def _plain_int(k):
-    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+                         "tf.unique or a growing TensorArray); index lists and masks would keep the traced size. "
+                         "Use tf.gather or tf.boolean_mask.")
 
 
 def _check_adjacent(key):

@@ -16,7 +16,8 @@ import numpy as np
 
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import _gather, _reshape, _segment_sum
+from tapegrad._creation import zeros_like
+from tapegrad._ops.array import _gather, _refuse_varying, _reshape, _segment_sum
 from tapegrad._ops.elementwise import greater_equal, less, logical_not, logical_or, not_equal, where
 from tapegrad._ops.reduction import reduce_any, reduce_sum
 from tapegrad._tensor import Tensor, cast, constant
@@ -99,7 +100,12 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     batch, dims, rest, inner = pshape[:b], pshape[b:b + k], pshape[b + k:], ishape[b:-1]
     nb, per_batch, m = math.prod(batch), math.prod(dims), math.prod(inner)
     out_shape = batch + inner + rest
-    rows = _reshape(idx, shape=[nb, m, k])
+    if _core._tracing() and _core._size_varies(idx) and not b and len(inner) == 1:
+        m, out_shape = -1, [-1] + rest  # index rows whose number changes from call to call (tf.where's)
+    elif _core._tracing():
+        _refuse_varying(idx, "gather_nd", "only a list of index rows (batch_dims=0) may vary in length")
+        _refuse_varying(params, "gather_nd", "the offsets of the index rows would keep the traced sizes")
+    rows = _reshape(idx, shape=[-1, k] if m == -1 else [nb, m, k])  # (a varying length leads: traced_shape)
     offset, bad = _offsets(rows, dims)
     if nb > 1:  # batch j reads rows j * per_batch ... of the flattened params
         dt = dtypes.int64 if nb * per_batch >= _INT32_LIMIT else offset.dtype
@@ -110,13 +116,15 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
         if nb * per_batch * m == 0:  # nothing to read: every row is bad, or there are none
             return constant(np.zeros(out_shape, params.dtype.as_numpy_dtype))
         picked = _gather(flat, _replace_bad(offset, bad, 0), axis=0)
-        mask = _reshape(bad, shape=[nb, m] + [1] * len(rest))
-        return _reshape(where(mask, _zeros_of(picked), picked), shape=out_shape)
+        mask = _reshape(bad, shape=([-1] if m == -1 else [nb, m]) + [1] * len(rest))
+        zeros = zeros_like(picked) if m == -1 else _zeros_of(picked)  # (neither connected to picked)
+        picked = where(mask, zeros, picked)
+        return picked if m == -1 else _reshape(picked, shape=out_shape)
     try:
         picked = _gather(flat, _replace_bad(offset, bad, nb * per_batch), axis=0)
     except _InvalidArgument as err:
         raise _out_of_range("gather_nd", rows, bad, f"params of shape {tuple(pshape)}", err) from None
-    return _reshape(picked, shape=out_shape)
+    return picked if m == -1 else _reshape(picked, shape=out_shape)  # (rows [m, k] give out_shape)
 
 
 def _zeros_of(x):

@@ -6,10 +6,10 @@ input's element_spec (tf.function's get_concrete_function; None dimensions trace
 that the graph is checked to serve every size), and each element then runs the cached graph in C++.
 The traced wrapper takes and returns flat tuples of tensors (Note [Flat elements]); while tracing it
 records what the user function returned, which gives the output's element_spec: dimensions that
-differ between the traces are None. A function the graph cannot hold (a shape computed from a
-tensor's value, as in ``tf.fill([n], n)``) raises OperatorNotAllowedInGraphError while tracing;
-it then runs eagerly per element, and its element_spec comes from two eager calls, on an element
-of zeros and one of ones.
+differ between the traces are None, and so is every dimension of an output whose sizes follow
+the values (``tf.fill([n], n)``, ``tf.boolean_mask``: Note [Value-shaped ops]). A function the graph
+cannot hold raises OperatorNotAllowedInGraphError while tracing; it then runs eagerly per element,
+and its element_spec comes from two eager calls, on an element of zeros and one of ones.
 
 Note [String elements]
 String tensors live in Python (tapegrad._string_tensor), never in a graph, so a function of string
@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 
-from tapegrad import dtypes, errors
+from tapegrad import _core, dtypes, errors
 from tapegrad._function import function
 from tapegrad._string_tensor import StringTensor
 from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
@@ -52,10 +52,13 @@ def _as_tensor(value, op):
                         f"{e}") from None
 
 
-def _spec_of(value):
+def _spec_of(value, varies=False):
+    """The spec of what the function returned; a tensor whose sizes follow values (after tf.unique,
+    tf.where, tf.fill([n], n): Note [Value-shaped ops]) has every dimension unknown, since the trace
+    does not tell which of them vary."""
     if isinstance(value, Dataset):
         return st.DatasetSpec(value.element_spec)
-    return TensorSpec(tuple(value.shape), value.dtype)
+    return TensorSpec([None] * value.ndim if varies else tuple(value.shape), value.dtype)
 
 
 def _merged(a, b):
@@ -91,7 +94,9 @@ class _TracedElementFunction:
             result = st.map_structure(lambda v: _as_tensor(v, op), _call(func, pack(flat), structure), lists_nest=True)
             outputs = st.flatten(result)
             if recording[0]:  # the traces and sample calls only: an eager function runs per element
-                self._traces.append((result, [_spec_of(t) for t in outputs], elements.output_pixel_types(outputs)))
+                varies = [isinstance(t, Tensor) and _core._tracing() and _core._size_varies(t) for t in outputs]
+                self._traces.append((result, [_spec_of(t, v) for t, v in zip(outputs, varies)],
+                                     elements.output_pixel_types(outputs)))
             return tuple(outputs)
 
         on_flat.__name__ = getattr(func, "__name__", "element_function")

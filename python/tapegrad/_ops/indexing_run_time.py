@@ -1,0 +1,88 @@
+"""x[key] inside a tf.function for a tensor whose sizes change from call to call (it comes from a
+value-shaped op: tf.unique, tf.where, tf.boolean_mask, ...; Note [Value-shaped ops]).
+
+A StridedSlice holds its bounds as numbers resolved at the trace, so it would keep the traced sizes
+(a silently short or failing slice at a later call). Here every bound is resolved in the graph from
+the run-time shape, as Python's slice.indices(n) resolves it: an index or a slice of an axis becomes
+a gather of positions computed from tf.shape (a Range for a slice), so the gradient is the gather's;
+':' reads nothing, None inserts an axis (ExpandDims), `...` stands for the axes not named.
+"""
+import builtins
+
+import numpy as np
+
+from tapegrad._ops.array import _expand_dims, _gather, _reverse
+from tapegrad import dtypes
+from tapegrad._ops.elementwise import less, maximum, minimum, where
+from tapegrad._tensor import Tensor, cast, constant, shape
+
+_WHOLE, _FLIPPED = builtins.slice(None), builtins.slice(None, None, -1)
+
+
+def getitem_at_run_time(x, key):
+    """x[key] for a key of ints, int scalar tensors, slices of ints, None and one `...`; None for
+    another key (index lists, masks), which the caller refuses."""
+    key = key if isinstance(key, tuple) else (key,)
+    named = [k for k in key if k is not None and k is not Ellipsis]
+    if sum(k is Ellipsis for k in key) > 1 or len(named) > x.ndim or not all(map(_supported, named)):
+        return None
+    if Ellipsis not in key:
+        key = key + (Ellipsis,)
+    at = key.index(Ellipsis)
+    key = key[:at] + (_WHOLE,) * (x.ndim - len(named)) + key[at + 1:]
+    y, d = x, 0  # d: the axis of y that key's next entry indexes
+    for k in key:
+        if k is None:
+            y = _expand_dims(y, axis=d)
+            d += 1
+        elif isinstance(k, builtins.slice):
+            if k == _FLIPPED:
+                y = _reverse(y, axis=[d])
+            elif k != _WHOLE:
+                y = _gather(y, _slice_positions(k, _length(y, d)), axis=d)
+            d += 1
+        else:  # an index: the axis goes (one out of range is the gather's error at run time)
+            n = _length(y, d)
+            if isinstance(k, Tensor):
+                k = cast(k, dtypes.int64)
+                y = _gather(y, where(less(k, 0), k + n, k), axis=d)
+            else:
+                y = _gather(y, n + int(k) if k < 0 else constant(int(k), dtypes.int64), axis=d)
+    return y
+
+
+def _supported(k):
+    if isinstance(k, builtins.slice):
+        return all(v is None or _plain_int(v) for v in (k.start, k.stop, k.step)) and k.step != 0
+    if isinstance(k, Tensor):
+        return k.ndim == 0 and k.dtype.is_integer
+    return _plain_int(k)
+
+
+def _plain_int(v):
+    return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
+
+
+def _length(y, d):
+    return cast(shape(y)[d], dtypes.int64)
+
+
+def _slice_positions(k, n):
+    """The positions slice k takes from an axis of run-time length n (an int64 scalar tensor), as
+    slice.indices(n) gives them; an index past the end is clamped, as in Python. An index out of range
+    (x[5] on 3 rows) is the gather's error at run time."""
+    from tapegrad._creation import range as range_
+    step = 1 if k.step is None else int(k.step)
+    low, high = (0, n) if step > 0 else (-1, n - 1)  # the bounds each end is clamped to
+
+    def bound(v, default):
+        if v is None:
+            return default
+        v = int(v)
+        at = n + v if v < 0 else constant(v, dtypes.int64)
+        return minimum(maximum(at, low), high)
+
+    start = bound(k.start, low if step > 0 else high)
+    stop = bound(k.stop, high if step > 0 else low)
+    stop = maximum(stop, start) if step > 0 else minimum(stop, start)  # (an empty slice: range's own order)
+    return range_(start, stop, step)

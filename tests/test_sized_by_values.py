@@ -1,0 +1,160 @@
+"""tf.where(c), tf.boolean_mask, tf.range, tf.fill/zeros/ones and tf.one_hot with sizes computed inside a
+tf.function: one trace serves every value (cpp/ops/sized_by_values.cpp); ops after them take their
+shapes at run time (reverse, expand_dims, stack, squeeze), and those that would keep the traced sizes
+(split, unstack, a Python loop over the tensor) raise instead of giving a wrong result."""
+import numpy as np
+import pytest
+
+import tapegrad as tf
+
+# the same input shape with 4 and then 2 distinct values: a graph keeping the first sizes would show
+X1 = np.array([1.0, 1.0, 2.0, 3.0, 3.0, 4.0], np.float32)
+X2 = np.array([5.0, 5.0, 6.0, 6.0, 6.0, 6.0], np.float32)
+X3 = np.array([1.0, 2.0, 3.0, 4.0, 5.0, 6.0], np.float32)
+
+
+def distinct(x):
+    return np.array(list(dict.fromkeys(x.tolist())), x.dtype)
+
+
+def run_each(f, expect):
+    for x in (X1, X2, X3):
+        got = f(tf.constant(x))
+        got = got if isinstance(got, (list, tuple)) else [got]
+        want = expect(x)
+        want = want if isinstance(want, (list, tuple)) else [want]
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.numpy(), w)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_boolean_mask_and_where_follow_the_values():
+    run_each(tf.function(lambda x: tf.boolean_mask(x, x > 2.5)), lambda x: x[x > 2.5])
+    run_each(tf.function(lambda x: tf.where(x > 2.5)), lambda x: np.argwhere(x > 2.5))
+    run_each(tf.function(lambda x: tf.gather_nd(tf.reshape(x, [2, 3]), tf.where(tf.reshape(x, [2, 3]) > 2.5))),
+             lambda x: x.reshape(2, 3)[x.reshape(2, 3) > 2.5])
+    run_each(tf.function(lambda x: tf.boolean_mask(tf.reshape(x, [3, 2]), tf.reshape(x, [3, 2])[:, 0] > 1.5)),
+             lambda x: x.reshape(3, 2)[x.reshape(3, 2)[:, 0] > 1.5])
+
+
+def test_shapes_read_from_values():
+    run_each(tf.function(lambda x: tf.range(tf.size(tf.unique(x).y))), lambda x: np.arange(len(distinct(x))))
+    run_each(tf.function(lambda x: (tf.zeros(tf.shape(tf.unique(x).y)), tf.fill([tf.size(tf.unique(x).y), 2], 7.0),
+                                    tf.ones([tf.size(tf.unique(x).y)], tf.int32))),
+             lambda x: (np.zeros(len(distinct(x))), np.full([len(distinct(x)), 2], 7.0),
+                        np.ones(len(distinct(x)), np.int32)))
+    ids = lambda x: np.unique(x, return_inverse=True)[1].reshape(-1)  # noqa: E731 (x is sorted here)
+    run_each(tf.function(lambda x: tf.one_hot(tf.unique(x).idx, tf.size(tf.unique(x).y))),
+             lambda x: np.eye(len(distinct(x)), dtype=np.float32)[ids(x)])
+    run_each(tf.function(lambda x: tf.one_hot(tf.unique(x).idx, tf.size(tf.unique(x).y), axis=0, on_value=5.0)),
+             lambda x: 5.0 * np.eye(len(distinct(x)), dtype=np.float32)[ids(x)].T)
+
+
+def test_ops_after_them_take_run_time_shapes():
+    y = lambda x: tf.unique(x).y  # noqa: E731
+    run_each(tf.function(lambda x: (tf.reverse(y(x), [0]), y(x)[::-1])), lambda x: (distinct(x)[::-1],) * 2)
+    run_each(tf.function(lambda x: tf.expand_dims(y(x), 0)), lambda x: distinct(x)[None])
+    run_each(tf.function(lambda x: tf.stack([y(x), y(x)], axis=1)), lambda x: np.stack([distinct(x)] * 2, 1))
+    run_each(tf.function(lambda x: tf.transpose(tf.stack([y(x), 2 * y(x)]))),
+             lambda x: np.stack([distinct(x), 2 * distinct(x)]).T)
+    run_each(tf.function(lambda x: tf.squeeze(tf.expand_dims(y(x), 1), axis=1)), distinct)
+
+
+@pytest.mark.parametrize("key", [
+    np.s_[1:], np.s_[-1], np.s_[:-1], np.s_[::2], np.s_[-2::-1], np.s_[1:100], np.s_[-100:2], np.s_[None, 1:],
+    np.s_[..., 0], np.s_[:, None], np.s_[0, None], np.s_[3:1], np.s_[1::-3],
+])
+def test_slices_resolve_against_the_run_time_length(key):
+    run_each(tf.function(lambda x: tf.unique(x).y[key]), lambda x: distinct(x)[key])
+    m = lambda x: np.stack([distinct(x), 2 * distinct(x)], 1)  # noqa: E731 (the length on axis 0)
+    run_each(tf.function(lambda x: tf.transpose(tf.stack([tf.unique(x).y, 2 * tf.unique(x).y]))[key]),
+             lambda x: m(x)[key])
+    t = lambda x: m(x).T  # noqa: E731 (the length on axis 1)
+    run_each(tf.function(lambda x: tf.stack([tf.unique(x).y, 2 * tf.unique(x).y])[(slice(None),) + _tuple(key)]),
+             lambda x: t(x)[(slice(None),) + _tuple(key)])
+
+
+def _tuple(key):
+    return key if isinstance(key, tuple) else (key,)
+
+
+def test_gradient_of_a_slice_of_a_varying_length():
+    def step(w, x):
+        with tf.GradientTape() as tape:
+            y = tf.boolean_mask(w * x, x > 0.5)
+            loss = tf.reduce_sum(y[1:] * y[:-1]) + tf.reduce_sum(tf.stack([y, y])[:, -1])
+        return tape.gradient(loss, w)
+
+    f, w = tf.function(step), tf.Variable(np.linspace(0.5, 1.5, 6).astype(np.float32))
+    for x in (X1, X2, X3 - 3.0):
+        np.testing.assert_allclose(f(w, tf.constant(x)).numpy(), step(w, tf.constant(x)).numpy(), rtol=1e-6)
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_gradients_through_a_mask_match_eager():
+    def loss(w, x):
+        with tf.GradientTape() as tape:
+            v = tf.reduce_sum(tf.square(tf.boolean_mask(w * x, x > 2.5)))
+            v += tf.reduce_sum(tf.fill([tf.size(tf.where(x > 2.5))], w))
+        return v, tape.gradient(v, w)
+
+    traced = tf.function(loss)
+    w = tf.Variable(1.5)
+    for x in (X1, X2, X3):
+        eager, graph = loss(w, tf.constant(x)), traced(w, tf.constant(x))
+        mask = x > 2.5
+        want = np.sum(2 * 1.5 * x[mask] ** 2) + mask.sum()
+        np.testing.assert_allclose(float(graph[1]), want, rtol=1e-6)
+        np.testing.assert_allclose([float(eager[0]), float(eager[1])], [float(graph[0]), float(graph[1])], rtol=1e-6)
+    assert traced.experimental_get_tracing_count() == 1
+
+
+def test_what_would_keep_the_traced_size_is_refused():
+    y = lambda x: tf.unique(x).y  # noqa: E731
+    for fn in (lambda x: tf.split(y(x), 2), lambda x: tf.unstack(y(x)), lambda x: y(x)[[0, 1]]):
+        with pytest.raises(tf.errors.UnimplementedError, match="size changes from call to call"):
+            tf.function(fn)(tf.constant(X1))
+
+    def loop(x):
+        s = 0.0
+        for v in y(x):
+            s += v
+        return s
+
+    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over a tf.Tensor whose length"):
+        tf.function(loop, autograph=False)(tf.constant(X1))
+
+
+def test_errors_and_edges():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Where: condition must have rank 1"):
+        tf.where(tf.constant(True))
+    assert tf.where(tf.zeros([2, 0])).shape == (0, 2)
+    # subnormals count as 0, as TF's kernels flush them; NaN is true
+    np.testing.assert_array_equal(tf.where(tf.constant([0.0, 1e-45, np.nan, -0.0], tf.float32)).numpy(), [[2]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Requires delta != 0"):
+        tf.range(tf.constant(1), 5, 0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Requires start <= limit when delta > 0"):
+        tf.function(lambda n: tf.range(n))(tf.constant(-3))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="Fill: dims must not be negative"):
+        tf.function(lambda n: tf.zeros([n, 2]))(tf.constant(-1))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="BooleanMask"):
+        tf.boolean_mask(tf.ones([2, 3]), [True, False, True])
+
+
+def test_range_of_tensors_takes_the_widest_dtype():
+    assert tf.range(tf.constant(3, tf.int64), 7).dtype == tf.int64
+    assert tf.range(tf.constant(2), 7.5).dtype == tf.float32
+    assert tf.range(tf.constant(1.0, tf.float64)).dtype == tf.float64
+    assert tf.range(tf.constant(1), 4, dtype=tf.float64).dtype == tf.float64
+    np.testing.assert_array_equal(tf.range(tf.constant(5), 1, -2).numpy(), [5, 3])
+    np.testing.assert_array_equal(tf.range(tf.constant(0.0), 1.0, 0.25).numpy(), [0, 0.25, 0.5, 0.75])
+
+
+def test_dataset_map_of_a_value_shaped_result_has_unknown_dimensions():
+    ds = tf.data.Dataset.range(1, 5).map(lambda n: tf.fill([n], n))
+    assert ds.element_spec == tf.TensorSpec([None], tf.int64)
+    assert [t.numpy().tolist() for t in ds] == [[1], [2, 2], [3, 3, 3], [4, 4, 4, 4]]
+    masked = tf.data.Dataset.from_tensor_slices(np.arange(12.0, dtype=np.float32).reshape(4, 3)).map(
+        lambda r: tf.boolean_mask(r, r > 4.0))
+    assert masked.element_spec == tf.TensorSpec([None], tf.float32)
+    assert [t.numpy().tolist() for t in masked] == [[], [5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]
