@@ -123,6 +123,8 @@ def test_what_would_keep_the_traced_size_is_refused():
 
     with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="Iterating over a tf.Tensor whose length"):
         tf.function(loop, autograph=False)(tf.constant(X1))
+    with pytest.raises(TypeError, match="len is not well defined"):
+        tf.function(lambda x: len(y(x)))(tf.constant(X1))
 
 
 def test_errors_and_edges():

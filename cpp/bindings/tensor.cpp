@@ -3,6 +3,7 @@
 #include "bindings/convert.h"
 #include "core/error.h"
 #include "engine/math.h"
+#include "graph/trace.h"
 
 namespace tg {
 
@@ -147,9 +148,11 @@ void bind_tensor(py::module_& m) {
              return dtype.is_none() ? a : py::array(a.attr("astype")(dtype));
            }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
       .def("_item", &item)
-      .def("__len__", [](const TensorImpl& s) {
-             if (s.shape.empty()) throw py::type_error("len() of a 0-d tensor");
-             return s.shape[0];
+      .def("__len__", [](const Tensor& s) {
+             if (s->shape.empty()) throw py::type_error("len() of a 0-d tensor");
+             if (graph::tracing() && graph::size_varies(s))  // (its traced length would be kept)
+               throw py::type_error("len is not well defined for a tensor whose length changes from call to call");
+             return s->shape[0];
            })
       .def("__hash__", [](py::handle s) { return (py::ssize_t)(uintptr_t)s.ptr(); })
       .def("__truediv__", [](py::handle s, py::handle o) { return divide(s, o); })
