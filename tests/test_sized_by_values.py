@@ -160,3 +160,32 @@ def test_dataset_map_of_a_value_shaped_result_has_unknown_dimensions():
         lambda r: tf.boolean_mask(r, r > 4.0))
     assert masked.element_spec == tf.TensorSpec([None], tf.float32)
     assert [t.numpy().tolist() for t in masked] == [[], [5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]
+
+
+# gradients whose rules would keep traced sizes (Note [Gradients of sized copies], zeros_like in rules)
+GRADIENT_BODIES = {
+    "pad": lambda y: tf.reduce_sum(tf.pad(y, [[1, 2]]) * tf.cast(tf.range(tf.size(y) + 3), tf.float32)),
+    "pad_2d": lambda y: tf.reduce_sum(tf.pad(tf.stack([y, y]), [[1, 0], [0, 2]]) ** 2),
+    "tile": lambda y: tf.reduce_sum(tf.tile(y, [2]) * tf.cast(tf.range(2 * tf.size(y)), tf.float32)),
+    "tile_2d": lambda y: tf.reduce_sum(tf.tile(tf.stack([y, y * y]), [3, 2]) ** 2),
+    "select": lambda y: tf.reduce_sum(tf.where(y > 1.0, y * y, -y)),
+    "concat_axis1": lambda y: tf.reduce_sum(tf.concat([tf.expand_dims(y, 0), tf.expand_dims(y * y, 0)], 1) ** 2),
+    "gather_axis1": lambda y: tf.reduce_sum(tf.gather(tf.stack([y, 2 * y]), [1, 0], axis=0)[:, -1]),
+    "reshape": lambda y: tf.reduce_sum(tf.reshape(tf.stack([y, y * y], 1), [-1]) ** 2),
+    "matmul": lambda y: tf.reduce_sum(tf.matmul(tf.stack([y, y * 2], 1), tf.ones([2, 3]))),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GRADIENT_BODIES))
+def test_traced_gradients_follow_the_run_time_sizes(name):
+    body = GRADIENT_BODIES[name]
+
+    def step(w, x):
+        with tf.GradientTape() as tape:
+            loss = body(tf.boolean_mask(w * x, x > 0.5))
+        return tape.gradient(loss, w)
+
+    f, w = tf.function(step), tf.Variable(np.linspace(0.5, 1.5, 6).astype(np.float32))
+    for x in (X1, X3 - 3.0, X3):  # 6, 3 and 6 rows
+        np.testing.assert_allclose(f(w, tf.constant(x)).numpy(), step(w, tf.constant(x)).numpy(), rtol=1e-5)
+    assert f.experimental_get_tracing_count() == 1

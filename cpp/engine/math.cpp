@@ -71,8 +71,13 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool ta, bool tb) {
 Tensor broadcast_to(const Tensor& x, const Shape& shape) {
   return x->shape == shape ? x : call("BroadcastTo", {x}, Attrs().set("shape", shape));
 }
-Tensor zeros_like(const Tensor& x) { return zeros(x->shape, x->dtype); }
-Tensor ones_like(const Tensor& x) { return full(x->shape, x->dtype, 1.0); }
+// In a trace whose sizes vary with values, x's run-time shape (Note [Sizes in traced rules]).
+Tensor zeros_like(const Tensor& x) {
+  return sizes_vary_with_values() ? call("BroadcastLike", {scalar(0.0, x->dtype), x}) : zeros(x->shape, x->dtype);
+}
+Tensor ones_like(const Tensor& x) {
+  return sizes_vary_with_values() ? call("BroadcastLike", {scalar(1.0, x->dtype), x}) : full(x->shape, x->dtype, 1.0);
+}
 Tensor scalar_like(const Tensor& x, double v) { return scalar(v, x->dtype); }
 
 Tensor sum_to(const Tensor& g, const Shape& shape, const Shape& batch_prefix) {

@@ -9,8 +9,11 @@
 
 namespace tg {
 
-// In sized_by_values.cpp: ConcatV2's gradient in a trace whose sizes vary with values.
+// In sized_by_values.cpp: the gradients of ConcatV2, Pad and Tile in a trace whose sizes vary with
+// values (Note [Gradients of sized copies]).
 Tensors concat_grad_at_run_time(const Tensor& g, const Tensors& pieces, int64_t axis, const std::vector<bool>& needs);
+Tensor pad_grad_at_run_time(const Tensor& g, const Tensor& x, const std::vector<int64_t>& paddings);
+Tensor tile_grad_at_run_time(const Tensor& g, const Tensor& x, const std::vector<int64_t>& multiples);
 
 namespace {
 
@@ -346,6 +349,7 @@ Tensor tile_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta
 // d tile / dx: g seen as [m0, d0, m1, d1, ...], summed over the m axes.
 Tensors tile_grad(GradCtx& ctx) {
   if (ctx.x[0]->ndim() == 0) return {ctx.g};
+  if (sizes_vary_with_values() && !ctx.batch) return {tile_grad_at_run_time(ctx.g, ctx.x[0], ctx.attrs.ints("multiples"))};
   std::vector<int64_t> axes;
   for (int d = 0; d < ctx.x[0]->ndim(); ++d) axes.push_back(2 * d);
   return {reduce_sum(reshape(ctx.g, interleaved(ctx.x[0], ctx.attrs)), axes, false)};
@@ -401,6 +405,7 @@ void register_shape_ops() {
       });
   def_op("Pad").shape(pad_infer).forward(pad_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {                       // the interior of g
+        if (sizes_vary_with_values() && !ctx.batch) return {pad_grad_at_run_time(ctx.g, ctx.x[0], ctx.attrs.ints("paddings"))};
         return {slice_of(ctx.g, pad_before(ctx.x[0], ctx.attrs), ctx.x[0]->shape)};
       })
       .jvp([](const Tensors&, const Tensor&, const Tensors& tx, const Attrs& a) {  // the constant's tangent is 0

@@ -248,18 +248,50 @@ OutMeta reshape_like_infer(const OpDef& op, const Tensors& x, const Attrs&) {
 
 }  // namespace
 
-// The slice of g (the gradient of a concat along axis) that piece i of `pieces` filled, by positions
-// read from the pieces' run-time shapes: a StridedSlice would keep their traced sizes on every axis.
-Tensors concat_grad_at_run_time(const Tensor& g, const Tensors& pieces, int64_t axis, const std::vector<bool>& needs) {
+// Note [Gradients of sized copies]: in a trace whose sizes vary with values (Note [Sizes in traced
+// rules]), the gradients of ConcatV2, Pad and Tile take the part of g each input filled by gathering
+// positions computed from the inputs' run-time shapes (Range): their StridedSlice and Reshape rules
+// would keep the traced sizes on every axis.
+
+// x's length along axis at run time: an int64 scalar.
+Tensor length_at_run_time(const Tensor& x, int64_t axis) {
   const Attrs at_axis = Attrs().set("begin", std::vector<int64_t>{axis}).set("end", std::vector<int64_t>{axis + 1})
                             .set("strides", std::vector<int64_t>{1}).set("shrink_axis_mask", (int64_t)1);
+  return call("StridedSlice", {call("Shape", {x}, Attrs().set("out_type", (int64_t)DType::Int64))}, at_axis);
+}
+
+// g's entries begin, begin + 1, ... (length n) along axis.
+Tensor run_along(const Tensor& g, int64_t axis, const Tensor& begin, const Tensor& n) {
+  return call("GatherV2", {g, call("Range", {begin, begin + n, scalar(1, DType::Int64)})}, Attrs().set("axis", axis));
+}
+
+Tensors concat_grad_at_run_time(const Tensor& g, const Tensors& pieces, int64_t axis, const std::vector<bool>& needs) {
   Tensors r(pieces.size());
   Tensor begin = scalar(0, DType::Int64);
   for (size_t i = 0; i < pieces.size(); ++i) {
-    Tensor shape = call("Shape", {pieces[i]}, Attrs().set("out_type", (int64_t)DType::Int64));
-    Tensor end = begin + call("StridedSlice", {shape}, at_axis);
-    if (needs[i]) r[i] = call("GatherV2", {g, call("Range", {begin, end, scalar(1, DType::Int64)})}, Attrs().set("axis", axis));
-    begin = end;
+    const Tensor n = length_at_run_time(pieces[i], axis);
+    if (needs[i]) r[i] = run_along(g, axis, begin, n);
+    begin = begin + n;
+  }
+  return r;
+}
+
+Tensor pad_grad_at_run_time(const Tensor& g, const Tensor& x, const std::vector<int64_t>& paddings) {
+  Tensor r = g;
+  for (int64_t d = 0; d < x->ndim(); ++d)
+    if (paddings[2 * d] || paddings[2 * d + 1])
+      r = run_along(r, d, scalar((double)paddings[2 * d], DType::Int64), length_at_run_time(x, d));
+  return r;
+}
+
+Tensor tile_grad_at_run_time(const Tensor& g, const Tensor& x, const std::vector<int64_t>& multiples) {
+  Tensor r = g;
+  for (int64_t d = 0; d < x->ndim(); ++d) {
+    if (multiples[d] == 1) continue;
+    const Tensor n = length_at_run_time(x, d);
+    Tensor sum = run_along(r, d, scalar(0, DType::Int64), n);
+    for (int64_t k = 1; k < multiples[d]; ++k) sum = sum + run_along(r, d, n * (double)k, n);
+    r = sum;
   }
   return r;
 }
