@@ -32,7 +32,7 @@ def test_a_traced_graph_checks_values_at_every_call(fn, good, bad, words):
 @pytest.mark.parametrize("fn, args, words", [
     (lambda x, k: tf.math.top_k(x, k), (tf.constant([1.0, 5.0, 3.0]), tf.constant(2)), ["top_k", "'k'"]),
     (lambda x, a: tf.reduce_sum(x, axis=a), (tf.ones([2, 3]), tf.constant(1)), ["reduce_sum", "'axis'"]),
-    (lambda x, m: tf.tile(x, m), (tf.ones([2]), tf.constant([2])), ["tile", "'multiples'"]),
+    (lambda x, p: tf.transpose(x, p), (tf.ones([2, 3]), tf.constant([1, 0])), ["transpose", "'perm'"]),
 ])
 def test_an_attribute_from_a_traced_tensor_raises_instead_of_keeping_the_first_value(fn, args, words):
     # The value would be read once, while tracing, and silently reused by every later call.

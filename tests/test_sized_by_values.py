@@ -189,3 +189,43 @@ def test_traced_gradients_follow_the_run_time_sizes(name):
     for x in (X1, X3 - 3.0, X3):  # 6, 3 and 6 rows
         np.testing.assert_allclose(f(w, tf.constant(x)).numpy(), step(w, tf.constant(x)).numpy(), rtol=1e-5)
     assert f.experimental_get_tracing_count() == 1
+
+
+SIG = [tf.TensorSpec([None, 4], tf.float32)]
+
+
+@pytest.mark.parametrize("body, expect", [
+    (lambda x: tf.reshape(x, [tf.shape(x)[0], 2, 2]), lambda x: x.reshape(len(x), 2, 2)),
+    (lambda x: tf.reshape(x, tf.stack([2, -1])), lambda x: x.reshape(2, -1)),
+    (lambda x: tf.broadcast_to(tf.constant([1.0, 2.0]), [tf.shape(x)[0], 2]), lambda x: np.tile([1.0, 2.0], (len(x), 1))),
+    (lambda x: tf.tile(x[:1], [tf.shape(x)[0], 1]), lambda x: np.tile(x[:1], (len(x), 1))),
+    (lambda x: tf.shape(tf.random.normal((tf.shape(x)[0], 3))), lambda x: np.array([len(x), 3])),
+    (lambda x: tf.shape(tf.random.uniform([tf.shape(x)[0]])), lambda x: np.array([len(x)])),
+    (lambda x: x[: tf.shape(x)[0] // 2], lambda x: x[: len(x) // 2]),
+    (lambda x: x[tf.shape(x)[0] - 1 :: -2, 1:], lambda x: x[len(x) - 1 :: -2, 1:]),
+    (lambda x: tf.sequence_mask(tf.range(tf.shape(x)[0])), lambda x: np.arange(len(x))[:, None] > np.arange(
+        max(len(x) - 1, 0))),
+])
+def test_sizes_computed_from_a_batch_of_any_size(body, expect):
+    f = tf.function(body, input_signature=SIG)
+    for n in (4, 6, 2):
+        x = np.arange(4 * n, dtype=np.float32).reshape(n, 4)
+        np.testing.assert_array_equal(f(tf.constant(x)).numpy(), expect(x))
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_gradients_through_computed_shapes():
+    w = tf.Variable(np.linspace(-1.0, 1.0, 4).astype(np.float32))
+
+    def step(x):
+        with tf.GradientTape() as tape:
+            y = tf.reshape(x * w, [tf.shape(x)[0], 2, 2])
+            z = tf.broadcast_to(w[:1], [tf.shape(x)[0], 3]) + tf.tile(tf.reshape(w, [1, 4]), [tf.shape(x)[0], 1])[:, :3]
+            loss = tf.reduce_sum(y ** 2) + tf.reduce_sum(z ** 2)
+        return tape.gradient(loss, w)
+
+    f = tf.function(step, input_signature=SIG)
+    for n in (3, 5):
+        x = tf.constant(np.arange(4 * n, dtype=np.float32).reshape(n, 4))
+        np.testing.assert_allclose(f(x).numpy(), step(x).numpy(), rtol=1e-5)
+    assert f.experimental_get_tracing_count() == 1

@@ -254,6 +254,28 @@ PyObject* symbolic_dispatch(PyObject* self, PyObject* const* args, Py_ssize_t na
   return PyObject_CallFunctionObjArgs(g_symbolic_hook, self, pos.ptr(), kw.ptr(), nullptr);
 }
 
+// Note [Attributes computed in a trace]: a public op given a traced tensor where it takes an attribute
+// (tf.reshape(x, [tf.shape(x)[0], -1]) in a trace serving every batch size) raises TypeError from
+// readable(). Only then, a Python function set as the handle's `traced_fallback` attribute is called
+// with the same arguments; it builds the op from ops that read the value at run time, or returns
+// NotImplemented and the TypeError stands.
+PyObject* traced_fallback(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (!graph::tracing() || !PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
+  PyObject *type, *value, *trace;
+  PyErr_Fetch(&type, &value, &trace);
+  PyObject* fallback = PyObject_GetAttrString(self, "traced_fallback");
+  PyObject* r = fallback ? PyObject_Vectorcall(fallback, args, (size_t)nargs, kwnames) : nullptr;
+  Py_XDECREF(fallback);
+  if (r == Py_NotImplemented || (!r && !fallback)) {
+    Py_XDECREF(r);
+    PyErr_Clear();
+    PyErr_Restore(type, value, trace);
+    return nullptr;
+  }
+  Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(trace);
+  return r;  // (or null with the fallback's own error)
+}
+
 // OpHandle.__call__ without pybind11's dispatcher (see Note [Number slots] in tensor.cpp): ops are
 // called per element of a user's loop, and the dispatcher plus *args/**kwargs packing cost more
 // than a small op itself.
@@ -289,6 +311,7 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     return wrap_tensor(run_op(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
+    if (PyObject* r = traced_fallback(self, args, nargs, kwnames)) return r;
     if (g_symbolic_type) {
       try {
         if (PyObject* r = symbolic_dispatch(self, args, nargs, kwnames)) return r;

@@ -142,8 +142,12 @@ void set_random_seed(int64_t seed) {
 void register_random_ops() {
   // Attributes shape (or one input, the shape as a tensor), dtype (float32/float64) and seed (-1:
   // none), Note [Random streams].
-  def_op("RandomUniform").inputs(-1).shape(random_infer).forward(uniform_kernel).has_side_effects();
-  def_op("RandomStandardNormal").inputs(-1).shape(random_infer).forward(normal_kernel).has_side_effects();
+  // given their shape as a tensor computed in a trace (attribute shape_input), value-shaped
+  auto from_input = [](const Attrs& a) { return a.i("shape_input", 0) != 0; };
+  def_op("RandomUniform").inputs(-1).shape(random_infer).forward(uniform_kernel).has_side_effects()
+      .shape_from_values(from_input);
+  def_op("RandomStandardNormal").inputs(-1).shape(random_infer).forward(normal_kernel).has_side_effects()
+      .shape_from_values(from_input);
 }
 
 }  // namespace tg

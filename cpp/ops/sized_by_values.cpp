@@ -161,6 +161,8 @@ Tensors fill_grad(GradCtx& ctx) {
   return {nullptr, reduce_sum(ctx.g, axes, false)};
 }
 
+Tensor as_view(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) { return view(x[0], m.shape); }
+
 // ---- ReverseV2(tensor; axis): the listed axes (non-negative, distinct) reversed.
 std::vector<int64_t> reverse_axes(const OpDef& op, const Tensor& x, const Attrs& a) {
   std::vector<int64_t> axes = a.ints("axis");
@@ -222,8 +224,6 @@ OutMeta squeeze_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   return {s, x[0]->dtype};
 }
 
-Tensor as_view(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) { return view(x[0], m.shape); }
-
 Tensors expand_dims_grad(GradCtx& ctx) {
   return {call("Squeeze", {ctx.g}, Attrs().set("axis", std::vector<int64_t>{ctx.attrs.i("axis") + ctx.batch}))};
 }
@@ -235,6 +235,35 @@ Tensors squeeze_grad(GradCtx& ctx) {
   Tensor g = ctx.g;
   for (int64_t ax : axes) g = call("ExpandDims", {g}, Attrs().set("axis", ax + ctx.batch));
   return {g};
+}
+
+// ---- DynamicReshape(x, shape) and DynamicBroadcastTo(x, shape): Reshape and BroadcastTo with the
+// target shape read from a 1-D integer tensor (tf.reshape(x, [tf.shape(x)[0], -1]) in a trace that
+// serves every batch size), checked by their rules.
+std::vector<int64_t> shape_values(const OpDef& op, const Tensor& s) {
+  if (!is_integer(s->dtype) || s->ndim() != 1)
+    throw InvalidArgument(cat(op.name, ": shape must be a vector of int32 or int64, got ", meta_str(s)));
+  std::vector<int64_t> v((size_t)s->size);
+  for (int64_t i = 0; i < s->size; ++i)
+    v[(size_t)i] = s->dtype == DType::Int32 ? (int64_t)s->data_as<int32_t>()[i] : s->data_as<int64_t>()[i];
+  return v;
+}
+
+// The static op's rule or kernel, with the shape given as its attribute.
+template <bool Kernel>
+auto as_static(const char* name, const OpDef& op, const Tensors& x, const OutMeta* m = nullptr) {
+  const OpDef& fixed = op_def(name);
+  const Attrs a = Attrs().set("shape", shape_values(op, x[1]));
+  if constexpr (Kernel) return fixed.kernel(fixed, {x[0]}, a, *m);
+  else return fixed.infer(fixed, {x[0]}, a);
+}
+
+OutMeta dynamic_reshape_infer(const OpDef& op, const Tensors& x, const Attrs&) { return as_static<false>("Reshape", op, x); }
+OutMeta dynamic_broadcast_infer(const OpDef& op, const Tensors& x, const Attrs&) {
+  return as_static<false>("BroadcastTo", op, x);
+}
+Tensor dynamic_broadcast_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
+  return as_static<true>("BroadcastTo", op, x, &m);
 }
 
 // ---- ReshapeLike(x, like): x's elements in like's shape (like's values are not read). The gradient
@@ -307,6 +336,17 @@ void register_sized_by_values_ops() {
       .jvp(linear_jvp("ReverseV2"));
   def_op("ExpandDims").shape(expand_dims_infer).forward(as_view).batched().gradient(expand_dims_grad)
       .jvp(linear_jvp("ExpandDims"));
+  def_op("DynamicReshape").inputs(2).shape(dynamic_reshape_infer).forward(as_view).shape_from_values(always)
+      .gradient([](GradCtx& ctx) -> Tensors { return {call("ReshapeLike", {ctx.g, ctx.x[0]}), nullptr}; })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
+        return tx[0] ? call("DynamicReshape", {tx[0], x[1]}) : nullptr;
+      });
+  def_op("DynamicBroadcastTo").inputs(2).shape(dynamic_broadcast_infer).forward(dynamic_broadcast_kernel)
+      .shape_from_values(always)
+      .gradient([](GradCtx& ctx) -> Tensors { return {call("SumToLike", {ctx.g, ctx.x[0]}), nullptr}; })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
+        return tx[0] ? call("DynamicBroadcastTo", {tx[0], x[1]}) : nullptr;
+      });
   def_op("ReshapeLike").inputs(2).shape(reshape_like_infer).forward(as_view)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("ReshapeLike", {ctx.g, ctx.x[0]}), nullptr}; })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {

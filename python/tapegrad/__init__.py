@@ -30,6 +30,7 @@ from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad._ops.array_more import *  # noqa: E402,F401,F403
 from tapegrad._ops.scatter_gather import *  # noqa: E402,F401,F403
 from tapegrad._ops.array_sets import *  # noqa: E402,F401,F403
+from tapegrad._ops import computed_attrs as _computed_attrs  # noqa: E402,F401 (sets traced fallbacks)
 from tapegrad._ops.sorting import argsort, searchsorted, sort  # noqa: E402,F401
 from tapegrad._tensor import install_tensor_surface as _install_tensor_surface  # noqa: E402
 

@@ -60,10 +60,11 @@ def _shape(shape, op):
 def _draw(op, shape, dtype, seed, where):
     """One call of a random op. A shape computed while tracing a graph that serves several sizes
     (tf.shape of a traced tensor there) is passed as a tensor: the graph reads it at every call."""
-    if isinstance(shape, _core.Tensor) and _core._tracing() and _core._is_traced(shape):
-        from tapegrad._trace_context import relaxed_trace
-        if relaxed_trace() is not None and shape.dtype.is_integer and shape.ndim == 1:
-            return op(shape, dtype=dtype, seed=seed)
+    if _core._tracing():
+        from tapegrad._creation import _computed_dims
+        dims = _computed_dims(shape, where, "shape")  # a traced tensor, or a list holding one
+        if dims is not None:
+            return op(dims, dtype=dtype, seed=seed, shape_input=True)
     return op(shape=_shape(shape, where), dtype=dtype, seed=seed)
 
 

@@ -77,6 +77,16 @@ def _np_segment_like(data, ids, like, axis):
     return out
 
 
+def _dynamic_reshape_samples(rng, dtype):
+    for shape, target in [((2, 3), [3, 2]), ((2, 3), [-1]), ((6,), [2, -1, 3]), ((0, 4), [2, 0, 3]), ((), [1, 1])]:
+        yield SampleInput([uniform(rng, shape, dtype), target])
+
+
+def _dynamic_broadcast_samples(rng, dtype):
+    for shape, target in [((3,), [2, 3]), ((2, 1), [2, 4]), ((), [2, 2]), ((1, 3), [2, 1, 3])]:
+        yield SampleInput([uniform(rng, shape, dtype), target])
+
+
 rows = [
     OpInfo("Where", lambda c: _op("Where")(c), lambda c: np.argwhere(c).astype(np.int64), samples=_where_samples,
            differentiable=False, dtypes=("float32", "float64", "int32", "int64", "bool")),
@@ -93,6 +103,10 @@ rows = [
            samples=_reshape_like_samples, order=2),
     OpInfo("UnsortedSegmentSumLike", lambda d, i, like, axis: _op("UnsortedSegmentSumLike")(d, tf.constant(i), like, axis=axis),
            _np_segment_like, samples=_segment_like_samples, order=2),
+    OpInfo("DynamicReshape", lambda x, s: _op("DynamicReshape")(x, tf.constant(s, tf.int64)),
+           lambda x, s: x.reshape(s), samples=_dynamic_reshape_samples, order=2),
+    OpInfo("DynamicBroadcastTo", lambda x, s: _op("DynamicBroadcastTo")(x, tf.constant(s, tf.int32)),
+           lambda x, s: np.broadcast_to(x, s), samples=_dynamic_broadcast_samples, order=2),
     OpInfo("reverse", tf.reverse, lambda x, axis: np.flip(x, axis), op=None,
            samples=lambda rng, dt: [SampleInput([uniform(rng, (2, 3, 2), dt), a]) for a in ([0], [1, -1], [])]),
 ]

@@ -188,6 +188,11 @@ def _refuse_varying(x, fn, why):
 
 
 def tile(input, multiples, name=None):
+    if _core._tracing():  # multiples computed inside the tf.function
+        from tapegrad._ops.computed_attrs import tile as tile_computed
+        y = tile_computed(input, multiples)
+        if y is not NotImplemented:
+            return y
     return _tile(input, multiples=convert_arg(multiples, "ints", "tile", "multiples"))
 
 

@@ -13,7 +13,7 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import _gather, _reshape, _slice_along, broadcast_to, concat, expand_dims
-from tapegrad._ops.elementwise import floormod, less, less_equal, logical_and, logical_or, where
+from tapegrad._ops.elementwise import ceil, floormod, less, less_equal, logical_and, logical_or, where
 from tapegrad._ops.reduction import reduce_max
 from tapegrad._tensor import Tensor, TensorShape, cast, constant
 
@@ -152,13 +152,17 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     if lengths.dtype == dtypes.bool:
         raise _InvalidArgument("sequence_mask: lengths must be numeric, got bool")
     if maxlen is None:
-        _value_needed(lengths, "sequence_mask's lengths with maxlen=None (the largest sets the result's size)")
         limit = reduce_max(lengths) if lengths._size else constant(np.zeros((), lengths.dtype.as_numpy_dtype))
     else:
         limit = convert_arg(maxlen, "tensor", "sequence_mask", "maxlen")
         if limit.ndim != 0:
             raise ValueError(f"sequence_mask: argument 'maxlen' must be a scalar, got shape {tuple(limit._shape)}")
-        _value_needed(limit, "sequence_mask's maxlen (it sets the result's size)")
+    if _traced(limit):  # the result's length is read at every call (a Range, value-shaped)
+        from tapegrad._creation import range as range_
+        steps = range_(cast(ceil(limit), limit.dtype) if limit.dtype.is_floating else limit)
+        given = lengths if lengths.dtype == limit.dtype else cast(lengths, limit.dtype)
+        mask = less(steps, expand_dims(given, -1))
+        return mask if dt == dtypes.bool else cast(mask, dt)
     bound = limit._item()
     if not math.isfinite(bound) or maxlen is not None and bound < 0:
         raise _InvalidArgument(f"sequence_mask: maxlen must be finite and >= 0, got {bound}")

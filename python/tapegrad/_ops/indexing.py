@@ -21,7 +21,7 @@ _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), s
 
 def _getitem(self, key):
     """x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list)."""
-    if _core._tracing() and _core._size_varies(self):  # Note in indexing_run_time.py
+    if _core._tracing() and (_core._size_varies(self) or _traced_slice_bound(key)):  # see indexing_run_time.py
         y = getitem_at_run_time(self, key)
         if y is None:
             _refuse_size_relative(self, key)
@@ -98,6 +98,14 @@ def _getitem(self, key):
     if gather_at is not None:
         y = _gather(y, convert_to_tensor(gather_at[1]), axis=gather_at[0])
     return y
+
+
+def _traced_slice_bound(key):
+    """Whether a slice of key has a start or stop computed inside the tf.function (x[:n])."""
+    for k in key if isinstance(key, tuple) else (key,):
+        if isinstance(k, builtins.slice) and any(isinstance(v, Tensor) and _traced(v) for v in (k.start, k.stop)):
+            return True
+    return False
 
 
 def _refuse_size_relative(x, key):

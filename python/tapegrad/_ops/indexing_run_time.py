@@ -1,5 +1,6 @@
 """x[key] inside a tf.function for a tensor whose sizes change from call to call (it comes from a
-value-shaped op: tf.unique, tf.where, tf.boolean_mask, ...; Note [Value-shaped ops]).
+value-shaped op: tf.unique, tf.where, tf.boolean_mask, ...; Note [Value-shaped ops]), or for a key
+whose slice bounds are computed there (x[:n]).
 
 A StridedSlice holds its bounds as numbers resolved at the trace, so it would keep the traced sizes
 (a silently short or failing slice at a later call). Here every bound is resolved in the graph from
@@ -53,10 +54,13 @@ def getitem_at_run_time(x, key):
 
 def _supported(k):
     if isinstance(k, builtins.slice):
-        return all(v is None or _plain_int(v) for v in (k.start, k.stop, k.step)) and k.step != 0
-    if isinstance(k, Tensor):
-        return k.ndim == 0 and k.dtype.is_integer
-    return _plain_int(k)
+        return (all(v is None or _plain_int(v) or _int_scalar(v) for v in (k.start, k.stop)) and
+                (k.step is None or _plain_int(k.step)) and k.step != 0)
+    return _int_scalar(k) or _plain_int(k)
+
+
+def _int_scalar(v):
+    return isinstance(v, Tensor) and v.ndim == 0 and v.dtype.is_integer
 
 
 def _plain_int(v):
@@ -78,8 +82,12 @@ def _slice_positions(k, n):
     def bound(v, default):
         if v is None:
             return default
-        v = int(v)
-        at = n + v if v < 0 else constant(v, dtypes.int64)
+        if isinstance(v, Tensor):  # computed in the graph: its sign is known at run time only
+            v = cast(v, dtypes.int64)
+            at = where(less(v, 0), n + v, v)
+        else:
+            v = int(v)
+            at = n + v if v < 0 else constant(v, dtypes.int64)
         return minimum(maximum(at, low), high)
 
     start = bound(k.start, low if step > 0 else high)
