@@ -24,13 +24,18 @@ def test_traced_composites_match_eager():
         np.testing.assert_allclose(tf.function(fn)(x).numpy(), fn(x).numpy(), rtol=1e-6, err_msg=name)
 
 
-def test_segment_sum_with_traced_ids_is_refused_clearly():
+def test_segment_sum_with_traced_ids_counts_at_every_call():
     @tf.function
     def f(data, ids):
         return tf.math.segment_sum(data, ids)
 
-    with pytest.raises(tf.errors.OperatorNotAllowedInGraphError, match="segment_sum"):
-        f(tf.constant([1.0, 2.0]), tf.constant([0, 1]))
+    assert f(tf.constant([1.0, 2.0]), tf.constant([0, 1])).numpy().tolist() == [1.0, 2.0]
+    assert f(tf.constant([1.0, 2.0]), tf.constant([0, 3])).numpy().tolist() == [1.0, 0.0, 0.0, 2.0]
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match="segment ids are not increasing"):
+        f(tf.constant([1.0, 2.0]), tf.constant([1, 0]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="segment ids must not be negative"):
+        f(tf.constant([1.0, 2.0]), tf.constant([-1, 0]))
 
 
 def test_segment_sum_gradient_through_function():

@@ -1,5 +1,5 @@
 """tf.functions whose results' sizes follow the values (tf.where, boolean_mask, range, fill, one_hot,
-and the ops after them), run by TensorFlow and by tapegrad from the same code on inputs of one shape
+segment and bincount counts, shapes computed in the function, and the ops after them), run by TensorFlow and by tapegrad from the same code on inputs of one shape
 whose values give other sizes: the same values, dtypes and gradients at every call. Skipped when
 TensorFlow does not import, unless TAPEGRAD_REQUIRE_TF=1 (then it fails)."""
 import numpy as np
@@ -28,6 +28,37 @@ BODIES = {
     "squeeze": lambda tf, x: tf.squeeze(tf.expand_dims(tf.boolean_mask(x, x > 2.5), 1), axis=1),
     "reduce_after_mask": lambda tf, x: tf.reduce_mean(tf.boolean_mask(x, x > 2.5)),
 }
+
+
+# counts and lengths read from integer values (sorted ids, a batch of lengths)
+IDS = [np.array(v, np.int32) for v in ([0, 0, 1, 2, 2, 2], [0, 1, 1, 1, 3, 3], [1, 1, 1, 1, 1, 4])]
+DATA = np.arange(1.0, 7.0, dtype=np.float32)
+INT_BODIES = {
+    "segment_sum": lambda tf, i: tf.math.segment_sum(DATA, i),
+    "segment_mean": lambda tf, i: tf.math.segment_mean(DATA, i),
+    "segment_max": lambda tf, i: tf.math.segment_max(DATA, i),
+    "unsorted_segment_sum_n": lambda tf, i: tf.math.unsorted_segment_sum(DATA, i, tf.reduce_max(i) + 1),
+    "unsorted_segment_min_n": lambda tf, i: tf.math.unsorted_segment_min(DATA, i, tf.reduce_max(i) + 2),
+    "bincount": lambda tf, i: tf.math.bincount(i),
+    "bincount_minlength": lambda tf, i: tf.math.bincount(i, minlength=4, dtype=tf.float32),
+    "confusion_matrix": lambda tf, i: tf.math.confusion_matrix(i, tf.reverse(i, [0])),
+    "sequence_mask": lambda tf, i: tf.sequence_mask(i),
+    "sequence_mask_maxlen": lambda tf, i: tf.sequence_mask(i, tf.reduce_max(i) + 1, dtype=tf.float32),
+    "reshape_computed": lambda tf, i: tf.reshape(DATA, [tf.reduce_min(i) + 1, -1]),
+    "tile_computed": lambda tf, i: tf.tile(DATA[:2], [tf.reduce_max(i)]),
+    "slice_computed": lambda tf, i: tf.constant(DATA)[: tf.reduce_max(i)],
+    "broadcast_computed": lambda tf, i: tf.broadcast_to(DATA[:1], [tf.reduce_max(i), 2]),
+    "random_shape": lambda tf, i: tf.shape(tf.random.normal([tf.reduce_max(i), 2])),
+}
+
+
+@pytest.mark.parametrize("name", sorted(INT_BODIES))
+def test_same_values_from_integer_inputs(name):
+    run = lambda tf: [np.asarray(v) for v in map(tf.function(lambda i: INT_BODIES[name](tf, i)),  # noqa: E731
+                                                   [tf.constant(i) for i in IDS])]
+    for w, g in zip(run(ref), run(tg)):
+        assert w.dtype == g.dtype and w.shape == g.shape, (w, g)
+        np.testing.assert_allclose(g, w, rtol=1e-6)
 
 
 def _results(tf, body):

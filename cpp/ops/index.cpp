@@ -242,11 +242,25 @@ Tensors gather_grad(GradCtx& ctx) {
 }
 
 // ---- UnsortedSegmentSum(data, segment_ids; num_segments): out[s, ...] = sum over ids[i] == s of data[i, ...].
+// num_segments is an attribute, or (num_segments_input set) a third input computed in a trace: the op
+// is then value-shaped (tf.math.segment_sum of traced ids, whose count is segment_ids[-1] + 1).
+bool num_segments_from_input(const Attrs& a) { return a.i("num_segments_input", 0) != 0; }
+
+int64_t num_segments(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (x.size() != (num_segments_from_input(a) ? 3u : 2u))
+    throw InvalidArgument(cat(op.name, ": expected data, segment_ids", num_segments_from_input(a) ? " and num_segments" : "",
+                              ", got ", x.size(), " inputs"));
+  if (x.size() == 2) return a.i("num_segments", -1);
+  if (!is_integer(x[2]->dtype) || x[2]->ndim() != 0)
+    throw InvalidArgument(cat(op.name, ": num_segments must be an integer scalar, got ", meta_str(x[2])));
+  return x[2]->dtype == DType::Int32 ? (int64_t)*x[2]->data_as<int32_t>() : *x[2]->data_as<int64_t>();
+}
+
 OutMeta segment_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  const int64_t n = num_segments(op, x, a);
   const Tensor &data = x[0], &ids = x[1];
   check_index_dtype(op, ids, "segment_ids");
   if (data->dtype == DType::Bool) throw InvalidArgument(cat(op.name, ": expected numeric data, got ", meta_str(data)));
-  const int64_t n = a.i("num_segments", -1);
   if (n < 0) throw InvalidArgument(cat(op.name, ": num_segments must be given and >= 0, got ", n));
   if (ids->ndim() > data->ndim() || !std::equal(ids->shape.begin(), ids->shape.end(), data->shape.begin()))
     throw InvalidArgument(cat(op.name, ": segment_ids ", meta_str(ids), " must be a prefix of the shape of data ", meta_str(data)));
@@ -342,12 +356,19 @@ Tensor segment_prod_kernel(const OpDef& op, const Tensors& x, const Attrs&, cons
 
 // d prod / d x_i is the product of the segment's other entries, without dividing by x_i: with one zero
 // in a segment only that entry gets a gradient (the product of the rest), with two or more none does.
+// data with the op's segment ids (and its num_segments input, if it has one).
+Tensors segment_inputs(const GradCtx& ctx, const Tensor& data) {
+  Tensors x = ctx.x;
+  x[0] = data;
+  return x;
+}
+
 Tensors segment_prod_grad(GradCtx& ctx) {
   const Tensor &data = ctx.x[0], &ids = ctx.x[1];
   const Tensor is_zero = equal(data, zeros_like(data));
-  const Tensor zeros_in = call("UnsortedSegmentSum", {cast(is_zero, data->dtype), ids}, ctx.attrs);
+  const Tensor zeros_in = call("UnsortedSegmentSum", segment_inputs(ctx, cast(is_zero, data->dtype)), ctx.attrs);
   const Tensor nonzero = where(is_zero, ones_like(data), data);
-  const Tensor nonzero_prod = call("UnsortedSegmentProd", {nonzero, ids}, ctx.attrs);
+  const Tensor nonzero_prod = call("UnsortedSegmentProd", segment_inputs(ctx, nonzero), ctx.attrs);
   const Tensor others = where(is_zero, segment_rows(nonzero_prod, ids), segment_rows(ctx.out, ids) / nonzero);
   const Tensor g = where(greater(zeros_in, scalar_like(zeros_in, 1.0)), zeros_like(ctx.g), ctx.g);
   return {segment_rows(g, ids) * others, nullptr};
@@ -359,7 +380,7 @@ Tensors segment_extreme_grad(GradCtx& ctx) {
   const Tensor &data = ctx.x[0], &ids = ctx.x[1];
   // (a dropped row's gathered result is 0, so it may compare equal: the mask of segment_rows below zeroes it)
   const Tensor selected = cast(equal(data, segment_rows(ctx.out, ids)), data->dtype);
-  const Tensor count = call("UnsortedSegmentSum", {selected, ids}, ctx.attrs);
+  const Tensor count = call("UnsortedSegmentSum", segment_inputs(ctx, selected), ctx.attrs);
   return {selected * segment_rows(ctx.g / count, ids), nullptr};
 }
 
@@ -415,7 +436,7 @@ void register_index_ops() {
   def_op("GatherV2").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
       .jvp(linear_jvp("GatherV2"));
   // d segment_sum / d data: each row receives its segment's gradient
-  def_op("UnsortedSegmentSum").inputs(2).shape(segment_infer).forward(segment_kernel)
+  def_op("UnsortedSegmentSum").inputs(-1).shape(segment_infer).shape_from_values(num_segments_from_input).forward(segment_kernel)
       .gradient([](GradCtx& ctx) -> Tensors { return {segment_rows(ctx.g, ctx.x[1]), nullptr}; })
       .jvp(linear_jvp("UnsortedSegmentSum"));
   def_op("UnsortedSegmentSumLike").inputs(3).shape(segment_like_infer).forward(segment_kernel)
@@ -423,11 +444,11 @@ void register_index_ops() {
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) -> Tensor {
         return tx[0] ? call("UnsortedSegmentSumLike", {tx[0], x[1], x[2]}, a) : nullptr;
       });
-  def_op("UnsortedSegmentMax").inputs(2).shape(segment_infer).forward(segment_extreme_kernel<true>)
+  def_op("UnsortedSegmentMax").inputs(-1).shape(segment_infer).shape_from_values(num_segments_from_input).forward(segment_extreme_kernel<true>)
       .gradient(segment_extreme_grad);
-  def_op("UnsortedSegmentMin").inputs(2).shape(segment_infer).forward(segment_extreme_kernel<false>)
+  def_op("UnsortedSegmentMin").inputs(-1).shape(segment_infer).shape_from_values(num_segments_from_input).forward(segment_extreme_kernel<false>)
       .gradient(segment_extreme_grad);
-  def_op("UnsortedSegmentProd").inputs(2).shape(segment_infer).forward(segment_prod_kernel)
+  def_op("UnsortedSegmentProd").inputs(-1).shape(segment_infer).shape_from_values(num_segments_from_input).forward(segment_prod_kernel)
       .gradient(segment_prod_grad);
   def_op("OneHot").shape(one_hot_infer).forward(one_hot_kernel).not_differentiable();
 }

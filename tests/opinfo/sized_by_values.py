@@ -87,6 +87,26 @@ def _dynamic_broadcast_samples(rng, dtype):
         yield SampleInput([uniform(rng, shape, dtype), target])
 
 
+def _segment_n_samples(rng, dtype):
+    for shape, ids, n in [((5, 2), [0, 2, 2, 1, 0], 3), ((3,), [1, -1, 0], 2)]:  # (no empty segment: max's
+        # value there, the lowest float, would overflow the finite differences)
+        yield SampleInput([uniform(rng, shape, dtype), np.asarray(ids, np.int32), n])
+
+
+def _segment_n(op):
+    return lambda d, i, n: _op(op)(d, tf.constant(i), tf.constant(n), num_segments_input=True)
+
+
+def _np_segment_n(fold, empty):
+    def ref(data, ids, n):
+        out = [[] for _ in range(n)]
+        for row, s in zip(data, ids):
+            if s >= 0:
+                out[s].append(row)
+        return np.stack([fold(np.stack(r), 0) if r else np.full(data.shape[1:], empty, data.dtype) for r in out])
+    return ref
+
+
 rows = [
     OpInfo("Where", lambda c: _op("Where")(c), lambda c: np.argwhere(c).astype(np.int64), samples=_where_samples,
            differentiable=False, dtypes=("float32", "float64", "int32", "int64", "bool")),
@@ -107,6 +127,13 @@ rows = [
            lambda x, s: x.reshape(s), samples=_dynamic_reshape_samples, order=2),
     OpInfo("DynamicBroadcastTo", lambda x, s: _op("DynamicBroadcastTo")(x, tf.constant(s, tf.int32)),
            lambda x, s: np.broadcast_to(x, s), samples=_dynamic_broadcast_samples, order=2),
+    # the UnsortedSegment* ops given num_segments as an input (computed in a trace)
+    OpInfo("UnsortedSegmentSum_n", _segment_n("UnsortedSegmentSum"), _np_segment_n(np.sum, 0),
+           samples=_segment_n_samples, order=2, op="UnsortedSegmentSum"),
+    OpInfo("UnsortedSegmentMax_n", _segment_n("UnsortedSegmentMax"), _np_segment_n(np.max, np.finfo(np.float32).min),
+           samples=_segment_n_samples, op="UnsortedSegmentMax", dtypes=("float64",)),
+    OpInfo("UnsortedSegmentProd_n", _segment_n("UnsortedSegmentProd"), _np_segment_n(np.prod, 1),
+           samples=_segment_n_samples, op="UnsortedSegmentProd", dtypes=("float64",)),
     OpInfo("reverse", tf.reverse, lambda x, axis: np.flip(x, axis), op=None,
            samples=lambda rng, dt: [SampleInput([uniform(rng, (2, 3, 2), dt), a]) for a in ([0], [1, -1], [])]),
 ]

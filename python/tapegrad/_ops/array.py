@@ -204,8 +204,28 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
-    """out[s] = sum of data[i] over segment_ids[i] == s; ids outside [0, num_segments) raise."""
-    return _segment_sum(data, convert_to_tensor(segment_ids), num_segments=convert_arg(num_segments, "int", "unsorted_segment_sum", "num_segments"))
+    """out[s] = sum of data[i] over segment_ids[i] == s; a negative id drops its row, one of num_segments
+    or more raises."""
+    n = num_segments_arg(num_segments, "unsorted_segment_sum")
+    return segment_op(_segment_sum, data, convert_to_tensor(segment_ids), n)
+
+
+def num_segments_arg(value, fn):
+    """num_segments as an int, or as the tensor itself when it is computed inside the tf.function being
+    traced (the op then reads it at every call: a value-shaped UnsortedSegment* node)."""
+    if isinstance(value, Tensor) and _core._tracing() and (_core._is_traced(value) or value._is_variable):
+        if not value.dtype.is_integer or value.ndim:
+            raise _InvalidArgument(f"{fn}: num_segments must be an integer scalar, got {value!r}")
+        return value
+    return convert_arg(value, "int", fn, "num_segments")
+
+
+def segment_op(op, data, ids, n):
+    """An UnsortedSegment* op with num_segments n, an int or a tensor (num_segments_arg)."""
+    data = convert_to_tensor(data)  # (its own dtype, not the ids')
+    if isinstance(n, Tensor):
+        return op(data, ids, n, num_segments_input=True)
+    return op(data, ids, num_segments=n)
 
 
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):

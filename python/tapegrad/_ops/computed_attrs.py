@@ -20,12 +20,12 @@ def _shape_arg(value, fn, arg):
 
 def _reshape(tensor, shape, name=None):
     dims = _shape_arg(shape, "reshape", "shape")
-    return NotImplemented if dims is None else _dynamic_reshape(tensor, dims)
+    return NotImplemented if dims is None else _dynamic_reshape(convert_to_tensor(tensor), dims)
 
 
 def _broadcast_to(input, shape, name=None):
     dims = _shape_arg(shape, "broadcast_to", "shape")
-    return NotImplemented if dims is None else _dynamic_broadcast_to(input, dims)
+    return NotImplemented if dims is None else _dynamic_broadcast_to(convert_to_tensor(input), dims)
 
 
 def tile(input, multiples):

@@ -19,7 +19,8 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import reshape, unsorted_segment_sum
 from tapegrad._ops.elementwise import (equal, erf, erfinv, exp, greater, greater_equal, less, less_equal,  # noqa: A004
                                        log, logical_or, maximum, minimum, round, sqrt, where)
-from tapegrad._tensor import cast, constant, stop_gradient
+from tapegrad._ops.reduction import reduce_max
+from tapegrad._tensor import Tensor, cast, constant, stop_gradient
 
 __all__ = ["rint", "ndtri", "erfc", "confusion_matrix", "bincount"]
 
@@ -112,10 +113,14 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
         for arg, t in (("labels", labels), ("predictions", predictions)):
             if (t.numpy() < 0).any():
                 raise _InvalidArgument(f"{fn}: `{arg}` contains negative values: {t.numpy().tolist()}")
-    if num_classes is None:
-        if not known:
-            raise errors.UnimplementedError(f"{fn}: num_classes=None inside a tf.function needs the values of "
-                                            "labels and predictions; pass num_classes")
+    if num_classes is None and not known:  # counted at every call of the tf.function
+        if labels.shape.num_elements() == 0:
+            raise _InvalidArgument(f"{fn}: num_classes=None needs at least one label")
+        from tapegrad.debugging import assert_non_negative
+        assert_non_negative(labels, message=f"{fn}: `labels` contains negative values")
+        assert_non_negative(predictions, message=f"{fn}: `predictions` contains negative values")
+        n = maximum(reduce_max(labels), reduce_max(predictions)) + 1
+    elif num_classes is None:
         if labels.shape.num_elements() == 0:
             raise _InvalidArgument(f"{fn}: num_classes=None needs at least one label")
         n = int(max(labels.numpy().max(), predictions.numpy().max())) + 1
@@ -142,6 +147,16 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 
 
 def _bincount_size(arr, minlength, maxlength, fn):
+    if not _known(arr) and (minlength is None or maxlength is None or int(minlength) != int(maxlength)):
+        # read at every call of the tf.function: the counts are a value-shaped segment sum
+        from tapegrad.debugging import assert_non_negative
+        assert_non_negative(arr, message=f"{fn}: Input arr must be non-negative!")
+        size = reduce_max(arr) + 1 if arr.shape.num_elements() else constant(0, arr.dtype)
+        if minlength is not None:
+            size = maximum(size, int(minlength))
+        if maxlength is not None:
+            size = minimum(size, int(maxlength))
+        return cast(size, dtypes.int64)
     if _known(arr):
         size = int(arr.numpy().max()) + 1 if arr.shape.num_elements() else 0
         if minlength is not None:
@@ -196,6 +211,8 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
     counts = unsorted_segment_sum(reshape(values, [-1]), idx, n)
     if binary_output:
         counts = cast(greater(counts, 0), dtype)
+    if isinstance(size, Tensor):  # (computed in the tf.function: the counts already hold size per row)
+        return counts if rows is None else reshape(counts, [rows, -1])
     return reshape(counts, [size] if rows is None else [rows, size])
 
 

@@ -218,10 +218,13 @@ def _segments(data, segment_ids, fn):
     if ids.shape[0] != data.shape[0]:
         raise _InvalidArgument(f"{fn}: segment_ids (length {ids.shape[0]}) must have the length of data's "
                                f"first dimension ({data.shape[0]})")
-    if _core._tracing() and _core._is_traced(ids):
-        # the number of segments is the output's first dimension, and a graph's shapes are fixed when traced
-        from tapegrad._trace_context import traced_value_error
-        raise traced_value_error(ids, f"{fn}: the output's length (segment_ids[-1] + 1) needs the value")
+    if _core._tracing() and _core._is_traced(ids):  # checked and counted at every call
+        if not ids.shape[0]:
+            return data, ids, 0
+        from tapegrad.debugging import assert_greater_equal, assert_non_negative
+        assert_non_negative(ids[:1], message=f"{fn}: segment ids must not be negative")
+        assert_greater_equal(ids[1:], ids[:-1], message=f"{fn}: segment ids are not increasing")
+        return data, ids, ids[-1] + 1
     values = ids.numpy()
     if values.size and values[0] < 0:
         raise _InvalidArgument(f"{fn}: segment id {values[0]} is negative")
@@ -232,7 +235,7 @@ def _segments(data, segment_ids, fn):
 
 def segment_sum(data, segment_ids, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s, for sorted non-negative ids; the output has
-    segment_ids[-1] + 1 rows (a missing id's row is 0). The ids must be known when tracing."""
+    segment_ids[-1] + 1 rows (a missing id's row is 0)."""
     data, ids, n = _segments(data, segment_ids, "segment_sum")
     return unsorted_segment_sum(data, ids, n)
 
@@ -243,7 +246,7 @@ def segment_mean(data, segment_ids, name=None):
     data, ids, n = _segments(data, segment_ids, "segment_mean")
     sums = unsorted_segment_sum(data, ids, n)
     counts = unsorted_segment_sum(constant(np.ones(ids.shape[0], data.dtype.as_numpy_dtype)), ids, n)
-    counts = _reshape(maximum(counts, constant(1, dtype=data.dtype)), shape=[n] + [1] * (data.ndim - 1))
+    counts = _reshape(maximum(counts, constant(1, dtype=data.dtype)), shape=[-1] + [1] * (data.ndim - 1))
     if data.dtype.is_floating:
         return sums / counts
     return sign(sums) * floordiv(abs(sums), counts)

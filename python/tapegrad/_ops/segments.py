@@ -2,7 +2,7 @@
 unsorted_segment_mean / sqrt_n (the sum over the count), and the sorted segment_max / segment_min."""
 from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import _reshape, unsorted_segment_sum
+from tapegrad._ops.array import _reshape, num_segments_arg, segment_op, unsorted_segment_sum
 from tapegrad._ops.elementwise import maximum, sqrt, where
 from tapegrad._tensor import cast, convert_to_tensor
 
@@ -17,27 +17,27 @@ _prod = _core.op("UnsortedSegmentProd")
 def _args(data, segment_ids, num_segments, fn):
     d = convert_arg(data, "tensor", fn, "data")
     ids = convert_arg(segment_ids, "tensor", fn, "segment_ids")
-    return d, ids, convert_arg(num_segments, "int", fn, "num_segments")
+    return d, ids, num_segments_arg(num_segments, fn)
 
 
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """out[s] = max of data[i] over segment_ids[i] == s; an empty segment holds the dtype's lowest value,
     a negative id drops its row, a NaN makes its segment NaN (as TF)."""
     d, ids, n = _args(data, segment_ids, num_segments, "unsorted_segment_max")
-    return _max(d, ids, num_segments=n)
+    return segment_op(_max, d, ids, n)
 
 
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """As unsorted_segment_max with the minimum (an empty segment holds the dtype's highest value)."""
     d, ids, n = _args(data, segment_ids, num_segments, "unsorted_segment_min")
-    return _min(d, ids, num_segments=n)
+    return segment_op(_min, d, ids, n)
 
 
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """out[s] = product of data[i] over segment_ids[i] == s (1 for an empty segment); its gradient needs
     no division, so zeros in a segment get the product of the others."""
     d, ids, n = _args(data, segment_ids, num_segments, "unsorted_segment_prod")
-    return _prod(d, ids, num_segments=n)
+    return segment_op(_prod, d, ids, n)
 
 
 def _sum_and_count(data, segment_ids, num_segments, fn):
@@ -46,7 +46,7 @@ def _sum_and_count(data, segment_ids, num_segments, fn):
         d = cast(d, dtypes.float64)
     ones = cast(convert_to_tensor(ids) >= 0, d.dtype)  # (a dropped row counts nowhere anyway)
     count = unsorted_segment_sum(ones, ids, n)
-    count = _reshape(maximum(count, 1.0), shape=[n] + [1] * (d.ndim - ids.ndim))
+    count = _reshape(maximum(count, 1.0), shape=[-1] + [1] * (d.ndim - ids.ndim))
     return unsorted_segment_sum(d, ids, n), count
 
 
@@ -70,11 +70,11 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
 def _sorted(data, segment_ids, fn, op, missing=0):
     from tapegrad._ops.math_more import _segments
     d, ids, n = _segments(data, segment_ids, fn)
-    out = op(d, ids, num_segments=n)
+    out = segment_op(op, d, ids, n)
     if missing == 1:  # (the product's value for an empty segment is already 1)
         return out
     present = unsorted_segment_sum(cast(convert_to_tensor(ids) >= 0, dtypes.int32), ids, n) > 0
-    present = _reshape(present, shape=[n] + [1] * (d.ndim - 1))
+    present = _reshape(present, shape=[-1] + [1] * (d.ndim - 1))
     return where(present, out, cast(0, out.dtype))  # TF's sorted kernels give 0 to a missing id
 
 
