@@ -365,7 +365,8 @@ _GOOD = {"image": tf.ones([2, 12, 12, 3]), "k": 1, "central_fraction": 0.5, "off
          "target_height": 4, "target_width": 4, "size": [1, 2, 2, 3], "sizes": [1, 2, 2, 1], "strides": [1, 1, 1, 1],
          "rates": [1, 1, 1, 1], "padding": "VALID", "delta": 0.1, "contrast_factor": 1.2, "max_delta": 0.1,
          "lower": 0.5, "upper": 1.5, "saturation_factor": 1.2, "dtype": tf.int32, "max_val": 1.0,
-         "contents": tf.io.encode_png(np.zeros((2, 2, 3), np.uint8)), "crop_window": [0, 0, 1, 1], "seed": [1, 2]}  # (codecs)
+         "contents": tf.io.encode_png(np.zeros((2, 2, 3), np.uint8)), "crop_window": [0, 0, 1, 1], "seed": [1, 2],  # (codecs)
+         "boxes": tf.constant([[0.0, 0.0, 1.0, 1.0], [0.0, 0.5, 1.0, 1.5]]), "scores": [0.9, 0.8], "max_output_size": 2}
 _BAD = [None, "a", object(), [], float("nan"), {"a": 1}, tf.constant([[1, 2, 3], [4, 5, 6]]), tf.constant([True, False]),
         tf.ones([4, 5]), -1, 2 ** 70, float("inf"), 2.5, [-1], [2 ** 70]]
 _IMAGE_ARGS = {"images", "value", "img1", "img2", "a", "b"}

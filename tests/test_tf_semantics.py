@@ -318,6 +318,12 @@ def test_integer_division_by_zero_raises(op, name, dtype):
         f(a, z)  # the traced graph checks too
 
 
+@pytest.mark.parametrize("op", [tf.math.floordiv, tf.math.floormod, tf.truncatediv, tf.truncatemod])
+def test_an_empty_integer_division_raises_nothing(op):
+    # the divisor holds zeros but the broadcast result is empty: nothing is divided (as TF)
+    assert op(tf.zeros([0], tf.int32), tf.zeros([5, 1], tf.int32)).shape == (5, 0)
+
+
 def test_integer_divide_by_zero_is_float_and_int_min_by_minus_one_wraps():
     _eq(tf.divide(tf.constant([7, -7, 5]), tf.constant([0, 2, 0])), [INF, -3.5, INF])
     lo, m1 = tf.constant([-2**31], tf.int32), tf.constant([-1], tf.int32)

@@ -22,6 +22,7 @@ void register_svd_ops();
 void register_rows_ops();
 void register_set_ops();
 void register_sized_by_values_ops();
+void register_nms_ops();
 
 void register_all_ops() {
   static bool done = false;
@@ -45,6 +46,7 @@ void register_all_ops() {
   register_rows_ops();
   register_set_ops();
   register_sized_by_values_ops();
+  register_nms_ops();
 }
 
 }  // namespace tg

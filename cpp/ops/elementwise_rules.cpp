@@ -72,17 +72,19 @@ template <class T> static bool holds_zero(const Tensor& t) {
   return std::find(p, p + t->size, T(0)) != p + t->size;
 }
 
-static bool zero_int_divisor(const Tensor& y) {
+// (an empty result divides nothing: TF raises no error then)
+static bool zero_int_divisor(const Tensor& y, const OutMeta& m) {
+  if (num_elements(m.shape) == 0) return false;
   return y->dtype == DType::Int32 ? holds_zero<int32_t>(y) : y->dtype == DType::Int64 && holds_zero<int64_t>(y);
 }
 
 Tensor run_int_div(const OpDef& d, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  if (zero_int_divisor(x[1])) throw InvalidArgument(cat(d.name, ": Integer division by zero, got ", describe(x)));
+  if (zero_int_divisor(x[1], m)) throw InvalidArgument(cat(d.name, ": Integer division by zero, got ", describe(x)));
   return run_elementwise(d, x, a, m);
 }
 
 Tensor run_truncate_div(const OpDef& d, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  if (zero_int_divisor(x[1])) throw Internal(cat(d.name, ": Integer division by zero, got ", describe(x)));
+  if (zero_int_divisor(x[1], m)) throw Internal(cat(d.name, ": Integer division by zero, got ", describe(x)));
   return run_elementwise(d, x, a, m);
 }
 

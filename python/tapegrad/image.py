@@ -1,7 +1,8 @@
-"""``tf.image``: resizing; flips, turns, crops, pads and patches; colour and dtype conversions and
+"""``tf.image``: resizing; non-max suppression of boxes; flips, turns, crops, pads and patches; colour and dtype conversions and
 adjustments; random augmentations; image measures (psnr, ssim, total variation, gradients); and tf.io's
 image codecs under their tf.image names (decode_png, encode_jpeg, ...)."""
 from tapegrad._ops.image import *  # noqa: F401,F403
+from tapegrad._ops.image_boxes import *  # noqa: F401,F403
 from tapegrad._ops.image_color import *  # noqa: F401,F403
 from tapegrad._ops.image_dtype import *  # noqa: F401,F403
 from tapegrad._ops.image_geometry import *  # noqa: F401,F403

@@ -107,6 +107,24 @@ def _np_segment_n(fold, empty):
     return ref
 
 
+def _nms_samples(rng, dtype):
+    boxes = np.concatenate([c := rng.uniform(0, 5, size=(12, 2)), c + rng.uniform(0.5, 3, size=(12, 2))], 1)
+    for limit, iou, least in [(12, 0.5, -np.inf), (3, 0.2, -np.inf), (12, 0.6, 0.4), (0, 0.5, -np.inf)]:
+        yield SampleInput([boxes.astype(dtype), rng.uniform(size=12).astype(dtype), np.int32(limit), np.float32(iou),
+                           np.float32(least)])
+
+
+def _np_nms(boxes, scores, limit, iou_threshold, score_threshold):
+    lo, hi = np.minimum(boxes[:, :2], boxes[:, 2:]), np.maximum(boxes[:, :2], boxes[:, 2:])
+    area = np.prod(hi - lo, 1)
+    kept = []
+    for i in sorted(np.flatnonzero(scores > score_threshold), key=lambda i: (-scores[i], i)):
+        inter = np.prod(np.clip(np.minimum(hi[i], hi[kept]) - np.maximum(lo[i], lo[kept]), 0, None), 1)
+        if len(kept) < limit and not (inter / (area[i] + area[kept] - inter) > iou_threshold).any():
+            kept.append(i)
+    return np.asarray(kept, np.int32)
+
+
 rows = [
     OpInfo("Where", lambda c: _op("Where")(c), lambda c: np.argwhere(c).astype(np.int64), samples=_where_samples,
            differentiable=False, dtypes=("float32", "float64", "int32", "int64", "bool")),
@@ -134,6 +152,8 @@ rows = [
            samples=_segment_n_samples, op="UnsortedSegmentMax", dtypes=("float64",)),
     OpInfo("UnsortedSegmentProd_n", _segment_n("UnsortedSegmentProd"), _np_segment_n(np.prod, 1),
            samples=_segment_n_samples, op="UnsortedSegmentProd", dtypes=("float64",)),
+    OpInfo("NonMaxSuppressionV3", lambda *a: _op("NonMaxSuppressionV3")(*[tf.constant(v) for v in a]), _np_nms,
+           samples=_nms_samples, differentiable=False),
     OpInfo("reverse", tf.reverse, lambda x, axis: np.flip(x, axis), op=None,
            samples=lambda rng, dt: [SampleInput([uniform(rng, (2, 3, 2), dt), a]) for a in ([0], [1, -1], [])]),
 ]

@@ -10,7 +10,7 @@ import collections
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import gather, transpose
-from tapegrad._tensor import Tensor, cast, convert_to_tensor
+from tapegrad._tensor import Tensor, cast, convert_to_tensor, shape
 
 __all__ = ["sort", "argsort", "top_k", "in_top_k", "searchsorted"]
 
@@ -94,10 +94,23 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
     index_type = convert_arg(index_type, "dtype", "top_k", "index_type")
     if index_type not in (dtypes.int32, dtypes.int64):
         raise TypeError(f"top_k: index_type must be int32 or int64, got {index_type.name}")
-    k = _k(k, t._shape[-1])
-    indices = _argsort(t, axis=-1, descending=True, k=k)  # a partial sort: the first k of each row
+    if isinstance(k, Tensor) and k.ndim == 0 and k.dtype.is_integer and _core._tracing() and _core._is_traced(k):
+        indices = _top_k_computed(t, k)
+    else:
+        k = _k(k, t._shape[-1])
+        indices = _argsort(t, axis=-1, descending=True, k=k)  # a partial sort: the first k of each row
     values = _take_last(t, indices)
     return TopKV2(values, indices if index_type == dtypes.int32 else cast(indices, index_type))
+
+
+def _top_k_computed(t, k):
+    """The indices of the k largest of each row for a k computed inside the tf.function: the first k of
+    the full order, cut at run time (checked there as TF checks k)."""
+    from tapegrad.debugging import assert_less_equal, assert_non_negative
+    assert_non_negative(k, message="top_k: Need k >= 0")
+    assert_less_equal(cast(k, dtypes.int64), cast(shape(t)[-1], dtypes.int64),
+                      message="top_k: input must have at least k columns")
+    return _argsort(t, axis=-1, descending=True)[..., :k]
 
 
 def in_top_k(targets, predictions, k, name=None):
