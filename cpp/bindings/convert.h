@@ -16,9 +16,12 @@ inline bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), g_tenso
 // The Tensor held by a Python Tensor/Variable object, without pybind11's type lookups, borrowed
 // (valid while the object lives: no reference-count traffic, a visible part of a scalar op's cost).
 // Valid only when is_tensor(h). (VariableImpl derives from TensorImpl at offset 0.)
+// The holder is read where pybind11's value_and_holder finds it (that lookup is out of line and
+// called several times per op): after the value pointer, inline or in the first nonsimple slot.
 inline const Tensor& tensor_ref(py::handle h) {
   auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
-  return inst->get_value_and_holder().template holder<Tensor>();
+  void** vh = inst->simple_layout ? inst->simple_value_holder : inst->nonsimple.values_and_holders;
+  return reinterpret_cast<const Tensor&>(vh[1]);
 }
 // The same, as a new reference.
 inline Tensor tensor_of(py::handle h) { return tensor_ref(h); }
