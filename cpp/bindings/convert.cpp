@@ -60,20 +60,38 @@ int default_dtype_of(py::handle obj) {
 
 py::object wrap_tensor(Tensor t) {
   if (!t) return py::none();
-  if (typeid(*t) != typeid(TensorImpl)) return py::cast(t);
+  if (typeid(*t) != typeid(TensorImpl))  // pybind11's own cast, which finds the dynamic type
+    return py::reinterpret_steal<py::object>(
+        py::detail::copyable_holder_caster<TensorImpl, Tensor>::cast(t, py::return_value_policy::take_ownership, {}));
+  if (t->py_wrapper.obj) return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t->py_wrapper.obj));
   static const py::detail::type_info* const type = py::detail::get_type_info(typeid(TensorImpl));
-  if (py::handle existing = py::detail::find_registered_python_instance(t.get(), type))
-    return py::reinterpret_steal<py::object>(existing);  // (a new reference)
   auto obj = py::reinterpret_steal<py::object>(py::detail::make_new_instance(type->type));
   auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
   inst->owned = true;
   py::detail::value_and_holder v_h = inst->get_value_and_holder(type);
   v_h.value_ptr() = t.get();
-  py::detail::register_instance(inst, t.get(), type);
-  v_h.set_instance_registered();
+  t->py_wrapper.obj = obj.ptr();
   new (std::addressof(v_h.holder<Tensor>())) Tensor(std::move(t));
   v_h.set_holder_constructed();
   return obj;
+}
+
+// The Tensor type's tp_dealloc: the object stops being its tensor's wrapper, then pybind11 frees it.
+static destructor g_pybind_dealloc = nullptr;
+
+static void tensor_dealloc(PyObject* self) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  py::detail::value_and_holder v_h = inst->get_value_and_holder(nullptr, false);
+  if (v_h && v_h.holder_constructed()) {
+    TensorImpl* t = v_h.holder<Tensor>().get();
+    if (t && t->py_wrapper.obj == self) t->py_wrapper.obj = nullptr;
+  }
+  g_pybind_dealloc(self);
+}
+
+void install_tensor_dealloc(PyTypeObject* type) {
+  g_pybind_dealloc = type->tp_dealloc;
+  type->tp_dealloc = tensor_dealloc;
 }
 
 Tensor to_tensor(py::handle obj, int hint) {

@@ -7,8 +7,24 @@
 #include "engine/variable.h"
 
 namespace tg {
-
 namespace py = pybind11;
+py::object wrap_tensor(std::shared_ptr<TensorImpl> t);
+}  // namespace tg
+
+// Casting a Tensor to Python is wrap_tensor (Note [Wrapping results]); loading one is pybind11's.
+// Every file that converts Tensors includes this header, so every conversion sees this caster.
+namespace pybind11::detail {
+template <>
+class type_caster<std::shared_ptr<tg::TensorImpl>>
+    : public copyable_holder_caster<tg::TensorImpl, std::shared_ptr<tg::TensorImpl>> {
+ public:
+  static handle cast(const std::shared_ptr<tg::TensorImpl>& t, return_value_policy, handle) {
+    return tg::wrap_tensor(t).release();
+  }
+};
+}  // namespace pybind11::detail
+
+namespace tg {
 
 // The Python type of Tensor (set once the class is bound); subclasses pass the check too.
 extern PyTypeObject* g_tensor_type;
@@ -16,21 +32,29 @@ inline bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), g_tenso
 // The Tensor held by a Python Tensor/Variable object, without pybind11's type lookups, borrowed
 // (valid while the object lives: no reference-count traffic, a visible part of a scalar op's cost).
 // Valid only when is_tensor(h). (VariableImpl derives from TensorImpl at offset 0.)
+// The holder is read where pybind11's value_and_holder finds it (that lookup is out of line and
+// called several times per op): after the value pointer, inline or in the first nonsimple slot.
 inline const Tensor& tensor_ref(py::handle h) {
   auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
-  return inst->get_value_and_holder().template holder<Tensor>();
+  void** vh = inst->simple_layout ? inst->simple_value_holder : inst->nonsimple.values_and_holders;
+  return reinterpret_cast<const Tensor&>(vh[1]);
 }
 // The same, as a new reference.
 inline Tensor tensor_of(py::handle h) { return tensor_ref(h); }
 
 // Note [Wrapping results]: py::cast(Tensor) finds the pybind11 type of the object by its dynamic
-// C++ type (hash lookups keyed by type names, twice) and copies the Tensor into the new
-// object, about a tenth of a scalar op. Op results are plain TensorImpl objects: wrap_tensor
-// looks their type record up once and moves the Tensor into the holder, doing what pybind11's
-// cast does otherwise (an object that already has a Python wrapper gets that wrapper back; a
-// new one is registered, so later casts find it). Anything else (a VariableImpl) goes through
-// py::cast. A null Tensor becomes None.
+// C++ type (hash lookups keyed by type names, twice), copies the Tensor into the new object and
+// registers it in pybind11's instance map (a hash insert and a node allocation, and an erase
+// when it dies), together about a fifth of a scalar op. Op results are plain TensorImpl objects:
+// wrap_tensor looks their type record up once and moves the Tensor into the holder. Instead of
+// pybind11's map, a TensorImpl knows its wrapper (TensorImpl::py_wrapper, set here and cleared by
+// the Tensor type's tp_dealloc, both under the GIL): an object that already has a Python wrapper
+// gets that wrapper back, as from pybind11's cast. Every cast of a Tensor to Python comes here
+// (the type_caster below), so no plain TensorImpl is ever in pybind11's map. Anything else (a
+// VariableImpl) goes through pybind11's own cast and map. A null Tensor becomes None.
 py::object wrap_tensor(Tensor t);
+// Makes the Tensor type's tp_dealloc clear TensorImpl::py_wrapper (once, when the type is bound).
+void install_tensor_dealloc(PyTypeObject* type);
 
 // Converts a Tensor, Python number/bool, nested list or NumPy array to a Tensor.
 // `hint` (or -1) is the dtype a non-tensor value takes, as TF's convert_to_tensor(dtype_hint=).

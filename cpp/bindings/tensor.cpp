@@ -189,6 +189,7 @@ void bind_tensor(py::module_& m) {
       .def("_assign_sub", [](const Tensor& v, py::handle x) { assign(v, to_tensor(x, (int)v->dtype), AssignMode::kSub); })
       .def("read_value", [](const Tensor& v) { return copy(v); });
   install_number_slots(g_tensor_type);
+  install_tensor_dealloc(g_tensor_type);
   install_number_slots(reinterpret_cast<PyTypeObject*>(m.attr("Variable").ptr()));
 }
 

@@ -68,9 +68,21 @@ Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, co
   for (size_t i = 0; i < x.size(); ++i) a.in[i] = x[i]->data();
   a.out = out->data();
   a.n = out->size;
-  a.alpha = attrs.f("alpha", 0.0);
-  a.beta = attrs.f("beta", 0.0);
-  fill_strides(a, x, m.shape, op.name.c_str());
+  if (!attrs.items.empty()) {
+    a.alpha = attrs.f("alpha", 0.0);
+    a.beta = attrs.f("beta", 0.0);
+  }
+  // Inputs of the output's shape (storage is contiguous) collapse to one run: what fill_strides
+  // would find, without its per-dimension walk (most small ops, scalars above all).
+  bool same = m.shape.size() <= kMaxDims;  // (fill_strides refuses ranks above 64)
+  for (auto& xi : x) same = same && xi->shape == m.shape;
+  if (same) {
+    a.ndim = 1;
+    a.shape[0] = a.n;
+    for (size_t i = 0; i < x.size(); ++i) a.stride[i][0] = a.n == 1 ? 0 : 1;  // (fill_strides: 0 for a size of 1)
+  } else {
+    fill_strides(a, x, m.shape, op.name.c_str());
+  }
   k(a);
   return out;
 }
