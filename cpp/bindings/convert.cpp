@@ -63,14 +63,14 @@ py::object wrap_tensor(Tensor t) {
   if (typeid(*t) != typeid(TensorImpl))  // pybind11's own cast, which finds the dynamic type
     return py::reinterpret_steal<py::object>(
         py::detail::copyable_holder_caster<TensorImpl, Tensor>::cast(t, py::return_value_policy::take_ownership, {}));
-  if (t->py_wrapper.obj) return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t->py_wrapper.obj));
+  if (t->wrapper.obj) return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t->wrapper.obj));
   static const py::detail::type_info* const type = py::detail::get_type_info(typeid(TensorImpl));
   auto obj = py::reinterpret_steal<py::object>(py::detail::make_new_instance(type->type));
   auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
   inst->owned = true;
   py::detail::value_and_holder v_h = inst->get_value_and_holder(type);
   v_h.value_ptr() = t.get();
-  t->py_wrapper.obj = obj.ptr();
+  t->wrapper.obj = obj.ptr();
   new (std::addressof(v_h.holder<Tensor>())) Tensor(std::move(t));
   v_h.set_holder_constructed();
   return obj;
@@ -84,7 +84,7 @@ static void tensor_dealloc(PyObject* self) {
   py::detail::value_and_holder v_h = inst->get_value_and_holder(nullptr, false);
   if (v_h && v_h.holder_constructed()) {
     TensorImpl* t = v_h.holder<Tensor>().get();
-    if (t && t->py_wrapper.obj == self) t->py_wrapper.obj = nullptr;
+    if (t && t->wrapper.obj == self) t->wrapper.obj = nullptr;
   }
   g_pybind_dealloc(self);
 }

@@ -47,13 +47,13 @@ inline Tensor tensor_of(py::handle h) { return tensor_ref(h); }
 // registers it in pybind11's instance map (a hash insert and a node allocation, and an erase
 // when it dies), together about a fifth of a scalar op. Op results are plain TensorImpl objects:
 // wrap_tensor looks their type record up once and moves the Tensor into the holder. Instead of
-// pybind11's map, a TensorImpl knows its wrapper (TensorImpl::py_wrapper, set here and cleared by
+// pybind11's map, a TensorImpl knows its wrapper (TensorImpl::wrapper, set here and cleared by
 // the Tensor type's tp_dealloc, both under the GIL): an object that already has a Python wrapper
 // gets that wrapper back, as from pybind11's cast. Every cast of a Tensor to Python comes here
 // (the type_caster below), so no plain TensorImpl is ever in pybind11's map. Anything else (a
 // VariableImpl) goes through pybind11's own cast and map. A null Tensor becomes None.
 py::object wrap_tensor(Tensor t);
-// Makes the Tensor type's tp_dealloc clear TensorImpl::py_wrapper (once, when the type is bound).
+// Makes the Tensor type's tp_dealloc clear TensorImpl::wrapper (once, when the type is bound).
 void install_tensor_dealloc(PyTypeObject* type);
 
 // Converts a Tensor, Python number/bool, nested list or NumPy array to a Tensor.

@@ -31,14 +31,14 @@ struct TensorImpl {
   int64_t id;
   bool is_variable = false;
   bool trainable = false;
-  // The Python object wrapping this tensor, if one is alive (Note [Wrapping results] in
+  // The bindings' live object for this tensor, opaque here (Note [Wrapping results] in
   // bindings/convert.h); not copied with the tensor.
-  struct PyWrapper {
+  struct Wrapper {
     void* obj = nullptr;
-    PyWrapper() = default;
-    PyWrapper(const PyWrapper&) {}
-    PyWrapper& operator=(const PyWrapper&) { return *this; }
-  } py_wrapper;
+    Wrapper() = default;
+    Wrapper(const Wrapper&) {}
+    Wrapper& operator=(const Wrapper&) { return *this; }
+  } wrapper;
 
   TensorImpl();
   virtual ~TensorImpl() = default;
