@@ -229,3 +229,23 @@ def test_gradients_through_computed_shapes():
         x = tf.constant(np.arange(4 * n, dtype=np.float32).reshape(n, 4))
         np.testing.assert_allclose(f(x).numpy(), step(x).numpy(), rtol=1e-5)
     assert f.experimental_get_tracing_count() == 1
+
+
+@pytest.mark.parametrize("body", [
+    lambda w, i: tf.pad(w, [[1, tf.reduce_max(i)]]) * tf.cast(tf.range(7 + tf.reduce_max(i)), tf.float32),
+    lambda w, i: tf.repeat(w, i) * tf.cast(tf.range(tf.reduce_sum(i)), tf.float32),
+    lambda w, i: tf.eye(tf.reduce_max(i)) * tf.reduce_sum(w),
+    lambda w, i: tf.math.top_k(w * w, tf.reduce_max(i)).values,
+    lambda w, i: tf.math.segment_max(w, tf.sort(i)),
+], ids=["pad", "repeat", "eye", "top_k", "segment_max"])
+def test_gradients_with_computed_counts_match_eager(body):
+    def step(w, i):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(body(w, i) ** 2)
+        return tape.gradient(loss, w)
+
+    f, w = tf.function(step), tf.Variable(np.linspace(-1.0, 1.5, 6).astype(np.float32))
+    for i in ([0, 0, 1, 2, 2, 2], [1, 3, 0, 1, 2, 1], [4, 1, 1, 1, 1, 1]):
+        i = tf.constant(i)
+        np.testing.assert_allclose(f(w, i).numpy(), step(w, i).numpy(), rtol=1e-5)
+    assert f.experimental_get_tracing_count() == 1

@@ -49,6 +49,16 @@ INT_BODIES = {
     "slice_computed": lambda tf, i: tf.constant(DATA)[: tf.reduce_max(i)],
     "broadcast_computed": lambda tf, i: tf.broadcast_to(DATA[:1], [tf.reduce_max(i), 2]),
     "random_shape": lambda tf, i: tf.shape(tf.random.normal([tf.reduce_max(i), 2])),
+    "top_k_computed": lambda tf, i: tf.math.top_k(DATA[::-1] * 2.0, tf.reduce_max(i)).values,
+    "pad_computed": lambda tf, i: tf.pad(DATA, [[1, tf.reduce_max(i)]], constant_values=-1.0),
+    "pad_2d_computed": lambda tf, i: tf.pad(tf.reshape(DATA, [2, 3]), [[tf.reduce_min(i), 1], [0, tf.reduce_max(i)]]),
+    "eye_computed": lambda tf, i: tf.eye(tf.reduce_max(i)),
+    "eye_rectangle": lambda tf, i: tf.eye(2, tf.reduce_max(i) + 1, dtype=tf.int32),
+    "repeat_counts": lambda tf, i: tf.repeat(DATA, i),
+    "repeat_scalar": lambda tf, i: tf.repeat(DATA[:2], tf.reduce_max(i)),
+    "repeat_axis0": lambda tf, i: tf.repeat(tf.reshape(DATA, [3, 2]), i[:3], axis=0),
+    "auto_pack": lambda tf, i: tf.convert_to_tensor([[0, tf.reduce_max(i)], [tf.reduce_min(i), 7]]),
+    "zeros_of_packed": lambda tf, i: tf.zeros(tf.convert_to_tensor([tf.reduce_max(i), 2])),
 }
 
 

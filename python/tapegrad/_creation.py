@@ -110,6 +110,10 @@ def ones_like(input, dtype=None, name=None):
 
 
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
+    if _core._tracing() and batch_shape is None:  # a count computed inside the tf.function
+        from tapegrad._ops import computed_attrs
+        if computed_attrs.holds_traced([num_rows, num_columns]):
+            return computed_attrs.eye(num_rows, num_rows if num_columns is None else num_columns, _dtype("eye", dtype))
     rows = _count(num_rows, "eye", "num_rows")
     cols = rows if num_columns is None else _count(num_columns, "eye", "num_columns")
     batch = [] if batch_shape is None else _dims(batch_shape, "eye", "batch_shape")

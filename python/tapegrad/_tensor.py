@@ -314,6 +314,10 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
     except (_core.InvalidArgumentError, TypeError) as e:
         if is_text(value) and _dtype_of(dtype) in (None, dtypes.string):
             return string_constant(value)
+        if _core._tracing() and isinstance(value, (list, tuple)):  # tensors computed in the tf.function
+            from tapegrad._ops.computed_attrs import holds_traced, pack
+            if holds_traced(value):
+                return pack(value, _dtype_of(dtype))
         raise _naming_public_function(e) from None
 
 

@@ -263,8 +263,14 @@ def _one_hot_computed_depth(indices, depth, on, off, axis, dt):
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pads with a constant, or mirrors the edges (mode REFLECT without, SYMMETRIC with the edge)."""
     x = convert_to_tensor(tensor)
-    flat = _paddings(paddings, x)
     mode = str(mode).upper()
+    if _core._tracing() and mode == "CONSTANT":  # paddings computed inside the tf.function
+        from tapegrad._ops import computed_attrs
+        if computed_attrs.holds_traced(paddings):
+            y = computed_attrs.pad(x, paddings, convert_to_tensor(constant_values, dtype=x.dtype))
+            if y is not NotImplemented:
+                return y
+    flat = _paddings(paddings, x)
     if mode == "CONSTANT":
         # as TF: a Python 0 pads any dtype; another value converts to the tensor's dtype (TypeError for 3 -> bool)
         plain_zero = not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and constant_values == 0

@@ -84,8 +84,7 @@ def roll(input, shift, axis, name=None):
 
 def repeat(input, repeats, axis=None, name=None):
     """Repeats each slice of ``input`` along ``axis`` (the flattened input when None) ``repeats``
-    times: an int, or one count per slice (a negative count is 0, as TF). The counts set the
-    result's size, so they must be known values (not traced)."""
+    times: an int, or one count per slice (a negative count is 0, as TF)."""
     x = convert_arg(input, "tensor", "repeat", "input")
     reps = convert_arg(repeats, "tensor", "repeat", "repeats", dtypes.int32)
     if not reps.dtype.is_integer:
@@ -103,7 +102,9 @@ def repeat(input, repeats, axis=None, name=None):
         if not -x.ndim <= axis < x.ndim:
             raise ValueError(f"repeat: axis={axis} out of bounds: expected {-x.ndim}<=axis<{x.ndim}")
         axis %= x.ndim
-    _value_needed(reps, "repeat's repeats (they set the result's size)")
+    if _traced(reps):  # counts computed inside the tf.function: positions found at run time
+        from tapegrad._ops import computed_attrs
+        return computed_attrs.repeat(x, reps, axis)
     n = x._shape[axis]
     counts = convert_arg(reps, "ints", "repeat", "repeats")
     if reps.ndim == 0 or len(counts) == 1:

@@ -2,7 +2,7 @@
 (Note [Attributes computed in a trace] in cpp/bindings/ops.cpp): each is built from ops that read the
 value at every call, so one trace serves every value, as in TF. Each fallback returns NotImplemented
 for arguments it does not cover (the op's TypeError then stands)."""
-from tapegrad import _core
+from tapegrad import _core, dtypes
 from tapegrad._creation import _computed_dims
 from tapegrad._ops.array import _gather, broadcast_to, reshape
 from tapegrad._tensor import Tensor, cast, convert_to_tensor, shape
@@ -45,3 +45,86 @@ def tile(input, multiples):
 
 reshape.traced_fallback = _reshape
 broadcast_to.traced_fallback = _broadcast_to
+
+
+def traced(v):
+    return isinstance(v, Tensor) and _core._tracing() and (_core._is_traced(v) or v._is_variable)
+
+
+def holds_traced(value):
+    """Whether value, a tensor or a nested list/tuple, holds a tensor computed inside the tf.function."""
+    if isinstance(value, (list, tuple)):
+        return any(holds_traced(v) for v in value)
+    return traced(value)
+
+
+def pack(value, dtype=None):
+    """A nested list holding tensors computed inside the tf.function as one tensor (TF's auto-packing:
+    a Pack node in the graph); elements take the dtype of the first tensor, or ``dtype``."""
+    from tapegrad._ops.array import stack
+
+    def first_dtype(v):
+        if isinstance(v, (list, tuple)):
+            return next((d for d in map(first_dtype, v) if d is not None), None)
+        return v.dtype if isinstance(v, Tensor) else None
+
+    dt = dtype or first_dtype(value)
+
+    def build(v):
+        if isinstance(v, (list, tuple)):
+            return stack([build(e) for e in v])
+        t = v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dt)
+        if t.dtype != dt:
+            raise TypeError(f"convert_to_tensor: cannot pack a {t.dtype.name} tensor with {dt.name} elements")
+        return t
+
+    return build(value)
+
+
+def pad(x, paddings, value):
+    """pad(mode="CONSTANT") with paddings computed inside the tf.function: along each axis, blocks of
+    ``value`` (Fill of a run-time shape) concatenated before and after."""
+    from tapegrad._ops.array import concat
+    from tapegrad._ops.elementwise import maximum
+    p = cast(paddings if isinstance(paddings, Tensor) else pack(paddings), dtypes.int64)
+    if tuple(p._shape) != (x.ndim, 2):
+        return NotImplemented
+    for d in range(x.ndim):
+        pieces = []
+        for before, side in ((True, p[d, 0]), (False, p[d, 1])):
+            dims = concat([shape(x, out_type=dtypes.int64)[:d], reshape(maximum(side, 0), [1]),
+                           shape(x, out_type=dtypes.int64)[d + 1:]], 0)
+            pieces.append(_fill(dims, value))
+        x = concat([pieces[0], x, pieces[1]], d)
+    return x
+
+
+def eye(rows, cols, dt):
+    """eye with a row or column count computed inside the tf.function (a Range per axis, compared)."""
+    from tapegrad._creation import range as range_
+    from tapegrad._ops.elementwise import equal
+    r, c = (cast(convert_to_tensor(v), dtypes.int64) for v in (rows, cols))
+    return cast(equal(reshape(range_(r), [-1, 1]), reshape(range_(c), [1, -1])), dt)
+
+
+def repeat(x, counts, axis):
+    """repeat with counts computed inside the tf.function: output row j takes input row i where i is the
+    number of cumulative counts <= j (a searchsorted over them)."""
+    from tapegrad._creation import range as range_
+    from tapegrad._ops.elementwise import maximum
+    from tapegrad._ops.reduction import cumsum
+    from tapegrad._ops.sorting import searchsorted
+    n = shape(x, out_type=dtypes.int64)[axis]
+    c = maximum(cast(counts, dtypes.int64), 0)  # (a negative count is 0, as TF)
+    c = c * _ones_like_rows(n) if c.ndim == 0 else c
+    ends = cumsum(c)
+    total = ends[-1] if c._shape[0] != 0 else convert_to_tensor(0, dtype=dtypes.int64)
+    return _gather(x, searchsorted(ends, range_(total), side="right"), axis=axis)
+
+
+def _ones_like_rows(n):
+    from tapegrad._creation import ones
+    return ones([n], dtypes.int64)
+
+
+_fill = _core.op("Fill")
