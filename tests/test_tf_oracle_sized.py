@@ -59,6 +59,8 @@ INT_BODIES = {
     "repeat_axis0": lambda tf, i: tf.repeat(tf.reshape(DATA, [3, 2]), i[:3], axis=0),
     "auto_pack": lambda tf, i: tf.convert_to_tensor([[0, tf.reduce_max(i)], [tf.reduce_min(i), 7]]),
     "zeros_of_packed": lambda tf, i: tf.zeros(tf.convert_to_tensor([tf.reduce_max(i), 2])),
+    "linspace_computed": lambda tf, i: tf.linspace(0.0, 1.0, tf.reduce_max(i) + 2),
+    "linspace_short": lambda tf, i: tf.linspace(2.0, 5.0, tf.reduce_min(i)),
 }
 
 

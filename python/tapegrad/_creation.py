@@ -159,6 +159,8 @@ def _range_of_tensors(start, limit, delta, dtype):
 
 def linspace(start, stop, num, name=None, axis=0):
     s, e = _tensor_arg(start, "LinSpace", "start"), _tensor_arg(stop, "LinSpace", "stop")
+    if isinstance(num, Tensor) and _core._tracing() and _core._is_traced(num) and not s._shape and not e._shape:
+        return _linspace_computed(s, e, num)
     n = _count(num, "LinSpace", "num")
     dt = s.dtype if s.dtype.is_floating else dtypes.float32
     shape = list(_named("LinSpace", np.broadcast_shapes, tuple(s._shape), tuple(e._shape), arg="start and stop"))
@@ -185,6 +187,19 @@ def _linspace_ops(start, stop, n, at, rank):
     index = reshape(convert_to_tensor(np.arange(1, max(n - 1, 1), dtype=start.dtype.as_numpy_dtype)), shape)
     out = concat([first, first + index * delta, last], at)
     return out if n >= 2 else out[(slice(None),) * at + (slice(0, n),)]  # num 0 or 1: stop is still connected
+
+
+def _linspace_computed(start, stop, num):
+    """linspace of scalars with a count computed inside the tf.function: start, start + i * delta for
+    0 < i < num - 1, and stop, cut to num (a Range and a slice read num at run time)."""
+    from tapegrad._ops.array import concat, reshape
+    from tapegrad._ops.elementwise import maximum
+    dt = start.dtype if start.dtype.is_floating else dtypes.float32
+    first, last = reshape(_cast(start, dt), [1]), reshape(_cast(stop, dt), [1])
+    n = _cast(num, dtypes.int64)
+    delta = (last - first) / _cast(maximum(n - 1, 1), dt)
+    inner = _cast(range(_cast(1, dtypes.int64), maximum(n - 1, 1)), dt)
+    return concat([first, first + inner * delta, last], 0)[:n]
 
 
 def _numpy(op, shape, dt, make):
