@@ -285,6 +285,32 @@ PyObject* fast_init(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   });
 }
 
+// Note [Tape construction slot]: with __init__ in the class dict, CPython's type_call reaches it
+// through slot_tp_init, which looks __init__ up and makes a bound method for every tape (a quarter
+// of constructing one). The type's tp_init slot calls fast_init directly instead; __init__ stays
+// in the dict for explicit calls, and a Python subclass gets CPython's generic slot as before.
+int tape_tp_init(PyObject* self, PyObject* args, PyObject* kwargs) {
+  PyObject* const* items = &PyTuple_GET_ITEM(args, 0);
+  const Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  PyObject* r;
+  if (!kwargs || PyDict_GET_SIZE(kwargs) == 0) {
+    r = fast_init(self, items, nargs, nullptr);
+  } else {  // keywords as a vectorcall: positional values, then one value per name
+    std::vector<PyObject*> all(items, items + nargs);
+    py::tuple names(PyDict_GET_SIZE(kwargs));
+    Py_ssize_t pos = 0, i = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(kwargs, &pos, &k, &v)) {
+      all.push_back(v);
+      PyTuple_SET_ITEM(names.ptr(), i++, Py_NewRef(k));
+    }
+    r = fast_init(self, all.data(), nargs, names.ptr());
+  }
+  if (!r) return -1;
+  Py_DECREF(r);
+  return 0;
+}
+
 void install_fast_methods(py::handle cls) {
   static PyMethodDef defs[] = {
       {"__init__", (PyCFunction)(void (*)())fast_init, METH_FASTCALL | METH_KEYWORDS,
@@ -302,6 +328,7 @@ void install_fast_methods(py::handle cls) {
     py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &d));
     if (!descr || PyObject_SetAttrString(cls.ptr(), d.ml_name, descr.ptr()) != 0) throw py::error_already_set();
   }
+  type->tp_init = tape_tp_init;  // after setting __init__, which set the generic slot
 }
 
 void bind_gradient_tape(py::module_& m) {
