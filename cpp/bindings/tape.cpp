@@ -48,10 +48,11 @@ bool sweep_is_small(const Tape& tape) {
   return n < kReleaseGilMin;
 }
 
-Tensors run_gradient(Tape& tape, const GradientRequest& req) {
-  if (sweep_is_small(tape)) return tg::gradient(tape, req);
+template <class... Args>
+auto run_gradient(Tape& tape, const Args&... args) {
+  if (sweep_is_small(tape)) return tg::gradient(tape, args...);
   py::gil_scoped_release nogil;
-  return tg::gradient(tape, req);
+  return tg::gradient(tape, args...);
 }
 
 // The tape lives in the Python object (one allocation less per GradientTape than a shared Tape);
@@ -119,13 +120,12 @@ struct PyTape {
     if (target.is_none()) throw InvalidArgument("GradientTape.gradient: target is None");
     if (!tape.persistent && active && tape.used)
       throw TapeMisuse("A non-persistent GradientTape can only be used to compute one set of gradients");
-    GradientRequest req;
     if (is_tensor(target) && is_tensor(sources) && output_gradients.is_none() && unconnected.is_none()) {
-      // The common case, one target and one source: no nested structures to walk.
-      req.targets.push_back(tensor_of(target));
-      req.sources.push_back(tensor_of(sources));
-      return wrap_tensor(std::move(run_gradient(tape, req)[0]));
+      // The common case, one target and one source: no nested structures to walk, no request to build
+      // (the tensors are borrowed: the caller holds the objects for the call).
+      return wrap_tensor(run_gradient(tape, tensor_ref(target), tensor_ref(sources)));
     }
+    GradientRequest req;
     std::vector<py::object> ft, fs, fo;
     flatten(target, ft);
     flatten(sources, fs);

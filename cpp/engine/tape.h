@@ -95,5 +95,8 @@ struct GradientRequest {
   std::function<void(size_t, const Tensor&)> on_final;
 };
 Tensors gradient(Tape& tape, const GradientRequest& req);
+// The gradient of one target with respect to one source with the default options (null when
+// unconnected): the same sweep without a request to build (GradientTape.gradient(y, x)).
+Tensor gradient(Tape& tape, const Tensor& target, const Tensor& source);
 
 }  // namespace tg
