@@ -41,10 +41,10 @@ bool wants_zeros(py::handle u) {
 bool sweep_is_small(const Tape& tape) {
   if (tape.entries.size() > 16) return false;
   int64_t n = 0;
-  for (auto& e : tape.entries)
-    for (auto* list : {&e.inputs, &e.outputs})
-      for (auto& t : *list)
-        if (t) n += t->size;
+  for (auto& e : tape.entries) {
+    for (auto& t : e.inputs) n += t ? t->size : 0;
+    for (auto& t : e.outputs) n += t ? t->size : 0;
+  }
   return n < kReleaseGilMin;
 }
 
@@ -403,7 +403,7 @@ void bind_gradient_rules(py::module_& m) {
           auto* f = new py::object(fn);
           set_gradient_rule(name, [f](GradCtx& ctx) -> Tensors {
             py::gil_scoped_acquire gil;
-            return grads_from_py((*f)(ctx.x, ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs)));
+            return grads_from_py((*f)(ctx.x.vec(), ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs)));
           });
         }, py::arg("name"), py::arg("fn"),
         "Replaces the gradient rule of a registered op with fn(inputs, output, grad, attrs) (None restores it).");

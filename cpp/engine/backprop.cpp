@@ -39,16 +39,6 @@ namespace tg {
 
 namespace {
 
-// Targets or sources, read where the caller keeps them.
-struct TensorSpan {
-  const Tensor* data;
-  size_t n;
-  const Tensor* begin() const { return data; }
-  const Tensor* end() const { return data + n; }
-  size_t size() const { return n; }
-  const Tensor& operator[](size_t i) const { return data[i]; }
-};
-
 // Note [Sweep workspace]: the vectors a sweep fills -- the kept entries, each rule's upstream
 // gradients and needs -- keep their capacity from one gradient() to the next on a thread (a scalar
 // sweep was mostly allocations). A sweep that starts while another runs on the thread (a rule
@@ -392,8 +382,7 @@ void run_sweep(Tape& tape, TensorSpan targets, TensorSpan sources, const Gradien
 
 Tensors gradient(Tape& tape, const GradientRequest& req) {
   Tensors result(req.sources.size());
-  run_sweep(tape, {req.targets.data(), req.targets.size()}, {req.sources.data(), req.sources.size()}, req,
-            result.data());
+  run_sweep(tape, req.targets, req.sources, req, result.data());
   return result;
 }
 

@@ -20,7 +20,10 @@ struct TapeEntry {
   const OpDef* op = nullptr;          // null for a custom entry
   std::shared_ptr<CustomGradFn> custom;
   Attrs attrs;
-  Tensors inputs, outputs;            // dropped by a non-persistent sweep once the rule has run
+  // Dropped by a non-persistent sweep once the rule has run. Inline (no allocation) for an op's
+  // one output and up to two inputs.
+  SmallVector<Tensor, 2> inputs;
+  SmallVector<Tensor, 1> outputs;
   std::string site;                   // the Python line that ran the op (only under check_numerics)
 };
 
