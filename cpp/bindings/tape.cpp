@@ -326,6 +326,29 @@ int tape_tp_init(PyObject* self, PyObject* args, PyObject* kwargs) {
   return 0;
 }
 
+// Note [Plain tape objects]: as for tensors (Note [Simple tensor objects] in convert.cpp), an
+// object of exactly the GradientTape type in pybind11's simple layout, not in its instance map, is
+// freed by destroying its holder, without clear_instance's lookup of the type's records; a
+// subclass's object, or one with weak references, goes through pybind11's tp_dealloc. (tp_new
+// stays pybind11's: replacing it makes the inherited __new__ refuse the type.)
+destructor g_pybind_dealloc = nullptr;
+
+void tape_dealloc(PyObject* self) {
+  static const PyTypeObject* const tape_type = py::detail::get_type_info(typeid(PyTape))->type;
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  PyTypeObject* t = Py_TYPE(self);
+  if (t != tape_type || !inst->simple_layout || inst->simple_instance_registered || inst->weakrefs ||
+      inst->has_patients)
+    return g_pybind_dealloc(self);
+  if (PyType_HasFeature(t, Py_TPFLAGS_HAVE_GC)) PyObject_GC_UnTrack(self);
+  if (inst->simple_holder_constructed) {
+    py::error_scope keep_error;  // a custom entry's function is a Python object
+    reinterpret_cast<std::unique_ptr<PyTape>&>(inst->simple_value_holder[1]).~unique_ptr();
+  }
+  t->tp_free(self);
+  Py_DECREF(t);
+}
+
 void install_fast_methods(py::handle cls) {
   static PyMethodDef defs[] = {
       {"__init__", (PyCFunction)(void (*)())fast_init, METH_FASTCALL | METH_KEYWORDS,
@@ -344,6 +367,8 @@ void install_fast_methods(py::handle cls) {
     if (!descr || PyObject_SetAttrString(cls.ptr(), d.ml_name, descr.ptr()) != 0) throw py::error_already_set();
   }
   type->tp_init = tape_tp_init;  // after setting __init__, which set the generic slot
+  g_pybind_dealloc = type->tp_dealloc;
+  type->tp_dealloc = tape_dealloc;
 }
 
 void bind_gradient_tape(py::module_& m) {
