@@ -51,21 +51,22 @@ struct Workspace {
 
 thread_local std::unique_ptr<Workspace> t_spare_workspace;
 
-class WorkspaceLease {
+class WorkspaceLease {  // (made and destroyed on one thread: the slot is looked up once)
  public:
-  WorkspaceLease() : w_(std::move(t_spare_workspace)) {
+  WorkspaceLease() : spare_(&t_spare_workspace), w_(std::move(*spare_)) {
     if (!w_) w_ = std::make_unique<Workspace>();
   }
   ~WorkspaceLease() {
     w_->kept.clear();
     w_->out_grads.clear();
-    if (!t_spare_workspace && w_->kept.capacity() <= 4096) t_spare_workspace = std::move(w_);
+    if (!*spare_ && w_->kept.capacity() <= 4096) *spare_ = std::move(w_);
   }
   WorkspaceLease(const WorkspaceLease&) = delete;
   WorkspaceLease& operator=(const WorkspaceLease&) = delete;
   Workspace& operator*() const { return *w_; }
 
  private:
+  std::unique_ptr<Workspace>* spare_;
   std::unique_ptr<Workspace> w_;
 };
 
