@@ -41,22 +41,37 @@ bool wants_zeros(py::handle u) {
 bool sweep_is_small(const Tape& tape) {
   if (tape.entries.size() > 16) return false;
   int64_t n = 0;
-  for (auto& e : tape.entries)
-    for (auto* list : {&e.inputs, &e.outputs})
-      for (auto& t : *list)
-        if (t) n += t->size;
+  for (auto& e : tape.entries) {
+    for (auto& t : e.inputs) n += t ? t->size : 0;
+    for (auto& t : e.outputs) n += t ? t->size : 0;
+  }
   return n < kReleaseGilMin;
 }
 
-Tensors run_gradient(Tape& tape, const GradientRequest& req) {
-  if (sweep_is_small(tape)) return tg::gradient(tape, req);
+template <class... Args>
+auto run_gradient(Tape& tape, const Args&... args) {
+  if (sweep_is_small(tape)) return tg::gradient(tape, args...);
   py::gil_scoped_release nogil;
-  return tg::gradient(tape, req);
+  return tg::gradient(tape, args...);
 }
 
+// The tape lives in the Python object (one allocation less per GradientTape than a shared Tape);
+// a _StopRecording keeps the object alive instead.
 struct PyTape {
-  std::shared_ptr<Tape> tape = std::make_shared<Tape>();
+  Tape tape;
   bool active = false;
+
+  PyTape(bool persistent, bool watch_accessed_variables) {
+    tape.entries.reserve(4);
+    tape.persistent = persistent;
+    tape.watch_accessed_variables = watch_accessed_variables;
+  }
+  PyTape(const PyTape&) = delete;
+  PyTape& operator=(const PyTape&) = delete;
+  // A tape dropped while still entered (`__enter__` without `__exit__`) leaves this thread's stack.
+  ~PyTape() {
+    if (active) pop_tape(&tape);
+  }
 
   // Translation only: the jacobian itself is the engine's (engine/jacobian.h).
   JacobianRequest jacobian_request(py::handle parallel_iterations, bool use_pfor, py::handle unconnected) {
@@ -78,7 +93,7 @@ struct PyTape {
     Tensors jac;
     {
       py::gil_scoped_release nogil;
-      jac = tg::jacobian(*tape, req);
+      jac = tg::jacobian(tape, req);
     }
     std::vector<py::object> flat;
     for (auto& j : jac) flat.push_back(j ? py::cast(j) : py::none());
@@ -96,22 +111,21 @@ struct PyTape {
     Tensor jac;
     {
       py::gil_scoped_release nogil;
-      jac = tg::batch_jacobian(*tape, req);
+      jac = tg::batch_jacobian(tape, req);
     }
     return jac ? py::cast(jac) : py::none();
   }
 
   py::object gradient(py::handle target, py::handle sources, py::handle output_gradients, py::handle unconnected) {
     if (target.is_none()) throw InvalidArgument("GradientTape.gradient: target is None");
-    if (!tape->persistent && active && tape->used)
+    if (!tape.persistent && active && tape.used)
       throw TapeMisuse("A non-persistent GradientTape can only be used to compute one set of gradients");
-    GradientRequest req;
     if (is_tensor(target) && is_tensor(sources) && output_gradients.is_none() && unconnected.is_none()) {
-      // The common case, one target and one source: no nested structures to walk.
-      req.targets.push_back(tensor_of(target));
-      req.sources.push_back(tensor_of(sources));
-      return wrap_tensor(std::move(run_gradient(*tape, req)[0]));
+      // The common case, one target and one source: no nested structures to walk, no request to build
+      // (the tensors are borrowed: the caller holds the objects for the call).
+      return wrap_tensor(run_gradient(tape, tensor_ref(target), tensor_ref(sources)));
     }
+    GradientRequest req;
     std::vector<py::object> ft, fs, fo;
     flatten(target, ft);
     flatten(sources, fs);
@@ -124,7 +138,7 @@ struct PyTape {
       req.output_gradients = as_tensors(fo, "output gradient", true);
     }
     req.unconnected_zero = wants_zeros(unconnected);
-    Tensors grads = run_gradient(*tape, req);
+    Tensors grads = run_gradient(tape, req);
     std::vector<py::object> flat;
     for (auto& g : grads) flat.push_back(g ? py::cast(g) : py::none());
     size_t i = 0;
@@ -153,7 +167,7 @@ struct PyTape {
     Tensors grads;
     {
       py::gil_scoped_release nogil;
-      grads = tg::gradient(*tape, req);
+      grads = tg::gradient(tape, req);
     }
     py::list r;
     for (auto& g : grads) r.append(g ? py::cast(g) : py::none());
@@ -168,7 +182,8 @@ py::dict attrs_dict(const Attrs& a) {
 }
 
 struct StopRecording {
-  std::shared_ptr<Tape> tape;
+  py::object owner;  // the GradientTape
+  Tape* tape;
 };
 
 
@@ -177,7 +192,7 @@ struct StopRecording {
 // training step or scalar evaluation, and pybind11's dispatcher costs more than the work they
 // do: they are C-level methods in the class dict. gradient hands anything but (tensor, tensor)
 // to the pybind11 method it replaces (kept in g_slow_gradient), and __init__ anything but
-// bools for its two arguments (or a second __init__ call) to g_slow_init.
+// bools for its two arguments to g_slow_init (a second __init__ call is ignored, as by pybind11).
 PyTape& tape_of(PyObject* self) {
   return *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<PyTape>();
 }
@@ -185,14 +200,6 @@ PyTape& tape_of(PyObject* self) {
 // Never freed: they must outlive the interpreter's finalisation, which would otherwise drop them too late.
 PyObject* g_slow_gradient = nullptr;
 PyObject* g_slow_init = nullptr;
-
-PyTape new_tape(bool persistent, bool watch_accessed_variables) {
-  PyTape t;
-  t.tape->entries.reserve(4);
-  t.tape->persistent = persistent;
-  t.tape->watch_accessed_variables = watch_accessed_variables;
-  return t;
-}
 
 PyObject* forward_to(PyObject* slow, PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   std::vector<PyObject*> all(1 + (size_t)nargs + (kwnames ? (size_t)PyTuple_GET_SIZE(kwnames) : 0));
@@ -215,7 +222,7 @@ PyObject* fast_enter(PyObject* self, PyObject*) {
   return guarded([&] {
     PyTape& t = tape_of(self);
     if (t.active) throw TapeMisuse("This GradientTape is already recording");
-    push_tape(t.tape.get());
+    push_tape(&t.tape);
     t.active = true;
     return Py_NewRef(self);
   });
@@ -223,14 +230,14 @@ PyObject* fast_enter(PyObject* self, PyObject*) {
 
 PyObject* fast_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
   PyTape& t = tape_of(self);
-  pop_tape(t.tape.get());
+  pop_tape(&t.tape);
   t.active = false;
   Py_RETURN_NONE;
 }
 
 PyObject* fast_watch(PyObject* self, PyObject* arg) {
   return guarded([&] {
-    Tape& tape = *tape_of(self).tape;
+    Tape& tape = tape_of(self).tape;
     if (is_tensor(arg)) {
       tape.watch(tensor_ref(arg));
       Py_RETURN_NONE;
@@ -258,7 +265,15 @@ PyObject* fast_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
 PyObject* fast_init(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   static const py::detail::type_info* const type = py::detail::get_type_info(typeid(PyTape));
   bool flags[2] = {false, true}, given[2] = {false, false};
-  bool fast = nargs <= 2 && PyObject_TypeCheck(self, type->type);
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  py::detail::value_and_holder v_h;
+  if (PyObject_TypeCheck(self, type->type)) {
+    v_h = inst->get_value_and_holder(type, false);
+    // pybind11 ignores a second __init__ of an object, which it recognises by its registration; an
+    // unregistered tape (Note [Unregistered tapes]) by its holder.
+    if (v_h.inst && v_h.holder_constructed()) Py_RETURN_NONE;
+  }
+  bool fast = nargs <= 2 && v_h.inst && !v_h.value_ptr();  // (v_h is false until it holds a value)
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t i = 0; fast && i < nargs + nkw; ++i) {
     int k = (int)i;
@@ -271,18 +286,67 @@ PyObject* fast_init(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
     fast = k >= 0 && !given[k] && PyBool_Check(args[i]);
     if (fast) flags[k] = args[i] == Py_True, given[k] = true;
   }
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  py::detail::value_and_holder v_h;
-  if (fast) {
-    v_h = inst->get_value_and_holder(type, false);
-    fast = v_h.inst && !v_h.value_ptr() && !v_h.instance_registered();  // (v_h is false until it holds a value)
-  }
   if (!fast) return forward_to(g_slow_init, self, args, nargs, kwnames);
   return guarded([&] {
-    v_h.value_ptr() = new PyTape(new_tape(flags[0], flags[1]));
-    type->init_instance(inst, nullptr);
+    // Note [Unregistered tapes]: pybind11's init_instance would also enter the object in its
+    // instance map (a hash insert and node allocation, and an erase when it dies), which serves
+    // only casts of a PyTape pointer back to its Python object; no binding makes one. The holder
+    // is built as init_instance builds it; an unregistered instance is not deregistered.
+    auto* t = new PyTape(flags[0], flags[1]);
+    v_h.value_ptr() = t;
+    new (&v_h.holder<std::unique_ptr<PyTape>>()) std::unique_ptr<PyTape>(t);
+    v_h.set_holder_constructed();
     Py_RETURN_NONE;
   });
+}
+
+// Note [Tape construction slot]: with __init__ in the class dict, CPython's type_call reaches it
+// through slot_tp_init, which looks __init__ up and makes a bound method for every tape (a quarter
+// of constructing one). The type's tp_init slot calls fast_init directly instead; __init__ stays
+// in the dict for explicit calls, and a Python subclass gets CPython's generic slot as before.
+int tape_tp_init(PyObject* self, PyObject* args, PyObject* kwargs) {
+  PyObject* const* items = &PyTuple_GET_ITEM(args, 0);
+  const Py_ssize_t nargs = PyTuple_GET_SIZE(args);
+  PyObject* r;
+  if (!kwargs || PyDict_GET_SIZE(kwargs) == 0) {
+    r = fast_init(self, items, nargs, nullptr);
+  } else {  // keywords as a vectorcall: positional values, then one value per name
+    std::vector<PyObject*> all(items, items + nargs);
+    py::tuple names(PyDict_GET_SIZE(kwargs));
+    Py_ssize_t pos = 0, i = 0;
+    PyObject *k, *v;
+    while (PyDict_Next(kwargs, &pos, &k, &v)) {
+      all.push_back(v);
+      PyTuple_SET_ITEM(names.ptr(), i++, Py_NewRef(k));
+    }
+    r = fast_init(self, all.data(), nargs, names.ptr());
+  }
+  if (!r) return -1;
+  Py_DECREF(r);
+  return 0;
+}
+
+// Note [Plain tape objects]: as for tensors (Note [Simple tensor objects] in convert.cpp), an
+// object of exactly the GradientTape type in pybind11's simple layout, not in its instance map, is
+// freed by destroying its holder, without clear_instance's lookup of the type's records; a
+// subclass's object, or one with weak references, goes through pybind11's tp_dealloc. (tp_new
+// stays pybind11's: replacing it makes the inherited __new__ refuse the type.)
+destructor g_pybind_dealloc = nullptr;
+
+void tape_dealloc(PyObject* self) {
+  static const PyTypeObject* const tape_type = py::detail::get_type_info(typeid(PyTape))->type;
+  auto* inst = reinterpret_cast<py::detail::instance*>(self);
+  PyTypeObject* t = Py_TYPE(self);
+  if (t != tape_type || !inst->simple_layout || inst->simple_instance_registered || inst->weakrefs ||
+      inst->has_patients)
+    return g_pybind_dealloc(self);
+  if (PyType_HasFeature(t, Py_TPFLAGS_HAVE_GC)) PyObject_GC_UnTrack(self);
+  if (inst->simple_holder_constructed) {
+    py::error_scope keep_error;  // a custom entry's function is a Python object
+    reinterpret_cast<std::unique_ptr<PyTape>&>(inst->simple_value_holder[1]).~unique_ptr();
+  }
+  t->tp_free(self);
+  Py_DECREF(t);
 }
 
 void install_fast_methods(py::handle cls) {
@@ -302,12 +366,15 @@ void install_fast_methods(py::handle cls) {
     py::object descr = py::reinterpret_steal<py::object>(PyDescr_NewMethod(type, &d));
     if (!descr || PyObject_SetAttrString(cls.ptr(), d.ml_name, descr.ptr()) != 0) throw py::error_already_set();
   }
+  type->tp_init = tape_tp_init;  // after setting __init__, which set the generic slot
+  g_pybind_dealloc = type->tp_dealloc;
+  type->tp_dealloc = tape_dealloc;
 }
 
 void bind_gradient_tape(py::module_& m) {
   py::class_<PyTape>(m, "GradientTape")
-      .def(py::init(&new_tape), py::arg("persistent") = false, py::arg("watch_accessed_variables") = true)
-      .def("watched_variables", [](PyTape& t) { return py::tuple(py::cast(t.tape->watched_variables)); })
+      .def(py::init<bool, bool>(), py::arg("persistent") = false, py::arg("watch_accessed_variables") = true)
+      .def("watched_variables", [](PyTape& t) { return py::tuple(py::cast(t.tape.watched_variables)); })
       .def("gradient", &PyTape::gradient, py::arg("target"), py::arg("sources"),
            py::arg("output_gradients") = py::none(), py::arg("unconnected_gradients") = py::none())
       .def("_gradient_streamed", &PyTape::gradient_streamed, py::arg("target"), py::arg("sources"),
@@ -319,16 +386,17 @@ void bind_gradient_tape(py::module_& m) {
       .def("batch_jacobian", &PyTape::batch_jacobian, py::arg("target"), py::arg("source"),
            py::arg("unconnected_gradients") = py::none(), py::arg("parallel_iterations") = py::none(),
            py::arg("experimental_use_pfor") = true)
-      .def("reset", [](PyTape& t) { t.tape->reset(); })
-      .def("stop_recording", [](PyTape& t) {
+      .def("reset", [](PyTape& t) { t.tape.reset(); })
+      .def("stop_recording", [](py::object self) {
+             PyTape& t = self.cast<PyTape&>();
              if (!t.active) throw TapeMisuse("Tape.stop_recording() can only be used while the tape is recording");
-             return StopRecording{t.tape};
+             return StopRecording{self, &t.tape};
            })
-      .def("release", [](PyTape& t) { t.tape->entries.clear(); t.tape->entries.shrink_to_fit(); },
+      .def("release", [](PyTape& t) { t.tape.entries.clear(); t.tape.entries.shrink_to_fit(); },
            "Frees everything a (persistent) tape holds.")
-      .def_property_readonly("nbytes", [](PyTape& t) { return t.tape->nbytes(); })
-      .def_property_readonly("persistent", [](PyTape& t) { return t.tape->persistent; })
-      .def_property_readonly("_num_entries", [](PyTape& t) { return t.tape->entries.size(); });
+      .def_property_readonly("nbytes", [](PyTape& t) { return t.tape.nbytes(); })
+      .def_property_readonly("persistent", [](PyTape& t) { return t.tape.persistent; })
+      .def_property_readonly("_num_entries", [](PyTape& t) { return t.tape.entries.size(); });
   install_fast_methods(m.attr("GradientTape"));
   py::class_<StopRecording>(m, "_StopRecording")
       .def("__enter__", [](StopRecording& s) { s.tape->paused++; })
@@ -360,7 +428,7 @@ void bind_gradient_rules(py::module_& m) {
           auto* f = new py::object(fn);
           set_gradient_rule(name, [f](GradCtx& ctx) -> Tensors {
             py::gil_scoped_acquire gil;
-            return grads_from_py((*f)(ctx.x, ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs)));
+            return grads_from_py((*f)(ctx.x.vec(), ctx.out, ctx.g, ctx.attrs.items.empty() ? py::dict() : attrs_dict(ctx.attrs)));
           });
         }, py::arg("name"), py::arg("fn"),
         "Replaces the gradient rule of a registered op with fn(inputs, output, grad, attrs) (None restores it).");

@@ -39,16 +39,48 @@ namespace tg {
 
 namespace {
 
-struct Pruned {
-  std::vector<size_t> entries;  // indices into tape.entries, oldest first
-  IdSet from_sources;           // ids that depend on a source
+// Note [Sweep workspace]: the vectors a sweep fills -- the kept entries, each rule's upstream
+// gradients and needs -- keep their capacity from one gradient() to the next on a thread (a scalar
+// sweep was mostly allocations). A sweep that starts while another runs on the thread (a rule
+// calling gradient()) leases a workspace of its own; a large one is not kept.
+struct Workspace {
+  std::vector<size_t> kept;
+  Tensors out_grads;
+  std::vector<bool> needs;
 };
 
-Pruned prune(const Tape& tape, const GradientRequest& req) {
-  Pruned p;
-  for (auto& s : req.sources)  // See Note [Untracked sources]
+thread_local std::unique_ptr<Workspace> t_spare_workspace;
+
+class WorkspaceLease {  // (made and destroyed on one thread: the slot is looked up once)
+ public:
+  WorkspaceLease() : spare_(&t_spare_workspace), w_(std::move(*spare_)) {
+    if (!w_) w_ = std::make_unique<Workspace>();
+  }
+  ~WorkspaceLease() {
+    w_->kept.clear();
+    w_->out_grads.clear();
+    if (!*spare_ && w_->kept.capacity() <= 4096) *spare_ = std::move(w_);
+  }
+  WorkspaceLease(const WorkspaceLease&) = delete;
+  WorkspaceLease& operator=(const WorkspaceLease&) = delete;
+  Workspace& operator*() const { return *w_; }
+
+ private:
+  std::unique_ptr<Workspace>* spare_;
+  std::unique_ptr<Workspace> w_;
+};
+
+struct Pruned {
+  const std::vector<size_t>& entries;  // indices into tape.entries, oldest first
+  IdSet from_sources;                  // ids that depend on a source
+};
+
+// Fills kept (empty) with the entries on a path from a source to a target.
+Pruned prune(const Tape& tape, TensorSpan targets, TensorSpan sources, std::vector<size_t>& kept) {
+  Pruned p{kept, {}};
+  for (auto& s : sources)  // See Note [Untracked sources]
     if (tape.tracked.contains(s->id)) p.from_sources.insert(s->id);
-  std::vector<size_t>& kept = p.entries;  // first the reachable entries, then filtered in place
+  // first the reachable entries, then filtered in place
   kept.reserve(tape.entries.size());
   for (size_t i = 0; i < tape.entries.size(); ++i) {
     auto& e = tape.entries[i];
@@ -60,7 +92,7 @@ Pruned prune(const Tape& tape, const GradientRequest& req) {
       }
   }
   IdSet needed;
-  for (auto& t : req.targets) needed.insert(t->id);
+  for (auto& t : targets) needed.insert(t->id);
   size_t first = kept.size();  // the kept entries end up in kept[first:], oldest first
   for (size_t k = kept.size(); k-- > 0;) {
     auto& e = tape.entries[kept[k]];
@@ -134,9 +166,9 @@ void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch
   *slot.first = *slot.first ? *slot.first + g : std::move(g);
 }
 
-void initial_grads(GradMap& grads, const GradientRequest& req) {
-  for (size_t i = 0; i < req.targets.size(); ++i) {
-    const Tensor& t = req.targets[i];
+void initial_grads(GradMap& grads, TensorSpan targets, const GradientRequest& req) {
+  for (size_t i = 0; i < targets.size(); ++i) {
+    const Tensor& t = targets[i];
     Tensor seed = req.output_gradients.empty() || !req.output_gradients[i] ? ones_like(t)
                                                                             : req.output_gradients[i];
     if (seed->dtype != t->dtype)
@@ -224,15 +256,9 @@ void announce(const std::vector<size_t>& finals, const GradientRequest& req, Gra
   }
 }
 
-// Buffers one sweep reuses from entry to entry (a tiny tape's sweep is mostly allocations).
-struct Scratch {
-  Tensors out_grads;
-  std::vector<bool> needs;
-};
-
 // Runs the rule of one entry and accumulates what it returns.
 void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& keep, int batch, int64_t rows,
-                 bool drop_saved, Scratch& scratch) {
+                 bool drop_saved, Workspace& scratch) {
   Tensors& out_grads = scratch.out_grads;
   out_grads.clear();
   bool any = false;
@@ -299,27 +325,27 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
 }
 
 void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int batch, int64_t rows,
-           bool drop_saved, const GradientRequest& req, const FinalPlan* finals) {
-  Scratch scratch;
+           bool drop_saved, const GradientRequest& req, const FinalPlan* finals, Workspace& scratch) {
   for (size_t k = p.entries.size(); k-- > 0;) {
     sweep_entry(tape.entries[p.entries[k]], p, grads, keep, batch, rows, drop_saved, scratch);
     if (finals && !finals->after[k].empty()) announce(finals->after[k], req, grads);
   }
 }
 
-}  // namespace
-
-Tensors gradient(Tape& tape, const GradientRequest& req) {
+// The sweep of gradient(): targets and sources are read in place and source i's gradient is
+// written to result[i]. A streamed request (on_final) passes its own targets and sources.
+void run_sweep(Tape& tape, TensorSpan targets, TensorSpan sources, const GradientRequest& req, Tensor* result) {
   if (tape.used)
     throw TapeMisuse("A non-persistent GradientTape can only be used to compute one set of gradients "
                      "(or jacobians)");
-  Pruned p = prune(tape, req);
+  WorkspaceLease ws;
+  Pruned p = prune(tape, targets, sources, (*ws).kept);
   IdSet keep;
-  for (auto& s : req.sources) keep.insert(s->id);
+  for (auto& s : sources) keep.insert(s->id);
   GradMap grads;
   tape.paused++;
   try {
-    initial_grads(grads, req);
+    initial_grads(grads, targets, req);
     const int64_t rows = req.batch ? req.output_gradients.at(0)->shape.at(0) : 0;
     FinalPlan finals;
     const bool streamed = req.on_final && !req.batch;
@@ -328,7 +354,8 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
       req.on_order(finals.order);
       announce(finals.at_start, req, grads);
     }
-    sweep(tape, p, grads, keep, req.batch, rows, !tape.persistent && !req.keep_tape, req, streamed ? &finals : nullptr);
+    sweep(tape, p, grads, keep, req.batch, rows, !tape.persistent && !req.keep_tape, req, streamed ? &finals : nullptr,
+          *ws);
   } catch (...) {
     tape.paused--;
     if (!tape.persistent && !req.keep_tape) tape.used = true;
@@ -339,18 +366,31 @@ Tensors gradient(Tape& tape, const GradientRequest& req) {
     tape.used = true;
     tape.entries.clear();
   }
-  Tensors result;
-  for (auto& s : req.sources) {
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const Tensor& s = sources[i];
     Tensor* g = grads.find(s->id);
     bool integral = !is_floating(s->dtype);
-    if (g && *g && !integral) result.push_back(req.batch ? *g : full_shape_of(*g, s));
+    if (g && *g && !integral) result[i] = req.batch ? *g : full_shape_of(*g, s);
     else if (req.unconnected_zero && !integral) {
       Shape shape = s->shape;
       if (req.batch) shape.insert(shape.begin(), req.output_gradients[0]->shape[0]);
-      result.push_back(zeros(shape, s->dtype));
+      result[i] = zeros(shape, s->dtype);
     }
-    else result.push_back(nullptr);
   }
+}
+
+}  // namespace
+
+Tensors gradient(Tape& tape, const GradientRequest& req) {
+  Tensors result(req.sources.size());
+  run_sweep(tape, req.targets, req.sources, req, result.data());
+  return result;
+}
+
+Tensor gradient(Tape& tape, const Tensor& target, const Tensor& source) {
+  static const GradientRequest defaults;
+  Tensor result;
+  run_sweep(tape, {&target, 1}, {&source, 1}, defaults, &result);
   return result;
 }
 

@@ -3,12 +3,30 @@
 #include <functional>
 #include <string>
 #include <vector>
+#include "core/small_vector.h"
 #include "core/tensor.h"
 #include "engine/attrs.h"
 
 namespace tg {
 
 using Tensors = std::vector<Tensor>;
+
+// A list of tensors held elsewhere, read in place: a Tensors, or a tape entry's saved inputs.
+struct TensorSpan {
+  const Tensor* ptr = nullptr;
+  size_t n = 0;
+  TensorSpan() = default;
+  TensorSpan(const Tensor* p, size_t count) : ptr(p), n(count) {}
+  TensorSpan(const Tensors& v) : ptr(v.data()), n(v.size()) {}
+  template <size_t N>
+  TensorSpan(const SmallVector<Tensor, N>& v) : ptr(v.data()), n(v.size()) {}
+  const Tensor* begin() const { return ptr; }
+  const Tensor* end() const { return ptr + n; }
+  size_t size() const { return n; }
+  bool empty() const { return n == 0; }
+  const Tensor& operator[](size_t i) const { return ptr[i]; }
+  Tensors vec() const { return Tensors(begin(), end()); }
+};
 
 // Inputs, output, upstream gradient and attributes handed to a gradient rule.
 // Rules return one gradient per input (null = no gradient); the engine sums each back
@@ -20,7 +38,7 @@ using Tensors = std::vector<Tensor>;
 // do so for free by broadcasting; shape rules use batched_shape()); for other ops the sweep
 // runs the rule once per batch row (see run_rule in backprop.cpp).
 struct GradCtx {
-  const Tensors& x;     // inputs (saved values)
+  TensorSpan x;         // inputs (saved values)
   const Tensor& out;    // the op's output
   const Tensor& g;      // upstream gradient: `batch` leading axes + the shape of out
   const Attrs& attrs;

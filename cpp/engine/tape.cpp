@@ -54,10 +54,13 @@ void Tape::reset() {
 size_t Tape::nbytes() const {
   std::unordered_set<const Storage*> seen;  // views share storage: count it once
   size_t n = 0;
-  for (auto& e : entries)
-    for (auto* list : {&e.inputs, &e.outputs})
-      for (auto& t : *list)
-        if (t && t->storage && seen.insert(t->storage.get()).second) n += t->storage->nbytes;
+  auto count = [&](const Tensor& t) {
+    if (t && t->storage && seen.insert(t->storage.get()).second) n += t->storage->nbytes;
+  };
+  for (auto& e : entries) {
+    for (auto& t : e.inputs) count(t);
+    for (auto& t : e.outputs) count(t);
+  }
   return n;
 }
 
@@ -120,7 +123,7 @@ void record_custom(const Tensors& x, const Tensors& outs, std::shared_ptr<Custom
   for (Tape* t : active_tapes()) {
     if (!tape_wants(t, x)) continue;
     TapeEntry& e = add_entry(t, x);
-    e.outputs = outs;
+    e.outputs.assign(outs.begin(), outs.end());
     e.custom = fn;
     for (auto& o : outs) t->tracked.insert(o->id);
   }

@@ -20,7 +20,10 @@ struct TapeEntry {
   const OpDef* op = nullptr;          // null for a custom entry
   std::shared_ptr<CustomGradFn> custom;
   Attrs attrs;
-  Tensors inputs, outputs;            // dropped by a non-persistent sweep once the rule has run
+  // Dropped by a non-persistent sweep once the rule has run. Inline (no allocation) for an op's
+  // one output and up to two inputs.
+  SmallVector<Tensor, 2> inputs;
+  SmallVector<Tensor, 1> outputs;
   std::string site;                   // the Python line that ran the op (only under check_numerics)
 };
 
@@ -95,5 +98,8 @@ struct GradientRequest {
   std::function<void(size_t, const Tensor&)> on_final;
 };
 Tensors gradient(Tape& tape, const GradientRequest& req);
+// The gradient of one target with respect to one source with the default options (null when
+// unconnected): the same sweep without a request to build (GradientTape.gradient(y, x)).
+Tensor gradient(Tape& tape, const Tensor& target, const Tensor& source);
 
 }  // namespace tg

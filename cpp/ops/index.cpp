@@ -358,7 +358,7 @@ Tensor segment_prod_kernel(const OpDef& op, const Tensors& x, const Attrs&, cons
 // in a segment only that entry gets a gradient (the product of the rest), with two or more none does.
 // data with the op's segment ids (and its num_segments input, if it has one).
 Tensors segment_inputs(const GradCtx& ctx, const Tensor& data) {
-  Tensors x = ctx.x;
+  Tensors x = ctx.x.vec();
   x[0] = data;
   return x;
 }

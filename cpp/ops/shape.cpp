@@ -271,7 +271,7 @@ Tensor concat_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const Ou
 // d concat / d x_i: the slice of g that x_i filled.
 Tensors concat_grad(GradCtx& ctx) {
   const int axis = normalize_axis(ctx.attrs.i("axis"), ctx.g->ndim(), "ConcatV2");
-  if (sizes_vary_with_values() && !ctx.batch) return concat_grad_at_run_time(ctx.g, ctx.x, axis, ctx.needs_grad);
+  if (sizes_vary_with_values() && !ctx.batch) return concat_grad_at_run_time(ctx.g, ctx.x.vec(), axis, ctx.needs_grad);
   Tensors r(ctx.x.size());
   std::vector<int64_t> begin(ctx.g->ndim(), 0);
   for (size_t i = 0; i < ctx.x.size(); ++i) {
