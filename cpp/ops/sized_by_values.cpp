@@ -129,16 +129,21 @@ Tensor range_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMe
 }
 
 // ---- Fill(dims, value): value at every position of a tensor of shape dims.
+// The entries of a 1-D int32/int64 tensor giving a shape (`what` names it in errors).
+std::vector<int64_t> shape_values(const OpDef& op, const Tensor& s, const char* what = "shape") {
+  if (!is_integer(s->dtype) || s->ndim() != 1)
+    throw InvalidArgument(cat(op.name, ": ", what, " must be a vector of int32 or int64, got ", meta_str(s)));
+  std::vector<int64_t> v((size_t)s->size);
+  for (int64_t i = 0; i < s->size; ++i)
+    v[(size_t)i] = s->dtype == DType::Int32 ? (int64_t)s->data_as<int32_t>()[i] : s->data_as<int64_t>()[i];
+  return v;
+}
+
 Shape fill_dims(const OpDef& op, const Tensors& x) {
-  const Tensor& d = x[0];
-  if (!is_integer(d->dtype) || d->ndim() != 1)
-    throw InvalidArgument(cat(op.name, ": dims must be a vector of int32 or int64, got ", meta_str(d)));
   if (x[1]->ndim() != 0) throw InvalidArgument(cat(op.name, ": value must be a scalar, got ", meta_str(x[1])));
-  Shape s((size_t)d->size);
-  for (int64_t i = 0; i < d->size; ++i) {
-    s[(size_t)i] = d->dtype == DType::Int32 ? (int64_t)d->data_as<int32_t>()[i] : d->data_as<int64_t>()[i];
-    if (s[(size_t)i] < 0) throw InvalidArgument(cat(op.name, ": dims must not be negative, got ", shape_str(s)));
-  }
+  Shape s = shape_values(op, x[0], "dims");
+  for (int64_t d : s)
+    if (d < 0) throw InvalidArgument(cat(op.name, ": dims must not be negative, got ", shape_str(s)));
   num_elements(s);  // refuses an element count beyond int64
   return s;
 }
@@ -240,15 +245,6 @@ Tensors squeeze_grad(GradCtx& ctx) {
 // ---- DynamicReshape(x, shape) and DynamicBroadcastTo(x, shape): Reshape and BroadcastTo with the
 // target shape read from a 1-D integer tensor (tf.reshape(x, [tf.shape(x)[0], -1]) in a trace that
 // serves every batch size), checked by their rules.
-std::vector<int64_t> shape_values(const OpDef& op, const Tensor& s) {
-  if (!is_integer(s->dtype) || s->ndim() != 1)
-    throw InvalidArgument(cat(op.name, ": shape must be a vector of int32 or int64, got ", meta_str(s)));
-  std::vector<int64_t> v((size_t)s->size);
-  for (int64_t i = 0; i < s->size; ++i)
-    v[(size_t)i] = s->dtype == DType::Int32 ? (int64_t)s->data_as<int32_t>()[i] : s->data_as<int64_t>()[i];
-  return v;
-}
-
 // The static op's rule or kernel, with the shape given as its attribute.
 template <bool Kernel>
 auto as_static(const char* name, const OpDef& op, const Tensors& x, const OutMeta* m = nullptr) {
