@@ -1,7 +1,8 @@
 """tf.where(c), tf.boolean_mask, tf.range, tf.fill/zeros/ones and tf.one_hot with sizes computed inside a
 tf.function: one trace serves every value (cpp/ops/sized_by_values.cpp); ops after them take their
 shapes at run time (reverse, expand_dims, stack, squeeze), and those that would keep the traced sizes
-(split, unstack, a Python loop over the tensor) raise instead of giving a wrong result."""
+(split, unstack along a varying axis, a Python loop over the tensor) raise instead of giving a wrong
+result, and the static shape holds None for the sizes that vary (Note [Varying dimensions])."""
 import numpy as np
 import pytest
 
@@ -111,7 +112,9 @@ def test_gradients_through_a_mask_match_eager():
 
 def test_what_would_keep_the_traced_size_is_refused():
     y = lambda x: tf.unique(x).y  # noqa: E731
-    for fn in (lambda x: tf.split(y(x), 2), lambda x: tf.unstack(y(x)), lambda x: y(x)[[0, 1]]):
+    rows = lambda x: tf.reshape(tf.boolean_mask(M, M[:, 0] > x[0]), [3, -1])  # noqa: E731 (a varying axis 1)
+    for fn in (lambda x: tf.split(y(x), 2), lambda x: tf.unstack(y(x)), lambda x: y(x)[[0, 1]],
+               lambda x: tf.unstack(rows(x), axis=1), lambda x: tf.split(rows(x), 1, axis=1)):
         with pytest.raises(tf.errors.UnimplementedError, match="size changes from call to call"):
             tf.function(fn)(tf.constant(X1))
 
@@ -125,6 +128,68 @@ def test_what_would_keep_the_traced_size_is_refused():
         tf.function(loop, autograph=False)(tf.constant(X1))
     with pytest.raises(TypeError, match="len is not well defined"):
         tf.function(lambda x: len(y(x)))(tf.constant(X1))
+
+
+M = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+
+
+def test_a_size_that_follows_values_is_none_in_the_static_shape():
+    seen = {}
+
+    @tf.function
+    def f(x):
+        y = tf.boolean_mask(M, M[:, 0] > x[0])
+        seen.update(y=y.shape.as_list(), first=y[:, 0].shape.as_list(), cols=y[:, 1:].shape.as_list(),
+                    zeros=tf.zeros(tf.shape(y)).shape.as_list(), rows=tf.zeros([tf.shape(y)[0], 5]).shape.as_list(),
+                    matmul=tf.matmul(y, tf.ones([3, 2])).shape.as_list(), get_shape=y.get_shape().as_list())
+        return y
+
+    f(tf.constant([2.0]))
+    assert seen == dict(y=[None, 3], first=[None], cols=[None, 2], zeros=[None, 3], rows=[None, 5],
+                        matmul=[None, 2], get_shape=[None, 3])
+
+
+def test_a_varying_size_read_as_a_number_fails_loudly():
+    # y.shape[0] read as the traced count would make the second call's result one row short
+    @tf.function
+    def f(x):
+        y = tf.boolean_mask(x, x > 0)
+        return tf.zeros([y.shape[0]]) + tf.reduce_sum(y)
+
+    with pytest.raises(ValueError, match="unknown"):
+        f(tf.constant([1.0, -2.0, 3.0]))
+
+
+def test_split_and_unstack_along_an_axis_of_fixed_size():
+    @tf.function
+    def f(x):
+        y = tf.boolean_mask(M, M[:, 0] > x)
+        a, b, c = tf.unstack(y, axis=1)
+        p, q = tf.split(y, [1, 2], axis=1)
+        return a + b + c, p, q
+
+    for x in (2.0, 7.0, 20.0):
+        want = M[M[:, 0] > x]
+        s, p, q = f(tf.constant(x))
+        np.testing.assert_array_equal(s.numpy(), want.sum(1))
+        np.testing.assert_array_equal(p.numpy(), want[:, :1])
+        np.testing.assert_array_equal(q.numpy(), want[:, 1:])
+    assert f.experimental_get_tracing_count() == 1
+
+
+def test_indexing_a_varying_tensor_with_a_tensor_index():
+    @tf.function
+    def f(x, n):
+        y = tf.boolean_mask(M, M[:, 0] > x)
+        return y[n], y[:, n], y[0, n], y[n, ..., 1]
+
+    for x, n in ((2.0, 1), (-1.0, 2), (5.0, 0)):
+        y = M[M[:, 0] > x]
+        got = f(tf.constant(x), tf.constant(n))
+        for g, w in zip(got, (y[n], y[:, n], y[0, n], y[n, 1])):
+            np.testing.assert_array_equal(g.numpy(), w)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="out of bounds"):
+        tf.function(lambda x: tf.boolean_mask(M, M[:, 0] > x)[:, 3])(tf.constant(1.0))
 
 
 def test_errors_and_edges():
@@ -160,6 +225,10 @@ def test_dataset_map_of_a_value_shaped_result_has_unknown_dimensions():
         lambda r: tf.boolean_mask(r, r > 4.0))
     assert masked.element_spec == tf.TensorSpec([None], tf.float32)
     assert [t.numpy().tolist() for t in masked] == [[], [5.0], [6.0, 7.0, 8.0], [9.0, 10.0, 11.0]]
+    # only the sizes that follow values are unknown (Note [Varying dimensions])
+    pairs = tf.data.Dataset.from_tensor_slices(np.arange(12.0, dtype=np.float32).reshape(2, 6)).map(
+        lambda r: tf.reshape(tf.boolean_mask(r, r > 3.0), [-1, 2]))
+    assert pairs.element_spec == tf.TensorSpec([None, 2], tf.float32)
 
 
 # gradients whose rules would keep traced sizes (Note [Gradients of sized copies], zeros_like in rules)

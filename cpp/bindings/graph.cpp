@@ -262,6 +262,8 @@ void bind_trace_hooks(py::module_& m) {
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });
   m.def("_size_varies", [](const Tensor& t) { return graph::tracing() && graph::size_varies(t); },
         "True when a trace sees t's shape vary from call to call (computed from a value-shaped op's result).");
+  m.def("_varying_dims", [](const Tensor& t) { return graph::tracing() ? (int64_t)graph::varying_dims(t) : 0; },
+        "Note [Varying dimensions]: bit d set when a trace sees t's dimension d vary from call to call (-1: all).");
   m.def("_leaked_name", [](const Tensor& t) -> py::object {
           const std::string* name = graph::leaked_name(t->id);
           return name ? py::object(py::str(*name)) : py::object(py::none());

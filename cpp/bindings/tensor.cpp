@@ -150,7 +150,7 @@ void bind_tensor(py::module_& m) {
       .def("_item", &item)
       .def("__len__", [](const Tensor& s) {
              if (s->shape.empty()) throw py::type_error("len() of a 0-d tensor");
-             if (graph::tracing() && graph::size_varies(s))  // (its traced length would be kept)
+             if (graph::tracing() && (graph::varying_dims(s) & 1))  // (its traced length would be kept)
                throw py::type_error("len is not well defined for a tensor whose length changes from call to call");
              return s->shape[0];
            })

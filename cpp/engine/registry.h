@@ -90,6 +90,11 @@ struct OpDef {
   // rules and tf.shape recorded after it in the trace read sizes at run time (Note [Sizes in traced
   // rules] in engine/observer.h).
   bool (*value_shaped)(const Attrs&) = nullptr;
+  // For a value-shaped op whose output shape is the value of one input (Fill's dims, a reshape's
+  // shape): that input, so a trace knows which dimensions come from constants (Note [Varying
+  // dimensions] in graph/trace.cpp); -1: the value sets the leading dimension only.
+  int shape_vector_input = -1;
+  bool trailing_dims_fixed = false;  // only the leading dimension ever varies (Where: the rest is a rank)
   // Optional: computes the output into input 0's buffer when the executor donates it (Note
   // [Donated loop variables] in graph/executor.cpp); null when it cannot (the kernel runs instead).
   KernelFn in_place = nullptr;
@@ -108,7 +113,12 @@ struct OpDef {
   OpDef& batched() { batched_rule = true; return *this; }
   OpDef& elementwise_grad() { broadcast_grad = true; return *this; }
   OpDef& takes_uniform_grad() { uniform_grad = true; return *this; }
-  OpDef& shape_from_values(bool (*when)(const Attrs&)) { value_shaped = when; return *this; }
+  OpDef& shape_from_values(bool (*when)(const Attrs&), int shape_vector = -1, bool trailing_fixed = false) {
+    value_shaped = when;
+    shape_vector_input = shape_vector;
+    trailing_dims_fixed = trailing_fixed;
+    return *this;
+  }
   OpDef& writes_into_input(KernelFn f) { in_place = f; return *this; }
   OpDef& grad_reads(bool (*f)(int i, const Attrs&)) { grad_reads_input = f; return *this; }
   OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }

@@ -34,14 +34,19 @@ struct Tracer {
   Tensors captures;          // the captured outer values, in placeholder order
   bool shapes_vary = false;  // a control-flow result or a value-shaped op has -1 dims: the graph is relaxed
   // Nodes whose shape may differ at a later call from the trace's: the results of value-shaped ops
-  // (Note [Value-shaped ops]) and of control flow with -1 dims, and every node computed from one.
-  std::unordered_set<int> varying;
+  // (Note [Value-shaped ops]) and of control flow with -1 dims, and every node computed from one;
+  // each with the mask of its dimensions that may differ (Note [Varying dimensions] in trace.cpp).
+  std::unordered_map<int, uint64_t> varying;
 
   void begin_dry();
 
   int placeholder(const Tensor& t, const std::string& name);
   int input_node(const Tensor& t);
   void record_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out);
+  // The dimensions of op's result that may vary, given its inputs' masks (Note [Varying dimensions]).
+  uint64_t result_varying(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out,
+                          const std::vector<int>& in, bool value_shaped) const;
+  uint64_t shape_vector_varying(int node, const Tensor& value) const;
   void before_assign(const Tensor& var);  // a dry trace saves the variable's value once
   void record_assign(const Tensor& var, const Tensor& value, int mode);
   void record_host_call(std::shared_ptr<HostFn> fn, const Tensors& x, const std::string& label, const Tensors& outs);
@@ -95,6 +100,9 @@ std::string describe_traced(const Tensor& t);
 std::string traced_name(const Tensor& t);
 // Whether an active tracer sees t's shape vary from call to call (Tracer::varying).
 bool size_varies(const Tensor& t);
+// The dimensions of t whose size may vary from call to call: bit d for dimension d (every bit set
+// from 64 on), 0 when no active tracer sees t's shape vary.
+uint64_t varying_dims(const Tensor& t);
 
 // Note [Leaked tensors]: a value a trace computed from its arguments or variables stands for a
 // different value at every call; when Python keeps it past the trace (a list, an attribute),

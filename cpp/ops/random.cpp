@@ -145,9 +145,9 @@ void register_random_ops() {
   // given their shape as a tensor computed in a trace (attribute shape_input), value-shaped
   auto from_input = [](const Attrs& a) { return a.i("shape_input", 0) != 0; };
   def_op("RandomUniform").inputs(-1).shape(random_infer).forward(uniform_kernel).has_side_effects()
-      .shape_from_values(from_input);
+      .shape_from_values(from_input, 0);
   def_op("RandomStandardNormal").inputs(-1).shape(random_infer).forward(normal_kernel).has_side_effects()
-      .shape_from_values(from_input);
+      .shape_from_values(from_input, 0);
 }
 
 }  // namespace tg

@@ -322,9 +322,9 @@ Tensor tile_grad_at_run_time(const Tensor& g, const Tensor& x, const std::vector
 }
 
 void register_sized_by_values_ops() {
-  def_op("Where").inputs(1).shape(where_infer).forward(where_kernel).shape_from_values(always).not_differentiable();
+  def_op("Where").inputs(1).shape(where_infer).forward(where_kernel).shape_from_values(always, -1, true).not_differentiable();
   def_op("Range").inputs(3).shape(range_infer).forward(range_kernel).shape_from_values(always).not_differentiable();
-  def_op("Fill").inputs(2).shape(fill_infer).forward(fill_kernel).shape_from_values(always).gradient(fill_grad)
+  def_op("Fill").inputs(2).shape(fill_infer).forward(fill_kernel).shape_from_values(always, 0).gradient(fill_grad)
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
         return tx[1] ? call("Fill", {x[0], tx[1]}) : nullptr;
       });
@@ -332,13 +332,13 @@ void register_sized_by_values_ops() {
       .jvp(linear_jvp("ReverseV2"));
   def_op("ExpandDims").shape(expand_dims_infer).forward(as_view).batched().gradient(expand_dims_grad)
       .jvp(linear_jvp("ExpandDims"));
-  def_op("DynamicReshape").inputs(2).shape(dynamic_reshape_infer).forward(as_view).shape_from_values(always)
+  def_op("DynamicReshape").inputs(2).shape(dynamic_reshape_infer).forward(as_view).shape_from_values(always, 1)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("ReshapeLike", {ctx.g, ctx.x[0]}), nullptr}; })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
         return tx[0] ? call("DynamicReshape", {tx[0], x[1]}) : nullptr;
       });
   def_op("DynamicBroadcastTo").inputs(2).shape(dynamic_broadcast_infer).forward(dynamic_broadcast_kernel)
-      .shape_from_values(always)
+      .shape_from_values(always, 1)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("SumToLike", {ctx.g, ctx.x[0]}), nullptr}; })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
         return tx[0] ? call("DynamicBroadcastTo", {tx[0], x[1]}) : nullptr;

@@ -114,7 +114,10 @@ class Tensor:
     def _item(self) -> typing.Any:
         ...
     def get_shape(self):
-        ...
+        """
+        TF's static shape: inside a tf.function a size computed from values at each call (the rows of
+            tf.boolean_mask's result) is None, as in TF (Note [Varying dimensions] in cpp/graph/trace.cpp).
+        """
     def numpy(self):
         """
         numpy(self: tapegrad._core.Tensor) -> numpy.ndarray
@@ -147,7 +150,7 @@ class Tensor:
     @property
     def shape(self):
         """
-        The shape, as a TensorShape.
+        The shape, as a TensorShape (None for a size computed at each call).
         """
 class Variable(Tensor):
     trainable: bool
@@ -435,6 +438,10 @@ def _tracing() -> bool:
 def _usable_threads() -> int:
     """
     Threads a GEMM or convolution uses now (Note [Free CPUs]).
+    """
+def _varying_dims(arg0: Tensor) -> int:
+    """
+    Note [Varying dimensions]: bit d set when a trace sees t's dimension d vary from call to call (-1: all).
     """
 def accumulators_active() -> bool:
     ...

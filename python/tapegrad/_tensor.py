@@ -120,7 +120,7 @@ def _format(self, spec):
 def _iter(self):
     if not self._shape:
         raise TypeError("iterating over a 0-d tensor is not allowed")
-    if _core._tracing() and _core._size_varies(self):  # the loop would run the traced count at every call
+    if _core._varying_dims(self) & 1:  # the loop would run the traced count at every call
         raise errors.OperatorNotAllowedInGraphError(
             f"Iterating over a tf.Tensor whose length changes from call to call (traced shape {tuple(self._shape)}, "
             "from an op such as tf.range with a computed limit, tf.unique or tf.where) is not allowed in a "
@@ -155,6 +155,15 @@ def _index(self):
     return _scalar(self, int) if self.dtype.is_integer else NotImplemented
 
 
+def _static_shape(self):
+    """TF's static shape: inside a tf.function a size computed from values at each call (the rows of
+    tf.boolean_mask's result) is None, as in TF (Note [Varying dimensions] in cpp/graph/trace.cpp)."""
+    varying = _core._varying_dims(self)
+    if not varying:
+        return _known(self._shape)
+    return _known([None if d >= 64 or (varying >> d) & 1 else n for d, n in enumerate(self._shape)])
+
+
 def _tensor_surface():
     """What Tensor is in Python beyond the C++ class (cpp/bindings/tensor.cpp: storage, operators)."""
     from tapegrad._ops.indexing import getitem
@@ -162,7 +171,7 @@ def _tensor_surface():
         "_numpy_unchecked": Tensor.numpy,  # tf.print reads traced values on purpose
         "numpy": _guarded("numpy"),
         "__array__": _guarded("__array__"),
-        "shape": property(lambda self: _known(self._shape), doc="The shape, as a TensorShape."),
+        "shape": property(_static_shape, doc="The shape, as a TensorShape (None for a size computed at each call)."),
         "dtype": property(lambda self: dtypes.from_code(self._dtype), doc="The element type."),
         "__repr__": _tensor_repr,
         "__str__": _tensor_str,
@@ -178,7 +187,7 @@ def _tensor_surface():
         "__reduce__": _tensor_reduce,
         "__getitem__": getitem,
         "__array_priority__": 100,  # NumPy defers to our reflected operators
-        "get_shape": lambda self: TensorShape(self._shape),
+        "get_shape": _static_shape,
         "device": "/job:localhost/replica:0/task:0/device:CPU:0",
     }
 

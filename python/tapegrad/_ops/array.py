@@ -142,7 +142,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     """Splits a tensor into a list of tensors along ``axis``, removing it."""
     x = convert_to_tensor(value)
     axis = _axis(axis, x.ndim, "unstack", "Unpack")
-    _refuse_varying(x, "unstack", "its number of results would be the traced size")
+    _refuse_varying(x, "unstack", "its number of results would be the traced size", axis)
     n = x._shape[axis]
     if num is not None and convert_arg(num, "int", "unstack", "num") != n:
         raise _InvalidArgument(f"Unpack: num={num} does not match dimension {axis} of shape {tuple(x._shape)}")
@@ -154,7 +154,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Splits into ``num_or_size_splits`` equal pieces, or pieces of the listed sizes (one may be -1)."""
     x = convert_to_tensor(value)
     axis = _axis(axis, x.ndim, "split", "Split")
-    _refuse_varying(x, "split", "its pieces would keep the traced sizes")
+    _refuse_varying(x, "split", "its pieces would keep the traced sizes", axis)
     n = x._shape[axis]
     if isinstance(num_or_size_splits, (int, np.integer)) or (
             isinstance(num_or_size_splits, Tensor) and num_or_size_splits.ndim == 0):
@@ -170,17 +170,23 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
             sizes[sizes.index(-1)] = n - (sum(sizes) + 1)
         if sum(sizes) != n or min(sizes, default=0) < 0:
             raise _InvalidArgument(f"SplitV: size_splits {sizes} do not add up to dimension {axis} of shape {tuple(x._shape)}")
+    # Other axes of x may change size from call to call: indexing reads them at run time.
+    lead = (builtins.slice(None),) * axis
+    piece = (lambda a, b: x[lead + (builtins.slice(a, b),)]) if _core._varying_dims(x) else (
+        lambda a, b: _slice_along(x, axis, a, b))
     out, at = [], 0
     for s in sizes:
-        out.append(_slice_along(x, axis, at, at + s))
+        out.append(piece(at, at + s))
         at += s
     return out
 
 
-def _refuse_varying(x, fn, why):
+def _refuse_varying(x, fn, why, axis=None):
     """Refuses a tensor whose sizes change from call to call of the tf.function being traced (it comes
-    from a value-shaped op such as tf.unique or tf.boolean_mask) where the traced sizes would be kept."""
-    if _core._tracing() and _core._size_varies(x):
+    from a value-shaped op such as tf.unique or tf.boolean_mask) where the traced sizes would be kept:
+    any of its sizes, or with ``axis`` that axis's (Note [Varying dimensions] in cpp/graph/trace.cpp)."""
+    varying = _core._varying_dims(x)
+    if varying and (axis is None or axis >= 64 or (varying >> axis) & 1):
         raise errors.UnimplementedError(
             f"tf.function: {fn} of a tensor ({x.dtype.name}, traced shape {tuple(x._shape)}) whose size changes from "
             f"call to call (it comes from an op such as tf.unique, tf.where or tf.boolean_mask): {why}. Use "

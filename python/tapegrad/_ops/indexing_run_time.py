@@ -13,7 +13,7 @@ import builtins
 import numpy as np
 
 from tapegrad._ops.array import _expand_dims, _gather, _reverse
-from tapegrad import dtypes
+from tapegrad import _core, dtypes, errors
 from tapegrad._ops.elementwise import less, maximum, minimum, where
 from tapegrad._tensor import Tensor, cast, constant, shape
 
@@ -27,9 +27,9 @@ def getitem_at_run_time(x, key):
     named = [k for k in key if k is not None and k is not Ellipsis]
     if sum(k is Ellipsis for k in key) > 1 or len(named) > x.ndim or not all(map(_supported, named)):
         return None
-    if Ellipsis not in key:
+    if not any(k is Ellipsis for k in key):  # (identity: == on a tensor entry would compare values)
         key = key + (Ellipsis,)
-    at = key.index(Ellipsis)
+    at = next(i for i, k in enumerate(key) if k is Ellipsis)
     key = key[:at] + (_WHOLE,) * (x.ndim - len(named)) + key[at + 1:]
     y, d = x, 0  # d: the axis of y that key's next entry indexes
     for k in key:
@@ -39,9 +39,17 @@ def getitem_at_run_time(x, key):
         elif isinstance(k, builtins.slice):
             if k == _FLIPPED:
                 y = _reverse(y, axis=[d])
+            elif _static_axis(y, d) and all(v is None or _plain_int(v) for v in (k.start, k.stop)):
+                # an axis of one size at every call, sliced by numbers: positions known while tracing
+                y = _gather(y, constant(np.arange(*k.indices(y._shape[d])), dtypes.int64), axis=d)
             elif k != _WHOLE:
                 y = _gather(y, _slice_positions(k, _length(y, d)), axis=d)
             d += 1
+        elif _plain_int(k) and _static_axis(y, d):  # checked while tracing, as TF checks a known size
+            n = y._shape[d]
+            if not -n <= k < n:
+                raise errors.InvalidArgumentError(f"strided_slice: index {k} is out of bounds for axis {d} of size {n}")
+            y = _gather(y, constant(int(k) % n, dtypes.int64), axis=d)
         else:  # an index: the axis goes (one out of range is the gather's error at run time)
             n = _length(y, d)
             if isinstance(k, Tensor):
@@ -50,6 +58,11 @@ def getitem_at_run_time(x, key):
             else:
                 y = _gather(y, n + int(k) if k < 0 else constant(int(k), dtypes.int64), axis=d)
     return y
+
+
+def _static_axis(y, d):
+    """Whether axis d of y has one size at every call (Note [Varying dimensions])."""
+    return d < 64 and not (_core._varying_dims(y) >> d) & 1
 
 
 def _supported(k):

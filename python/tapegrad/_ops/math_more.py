@@ -215,11 +215,12 @@ def _segments(data, segment_ids, fn):
         raise _InvalidArgument(f"{fn}: data must be at least rank 1, got shape {tuple(data.shape)}")
     if ids.ndim != 1:
         raise _InvalidArgument(f"{fn}: segment_ids must be a vector, got shape {tuple(ids.shape)}")
-    if ids.shape[0] != data.shape[0]:
-        raise _InvalidArgument(f"{fn}: segment_ids (length {ids.shape[0]}) must have the length of data's "
-                               f"first dimension ({data.shape[0]})")
+    n_ids, n_rows = ids.shape[0], data.shape[0]  # None: computed at each call (the kernel checks them then)
+    if n_ids is not None and n_rows is not None and n_ids != n_rows:
+        raise _InvalidArgument(f"{fn}: segment_ids (length {n_ids}) must have the length of data's "
+                               f"first dimension ({n_rows})")
     if _core._tracing() and _core._is_traced(ids):  # checked and counted at every call
-        if not ids.shape[0]:
+        if n_ids == 0:
             return data, ids, 0
         from tapegrad.debugging import assert_greater_equal, assert_non_negative
         assert_non_negative(ids[:1], message=f"{fn}: segment ids must not be negative")

@@ -100,7 +100,7 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     batch, dims, rest, inner = pshape[:b], pshape[b:b + k], pshape[b + k:], ishape[b:-1]
     nb, per_batch, m = math.prod(batch), math.prod(dims), math.prod(inner)
     out_shape = batch + inner + rest
-    if _core._tracing() and _core._size_varies(idx) and not b and len(inner) == 1:
+    if _core._varying_dims(idx) == 1 and not b and len(inner) == 1:
         m, out_shape = -1, [-1] + rest  # index rows whose number changes from call to call (tf.where's)
     elif _core._tracing():
         _refuse_varying(idx, "gather_nd", "only a list of index rows (batch_dims=0) may vary in length")

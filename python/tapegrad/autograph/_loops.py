@@ -43,7 +43,9 @@ def from_graph_value(value, template):
     return value if template is None else template._from_loop_value(value)
 
 
-def _check(before, after, name, where, invariant):
+def _check(before, after, name, where, invariant, rows=False):
+    """A carried value keeps its dtype and shape through an iteration; rows=True compares only the
+    shape of a row (a TensorArray's buffer may grow)."""
     if isinstance(before, (list, tuple)):
         if not isinstance(after, (list, tuple)) or len(before) != len(after):
             raise ValueError(located(where, f"'{name}' changed its structure in the loop"))
@@ -53,11 +55,12 @@ def _check(before, after, name, where, invariant):
     if before.dtype != after.dtype:
         raise TypeError(located(where, f"'{name}' has dtype {before.dtype.name} before the loop, but dtype "
                                         f"{after.dtype.name} after one iteration"))
-    want = tuple(before.shape) if invariant is None else tuple(invariant)
-    got = tuple(after.shape)
+    want = tuple(before.shape)[rows:] if invariant is None else tuple(invariant)
+    got = tuple(after.shape)[rows:]
     if len(want) != len(got) or any(w is not None and w != g for w, g in zip(want, got)):
-        raise ValueError(located(where, f"'{name}' has shape {before.shape} before the loop, but shape "
-                                         f"{after.shape} after one iteration. Use "
+        what, b, a = ("rows of shape", want, got) if rows else ("shape", before.shape, after.shape)
+        raise ValueError(located(where, f"'{name}' has {what} {b} before the loop, but {what} "
+                                         f"{a} after one iteration. Use "
                                          "tf.autograph.experimental.set_loop_options to set shape invariants."))
 
 
@@ -190,7 +193,7 @@ def _graph_loop(test, body, get_state, set_state, names, opts, where):
         for pos, k in enumerate(carried):
             new = to_graph_value(state[k], names[k], where, {}, k)
             if k in templates:
-                _check(entry[pos][0][:0], new[0][:0], names[k], where, None)  # a TensorArray's buffer may grow
+                _check(entry[pos][0], new[0], names[k], where, None, rows=True)
             else:
                 _check(entry[pos], new, names[k], where, invariants.get(id(init[k])))
             out.append(new)

@@ -52,13 +52,12 @@ def _as_tensor(value, op):
                         f"{e}") from None
 
 
-def _spec_of(value, varies=False):
-    """The spec of what the function returned; a tensor whose sizes follow values (after tf.unique,
-    tf.where, tf.fill([n], n): Note [Value-shaped ops]) has every dimension unknown, since the trace
-    does not tell which of them vary."""
+def _spec_of(value):
+    """The spec of what the function returned; inside a trace a size that follows values (after
+    tf.unique, tf.where, tf.fill([n], n): Note [Varying dimensions]) is None in its shape."""
     if isinstance(value, Dataset):
         return st.DatasetSpec(value.element_spec)
-    return TensorSpec([None] * value.ndim if varies else tuple(value.shape), value.dtype)
+    return TensorSpec(tuple(value.shape), value.dtype)
 
 
 def _merged(a, b):
@@ -94,8 +93,7 @@ class _TracedElementFunction:
             result = st.map_structure(lambda v: _as_tensor(v, op), _call(func, pack(flat), structure), lists_nest=True)
             outputs = st.flatten(result)
             if recording[0]:  # the traces and sample calls only: an eager function runs per element
-                varies = [isinstance(t, Tensor) and _core._tracing() and _core._size_varies(t) for t in outputs]
-                self._traces.append((result, [_spec_of(t, v) for t, v in zip(outputs, varies)],
+                self._traces.append((result, [_spec_of(t) for t in outputs],
                                      elements.output_pixel_types(outputs)))
             return tuple(outputs)
 

@@ -138,7 +138,7 @@ def _traced_sparse_crossentropy(labels, y_pred, from_logits, ignore_class, axis)
     if labels.ndim == y_pred.ndim and labels.shape[-1] == 1:
         labels = tf.squeeze(labels, -1)
     labels = tf.cast(labels, tf.int64)
-    if tuple(labels.shape) != tuple(y_pred.shape[:-1]):
+    if not labels.shape.is_compatible_with(y_pred.shape[:-1]):
         raise ValueError(f"sparse_categorical_crossentropy: labels of shape {tuple(labels.shape)} do not match "
                          f"predictions of shape {tuple(y_pred.shape)}")
     if ignore_class is None and from_logits and (axis == -1 or axis == y_pred.ndim - 1):
