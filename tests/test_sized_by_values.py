@@ -318,3 +318,30 @@ def test_gradients_with_computed_counts_match_eager(body):
         i = tf.constant(i)
         np.testing.assert_allclose(f(w, i).numpy(), step(w, i).numpy(), rtol=1e-5)
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_graph_loops_over_a_value_shaped_result():
+    # the loops' subgraphs take the varying rows as arguments: they run with the call's shapes
+    # (a loop body kept at the traced shapes wrote past its buffer)
+    x = tf.constant(np.arange(18, dtype=np.float32).reshape(6, 3))
+
+    @tf.function(input_signature=[tf.TensorSpec([6], tf.bool)])
+    def mapped(m):
+        y = tf.boolean_mask(x, m)
+        return tf.map_fn(lambda r: r * 2.0, y), tf.scan(lambda a, r: a + r, y)
+
+    @tf.function(input_signature=[tf.TensorSpec([6], tf.int32)])
+    def gathered(v):
+        return tf.map_fn(lambda r: r - 1.0, tf.gather(x, tf.unique(v)[0]))
+
+    for m in ([True, True, False, True, False, True], [True] * 6, [False, True] + [False] * 4):
+        y = x.numpy()[np.array(m)]
+        got_map, got_scan = mapped(tf.constant(m))
+        np.testing.assert_array_equal(got_map.numpy(), y * 2.0)
+        np.testing.assert_array_equal(got_scan.numpy(), np.cumsum(y, 0))
+    empty = tf.function(lambda m: tf.map_fn(lambda r: r * 2.0, tf.boolean_mask(x, m)),
+                        input_signature=[tf.TensorSpec([6], tf.bool)])
+    for m in ([True] * 2 + [False] * 4, [False] * 6, [True] * 6):
+        np.testing.assert_array_equal(empty(tf.constant(m)).numpy(), x.numpy()[np.array(m)] * 2.0)
+    for v in ([1, 2, 1, 1, 1, 1], [0, 1, 2, 3, 4, 5], [3] * 6):
+        np.testing.assert_array_equal(gathered(tf.constant(v)).numpy(), x.numpy()[list(dict.fromkeys(v))] - 1.0)

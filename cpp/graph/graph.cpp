@@ -297,6 +297,12 @@ static std::shared_ptr<const ControlFlow> relaxed_flow(const ControlFlow& f) {
   return r;
 }
 
+void relax_with_subgraphs(Graph& g) {
+  for (auto& n : g.nodes)
+    if (n.is_control() && !n.flow->first->relaxed) n.flow = relaxed_flow(*n.flow);
+  g.relaxed = true;
+}
+
 void relax(Graph& g, const std::vector<Shape>& shapes, const Graph& other) {
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     auto& n = g.nodes[i];

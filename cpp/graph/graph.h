@@ -117,6 +117,9 @@ std::vector<std::string> node_ops(const Graph& g);
 // Relaxes g (Note [Relaxed graphs]): placeholder i takes shapes[i] (-1: any size), and every
 // other node's dims that differ from `other` (the same structure traced for other shapes) become -1.
 void relax(Graph& g, const std::vector<Shape>& shapes, const Graph& other);
+// Marks g relaxed with its subgraphs (their arguments may then take any size): a trace whose sizes
+// follow values (Note [Value-shaped ops]) passes varying values into its loops and conditionals.
+void relax_with_subgraphs(Graph& g);
 
 // True when g or a subgraph of it assigns a variable, prints or runs a stateful op.
 bool has_side_effects(const Graph& g);

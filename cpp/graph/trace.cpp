@@ -374,7 +374,7 @@ std::shared_ptr<Graph> Tracer::finish(const Tensors& outputs, OptimizeStats* sta
   traced->finalize();
   *stats = optimize(g);
   // Values whose shapes may change between calls flow on: every shape rule runs at run time.
-  if (shapes_vary) g.relaxed = true;
+  if (shapes_vary) relax_with_subgraphs(g);
   auto result = std::make_shared<Graph>(std::move(g));
   node_of.clear();
   return result;

@@ -62,6 +62,11 @@ int64_t checked_row(const OpDef& op, const Tensors& x, const Attrs& a, int64_t o
     throw InvalidArgument(cat(op.name, ": index ", i, " is out of range for a buffer of ", rows, " rows (",
                               meta_str(x[0]), ")"));
   if (i >= out_rows) throw Internal(cat(op.name, ": index ", i, " is past the ", out_rows, " rows of the output"));
+  // (a graph runs with its traced shapes: a value of another size at run time must not be misread)
+  const Shape row = row_shape(x[0]);
+  if (x[2]->ndim() != 0 && x[2]->shape != row)
+    throw InvalidArgument(cat(op.name, ": value of ", meta_str(x[2]), " does not have the row shape ", shape_str(row),
+                              " of the buffer ", meta_str(x[0])));
   return i;
 }
 
@@ -78,6 +83,8 @@ void write_row(const Tensor& out, int64_t i, const Tensor& value) {
 
 Tensor set_row_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   const int64_t i = checked_row(op, x, a, m.shape[0]);
+  if (x[0]->shape[0] > m.shape[0] || row_shape(x[0]) != Shape(m.shape.begin() + 1, m.shape.end()))
+    throw Internal(cat(op.name, ": buffer ", meta_str(x[0]), " does not fit the output ", shape_str(m.shape)));
   Tensor out = empty(m.shape, m.dtype);
   const size_t kept = x[0]->nbytes();
   if (kept) std::memcpy(out->data(), x[0]->data(), kept);
