@@ -345,3 +345,19 @@ def test_graph_loops_over_a_value_shaped_result():
         np.testing.assert_array_equal(empty(tf.constant(m)).numpy(), x.numpy()[np.array(m)] * 2.0)
     for v in ([1, 2, 1, 1, 1, 1], [0, 1, 2, 3, 4, 5], [3] * 6):
         np.testing.assert_array_equal(gathered(tf.constant(v)).numpy(), x.numpy()[list(dict.fromkeys(v))] - 1.0)
+
+
+def test_repeat_with_computed_counts_broadcasts_and_checks_them_as_tf():
+    x = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+    per_row = tf.function(lambda x, c: tf.repeat(x, c, axis=0),
+                          input_signature=[tf.TensorSpec([None, 3]), tf.TensorSpec([None], tf.int32)])
+    one = tf.function(lambda x, c: tf.repeat(x, c, axis=0),
+                      input_signature=[tf.TensorSpec([None, 3]), tf.TensorSpec([], tf.int32)])
+    for c in ([2], [1, 0, 2, 1], [1, -1, 1, 1]):  # one count for all rows; a negative among several is 0
+        want = np.repeat(x, np.maximum(np.broadcast_to(c, [4]), 0), axis=0)
+        np.testing.assert_array_equal(per_row(tf.constant(x), tf.constant(c)).numpy(), want)
+    np.testing.assert_array_equal(one(tf.constant(x), tf.constant(2)).numpy(), np.repeat(x, 2, axis=0))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="BroadcastTo"):
+        per_row(tf.constant(x), tf.constant([1, 2]))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="must not be negative"):
+        one(tf.constant(x), tf.constant(-1))

@@ -114,9 +114,15 @@ def repeat(x, counts, axis):
     from tapegrad._ops.elementwise import maximum
     from tapegrad._ops.reduction import cumsum
     from tapegrad._ops.sorting import searchsorted
+    from tapegrad._ops.array import broadcast_to, stack
     n = shape(x, out_type=dtypes.int64)[axis]
-    c = maximum(cast(counts, dtypes.int64), 0)  # (a negative count is 0, as TF)
-    c = c * _ones_like_rows(n) if c.ndim == 0 else c
+    c = cast(counts, dtypes.int64)
+    if c.ndim == 0:  # one count for every row: TF's tile refuses a negative one
+        from tapegrad.debugging import assert_non_negative
+        assert_non_negative(c, message="repeat: repeats must not be negative")
+        c = c * _ones_like_rows(n)
+    else:  # one count per row, or one for all (TF broadcasts them to the rows, at run time here)
+        c = maximum(broadcast_to(c, stack([n])), 0)  # (a negative count among several is 0, as TF)
     ends = cumsum(c)
     total = ends[-1] if c._shape[0] != 0 else convert_to_tensor(0, dtype=dtypes.int64)
     return _gather(x, searchsorted(ends, range_(total), side="right"), axis=axis)
