@@ -361,3 +361,37 @@ def test_repeat_with_computed_counts_broadcasts_and_checks_them_as_tf():
         per_row(tf.constant(x), tf.constant([1, 2]))
     with pytest.raises(tf.errors.InvalidArgumentError, match="must not be negative"):
         one(tf.constant(x), tf.constant(-1))
+
+
+def test_slices_with_a_computed_step_and_indices_out_of_range():
+    a = np.arange(10)
+    f = tf.function(lambda x, b, e, s: x[b:e:s])
+    for b, e, s in [(0, 10, 3), (8, 1, -2), (-3, 100, 1), (100, -100, -3), (2, 2, 1), (5, 0, 4), (-100, 3, -1)]:
+        assert f(tf.constant(a), tf.constant(b), tf.constant(e), tf.constant(s)).numpy().tolist() == a[b:e:s].tolist()
+    g = tf.function(lambda x, s: x[::s])
+    for s in (1, 2, -1, -4, 11, -11):
+        assert g(tf.constant(a), tf.constant(s)).numpy().tolist() == a[::s].tolist()
+    with pytest.raises(tf.errors.InvalidArgumentError, match="delta != 0"):
+        g(tf.constant(a), tf.constant(0))
+    h = tf.function(lambda x, i: x[i])
+    assert [int(h(tf.constant(a), tf.constant(i))) for i in (3, -1, -10)] == [3, 9, 0]
+    for i in (10, -11):  # an error, as TF's: not wrapped round to another element
+        with pytest.raises(tf.errors.InvalidArgumentError, match="out of range"):
+            h(tf.constant(a), tf.constant(i))
+
+
+def test_a_boolean_key_on_a_varying_tensor_and_counts_given_as_scalars():
+    @tf.function
+    def f(m):
+        y = tf.boolean_mask(M, m)
+        return y[y[:, 0] > 5]
+
+    for m in ([True, False, True, True], [False, False, True, False], [True] * 4):
+        y = M[np.array(m)]
+        np.testing.assert_array_equal(f(tf.constant(m)).numpy(), y[y[:, 0] > 5])
+    assert tf.function(lambda n: tf.zeros(n))(tf.constant(3)).numpy().tolist() == [0.0] * 3
+    assert tf.function(lambda n: tf.ones(n, tf.int32))(tf.constant(2)).numpy().tolist() == [1, 1]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="paddings must be non-negative"):
+        tf.function(lambda n: tf.pad(tf.range(5), [[n, 1]]))(tf.constant(-1))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="num must be non-negative"):
+        tf.function(lambda n: tf.linspace(1.0, 5.0, n))(tf.constant(-2))

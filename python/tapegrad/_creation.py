@@ -73,6 +73,9 @@ def _computed_dims(shape, op, arg):
             return None
         if not shape.dtype.is_integer:
             raise TypeError(f"{op}: {arg} must be an int32 or int64 tensor, got {shape.dtype.name}")
+        if shape.ndim == 0:  # tf.zeros(n): one dimension
+            from tapegrad._ops.array import reshape
+            return reshape(shape, [1])
         return shape
     if not isinstance(shape, (list, tuple)) or not any(computed(d) for d in shape):
         return None
@@ -196,7 +199,9 @@ def _linspace_computed(start, stop, num):
     from tapegrad._ops.elementwise import maximum
     dt = start.dtype if start.dtype.is_floating else dtypes.float32
     first, last = reshape(_cast(start, dt), [1]), reshape(_cast(stop, dt), [1])
+    from tapegrad.debugging import assert_non_negative
     n = _cast(num, dtypes.int64)
+    assert_non_negative(n, message="linspace: num must be non-negative")
     delta = (last - first) / _cast(maximum(n - 1, 1), dt)
     inner = _cast(range(_cast(1, dtypes.int64), maximum(n - 1, 1)), dt)
     return concat([first, first + inner * delta, last], 0)[:n]

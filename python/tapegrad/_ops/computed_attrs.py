@@ -85,14 +85,15 @@ def pad(x, paddings, value):
     """pad(mode="CONSTANT") with paddings computed inside the tf.function: along each axis, blocks of
     ``value`` (Fill of a run-time shape) concatenated before and after."""
     from tapegrad._ops.array import concat
-    from tapegrad._ops.elementwise import maximum
+    from tapegrad.debugging import assert_non_negative
     p = cast(paddings if isinstance(paddings, Tensor) else pack(paddings), dtypes.int64)
     if tuple(p._shape) != (x.ndim, 2):
         return NotImplemented
+    assert_non_negative(p, message="Pad: paddings must be non-negative")
     for d in range(x.ndim):
         pieces = []
         for before, side in ((True, p[d, 0]), (False, p[d, 1])):
-            dims = concat([shape(x, out_type=dtypes.int64)[:d], reshape(maximum(side, 0), [1]),
+            dims = concat([shape(x, out_type=dtypes.int64)[:d], reshape(side, [1]),
                            shape(x, out_type=dtypes.int64)[d + 1:]], 0)
             pieces.append(_fill(dims, value))
         x = concat([pieces[0], x, pieces[1]], d)

@@ -9,7 +9,7 @@ import numpy as np
 
 from tapegrad import _core
 from tapegrad._ops.array import _InvalidArgument, _gather, _reshape, _strided_slice, boolean_mask, gather
-from tapegrad._ops.elementwise import floormod
+from tapegrad._ops.elementwise import less, where
 from tapegrad._ops.indexing_run_time import getitem_at_run_time
 from tapegrad._tensor import Tensor, convert_to_tensor
 from tapegrad._trace_context import note_frozen_size
@@ -21,6 +21,8 @@ _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), s
 
 def _getitem(self, key):
     """x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list)."""
+    if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
+        return boolean_mask(self, key)  # (its rows are found at run time, whatever self's sizes)
     if _core._tracing() and (_core._size_varies(self) or _traced_slice_bound(key)):  # see indexing_run_time.py
         y = getitem_at_run_time(self, key)
         if y is None:
@@ -36,10 +38,10 @@ def _getitem(self, key):
         end[0] = key + 1
         return _strided_slice(self, begin=[key] + [0] * (len(shape) - 1), end=end, strides=[1] * len(shape),
                               shrink_axis_mask=1)
-    if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
-        return boolean_mask(self, key)
     if isinstance(key, Tensor) and _traced(key) and key.ndim == 0 and key.dtype.is_integer and self._shape:
-        return gather(self, floormod(key, self._shape[0]))  # x[i] for a traced i: read at run time
+        # x[i] for a traced i, read at run time: a negative i counts from the end; one out of range
+        # is the gather's error (not wrapped round)
+        return gather(self, where(less(key, 0), key + self._shape[0], key))
     # A list key is a sequence of indices, as in TF (x[[0, 1]] is x[0, 1], not NumPy's gather);
     # an index list inside a tuple (x[[0, 1], :], x[:, [2, 0]]) gathers.
     key = tuple(key) if isinstance(key, (tuple, list)) else (key,)
@@ -101,9 +103,9 @@ def _getitem(self, key):
 
 
 def _traced_slice_bound(key):
-    """Whether a slice of key has a start or stop computed inside the tf.function (x[:n])."""
+    """Whether a slice of key has a start, stop or step computed inside the tf.function (x[:n])."""
     for k in key if isinstance(key, tuple) else (key,):
-        if isinstance(k, builtins.slice) and any(isinstance(v, Tensor) and _traced(v) for v in (k.start, k.stop)):
+        if isinstance(k, builtins.slice) and any(isinstance(v, Tensor) and _traced(v) for v in (k.start, k.stop, k.step)):
             return True
     return False
 

@@ -14,7 +14,7 @@ import numpy as np
 
 from tapegrad._ops.array import _expand_dims, _gather, _reverse
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops.elementwise import less, maximum, minimum, where
+from tapegrad._ops.elementwise import greater, less, maximum, minimum, where
 from tapegrad._tensor import Tensor, cast, constant, shape
 
 _WHOLE, _FLIPPED = builtins.slice(None), builtins.slice(None, None, -1)
@@ -37,12 +37,12 @@ def getitem_at_run_time(x, key):
             y = _expand_dims(y, axis=d)
             d += 1
         elif isinstance(k, builtins.slice):
-            if k == _FLIPPED:
+            if _is(k, _FLIPPED):
                 y = _reverse(y, axis=[d])
-            elif _static_axis(y, d) and all(v is None or _plain_int(v) for v in (k.start, k.stop)):
+            elif _static_axis(y, d) and all(v is None or _plain_int(v) for v in (k.start, k.stop)) and not _int_scalar(k.step):
                 # an axis of one size at every call, sliced by numbers: positions known while tracing
                 y = _gather(y, constant(np.arange(*k.indices(y._shape[d])), dtypes.int64), axis=d)
-            elif k != _WHOLE:
+            elif not _is(k, _WHOLE):
                 y = _gather(y, _slice_positions(k, _length(y, d)), axis=d)
             d += 1
         elif _plain_int(k) and _static_axis(y, d):  # checked while tracing, as TF checks a known size
@@ -60,6 +60,12 @@ def getitem_at_run_time(x, key):
     return y
 
 
+def _is(k, plain):
+    """k == plain for a slice whose bounds may be tensors (== would compare their values)."""
+    return all((a is None and b is None) or (_plain_int(a) and a == b) for a, b in
+               ((k.start, plain.start), (k.stop, plain.stop), (k.step, plain.step)))
+
+
 def _static_axis(y, d):
     """Whether axis d of y has one size at every call (Note [Varying dimensions])."""
     return d < 64 and not (_core._varying_dims(y) >> d) & 1
@@ -68,7 +74,7 @@ def _static_axis(y, d):
 def _supported(k):
     if isinstance(k, builtins.slice):
         return (all(v is None or _plain_int(v) or _int_scalar(v) for v in (k.start, k.stop)) and
-                (k.step is None or _plain_int(k.step)) and k.step != 0)
+                (k.step is None or _int_scalar(k.step) or (_plain_int(k.step) and k.step != 0)))
     return _int_scalar(k) or _plain_int(k)
 
 
@@ -89,8 +95,15 @@ def _slice_positions(k, n):
     slice.indices(n) gives them; an index past the end is clamped, as in Python. An index out of range
     (x[5] on 3 rows) is the gather's error at run time."""
     from tapegrad._creation import range as range_
-    step = 1 if k.step is None else int(k.step)
-    low, high = (0, n) if step > 0 else (-1, n - 1)  # the bounds each end is clamped to
+    if _int_scalar(k.step):  # computed in the graph: the direction is known at run time only
+        step = cast(k.step, dtypes.int64)
+        up = greater(step, 0)
+        low, high = where(up, constant(0, dtypes.int64), constant(-1, dtypes.int64)), where(up, n, n - 1)
+        pick = lambda a, b: where(up, a, b)  # noqa: E731
+    else:
+        step = 1 if k.step is None else int(k.step)
+        low, high = (0, n) if step > 0 else (-1, n - 1)  # the bounds each end is clamped to
+        pick = lambda a, b: a if step > 0 else b  # noqa: E731
 
     def bound(v, default):
         if v is None:
@@ -103,7 +116,7 @@ def _slice_positions(k, n):
             at = n + v if v < 0 else constant(v, dtypes.int64)
         return minimum(maximum(at, low), high)
 
-    start = bound(k.start, low if step > 0 else high)
-    stop = bound(k.stop, high if step > 0 else low)
-    stop = maximum(stop, start) if step > 0 else minimum(stop, start)  # (an empty slice: range's own order)
+    start = bound(k.start, pick(low, high))
+    stop = bound(k.stop, pick(high, low))
+    stop = pick(maximum(stop, start), minimum(stop, start))  # (an empty slice: range's own order)
     return range_(start, stop, step)
