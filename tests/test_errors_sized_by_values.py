@@ -61,3 +61,15 @@ def test_bad_input_raises_naming_the_op(name, call, words):
     with pytest.raises(tf.errors.InvalidArgumentError) as e:
         call()
     assert name in str(e.value) and words in str(e.value), str(e.value)
+
+
+def test_non_max_suppression_takes_tfs_dtypes_only():
+    boxes, scores = np.array([[0, 0, 1, 1], [0, 0, 1, 1.1]], f32), np.array([0.9, 0.8], f32)
+    nms = tf.image.non_max_suppression
+    with pytest.raises(tf.errors.InvalidArgumentError, match="max_output_size must be an int32 tensor"):
+        nms(boxes, scores, tf.constant(2, tf.int64))
+    with pytest.raises(TypeError, match="max_output_size must be an int32 scalar"):
+        nms(boxes, scores, 2.0)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="iou_threshold must be a float32 tensor"):
+        nms(boxes, scores, 2, tf.constant(0.5, tf.float64))
+    assert nms(boxes.astype(np.float64), scores.astype(np.float64), 2).numpy().tolist() == [0]  # TF casts these

@@ -14,10 +14,18 @@ _nms = _core.op("NonMaxSuppressionV3")
 def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, fn):
     b = convert_arg(boxes, "tensor", fn, "boxes")
     s = convert_arg(scores, "tensor", fn, "scores", b.dtype)
-    n = convert_arg(max_output_size, "tensor", fn, "max_output_size")
-    iou, least = (cast(convert_arg(v, "tensor", fn, arg, dtypes.float32), dtypes.float32)
-                  for v, arg in ((iou_threshold, "iou_threshold"), (score_threshold, "score_threshold")))
-    return _nms(b, s, n, iou, least)
+    if isinstance(max_output_size, float):
+        raise TypeError(f"{fn}: max_output_size must be an int32 scalar, got the float {max_output_size!r}")
+    n = convert_arg(max_output_size, "tensor", fn, "max_output_size", dtypes.int32)
+    if n.dtype != dtypes.int32:  # TF's kernel takes int32 only
+        raise errors.InvalidArgumentError(f"{fn}: max_output_size must be an int32 tensor, got {n.dtype.name}")
+    thresholds = []
+    for v, arg in ((iou_threshold, "iou_threshold"), (score_threshold, "score_threshold")):
+        t = convert_arg(v, "tensor", fn, arg, dtypes.float32)
+        if t.dtype != dtypes.float32:  # as TF's T_threshold (half or float)
+            raise errors.InvalidArgumentError(f"{fn}: {arg} must be a float32 tensor, got {t.dtype.name}")
+        thresholds.append(cast(t, dtypes.float32))
+    return _nms(b, s, n, *thresholds)
 
 
 def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
