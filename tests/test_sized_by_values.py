@@ -237,6 +237,7 @@ GRADIENT_BODIES = {
     "pad_2d": lambda y: tf.reduce_sum(tf.pad(tf.stack([y, y]), [[1, 0], [0, 2]]) ** 2),
     "tile": lambda y: tf.reduce_sum(tf.tile(y, [2]) * tf.cast(tf.range(2 * tf.size(y)), tf.float32)),
     "tile_2d": lambda y: tf.reduce_sum(tf.tile(tf.stack([y, y * y]), [3, 2]) ** 2),
+    "tile_none": lambda y: tf.reduce_sum(tf.tile(tf.stack([y, y]), [0, 2])) + tf.reduce_sum(y * y),
     "select": lambda y: tf.reduce_sum(tf.where(y > 1.0, y * y, -y)),
     "concat_axis1": lambda y: tf.reduce_sum(tf.concat([tf.expand_dims(y, 0), tf.expand_dims(y * y, 0)], 1) ** 2),
     "gather_axis1": lambda y: tf.reduce_sum(tf.gather(tf.stack([y, 2 * y]), [1, 0], axis=0)[:, -1]),

@@ -310,6 +310,8 @@ Tensor pad_grad_at_run_time(const Tensor& g, const Tensor& x, const std::vector<
 }
 
 Tensor tile_grad_at_run_time(const Tensor& g, const Tensor& x, const std::vector<int64_t>& multiples) {
+  // A multiple of 0 leaves no copy of x in the result: x's gradient is 0 (g has no entries to gather).
+  if (std::find(multiples.begin(), multiples.end(), 0) != multiples.end()) return zeros_like(x);
   Tensor r = g;
   for (int64_t d = 0; d < x->ndim(); ++d) {
     if (multiples[d] == 1) continue;
