@@ -53,11 +53,13 @@ Tensor where_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMe
     throw Internal(cat(op.name, ": result shape ", shape_str(m.shape), " does not match ", meta_str(c)));
   Tensor out = empty(m.shape, DType::Int64);
   int64_t* dst = out->data_as<int64_t>();
+  int64_t* const end = dst + out->size;
   std::vector<int64_t> at((size_t)rank, 0);  // the coordinates of entry i
+  ScopedFlushDenormal ftz;  // the same test as true_entries' count
   dispatch_dtype(c->dtype, [&](auto v) {
     const auto* p = c->data_as<decltype(v)>();
     for (int64_t i = 0; i < c->size; ++i) {
-      if (p[i] != decltype(v)(0)) dst = std::copy(at.begin(), at.end(), dst);
+      if (p[i] != decltype(v)(0) && dst != end) dst = std::copy(at.begin(), at.end(), dst);
       for (int d = rank - 1; d >= 0 && ++at[(size_t)d] == c->shape[(size_t)d]; --d) at[(size_t)d] = 0;
     }
     return 0;
