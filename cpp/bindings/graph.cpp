@@ -262,8 +262,19 @@ void bind_trace_hooks(py::module_& m) {
   m.def("_describe_traced", [](const Tensor& t) { return graph::describe_traced(t); });
   m.def("_size_varies", [](const Tensor& t) { return graph::tracing() && graph::size_varies(t); },
         "True when a trace sees t's shape vary from call to call (computed from a value-shaped op's result).");
-  m.def("_varying_dims", [](const Tensor& t) { return graph::tracing() ? (int64_t)graph::varying_dims(t) : 0; },
-        "Note [Varying dimensions]: bit d set when a trace sees t's dimension d vary from call to call (-1: all).");
+  {
+    // A C function, not a pybind11 one: Tensor.shape asks it at every read, eager reads included.
+    static PyMethodDef def = {
+        "_varying_dims",
+        [](PyObject*, PyObject* t) -> PyObject* {
+          if (!graph::tracing() || !is_tensor(t)) return PyLong_FromLong(0);
+          return PyLong_FromLongLong((long long)graph::varying_dims(tensor_ref(t)));
+        },
+        METH_O, "Note [Varying dimensions]: bit d set when a trace sees t's dimension d vary from call to call (-1: all)."};
+    py::object f = py::reinterpret_steal<py::object>(PyCFunction_New(&def, nullptr));
+    if (!f) throw py::error_already_set();
+    m.attr("_varying_dims") = f;
+  }
   m.def("_leaked_name", [](const Tensor& t) -> py::object {
           const std::string* name = graph::leaked_name(t->id);
           return name ? py::object(py::str(*name)) : py::object(py::none());

@@ -439,7 +439,7 @@ def _usable_threads() -> int:
     """
     Threads a GEMM or convolution uses now (Note [Free CPUs]).
     """
-def _varying_dims(arg0: Tensor) -> int:
+def _varying_dims(*args, **kwargs):
     """
     Note [Varying dimensions]: bit d set when a trace sees t's dimension d vary from call to call (-1: all).
     """

@@ -155,10 +155,10 @@ def _index(self):
     return _scalar(self, int) if self.dtype.is_integer else NotImplemented
 
 
-def _static_shape(self):
+def _static_shape(self, _varying_dims=_core._varying_dims):
     """TF's static shape: inside a tf.function a size computed from values at each call (the rows of
     tf.boolean_mask's result) is None, as in TF (Note [Varying dimensions] in cpp/graph/trace.cpp)."""
-    varying = _core._varying_dims(self)
+    varying = _varying_dims(self)
     if not varying:
         return _known(self._shape)
     return _known([None if d >= 64 or (varying >> d) & 1 else n for d, n in enumerate(self._shape)])
