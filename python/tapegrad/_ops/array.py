@@ -5,7 +5,7 @@ import numpy as np
 
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg, public_op
-from tapegrad._tensor import Tensor, cast, constant, convert_to_tensor
+from tapegrad._tensor import Tensor, cast, constant, convert_to_tensor, shape
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concat", "stack", "unstack",
            "split", "tile", "gather", "one_hot", "pad", "slice", "strided_slice", "reverse", "boolean_mask",
@@ -95,6 +95,8 @@ def _diag_last_two(x):
     """The diagonal of the last two axes, [..., m, n] -> [..., min(m, n)], by a strided slice of
     the flattened matrix (every (n+1)-th entry): entries off the diagonal are never read, so their
     inf or NaN cannot leak in as a masked product (0 * NaN) would let it."""
+    if _core._varying_dims(x):
+        return _diag_at_run_time(x)
     *batch, m, n = x._shape
     d = min(m, n)
     flat = _reshape(x, shape=batch + [m * n])
@@ -102,8 +104,68 @@ def _diag_last_two(x):
     return _strided_slice(flat, begin=[0] * (len(batch) + 1), end=batch + [end], strides=[1] * len(batch) + [n + 1])
 
 
+def _diag_at_run_time(x):
+    """_diag_last_two for a tensor whose sizes change from call to call (Note [Varying dimensions] in
+    cpp/graph/trace.cpp): the leading min(m, n) rows and columns, read at run time, then the entries
+    where row == column picked by a select (not a product: an inf or NaN off the diagonal stays out)
+    and summed over the columns, each row holding one picked entry."""
+    from tapegrad._creation import range as range_
+    from tapegrad._ops.elementwise import equal, minimum, where
+    from tapegrad._ops.reduction import reduce_sum
+    r = x.ndim
+    d = minimum(_run_time_size(x, r - 2), _run_time_size(x, r - 1))
+    steps = range_(d)
+    square = _gather(_gather(x, steps, axis=r - 2), steps, axis=r - 1)
+    on_diagonal = equal(_reshape(steps, shape=[-1, 1]), _reshape(steps, shape=[1, -1]))
+    return reduce_sum(where(on_diagonal, square, constant(np.zeros((), x.dtype.as_numpy_dtype))), r - 1)
+
+
+def _run_time_size(x, axis, dtype=dtypes.int64):
+    """x.shape[axis] as a scalar tensor read at every call of the tf.function being traced (a constant
+    outside one or for an axis whose size never changes)."""
+    return shape(x, out_type=dtype)[axis]
+
+
+def _size_or_run_time(x, axis):
+    """x.shape[axis]: an int, or an int64 scalar tensor read at run time for an axis whose size changes
+    from call to call of the tf.function being traced."""
+    return _run_time_size(x, axis) if _axis_varies(x, axis) else x._shape[axis]
+
+
+def _product(sizes):
+    """The product of sizes (ints and int64 scalar tensors): an int when all are ints."""
+    known = int(np.prod([d for d in sizes if not isinstance(d, Tensor)], dtype=np.int64))
+    out = known
+    for d in sizes:
+        if isinstance(d, Tensor):
+            out = d * out
+    return out
+
+
+def _reshape_to(x, dims):
+    """x reshaped to dims (ints and int64 scalar tensors): a Reshape when all are ints, else a reshape to
+    the dims packed into a tensor at run time."""
+    if not any(isinstance(d, Tensor) for d in dims):
+        return _reshape(x, shape=[int(d) for d in dims])
+    packed = concat([_reshape(d if isinstance(d, Tensor) else constant(d, dtypes.int64), shape=[1]) for d in dims], 0)
+    return reshape(x, packed)
+
+
+def _axis_varies(x, axis):
+    """Whether axis ``axis`` of x changes size from call to call of the tf.function being traced
+    (Note [Varying dimensions] in cpp/graph/trace.cpp)."""
+    varying = _core._varying_dims(x)
+    return bool(varying) and (axis >= 64 or bool((varying >> axis) & 1))
+
+
 def _slice_along(x, axis, begin, end, stride=1):
-    """x[..., begin:end:stride, ...] on one axis (bounds already normalised, see Note [Normalised slices])."""
+    """x[..., begin:end:stride, ...] on one axis (bounds already normalised, see Note [Normalised slices]).
+    A StridedSlice names every axis's bounds: when other axes of x change size from call to call the
+    positions are gathered instead; bounds computed from the traced size of a varying axis itself would
+    be wrong at a later call, so callers read such an axis at run time and this refuses it."""
+    if _core._varying_dims(x):
+        _refuse_varying(x, "slicing", "the bounds would keep the traced size", axis)
+        return _gather(x, constant(np.arange(begin, end, stride, dtype=np.int64)), axis=axis)
     s = x._shape
     b = [0] * len(s)
     e = list(s)
@@ -206,7 +268,44 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     """params[..., indices, ...] along ``axis`` (default ``batch_dims``); out-of-range indices raise."""
     idx = indices if isinstance(indices, Tensor) else convert_to_tensor(indices, dtype_hint=dtypes.int32)
     batch_dims = convert_arg(batch_dims, "int", "gather", "batch_dims")
-    return _gather(params, idx, axis=batch_dims if axis is None else convert_arg(axis, "int", "gather", "axis"), batch_dims=batch_dims)
+    axis = batch_dims if axis is None else convert_arg(axis, "int", "gather", "axis")
+    if batch_dims and isinstance(params, Tensor) and _core._varying_dims(params):
+        return _batched_gather_at_run_time(params, idx, axis, batch_dims)
+    return _gather(params, idx, axis=axis, batch_dims=batch_dims)
+
+
+def _batched_gather_at_run_time(params, idx, axis, batch_dims):
+    """gather with batch_dims > 0 of params whose sizes change from call to call of the tf.function
+    being traced: a plain gather (batch_dims 0) from params with the batch axes and the gathered axis
+    folded into one, at indices offset by each batch entry's start, all sizes read at run time. (The
+    batched gather's own gradient folds the traced sizes into its segment count.) An index out of
+    [0, n) is made -1, so that it raises in the gather as TF's does rather than read another row."""
+    from tapegrad._creation import range as range_
+    from tapegrad._ops.elementwise import greater_equal, less, logical_or, where
+    from tapegrad._ops.reduction import reduce_prod
+    params = convert_to_tensor(params)
+    rank, bd = params.ndim, batch_dims % idx.ndim if batch_dims < 0 else batch_dims
+    axis = axis % rank if -rank <= axis < 0 else axis
+    if not 0 < bd <= axis < rank or bd > idx.ndim:  # (the op's own errors)
+        return _gather(params, idx, axis=axis, batch_dims=batch_dims)
+    # [batch..., pre..., n, post...] -> [batch..., n, pre..., post...] -> [batch * n, pre..., post...]
+    perm = list(range(bd)) + [axis] + [d for d in range(bd, rank) if d != axis]
+    moved = params if axis == bd else _transpose(params, perm=perm)
+    sizes = shape(moved, out_type=dtypes.int64)
+    flat = reshape(moved, concat([constant([-1], dtypes.int64), sizes[bd + 1:]], 0))
+    n = sizes[bd]
+    i = cast(idx, dtypes.int64)
+    starts = range_(reduce_prod(sizes[:bd])) * n  # [batch] -> batch... followed by 1s as idx's rank
+    starts = reshape(starts, concat([shape(idx, out_type=dtypes.int64)[:bd],
+                                     constant([1] * (idx.ndim - bd), dtypes.int64)], 0))
+    at = where(logical_or(less(i, 0), greater_equal(i, n)), constant(-1, dtypes.int64), i + starts)
+    out = _gather(flat, at, axis=0)  # [batch..., idx..., pre..., post...]
+    if axis == bd:
+        return out
+    k, pre = idx.ndim - bd, axis - bd  # move idx's axes after pre's
+    back = list(range(bd)) + [bd + k + j for j in range(pre)] + [bd + j for j in range(k)] + \
+        list(range(bd + k + pre, out.ndim))
+    return _transpose(out, perm=back)
 
 
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
@@ -301,6 +400,8 @@ def _paddings(paddings, x):
 
 
 def _mirror(x, axis, before, after, edge):
+    if _axis_varies(x, axis):
+        return _mirror_at_run_time(x, axis, before, after, edge)
     n = x._shape[axis]
     if min(before, after) < 0 or max(before, after) > n - edge:
         raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must be in [0, {n - edge}] for dimension "
@@ -313,6 +414,26 @@ def _mirror(x, axis, before, after, edge):
     return concat(parts, axis)
 
 
+def _mirror_at_run_time(x, axis, before, after, edge):
+    """_mirror along an axis whose size n changes from call to call: one gather of the positions
+    before-1+edge .. edge, 0 .. n-1, n-1-edge .. n-edge-after, those after the axis computed from n at
+    run time; paddings beyond n - edge are refused at run time, as TF's MirrorPad refuses them."""
+    from tapegrad._creation import range as range_
+    if min(before, after) < 0:
+        raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must not be negative")
+    n = _run_time_size(x, axis)
+    from tapegrad._asserts import assert_less_equal
+    assert_less_equal(constant(max(before, after), dtypes.int64), n - edge,
+                      message=f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
+                              + (" less one (REFLECT)" if edge else ""))
+    head = np.arange(before - 1 + edge, edge - 1, -1, dtype=np.int64)
+    parts = [constant(head), range_(n)]
+    if after:
+        parts.append(n - 1 - edge - constant(np.arange(after, dtype=np.int64)))
+    positions = concat(parts, 0)
+    return _gather(x, positions, axis=axis)
+
+
 def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
     """input_[begin : begin + size] in every dimension; a size of -1 takes the rest."""
     x = convert_to_tensor(input_)
@@ -323,7 +444,26 @@ def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
     for bb, ee, n in zip(b, e, x._shape):
         if not 0 <= bb <= ee <= n:
             raise _InvalidArgument(f"Slice: begin {b} and size {s} are out of range for shape {tuple(x._shape)}")
+    if _core._varying_dims(x):
+        return _slice_at_run_time(x, b, s, e)
     return _strided_slice(x, begin=b, end=e, strides=[1] * x.ndim)
+
+
+def _slice_at_run_time(x, begin, size, end):
+    """slice of a tensor whose sizes change from call to call: each axis cut by a gather, of positions
+    known while tracing for an axis of one size, else of range(begin, begin + size) (size -1: to the
+    run-time end), so that a later call of another size is cut at its own bounds (one out of range is
+    the gather's or the range's error at run time, as TF checks it then)."""
+    from tapegrad._creation import range as range_
+    for axis, (b, k, e) in enumerate(zip(begin, size, end)):
+        if _axis_varies(x, axis) and (b, k) == (0, -1):
+            continue
+        if _axis_varies(x, axis):
+            x = _gather(x, range_(constant(b, dtypes.int64), _run_time_size(x, axis) if k == -1 else
+                                  constant(b + k, dtypes.int64)), axis=axis)
+        elif (b, e) != (0, x._shape[axis]):
+            x = _gather(x, constant(np.arange(b, e, dtype=np.int64)), axis=axis)
+    return x
 
 
 def strided_slice(input_, begin, end, strides=None, name=None):

@@ -12,7 +12,8 @@ import numpy as np
 
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import _gather, _reshape, _slice_along, broadcast_to, concat, expand_dims
+from tapegrad._ops.array import (_axis_varies, _gather, _reshape, _run_time_size, _slice_along, broadcast_to, concat,
+                                 expand_dims)
 from tapegrad._ops.elementwise import ceil, floormod, less, less_equal, logical_and, logical_or, where
 from tapegrad._ops.reduction import reduce_max
 from tapegrad._tensor import Tensor, TensorShape, cast, constant
@@ -65,6 +66,9 @@ def roll(input, shift, axis, name=None):
     if _traced(shifts):
         flat = _reshape(shifts, shape=[-1])
         for i, a in enumerate(axis_list):
+            if _axis_varies(x, a):
+                x = _roll_at_run_time(x, a, flat[i])
+                continue
             n = x._shape[a]
             if n:
                 source = floormod(constant(np.arange(n, dtype=shifts.dtype.as_numpy_dtype)) - flat[i],
@@ -75,11 +79,24 @@ def roll(input, shift, axis, name=None):
     for a, s in zip(axis_list, convert_arg(shifts, "ints", "roll", "shift")):
         total[a] = total.get(a, 0) + s
     for a, s in total.items():
+        if _axis_varies(x, a):
+            x = _roll_at_run_time(x, a, constant(s, dtypes.int64))
+            continue
         n = x._shape[a]
         s = s % n if n else 0
         if s:  # the last s entries move to the front
             x = concat([_slice_along(x, a, n - s, n), _slice_along(x, a, 0, n - s)], a)
     return x
+
+
+def _roll_at_run_time(x, axis, shift):
+    """roll along an axis whose size n changes from call to call of the tf.function being traced: a
+    gather at (i - shift) mod n for i in range(n), n read at run time (no positions when n is 0)."""
+    from tapegrad._creation import range as range_
+    from tapegrad._ops.elementwise import maximum
+    n = _run_time_size(x, axis)
+    shift = cast(shift, dtypes.int64)
+    return _gather(x, floormod(range_(n) - shift, maximum(n, 1)), axis=axis)
 
 
 def repeat(input, repeats, axis=None, name=None):
@@ -105,6 +122,16 @@ def repeat(input, repeats, axis=None, name=None):
     if _traced(reps):  # counts computed inside the tf.function: positions found at run time
         from tapegrad._ops import computed_attrs
         return computed_attrs.repeat(x, reps, axis)
+    if _axis_varies(x, axis):  # an axis whose size changes from call to call: positions found at run time
+        if reps.ndim and reps._shape[0] != 1:
+            from tapegrad._ops.array import _refuse_varying
+            _refuse_varying(x, "repeat", "one count per slice would keep the traced number of slices", axis)
+        from tapegrad._creation import range as range_
+        from tapegrad._ops.elementwise import floordiv
+        count = convert_arg(reps, "ints", "repeat", "repeats")[0]
+        if count < 0:
+            raise _InvalidArgument(f"repeat: repeats must be >= 0, got {count}")
+        return _gather(x, floordiv(range_(_run_time_size(x, axis) * count), max(count, 1)), axis=axis)
     n = x._shape[axis]
     counts = convert_arg(reps, "ints", "repeat", "repeats")
     if reps.ndim == 0 or len(counts) == 1:
@@ -133,11 +160,16 @@ def meshgrid(*args, **kwargs):
             raise _InvalidArgument(f"meshgrid: all inputs must have one dtype, got {vectors[0].dtype.name} (args[0]) "
                                    f"and {v.dtype.name} (args[{i}])")
     sizes = [v._shape[0] for v in vectors]
+    if any(_axis_varies(v, 0) for v in vectors):  # a length that changes from call to call: read at run time
+        sizes = [_run_time_size(v, 0) for v in vectors]
     position = list(range(len(vectors)))
     if indexing == "xy" and len(vectors) > 1:
         position[0], position[1] = 1, 0
         sizes[0], sizes[1] = sizes[1], sizes[0]
     out = []
+    if sizes and isinstance(sizes[0], Tensor):
+        from tapegrad._ops.array import stack
+        sizes = stack(sizes)
     for v, at in zip(vectors, position):
         shape = [1] * len(vectors)
         shape[at] = -1
@@ -152,7 +184,10 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     dt = convert_arg(dtype, "dtype", "sequence_mask", "dtype")
     if lengths.dtype == dtypes.bool:
         raise _InvalidArgument("sequence_mask: lengths must be numeric, got bool")
-    if maxlen is None:
+    if maxlen is None and _core._varying_dims(lengths):  # (its traced size may be 0 or not at a later call)
+        zero = constant(np.zeros([1], lengths.dtype.as_numpy_dtype))
+        limit = reduce_max(concat([_reshape(lengths, shape=[-1]), zero], 0))
+    elif maxlen is None:
         limit = reduce_max(lengths) if lengths._size else constant(np.zeros((), lengths.dtype.as_numpy_dtype))
     else:
         limit = convert_arg(maxlen, "tensor", "sequence_mask", "maxlen")
@@ -194,11 +229,26 @@ def band_part(input, num_lower, num_upper, name=None):
     if x.ndim < 2:
         raise _InvalidArgument(f"band_part: input must be at least 2-D, got shape {tuple(x._shape)}")
     m, n = x._shape[-2:]
+    if _axis_varies(x, x.ndim - 2) or _axis_varies(x, x.ndim - 1):
+        m = n = None  # read at run time (a width beyond them is not checked)
     lower, lower_t = _band_width(num_lower, "band_part", "num_lower")
     upper, upper_t = _band_width(num_upper, "band_part", "num_upper")
     if lower_t is not None and upper_t is not None and lower_t.dtype != upper_t.dtype:
         raise _InvalidArgument(f"band_part: num_lower and num_upper must have one dtype, got {lower_t.dtype.name} "
                                f"and {upper_t.dtype.name}")
+    if m is None:
+        from tapegrad._asserts import assert_less_equal
+        from tapegrad._creation import range as range_
+        sizes = [_run_time_size(x, x.ndim + d) for d in (-2, -1)]
+        for width, size, what, whose in ((lower, sizes[0], "num_lower", "rows"),
+                                        (upper, sizes[1], "num_upper", "columns")):
+            if isinstance(width, int) and width > 0:  # checked at every call, as TF checks it
+                assert_less_equal(constant(width, dtypes.int64), size,
+                                  message=f"band_part: {what} must be negative or at most the number of {whose}")
+        rows, cols = (range_(n) for n in sizes)
+        below = _reshape(rows, shape=[-1, 1]) - _reshape(cols, shape=[1, -1])
+        keep = logical_and(_within(below, lower), _within(-below, upper))
+        return where(keep, x, constant(np.zeros((), x.dtype.as_numpy_dtype)))
     if isinstance(lower, int) and lower > m:
         raise _InvalidArgument(f"band_part: num_lower must be negative or at most the number of rows ({m}), got {lower}")
     if isinstance(upper, int) and upper > n:
@@ -210,7 +260,13 @@ def band_part(input, num_lower, num_upper, name=None):
 
 
 def _within(distance, width):
-    """distance <= width, or True everywhere for a negative width (a Python int or a traced tensor)."""
+    """distance <= width, or True everywhere for a negative width (a Python int or a traced tensor);
+    distance a NumPy array, or an int64 tensor computed at run time."""
+    if isinstance(distance, Tensor):
+        if isinstance(width, int):
+            return less_equal(distance, constant(width if width >= 0 else np.iinfo(np.int64).max, dtypes.int64))
+        w = cast(width, dtypes.int64)
+        return logical_or(less(w, constant(0, dtypes.int64)), less_equal(distance, w))
     if isinstance(width, int):
         return constant(np.full(distance.shape, True) if width < 0 else distance <= width)
     d = constant(distance.astype(width.dtype.as_numpy_dtype))

@@ -8,9 +8,11 @@ the gather raise at run time).
 """
 import numpy as np
 
-from tapegrad import dtypes, errors
+from tapegrad import _core, dtypes, errors
+from tapegrad._creation import range as range_
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import _gather, _reshape, _strided_slice, _transpose, pad
+from tapegrad._ops.array import (_axis_varies, _batched_gather_at_run_time, _gather, _refuse_varying, _reshape,
+                                 _run_time_size, _strided_slice, _transpose, pad)
 from tapegrad._ops.array_more import _traced, _value_needed
 from tapegrad._ops.elementwise import less, where
 from tapegrad._tensor import constant, identity
@@ -52,12 +54,19 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
         for b in np.flatnonzero((v < 0) | (v > t_len))[:1]:
             raise _InvalidArgument(f"{fn}: seq_lengths[{b}] = {v[b]} is not in [0, {t_len}] (input.dims({seq}))")
     perm = [batch, seq] + [d for d in range(rank) if d not in (batch, seq)]
-    steps = constant(np.arange(t_len, dtype=lens.dtype.as_numpy_dtype))
+    varies = bool(_core._varying_dims(x))  # sizes that change from call to call: read at run time
+    if _axis_varies(x, seq):
+        t_len = _run_time_size(x, seq, lens.dtype)
+        steps = range_(t_len)
+    else:
+        steps = constant(np.arange(t_len, dtype=lens.dtype.as_numpy_dtype))
     length = _reshape(lens, shape=[-1, 1])
     source = where(less(steps, length), length - constant(1, lens.dtype) - steps, steps)  # [batch, time]
     # a negative length points past the end: the gather raises (a traced length is checked there)
-    source = where(less(length, constant(0, lens.dtype)), constant(t_len, lens.dtype), source)
-    out = _gather(_transposed(x, perm), source, axis=1, batch_dims=1)
+    past_end = t_len if varies else constant(t_len, lens.dtype)
+    source = where(less(length, constant(0, lens.dtype)), past_end, source)
+    gather = _batched_gather_at_run_time if varies else (lambda p, i, a, b: _gather(p, i, axis=a, batch_dims=b))
+    out = gather(_transposed(x, perm), source, 1, 1)
     return _transposed(out, list(np.argsort(perm)))
 
 
@@ -100,6 +109,7 @@ def space_to_batch_nd(input, block_shape, paddings, name=None):
     m = len(block)
     if m == 0:
         return identity(x)
+    batch_varies = _only_batch_varies(x, fn)
     batch, rest = x._shape[0], list(x._shape[1 + m:])
     padded = [x._shape[1 + i] + a + b for i, (a, b) in enumerate(pads)]
     for i, (s, b) in enumerate(zip(padded, block)):
@@ -107,10 +117,21 @@ def space_to_batch_nd(input, block_shape, paddings, name=None):
             raise _InvalidArgument(f"{fn}: padded_shape[{i}]={s} is not divisible by block_shape[{i}]={b}")
     if any(a or b for a, b in pads):
         x = pad(x, [[0, 0]] + pads + [[0, 0]] * len(rest))
-    split = [batch] + [d for s, b in zip(padded, block) for d in (s // b, b)] + rest
+    split = [-1 if batch_varies else batch] + [d for s, b in zip(padded, block) for d in (s // b, b)] + rest
     perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + list(range(1 + 2 * m, len(split)))
     y = _transpose(_reshape(x, shape=split), perm=perm)
+    if batch_varies:  # the blocks lead: [block..., batch, ...] -> [block... * batch, ...]
+        return _reshape(y, shape=[-1] + [s // b for s, b in zip(padded, block)] + rest)
     return _reshape(y, shape=[batch * int(np.prod(block))] + [s // b for s, b in zip(padded, block)] + rest)
+
+
+def _only_batch_varies(x, fn):
+    """Whether x's batch (axis 0) changes size from call to call of the tf.function being traced; a
+    change in another axis is refused (the blocks' reshapes would keep the traced sizes)."""
+    varying = _core._varying_dims(x)
+    if varying & ~1:
+        _refuse_varying(x, fn, "only the batch (axis 0) may change size from call to call")
+    return bool(varying)
 
 
 def space_to_batch(input, block_shape, paddings, name=None):
@@ -131,6 +152,7 @@ def batch_to_space(input, block_shape, crops, name=None):
     if m == 0:
         return identity(x)
     total = int(np.prod(block))
+    batch_varies = _only_batch_varies(x, fn)
     if x._shape[0] % total:
         raise _InvalidArgument(f"{fn}: Input batch dimension ({x._shape[0]}) is not divisible by product of block "
                                f"sizes ({total})")
@@ -139,11 +161,18 @@ def batch_to_space(input, block_shape, crops, name=None):
     for i, (f, (a, b)) in enumerate(zip(full, crop)):
         if f - a - b < 0:
             raise _InvalidArgument(f"{fn}: cropped_shape[{i}]={f - a - b} must be non-negative")
+    if batch_varies:  # (a batch not divisible by the blocks is the reshape's error at run time)
+        batch = -1
     y = _reshape(x, shape=block + [batch] + spatial + rest)
     perm = [m] + [d for i in range(m) for d in (m + 1 + i, i)] + list(range(2 * m + 1, 2 * m + 1 + len(rest)))
     y = _reshape(_transpose(y, perm=perm), shape=[batch] + full + rest)
     if not any(a or b for a, b in crop):
         return y
+    if batch_varies:
+        from tapegrad._ops.array import _slice_at_run_time
+        begin = [0] + [a for a, _ in crop] + [0] * len(rest)
+        end = [y._shape[0]] + [f - b for f, (_, b) in zip(full, crop)] + rest
+        return _slice_at_run_time(y, begin, [-1] + [e - b for b, e in zip(begin[1:], end[1:])], end)
     shape = y._shape
     begin = [0] + [a for a, _ in crop] + [0] * len(rest)
     end = [shape[0]] + [f - b for f, (_, b) in zip(full, crop)] + rest

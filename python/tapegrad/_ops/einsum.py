@@ -11,10 +11,11 @@ import string
 
 import numpy as np
 
-from tapegrad import _core, errors
-from tapegrad._ops.array import _diag_last_two, broadcast_to, transpose
+from tapegrad import _core, dtypes, errors
+from tapegrad._ops.array import (_axis_varies, _diag_last_two, _product, _reshape_to, _run_time_size, broadcast_to,
+                                 stack, transpose)
 from tapegrad._ops.reduction import reduce_sum
-from tapegrad._tensor import convert_to_tensor
+from tapegrad._tensor import Tensor, constant, convert_to_tensor
 
 __all__ = ["einsum"]
 
@@ -122,9 +123,16 @@ def _permuted(x, ls, order):
 
 
 def _expand(x, ls, sizes, which):
-    """Broadcasts the size-1 broadcast axes among ``which`` to their full size."""
-    target = [sizes[l] if l in which else d for l, d in zip(ls, x._shape)]
-    return x if target == list(x._shape) else broadcast_to(x, target)
+    """Broadcasts the size-1 broadcast axes among ``which`` to their full size; a size that changes from
+    call to call (an int64 scalar tensor in sizes, or an axis of x that varies) is read at run time."""
+    target = [_run_time_size(x, i) if _axis_varies(x, i) else sizes[l] if l in which else d
+              for i, (l, d) in enumerate(zip(ls, x._shape))]
+    if not any(isinstance(t, Tensor) for t in target):
+        return x if target == list(x._shape) else broadcast_to(x, target)
+    if all(_axis_varies(x, i) or not isinstance(t, Tensor) and t == d
+           for i, (t, d) in enumerate(zip(target, x._shape))):
+        return x  # (only x's own sizes)
+    return broadcast_to(x, stack([t if isinstance(t, Tensor) else constant(t, dtypes.int64) for t in target]))
 
 
 def _contract(a, la, b, lb, keep, sizes):
@@ -134,19 +142,32 @@ def _contract(a, la, b, lb, keep, sizes):
     a_only = [l for l in la if l not in lb]
     b_only = [l for l in lb if l not in la]
     a, b = _expand(a, la, sizes, shared), _expand(b, lb, sizes, shared)
-    size = lambda ls: int(np.prod([sizes[l] for l in ls], dtype=np.int64))  # noqa: E731
+    size = lambda ls: _product([sizes[l] for l in ls])  # noqa: E731 (an int64 tensor when a size varies)
     B, M, K, N = size(batch), size(a_only), size(summed), size(b_only)
     lead = [B] if batch else []
-    at = _reshape(_permuted(a, la, batch + a_only + summed), shape=lead + [M, K])
-    bt = _reshape(_permuted(b, lb, batch + summed + b_only), shape=lead + [K, N])
+    at = _reshape_to(_permuted(a, la, batch + a_only + summed), lead + [M, K])
+    bt = _reshape_to(_permuted(b, lb, batch + summed + b_only), lead + [K, N])
     if not summed:        # outer product per batch entry: broadcasting multiply
         out = at * bt
-    elif M == 1 and N == 1 and not a_only and not b_only:   # dot product per batch entry
-        out = reduce_sum(at * _reshape(bt, shape=lead + [1, K]), -1, keepdims=True)
+    elif not a_only and not b_only:   # dot product per batch entry (M == N == 1)
+        out = reduce_sum(at * _reshape_to(bt, lead + [1, K]), -1, keepdims=True)
     else:
         out = _matmul(at, bt, transpose_a=False, transpose_b=False)
     labels = batch + a_only + b_only
-    return _reshape(out, shape=[sizes[l] for l in labels]), labels
+    return _reshape_to(out, [sizes[l] for l in labels]), labels
+
+
+def _run_time_sizes(xs, labels, sizes):
+    """sizes with each label whose size changes from call to call (Note [Varying dimensions]) in an operand
+    read at run time from that operand (an int64 scalar tensor), unless another operand fixes it above 1."""
+    out = dict(sizes)
+    for x, ls in zip(xs, labels):
+        for i, l in enumerate(ls):
+            if _axis_varies(x, i) and not isinstance(out[l], Tensor) and not any(
+                    l in ls2 and x2._shape[ls2.index(l)] != 1 and not _axis_varies(x2, ls2.index(l))
+                    for x2, ls2 in zip(xs, labels)):
+                out[l] = _run_time_size(x, i)
+    return out
 
 
 def einsum(equation, *inputs, **kwargs):
@@ -177,6 +198,8 @@ def einsum(equation, *inputs, **kwargs):
     shapes = [tuple(x._shape) for x in xs]
     labels, out, ell = _parse(equation, shapes)
     sizes = _label_sizes(labels, shapes, ell, equation)
+    if any(_core._varying_dims(x) for x in xs):
+        sizes = _run_time_sizes(xs, labels, sizes)
     ops = []
     for i, (x, ls) in enumerate(zip(xs, labels)):
         x, ls = _diagonal(x, ls)

@@ -3,7 +3,7 @@ import numpy as np
 
 from tapegrad import _core, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import _diag_last_two, transpose
+from tapegrad._ops.array import _diag_last_two, _product, _reshape_to, _size_or_run_time, expand_dims, squeeze, transpose
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
@@ -37,9 +37,9 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
     b = convert_to_tensor(b)
     if b.ndim < 1:
         raise _error(f"MatVec: b must have rank >= 1, got shape {tuple(b.shape)}")
-    out = _matmul(a, _reshape(b, shape=list(b._shape) + [1]), transpose_a=bool(transpose_a or adjoint_a),
+    out = _matmul(a, expand_dims(b, -1), transpose_a=bool(transpose_a or adjoint_a),
                   transpose_b=False)
-    return _reshape(out, shape=list(out._shape)[:-1])
+    return squeeze(out, [-1])
 
 
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
@@ -98,20 +98,20 @@ def tensordot(a, b, axes, name=None):
             raise _error(f"Tensordot: axes must be an int or a pair of axis lists, got {axes!r}")
         a_axes, b_axes = (convert_arg(x, "ints", "tensordot", "axes") for x in axes)
         a_axes, b_axes = _axis_list(a_axes, a.ndim, "a"), _axis_list(b_axes, b.ndim, "b")
-    if len(a_axes) != len(b_axes) or any(a.shape[i] != b.shape[j] for i, j in zip(a_axes, b_axes)):
+    # (the traced sizes: one that changes from call to call is checked by the matmul at run time)
+    if len(a_axes) != len(b_axes) or any(a._shape[i] != b._shape[j] for i, j in zip(a_axes, b_axes)):
         raise _error(f"Tensordot: axes {a_axes} of {tuple(a.shape)} and {b_axes} of {tuple(b.shape)} "
                      "do not match in number or size")
     free_a = [i for i in range(a.ndim) if i not in a_axes]
     free_b = [i for i in range(b.ndim) if i not in b_axes]
-    m, k, n = _size(a, free_a), _size(a, a_axes), _size(b, free_b)
-    at = _reshape(_permuted(a, free_a + a_axes), shape=[m, k])
-    bt = _reshape(_permuted(b, b_axes + free_b), shape=[k, n])
+    # sizes that change from call to call are read at run time (Note [Varying dimensions])
+    sa = [_size_or_run_time(a, i) for i in range(a.ndim)]
+    sb = [_size_or_run_time(b, i) for i in range(b.ndim)]
+    m, k, n = _product([sa[i] for i in free_a]), _product([sa[i] for i in a_axes]), _product([sb[i] for i in free_b])
+    at = _reshape_to(_permuted(a, free_a + a_axes), [m, k])
+    bt = _reshape_to(_permuted(b, b_axes + free_b), [k, n])
     out = _matmul(at, bt, transpose_a=False, transpose_b=False)
-    return _reshape(out, shape=[a.shape[i] for i in free_a] + [b.shape[i] for i in free_b])
-
-
-def _size(t, dims):
-    return int(np.prod([t.shape[i] for i in dims], dtype=np.int64))
+    return _reshape_to(out, [sa[i] for i in free_a] + [sb[i] for i in free_b])
 
 
 def _permuted(t, perm):
@@ -160,7 +160,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     if keepdims:
         return result
     reduced = set(range(x.ndim)) if ax is None else {a % x.ndim for a in ax}
-    return _reshape(result, shape=[d for i, d in enumerate(x._shape) if i not in reduced])
+    return squeeze(result, sorted(reduced)) if reduced else result  # (sizes that vary stay run-time ones)
 
 
 def global_norm(t_list, name=None):
