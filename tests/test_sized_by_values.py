@@ -396,3 +396,10 @@ def test_a_boolean_key_on_a_varying_tensor_and_counts_given_as_scalars():
         tf.function(lambda n: tf.pad(tf.range(5), [[n, 1]]))(tf.constant(-1))
     with pytest.raises(tf.errors.InvalidArgumentError, match="num must be non-negative"):
         tf.function(lambda n: tf.linspace(1.0, 5.0, n))(tf.constant(-2))
+
+
+def test_repeat_with_computed_counts_of_an_axis_with_no_rows_at_a_later_call():
+    f = tf.function(lambda x, c: tf.repeat(x, c, axis=0),
+                    input_signature=[tf.TensorSpec([None, 2]), tf.TensorSpec([], tf.int32)])
+    assert f(tf.ones([3, 2]), tf.constant(2)).shape == (6, 2)
+    assert f(tf.ones([0, 2]), tf.constant(2)).shape == (0, 2)

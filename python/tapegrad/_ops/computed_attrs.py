@@ -113,7 +113,7 @@ def repeat(x, counts, axis):
     number of cumulative counts <= j (a searchsorted over them)."""
     from tapegrad._creation import range as range_
     from tapegrad._ops.elementwise import maximum
-    from tapegrad._ops.reduction import cumsum
+    from tapegrad._ops.reduction import cumsum, reduce_sum
     from tapegrad._ops.sorting import searchsorted
     from tapegrad._ops.array import broadcast_to, stack
     n = shape(x, out_type=dtypes.int64)[axis]
@@ -125,7 +125,7 @@ def repeat(x, counts, axis):
     else:  # one count per row, or one for all (TF broadcasts them to the rows, at run time here)
         c = maximum(broadcast_to(c, stack([n])), 0)  # (a negative count among several is 0, as TF)
     ends = cumsum(c)
-    total = ends[-1] if c._shape[0] != 0 else convert_to_tensor(0, dtype=dtypes.int64)
+    total = reduce_sum(c)  # (not ends[-1]: the axis may have no rows at a later call)
     return _gather(x, searchsorted(ends, range_(total), side="right"), axis=axis)
 
 
