@@ -10,6 +10,8 @@
 
 namespace tg {
 
+Tensor length_at_run_time(const Tensor& x, int64_t axis);  // sized_by_values.cpp
+
 namespace {
 
 // Note [Normalised slices]: StridedSlice takes one (begin, end, stride) per input dimension, already
@@ -202,6 +204,37 @@ Tensor transpose_unless_identity(const Tensor& t, const std::vector<int64_t>& pe
   return t;
 }
 
+// x's sizes along [begin, end) at run time: an int64 vector.
+Tensor sizes_at_run_time(const Tensor& x, int64_t begin, int64_t end) {
+  const Attrs a = Attrs().set("begin", std::vector<int64_t>{begin}).set("end", std::vector<int64_t>{end})
+                      .set("strides", std::vector<int64_t>{1});
+  return call("StridedSlice", {call("Shape", {x}, Attrs().set("out_type", (int64_t)DType::Int64))}, a);
+}
+
+Tensor int64_vector(const std::vector<int64_t>& v) {
+  Tensor t = empty({(int64_t)v.size()}, DType::Int64);
+  std::copy(v.begin(), v.end(), t->data_as<int64_t>());
+  return t;
+}
+
+// The batched gather's gradient (below) in a trace whose sizes vary with values (Note [Sizes in traced
+// rules]): the batch entry's offset (b * N), the segment count (B * N) and the shape the sums are
+// unfolded to are read from params' and idx's run-time shapes. data is g with idx's axes after the batch's.
+Tensor batched_gather_grad_at_run_time(const Tensor& data, const Tensor& params, const Tensor& idx, const GatherGeom& geo) {
+  const int bd = geo.bd;
+  const Tensor batch = sizes_at_run_time(params, 0, bd), n = length_at_run_time(params, geo.axis);
+  const Tensor count = call("Prod", {batch}, Attrs().set("axis", std::vector<int64_t>{0}).set("keepdims", false));
+  const Tensor starts = call("Range", {scalar(0, DType::Int64), count, scalar(1, DType::Int64)}) * n;
+  const Tensor offsets = call("DynamicReshape",  // [batch..., 1, ...] as idx's rank
+                              {cast(starts, idx->dtype),
+                               concat({batch, int64_vector(std::vector<int64_t>(idx->ndim() - bd, 1))}, 0)});
+  const Tensor s = call("UnsortedSegmentSum", {data, idx + offsets, cast(count * n, idx->dtype)},
+                        Attrs().set("num_segments_input", (int64_t)1));
+  // [B*N, pre, post] -> [batch, N, pre, post]
+  const Tensor unfolded = concat({batch, call("Reshape", {n}, Attrs().set("shape", Shape{1})), sizes_at_run_time(s, 1, s->ndim())}, 0);
+  return call("DynamicReshape", {s, unfolded});
+}
+
 // d gather / d params: scatter-add g back to the gathered rows. g is [batch, pre, ind, post]; move
 // ind next to batch, fold (batch, index) into one segment id b * N + idx, sum, and move N back.
 Tensors gather_grad(GradCtx& ctx) {
@@ -215,7 +248,8 @@ Tensors gather_grad(GradCtx& ctx) {
   for (int d = 0; d < pre; ++d) perm.push_back(bd + d);
   for (int d = geo.axis + k; d < nd; ++d) perm.push_back(d);
   Tensor data = transpose_unless_identity(ctx.g, perm), ids = idx;
-  if (bd > 0) {
+  const bool at_run_time = bd > 0 && sizes_vary_with_values();
+  if (bd > 0 && !at_run_time) {
     Shape oshape(idx->shape.begin(), idx->shape.begin() + bd);
     oshape.resize(idx->ndim(), 1);
     Tensor offsets = empty(oshape, idx->dtype);
@@ -223,11 +257,12 @@ Tensors gather_grad(GradCtx& ctx) {
       dispatch_dtype(idx->dtype, [&](auto v) { offsets->data_as<decltype(v)>()[b] = (decltype(v))(b * geo.N); return 0; });
     ids = idx + offsets;
   }
-  // In a trace whose sizes vary with values, the gathered axis's length is read at run time (bd = 0).
-  Tensor s = sizes_vary_with_values() && bd == 0
+  // In a trace whose sizes vary with values, the sizes are read at run time (Note [Sizes in traced rules]).
+  Tensor s = at_run_time ? batched_gather_grad_at_run_time(data, params, idx, geo)
+             : sizes_vary_with_values() && bd == 0
                  ? call("UnsortedSegmentSumLike", {data, ids, params}, Attrs().set("axis", (int64_t)geo.axis))
                  : call("UnsortedSegmentSum", {data, ids}, Attrs().set("num_segments", geo.B * geo.N));
-  if (bd > 0) {  // [B*N, pre, post] -> [batch, N, pre, post]
+  if (bd > 0 && !at_run_time) {  // [B*N, pre, post] -> [batch, N, pre, post]
     Shape sh(params->shape.begin(), params->shape.begin() + bd);
     sh.push_back(geo.N);
     sh.insert(sh.end(), s->shape.begin() + 1, s->shape.end());
@@ -343,9 +378,14 @@ Tensor segment_extreme_kernel(const OpDef& op, const Tensors& x, const Attrs&, c
 Tensor segment_rows(const Tensor& per_segment, const Tensor& ids) {
   const Tensor zero = scalar(0.0, ids->dtype);
   const Tensor rows = gather(per_segment, call("Maximum", {ids, zero}), 0, 0);
+  Tensor keep = call("GreaterEqual", {ids, zero});
+  if (sizes_vary_with_values()) {  // ids' and rows' sizes may change from call to call
+    for (int d = ids->ndim(); d < rows->ndim(); ++d) keep = call("ExpandDims", {keep}, Attrs().set("axis", (int64_t)d));
+    return where(call("BroadcastLike", {keep, rows}), rows, zeros_like(rows));
+  }
   Shape keep_shape = ids->shape;
   keep_shape.resize(rows->shape.size(), 1);
-  const Tensor keep = reshape(call("GreaterEqual", {ids, zero}), keep_shape);
+  keep = reshape(keep, keep_shape);
   return where(broadcast_to(keep, rows->shape), rows, zeros_like(rows));
 }
 

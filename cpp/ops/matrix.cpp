@@ -16,6 +16,7 @@
 #include <vector>
 #include "core/error.h"
 #include "engine/math.h"
+#include "engine/observer.h"
 #include "kernels/lapack.h"
 #include "ops/matrix_util.h"
 
@@ -239,6 +240,10 @@ Tensor eig_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta
 Tensor mT(const Tensor& t) { return last_two_transposed(t); }
 
 Tensor per_matrix_scale(const Tensor& s, const Tensor& like) {  // s [...] as [..., 1, 1]
+  if (sizes_vary_with_values()) {  // (s's traced batch may change from call to call)
+    const Tensor col = call("ExpandDims", {s}, Attrs().set("axis", (int64_t)s->ndim()));
+    return call("ExpandDims", {col}, Attrs().set("axis", (int64_t)s->ndim() + 1));
+  }
   Shape shape = s->shape;
   shape.push_back(1);
   shape.push_back(1);
@@ -313,7 +318,8 @@ Tensors cholesky_grad(GradCtx& ctx) {
   Tensor p = matmul(l, g, true, false) * triangle_mask(l, true, 0.5);  // Φ(L^T g)
   const int64_t n = l->shape[l->ndim() - 1];
   Tensor eye = identity_matrix(l, n);
-  Tensor linv = call("MatrixTriangularSolve", {l, broadcast_to(eye, l->shape)}, Attrs().set("lower", true));
+  const Tensor eyes = sizes_vary_with_values() ? call("BroadcastLike", {eye, l}) : broadcast_to(eye, l->shape);
+  Tensor linv = call("MatrixTriangularSolve", {l, eyes}, Attrs().set("lower", true));
   Tensor s = matmul(matmul(linv, p, true, false), linv);  // L^-T P L^-1
   return {(s + mT(s)) * 0.5};
 }

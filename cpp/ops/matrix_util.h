@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 #include "engine/math.h"
+#include "engine/observer.h"
 
 namespace tg {
 
@@ -25,8 +26,14 @@ inline Tensor identity_matrix(const Tensor& like, int64_t n) {
   return eye;
 }
 
-// Elements [from, to) of `axis`.
+// Elements [from, to) of `axis`. In a trace whose sizes vary with values (Note [Sizes in traced rules]),
+// a gather of those positions: a slice's bounds on the other axes would keep their traced lengths.
 inline Tensor slice_axis(const Tensor& t, int axis, int64_t from, int64_t to) {
+  if (sizes_vary_with_values()) {
+    Tensor at = empty({to > from ? to - from : 0}, DType::Int64);
+    for (int64_t i = from; i < to; ++i) at->data_as<int64_t>()[i - from] = i;
+    return call("GatherV2", {t, at}, Attrs().set("axis", (int64_t)axis));
+  }
   std::vector<int64_t> begin(t->ndim(), 0), end(t->shape.begin(), t->shape.end()), strides(t->ndim(), 1);
   begin[axis] = from;
   end[axis] = to;

@@ -7,6 +7,7 @@
 // linear map and its adjoint.
 #include "engine/forward.h"
 #include "engine/math.h"
+#include "engine/observer.h"
 #include "ops/window.h"
 
 namespace tg {
@@ -80,6 +81,16 @@ Tensor avg_grad_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const 
   return out;
 }
 
+// AvgPoolGradLike(dy, like): AvgPoolGrad with orig_input_shape read from like's run-time shape (its
+// values are not read). AvgPool's gradient in a trace whose sizes vary with values (Note [Sizes in
+// traced rules] in engine/observer.h), where the traced input shape may change from call to call.
+OutMeta avg_grad_like_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  return avg_grad_infer(op, {x[0]}, Attrs(a).set("orig_input_shape", x[1]->shape));
+}
+Tensor avg_grad_like_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  return avg_grad_kernel(op, {x[0]}, a, m);
+}
+
 Attrs without(const Attrs& a, const char* name) {
   Attrs r;
   for (auto& kv : a.items)
@@ -119,12 +130,18 @@ void register_pooling_ops() {
   // avg_pool is linear: its gradient is the adjoint map, whose gradient is avg_pool again.
   def_op("AvgPool").inputs(1).shape(pool_infer).forward(window_kernel<avg_pool>)
       .gradient([](GradCtx& ctx) -> Tensors {
+        if (sizes_vary_with_values()) return {call("AvgPoolGradLike", {ctx.g, ctx.x[0]}, ctx.attrs)};
         return {call("AvgPoolGrad", {ctx.g}, Attrs(ctx.attrs).set("orig_input_shape", ctx.x[0]->shape))};
       })
       .jvp(linear_jvp("AvgPool"));
   def_op("AvgPoolGrad").inputs(1).shape(avg_grad_infer).forward(avg_grad_kernel)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("AvgPool", {ctx.g}, without(ctx.attrs, "orig_input_shape"))}; })
       .jvp(linear_jvp("AvgPoolGrad"));
+  def_op("AvgPoolGradLike").inputs(2).shape(avg_grad_like_infer).forward(avg_grad_like_kernel)
+      .gradient([](GradCtx& ctx) -> Tensors { return {call("AvgPool", {ctx.g}, ctx.attrs), nullptr}; })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) -> Tensor {
+        return tx[0] ? call("AvgPoolGradLike", {tx[0], x[1]}, a) : nullptr;
+      });
 }
 
 }  // namespace tg

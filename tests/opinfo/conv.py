@@ -238,6 +238,11 @@ def _avg_grad_samples(rng, dtype):
         yield SampleInput([_u(rng, _pooled_shape(xs, kw), dtype), list(xs)], kw)
 
 
+def _avg_grad_like_samples(rng, dtype):  # (the like input's values are not read: no gradient to it)
+    for xs, kw in POOL_CASES:
+        yield SampleInput([_u(rng, _pooled_shape(xs, kw), dtype), _u(rng, xs, dtype)], kw, grad_args=[0])
+
+
 # ---- calling the ops: the public API where TF has one, the registry op otherwise.
 def _window_attrs(strides=1, padding="VALID", dilations=1, ksize=None):
     a = {"strides": _pair(strides), "dilations": _pair(dilations)}
@@ -294,5 +299,8 @@ rows = [
     OpInfo("AvgPool", tf.nn.avg_pool2d, avg_pool_ref, samples=_pool_samples, order=2),
     OpInfo("AvgPoolGrad", lambda dy, shape, **kw: _avg_pool_grad(dy, orig_input_shape=list(shape), **_window_attrs(**kw)),
            avg_pool_grad_ref, samples=_avg_grad_samples, order=2),
+    # AvgPool's gradient in a trace whose sizes vary with values: the input's shape read at run time
+    OpInfo("AvgPoolGradLike", lambda dy, like, **kw: _op("AvgPoolGradLike")(dy, like, **_window_attrs(**kw)),
+           lambda dy, like, **kw: avg_pool_grad_ref(dy, like.shape, **kw), samples=_avg_grad_like_samples, order=2),
     OpInfo("bias_add", tf.nn.bias_add, _bias_add_ref, samples=_bias_add_samples, order=2, op=None),
 ]

@@ -12,9 +12,9 @@ The gradient is then the softmax weights, exact at ties, and ceil(log2(n)) steps
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._creation import zeros_like
+from tapegrad._creation import ones_like, zeros_like
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import _slice_along, concat, reverse, unsorted_segment_sum
+from tapegrad._ops.array import _refuse_varying, _slice_along, concat, reverse, unsorted_segment_sum
 from tapegrad._ops.elementwise import (abs, divide_no_nan, equal, floordiv, less, less_equal, log, log1p,  # noqa: A004
                                        maximum, not_equal, sign, where)
 from tapegrad._ops.reduction import add_n, reduce_all, reduce_mean, reduce_sum
@@ -188,6 +188,7 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     if not -x.ndim <= axis < x.ndim:
         raise _InvalidArgument(f"cumulative_logsumexp: axis {axis} is out of range for shape {tuple(x.shape)}")
     axis %= x.ndim
+    _refuse_varying(x, "cumulative_logsumexp", "its steps and padding are sized by the traced shape")
     n = x.shape[axis]
     out = x if not reverse else _reversed(x, axis, n)
     if exclusive:
@@ -225,7 +226,7 @@ def _segments(data, segment_ids, fn):
         from tapegrad.debugging import assert_greater_equal, assert_non_negative
         assert_non_negative(ids[:1], message=f"{fn}: segment ids must not be negative")
         assert_greater_equal(ids[1:], ids[:-1], message=f"{fn}: segment ids are not increasing")
-        return data, ids, ids[-1] + 1
+        return data, ids, reduce_sum(ids[-1:] + 1)  # (0 for ids empty at a call)
     values = ids.numpy()
     if values.size and values[0] < 0:
         raise _InvalidArgument(f"{fn}: segment id {values[0]} is negative")
@@ -246,7 +247,7 @@ def segment_mean(data, segment_ids, name=None):
     the mean rounded toward zero, as TF."""
     data, ids, n = _segments(data, segment_ids, "segment_mean")
     sums = unsorted_segment_sum(data, ids, n)
-    counts = unsorted_segment_sum(constant(np.ones(ids.shape[0], data.dtype.as_numpy_dtype)), ids, n)
+    counts = unsorted_segment_sum(cast(ones_like(ids), data.dtype), ids, n)  # (ids' length read at run time)
     counts = _reshape(maximum(counts, constant(1, dtype=data.dtype)), shape=[-1] + [1] * (data.ndim - 1))
     if data.dtype.is_floating:
         return sums / counts

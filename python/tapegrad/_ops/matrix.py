@@ -43,7 +43,9 @@ def _common_batch(matrix, rhs, fn):
     a = matrix if isinstance(matrix, Tensor) else convert_to_tensor(matrix)
     b = rhs if isinstance(rhs, Tensor) else convert_to_tensor(rhs, dtype_hint=a.dtype)
     sa, sb = a._shape, b._shape
-    if len(sa) < 2 or len(sb) < 2 or sa[:-2] == sb[:-2] or None in sa or None in sb:
+    if len(sa) >= 2 and len(sb) >= 2 and (_core._varying_dims(a) or _core._varying_dims(b)):
+        return _common_batch_at_run_time(a, b)
+    if len(sa) < 2 or len(sb) < 2 or sa[:-2] == sb[:-2]:
         return a, b
     import numpy as np
     try:
@@ -53,6 +55,17 @@ def _common_batch(matrix, rhs, fn):
         raise errors.InvalidArgumentError(None, None, f"{fn}: the leading dimensions of matrix {list(sa)} and rhs "
                                                       f"{list(sb)} do not broadcast") from None
     return broadcast_to(a, batch + list(sa[-2:])), broadcast_to(b, batch + list(sb[-2:]))
+
+
+def _common_batch_at_run_time(a, b):
+    """_common_batch for a matrix or rhs whose sizes change from call to call of the tf.function being
+    traced: the leading axes broadcast at run time (the traced ones may not be the later calls')."""
+    from tapegrad._ops.array import concat
+    from tapegrad._ops.array_sets import broadcast_dynamic_shape
+    from tapegrad._tensor import shape
+    sa, sb = shape(a), shape(b)
+    batch = broadcast_dynamic_shape(sa[:-2], sb[:-2])
+    return broadcast_to(a, concat([batch, sa[-2:]], 0)), broadcast_to(b, concat([batch, sb[-2:]], 0))
 
 
 def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):

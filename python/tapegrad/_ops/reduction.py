@@ -66,7 +66,8 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     finite = _less(_abs(raw_max), float("inf"))
     m = stop_gradient(where(finite, raw_max, 0.0))
     summed = _ops["Sum"](_exp(x - m), axis=axes, keepdims=bool(keepdims))
-    return _log(summed) + _reshape(m, shape=list(summed._shape))
+    # m without the reduced axes (a reduction of its length-1 axes: no traced size is kept)
+    return _log(summed) + (m if keepdims else _ops["Max"](m, axis=axes, keepdims=False))
 
 
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):

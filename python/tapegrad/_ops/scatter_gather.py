@@ -25,6 +25,7 @@ from tapegrad._tensor import Tensor, cast, constant
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_update"]
 
 _InvalidArgument = errors.InvalidArgumentError
+_segment_max = _core.op("UnsortedSegmentMax")
 _INT32_LIMIT = 2 ** 31
 
 
@@ -170,6 +171,11 @@ def _scatter_rows(fn, idx, updates, shape, ignore):
                                f"{tuple(ushape)}")
     dims, rest = shape[:k], shape[k:]
     n, slots = math.prod(outer), math.prod(dims)
+    if _core._varying_dims(idx):  # index rows whose number changes from call to call: counted at run time
+        _refuse_varying(idx, fn, "the length of its index rows would be the traced one", idx.ndim - 1)
+        if math.prod(rest) == 0:
+            _refuse_varying(idx, fn, "the number of its rows cannot be inferred from empty updates")
+        n = -1
     rows = _reshape(idx, shape=[n, k])
     offset, bad = _offsets(rows, dims)
     offset = _replace_bad(offset, bad, -1 if ignore else slots)  # -1: skipped by the segment sum
@@ -216,6 +222,7 @@ def _scatter_into(tensor, indices, updates, bad_indices_policy, fn, combine):
     if t.dtype == dtypes.bool:  # TF registers no bool kernel for these two
         raise errors.NotFoundError(f"{fn}: no kernel for tensors of dtype bool")
     ignore = _ignores_bad_indices(bad_indices_policy, fn)
+    _refuse_varying(t, fn, "the offsets of the index rows would be computed from the traced shape")
     shape = list(t._shape)
     rows, bad, offset, flat, slots, _ = _scatter_rows(fn, idx, u, shape, ignore)
     return combine(t, _summed(fn, rows, bad, offset, flat, slots, shape))
@@ -250,21 +257,37 @@ def _last_writers(offset, slots):
     return position == _gather(best, safe, axis=0)
 
 
+def _last_writers_at_run_time(offset, slots):
+    """_last_writers for a number of updates that changes from call to call (its bits are not known at
+    the trace): each slot's last position is the segment max of the positions."""
+    from tapegrad._creation import range as range_
+    from tapegrad._tensor import size
+    dt = offset.dtype
+    position = range_(size(offset, out_type=dt), dtype=dt)
+    safe = where(less(offset, constant(dt.as_numpy_dtype(0))), constant(dt.as_numpy_dtype(0)), offset)
+    last = _segment_max(position, offset, num_segments=slots)
+    return position == _gather(last, safe, axis=0)
+
+
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """``tensor`` with the slices at the index rows of ``indices`` replaced by ``updates``; of repeated
     indices the last update wins, as on TF's CPU."""
     fn = "tensor_scatter_nd_update"
     t, u = _tensor_and_updates(tensor, updates, fn)
     idx = _index_tensor(indices, fn)
+    _refuse_varying(t, fn, "the offsets of the index rows would be computed from the traced shape")
     shape = list(t._shape)
     rows, bad, offset, flat, slots, rest = _scatter_rows(fn, idx, u, shape, False)
+    varying = _core._varying_dims(offset) != 0  # (the number of index rows changes from call to call)
     n = offset._shape[0]
     try:
         # the bad rows raise here, before anything reads them
-        written = _segment_sum(constant(np.ones(n, np.int32)), offset, num_segments=slots)
+        ones = cast(greater_equal(offset, offset), dtypes.int32) if varying else constant(np.ones(n, np.int32))
+        written = _segment_sum(ones, offset, num_segments=slots)
     except _InvalidArgument as err:
         raise _out_of_range(fn, rows, bad, f"shape {shape}", err) from None
-    winners = _replace_bad(offset, logical_not(_last_writers(offset, slots)), -1) if n > 1 else offset  # others are skipped
+    last = _last_writers_at_run_time(offset, slots) if varying else _last_writers(offset, slots) if n > 1 else None
+    winners = offset if last is None else _replace_bad(offset, logical_not(last), -1)  # others are skipped
     new = _summed(fn, rows, bad, winners, flat, slots, shape)
     covered = _reshape(written > constant(np.int32(0)), shape=shape[:len(shape) - len(rest)] + [1] * len(rest))
     return where(covered, new, t)

@@ -2,7 +2,7 @@
 serves: pinv, matrix_rank and lstsq."""
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import _reshape
+from tapegrad._ops.array import _refuse_varying, _reshape
 from tapegrad._tensor import cast
 
 __all__ = ["svd", "pinv", "matrix_rank", "lstsq"]
@@ -22,6 +22,7 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """Singular values (descending) of the matrices in the last two axes, and with ``compute_uv`` the
     (s, u, v) with tensor = u diag(s) v^T; each column of u has its largest component positive."""
     t = _matrix(tensor, "svd", "tensor")
+    _refuse_varying(t, "svd", "its results and their gradient are unpacked to the traced sizes")
     if not compute_uv:
         return _values(t)
     m, n = t._shape[-2], t._shape[-1]
@@ -84,6 +85,9 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     if not fast:
         raise errors.UnimplementedError(None, None, "lstsq: fast=False (the complete orthogonal factorization) is "
                                                     "not supported")
+    # (which of the two formulas applies, and the size of the identity, follow the matrices' sizes)
+    _refuse_varying(a, "lstsq", "its formula and identity are chosen by the traced matrix size", a.ndim - 2)
+    _refuse_varying(a, "lstsq", "its formula and identity are chosen by the traced matrix size", a.ndim - 1)
     m, n = a._shape[-2], a._shape[-1]
     reg = convert_arg(l2_regularizer, "float", "lstsq", "l2_regularizer")
     if m >= n:
