@@ -1,5 +1,5 @@
 """Ops whose Python implementation reads sizes, given inside a tf.function a tensor whose sizes change from
-call to call (tf.boolean_mask's rows; Note [Varying dimensions] in cpp/graph/trace.cpp): one trace serves
+call to call (tf.boolean_mask's rows; Note [Varying dimensions] in cpp/graph/varying_dims.cpp): one trace serves
 every call, so a size taken from the first call would give a wrong result at a later one. Each op is
 called with masks keeping 1, then several, rows (and several, then 1, then 0) and compared with the same
 code run eagerly, with its gradient; the ops that cannot read such a size at run time refuse it."""

@@ -1,5 +1,5 @@
 """More ops given, inside a tf.function, a tensor whose sizes change from call to call (tf.boolean_mask's
-rows; Note [Varying dimensions] in cpp/graph/trace.cpp), as tests/test_varying_sizes_in_ops.py: each op is
+rows; Note [Varying dimensions] in cpp/graph/varying_dims.cpp), as tests/test_varying_sizes_in_ops.py: each op is
 traced once, called with masks keeping 1, 3, 4 and 0 rows in several orders, and compared with the same
 code run eagerly, gradients included; the ops that cannot read such sizes at run time refuse them."""
 import numpy as np

@@ -46,7 +46,7 @@ bool observed(OpObserver::Kind k);
 // reductions' rules broadcast with BroadcastLike. On the Python side tf.shape, tf.size, zeros_like,
 // ones_like and x[:, i] read the run-time shape of a tensor the tracer marks as varying
 // (Tracer::varying, _core._varying_dims), and .shape gives None for the sizes that vary (Note
-// [Varying dimensions] in graph/trace.cpp).
+// [Varying dimensions] in graph/varying_dims.cpp).
 bool sizes_at_run_time();                 // mode 1 or 2
 bool sizes_vary_with_values();            // mode 2
 int set_sizes_at_run_time(int mode);      // 0 off, 1 relaxed, 2 value-shaped; returns the previous mode

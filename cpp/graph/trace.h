@@ -35,7 +35,7 @@ struct Tracer {
   bool shapes_vary = false;  // a control-flow result or a value-shaped op has -1 dims: the graph is relaxed
   // Nodes whose shape may differ at a later call from the trace's: the results of value-shaped ops
   // (Note [Value-shaped ops]) and of control flow with -1 dims, and every node computed from one;
-  // each with the mask of its dimensions that may differ (Note [Varying dimensions] in trace.cpp).
+  // each with the mask of its dimensions that may differ (Note [Varying dimensions] in varying_dims.cpp).
   std::unordered_map<int, uint64_t> varying;
 
   void begin_dry();

@@ -116,7 +116,7 @@ class Tensor:
     def get_shape(self):
         """
         TF's static shape: inside a tf.function a size computed from values at each call (the rows of
-            tf.boolean_mask's result) is None, as in TF (Note [Varying dimensions] in cpp/graph/trace.cpp).
+            tf.boolean_mask's result) is None, as in TF (Note [Varying dimensions] in cpp/graph/varying_dims.cpp).
         """
     def numpy(self):
         """

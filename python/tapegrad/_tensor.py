@@ -157,7 +157,7 @@ def _index(self):
 
 def _static_shape(self, _varying_dims=_core._varying_dims):
     """TF's static shape: inside a tf.function a size computed from values at each call (the rows of
-    tf.boolean_mask's result) is None, as in TF (Note [Varying dimensions] in cpp/graph/trace.cpp)."""
+    tf.boolean_mask's result) is None, as in TF (Note [Varying dimensions] in cpp/graph/varying_dims.cpp)."""
     varying = _varying_dims(self)
     if not varying:
         return _known(self._shape)

@@ -106,7 +106,7 @@ def _diag_last_two(x):
 
 def _diag_at_run_time(x):
     """_diag_last_two for a tensor whose sizes change from call to call (Note [Varying dimensions] in
-    cpp/graph/trace.cpp): the leading min(m, n) rows and columns, read at run time, then the entries
+    cpp/graph/varying_dims.cpp): the leading min(m, n) rows and columns, read at run time, then the entries
     where row == column picked by a select (not a product: an inf or NaN off the diagonal stays out)
     and summed over the columns, each row holding one picked entry."""
     from tapegrad._creation import range as range_
@@ -153,7 +153,7 @@ def _reshape_to(x, dims):
 
 def _axis_varies(x, axis):
     """Whether axis ``axis`` of x changes size from call to call of the tf.function being traced
-    (Note [Varying dimensions] in cpp/graph/trace.cpp)."""
+    (Note [Varying dimensions] in cpp/graph/varying_dims.cpp)."""
     varying = _core._varying_dims(x)
     return bool(varying) and (axis >= 64 or bool((varying >> axis) & 1))
 
@@ -246,7 +246,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 def _refuse_varying(x, fn, why, axis=None):
     """Refuses a tensor whose sizes change from call to call of the tf.function being traced (it comes
     from a value-shaped op such as tf.unique or tf.boolean_mask) where the traced sizes would be kept:
-    any of its sizes, or with ``axis`` that axis's (Note [Varying dimensions] in cpp/graph/trace.cpp)."""
+    any of its sizes, or with ``axis`` that axis's (Note [Varying dimensions] in cpp/graph/varying_dims.cpp)."""
     varying = _core._varying_dims(x)
     if varying and (axis is None or axis >= 64 or (varying >> axis) & 1):
         raise errors.UnimplementedError(
