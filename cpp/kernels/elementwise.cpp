@@ -87,4 +87,20 @@ Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, co
   return out;
 }
 
+bool run_elementwise_into(const OpDef& op, const TensorImpl* const* x, int n, const TensorImpl& out) {
+  EwKernel k = ew_kernel(op, out.dtype, active_isa());
+  if (!k) return false;
+  EwArgs a{};
+  for (int i = 0; i < n; ++i) {
+    a.in[i] = x[i]->data();
+    a.stride[i][0] = out.size == 1 ? 0 : 1;  // (as fill_strides: 0 for a size of 1)
+  }
+  a.out = out.data();
+  a.n = out.size;
+  a.ndim = 1;
+  a.shape[0] = a.n;
+  if (a.n) k(a);
+  return true;
+}
+
 }  // namespace tg
