@@ -20,20 +20,11 @@ static const OpDef& cached_op(const char* op) {
 
 Tensor call(const char* op, const Tensors& x, const Attrs& attrs) { return apply(cached_op(op), x, attrs); }
 
-// The input list built in place: a braced list would copy each input twice (atomic reference counts).
-static Tensors inputs(const Tensor& x, const Tensor& y) {
-  Tensors v;
-  v.reserve(2);
-  v.push_back(x);
-  v.push_back(y);
-  return v;
-}
-
 // Each wrapper looks its OpDef up once; RegisterGradient edits OpDefs in place, so this stays valid.
 #define TG_DEFINE_UNARY(fn, op) \
   Tensor fn(const Tensor& x) { static const OpDef& d = op_def(op); return tg::apply(d, Tensors(1, x)); }
 #define TG_DEFINE_BINARY(fn, op) \
-  Tensor fn(const Tensor& x, const Tensor& y) { static const OpDef& d = op_def(op); return tg::apply(d, inputs(x, y)); }
+  Tensor fn(const Tensor& x, const Tensor& y) { static const OpDef& d = op_def(op); return tg::apply2(d, x, y); }
 TG_RULE_VOCAB_UNARY(TG_DEFINE_UNARY)
 TG_RULE_VOCAB_BINARY(TG_DEFINE_BINARY)
 TG_DEFINE_BINARY(add, "Add")
@@ -68,7 +59,7 @@ void add_into(Tensor& acc, const Tensor& g) {
     ScopedFlushDenormal ftz;  // Note [Flush denormals]
     if (run_elementwise_into(d, x, 2, *acc)) return;
   }
-  acc = tg::apply(d, inputs(acc, g));
+  acc = tg::apply2(d, acc, g);
 }
 
 Tensor where(const Tensor& c, const Tensor& x, const Tensor& y) { return call("Select", {c, x, y}); }
