@@ -53,15 +53,14 @@ Tensor operand(const OpDef& op, py::handle v, const Tensor& other, bool tensor_f
 Tensor binary(const OpDef& op, py::handle a, py::handle b) {
   const bool first = is_tensor(a);
   const Tensor& t = tensor_ref(first ? a : b);
-  const Tensor other = operand(op, first ? b : a, t, first);
-  const Tensor& x = first ? t : other;
-  const Tensor& y = first ? other : t;
-  if (graph::g_leaks_alive) check_not_leaked({x, y});
-  if (x->size + y->size >= kReleaseGilMin) {
+  Tensor other = operand(op, first ? b : a, t, first);
+  if (graph::g_leaks_alive) check_not_leaked({t, other});
+  auto run = [&] { return first ? apply2(op, t, std::move(other)) : apply2(op, std::move(other), t); };
+  if (t->size + other->size >= kReleaseGilMin) {
     py::gil_scoped_release nogil;
-    return apply2(op, x, y);
+    return run();
   }
-  return apply2(op, x, y);
+  return run();
 }
 
 Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as float64, as in TF

@@ -115,24 +115,46 @@ Tensor apply(const char* op, const Tensors& x, const Attrs& attrs) { return appl
 // Note [Spare input list]: apply() takes its inputs as a vector, and building one for each binary
 // op (the rule vocabulary's x * y, Python's operators) was a malloc and a free per op. Each thread
 // keeps one spare list: a call takes it (or makes one when a caller up the stack holds it, an
-// observer running ops), and gives it back empty.
+// observer running ops), and gives it back empty. A trivial thread_local, so reading it needs no
+// guard; the list is freed at thread exit by an object made when the first one is given back.
 namespace {
-thread_local std::unique_ptr<Tensors> t_spare_inputs;
-}
+struct SpareInputs {
+  Tensors* list;
+  enum : char { kFresh, kReaped, kDead } state;
+};
+thread_local SpareInputs t_spare_inputs{};
 
-Tensor apply2(const OpDef& op, const Tensor& x, const Tensor& y) {
-  std::unique_ptr<Tensors>* spare = &t_spare_inputs;
-  asm("" : "+r"(spare));  // the thread_local's address once (see object_blocks() in allocator.cpp)
-  std::unique_ptr<Tensors> v = std::move(*spare);
+struct SpareInputsReaper {
+  ~SpareInputsReaper() {
+    delete t_spare_inputs.list;
+    t_spare_inputs = {nullptr, SpareInputs::kDead};
+  }
+};
+
+[[gnu::noinline]] void reap_at_thread_exit(SpareInputs* s) {
+  thread_local SpareInputsReaper reaper;
+  (void)reaper;
+  s->state = SpareInputs::kReaped;
+}
+}  // namespace
+
+Tensor apply2(const OpDef& op, Tensor x, Tensor y) {
+  SpareInputs* s = &t_spare_inputs;
+  asm("" : "+r"(s));  // the thread_local's address once (see object_blocks() in allocator.cpp)
+  std::unique_ptr<Tensors> v(s->list);
+  s->list = nullptr;
   if (!v) {
     v = std::make_unique<Tensors>();
     v->reserve(2);
   }
-  v->push_back(x);
-  v->push_back(y);
+  v->push_back(std::move(x));
+  v->push_back(std::move(y));
   Tensor out = tg::apply(op, *v);
   v->clear();
-  if (!*spare) *spare = std::move(v);
+  if (!s->list && s->state != SpareInputs::kDead) {
+    if (s->state == SpareInputs::kFresh) reap_at_thread_exit(s);
+    s->list = v.release();
+  }
   return out;
 }
 
