@@ -75,11 +75,17 @@ py::object wrap_tensor(Tensor t) {
                                                       : py::detail::make_new_instance(type->type));
   if (!obj) throw py::error_already_set();
   auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
-  if (simple) inst->simple_layout = true;
   inst->owned = true;
+  t->wrapper.obj = obj.ptr();
+  if (simple) {  // what get_value_and_holder and set_holder_constructed do for this layout
+    inst->simple_layout = true;
+    inst->simple_value_holder[0] = t.get();
+    new (&inst->simple_value_holder[1]) Tensor(std::move(t));
+    inst->simple_holder_constructed = true;
+    return obj;
+  }
   py::detail::value_and_holder v_h = inst->get_value_and_holder(type);
   v_h.value_ptr() = t.get();
-  t->wrapper.obj = obj.ptr();
   new (std::addressof(v_h.holder<Tensor>())) Tensor(std::move(t));
   v_h.set_holder_constructed();
   return obj;

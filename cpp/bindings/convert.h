@@ -41,6 +41,12 @@ inline const Tensor& tensor_ref(py::handle h) {
 }
 // The same, as a new reference.
 inline Tensor tensor_of(py::handle h) { return tensor_ref(h); }
+// The C++ value of an object of a bound class, where get_value_and_holder() (no type given)
+// finds it, read in place as tensor_ref reads the holder.
+inline void* value_ptr_of(py::handle h) {
+  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
+  return inst->simple_layout ? inst->simple_value_holder[0] : inst->nonsimple.values_and_holders[0];
+}
 
 // Note [Wrapping results]: py::cast(Tensor) finds the pybind11 type of the object by its dynamic
 // C++ type (hash lookups keyed by type names, twice), copies the Tensor into the new object and

@@ -194,7 +194,7 @@ struct StopRecording {
 // to the pybind11 method it replaces (kept in g_slow_gradient), and __init__ anything but
 // bools for its two arguments to g_slow_init (a second __init__ call is ignored, as by pybind11).
 PyTape& tape_of(PyObject* self) {
-  return *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<PyTape>();
+  return *static_cast<PyTape*>(value_ptr_of(self));
 }
 
 // Never freed: they must outlive the interpreter's finalisation, which would otherwise drop them too late.

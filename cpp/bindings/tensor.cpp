@@ -48,16 +48,19 @@ Tensor operand(const OpDef& op, py::handle v, const Tensor& other, bool tensor_f
   }
 }
 
+// One operand is a tensor (read in place: the caller's objects outlive the call), the other is
+// converted; the pair goes to apply2 (Note [Spare input list]).
 Tensor binary(const OpDef& op, py::handle a, py::handle b) {
-  Tensors x(2);  // built in place: a braced list would copy each input twice more
-  if (is_tensor(a)) {
-    x[0] = tensor_of(a);
-    x[1] = operand(op, b, x[0], true);
-  } else {
-    x[1] = tensor_of(b);
-    x[0] = operand(op, a, x[1], false);
+  const bool first = is_tensor(a);
+  const Tensor& t = tensor_ref(first ? a : b);
+  Tensor other = operand(op, first ? b : a, t, first);
+  if (graph::g_leaks_alive) check_not_leaked({t, other});
+  auto run = [&] { return first ? apply2(op, t, std::move(other)) : apply2(op, std::move(other), t); };
+  if (t->size + other->size >= kReleaseGilMin) {
+    py::gil_scoped_release nogil;
+    return run();
   }
-  return run_op(op, x);
+  return run();
 }
 
 Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as float64, as in TF

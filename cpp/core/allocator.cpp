@@ -139,6 +139,67 @@ void release_block(void* p, int size_class) {
   if (!kept) std::free(p);
 }
 
+// See Note [Object blocks]. A trivial type, so the thread_local needs no guard on the hot path; the
+// blocks are handed back to malloc when the thread ends by a guarded object made with the first one.
+namespace {
+constexpr int kMaxObjectBlocks = 65536;  // 8 MiB
+
+struct ObjectBlocks {
+  void* head;
+  int n;
+  enum : char { kFresh, kReaped, kDead } state;  // kReaped: the thread's exit hands the list back
+};
+thread_local ObjectBlocks t_object_blocks{};
+
+struct ObjectBlocksReaper {
+  ~ObjectBlocksReaper() {
+    ObjectBlocks& l = t_object_blocks;
+    while (l.head) {
+      void* p = l.head;
+      l.head = *static_cast<void**>(p);
+      ::operator delete(p);
+    }
+    l.n = 0;
+    l.state = ObjectBlocks::kDead;  // blocks freed later in the thread's exit go to malloc
+  }
+};
+
+// The list's address, computed once: GCC otherwise recomputes a thread_local's address (a call to
+// __tls_get_addr from a shared object) at each use after a branch.
+inline ObjectBlocks* object_blocks() {
+  ObjectBlocks* l = &t_object_blocks;
+  asm("" : "+r"(l));
+  return l;
+}
+
+[[gnu::noinline]] void reap_at_thread_exit(ObjectBlocks* l) {
+  thread_local ObjectBlocksReaper reaper;
+  (void)reaper;
+  l->state = ObjectBlocks::kReaped;
+}
+}  // namespace
+
+void* allocate_object(size_t n) {
+  if (kExactBlocks || n > kObjectBlockBytes) return ::operator new(n);
+  ObjectBlocks* l = object_blocks();
+  if (void* p = l->head) {
+    l->head = *static_cast<void**>(p);
+    --l->n;
+    return p;
+  }
+  return ::operator new(kObjectBlockBytes);
+}
+
+void release_object(void* p, size_t n) {
+  ObjectBlocks* l = object_blocks();
+  if (kExactBlocks || n > kObjectBlockBytes || l->n >= kMaxObjectBlocks || l->state == ObjectBlocks::kDead)
+    return ::operator delete(p);
+  if (l->state == ObjectBlocks::kFresh) reap_at_thread_exit(l);
+  *static_cast<void**>(p) = l->head;
+  l->head = p;
+  ++l->n;
+}
+
 size_t cached_bytes() {
   SharedCache& s = shared_cache();
   std::lock_guard<std::mutex> lock(s.mu);

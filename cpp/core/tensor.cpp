@@ -34,7 +34,7 @@ static std::shared_ptr<Storage> allocate_storage(const Shape& shape, DType dtype
   if (__builtin_mul_overflow(n, item, &bytes))
     throw ResourceExhausted(oom_message(shape, dtype, cat(std::to_string(n), " * ", item)));
   try {
-    return std::make_shared<Storage>((size_t)bytes);
+    return std::allocate_shared<Storage>(ObjectAllocator<Storage>(), (size_t)bytes);
   } catch (const std::bad_alloc&) {
     throw ResourceExhausted(oom_message(shape, dtype, std::to_string(bytes)));
   }
@@ -93,7 +93,7 @@ int normalize_axis(int64_t axis, int ndim, const char* op) {
 Tensor empty(const Shape& shape, DType dtype) {
   for (int64_t d : shape)
     if (d < 0) throw InvalidArgument(cat("negative dimension in shape ", shape_str(shape)));
-  auto t = std::make_shared<TensorImpl>();
+  auto t = std::allocate_shared<TensorImpl>(ObjectAllocator<TensorImpl>());
   t->shape = shape;
   t->size = num_elements(shape);
   t->dtype = dtype;
@@ -122,7 +122,7 @@ Tensor full(const Shape& shape, DType dtype, double value) {
 Tensor scalar(double value, DType dtype) { return full({}, dtype, value); }
 
 Tensor view(const Tensor& t, const Shape& shape) {
-  auto v = std::make_shared<TensorImpl>();
+  auto v = std::allocate_shared<TensorImpl>(ObjectAllocator<TensorImpl>());
   v->storage = t->storage;
   v->offset = t->offset;
   v->shape = shape;

@@ -163,13 +163,32 @@ void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch
     g = reduce_toward(g, like->shape, logical ? *logical : g->shape);
   if (g->dtype != like->dtype) g = cast(g, like->dtype);
   auto slot = grads.insert(like->id);
-  *slot.first = *slot.first ? *slot.first + g : std::move(g);
+  if (*slot.first) add_into(*slot.first, g);
+  else *slot.first = std::move(g);
+}
+
+// Note [Shared seed]: in eager mode with nothing observing ops (no tape records the rules' ops, no
+// tracer turns the seed into a graph constant), the seed of a scalar target is one tensor per dtype,
+// made once and never written (a tensor only the sweep holds is summed into in place, Note
+// [Gradient sums in place]; the seed is held here too). run_sweep hands a copy to the caller when a
+// gradient is the seed itself, so no two results share a tensor id. Traced and recorded sweeps make
+// a fresh seed: a trace tells its own constants from captured ones by id (grad_graph.cpp).
+const Tensor& shared_seed(DType dtype) {
+  static const Tensor seeds[] = {scalar(1, DType::Float32), scalar(1, DType::Float64), scalar(1, DType::Int32),
+                                 scalar(1, DType::Int64), scalar(1, DType::Bool)};
+  return seeds[(int)dtype];
+}
+
+bool is_shared_seed(const Tensor& g) { return g && g->ndim() == 0 && g == shared_seed(g->dtype); }
+
+Tensor ones_seed(const Tensor& t) {
+  return t->ndim() == 0 && !any_observer() ? shared_seed(t->dtype) : ones_like(t);
 }
 
 void initial_grads(GradMap& grads, TensorSpan targets, const GradientRequest& req) {
   for (size_t i = 0; i < targets.size(); ++i) {
     const Tensor& t = targets[i];
-    Tensor seed = req.output_gradients.empty() || !req.output_gradients[i] ? ones_like(t)
+    Tensor seed = req.output_gradients.empty() || !req.output_gradients[i] ? ones_seed(t)
                                                                             : req.output_gradients[i];
     if (seed->dtype != t->dtype)
       throw InvalidArgument(cat("output_gradients of ", meta_str(seed), " does not match target of ", meta_str(t)));
@@ -251,6 +270,7 @@ void announce(const std::vector<size_t>& finals, const GradientRequest& req, Gra
     const Tensor& s = req.sources[i];
     Tensor* g = grads.find(s->id);
     Tensor full = g && *g ? full_shape_of(*g, s) : nullptr;
+    if (is_shared_seed(full)) full = copy(full);  // Note [Shared seed]
     if (g && *g) *g = full;
     req.on_final(i, full);
   }
@@ -376,6 +396,7 @@ void run_sweep(Tape& tape, TensorSpan targets, TensorSpan sources, const Gradien
       if (req.batch) shape.insert(shape.begin(), req.output_gradients[0]->shape[0]);
       result[i] = zeros(shape, s->dtype);
     }
+    if (is_shared_seed(result[i])) result[i] = copy(result[i]);  // Note [Shared seed]
   }
 }
 

@@ -1,6 +1,8 @@
 // eager.cpp -- the single entry point through which every op runs.
 #include "engine/eager.h"
+#include <atomic>
 #include <cmath>
+#include <memory>
 #include "core/error.h"
 #include "core/flush_denormal.h"
 #include "engine/observer.h"
@@ -69,14 +71,22 @@ bool observed(OpObserver::Kind k) {
 
 namespace {
 thread_local int t_size_mode = 0;  // Note [Sizes in traced rules]
+// How many threads have a mode set: the sweep asks for the mode several times per entry, and
+// while no thread traces this spares it the thread-local lookup (a call from a shared object).
+std::atomic<int> g_threads_with_size_mode{0};
 }
 
-bool sizes_at_run_time() { return t_size_mode != 0; }
-bool sizes_vary_with_values() { return t_size_mode == 2; }
+bool sizes_at_run_time() {
+  return g_threads_with_size_mode.load(std::memory_order_relaxed) != 0 && t_size_mode != 0;
+}
+bool sizes_vary_with_values() {
+  return g_threads_with_size_mode.load(std::memory_order_relaxed) != 0 && t_size_mode == 2;
+}
 
 int set_sizes_at_run_time(int mode) {
   const int was = t_size_mode;
   t_size_mode = mode;
+  if (!was != !mode) g_threads_with_size_mode.fetch_add(mode ? 1 : -1, std::memory_order_relaxed);
   return was;
 }
 
@@ -101,6 +111,52 @@ Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
 }
 
 Tensor apply(const char* op, const Tensors& x, const Attrs& attrs) { return apply(op_def(op), x, attrs); }
+
+// Note [Spare input list]: apply() takes its inputs as a vector, and building one for each binary
+// op (the rule vocabulary's x * y, Python's operators) was a malloc and a free per op. Each thread
+// keeps one spare list: a call takes it (or makes one when a caller up the stack holds it, an
+// observer running ops), and gives it back empty. A trivial thread_local, so reading it needs no
+// guard; the list is freed at thread exit by an object made when the first one is given back.
+namespace {
+struct SpareInputs {
+  Tensors* list;
+  enum : char { kFresh, kReaped, kDead } state;
+};
+thread_local SpareInputs t_spare_inputs{};
+
+struct SpareInputsReaper {
+  ~SpareInputsReaper() {
+    delete t_spare_inputs.list;
+    t_spare_inputs = {nullptr, SpareInputs::kDead};
+  }
+};
+
+[[gnu::noinline]] void reap_at_thread_exit(SpareInputs* s) {
+  thread_local SpareInputsReaper reaper;
+  (void)reaper;
+  s->state = SpareInputs::kReaped;
+}
+}  // namespace
+
+Tensor apply2(const OpDef& op, Tensor x, Tensor y) {
+  SpareInputs* s = &t_spare_inputs;
+  asm("" : "+r"(s));  // the thread_local's address once (see object_blocks() in allocator.cpp)
+  std::unique_ptr<Tensors> v(s->list);
+  s->list = nullptr;
+  if (!v) {
+    v = std::make_unique<Tensors>();
+    v->reserve(2);
+  }
+  v->push_back(std::move(x));
+  v->push_back(std::move(y));
+  Tensor out = tg::apply(op, *v);
+  v->clear();
+  if (!s->list && s->state != SpareInputs::kDead) {
+    if (s->state == SpareInputs::kFresh) reap_at_thread_exit(s);
+    s->list = v.release();
+  }
+  return out;
+}
 
 void check_finite(const Tensor& t, const std::string& what) {
   if (!is_floating(t->dtype)) return;

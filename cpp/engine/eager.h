@@ -6,6 +6,8 @@ namespace tg {
 
 Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs = {});
 Tensor apply(const char* op, const Tensors& x, const Attrs& attrs = {});
+// apply() on two inputs, listed in this thread's spare input list (Note [Spare input list]).
+Tensor apply2(const OpDef& op, Tensor x, Tensor y);
 
 // debugging.enable_check_numerics(): raise on the first non-finite forward value or gradient.
 extern bool g_check_numerics;

@@ -12,6 +12,9 @@ namespace tg {
 template <class V>
 class IdMap {
  public:
+  // User-provided, so that `IdMap m{}` (as in an aggregate) initialises the members once instead of
+  // zeroing the whole object first.
+  IdMap() {}
   V* find(int64_t id) {
     const size_t mask = cap() - 1;
     for (size_t i = hash(id) & mask;; i = (i + 1) & mask) {

@@ -20,6 +20,9 @@ Tensor operator-(double a, const Tensor& b);
 Tensor operator*(double a, const Tensor& b);
 Tensor operator/(double a, const Tensor& b);
 
+// acc + g, written into acc's buffer when nobody else can see it (Note [Gradient sums in place]).
+void add_into(Tensor& acc, const Tensor& g);
+
 Tensor call(const char* op, const Tensors& x, const Attrs& attrs = {});
 #define TG_RULE_VOCAB_UNARY(X) \
   X(exp, "Exp") X(log, "Log") X(sqrt, "Sqrt") X(rsqrt, "Rsqrt") X(square, "Square") \

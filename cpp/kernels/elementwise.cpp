@@ -57,6 +57,10 @@ static void fill_strides(EwArgs& a, const Tensors& x, const Shape& out, const ch
   }
 }
 
+// Note [Unzeroed kernel arguments]: EwArgs is 320 bytes, and zeroing it was a tenth of a scalar op's
+// set-up. A kernel reads the shape and strides of the first `ndim` dimensions and the strides of
+// its own inputs only, and those are always written (fill_strides or the one-run path); the rest
+// is set here.
 Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m) {
   // The kernel is chosen by the dtype of the last input (Select's condition is first).
   DType dt = x.back()->dtype;
@@ -64,10 +68,11 @@ Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, co
   if (!k) throw InvalidArgument(cat(op.name, ": no kernel for dtype ", dtype_name(dt)));
   Tensor out = empty(m.shape, m.dtype);
   if (out->size == 0) return out;
-  EwArgs a{};
-  for (size_t i = 0; i < x.size(); ++i) a.in[i] = x[i]->data();
+  EwArgs a;  // see Note [Unzeroed kernel arguments]
+  for (size_t i = 0; i < 3; ++i) a.in[i] = i < x.size() ? x[i]->data() : nullptr;
   a.out = out->data();
   a.n = out->size;
+  a.alpha = a.beta = 0;
   if (!attrs.items.empty()) {
     a.alpha = attrs.f("alpha", 0.0);
     a.beta = attrs.f("beta", 0.0);
@@ -85,6 +90,24 @@ Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, co
   }
   k(a);
   return out;
+}
+
+bool run_elementwise_into(const OpDef& op, const TensorImpl* const* x, int n, const TensorImpl& out) {
+  EwKernel k = ew_kernel(op, out.dtype, active_isa());
+  if (!k) return false;
+  EwArgs a;  // see Note [Unzeroed kernel arguments]
+  a.in[1] = a.in[2] = nullptr;
+  a.alpha = a.beta = 0;
+  for (int i = 0; i < n; ++i) {
+    a.in[i] = x[i]->data();
+    a.stride[i][0] = out.size == 1 ? 0 : 1;  // (as fill_strides: 0 for a size of 1)
+  }
+  a.out = out.data();
+  a.n = out.size;
+  a.ndim = 1;
+  a.shape[0] = a.n;
+  if (a.n) k(a);
+  return true;
 }
 
 }  // namespace tg
