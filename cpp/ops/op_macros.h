@@ -37,12 +37,23 @@
 #include "kernels/fused_program.h"
 #include "kernels/vmath.h"
 namespace vm = tg::vmath;
+#include <limits>
 #include <type_traits>
 
 namespace tg {
 namespace {
 // Integer arithmetic wraps (two's complement, as TF) instead of overflowing into undefined
 // behaviour: done in the unsigned type; floats are untouched.
+// An op's float attribute (alpha) in the kernel's type: an integer kernel saturates it (NaN is 0),
+// since converting a float out of the integer's range is undefined behaviour.
+template <class T> T attr_as(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    if (!(v == v)) return 0;
+    if (v <= (double)std::numeric_limits<T>::lowest()) return std::numeric_limits<T>::lowest();
+    if (v >= (double)std::numeric_limits<T>::max()) return std::numeric_limits<T>::max();
+  }
+  return (T)v;
+}
 template <class T> T wrap_add(T x, T y) {
   if constexpr (std::is_integral_v<T>) return (T)((std::make_unsigned_t<T>)x + (std::make_unsigned_t<T>)y);
   else return x + y;
@@ -148,10 +159,10 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
                      (void)pb; (void)pc; (void)alpha_; __VA_ARGS__;                                 \
                    });
 #define TG_UNARY_KERNEL(Name, Ty, dt, expr) \
-  TG_EW_SET(Name, Ty, dt, const Ty alpha = (Ty)a.alpha; (void)alpha; \
+  TG_EW_SET(Name, Ty, dt, const Ty alpha = attr_as<Ty>(a.alpha); (void)alpha; \
             unary_loop<Ty, Ty>(a, [alpha](Ty x) -> Ty { using T = Ty; (void)alpha; return (expr); }))
 #define TG_UNARY_BLOCK(Name, Ty, dt, expr) \
-  TG_BLOCK_SET(Name, Ty, dt, const Ty alpha = (Ty)alpha_; \
+  TG_BLOCK_SET(Name, Ty, dt, const Ty alpha = attr_as<Ty>(alpha_); \
                block_unary<Ty>(pa, pd, n, [alpha](Ty x) -> Ty { using T = Ty; (void)alpha; return (expr); }))
 #define TG_BINARY_KERNEL(Name, Ty, R, dt, expr) \
   TG_EW_SET(Name, Ty, dt, binary_loop<Ty, R>(a, [](Ty x, Ty y) -> R { using T = Ty; return (expr); }))
