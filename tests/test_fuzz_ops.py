@@ -49,3 +49,11 @@ def test_random_calls_never_crash(seed):
             tape.jacobian(y, args[0])
         except EXPECTED:
             pass
+
+
+@pytest.mark.parametrize("alpha", [2.0 ** 40, -2.0 ** 40, float("nan"), float("inf")])
+def test_an_integer_kernel_given_a_float_attribute_out_of_its_range(alpha):
+    # the kernel converts alpha to its element type: saturated, never undefined (the sanitizer run checks)
+    for dtype in (tf.int32, tf.int64):
+        got = tf._core.op("Neg")(tf.constant([1, -2], dtype), alpha=alpha)
+        assert got.numpy().tolist() == [-1, 2]
