@@ -30,6 +30,32 @@ BODIES = {
 }
 
 
+# Note [Varying dimensions]: inside the trace, the static shape of each result gives None where TF
+# does (a size computed from values at each call), and the sizes TF knows.
+M = np.arange(12.0, dtype=np.float32).reshape(4, 3)
+SHAPE_BODIES = {
+    "mask_rows_then_matmul": lambda tf, x: tf.matmul(tf.boolean_mask(M, M[:, 0] > x[0]), tf.ones([3, 2])),
+    "mask_rows_transpose": lambda tf, x: tf.transpose(tf.boolean_mask(M, M[:, 0] > x[0])),
+    "mask_rows_reduce_0": lambda tf, x: tf.reduce_sum(tf.boolean_mask(M, M[:, 0] > x[0]), 0),
+    "mask_rows_reduce_1": lambda tf, x: tf.reduce_sum(tf.boolean_mask(M, M[:, 0] > x[0]), 1, keepdims=True),
+    "mask_rows_reshape": lambda tf, x: tf.reshape(tf.boolean_mask(M, M[:, 0] > x[0]), [-1, 1, 3]),
+    "mask_rows_concat_0": lambda tf, x: tf.concat([tf.boolean_mask(M, M[:, 0] > x[0]), M], 0),
+    "mask_rows_concat_1": lambda tf, x: tf.concat([tf.boolean_mask(M, M[:, 0] > x[0])] * 2, 1),
+    "mask_rows_broadcast_add": lambda tf, x: tf.boolean_mask(M, M[:, 0] > x[0]) + tf.ones([1, 3]),
+    "mask_rows_slice_cols": lambda tf, x: tf.boolean_mask(M, M[:, 0] > x[0])[:, 1:],
+    "mask_rows_first_col": lambda tf, x: tf.boolean_mask(M, M[:, 0] > x[0])[:, 0],
+    "mask_rows_expand": lambda tf, x: tf.expand_dims(tf.boolean_mask(M, M[:, 0] > x[0]), -1),
+    "mask_rows_tile": lambda tf, x: tf.tile(tf.boolean_mask(M, M[:, 0] > x[0]), [2, 2]),
+    "mask_rows_gather_cols": lambda tf, x: tf.gather(tf.boolean_mask(M, M[:, 0] > x[0]), [0, 2], axis=1),
+    "where_coords": lambda tf, x: tf.where(tf.reshape(x, [2, 3]) > 2.5),
+    "zeros_of_rows": lambda tf, x: tf.zeros([tf.shape(tf.boolean_mask(M, M[:, 0] > x[0]))[0], 5]),
+    "zeros_of_shape": lambda tf, x: tf.zeros(tf.shape(tf.boolean_mask(M, M[:, 0] > x[0]))),
+    "zeros_like_rows": lambda tf, x: tf.zeros_like(tf.boolean_mask(M, M[:, 0] > x[0])),
+    "one_hot_unique": lambda tf, x: tf.one_hot(tf.cast(tf.unique(x).y, tf.int32), 4),
+    "split_cols": lambda tf, x: tf.split(tf.boolean_mask(M, M[:, 0] > x[0]), 3, axis=1)[1],
+    "unstack_cols": lambda tf, x: tf.unstack(tf.boolean_mask(M, M[:, 0] > x[0]), axis=1)[2],
+}
+
 # counts and lengths read from integer values (sorted ids, a batch of lengths)
 IDS = [np.array(v, np.int32) for v in ([0, 0, 1, 2, 2, 2], [0, 1, 1, 1, 3, 3], [1, 1, 1, 1, 1, 4])]
 DATA = np.arange(1.0, 7.0, dtype=np.float32)
@@ -78,9 +104,10 @@ def _results(tf, body):
     return [np.asarray(f(tf.constant(x))) for x in INPUTS]
 
 
-@pytest.mark.parametrize("name", sorted(BODIES))
+@pytest.mark.parametrize("name", sorted(BODIES) + sorted(SHAPE_BODIES))
 def test_same_values_at_every_call(name):
-    want, got = _results(ref, BODIES[name]), _results(tg, BODIES[name])
+    body = BODIES.get(name) or SHAPE_BODIES[name]
+    want, got = _results(ref, body), _results(tg, body)
     for w, g in zip(want, got):
         assert w.dtype == g.dtype and w.shape == g.shape, (w, g)
         np.testing.assert_allclose(g, w, rtol=1e-6)
@@ -102,33 +129,6 @@ def _mask_gradient(tf, x):
 def test_gradients_through_masks_match():
     for w, g in zip(_mask_gradient(ref, None), _mask_gradient(tg, None)):
         np.testing.assert_allclose(g, w, rtol=1e-6)
-
-
-# Note [Varying dimensions]: inside the trace, the static shape of each result gives None where TF
-# does (a size computed from values at each call), and the sizes TF knows.
-M = np.arange(12.0, dtype=np.float32).reshape(4, 3)
-SHAPE_BODIES = {
-    "mask_rows_then_matmul": lambda tf, x: tf.matmul(tf.boolean_mask(M, M[:, 0] > x[0]), tf.ones([3, 2])),
-    "mask_rows_transpose": lambda tf, x: tf.transpose(tf.boolean_mask(M, M[:, 0] > x[0])),
-    "mask_rows_reduce_0": lambda tf, x: tf.reduce_sum(tf.boolean_mask(M, M[:, 0] > x[0]), 0),
-    "mask_rows_reduce_1": lambda tf, x: tf.reduce_sum(tf.boolean_mask(M, M[:, 0] > x[0]), 1, keepdims=True),
-    "mask_rows_reshape": lambda tf, x: tf.reshape(tf.boolean_mask(M, M[:, 0] > x[0]), [-1, 1, 3]),
-    "mask_rows_concat_0": lambda tf, x: tf.concat([tf.boolean_mask(M, M[:, 0] > x[0]), M], 0),
-    "mask_rows_concat_1": lambda tf, x: tf.concat([tf.boolean_mask(M, M[:, 0] > x[0])] * 2, 1),
-    "mask_rows_broadcast_add": lambda tf, x: tf.boolean_mask(M, M[:, 0] > x[0]) + tf.ones([1, 3]),
-    "mask_rows_slice_cols": lambda tf, x: tf.boolean_mask(M, M[:, 0] > x[0])[:, 1:],
-    "mask_rows_first_col": lambda tf, x: tf.boolean_mask(M, M[:, 0] > x[0])[:, 0],
-    "mask_rows_expand": lambda tf, x: tf.expand_dims(tf.boolean_mask(M, M[:, 0] > x[0]), -1),
-    "mask_rows_tile": lambda tf, x: tf.tile(tf.boolean_mask(M, M[:, 0] > x[0]), [2, 2]),
-    "mask_rows_gather_cols": lambda tf, x: tf.gather(tf.boolean_mask(M, M[:, 0] > x[0]), [0, 2], axis=1),
-    "where_coords": lambda tf, x: tf.where(tf.reshape(x, [2, 3]) > 2.5),
-    "zeros_of_rows": lambda tf, x: tf.zeros([tf.shape(tf.boolean_mask(M, M[:, 0] > x[0]))[0], 5]),
-    "zeros_of_shape": lambda tf, x: tf.zeros(tf.shape(tf.boolean_mask(M, M[:, 0] > x[0]))),
-    "zeros_like_rows": lambda tf, x: tf.zeros_like(tf.boolean_mask(M, M[:, 0] > x[0])),
-    "one_hot_unique": lambda tf, x: tf.one_hot(tf.cast(tf.unique(x).y, tf.int32), 4),
-    "split_cols": lambda tf, x: tf.split(tf.boolean_mask(M, M[:, 0] > x[0]), 3, axis=1)[1],
-    "unstack_cols": lambda tf, x: tf.unstack(tf.boolean_mask(M, M[:, 0] > x[0]), axis=1)[2],
-}
 
 
 def _traced_shape(tf, body, x):
@@ -161,11 +161,3 @@ FOLDED = {"boolean_mask_2d_axis1": [2, 2]}
 def test_static_shapes_inside_the_trace_from_integer_inputs(name):
     body = INT_BODIES[name]
     assert _traced_shape(tg, body, IDS[0]) == _traced_shape(ref, body, IDS[0])
-
-
-@pytest.mark.parametrize("name", sorted(SHAPE_BODIES))
-def test_shape_bodies_give_the_same_values(name):
-    want, got = _results(ref, SHAPE_BODIES[name]), _results(tg, SHAPE_BODIES[name])
-    for w, g in zip(want, got):
-        assert w.dtype == g.dtype and w.shape == g.shape, (w, g)
-        np.testing.assert_allclose(g, w, rtol=1e-6)

@@ -8,12 +8,9 @@ import pytest
 
 import tapegrad as tf
 from tapegrad.errors import UnimplementedError
+from varying_rows import MASKS, SPEC, X, check_one_trace
 
-X = np.arange(12, dtype=np.float32).reshape(4, 3) * 0.5 - 2.0
-MASKS = {n: np.array(m) for n, m in [(1, [False, True, False, False]), (3, [True, True, False, True]),
-                                     (4, [True] * 4), (0, [False] * 4)]}
 ORDERS = [(1, 3, 4, 0), (4, 1, 3), (3, 1, 0, 4), (0, 3, 1)]
-SPEC = [tf.TensorSpec([4], tf.bool)]
 
 
 def _square(y):
@@ -61,44 +58,10 @@ BODIES = {
 NON_EMPTY = {"pad_reflect_cols", "pad_symmetric_rows", "pad_symmetric_both", "slice_from_1", "top_k_of_rows"}
 
 
-def _eager(body, mask):
-    x = tf.constant(X)
-    with tf.GradientTape() as tape:
-        tape.watch(x)
-        out = body(tf.boolean_mask(x, mask))
-        loss = tf.reduce_sum(out * out)
-    return out.numpy(), tape.gradient(loss, x).numpy()
-
-
-def _traced(body):
-    x = tf.constant(X)
-
-    @tf.function(input_signature=SPEC)
-    def f(mask):
-        with tf.GradientTape() as tape:
-            tape.watch(x)
-            out = body(tf.boolean_mask(x, mask))
-            loss = tf.reduce_sum(out * out)
-        return out, tape.gradient(loss, x)
-    return f
-
-
 @pytest.mark.parametrize("order", ORDERS, ids=lambda o: "-".join(map(str, o)))
 @pytest.mark.parametrize("name", sorted(BODIES))
 def test_one_trace_serves_every_size(name, order):
-    body, f = BODIES[name], _traced(BODIES[name])
-    for rows in order:
-        if rows == 0 and name in NON_EMPTY:
-            with pytest.raises(tf.errors.InvalidArgumentError):
-                f(tf.constant(MASKS[rows]))
-            continue
-        want, want_grad = _eager(body, MASKS[rows])
-        got, grad = f(tf.constant(MASKS[rows]))
-        assert got.shape == want.shape, (name, rows)
-        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5, err_msg=f"{name} with {rows} rows")
-        np.testing.assert_allclose(grad.numpy(), want_grad, rtol=1e-5, atol=1e-5,
-                                   err_msg=f"{name}'s gradient with {rows} rows")
-    assert f.experimental_get_tracing_count() == 1
+    check_one_trace(name, BODIES[name], order, 1e-5, needs_rows=name in NON_EMPTY)
 
 
 def test_band_part_width_beyond_the_rows_raises_at_run_time():
