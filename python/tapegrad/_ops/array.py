@@ -247,8 +247,7 @@ def _refuse_varying(x, fn, why, axis=None):
     """Refuses a tensor whose sizes change from call to call of the tf.function being traced (it comes
     from a value-shaped op such as tf.unique or tf.boolean_mask) where the traced sizes would be kept:
     any of its sizes, or with ``axis`` that axis's (Note [Varying dimensions] in cpp/graph/varying_dims.cpp)."""
-    varying = _core._varying_dims(x)
-    if varying and (axis is None or axis >= 64 or (varying >> axis) & 1):
+    if (_core._varying_dims(x) if axis is None else _axis_varies(x, axis)):
         raise errors.UnimplementedError(
             f"tf.function: {fn} of a tensor ({x.dtype.name}, traced shape {tuple(x._shape)}) whose size changes from "
             f"call to call (it comes from an op such as tf.unique, tf.where or tf.boolean_mask): {why}. Use "

@@ -12,10 +12,10 @@ import builtins
 
 import numpy as np
 
-from tapegrad._ops.array import _expand_dims, _gather, _reverse
-from tapegrad import _core, dtypes, errors
+from tapegrad._ops.array import _axis_varies, _expand_dims, _gather, _reverse, _run_time_size
+from tapegrad import dtypes, errors
 from tapegrad._ops.elementwise import greater, less, maximum, minimum, where
-from tapegrad._tensor import Tensor, cast, constant, shape
+from tapegrad._tensor import Tensor, cast, constant
 
 _WHOLE, _FLIPPED = builtins.slice(None), builtins.slice(None, None, -1)
 
@@ -39,19 +39,19 @@ def getitem_at_run_time(x, key):
         elif isinstance(k, builtins.slice):
             if _is(k, _FLIPPED):
                 y = _reverse(y, axis=[d])
-            elif _static_axis(y, d) and all(v is None or _plain_int(v) for v in (k.start, k.stop)) and not _int_scalar(k.step):
+            elif not _axis_varies(y, d) and all(v is None or _plain_int(v) for v in (k.start, k.stop)) and not _int_scalar(k.step):
                 # an axis of one size at every call, sliced by numbers: positions known while tracing
                 y = _gather(y, constant(np.arange(*k.indices(y._shape[d])), dtypes.int64), axis=d)
             elif not _is(k, _WHOLE):
-                y = _gather(y, _slice_positions(k, _length(y, d)), axis=d)
+                y = _gather(y, _slice_positions(k, _run_time_size(y, d)), axis=d)
             d += 1
-        elif _plain_int(k) and _static_axis(y, d):  # checked while tracing, as TF checks a known size
+        elif _plain_int(k) and not _axis_varies(y, d):  # checked while tracing, as TF checks a known size
             n = y._shape[d]
             if not -n <= k < n:
                 raise errors.InvalidArgumentError(f"strided_slice: index {k} is out of bounds for axis {d} of size {n}")
             y = _gather(y, constant(int(k) % n, dtypes.int64), axis=d)
         else:  # an index: the axis goes (one out of range is the gather's error at run time)
-            n = _length(y, d)
+            n = _run_time_size(y, d)
             if isinstance(k, Tensor):
                 k = cast(k, dtypes.int64)
                 y = _gather(y, where(less(k, 0), k + n, k), axis=d)
@@ -64,11 +64,6 @@ def _is(k, plain):
     """k == plain for a slice whose bounds may be tensors (== would compare their values)."""
     return all((a is None and b is None) or (_plain_int(a) and a == b) for a, b in
                ((k.start, plain.start), (k.stop, plain.stop), (k.step, plain.step)))
-
-
-def _static_axis(y, d):
-    """Whether axis d of y has one size at every call (Note [Varying dimensions])."""
-    return d < 64 and not (_core._varying_dims(y) >> d) & 1
 
 
 def _supported(k):
@@ -84,10 +79,6 @@ def _int_scalar(v):
 
 def _plain_int(v):
     return isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))
-
-
-def _length(y, d):
-    return cast(shape(y)[d], dtypes.int64)
 
 
 def _slice_positions(k, n):
