@@ -37,6 +37,11 @@ def test_case(case, n):
     assert rc == 0 and f"{case} ok" in out, out
 
 
+def test_one_rank_returns_the_tapes_gradients():
+    rc, out, _ = run("one_rank", 1, timeout=60)
+    assert rc == 0 and "one_rank ok" in out, out
+
+
 @pytest.mark.parametrize("setting", [None, "1", "0"])
 def test_overlap_policy(setting):
     rc, out, _ = run("overlap_policy", 2, timeout=60, **({} if setting is None else {"TAPEGRAD_OVERLAP": setting}))

@@ -173,6 +173,33 @@ def overlap_policy():
     assert _runtime.state().overlap == want, (os.environ.get("TAPEGRAD_OVERLAP"), want)
 
 
+def one_rank():
+    """Note [One rank]: one process gets the plain tape's gradients back, eager, traced and through
+    DistributedOptimizer, with no collective run; a predivide factor still goes through a reduction."""
+    assert hvd.size() == 1
+    w = tf.Variable([[0.5, -1.0], [2.0, 0.25]])
+    x = tf.constant([[1.0, 2.0]])
+
+    def grads(distributed, **kw):
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(tf.tanh(x @ w) ** 2)
+        return (hvd.DistributedGradientTape(tape, **kw) if distributed else tape).gradient(loss, [w])
+
+    st, handed = _runtime.state(), []
+    submit = st.submit
+    st.submit = lambda fn, *args: handed.append(fn) or submit(fn, *args)  # work for the communication thread
+    plain = grads(False)[0].numpy()
+    assert np.array_equal(grads(True)[0].numpy(), plain)
+    assert np.array_equal(tf.function(lambda: grads(True))()[0].numpy(), plain)
+    opt = hvd.DistributedOptimizer(keras.optimizers.SGD(0.1))
+    opt.apply_gradients(zip(grads(False), [w]))
+    assert handed == [], handed
+    np.testing.assert_allclose(grads(True, gradient_predivide_factor=4.0)[0].numpy(), grads(False)[0].numpy(),
+                               rtol=1e-6)
+    assert handed, "a predivide factor goes through a reduction"
+    st.submit = submit
+
+
 def traced():
     """Horovod's TF2 loop with @tf.function, and model.fit with the Keras callbacks."""
     r, n = hvd.rank(), hvd.size()
@@ -283,7 +310,7 @@ def kill():
 
 
 CASES = {"collectives": collectives, "equivalence": equivalence, "traced": traced, "mismatch": mismatch,
-         "overlap_policy": overlap_policy,
+         "overlap_policy": overlap_policy, "one_rank": one_rank,
          "stall": stall, "exit": exit_early, "kill": kill}
 
 if __name__ == "__main__":

@@ -28,6 +28,8 @@ def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="
 
     def apply_gradients(self, grads_and_vars, *args, **kwargs):
         pairs = list(grads_and_vars)
+        if _runtime.state().size == 1 and predivide == 1.0:  # Note [One rank] in _tape.py
+            return base.apply_gradients(self, pairs, *args, **kwargs)
         present = [i for i, (g, _) in enumerate(pairs) if g is not None]
         reduced = grouped_allreduce([pairs[i][0] for i in present], op=op, prescale_factor=1.0 / predivide,
                                     postscale_factor=predivide)

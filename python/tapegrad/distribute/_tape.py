@@ -3,6 +3,14 @@
 The sweep announces each gradient as soon as it is final (Note [Final gradients] in
 cpp/engine/tape.h) and the buckets of Note [Fusion plan] start reducing on the communication
 thread while the sweep goes on, so communication overlaps the backward pass.
+
+Note [One rank]
+A job of one process combines each gradient with itself: every reduction op gives the value back
+(an average divides by 1). So with one rank and no predivide factor (whose scaling there and back
+could round), DistributedGradientTape and DistributedOptimizer return the tape's gradients as they
+are, without the streamed sweep, the buffers and the hand-offs to the communication thread, which
+cost a single-threaded MLP step about 6%. The same script's one-rank run is then as fast as the
+plain script, and the speed-up of more ranks is measured against that.
 """
 import time
 
@@ -52,6 +60,9 @@ class DistributedGradientTape:
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
         st = _runtime.state()
         tape = self._tape_wrapped
+        if st.size == 1 and self._predivide == 1.0:  # Note [One rank]
+            st.stats["steps"] += 1
+            return tape.gradient(target, sources, output_gradients, unconnected_gradients)
         if output_gradients is not None or unconnected_gradients is not None:
             grads = tape.gradient(target, sources, output_gradients, unconnected_gradients)
             return self._reduce_after(grads)
