@@ -10,7 +10,10 @@ Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do 
 [When to overlap] in tapegrad/distribute/_runtime.py). The "no communication" rows run the same steps with a plain GradientTape: what two processes on
 this machine reach at all (they share the memory bandwidth and caches). The "mpi4py by hand" row
 takes a plain tape's gradients and averages each with mpi4py's Allreduce after the sweep, in the
-training thread: what the same step costs with MPI and no framework around it. Per row (medians over REPEATS launches, 1 and 2 ranks by turns): step time, samples/s over all
+training thread: what the same step costs with MPI and no framework around it. The "Compression.fp16" row
+sends the gradients as float16 (Horovod's option; half the bytes). One rank's DistributedGradientTape
+returns the tape's own gradients (Note [One rank] in tapegrad/distribute/_tape.py; not with compression), so the speed-ups
+is over the plain one-process step. Per row (medians over REPEATS launches, 1 and 2 ranks by turns): step time, samples/s over all
 ranks, the speed-up over 1 rank (in brackets: its range over the pairs of launches), the communication
 time per step (on the communication thread), the share of it that ran while the backward sweep
 was still running (in a graph: before the node that waits for the results), and the time the
@@ -79,7 +82,9 @@ def worker(which):
             elif which.endswith("mpi4py"):  # by hand: each gradient averaged by mpi4py after the sweep
                 grads = [by_hand(g) for g in tape.gradient(loss, model.trainable_variables)]
             else:
-                grads = hvd.DistributedGradientTape(tape).gradient(loss, model.trainable_variables)
+                compression = hvd.Compression.fp16 if "fp16" in which else hvd.Compression.none
+                grads = hvd.DistributedGradientTape(tape, compression=compression).gradient(
+                    loss, model.trainable_variables)
             opt.apply_gradients(zip(grads, model.trainable_variables))
             return loss
         if which.endswith("traced"):
@@ -150,6 +155,7 @@ def main():
     print("|---|---|---|---|---|---|---|---|---|---|")
     for which, label in (("mlp", "wide MLP step"), ("mlp-defer", "wide MLP step, TAPEGRAD_OVERLAP=0"),
                          ("mlp-traced", "wide MLP step, tf.function"),
+                         ("mlp-fp16", "wide MLP step, Compression.fp16"),
                          ("mlp-mpi4py", "wide MLP step, mpi4py by hand after the sweep"),
                          ("mlp-local", "wide MLP step, no communication"), ("cnn", "CNN step"),
                          ("cnn-defer", "CNN step, TAPEGRAD_OVERLAP=0"),

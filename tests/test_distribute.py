@@ -37,6 +37,12 @@ def test_case(case, n):
     assert rc == 0 and f"{case} ok" in out, out
 
 
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_fp16_compression(n):
+    rc, out, _ = run("compressed", n, timeout=60)
+    assert rc == 0 and "compressed ok" in out, out
+
+
 def test_one_rank_returns_the_tapes_gradients():
     rc, out, _ = run("one_rank", 1, timeout=60)
     assert rc == 0 and "one_rank ok" in out, out

@@ -64,7 +64,7 @@ def collectives():
         (lambda: hvd.allreduce(x, op=hvd.Sum, average=True), ValueError, "not both"),
         (lambda: hvd.allreduce(x, op="sum"), TypeError, "op must be"),
         (lambda: hvd.allreduce(x, op=hvd.Adasum), tf.errors.UnimplementedError, "Adasum"),
-        (lambda: hvd.allreduce(x, compression=hvd.Compression.fp16), tf.errors.UnimplementedError, "fp16"),
+        (lambda: hvd.allreduce(x, compression=object), tf.errors.UnimplementedError, "Compression.fp16"),
         (lambda: hvd.allreduce(tf.constant([1, 2]), prescale_factor=2.0), tf.errors.InvalidArgumentError,
          "need float tensors"),
         (lambda: hvd.DistributedOptimizer(keras.optimizers.SGD(), backward_passes_per_step=2),
@@ -200,6 +200,41 @@ def one_rank():
     st.submit = submit
 
 
+def compressed():
+    """Compression.fp16 (Note [Wire dtype]): floating values travel as float16 at every size, are summed
+    in float32 and rounded to float16 once, and come back in the tensor's dtype; integers are exact."""
+    r, n = hvd.rank(), hvd.size()
+    fp16 = hvd.Compression.fp16
+    base = np.array([1 / 3, 1000.1, -2.5e-3, 7.0], np.float32)
+    mine = tf.constant(base * (r + 1))
+    ranks = [(base * (k + 1)).astype(np.float16) for k in range(n)]
+    want_sum = np.sum(np.float32(ranks), axis=0).astype(np.float16).astype(np.float32)  # rounded once
+    got = hvd.allreduce(mine, op=hvd.Sum, compression=fp16)
+    assert got.dtype == tf.float32 and np.array_equal(got.numpy(), want_sum), (got.numpy(), want_sum)
+    assert not np.array_equal(got.numpy(), base * n * (n + 1) / 2)  # float16's rounding: it did travel so
+    np.testing.assert_allclose(hvd.allreduce(mine, compression=fp16).numpy(), want_sum / n, rtol=1e-6)
+    big = tf.fill([200000], (r + 1) / 3)  # above the fusion threshold: a bucket of its own
+    as64 = tf.constant(base.astype(np.float64) * (r + 1))
+    g = hvd.grouped_allreduce([mine, big, tf.constant([r, 7]), as64], op=hvd.Sum, compression=fp16)
+    assert np.array_equal(g[0].numpy(), want_sum)
+    assert float(g[1][0]) == float(np.float16(sum(np.float32(np.float16((k + 1) / 3)) for k in range(n))))
+    assert g[2].dtype == tf.int32 and g[2].numpy().tolist() == [n * (n - 1) // 2, 7 * n]
+    assert g[3].dtype == tf.float64 and np.array_equal(g[3].numpy(), want_sum.astype(np.float64))
+    w = tf.Variable(base)
+
+    def grads():
+        with tf.GradientTape() as tape:
+            loss = tf.reduce_sum(w * w) * (r + 1) / 2
+        return hvd.DistributedGradientTape(tape, compression=fp16).gradient(loss, [w])[0]
+    want = want_sum / n  # d/dw = w * (r + 1): the same values as `mine`, averaged
+    np.testing.assert_allclose(grads().numpy(), want, rtol=1e-6)
+    np.testing.assert_allclose(tf.function(grads)().numpy(), want, rtol=1e-6)
+    opt = hvd.DistributedOptimizer(keras.optimizers.SGD(1.0), compression=fp16)
+    before = w.numpy().copy()
+    opt.apply_gradients([(mine, w)])
+    np.testing.assert_allclose(before - w.numpy(), want, rtol=1e-6)
+
+
 def traced():
     """Horovod's TF2 loop with @tf.function, and model.fit with the Keras callbacks."""
     r, n = hvd.rank(), hvd.size()
@@ -311,6 +346,7 @@ def kill():
 
 CASES = {"collectives": collectives, "equivalence": equivalence, "traced": traced, "mismatch": mismatch,
          "overlap_policy": overlap_policy, "one_rank": one_rank,
+         "compressed": compressed,
          "stall": stall, "exit": exit_early, "kill": kill}
 
 if __name__ == "__main__":

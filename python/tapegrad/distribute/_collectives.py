@@ -19,20 +19,25 @@ __all__ = ["allreduce", "grouped_allreduce", "allgather", "broadcast", "broadcas
 
 
 class Compression:
-    """Horovod's gradient compression choices; only ``none`` is supported (fp16 raises)."""
+    """Horovod's compression choices for reductions: ``none``, or ``fp16``, which sends floating
+    tensors as float16 and converts the results back (Note [Wire dtype] in _reduce.py)."""
 
     class none:  # noqa: N801 -- Horovod's name
-        pass
+        """Values travel in their own dtype."""
 
     class fp16:  # noqa: N801
-        pass
+        """Floating values travel as float16: half the bytes, float16's precision and range."""
 
 
-def _check_compression(compression, fn):
-    if compression is not None and compression is not Compression.none:
-        from tapegrad.errors import UnimplementedError
-        raise UnimplementedError(None, None, f"{fn}: compression={getattr(compression, '__name__', compression)!r} "
-                                 "is not supported; use Compression.none")
+def _wire_dtype(compression, fn):
+    """The dtype floating tensors travel in for this compression: None (their own) or np.float16."""
+    if compression is None or compression is Compression.none:
+        return None
+    if compression is Compression.fp16:
+        return np.float16
+    from tapegrad.errors import UnimplementedError
+    raise UnimplementedError(None, None, f"{fn}: compression={getattr(compression, '__name__', compression)!r} is not "
+                             "supported; use Compression.none or Compression.fp16")
 
 
 def _label(t, name, i=None):
@@ -53,9 +58,10 @@ def _node_name(kind, label):
     return kind + "_" + "".join(c if c.isalnum() or c in "_.-/" else "_" for c in label)
 
 
-def _reduced(tensors, op, labels, what, prescale, postscale, node):
+def _reduced(tensors, op, labels, what, prescale, postscale, node, wire=None):
     st = _runtime.state()
-    return collective(lambda xs: reduce_now(st, what, op, xs, labels, prescale, postscale), list(tensors), node)
+    return collective(lambda xs: reduce_now(st, what, op, xs, labels, prescale, postscale, wire), list(tensors),
+                      node)
 
 
 def allreduce(tensor, average=None, device_dense="", device_sparse="", compression=None, op=None,
@@ -63,21 +69,21 @@ def allreduce(tensor, average=None, device_dense="", device_sparse="", compressi
     """The tensor combined over all ranks (Average by default; op=Sum, Min, Max, Product)."""
     _runtime.state()
     op = resolve_op(op, average, "allreduce")
-    _check_compression(compression, "allreduce")
+    wire = _wire_dtype(compression, "allreduce")
     tensor = _checked(tensor, "allreduce: tensor", True)
     label = _label(tensor, name)
     node = _node_name("HorovodAllreduce", label)
 
     if op not in (Sum, Average) or not tensor.dtype.is_floating:
-        return _reduced([tensor], op, [label], f"allreduce {label}", prescale_factor, postscale_factor, node)[0]
+        return _reduced([tensor], op, [label], f"allreduce {label}", prescale_factor, postscale_factor, node, wire)[0]
 
     @custom_gradient
     def reduce(x):
-        y = _reduced([x], op, [label], f"allreduce {label}", prescale_factor, postscale_factor, node)[0]
+        y = _reduced([x], op, [label], f"allreduce {label}", prescale_factor, postscale_factor, node, wire)[0]
 
-        def grad(dy):
+        def grad(dy):  # compressed as the values were (Horovod's casts are on both sides of the reduction)
             return _reduced([dy], op, [label + "/grad"], f"allreduce gradient {label}", prescale_factor,
-                            postscale_factor, node + "_grad")[0]
+                            postscale_factor, node + "_grad", wire)[0]
         return y, grad
     return reduce(tensor)
 
@@ -87,7 +93,7 @@ def grouped_allreduce(tensors, average=None, device_dense="", device_sparse="", 
     """allreduce of a list of tensors in one group: small ones share a fusion buffer."""
     _runtime.state()
     op = resolve_op(op, average, "grouped_allreduce")
-    _check_compression(compression, "grouped_allreduce")
+    wire = _wire_dtype(compression, "grouped_allreduce")
     if not isinstance(tensors, (list, tuple)):
         raise TypeError(f"grouped_allreduce: tensors must be a list of tensors, got {type(tensors).__name__}")
     tensors = [_checked(t, f"grouped_allreduce: tensors[{i}]", True) for i, t in enumerate(tensors)]
@@ -95,7 +101,7 @@ def grouped_allreduce(tensors, average=None, device_dense="", device_sparse="", 
     if not tensors:
         return []
     return _reduced(tensors, op, labels, "grouped_allreduce", prescale_factor, postscale_factor,
-                    _node_name("HorovodGroupedAllreduce", name or "group"))
+                    _node_name("HorovodGroupedAllreduce", name or "group"), wire)
 
 
 def _allgather_values(x, label):

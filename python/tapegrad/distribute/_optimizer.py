@@ -1,6 +1,6 @@
 """DistributedOptimizer: a Keras optimizer whose apply_gradients all-reduces the gradients first."""
 from tapegrad.distribute import _runtime
-from tapegrad.distribute._collectives import _check_compression, grouped_allreduce
+from tapegrad.distribute._collectives import _wire_dtype, grouped_allreduce
 from tapegrad.distribute._reduce import Average, resolve_op
 
 __all__ = ["DistributedOptimizer"]
@@ -15,7 +15,7 @@ def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="
     ``op=Sum``), in one group: small gradients share fusion buffers. Use it with ``model.fit`` or a
     custom loop; a loop that already uses DistributedGradientTape needs a plain optimizer."""
     _runtime.state()
-    _check_compression(compression, "DistributedOptimizer")
+    compressed = _wire_dtype(compression, "DistributedOptimizer")
     op = resolve_op(op, None, "DistributedOptimizer")
     if backward_passes_per_step != 1:
         from tapegrad.errors import UnimplementedError
@@ -28,11 +28,11 @@ def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="
 
     def apply_gradients(self, grads_and_vars, *args, **kwargs):
         pairs = list(grads_and_vars)
-        if _runtime.state().size == 1 and predivide == 1.0:  # Note [One rank] in _tape.py
+        if _runtime.state().size == 1 and predivide == 1.0 and compressed is None:  # Note [One rank] in _tape.py
             return base.apply_gradients(self, pairs, *args, **kwargs)
         present = [i for i, (g, _) in enumerate(pairs) if g is not None]
         reduced = grouped_allreduce([pairs[i][0] for i in present], op=op, prescale_factor=1.0 / predivide,
-                                    postscale_factor=predivide)
+                                    postscale_factor=predivide, compression=compression)
         for i, g in zip(present, reduced):
             pairs[i] = (g, pairs[i][1])
         return base.apply_gradients(self, pairs, *args, **kwargs)

@@ -7,7 +7,7 @@ thread while the sweep goes on, so communication overlaps the backward pass.
 Note [One rank]
 A job of one process combines each gradient with itself: every reduction op gives the value back
 (an average divides by 1). So with one rank and no predivide factor (whose scaling there and back
-could round), DistributedGradientTape and DistributedOptimizer return the tape's gradients as they
+could round) or compression (which rounds at every size), DistributedGradientTape and DistributedOptimizer return the tape's gradients as they
 are, without the streamed sweep, the buffers and the hand-offs to the communication thread, which
 cost a single-threaded MLP step about 6%. The same script's one-rank run is then as fast as the
 plain script, and the speed-up of more ranks is measured against that.
@@ -17,7 +17,7 @@ import time
 from tapegrad import _nest
 from tapegrad.distribute import _runtime
 from tapegrad.distribute._reduce import Average, Reduction, _Slot, plan, resolve_op
-from tapegrad.distribute._collectives import _check_compression, grouped_allreduce
+from tapegrad.distribute._collectives import _wire_dtype, grouped_allreduce
 from tapegrad._trace_context import current_trace
 
 __all__ = ["DistributedGradientTape"]
@@ -36,7 +36,8 @@ class DistributedGradientTape:
     def __init__(self, gradtape, device_dense="", device_sparse="", compression=None, sparse_as_dense=False,
                  op=Average, gradient_predivide_factor=1.0, num_groups=0, groups=None, process_set=None):
         _runtime.state()
-        _check_compression(compression, "DistributedGradientTape")
+        self._compression = compression
+        self._wire = _wire_dtype(compression, "DistributedGradientTape")
         self._op = resolve_op(op, None, "DistributedGradientTape")
         if gradient_predivide_factor != 1.0 and self._op is not Average:
             raise ValueError("DistributedGradientTape: gradient_predivide_factor needs op=Average")
@@ -60,7 +61,7 @@ class DistributedGradientTape:
     def gradient(self, target, sources, output_gradients=None, unconnected_gradients=None):
         st = _runtime.state()
         tape = self._tape_wrapped
-        if st.size == 1 and self._predivide == 1.0:  # Note [One rank]
+        if st.size == 1 and self._predivide == 1.0 and self._wire is None:  # Note [One rank]
             st.stats["steps"] += 1
             return tape.gradient(target, sources, output_gradients, unconnected_gradients)
         if output_gradients is not None or unconnected_gradients is not None:
@@ -70,13 +71,14 @@ class DistributedGradientTape:
         slots = [_Slot(i, s.shape, s.dtype, getattr(s, "name", None) or f"source {i}") for i, s in enumerate(flat)]
         scale = 1.0 / self._predivide
         if current_trace() is not None:
-            return _nest.pack_sequence_as(sources, _TracedStep(st, self._op, scale, self._predivide).gradient(
+            return _nest.pack_sequence_as(sources, _TracedStep(st, self._op, scale, self._predivide, self._wire).gradient(
                 tape, target, flat, slots))
         group = []
 
         def on_order(order):
             wanted = [slots[i] for i in order if slots[i].dtype.is_floating]
-            group.append(Reduction(st, "DistributedGradientTape.gradient", self._op, wanted, scale, self._predivide))
+            group.append(Reduction(st, "DistributedGradientTape.gradient", self._op, wanted, scale, self._predivide,
+                                   wire=self._wire))
 
         def on_final(i, g):
             group[0].final(i, g)
@@ -93,7 +95,8 @@ class DistributedGradientTape:
         flat = _nest.flatten(grads)
         present = [i for i, g in enumerate(flat) if g is not None]
         reduced = grouped_allreduce([flat[i] for i in present], op=self._op,
-                                    prescale_factor=1.0 / self._predivide, postscale_factor=self._predivide)
+                                    prescale_factor=1.0 / self._predivide, postscale_factor=self._predivide,
+                                    compression=self._compression)
         for i, r in zip(present, reduced):
             flat[i] = r
         return _nest.pack_sequence_as(grads, flat)
@@ -106,15 +109,15 @@ class _TracedStep:
     results and returns them. So in the graph too, communication runs while the rest of the
     backward pass computes. Each call of the graph starts a new Reduction at its first bucket."""
 
-    def __init__(self, st, op, prescale, postscale):
-        self.st, self.op, self.prescale, self.postscale = st, op, prescale, postscale
+    def __init__(self, st, op, prescale, postscale, wire):
+        self.st, self.op, self.prescale, self.postscale, self.wire = st, op, prescale, postscale, wire
         self.threshold = st.fusion_threshold  # frozen: the graph's nodes follow this trace's buckets
         self.current = None
 
     def _begin(self):
         fresh = [_Slot(s.index, s.shape, s.dtype, s.label) for s in self.slots]
         self.current = Reduction(self.st, "DistributedGradientTape.gradient", self.op, fresh, self.prescale,
-                                 self.postscale, self.threshold)
+                                 self.postscale, self.threshold, self.wire)
         return self.current
 
     def _start(self, indices):
