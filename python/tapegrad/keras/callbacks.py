@@ -1,7 +1,7 @@
 """keras.callbacks: Callback, History (per-epoch logs returned by fit) and a few common callbacks."""
-import numpy as np
+from tapegrad.keras._monitor import Monitor
 
-__all__ = ["Callback", "History", "EarlyStopping", "LambdaCallback", "TensorBoard"]
+__all__ = ["Callback", "History", "EarlyStopping", "LambdaCallback", "ModelCheckpoint", "TensorBoard"]
 
 
 class Callback:
@@ -41,34 +41,51 @@ class History(Callback):
 
 
 class EarlyStopping(Callback):
-    """Stops training when ``monitor`` has not improved by ``min_delta`` for ``patience`` epochs."""
+    """Stops training when ``monitor`` has not improved for ``patience`` epochs in a row, as Keras:
+    an epoch that does not beat the best by more than ``min_delta`` adds one to ``wait``; training
+    stops at the end of an epoch (not the first) once ``wait >= patience``. With
+    ``restore_best_weights``, the weights of the best epoch are set back when training ends, whether
+    it stopped early or ran all its epochs. ``baseline``: ``wait`` restarts only for values that
+    also beat it. Epochs before ``start_from_epoch`` are not monitored.
+    """
 
-    def __init__(self, monitor="val_loss", min_delta=0.0, patience=0, mode="auto", restore_best_weights=False,
-                 **kwargs):
+    def __init__(self, monitor="val_loss", min_delta=0.0, patience=0, verbose=0, mode="auto", baseline=None,
+                 restore_best_weights=False, start_from_epoch=0):
         super().__init__()
-        self.monitor, self.min_delta, self.patience = monitor, abs(min_delta), patience
-        self.sign = 1.0 if mode == "max" or (mode == "auto" and "acc" in monitor) else -1.0
-        self.restore_best_weights = restore_best_weights
+        self._monitor = Monitor("EarlyStopping", monitor, mode, min_delta)
+        self.monitor, self.min_delta = monitor, self._monitor.min_delta
+        self.patience, self.verbose, self.baseline = patience, verbose, baseline
+        self.restore_best_weights, self.start_from_epoch = restore_best_weights, start_from_epoch
+        self.wait, self.stopped_epoch, self.best, self.best_weights, self.best_epoch = 0, 0, None, None, 0
 
-    def on_train_begin(self, logs=None):
-        self.wait, self.best, self.best_weights, self.stopped_epoch = 0, -np.inf, None, 0
+    def on_train_begin(self, logs=None):  # an instance can serve several fit calls
+        self.wait, self.stopped_epoch, self.best, self.best_weights, self.best_epoch = 0, 0, None, None, 0
 
     def on_epoch_end(self, epoch, logs=None):
-        value = (logs or {}).get(self.monitor)
-        if value is None:
+        value = self._monitor.value(logs)
+        if value is None or epoch < self.start_from_epoch:
             return
-        score = self.sign * value
-        if score > self.best + self.min_delta:
-            self.best, self.wait = score, 0
+        if self.restore_best_weights and self.best_weights is None:
+            self.best_weights, self.best_epoch = self.model.get_weights(), epoch
+        self.wait += 1
+        if self._monitor.improves(value, self.best):
+            self.best, self.best_epoch = value, epoch
             if self.restore_best_weights:
                 self.best_weights = self.model.get_weights()
+            if self.baseline is None or self._monitor.improves(value, self.baseline):
+                self.wait = 0
             return
-        self.wait += 1
-        if self.wait > self.patience:
-            self.model.stop_training = True
+        if self.wait >= self.patience and epoch > 0:
             self.stopped_epoch = epoch
-            if self.restore_best_weights and self.best_weights is not None:
-                self.model.set_weights(self.best_weights)
+            self.model.stop_training = True
+
+    def on_train_end(self, logs=None):
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1}: early stopping")
+        if self.restore_best_weights and self.best_weights is not None:
+            if self.verbose > 0:
+                print(f"Restoring model weights from the end of the best epoch: {self.best_epoch + 1}.")
+            self.model.set_weights(self.best_weights)
 
 
 class LambdaCallback(Callback):
@@ -80,4 +97,5 @@ class LambdaCallback(Callback):
                 setattr(self, name, fn)
 
 
-from tapegrad.keras._tensorboard import TensorBoard  # noqa: E402  (it subclasses Callback)
+from tapegrad.keras._model_checkpoint import ModelCheckpoint  # noqa: E402  (they subclass Callback)
+from tapegrad.keras._tensorboard import TensorBoard  # noqa: E402

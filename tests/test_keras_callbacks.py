@@ -1,0 +1,61 @@
+"""fit with EarlyStopping and ModelCheckpoint: the best epoch's weights are the ones kept and saved."""
+import numpy as np
+
+from tapegrad import keras
+
+
+def small_model():
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(1)])
+    model.set_weights([np.ones((3, 1), np.float32), np.zeros(1, np.float32)])
+    model.compile(optimizer=keras.optimizers.SGD(0.1), loss="mse")
+    return model
+
+
+def test_best_epoch_is_restored_and_saved(tmp_path):
+    rng = np.random.RandomState(0)
+    x, y = rng.randn(16, 3).astype(np.float32), rng.randn(16, 1).astype(np.float32)
+    xv, yv = rng.randn(8, 3).astype(np.float32), rng.randn(8, 1).astype(np.float32)
+
+    class Snapshots(keras.callbacks.Callback):
+        def on_train_begin(self, logs=None):
+            self.weights = []
+
+        def on_epoch_end(self, epoch, logs=None):
+            self.weights.append(self.model.get_weights())
+
+    path = str(tmp_path / "best.weights.h5")
+    snaps = Snapshots()
+    model = small_model()
+    hist = model.fit(x, y, batch_size=8, epochs=6, validation_data=(xv, yv), shuffle=False, verbose=0,
+                     callbacks=[snaps, keras.callbacks.EarlyStopping(patience=1, restore_best_weights=True),
+                                keras.callbacks.ModelCheckpoint(path, save_weights_only=True, save_best_only=True)])
+    val = hist.history["val_loss"]
+    best = int(np.argmin(val))
+    # Keras stops once an epoch fails to improve (patience 1), and restores the best epoch even when
+    # training ran to the end
+    assert len(val) == 6 or val[-1] >= val[best]
+    for mine, kept in zip(model.get_weights(), snaps.weights[best]):
+        np.testing.assert_array_equal(mine, kept)
+    fresh = small_model()
+    fresh.load_weights(path)
+    for mine, saved in zip(fresh.get_weights(), snaps.weights[best]):
+        np.testing.assert_array_equal(mine, saved)
+
+
+def test_early_stopping_patience_one_stops_after_one_bad_epoch():
+    values = iter([0.5, 0.6, 0.4, 0.3])
+
+    class Fake:
+        stop_training = False
+
+        def get_weights(self):
+            return []
+
+    cb = keras.callbacks.EarlyStopping(patience=1)
+    cb.set_model(Fake())
+    cb.on_train_begin()
+    for epoch in range(4):
+        cb.on_epoch_end(epoch, {"val_loss": next(values)})
+        if cb.model.stop_training:
+            break
+    assert epoch == 1 and cb.stopped_epoch == 1  # TF's Keras stops at the first epoch without improvement
