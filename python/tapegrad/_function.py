@@ -366,7 +366,7 @@ def _flatten_outputs(result):
 
 def _result_value(result, flat, template, single):
     """The first call's result, as later calls will return it (numbers as tensors, variables read)."""
-    values = [t.read_value() if t._is_variable else t for t in flat]
+    values = [_core.Variable.read_value(t) if t._is_variable else t for t in flat]  # a plain copy
     if single:
         return values[0]
     if template is None or not flat:

@@ -258,6 +258,11 @@ class Variable(_core.Variable):
             self._assign_sub(delta)
         return self
 
+    def read_value(self):
+        """The current value as a new tensor. A tape records the read (gradients reach the variable)
+        and a tf.function graph reads the variable at every call, after the assignments before it."""
+        return _identity(self)
+
     def value(self):
         return self.read_value()
 
