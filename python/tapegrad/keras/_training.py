@@ -36,6 +36,28 @@ def _as_array(x, what):
     return np.asarray(x)
 
 
+def _show(bar, current, logs, finalize=False):
+    """Progress with the logs shown as the step returned them: they are running means already (the
+    metrics' results), so the bar does not average them again, as in Keras."""
+    bar.stateful_metrics.update(logs)
+    bar.update(current, list(logs.items()), finalize=finalize)
+
+
+def _samples(x, y, what):
+    """The number of samples in x, checked against y's; y may be None (a model with add_loss, or a
+    train_step of its own, trains on x alone)."""
+    if x is None:
+        raise ValueError(f"{what}: x must be given (arrays, tensors or a tf.data.Dataset)")
+    n_x = _multi_output.batch_size(x)
+    if y is not None and _multi_output.batch_size(y) != n_x:
+        raise ValueError(f"{what}: x has {n_x} samples but y has {_multi_output.batch_size(y)}")
+    return n_x
+
+
+def _take_or_none(y, idx):
+    return None if y is None else _multi_output.take(y, idx)
+
+
 def _class_weights(y, class_weight):
     """Keras's per-sample weights from ``{class index: weight}``: the class is argmax(y) for one-hot
     targets, else round(y); the keys must be 0 .. n_classes - 1."""
@@ -188,7 +210,10 @@ class TrainingMixin:
 
         x, sample_weight = (_multi_output.nest_map(as_tensor, v) for v in (x, sample_weight))
         y = _multi_output.nest_map(lambda v: _as_float(as_tensor(v), self.dtype), y)
-        data = (x, y) if sample_weight is None else (x, y, sample_weight)
+        if y is None and sample_weight is None:  # x alone, as Keras packs it (a tuple of inputs as (x,))
+            data = (x,) if isinstance(x, (tuple, list)) else x
+        else:
+            data = (x, y) if sample_weight is None else (x, y, sample_weight)
         return {k: float(v) for k, v in step(data).items()}
 
     # ---- loops
@@ -240,7 +265,7 @@ class TrainingMixin:
                 if steps_per_epoch is not None and step + 1 >= steps_per_epoch:
                     break
                 if steps is None or step + 1 < steps:
-                    bar.update(step + 1, list(logs.items()))
+                    _show(bar, step + 1, logs)
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 if data_adapter.is_dataset(validation_data):
@@ -252,7 +277,7 @@ class TrainingMixin:
                     val = self.evaluate(vx, vy, batch_size=validation_batch_size or batch_size or 32, verbose=0,
                                         sample_weight=vsw, return_dict=True)
                 epoch_logs.update({"val_" + k: v for k, v in val.items()})
-            bar.update(steps if steps is not None else step + 1, list(epoch_logs.items()), finalize=True)
+            _show(bar, steps if steps is not None else step + 1, epoch_logs, finalize=True)
             for c in cbs:
                 c.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
@@ -269,19 +294,17 @@ class TrainingMixin:
         """fit's batches of NumPy arrays (after validation_split and class_weight), and the validation data."""
         x, y = _as_array(x, "fit"), _as_array(y, "fit")
         sw = _as_array(sample_weight, "fit")
-        if x is None or y is None:
-            raise ValueError("fit: x and y must be given (or x as a tf.data.Dataset)")
-        n_x, n_y = _multi_output.batch_size(x), _multi_output.batch_size(y)
-        if n_x != n_y:
-            raise ValueError(f"fit: x has {n_x} samples but y has {n_y}")
+        n_x = _samples(x, y, "fit")
         if validation_split and validation_data is None:
             cut = int(n_x * (1.0 - validation_split))
             head, tail = slice(None, cut), slice(cut, None)
-            validation_data = (_multi_output.take(x, tail), _multi_output.take(y, tail)) + (
+            validation_data = (_multi_output.take(x, tail), _take_or_none(y, tail)) + (
                 (sw[cut:],) if sw is not None else ())
-            x, y = _multi_output.take(x, head), _multi_output.take(y, head)
+            x, y = _multi_output.take(x, head), _take_or_none(y, head)
             sw = sw[:cut] if sw is not None else None
         if class_weight is not None:
+            if y is None:
+                raise ValueError("fit: class_weight needs targets y: it weighs the samples by their class")
             if _multi_output.is_structure(y):
                 raise ValueError("fit: class_weight is not supported for a model with several outputs")
             cw = _class_weights(y, class_weight)
@@ -297,9 +320,7 @@ class TrainingMixin:
         else:
             x, y = _as_array(x, "evaluate"), _as_array(y, "evaluate")
             sw = _as_array(sample_weight, "evaluate")
-            n, n_y = _multi_output.batch_size(x), _multi_output.batch_size(y)
-            if n != n_y:
-                raise ValueError(f"evaluate: x has {n} samples but y has {n_y}")
+            _samples(x, y, "evaluate")
             batches = data_adapter.ArrayBatches(x, y, sw, batch_size or 32)
         verbose = 1 if verbose == "auto" else verbose
         bar = Progbar(batches.steps, verbose=verbose, stateful_metrics=self.metrics_names)
@@ -307,7 +328,7 @@ class TrainingMixin:
         logs = {}
         for step, (bx, by, bsw) in enumerate(batches.epoch()):
             logs = self._run_step("test_step", bx, by, bsw)
-            bar.update(step + 1, list(logs.items()))
+            _show(bar, step + 1, logs)
         if return_dict:
             return logs
         values = [logs[name] for name in self.metrics_names]
