@@ -256,7 +256,7 @@ def Assert(condition, data, summarize=None, name=None):  # noqa: N802 -- TF's na
         if _core._tracing():  # a known-false condition in a graph fails when the graph runs, as TF's
             condition = convert_to_tensor(False)
         else:
-            raise InvalidArgumentError(f"Expected '{condition}' to be true. Summarized data: "
+            raise InvalidArgumentError(f"Expected '{condition!s}' to be true. Summarized data: "
                                        + "\n".join(_eager_datum(d, summarize) for d in data))
     data = [d if isinstance(d, (str, Tensor)) else convert_to_tensor(d) for d in data]
     return _check(condition, data, summarize, None)
@@ -275,7 +275,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     atol = convert_to_tensor(10 * eps if atol is None else atol, dtype=x.dtype)
     ok = reduce_all(ew.less_equal(ew.abs(x - y), atol + rtol * ew.abs(y)))
     data = [f"{message}.  " if message else "",
-            f"x and y not equal to tolerance rtol = {rtol}, atol = {atol}",
+            f"x and y not equal to tolerance rtol = {rtol!s}, atol = {atol!s}",
             f"x ({_label(x)}) = ", x, f"y ({_label(y)}) = ", y]
     if _core._tracing():
         return _check(ok, data, summarize, None)

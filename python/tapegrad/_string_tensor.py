@@ -152,6 +152,9 @@ class StringTensor:
         from tapegrad._tensor import numpy_text
         return f"tf.Tensor({numpy_text(self.numpy())}, shape={self.shape}, dtype=string)"
 
+    def __format__(self, spec):  # as TF: NumPy's format of the value
+        return format(np.asarray(self.numpy()), spec)
+
     def __copy__(self):
         return self
 

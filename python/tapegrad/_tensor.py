@@ -112,9 +112,8 @@ def _format(self, spec):
     if not spec and _core._tracing():  # f"{x}" of a traced tensor: its symbolic text, as TF
         return str(self)
     _check_concrete(self, "format()")
-    if self._size == 1 and spec:
-        return format(self._item(), spec)
-    return format(str(self), spec)
+    # as TF: NumPy's format of the value ("{}".format(loss) shows the number, not the tensor's text)
+    return format(np.asarray(self.numpy()), spec)
 
 
 def _iter(self):
@@ -257,6 +256,11 @@ class Variable(_core.Variable):
         else:
             self._assign_sub(delta)
         return self
+
+    def __format__(self, spec):  # as TF's variables: the object's text, no format specification
+        if spec:
+            raise TypeError(f"unsupported format string passed to Variable.__format__: {spec!r}")
+        return str(self)
 
     def read_value(self):
         """The current value as a new tensor. A tape records the read (gradients reach the variable)
