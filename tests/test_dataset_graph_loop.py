@@ -224,7 +224,7 @@ def test_a_cnn_epoch_with_a_partial_last_batch_matches_eager():
         model(x[:1])
         return model, keras.optimizers.SGD(0.05)
 
-    loss_fn = keras.losses.CategoricalCrossentropy(from_logits=True)
+    loss_fn = keras.losses.CategoricalCrossentropy(from_logits=True, dtype="float64")  # float32 by default
 
     def step(parts, xb, yb):
         model, opt = parts

@@ -4,6 +4,7 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad.keras import _masking
+from tapegrad.keras import backend as _backend
 from tapegrad.keras.saving._serialization import AutoConfig
 
 __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
@@ -200,13 +201,22 @@ class Loss(AutoConfig):
             raise ValueError(f"Unknown reduction {reduction!r}; use 'sum_over_batch_size', 'sum' or 'none'")
         self.name = name or _snake(type(self).__name__)
         self.reduction = reduction
+        self._dtype = _compute_dtype(dtype, type(self).__name__)
+
+    @property
+    def dtype(self):
+        """The dtype the loss computes in (its name): ``dtype`` given to the constructor, else floatx then."""
+        return self._dtype.name
 
     def call(self, y_true, y_pred):
         raise NotImplementedError
 
     def __call__(self, y_true, y_pred, sample_weight=None):
         mask = _masking.get_keras_mask(y_pred) if _masking.masks_in_use() else None
-        values = self.call(y_true, y_pred)
+        # As Keras, both sides are converted to the loss's dtype first (float64 predictions give a
+        # float32 loss under the default floatx; integer labels become floats, as a custom call expects).
+        dtype = self._dtype
+        values = self.call(_in_dtype(y_true, dtype), _in_dtype(y_pred, dtype))
         if mask is not None:
             sample_weight = _masked_weight(mask, values.dtype, self.reduction, sample_weight)
         return _reduce(values, sample_weight, self.reduction)
@@ -217,6 +227,30 @@ class Loss(AutoConfig):
         return {**config, "name": self.name, "reduction": self.reduction}
 
 
+def _compute_dtype(dtype, owner):
+    """The DType a loss computes in: None means floatx (read at construction, as Keras); a dtype policy
+    (an object with ``compute_dtype``, or a "mixed_float16"-style name) gives its compute dtype."""
+    if dtype is None:
+        dtype = _backend.floatx()
+    dtype = getattr(dtype, "compute_dtype", dtype)
+    if isinstance(dtype, str) and dtype.startswith("mixed_"):
+        dtype = dtype[len("mixed_"):]
+    try:
+        return tf.as_dtype(dtype)
+    except (TypeError, ValueError):
+        raise ValueError(f"{owner}: dtype must be a dtype name or a dtype policy, got {dtype!r}") from None
+
+
+def _in_dtype(x, dtype):
+    """x converted to dtype: a NumPy array stays one (the loss functions read NumPy targets directly)."""
+    if type(x) is _Tensor:
+        return x if x.dtype is dtype else tf.cast(x, dtype)
+    if type(x) is np.ndarray:
+        target = dtype.as_numpy_dtype
+        return x if x.dtype == target else x.astype(target)
+    return tf.cast(tf.convert_to_tensor(x), dtype)
+
+
 def _snake(name):
     return "".join("_" + c.lower() if c.isupper() and i else c.lower() for i, c in enumerate(name))
 
@@ -224,8 +258,8 @@ def _snake(name):
 class LossFunctionWrapper(Loss):
     """A Loss from a per-instance function and its keyword arguments."""
 
-    def __init__(self, fn, reduction="sum_over_batch_size", name=None, **kwargs):
-        super().__init__(name=name, reduction=reduction)
+    def __init__(self, fn, reduction="sum_over_batch_size", name=None, dtype=None, **kwargs):
+        super().__init__(name=name, reduction=reduction, dtype=dtype)
         self.fn, self._fn_kwargs = fn, kwargs
 
     def call(self, y_true, y_pred):
@@ -233,11 +267,11 @@ class LossFunctionWrapper(Loss):
 
 
 def _loss_class(fn, class_name, default_name, **defaults):
-    def __init__(self, *args, reduction="sum_over_batch_size", name=default_name, **kwargs):
+    def __init__(self, *args, reduction="sum_over_batch_size", name=default_name, dtype=None, **kwargs):
         params = dict(defaults)
         params.update(zip(defaults, args))
         params.update(kwargs)
-        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **params)
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, dtype=dtype, **params)
 
     return type(class_name, (LossFunctionWrapper,), {"__init__": __init__, "__doc__": f"Class form of ``{fn.__name__}``."})
 
