@@ -39,9 +39,11 @@ def ref_adam(grads, lr=0.001, b1=0.9, b2=0.999, eps=1e-7, wd=0.0, amsgrad=False)
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
         vmax = np.maximum(vmax, v)
-        m_hat, v_hat = m / (1 - b1 ** t), (vmax if amsgrad else v) / (1 - b2 ** t)
+        # Keras raises the betas rounded to float32 to the power t (tests/test_keras_adam_float64.py)
+        b1t, b2t = float(np.float32(b1)) ** t, float(np.float32(b2)) ** t
+        m_hat, v_hat = m / (1 - b1t), (vmax if amsgrad else v) / (1 - b2t)
         # Keras folds the bias corrections into the rate, so epsilon is scaled by sqrt(1 - b2^t).
-        w = w - lr * m_hat / (np.sqrt(v_hat) + eps / math.sqrt(1 - b2 ** t))
+        w = w - lr * m_hat / (np.sqrt(v_hat) + eps / math.sqrt(1 - b2t))
     return w
 
 
