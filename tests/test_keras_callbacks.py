@@ -59,3 +59,25 @@ def test_early_stopping_patience_one_stops_after_one_bad_epoch():
         if cb.model.stop_training:
             break
     assert epoch == 1 and cb.stopped_epoch == 1  # TF's Keras stops at the first epoch without improvement
+
+
+def test_batch_hooks_reach_on_batch_end_and_lambda_callbacks():
+    seen = []
+
+    class OldStyle(keras.callbacks.Callback):
+        def on_batch_end(self, batch, logs=None):  # Keras calls it for every training batch
+            seen.append(("old", batch))
+
+        def on_test_begin(self, logs=None):
+            super().on_test_begin(logs)  # every Keras hook exists on the base class
+
+    lam = keras.callbacks.LambdaCallback(on_train_batch_end=lambda batch, logs: seen.append(("lambda", batch)),
+                                         on_batch_begin=lambda batch, logs: seen.append(("begin", batch)))
+    OldStyle().on_test_begin()
+    model = small_model()
+    x = np.ones((4, 3), np.float32)
+    model.fit(x, np.ones((4, 1), np.float32), batch_size=2, epochs=1, verbose=0, callbacks=[OldStyle(), lam])
+    assert seen == [("begin", 0), ("old", 0), ("lambda", 0), ("begin", 1), ("old", 1), ("lambda", 1)]
+    for hook in ("on_test_end", "on_test_batch_begin", "on_test_batch_end", "on_predict_begin", "on_predict_end",
+                 "on_predict_batch_begin", "on_predict_batch_end"):
+        assert callable(getattr(keras.callbacks.Callback(), hook))

@@ -20,8 +20,25 @@ class Callback:
     def on_train_end(self, logs=None): pass
     def on_epoch_begin(self, epoch, logs=None): pass
     def on_epoch_end(self, epoch, logs=None): pass
-    def on_train_batch_begin(self, batch, logs=None): pass
-    def on_train_batch_end(self, batch, logs=None): pass
+    def on_batch_begin(self, batch, logs=None): pass
+    def on_batch_end(self, batch, logs=None): pass
+
+    # As in Keras, the training-batch hooks default to the older on_batch_begin / on_batch_end, so a
+    # callback overriding only those still hears of every training batch.
+    def on_train_batch_begin(self, batch, logs=None):
+        self.on_batch_begin(batch, logs=logs)
+
+    def on_train_batch_end(self, batch, logs=None):
+        self.on_batch_end(batch, logs=logs)
+
+    def on_test_begin(self, logs=None): pass
+    def on_test_end(self, logs=None): pass
+    def on_test_batch_begin(self, batch, logs=None): pass
+    def on_test_batch_end(self, batch, logs=None): pass
+    def on_predict_begin(self, logs=None): pass
+    def on_predict_end(self, logs=None): pass
+    def on_predict_batch_begin(self, batch, logs=None): pass
+    def on_predict_batch_end(self, batch, logs=None): pass
 
 
 class History(Callback):
@@ -89,10 +106,16 @@ class EarlyStopping(Callback):
 
 
 class LambdaCallback(Callback):
-    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None, on_train_end=None, **kwargs):
+    """A callback from functions: each argument given (and any other ``on_...`` hook passed by
+    keyword, e.g. ``on_batch_end`` or ``on_test_end``) replaces that hook."""
+
+    def __init__(self, on_epoch_begin=None, on_epoch_end=None, on_train_begin=None, on_train_end=None,
+                 on_train_batch_begin=None, on_train_batch_end=None, **kwargs):
         super().__init__()
+        self.__dict__.update(kwargs)
         for name, fn in (("on_epoch_begin", on_epoch_begin), ("on_epoch_end", on_epoch_end),
-                         ("on_train_begin", on_train_begin), ("on_train_end", on_train_end)):
+                         ("on_train_begin", on_train_begin), ("on_train_end", on_train_end),
+                         ("on_train_batch_begin", on_train_batch_begin), ("on_train_batch_end", on_train_batch_end)):
             if fn is not None:
                 setattr(self, name, fn)
 
