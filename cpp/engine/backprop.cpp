@@ -352,6 +352,33 @@ void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int b
   }
 }
 
+// Note [Gradients inside the context]: gradient() called on a persistent tape inside its `with`
+// block (and not under stop_recording) records the sweep's ops on that tape, as TF does, so a
+// gradient of that gradient follows them: `u_x = tape.gradient(u, x)` in the block, then
+// `tape.gradient(u_x, x)` is u's second derivative (a PINN's one-tape form). The sweep reads
+// tape.entries while its rules run, so their new entries collect in a side list (Tape::sink) and
+// join the tape when the sweep ends. Elsewhere the tape records nothing of its own sweep.
+struct SweepRecording {
+  Tape& tape;
+  std::vector<TapeEntry> added;
+  bool records;
+  SweepRecording(Tape& t, const GradientRequest& req) : tape(t) {
+    auto& active = active_tapes();
+    records = t.persistent && !req.batch && t.paused == 0 && !t.sink &&
+              std::find(active.begin(), active.end(), &t) != active.end();
+    if (records) t.sink = &added;
+    else t.paused++;
+  }
+  ~SweepRecording() {
+    if (!records) {
+      tape.paused--;
+      return;
+    }
+    tape.sink = nullptr;
+    for (auto& e : added) tape.entries.push_back(std::move(e));
+  }
+};
+
 // The sweep of gradient(): targets and sources are read in place and source i's gradient is
 // written to result[i]. A streamed request (on_final) passes its own targets and sources.
 void run_sweep(Tape& tape, TensorSpan targets, TensorSpan sources, const GradientRequest& req, Tensor* result) {
@@ -363,8 +390,8 @@ void run_sweep(Tape& tape, TensorSpan targets, TensorSpan sources, const Gradien
   IdSet keep;
   for (auto& s : sources) keep.insert(s->id);
   GradMap grads;
-  tape.paused++;
   try {
+    SweepRecording recording(tape, req);
     initial_grads(grads, targets, req);
     const int64_t rows = req.batch ? req.output_gradients.at(0)->shape.at(0) : 0;
     FinalPlan finals;
@@ -377,11 +404,9 @@ void run_sweep(Tape& tape, TensorSpan targets, TensorSpan sources, const Gradien
     sweep(tape, p, grads, keep, req.batch, rows, !tape.persistent && !req.keep_tape, req, streamed ? &finals : nullptr,
           *ws);
   } catch (...) {
-    tape.paused--;
     if (!tape.persistent && !req.keep_tape) tape.used = true;
     throw;
   }
-  tape.paused--;
   if (!tape.persistent && !req.keep_tape) {
     tape.used = true;
     tape.entries.clear();

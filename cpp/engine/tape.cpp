@@ -101,7 +101,7 @@ static Tensor saved_value(const Tensor& t) {
 
 // Fills a new entry in place (no temporary entry to move: recording is on every op's path).
 static TapeEntry& add_entry(Tape* t, const Tensors& x) {
-  TapeEntry& e = t->entries.emplace_back();
+  TapeEntry& e = (t->sink ? *t->sink : t->entries).emplace_back();
   if (g_check_numerics && g_call_site) e.site = g_call_site();
   e.inputs.reserve(x.size());
   for (auto& xi : x) e.inputs.push_back(saved_value(xi));

@@ -34,6 +34,8 @@ struct Tape {
   int paused = 0;                     // stop_recording depth; also set during gradient()
   IdSet tracked;
   std::vector<TapeEntry> entries;
+  // While a sweep of this recording tape runs, new entries go here (Note [Gradients inside the context]).
+  std::vector<TapeEntry>* sink = nullptr;
   Tensors watched_variables;
 
   void watch(const Tensor& t);
