@@ -80,6 +80,11 @@ class Optimizer(AutoConfig):
 
     @learning_rate.setter
     def learning_rate(self, value):
+        if isinstance(getattr(self, "_learning_rate", None), LearningRateSchedule):
+            raise TypeError("This optimizer was created with a `LearningRateSchedule` object as its `learning_rate` "
+                            "constructor argument, hence its learning rate is not settable. If you need the learning "
+                            "rate to be settable, you should instantiate the optimizer with a float `learning_rate` "
+                            "argument.")
         if isinstance(value, tf.Tensor):
             value = float(value)
         if not (isinstance(value, LearningRateSchedule) or callable(value) or isinstance(value, (int, float))):
