@@ -8,6 +8,7 @@
 #include "graph/fusion.h"
 #include "graph/trace.h"
 #include "kernels/elementwise.h"
+#include "kernels/half.h"
 #include "ops/random.h"
 
 namespace tg {
@@ -443,6 +444,21 @@ void bind_ops(py::module_& m) {
     py::detail::array_proxy(view.ptr())->flags |= py::detail::npy_api::NPY_ARRAY_WRITEABLE_;
     return py::make_tuple(t, view);
   });
+  m.def("_float16", [](py::array src, py::array dst) {
+    // Converts float32/float64 src into float16 bits (a uint16 dst) or back, by which side is uint16.
+    const bool encode = dst.dtype().is(py::dtype::of<uint16_t>());
+    py::array real = encode ? src : dst, bits = encode ? dst : src;
+    const bool f32 = real.dtype().is(py::dtype::of<float>()), f64 = real.dtype().is(py::dtype::of<double>());
+    if (!(f32 || f64) || !bits.dtype().is(py::dtype::of<uint16_t>()) || src.size() != dst.size() ||
+        !(src.flags() & py::array::c_style) || !(dst.flags() & py::array::c_style) || !dst.writeable())
+      throw py::type_error("_float16(src, dst): C-contiguous arrays of one size, float32/float64 and uint16, dst writable");
+    void* out = dst.mutable_data();
+    const void* in = src.data();
+    const int64_t n = src.size();
+    py::gil_scoped_release nogil;
+    if (encode) f32 ? halves_from_floats((const float*)in, (uint16_t*)out, n) : halves_from_doubles((const double*)in, (uint16_t*)out, n);
+    else f32 ? floats_from_halves((const uint16_t*)in, (float*)out, n) : doubles_from_halves((const uint16_t*)in, (double*)out, n);
+  }, "float16 conversions for Compression.fp16 (cpp/kernels/half.h).");
   m.def("fill", [](std::vector<int64_t> shape, double v, int dtype) {
     if (dtype < 0 || dtype > 4) throw InvalidArgument(cat("Fill: invalid dtype code ", dtype));
     return full(shape, (DType)dtype, v);

@@ -15,7 +15,8 @@ same whatever the timing.
 
 Note [Wire dtype]
 With Horovod's ``Compression.fp16`` a floating bucket travels as float16: its values are rounded to
-float16 when they are packed (or, for a bucket of its own, copied), the ranks combine them
+float16 (round to nearest even, as NumPy's astype, by cpp/kernels/half.h: NumPy's own conversion
+was 25x slower on gradient-sized values) when they are packed, the ranks combine them
 (_allreduce_wire: each rank's float16 values are summed in float32 and rounded to float16 once),
 and the result is converted back to the tensor's dtype before it is scaled. Half the bytes cross
 between the ranks; the price is float16's precision and range (values beyond 65504 become inf),
@@ -172,46 +173,38 @@ class Reduction:
                     view[...] = 0
                 out[s.index] = s.value if s.value is not None else result
             return out
-        if b.direct:
+        if wire is not None:
+            self._reduce_wire(b, out)
+        elif b.direct:
             s = b.slots[0]
             send = _send_view(s, self.prescale)
             result, view = b.outputs[0]
-            recv = view
-            if wire is not None:
-                send = send.astype(wire)
-                recv = np.empty_like(send)
-            if st.size > 1 and wire is not None:
-                _allreduce_wire(st, send, recv, self.op.mpi_name)
-            elif st.size > 1:
-                st.comm.Allreduce(send, recv, op=mpi_op)
+            if st.size > 1:
+                st.comm.Allreduce(send, view, op=mpi_op)
             else:
-                np.copyto(recv, send)
-            if wire is not None:
-                np.copyto(view, recv)
+                np.copyto(view, send)
             _scale(view, self.scale, floating, self.divisor)
             out[s.index] = result
         else:
             total = b.nbytes // b.slots[0].dtype.size
-            buf = _fusion_buffer(st, wire or b.slots[0].dtype.as_numpy_dtype, total)
+            buf = _fusion_buffer(st, b.slots[0].dtype.as_numpy_dtype, total)
             offset = 0
             for s in b.slots:
                 n = s.nbytes // s.dtype.size
                 if s.value is None:
                     buf[offset:offset + n] = 0
                 else:
-                    np.copyto(buf[offset:offset + n], np.asarray(s.value).reshape(-1), casting="same_kind")
+                    np.copyto(buf[offset:offset + n], np.asarray(s.value).reshape(-1))
                 offset += n
             if self.prescale != 1:
                 _scale(buf, self.prescale, floating, 1)
-            if st.size > 1 and wire is not None:
-                _allreduce_wire(st, buf, buf, self.op.mpi_name)
-            elif st.size > 1:
+            if st.size > 1:
                 st.comm.Allreduce(MPI.IN_PLACE, buf, op=mpi_op)
             offset = 0
             for s, (result, view) in zip(b.slots, b.outputs):
                 n = s.nbytes // s.dtype.size
                 part = buf[offset:offset + n].reshape(s.shape)
-                if self.scale != 1 and floating and wire is None:
+                if self.scale != 1 and floating:
                     np.multiply(part, self.scale, out=view)
                 else:
                     np.copyto(view, part)
@@ -226,31 +219,55 @@ class Reduction:
         st.stats["comm_seconds"] += t1 - t0
         return out
 
+    def _reduce_wire(self, b, out):
+        """A floating bucket sent as float16 bits (Note [Wire dtype]), one tensor or packed alike."""
+        st = self.st
+        bits = _fusion_buffer(st, np.uint16, b.nbytes // b.slots[0].dtype.size)
+        offset = 0
+        for s in b.slots:
+            n = s.nbytes // s.dtype.size
+            if s.value is None:
+                bits[offset:offset + n] = 0
+            else:
+                v = np.asarray(s.value).reshape(-1)
+                _core._float16(v * v.dtype.type(self.prescale) if self.prescale != 1 else v, bits[offset:offset + n])
+            offset += n
+        if st.size > 1:
+            _allreduce_wire(st, bits, self.op.mpi_name)
+        offset = 0
+        for s, (result, view) in zip(b.slots, b.outputs):
+            n = s.nbytes // s.dtype.size
+            _core._float16(bits[offset:offset + n], view.reshape(-1))
+            _scale(view, self.scale, True, self.divisor)
+            out[s.index] = result
+            offset += n
+
 
 _COMBINE = {"SUM": np.add, "MIN": np.minimum, "MAX": np.maximum, "PROD": np.multiply}
 
 
-def _allreduce_wire(st, send, recv, mpi_name):
-    """All-reduce of a float16 buffer (Note [Wire dtype]) as a reduce-scatter and an all-gather of
-    its bytes: rank k receives everyone's k-th chunk, combines them in float32 in rank order and
-    rounds once; then every rank gathers the chunks. MPI's own float16 reduction was 5x slower than
-    its float32 one here, so MPI only moves the bytes. recv may be send."""
+def _allreduce_wire(st, bits, mpi_name):
+    """All-reduce, in place, of float16 values held as uint16 bits (Note [Wire dtype]) as a
+    reduce-scatter and an all-gather of the bits: rank k receives everyone's k-th chunk, combines
+    them in float32 in rank order and rounds once; then every rank gathers the chunks. MPI's own
+    float16 reduction was 5x slower than its float32 one here, so MPI only moves the bits."""
     MPI, n = st.MPI, st.size
-    total = send.size
+    total = bits.size
     chunk = -(-total // n)
     starts = [min(total, k * chunk) for k in range(n)]
     counts = [min(total, (k + 1) * chunk) - starts[k] for k in range(n)]
     mine = counts[st.rank]
     parts = np.empty((n, mine), np.uint16)
-    st.comm.Alltoallv([send.view(np.uint16), counts, starts, MPI.UINT16_T],
+    st.comm.Alltoallv([bits, counts, starts, MPI.UINT16_T],
                       [parts, [mine] * n, [mine * k for k in range(n)], MPI.UINT16_T])
-    halves = parts.view(np.float16)
-    combined = halves[0].astype(np.float32)
+    combined, other = np.empty(mine, np.float32), np.empty(mine, np.float32)
+    _core._float16(parts[0], combined)
     for k in range(1, n):
-        _COMBINE[mpi_name](combined, halves[k], out=combined)
-    reduced = combined.astype(np.float16)
-    st.comm.Allgatherv([reduced.view(np.uint16), mine, MPI.UINT16_T],
-                       [recv.view(np.uint16), counts, starts, MPI.UINT16_T])
+        _core._float16(parts[k], other)
+        _COMBINE[mpi_name](combined, other, out=combined)
+    reduced = np.empty(mine, np.uint16)
+    _core._float16(combined, reduced)
+    st.comm.Allgatherv([reduced, mine, MPI.UINT16_T], [bits, counts, starts, MPI.UINT16_T])
 
 
 def _send_view(s, prescale):
