@@ -271,7 +271,7 @@ def test_bad_model_files_raise_clear_errors(tmp_path):
     good = tmp_path / "g.keras"
     model.save(good)
     with pytest.raises(ValueError, match=r"\.keras"):
-        model.save(tmp_path / "m.h5")
+        model.save(tmp_path / "m.pb")
     with pytest.raises(ValueError, match="File not found"):
         keras.models.load_model(tmp_path / "none.keras")
     truncated = tmp_path / "t.keras"
@@ -318,3 +318,12 @@ def test_save_weights_is_atomic_too(tmp_path, monkeypatch):
         model.save_weights(path)
     monkeypatch.undo()
     assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["w.weights.npz"]
+
+
+def test_h5_without_h5py_says_how_to_install_it(tmp_path, monkeypatch):
+    import sys
+    monkeypatch.setitem(sys.modules, "h5py", None)  # as if the h5 extra were not installed
+    model = keras.Sequential([keras.Input(shape=(4,)), keras.layers.Dense(2)])
+    with pytest.raises(ImportError, match=r"tapegrad\[h5\]"):
+        model.save(tmp_path / "m.h5")
+    assert not list(tmp_path.iterdir())  # nothing half-written

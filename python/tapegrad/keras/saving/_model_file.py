@@ -12,7 +12,8 @@ Loading rebuilds the model from its config (custom classes through custom_object
 register_keras_serializable), builds it from build_config, checks every weight's shape, then assigns,
 compiles with compile_config and restores the optimizer's state. The weights are NumPy archives, not
 Keras's HDF5 "model.weights.h5": real Keras ``.keras`` files do not load here, nor these in Keras.
-A functional model plugs in through its own get_config / from_config, like Sequential's.
+A functional model plugs in through its own get_config / from_config, like Sequential's. A path
+ending in ``.h5`` holds the same content in HDF5 (Note [HDF5 model files] in _h5_file.py).
 """
 import datetime
 import io
@@ -25,6 +26,7 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad.keras import _saving
+from tapegrad.keras.saving import _h5_file
 from tapegrad.keras.saving._serialization import (CustomObjectScope, deserialize_keras_object,
                                                   serialize_keras_object)
 
@@ -36,9 +38,9 @@ _MEMBERS = ("metadata.json", "config.json", "model.weights.npz")
 
 def _check_path(filepath, what):
     filepath = os.fspath(filepath)
-    if not filepath.endswith(".keras"):
+    if not filepath.endswith((".keras",) + _h5_file.SUFFIXES):
         raise ValueError(f"{what}: invalid filepath extension for saving {filepath!r}. Add a `.keras` extension "
-                         "(the native format; HDF5 `.h5` files and SavedModel directories are not supported)")
+                         "(the native format) or `.h5`; SavedModel directories are not supported")
     return filepath
 
 
@@ -51,17 +53,19 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs
     shape = model._saved_build_shape()
     if shape is not None:
         config["build_config"] = {"input_shape": serialize_keras_object(shape)}
-    members = {"config.json": None, "model.weights.npz": _npz(model.weights)}
-    opt = getattr(model, "optimizer", None)
+    opt, optimizer_variables = getattr(model, "optimizer", None), None
     if getattr(model, "compiled", False) and model._compile_config() is not None:
         config["compile_config"] = model._compile_config()
         if include_optimizer and opt is not None:
-            members["optimizer.weights.npz"] = _npz(opt.variables)
-    members["config.json"] = json.dumps(config, indent=1).encode()
-    members["metadata.json"] = json.dumps({"format": FORMAT, "keras_version": "3 (tapegrad)",
-                                           "tapegrad_version": tf.__version__,
-                                           "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")
-                                           }).encode()
+            optimizer_variables = opt.variables
+    metadata = {"format": FORMAT, "keras_version": "3 (tapegrad)", "tapegrad_version": tf.__version__,
+                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
+    if filepath.endswith(_h5_file.SUFFIXES):
+        return _h5_file.write(filepath, FORMAT, metadata, config, model.weights, optimizer_variables)
+    members = {"config.json": json.dumps(config, indent=1).encode(), "model.weights.npz": _npz(model.weights),
+               "metadata.json": json.dumps(metadata).encode()}
+    if optimizer_variables is not None:
+        members["optimizer.weights.npz"] = _npz(optimizer_variables)
 
     def write(f):
         with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
@@ -97,16 +101,11 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     ``compile``, its compile() arguments and optimizer state. Custom classes come from ``custom_objects``
     or ``keras.saving.register_keras_serializable``."""
     filepath = _check_path(filepath, "load_model")
-    members = _read(filepath)
-    try:
-        metadata = json.loads(members["metadata.json"])
-        config = json.loads(members["config.json"])
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"load_model: {filepath} holds invalid JSON: {e}") from None
-    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
-        raise ValueError(f"load_model: {filepath} is not a {FORMAT} file (a Keras file? see the README)")
     where = f"load_model: {filepath}"
-    paths, arrays = _saving.read_weights(io.BytesIO(members["model.weights.npz"]), where + " model.weights.npz")
+    if filepath.endswith(_h5_file.SUFFIXES):
+        metadata, config, (paths, arrays), optimizer_weights = _h5_file.read(filepath, FORMAT)
+    else:
+        metadata, config, (paths, arrays), optimizer_weights = _read_zip(filepath, where)
     with CustomObjectScope(custom_objects or {}):
         model = deserialize_keras_object({k: v for k, v in config.items() if k not in ("build_config", "compile_config")})
         build = config.get("build_config")
@@ -117,18 +116,34 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
         compile_config = config.get("compile_config")
         if compile and compile_config:
             model.compile(**{k: deserialize_keras_object(v) for k, v in compile_config.items()})
-            if "optimizer.weights.npz" in members:
-                _restore_optimizer(model, members["optimizer.weights.npz"], where)
+            if optimizer_weights is not None:
+                _restore_optimizer(model, *optimizer_weights, where)
     return model
 
 
-def _restore_optimizer(model, data, where):
+def _read_zip(filepath, where):
+    """(metadata, config, (paths, arrays), optimizer (paths, arrays) or None) of a .keras file."""
+    members = _read(filepath)
+    try:
+        metadata = json.loads(members["metadata.json"])
+        config = json.loads(members["config.json"])
+    except (ValueError, UnicodeDecodeError) as e:
+        raise ValueError(f"load_model: {filepath} holds invalid JSON: {e}") from None
+    if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
+        raise ValueError(f"load_model: {filepath} is not a {FORMAT} file (a Keras file? see the README)")
+    weights = _saving.read_weights(io.BytesIO(members["model.weights.npz"]), where + " model.weights.npz")
+    optimizer = None
+    if "optimizer.weights.npz" in members:
+        optimizer = _saving.read_weights(io.BytesIO(members["optimizer.weights.npz"]), where + " optimizer.weights.npz")
+    return metadata, config, weights, optimizer
+
+
+def _restore_optimizer(model, paths, arrays, where):
     opt = model.optimizer
-    paths, arrays = _saving.read_weights(io.BytesIO(data), where + " optimizer.weights.npz")
     if len(arrays) > 1:  # slots were made: make them here too, in the order training made them
         opt.build(model.trainable_variables)
         opt.built = True
-    _saving.check_weights(paths, arrays, opt.variables, where + " optimizer.weights.npz")
+    _saving.check_weights(paths, arrays, opt.variables, where + " optimizer weights")
     _saving.assign_weights(arrays, opt.variables)
 
 
