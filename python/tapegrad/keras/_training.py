@@ -18,7 +18,7 @@ from tapegrad.keras import _multi_output
 from tapegrad.keras import losses as losses_mod
 from tapegrad.keras import metrics as metrics_mod
 from tapegrad.keras import optimizers as optimizers_mod
-from tapegrad.keras.callbacks import Callback, History
+from tapegrad.keras.callbacks import Callback, CallbackList
 from tapegrad.keras.utils import Progbar
 
 __all__ = ["TrainingMixin"]
@@ -52,6 +52,16 @@ def _samples(x, y, what):
     if y is not None and _multi_output.batch_size(y) != n_x:
         raise ValueError(f"{what}: x has {n_x} samples but y has {_multi_output.batch_size(y)}")
     return n_x
+
+
+def _callback_list(callbacks, model, add_history=False, **params):
+    """The CallbackList fit / evaluate / predict call their hooks on: the one given (fit passes its own to
+    the validation pass), else one over the given callbacks (what is not a Callback is left out), set up
+    with the model and params; fit's adds a History after them unless one is among them, as Keras."""
+    if isinstance(callbacks, CallbackList):
+        return callbacks
+    return CallbackList([c for c in (callbacks or []) if isinstance(c, Callback)], add_history=add_history,
+                        model=model, **params)
 
 
 def _take_or_none(y, idx):
@@ -236,30 +246,23 @@ class TrainingMixin:
                                                            validation_split, validation_data, class_weight)
             batch_size = batches.batch_size
         steps = batches.steps
+        cbs = _callback_list(callbacks, self, add_history=True, verbose=verbose, epochs=epochs, steps=steps)
         verbose = 1 if verbose == "auto" else verbose
-        history = History()
-        cbs = [c for c in (callbacks or []) if isinstance(c, Callback)] + [history]
-        params = {"epochs": epochs, "steps": steps, "verbose": verbose}
-        for c in cbs:
-            c.set_model(self)
-            c.set_params(params)
-            c.on_train_begin()
         self.stop_training = False
+        cbs.on_train_begin()
+        training_logs = None
         for epoch in range(initial_epoch, epochs):
             self.reset_metrics()
-            for c in cbs:
-                c.on_epoch_begin(epoch)
+            cbs.on_epoch_begin(epoch)
             if verbose:
                 print(f"Epoch {epoch + 1}/{epochs}")
             bar = Progbar(steps, verbose=verbose, stateful_metrics=self.metrics_names)
             logs = {}
             step = -1
             for step, (bx, by, bsw) in enumerate(batches.epoch()):
-                for c in cbs:
-                    c.on_train_batch_begin(step)
+                cbs.on_train_batch_begin(step)
                 logs = self._run_step("train_step", bx, by, bsw)
-                for c in cbs:
-                    c.on_train_batch_end(step, logs)
+                cbs.on_train_batch_end(step, logs)
                 if self.stop_training:  # as in Keras, a callback can stop within an epoch
                     break
                 if steps_per_epoch is not None and step + 1 >= steps_per_epoch:
@@ -269,25 +272,21 @@ class TrainingMixin:
             epoch_logs = dict(logs)
             if validation_data is not None and (epoch + 1) % validation_freq == 0:
                 if data_adapter.is_dataset(validation_data):
-                    val = self.evaluate(validation_data, steps=validation_steps, verbose=0,
+                    val = self.evaluate(validation_data, steps=validation_steps, verbose=0, callbacks=cbs,
                                         return_dict=True)
                 else:
                     vx, vy = validation_data[0], validation_data[1]
                     vsw = validation_data[2] if len(validation_data) > 2 else None
                     val = self.evaluate(vx, vy, batch_size=validation_batch_size or batch_size or 32, verbose=0,
-                                        sample_weight=vsw, return_dict=True)
+                                        sample_weight=vsw, callbacks=cbs, return_dict=True)
                 epoch_logs.update({"val_" + k: v for k, v in val.items()})
             _show(bar, steps if steps is not None else step + 1, epoch_logs, finalize=True)
-            for c in cbs:
-                c.on_epoch_end(epoch, epoch_logs)
+            cbs.on_epoch_end(epoch, epoch_logs)
+            training_logs = epoch_logs
             if self.stop_training:
                 break
-        for c in cbs:
-            c.on_train_end()
-        self.history = history
-        history.model = self
-        history.params = params
-        return history
+        cbs.on_train_end(training_logs)
+        return self.history
 
     def _array_batches(self, x, y, sample_weight, batch_size, shuffle, validation_split, validation_data,
                        class_weight):
@@ -322,13 +321,21 @@ class TrainingMixin:
             sw = _as_array(sample_weight, "evaluate")
             _samples(x, y, "evaluate")
             batches = data_adapter.ArrayBatches(x, y, sw, batch_size or 32)
+        cbs = _callback_list(callbacks, self, verbose=verbose, epochs=1, steps=batches.steps)
         verbose = 1 if verbose == "auto" else verbose
         bar = Progbar(batches.steps, verbose=verbose, stateful_metrics=self.metrics_names)
+        self.stop_evaluating = False
+        cbs.on_test_begin()
         self.reset_metrics()
         logs = {}
         for step, (bx, by, bsw) in enumerate(batches.epoch()):
+            cbs.on_test_batch_begin(step)
             logs = self._run_step("test_step", bx, by, bsw)
+            cbs.on_test_batch_end(step, logs)
             _show(bar, step + 1, logs)
+            if self.stop_evaluating:  # as in Keras, a callback can end the pass early
+                break
+        cbs.on_test_end(logs)  # the hooks see the logs sorted by name, as in Keras
         if return_dict:
             return logs
         values = [logs[name] for name in self.metrics_names]
@@ -340,12 +347,20 @@ class TrainingMixin:
             batches = data_adapter.DatasetBatches(x, None, batch_size, steps, "predict")
         else:
             batches = data_adapter.ArrayBatches(_as_array(x, "predict"), None, None, batch_size or 32)
+        cbs = _callback_list(callbacks, self, verbose=verbose, epochs=1, steps=batches.steps)
         verbose = 1 if verbose == "auto" else verbose
         bar = Progbar(batches.steps, verbose=verbose)
+        self.stop_predicting = False
+        cbs.on_predict_begin()
         outs = []
         for step, (bx, _, _) in enumerate(batches.epoch()):
+            cbs.on_predict_batch_begin(step)
             outs.append(self(bx, training=False))
+            cbs.on_predict_batch_end(step, {"outputs": outs[-1]})
             bar.update(step + 1)
+            if self.stop_predicting:
+                break
+        cbs.on_predict_end()
         if not outs:
             return np.zeros((0,))
         if isinstance(outs[0], (list, tuple, dict)):  # several outputs: each concatenated over the batches

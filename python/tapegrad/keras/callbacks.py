@@ -1,7 +1,8 @@
-"""keras.callbacks: Callback, History (per-epoch logs returned by fit) and a few common callbacks."""
+"""keras.callbacks: Callback, History (per-epoch logs returned by fit), CallbackList (how fit / evaluate /
+predict call them) and a few common callbacks."""
 from tapegrad.keras._monitor import Monitor
 
-__all__ = ["Callback", "History", "EarlyStopping", "LambdaCallback", "ModelCheckpoint", "TensorBoard",
+__all__ = ["Callback", "CallbackList", "History", "EarlyStopping", "LambdaCallback", "ModelCheckpoint", "TensorBoard",
            "ReduceLROnPlateau", "LearningRateScheduler", "CSVLogger", "TerminateOnNaN"]
 
 
@@ -121,7 +122,8 @@ class LambdaCallback(Callback):
                 setattr(self, name, fn)
 
 
-from tapegrad.keras._model_checkpoint import ModelCheckpoint  # noqa: E402  (they subclass Callback)
+from tapegrad.keras._callback_list import CallbackList  # noqa: E402  (they subclass Callback)
+from tapegrad.keras._model_checkpoint import ModelCheckpoint  # noqa: E402
 from tapegrad.keras._tensorboard import TensorBoard  # noqa: E402
 from tapegrad.keras._lr_callbacks import LearningRateScheduler, ReduceLROnPlateau  # noqa: E402
 from tapegrad.keras._csv_logger import CSVLogger, TerminateOnNaN  # noqa: E402
