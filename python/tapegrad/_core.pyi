@@ -113,7 +113,7 @@ class Tensor:
         ...
     def _item(self) -> typing.Any:
         ...
-    def get_shape(self):
+    def get_shape(self, _varying_dims = ...):
         """
         TF's static shape: inside a tf.function a size computed from values at each call (the rows of
             tf.boolean_mask's result) is None, as in TF (Note [Varying dimensions] in cpp/graph/varying_dims.cpp).
@@ -148,7 +148,7 @@ class Tensor:
     def ndim(self) -> int:
         ...
     @property
-    def shape(self):
+    def shape(self, _varying_dims = ...):
         """
         The shape, as a TensorShape (None for a size computed at each call).
         """
@@ -353,6 +353,10 @@ def _describe_traced(arg0: Tensor) -> str:
     ...
 def _empty_with_view(arg0: collections.abc.Sequence[typing.SupportsInt | typing.SupportsIndex], arg1: typing.SupportsInt | typing.SupportsIndex) -> tuple[Tensor, numpy.ndarray]:
     ...
+def _float16(arg0: numpy.ndarray, arg1: numpy.ndarray) -> None:
+    """
+    float16 conversions for Compression.fp16 (cpp/kernels/half.h).
+    """
 def _fresh_view(arg0: Tensor) -> Tensor:
     """
     A tensor with its own id and t's value: what a traced function receives for each tensor argument.
