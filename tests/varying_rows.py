@@ -51,3 +51,12 @@ def check_one_trace(name, body, order, tol, needs_rows=False, equal_nan=False):
         np.testing.assert_allclose(grad.numpy(), want_grad, rtol=tol, atol=tol, equal_nan=equal_nan,
                                    err_msg=f"{name}'s gradient with {rows} rows")
     assert f.experimental_get_tracing_count() == 1
+
+
+def check_refused(body):
+    """body, traced over a tensor whose rows vary, refuses with UnimplementedError rather than keep a size."""
+    @tf.function(input_signature=SPEC)
+    def f(mask):
+        return body(tf.boolean_mask(tf.constant(X), mask))
+    with pytest.raises(tf.errors.UnimplementedError, match="changes from call to call"):
+        f(tf.constant(MASKS[3]))
