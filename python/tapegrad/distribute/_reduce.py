@@ -188,29 +188,23 @@ class Reduction:
         else:
             total = b.nbytes // b.slots[0].dtype.size
             buf = _fusion_buffer(st, b.slots[0].dtype.as_numpy_dtype, total)
-            offset = 0
-            for s in b.slots:
-                n = s.nbytes // s.dtype.size
+            for s, span in _spans(b.slots):
                 if s.value is None:
-                    buf[offset:offset + n] = 0
+                    buf[span] = 0
                 else:
-                    np.copyto(buf[offset:offset + n], np.asarray(s.value).reshape(-1))
-                offset += n
+                    np.copyto(buf[span], np.asarray(s.value).reshape(-1))
             if self.prescale != 1:
                 _scale(buf, self.prescale, floating, 1)
             if st.size > 1:
                 st.comm.Allreduce(MPI.IN_PLACE, buf, op=mpi_op)
-            offset = 0
-            for s, (result, view) in zip(b.slots, b.outputs):
-                n = s.nbytes // s.dtype.size
-                part = buf[offset:offset + n].reshape(s.shape)
+            for (s, span), (result, view) in zip(_spans(b.slots), b.outputs):
+                part = buf[span].reshape(s.shape)
                 if self.scale != 1 and floating:
                     np.multiply(part, self.scale, out=view)
                 else:
                     np.copyto(view, part)
                     _scale(view, self.scale, floating, self.divisor)
                 out[s.index] = result
-                offset += n
         b.outputs = None
         t1 = time.perf_counter()
         self.intervals.append((t0, t1))
@@ -223,24 +217,27 @@ class Reduction:
         """A floating bucket sent as float16 bits (Note [Wire dtype]), one tensor or packed alike."""
         st = self.st
         bits = _fusion_buffer(st, np.uint16, b.nbytes // b.slots[0].dtype.size)
-        offset = 0
-        for s in b.slots:
-            n = s.nbytes // s.dtype.size
+        for s, span in _spans(b.slots):
             if s.value is None:
-                bits[offset:offset + n] = 0
+                bits[span] = 0
             else:
                 v = np.asarray(s.value).reshape(-1)
-                _core._float16(v * v.dtype.type(self.prescale) if self.prescale != 1 else v, bits[offset:offset + n])
-            offset += n
+                _core._float16(v * v.dtype.type(self.prescale) if self.prescale != 1 else v, bits[span])
         if st.size > 1:
             _allreduce_wire(st, bits, self.op.mpi_name)
-        offset = 0
-        for s, (result, view) in zip(b.slots, b.outputs):
-            n = s.nbytes // s.dtype.size
-            _core._float16(bits[offset:offset + n], view.reshape(-1))
+        for (s, span), (result, view) in zip(_spans(b.slots), b.outputs):
+            _core._float16(bits[span], view.reshape(-1))
             _scale(view, self.scale, True, self.divisor)
             out[s.index] = result
-            offset += n
+
+
+def _spans(slots):
+    """(slot, its slice of the bucket's buffer), in packing order."""
+    offset = 0
+    for s in slots:
+        n = s.nbytes // s.dtype.size
+        yield s, slice(offset, offset + n)
+        offset += n
 
 
 _COMBINE = {"SUM": np.add, "MIN": np.minimum, "MAX": np.maximum, "PROD": np.multiply}
