@@ -36,14 +36,3 @@ def test_traced_read_value_sees_each_calls_assignment():
     got = [[t.numpy().tolist() for t in step(tf.constant([i + 1.0, 10.0 * (i + 1)]))] for i in range(3)]
     assert got == [[21.0, [1.0, 10.0], [1.0, 10.0]], [42.0, [2.0, 20.0], [2.0, 20.0]],
                    [63.0, [3.0, 30.0], [3.0, 30.0]]]
-
-
-def test_traced_function_returning_a_variable_returns_its_value():
-    v = tf.Variable(1.0)
-
-    @tf.function
-    def bump():
-        v.assign_add(1.0)
-        return v
-
-    assert [float(bump()) for _ in range(3)] == [2.0, 3.0, 4.0]

@@ -84,20 +84,15 @@ def _begin_end(name):
     return hook
 
 
-def _per_epoch(name):
-    def hook(self, epoch, logs=None):
+def _indexed(name, logs_by_keyword):
+    """A hook taking an epoch or batch number; Keras passes a batch hook's logs by keyword."""
+    def hook(self, index, logs=None):
         logs = plain_logs(logs)
         for c in self.callbacks:
-            getattr(c, name)(epoch, logs)
-    hook.__name__ = name
-    return hook
-
-
-def _per_batch(name):
-    def hook(self, batch, logs=None):
-        logs = plain_logs(logs)
-        for c in self.callbacks:
-            getattr(c, name)(batch, logs=logs)
+            if logs_by_keyword:
+                getattr(c, name)(index, logs=logs)
+            else:
+                getattr(c, name)(index, logs)
     hook.__name__ = name
     return hook
 
@@ -105,7 +100,7 @@ def _per_batch(name):
 for _stage in ("train", "test", "predict"):
     for _edge in ("begin", "end"):
         setattr(CallbackList, f"on_{_stage}_{_edge}", _begin_end(f"on_{_stage}_{_edge}"))
-        setattr(CallbackList, f"on_{_stage}_batch_{_edge}", _per_batch(f"on_{_stage}_batch_{_edge}"))
+        setattr(CallbackList, f"on_{_stage}_batch_{_edge}", _indexed(f"on_{_stage}_batch_{_edge}", True))
 for _edge in ("begin", "end"):
-    setattr(CallbackList, f"on_epoch_{_edge}", _per_epoch(f"on_epoch_{_edge}"))
-    setattr(CallbackList, f"on_batch_{_edge}", _per_batch(f"on_batch_{_edge}"))
+    setattr(CallbackList, f"on_epoch_{_edge}", _indexed(f"on_epoch_{_edge}", False))
+    setattr(CallbackList, f"on_batch_{_edge}", _indexed(f"on_batch_{_edge}", True))
