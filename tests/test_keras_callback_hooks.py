@@ -59,22 +59,16 @@ def make_model():
 X = np.arange(30, dtype=np.float32).reshape(10, 3) / 30
 Y = np.ones((10, 2), np.float32)
 
-TF_VALIDATION_PASS = [
-    "on_test_begin ",
-    "on_test_batch_begin 0 ",
-    "on_test_batch_end 0 loss,mae",
-    "on_test_batch_begin 1 ",
-    "on_test_batch_end 1 loss,mae",
-    "on_test_end loss,mae",
-]
-TF_TRAINING_EPOCH = [
-    "on_train_batch_begin 0 ",
-    "on_train_batch_end 0 loss,mae",
-    "on_train_batch_begin 1 ",
-    "on_train_batch_end 1 loss,mae",
-    "on_train_batch_begin 2 ",
-    "on_train_batch_end 2 loss,mae",
-]
+
+
+def batch_calls(stage, batches):
+    """The begin/end pair of each batch of a training or test pass, as TF calls them."""
+    return [line for i in range(batches)
+            for line in (f"on_{stage}_batch_begin {i} ", f"on_{stage}_batch_end {i} loss,mae")]
+
+
+TF_TRAINING_EPOCH = batch_calls("train", 3)
+TF_VALIDATION_PASS = ["on_test_begin ", *batch_calls("test", 2), "on_test_end loss,mae"]
 
 
 @pytest.mark.parametrize("verbose", [0, 1])
@@ -106,12 +100,7 @@ def test_evaluate_calls_set_model_and_the_test_hooks(verbose):
         "set_model",
         f"set_params epochs=1 steps=3 verbose={verbose}",
         "on_test_begin ",
-        "on_test_batch_begin 0 ",
-        "on_test_batch_end 0 loss,mae",
-        "on_test_batch_begin 1 ",
-        "on_test_batch_end 1 loss,mae",
-        "on_test_batch_begin 2 ",
-        "on_test_batch_end 2 loss,mae",
+        *batch_calls("test", 3),
         "on_test_end loss,mae",
     ]
 
@@ -160,12 +149,7 @@ def test_stop_training_in_a_validation_hook_ends_fit_after_that_epoch():
         "on_train_begin ",
         "on_epoch_begin 0 ",
         *TF_TRAINING_EPOCH,
-        "on_test_begin ",
-        "on_test_batch_begin 0 ",
-        "on_test_batch_end 0 loss,mae",
-        "on_test_batch_begin 1 ",
-        "on_test_batch_end 1 loss,mae",
-        "on_test_end loss,mae",
+        *TF_VALIDATION_PASS,
         "on_epoch_end 0 loss,mae,val_loss,val_mae",
         "on_train_end loss,mae,val_loss,val_mae",
     ]
