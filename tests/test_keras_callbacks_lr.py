@@ -41,6 +41,7 @@ def test_reduce_on_plateau_follows_patience_cooldown_and_min_lr(capsys):
 def test_reduce_on_plateau_refusals():
     with pytest.raises(ValueError, match="does not support a factor >= 1.0. Received factor=1.0"):
         keras.callbacks.ReduceLROnPlateau(factor=1.0)
+    assert keras.callbacks.ReduceLROnPlateau(epsilon=0.5, foo=1).min_delta == 1e-4  # Keras 3 ignores both
     m, x, y = _model(schedule=keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.9))
     with pytest.raises(TypeError, match="learning rate is not settable"):
         m.fit(x, y, epochs=3, verbose=0,

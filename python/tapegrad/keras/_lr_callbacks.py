@@ -24,11 +24,7 @@ class ReduceLROnPlateau(Callback):
 
     def __init__(self, monitor="val_loss", factor=0.1, patience=10, verbose=0, mode="auto", min_delta=1e-4,
                  cooldown=0, min_lr=0.0, **kwargs):
-        super().__init__()
-        if "epsilon" in kwargs:  # Keras's old name of min_delta
-            min_delta = kwargs.pop("epsilon")
-        if kwargs:
-            raise TypeError(f"ReduceLROnPlateau: unexpected keyword argument '{next(iter(kwargs))}'")
+        super().__init__()  # other keywords (Keras 2's epsilon among them) are ignored, as Keras 3 does
         if factor >= 1.0:
             raise ValueError(f"ReduceLROnPlateau does not support a factor >= 1.0. Received factor={factor}")
         self.monitor, self.factor, self.patience, self.verbose = monitor, float(factor), patience, verbose
