@@ -18,7 +18,7 @@ def _values():
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("cut", [slice(None), slice(0, 13), slice(3, 12)])
-def test_bits_match_numpy(dtype, cut):
+def test_bits_match_numpy(dtype, cut, isa):  # isa: F16C from the avx2 level, integer rounding below it
     x = _values().astype(dtype)[cut].copy()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # NumPy warns about the overflowing values

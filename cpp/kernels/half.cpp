@@ -1,5 +1,5 @@
-// half.cpp -- float16 conversions. float32 goes through the CPU's F16C instructions where it has them
-// (IEEE rounding, subnormals included: the rounding mode is given, and a float32 subnormal input,
+// half.cpp -- float16 conversions. float32 goes through the F16C instructions at the x86-64-v3 kernel
+// level and above (Note [ISA dispatch]: TAPEGRAD_ISA=baseline tests the other path; IEEE rounding, subnormals included: the rounding mode is given, and a float32 subnormal input,
 // which DAZ would read as 0, rounds to a float16 zero either way); otherwise, and for float64 (one
 // rounding, not two), on the bits with integer arithmetic. NumPy's own float32 -> float16
 // conversion takes a slow path for results that are float16 subnormals (25x slower here on
@@ -7,6 +7,7 @@
 #include "kernels/half.h"
 #include <immintrin.h>
 #include <cstring>
+#include "kernels/elementwise.h"
 
 namespace tg {
 
@@ -64,7 +65,7 @@ float float_of(uint16_t h) {
   return f;
 }
 
-const bool kHasF16c = __builtin_cpu_supports("f16c") && __builtin_cpu_supports("avx");
+bool use_f16c() { return active_isa() >= 1; }  // x86-64-v3 has F16C
 
 __attribute__((target("avx,f16c"))) int64_t halves_f16c(const float* x, uint16_t* out, int64_t n) {
   int64_t i = 0;
@@ -82,13 +83,13 @@ __attribute__((target("avx,f16c"))) int64_t floats_f16c(const uint16_t* h, float
 }  // namespace
 
 void halves_from_floats(const float* x, uint16_t* out, int64_t n) {
-  for (int64_t i = kHasF16c ? halves_f16c(x, out, n) : 0; i < n; ++i) out[i] = half_of(x[i]);
+  for (int64_t i = use_f16c() ? halves_f16c(x, out, n) : 0; i < n; ++i) out[i] = half_of(x[i]);
 }
 void halves_from_doubles(const double* x, uint16_t* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = half_of(x[i]);
 }
 void floats_from_halves(const uint16_t* h, float* out, int64_t n) {
-  for (int64_t i = kHasF16c ? floats_f16c(h, out, n) : 0; i < n; ++i) out[i] = float_of(h[i]);
+  for (int64_t i = use_f16c() ? floats_f16c(h, out, n) : 0; i < n; ++i) out[i] = float_of(h[i]);
 }
 void doubles_from_halves(const uint16_t* h, double* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = float_of(h[i]);
