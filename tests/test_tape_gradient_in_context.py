@@ -42,6 +42,20 @@ def test_a_pinn_residual_with_slices_and_a_variable():
     np.testing.assert_allclose(grad, [np.sum(2 * r * dr_da), np.sum(2 * r * dr_db)], rtol=1e-12)
 
 
+def test_jacobians_taken_inside_the_block():
+    x = tf.constant(X)
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(x)
+        j = tape.jacobian(tf.sin(x) * x, x)
+    second = -np.sin(X) * X + 2 * np.cos(X)  # d/dx of the diagonal; the sum over j's rows is the same
+    np.testing.assert_allclose(tape.gradient(j, x).numpy(), second, rtol=1e-14)
+    xb = tf.constant(X[:, None])
+    with tf.GradientTape(persistent=True) as tape:
+        tape.watch(xb)
+        bj = tape.batch_jacobian(tf.sin(xb) * xb, xb)
+    np.testing.assert_allclose(tape.gradient(bj, xb).numpy().ravel(), second, rtol=1e-14)
+
+
 def test_variables_and_tf_function():
     w = tf.Variable([1.0, 2.0], dtype=tf.float64)
     with tf.GradientTape(persistent=True) as tape:

@@ -352,8 +352,9 @@ void sweep(Tape& tape, const Pruned& p, GradMap& grads, const IdSet& keep, int b
   }
 }
 
-// Note [Gradients inside the context]: gradient() called on a persistent tape inside its `with`
-// block (and not under stop_recording) records the sweep's ops on that tape, as TF does, so a
+// Note [Gradients inside the context]: gradient() (or jacobian(), batched sweeps included) called on a
+// persistent tape inside its `with` block (and not under stop_recording) records the sweep's ops on
+// that tape, as TF does, so a
 // gradient of that gradient follows them: `u_x = tape.gradient(u, x)` in the block, then
 // `tape.gradient(u_x, x)` is u's second derivative (a PINN's one-tape form). The sweep reads
 // tape.entries while its rules run, so their new entries collect in a side list (Tape::sink) and
@@ -364,7 +365,7 @@ struct SweepRecording {
   bool records;
   SweepRecording(Tape& t, const GradientRequest& req) : tape(t) {
     auto& active = active_tapes();
-    records = t.persistent && !req.batch && t.paused == 0 && !t.sink &&
+    records = t.persistent && t.paused == 0 && !t.sink &&
               std::find(active.begin(), active.end(), &t) != active.end();
     if (records) t.sink = &added;
     else t.paused++;
