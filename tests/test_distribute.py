@@ -30,10 +30,12 @@ def run(case, n, timeout=2.0, extra=(), **env_vars):
     return p.returncode, out + f"\n[mpiexec exit code {p.returncode}]", time.monotonic() - t0
 
 
+@pytest.mark.parametrize("shared", ["1", "0"], ids=["shared-memory", "mpi-collectives"])
 @pytest.mark.parametrize("n", [2, 3])
 @pytest.mark.parametrize("case", ["collectives", "equivalence", "traced", "mismatch"])
-def test_case(case, n):
-    rc, out, _ = run(case, n, timeout=60)
+def test_case(case, n, shared):
+    # Both ways of reducing: through the shared window (Note [Shared-memory reduction]) and MPI's own.
+    rc, out, _ = run(case, n, timeout=60, TAPEGRAD_SHARED_MEMORY=shared)
     assert rc == 0 and f"{case} ok" in out, out
 
 
@@ -52,6 +54,17 @@ def test_one_rank_returns_the_tapes_gradients():
 def test_overlap_policy(setting):
     rc, out, _ = run("overlap_policy", 2, timeout=60, **({} if setting is None else {"TAPEGRAD_OVERLAP": setting}))
     assert rc == 0 and "overlap_policy ok" in out, out
+
+
+@pytest.mark.parametrize("setting", [None, "1", "0"])
+def test_shared_memory_policy(setting):
+    rc, out, _ = run("shared_policy", 2, timeout=60, **({} if setting is None else {"TAPEGRAD_SHARED_MEMORY": setting}))
+    assert rc == 0 and "shared_policy ok" in out, out
+
+
+def test_a_bad_shared_memory_setting_is_refused():
+    rc, out, _ = run("collectives", 2, timeout=60, TAPEGRAD_SHARED_MEMORY="maybe")
+    assert rc != 0 and "TAPEGRAD_SHARED_MEMORY must be 1 or 0, got 'maybe'" in out, out
 
 
 def test_a_bad_overlap_setting_is_refused():

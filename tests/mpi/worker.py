@@ -10,7 +10,7 @@ import numpy as np
 import tapegrad as tf
 import tapegrad.distribute as hvd
 from tapegrad import keras
-from tapegrad.distribute import _reduce, _runtime
+from tapegrad.distribute import _reduce, _runtime, _shared
 
 
 def collectives():
@@ -25,6 +25,9 @@ def collectives():
     np.testing.assert_allclose(hvd.allreduce(x, average=False).numpy(), all_x.sum(0), rtol=1e-6)
     i = hvd.allreduce(tf.constant([r, 10]), op=hvd.Sum)
     assert i.dtype == tf.int32 and i.numpy().tolist() == [n * (n - 1) // 2, 10 * n]
+    ia = hvd.allreduce(tf.constant([3 * r + 1, 7]))  # an integer average floors, as an integer must
+    assert ia.dtype == tf.int32 and ia.numpy().tolist() == [(3 * n * (n - 1) // 2 + n) // n, 7], ia
+    assert hvd.allreduce(tf.zeros([0, 3]), op=hvd.Sum).shape == (0, 3)
     f64 = hvd.allreduce(tf.constant(float(r), tf.float64), prescale_factor=2.0)
     assert f64.dtype == tf.float64 and abs(float(f64) - 2.0 * (n - 1) / 2) < 1e-12
     big = tf.fill([300000], float(r))  # larger than the fusion threshold: reduced from its own memory
@@ -130,9 +133,12 @@ def equivalence():
         for a, b in zip(weights, again):
             assert np.array_equal(a, b), f"fusion threshold {threshold} changed the result"
     hvd.set_fusion_threshold(default)
-    # The same whether buckets start during the sweep or after it (Note [When to overlap]).
+    # The same whether buckets start during the sweep or after it (Note [When to overlap]); through
+    # shared memory a bucket "starts" when a gradient is written into the window.
     st, during_sweep = _runtime.state(), []
-    final, start = _reduce.Reduction.final, _reduce.Reduction._start
+    shared = _shared.shared_arena(st) is not None
+    cls, start_name = (_shared.SharedReduction, "_write") if shared else (_reduce.Reduction, "_start")
+    final, start = cls.final, getattr(cls, start_name)
 
     def spy_final(self, index, tensor):
         during_sweep.append(True)
@@ -141,19 +147,21 @@ def equivalence():
         finally:
             during_sweep.pop()
 
-    def spy_start(self, b):
+    def spy_start(self, *args):
         started.append(bool(during_sweep))
-        return start(self, b)
+        return start(self, *args)
 
-    _reduce.Reduction.final, _reduce.Reduction._start = spy_final, spy_start
+    cls.final = spy_final
+    setattr(cls, start_name, spy_start)
     configured = st.overlap
     for overlap in (True, False):
         st.overlap, started = overlap, []
         again = _train(xs, ys, distributed=True, batch=per)
         for a, b in zip(weights, again):
             assert np.array_equal(a, b), f"overlap={overlap} changed the result"
-        assert any(started) == overlap, f"overlap={overlap}: buckets started during the sweep: {started}"
-    _reduce.Reduction.final, _reduce.Reduction._start = final, start
+        assert started and any(started) == overlap, f"overlap={overlap}: buckets started during the sweep: {started}"
+    cls.final = final
+    setattr(cls, start_name, start)
     st.overlap = configured
     # One process on the whole batches: batch i of the full run is the ranks' batches i*n .. i*n+n-1.
     order = np.concatenate([np.arange(k * per, (k + 1) * per) for s in range(len(x) // 12)
@@ -171,6 +179,27 @@ def overlap_policy():
     """TAPEGRAD_OVERLAP: 1 (the default) starts buckets during the sweep, 0 after it."""
     want = os.environ.get("TAPEGRAD_OVERLAP", "1") == "1"
     assert _runtime.state().overlap == want, (os.environ.get("TAPEGRAD_OVERLAP"), want)
+
+
+def shared_policy():
+    """TAPEGRAD_SHARED_MEMORY: 1 (the default) reduces through the shared window when every rank is on
+    this machine, 0 by MPI's collectives; the results are the same."""
+    st = _runtime.state()
+    want = os.environ.get("TAPEGRAD_SHARED_MEMORY", "1") == "1"
+    x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3) * (hvd.rank() + 1))
+    chosen = []
+    init = _shared.SharedReduction.__init__
+
+    def spy(self, *args, **kwargs):
+        chosen.append(True)
+        return init(self, *args, **kwargs)
+
+    _shared.SharedReduction.__init__ = spy
+    got = hvd.allreduce(x, op=hvd.Sum).numpy()
+    _shared.SharedReduction.__init__ = init
+    assert (_shared.shared_arena(st) is not None) == want == bool(chosen), (want, chosen)
+    n = hvd.size()
+    np.testing.assert_array_equal(got, np.arange(6, dtype=np.float32).reshape(2, 3) * (n * (n + 1) // 2))
 
 
 def one_rank():
@@ -345,7 +374,7 @@ def kill():
 
 
 CASES = {"collectives": collectives, "equivalence": equivalence, "traced": traced, "mismatch": mismatch,
-         "overlap_policy": overlap_policy, "one_rank": one_rank,
+         "overlap_policy": overlap_policy, "shared_policy": shared_policy, "one_rank": one_rank,
          "compressed": compressed,
          "stall": stall, "exit": exit_early, "kill": kill}
 

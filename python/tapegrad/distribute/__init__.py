@@ -4,9 +4,11 @@ A Horovod script runs with only its imports changed (``import tapegrad.distribut
 ``import tapegrad.distribute.keras as hvd`` for the Keras callbacks' module layout); start it with
 ``mpirun -n N python script.py``. Needs the optional extra: ``pip install "tapegrad[mpi]"``.
 
-Every MPI call runs on one background thread (Note [One communication thread] in _runtime.py);
-gradients are reduced in buckets planned identically on every rank (Note [Fusion plan] in
-_reduce.py) while the backward sweep is still running; waits for other ranks have a deadline and
+When every rank runs on one machine, gradients are written into a shared-memory window as the
+backward sweep finishes them and each rank combines them itself (Note [Shared-memory reduction] in
+_shared.py). Otherwise MPI's collectives run on one background thread (Note [One communication
+thread] in _runtime.py), on buckets planned identically on every rank (Note [Fusion plan] in
+_reduce.py) while the backward sweep is still running. Waits for other ranks have a deadline and
 name the rank that is missing (Note [Rendezvous]).
 """
 from tapegrad.distribute import callbacks

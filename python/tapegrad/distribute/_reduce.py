@@ -29,7 +29,7 @@ import numpy as np
 
 from tapegrad import _core
 
-__all__ = ["ReduceOp", "Average", "Sum", "Min", "Max", "Product", "Adasum", "Reduction", "reduce_now"]
+__all__ = ["ReduceOp", "Average", "Sum", "Min", "Max", "Product", "Adasum", "Reduction", "new_reduction", "reduce_now"]
 
 
 class ReduceOp:
@@ -110,10 +110,6 @@ class Reduction:
         self.st, self.what, self.op = st, what, op
         self.wire = wire  # np.float16 for Compression.fp16 (Note [Wire dtype]), else None
         self.slots = slots
-        if (prescale != 1 or postscale != 1) and any(not s.dtype.is_floating for s in slots):
-            from tapegrad.errors import InvalidArgumentError
-            raise InvalidArgumentError(None, None, f"{what}: prescale_factor and postscale_factor need float tensors, "
-                                       f"got {', '.join(f'{s.label} ({s.dtype.name})' for s in slots)}")
         self.prescale = prescale  # applied before the reduction, the scale after it
         self.scale = postscale / (st.size if op.average else 1)
         self.divisor = st.size if op.average else 1  # an integer average: floor division by the ranks
@@ -293,10 +289,24 @@ def _fusion_buffer(st, np_dtype, n):
     return buf[:n]
 
 
+def new_reduction(st, what, op, slots, prescale=1.0, postscale=1.0, threshold=None, wire=None):
+    """The group's reduction: through shared memory when the ranks share a machine (Note
+    [Shared-memory reduction] in _shared.py), else by MPI's collectives in buckets."""
+    from tapegrad.distribute._shared import SharedReduction, shared_arena
+    if (prescale != 1 or postscale != 1) and any(not s.dtype.is_floating for s in slots):
+        from tapegrad.errors import InvalidArgumentError
+        raise InvalidArgumentError(None, None, f"{what}: prescale_factor and postscale_factor need float tensors, "
+                                   f"got {', '.join(f'{s.label} ({s.dtype.name})' for s in slots)}")
+    arena = shared_arena(st) if wire is None else None
+    if arena is not None:
+        return SharedReduction(st, arena, what, op, slots, prescale, postscale)
+    return Reduction(st, what, op, slots, prescale, postscale, threshold, wire)
+
+
 def reduce_now(st, what, op, tensors, labels, prescale=1.0, postscale=1.0, wire=None):
     """All-reduces a list of tensors at once (allreduce, grouped_allreduce); returns new tensors."""
     slots = [_Slot(i, t.shape, t.dtype, labels[i]) for i, t in enumerate(tensors)]
-    r = Reduction(st, what, op, slots, prescale, postscale, wire=wire)
+    r = new_reduction(st, what, op, slots, prescale, postscale, wire=wire)
     for i, t in enumerate(tensors):
         r.final(i, t)
     got = r.results()

@@ -4,7 +4,10 @@ Note [One communication thread]
 After ``init`` every MPI call of tapegrad.distribute runs on one background thread, in the order
 the calls were submitted (``submit``). The main thread never blocks inside MPI: it hands work over
 and waits on a future, so a gradient sweep can go on while earlier gradients are reduced. All ranks
-run the same program, so they submit the same collectives in the same order.
+run the same program, so they submit the same collectives in the same order. The one exception
+is a reduction through shared memory (Note [Shared-memory reduction] in _shared.py), which runs
+on the training thread once this thread has finished everything submitted to it (``drain``), so
+MPI is still never called from two threads at once.
 
 Note [Rendezvous]
 A collective MPI call cannot time out, and when it hangs it cannot say which rank is missing.
@@ -85,6 +88,8 @@ class _State:
         self.seq = 0  # rendezvous groups submitted so far (same on every rank)
         self.fusion_buffers = {}  # dtype -> the reused NumPy fusion buffer (communication thread only)
         self.failed = None  # the first fault: later calls raise it again
+        self.arena = None  # the shared-memory window, False where unusable (Note [Shared-memory reduction])
+        self._last = None  # the future submitted last: when it is done, all are
         self.stats = {"steps": 0, "collectives": 0, "bytes": 0, "comm_seconds": 0.0, "overlap_seconds": 0.0,
                       "sweep_seconds": 0.0, "wait_seconds": 0.0}
         self._queue = queue.SimpleQueue()
@@ -121,9 +126,21 @@ class _State:
         """Runs fn(*args) on the communication thread after everything submitted before; a Future."""
         if self.failed is not None:
             raise self.failed
-        future = concurrent.futures.Future()
+        future = self._last = concurrent.futures.Future()
         self._queue.put((future, fn, args))
         return future
+
+    def drain(self):
+        """Waits until the communication thread has run everything submitted to it. A call that failed
+        was reported to its own caller; only a fault (Note [Rendezvous]) is raised again."""
+        last, self._last = self._last, None
+        if last is not None and not last.done():
+            try:
+                self.result(last)
+            except Exception:
+                pass
+        if self.failed is not None:
+            raise self.failed
 
     def call(self, fn, *args):
         """submit() and wait for the result."""
@@ -276,6 +293,9 @@ def shutdown():
     s, _state = _state, None
     s.stop()
     if s.failed is None:
+        if s.arena:
+            s.arena.free()
+            s.arena.node.Free()
         s.comm.Free()
 
 

@@ -16,7 +16,7 @@ import time
 
 from tapegrad import _nest
 from tapegrad.distribute import _runtime
-from tapegrad.distribute._reduce import Average, Reduction, _Slot, plan, resolve_op
+from tapegrad.distribute._reduce import Average, _Slot, new_reduction, plan, resolve_op
 from tapegrad.distribute._collectives import _wire_dtype, grouped_allreduce
 from tapegrad._trace_context import current_trace
 
@@ -77,8 +77,8 @@ class DistributedGradientTape:
 
         def on_order(order):
             wanted = [slots[i] for i in order if slots[i].dtype.is_floating]
-            group.append(Reduction(st, "DistributedGradientTape.gradient", self._op, wanted, scale, self._predivide,
-                                   wire=self._wire))
+            group.append(new_reduction(st, "DistributedGradientTape.gradient", self._op, wanted, scale,
+                                       self._predivide, wire=self._wire))
 
         def on_final(i, g):
             group[0].final(i, g)
@@ -116,8 +116,8 @@ class _TracedStep:
 
     def _begin(self):
         fresh = [_Slot(s.index, s.shape, s.dtype, s.label) for s in self.slots]
-        self.current = Reduction(self.st, "DistributedGradientTape.gradient", self.op, fresh, self.prescale,
-                                 self.postscale, self.threshold, self.wire)
+        self.current = new_reduction(self.st, "DistributedGradientTape.gradient", self.op, fresh, self.prescale,
+                                     self.postscale, self.threshold, self.wire)
         return self.current
 
     def _start(self, indices):
