@@ -6,8 +6,12 @@ Workloads (weak scaling: every rank runs the full per-rank batch, so 2 ranks do 
               DistributedGradientTape (2.7 MB of float32 gradients a step).
   CNN         28x28x1, batch 64 per rank: Conv2D 32 3x3 relu, MaxPool 2, Conv2D 64 3x3 relu, MaxPool 2,
               Flatten, Dense 128 relu, Dense 10; sparse CE from logits, Adam (0.9 MB of gradients).
+Reduced through the shared-memory window (the default with every rank on this machine: Note
+[Shared-memory reduction] in tapegrad/distribute/_shared.py) or by MPI's all-reduce on the communication
+thread (the "TAPEGRAD_SHARED_MEMORY=0" rows).
 "buckets start": during the sweep (the default) or after it (the "TAPEGRAD_OVERLAP=0" rows; Note
-[When to overlap] in tapegrad/distribute/_runtime.py). The "no communication" rows run the same steps with a plain GradientTape: what two processes on
+[When to overlap] in tapegrad/distribute/_runtime.py); through the window, a bucket starts when its
+gradient is written there. The "no communication" rows run the same steps with a plain GradientTape: what two processes on
 this machine reach at all (they share the memory bandwidth and caches). The "mpi4py by hand" row
 takes a plain tape's gradients and averages each with mpi4py's Allreduce after the sweep, in the
 training thread: what the same step costs with MPI and no framework around it. The "Compression.fp16" row
@@ -15,14 +19,17 @@ sends the gradients as float16 (Horovod's option; half the bytes). One rank's Di
 returns the tape's own gradients (Note [One rank] in tapegrad/distribute/_tape.py; not with compression), so the speed-ups
 is over the plain one-process step. Per row (medians over REPEATS launches, 1 and 2 ranks by turns): step time, samples/s over all
 ranks, the speed-up over 1 rank (in brackets: its range over the pairs of launches), the communication
-time per step (on the communication thread), the share of it that ran while the backward sweep
+time per step (on the communication thread; through the window, the writes and the summing on the
+training thread), the share of it that ran while the backward sweep
 was still running (in a graph: before the node that waits for the results), and the time the
-training thread waited for results after the sweep.
+training thread waited for results (through the window: for the other ranks) after the sweep.
   allreduce   float32 buffers of 64 KB, 1 MB and 4 MB summed over 2 ranks: tapegrad.distribute.allreduce
-              (tensor in, new tensor out) beside mpi4py's Allreduce on NumPy arrays of the same size,
+              (tensor in, new tensor out; through the window, and with TAPEGRAD_SHARED_MEMORY=0)
+              beside mpi4py's Allreduce on NumPy arrays of the same size,
               call by call, interleaved, after a barrier; median of 60 calls; bandwidth = bytes / time.
 Cost model for N ranks (ring all-reduce): about 2 (N - 1) / N x bytes / bandwidth per step, plus
-latency; the figures measured here give the bandwidth of this machine's shared memory.
+latency; through the window each rank writes the bytes once and reads the other ranks' (N - 1) x
+bytes; the figures measured here give the bandwidth of this machine's shared memory.
 Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_distribute.py
 """
 import json
@@ -132,6 +139,8 @@ def launch(which, n):
     env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
     if which.endswith("-defer"):  # every bucket starts when the sweep ends
         env["TAPEGRAD_OVERLAP"], which = "0", which[:-len("-defer")]
+    if which.endswith("-collectives"):  # MPI's all-reduce instead of the shared-memory window
+        env["TAPEGRAD_SHARED_MEMORY"], which = "0", which[:-len("-collectives")]
     p = subprocess.run([mpiexec, "-n", str(n), sys.executable, __file__, "--worker", which], env=env,
                        capture_output=True, text=True, timeout=900)
     line = [ln for ln in p.stdout.splitlines() if ln.startswith("RESULT ")]
@@ -154,11 +163,13 @@ def main():
           "wait/step | bytes/step |")
     print("|---|---|---|---|---|---|---|---|---|---|")
     for which, label in (("mlp", "wide MLP step"), ("mlp-defer", "wide MLP step, TAPEGRAD_OVERLAP=0"),
+                         ("mlp-collectives", "wide MLP step, TAPEGRAD_SHARED_MEMORY=0"),
                          ("mlp-traced", "wide MLP step, tf.function"),
                          ("mlp-fp16", "wide MLP step, Compression.fp16"),
                          ("mlp-mpi4py", "wide MLP step, mpi4py by hand after the sweep"),
                          ("mlp-local", "wide MLP step, no communication"), ("cnn", "CNN step"),
                          ("cnn-defer", "CNN step, TAPEGRAD_OVERLAP=0"),
+                         ("cnn-collectives", "CNN step, TAPEGRAD_SHARED_MEMORY=0"),
                          ("cnn-traced", "CNN step, tf.function"), ("cnn-local", "CNN step, no communication")):
         # 1 and 2 ranks launched by turns, REPEATS times: this VM's speed drifts between launches by
         # more than the effect measured, and alternating puts both sides in the same moments.
@@ -178,14 +189,15 @@ def main():
             starts = "-" if plain else "in the sweep" if r["in_sweep"] else "after it"
             print(f"| {label} | {n} | {r['step'] * 1e3:.2f} ms | {rate:,.0f} | {rate / base:.2f}x{spread if n == 2 else ''} | "
                   f"{starts} | {r['comm'] * 1e3:.2f} ms | {share:.0%} | {_ms(r['wait'])} | {r['bytes'] / 1e6:.2f} MB |")
-    r = launch("allreduce", 2)
     print("\n## all-reduce (sum) of float32, 2 ranks\n")
-    print("| bytes | tapegrad | mpi4py | tapegrad GB/s | mpi4py GB/s | ratio |")
-    print("|---|---|---|---|---|---|")
-    for nbytes in (64 << 10, 1 << 20, 4 << 20):
-        ours, raw = r[f"tapegrad {nbytes}"], r[f"mpi4py {nbytes}"]
-        print(f"| {nbytes >> 10} KiB | {ours * 1e6:.0f} us | {raw * 1e6:.0f} us | {nbytes / ours / 1e9:.2f} | "
-              f"{nbytes / raw / 1e9:.2f} | {ours / raw:.2f}x |")
+    print("| bytes | tapegrad by | tapegrad | mpi4py | tapegrad GB/s | mpi4py GB/s | ratio |")
+    print("|---|---|---|---|---|---|---|")
+    for which, by in (("allreduce", "shared window"), ("allreduce-collectives", "MPI_Allreduce")):
+        r = launch(which, 2)
+        for nbytes in (64 << 10, 1 << 20, 4 << 20):
+            ours, raw = r[f"tapegrad {nbytes}"], r[f"mpi4py {nbytes}"]
+            print(f"| {nbytes >> 10} KiB | {by} | {ours * 1e6:.0f} us | {raw * 1e6:.0f} us | {nbytes / ours / 1e9:.2f} | "
+                  f"{nbytes / raw / 1e9:.2f} | {ours / raw:.2f}x |")
 
 
 if __name__ == "__main__":

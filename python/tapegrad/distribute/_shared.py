@@ -151,9 +151,11 @@ class SharedReduction:
         for index, tensor in self.pending:
             self._write(index, tensor)
         arena.win.Sync()
+        t_meet = time.perf_counter()
         self._meet()  # every rank agrees on the group and has written its values
         arena.win.Sync()
         t0 = time.perf_counter()
+        st.stats["wait_seconds"] += t0 - t_meet
         halves = [arena.half(k, self.turn) for k in range(st.size)]
         combine = _COMBINE[self.op.mpi_name]
         out = {}
