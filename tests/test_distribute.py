@@ -67,6 +67,17 @@ def test_a_bad_shared_memory_setting_is_refused():
     assert rc != 0 and "TAPEGRAD_SHARED_MEMORY must be 1 or 0, got 'maybe'" in out, out
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_window_without_room_falls_back_to_mpi(n):
+    rc, out, _ = run("shared_fallback", n, timeout=60, TAPEGRAD_SHARED_MEMORY_LIMIT=str(200_000 * n))
+    assert rc == 0 and "shared_fallback ok" in out, out
+
+
+def test_a_bad_shared_memory_limit_is_refused():
+    rc, out, _ = run("collectives", 2, timeout=60, TAPEGRAD_SHARED_MEMORY_LIMIT="lots")
+    assert rc != 0 and "TAPEGRAD_SHARED_MEMORY_LIMIT must be a number of bytes >= 0, got 'lots'" in out, out
+
+
 def test_a_bad_overlap_setting_is_refused():
     rc, out, _ = run("overlap_policy", 2, timeout=60, TAPEGRAD_OVERLAP="sometimes")
     assert rc != 0 and "TAPEGRAD_OVERLAP must be 1 or 0, got 'sometimes'" in out, out

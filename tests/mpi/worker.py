@@ -202,6 +202,25 @@ def shared_policy():
     np.testing.assert_array_equal(got, np.arange(6, dtype=np.float32).reshape(2, 3) * (n * (n + 1) // 2))
 
 
+def shared_fallback():
+    """A group the shared window has no room for (TAPEGRAD_SHARED_MEMORY_LIMIT here, a full /dev/shm
+    in life) warns and goes to MPI's collectives on every rank, with the same results; so do later ones."""
+    import warnings
+    st, n = _runtime.state(), hvd.size()
+    small = hvd.allreduce(tf.fill([8], float(hvd.rank())), op=hvd.Sum)
+    assert _shared.shared_arena(st) is not None and float(small[0]) == n * (n - 1) / 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        big = hvd.allreduce(tf.fill([100000], float(hvd.rank())), op=hvd.Sum)
+    assert any("TAPEGRAD_SHARED_MEMORY_LIMIT" in str(w.message) for w in caught), [str(w.message) for w in caught]
+    assert float(big[99999]) == n * (n - 1) / 2 and _shared.shared_arena(st) is None
+    v = tf.Variable(tf.ones([3]) * (hvd.rank() + 1))
+    with tf.GradientTape() as tape:
+        loss = tf.reduce_sum(v * v)
+    g = hvd.DistributedGradientTape(tape).gradient(loss, [v])[0]
+    np.testing.assert_allclose(g.numpy(), [n + 1] * 3)  # mean of 2 (r + 1)
+
+
 def one_rank():
     """Note [One rank]: one process gets the plain tape's gradients back, eager, traced and through
     DistributedOptimizer, with no collective run; a predivide factor still goes through a reduction."""
@@ -374,7 +393,7 @@ def kill():
 
 
 CASES = {"collectives": collectives, "equivalence": equivalence, "traced": traced, "mismatch": mismatch,
-         "overlap_policy": overlap_policy, "shared_policy": shared_policy, "one_rank": one_rank,
+         "overlap_policy": overlap_policy, "shared_policy": shared_policy, "shared_fallback": shared_fallback, "one_rank": one_rank,
          "compressed": compressed,
          "stall": stall, "exit": exit_early, "kill": kill}
 

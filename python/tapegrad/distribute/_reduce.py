@@ -299,7 +299,7 @@ def new_reduction(st, what, op, slots, prescale=1.0, postscale=1.0, threshold=No
                                    f"got {', '.join(f'{s.label} ({s.dtype.name})' for s in slots)}")
     arena = shared_arena(st) if wire is None else None
     if arena is not None:
-        return SharedReduction(st, arena, what, op, slots, prescale, postscale)
+        return SharedReduction(st, arena, what, op, slots, prescale, postscale, threshold)
     return Reduction(st, what, op, slots, prescale, postscale, threshold, wire)
 
 

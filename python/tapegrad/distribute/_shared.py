@@ -29,12 +29,13 @@ import time
 import numpy as np
 
 from tapegrad import _core
-from tapegrad.distribute._reduce import _COMBINE, _scale
+from tapegrad.distribute._reduce import _COMBINE, Reduction, _scale
 
 __all__ = ["SharedReduction", "shared_arena"]
 
 _MAX_RANKS = 4  # each rank reads (size - 1) x the bytes: beyond this MPI's algorithms scale better
 _ALIGN = 64  # bytes: every tensor starts on a cache line
+_SHM_DIR = "/dev/shm"
 
 
 class _Arena:
@@ -44,19 +45,34 @@ class _Arena:
         self.st = st
         self.node = st.comm.Split_type(st.MPI.COMM_TYPE_SHARED, key=st.rank)  # node rank == job rank here
         self.win, self.capacity, self.segments, self.turn = None, 0, None, 0
+        self.usable = True  # until /dev/shm has no room for a group: then every later group goes to MPI
 
     def fit(self, nbytes):
-        """Every rank, in the same group: a window with halves of at least nbytes."""
+        """Every rank, in the same group: a window with halves of at least nbytes. False (on every
+        rank alike) when /dev/shm cannot hold it: the window is given up for good."""
         if nbytes <= self.capacity:
-            return
-        MPI = self.st.MPI
-        self.free()
+            return True
+        MPI, ranks = self.st.MPI, self.st.size
         capacity = max(nbytes, 2 * self.capacity, 1 << 16)
+        budget = _window_budget()
+        if budget is not None and 2 * capacity * ranks > budget:
+            capacity = nbytes  # no room to grow ahead
         capacity = -(-capacity // _ALIGN) * _ALIGN
+        fits = budget is None or 2 * capacity * ranks <= budget
+        self.free()
+        if not self.node.allreduce(fits, op=MPI.LAND):  # one rank short of room: all give up
+            import warnings
+            warnings.warn(f"tapegrad.distribute: the shared-memory window needs {2 * capacity * ranks / 1e6:.1f} MB for "
+                          f"{ranks} ranks, more than {_SHM_DIR} can spare ({(budget or 0) / 1e6:.1f} MB: half its free "
+                          "space, or TAPEGRAD_SHARED_MEMORY_LIMIT); reducing with MPI's collectives instead. A larger "
+                          f"{_SHM_DIR} (docker run --shm-size) brings the window back.", RuntimeWarning, stacklevel=2)
+            self.usable = False
+            return False
         self.win = MPI.Win.Allocate_shared(2 * capacity, 1, comm=self.node)
         self.win.Lock_all(MPI.MODE_NOCHECK)  # one passive epoch for the window's life; Sync orders memory
-        self.segments = [np.frombuffer(self.win.Shared_query(k)[0], np.uint8) for k in range(self.st.size)]
+        self.segments = [np.frombuffer(self.win.Shared_query(k)[0], np.uint8) for k in range(ranks)]
         self.capacity = capacity
+        return True
 
     def half(self, k, turn):
         return self.segments[k][turn * self.capacity:(turn + 1) * self.capacity]
@@ -69,6 +85,28 @@ class _Arena:
             self.win, self.capacity = None, 0
 
 
+def _window_budget():
+    """Bytes the job's windows may take, None for no limit known: half of /dev/shm's free space (MPICH
+    backs a window with a file there, and a process touching a page it has no room for dies of
+    SIGBUS; MPI needs the other half), or TAPEGRAD_SHARED_MEMORY_LIMIT if smaller."""
+    try:
+        v = os.statvfs(_SHM_DIR)
+        budget = v.f_bavail * v.f_frsize // 2
+    except OSError:
+        budget = None
+    limit = os.environ.get("TAPEGRAD_SHARED_MEMORY_LIMIT")
+    if limit is not None:
+        try:
+            limit = int(limit)
+        except ValueError:
+            limit = -1
+        if limit < 0:
+            raise ValueError("tapegrad.distribute: TAPEGRAD_SHARED_MEMORY_LIMIT must be a number of bytes >= 0, got "
+                             f"{os.environ['TAPEGRAD_SHARED_MEMORY_LIMIT']!r}")
+        budget = limit if budget is None else min(budget, limit)
+    return budget
+
+
 def shared_arena(st):
     """The arena when groups may be reduced through shared memory (Note [Shared-memory reduction]),
     else None. The answer is the same on every rank."""
@@ -77,16 +115,19 @@ def shared_arena(st):
         if setting not in ("0", "1", "true", "false", "yes", "no", "on", "off"):
             raise ValueError(f"tapegrad.distribute: TAPEGRAD_SHARED_MEMORY must be 1 or 0, got {setting!r}")
         usable = setting in ("1", "true", "yes", "on") and 2 <= st.size <= _MAX_RANKS and st.local_size == st.size
+        if usable:
+            _window_budget()  # a bad TAPEGRAD_SHARED_MEMORY_LIMIT is refused now
         st.arena = _Arena(st) if usable else False
-    return st.arena or None
+    return st.arena if st.arena and st.arena.usable else None
 
 
 class SharedReduction:
     """One group reduced through the arena (Note [Shared-memory reduction]); Reduction's interface:
     final(index, tensor) as each tensor is final, then results()."""
 
-    def __init__(self, st, arena, what, op, slots, prescale=1.0, postscale=1.0):
+    def __init__(self, st, arena, what, op, slots, prescale=1.0, postscale=1.0, threshold=None):
         self.st, self.arena, self.what, self.op, self.slots = st, arena, what, op, slots
+        self.fallback = None  # MPI's Reduction, once /dev/shm has no room for the window
         self.prescale = prescale
         self.scale = postscale / (st.size if op.average else 1)
         self.divisor = st.size if op.average else 1
@@ -105,7 +146,9 @@ class SharedReduction:
             st.drain()
             if self.nbytes > arena.capacity:  # growing is collective: first make sure all agree on the size
                 self._meet()
-                arena.fit(self.nbytes)
+                if not arena.fit(self.nbytes):
+                    self.fallback = Reduction(st, what, op, slots, prescale, postscale, threshold)
+                    return
             self.mine = arena.half(st.rank, self.turn)
         except BaseException as e:  # raised by results(): the sweep calling final() goes on
             self.error = e
@@ -121,6 +164,8 @@ class SharedReduction:
     def final(self, index, tensor):
         """Tensor `index` of the group is final (None: zeros): into the window now, or after the sweep
         with TAPEGRAD_OVERLAP=0 (Note [When to overlap] in _runtime.py)."""
+        if self.fallback is not None:
+            return self.fallback.final(index, tensor)
         if index not in self.by_index or self.error is not None:
             return
         if self.st.overlap:
@@ -145,6 +190,10 @@ class SharedReduction:
 
     def results(self):
         """{index: reduced tensor}, once every rank has written its values."""
+        if self.fallback is not None:
+            out = self.fallback.results()
+            self.intervals = self.fallback.intervals
+            return out
         if self.error is not None:
             raise self.error
         st, arena = self.st, self.arena
