@@ -40,6 +40,12 @@ def test_case(case, n, shared):
 
 
 @pytest.mark.parametrize("n", [1, 2, 3])
+def test_python_objects_barrier_and_load_model(n):
+    rc, out, _ = run("objects", n, timeout=60)
+    assert rc == 0 and "objects ok" in out, out
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
 def test_fp16_compression(n):
     rc, out, _ = run("compressed", n, timeout=60)
     assert rc == 0 and "compressed ok" in out, out

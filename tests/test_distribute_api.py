@@ -12,7 +12,9 @@ import tapegrad.distribute as hvd
     lambda: hvd.allreduce(tf.constant(1.0)), lambda: hvd.grouped_allreduce([tf.constant(1.0)]),
     lambda: hvd.allgather(tf.ones([2])), lambda: hvd.broadcast(tf.constant(1.0), 0),
     lambda: hvd.broadcast_variables([tf.Variable(1.0)], 0), lambda: hvd.DistributedGradientTape(tf.GradientTape()),
-    lambda: hvd.DistributedOptimizer(tf.keras.optimizers.SGD()), hvd.stats, lambda: hvd.set_timeout(3)])
+    lambda: hvd.DistributedOptimizer(tf.keras.optimizers.SGD()), hvd.stats, lambda: hvd.set_timeout(3),
+    lambda: hvd.broadcast_object(1), lambda: hvd.allgather_object(1), hvd.barrier,
+    lambda: __import__("tapegrad.distribute.keras").distribute.keras.load_model("m.keras")])
 def test_everything_raises_before_init(call):
     assert not hvd.is_initialized()
     with pytest.raises(ValueError, match="has not been initialized"):

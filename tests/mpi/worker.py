@@ -221,6 +221,43 @@ def shared_fallback():
     np.testing.assert_allclose(g.numpy(), [n + 1] * 3)  # mean of 2 (r + 1)
 
 
+def objects():
+    """broadcast_object, allgather_object, barrier, and hvd.load_model resuming on every rank."""
+    import tempfile
+    import tapegrad.distribute.keras as hvdk
+    r, n = hvd.rank(), hvd.size()
+    got = hvd.broadcast_object({"epoch": 3, "from": r}, root_rank=n - 1)
+    assert got == {"epoch": 3, "from": n - 1}, got
+    assert hvd.allgather_object(("rank", r)) == [("rank", k) for k in range(n)]
+    assert hvd.broadcast_object(None) is None and hvd.allgather_object(None, name="nothing") == [None] * n
+    for call, cls, text in ((lambda: hvd.allgather_object(lambda: 0), TypeError, "cannot be pickled"),
+                            (lambda: hvd.broadcast_object(1, root_rank=n), tf.errors.InvalidArgumentError,
+                             "root_rank")):
+        try:
+            call()
+        except cls as e:
+            assert text in str(e), str(e)
+        else:
+            raise AssertionError(f"no {cls.__name__} for {text}")
+    hvd.barrier()
+    # Resuming: rank 0 saves a trained model; every rank loads it with its optimizer's state, and
+    # the restored optimizer averages the gradients (the ranks' data differ, their weights stay equal).
+    x, y = _data()
+    path = hvd.broadcast_object(os.path.join(tempfile.mkdtemp(), "m.keras") if r == 0 else None)
+    if r == 0:
+        m = keras.Sequential([keras.layers.Dense(1)])
+        m.compile(optimizer=keras.optimizers.Adam(0.01), loss="mse")
+        m.fit(x, y, batch_size=8, epochs=1, verbose=0)
+        m.save(path)
+    hvd.barrier()
+    m = hvdk.load_model(path)
+    assert getattr(m.optimizer, "_distributed", False) and int(m.optimizer.iterations.numpy()) == 6
+    m.fit(x[r::n], y[r::n] * (r + 1), batch_size=4, epochs=1, verbose=0)
+    flat = tf.reshape(tf.concat([tf.reshape(w, [-1]) for w in m.trainable_variables], 0), [1, -1])
+    everyone = hvd.allgather(flat).numpy()
+    assert (everyone == everyone[0]).all(), everyone
+
+
 def one_rank():
     """Note [One rank]: one process gets the plain tape's gradients back, eager, traced and through
     DistributedOptimizer, with no collective run; a predivide factor still goes through a reduction."""
@@ -393,7 +430,7 @@ def kill():
 
 
 CASES = {"collectives": collectives, "equivalence": equivalence, "traced": traced, "mismatch": mismatch,
-         "overlap_policy": overlap_policy, "shared_policy": shared_policy, "shared_fallback": shared_fallback, "one_rank": one_rank,
+         "overlap_policy": overlap_policy, "shared_policy": shared_policy, "shared_fallback": shared_fallback, "objects": objects, "one_rank": one_rank,
          "compressed": compressed,
          "stall": stall, "exit": exit_early, "kill": kill}
 

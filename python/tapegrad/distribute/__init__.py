@@ -14,6 +14,7 @@ name the rank that is missing (Note [Rendezvous]).
 from tapegrad.distribute import callbacks
 from tapegrad.distribute._collectives import (Compression, allgather, allreduce, broadcast, broadcast_variables,
                                               grouped_allreduce)
+from tapegrad.distribute._objects import allgather_object, barrier, broadcast_object
 from tapegrad.distribute._optimizer import DistributedOptimizer
 from tapegrad.distribute._reduce import Adasum, Average, Max, Min, Product, Sum
 from tapegrad.distribute._runtime import (cross_rank, cross_size, fusion_threshold, init, is_initialized, local_rank,
@@ -38,6 +39,7 @@ def stats(reset=False):
 
 __all__ = ["init", "shutdown", "is_initialized", "rank", "size", "local_rank", "local_size", "cross_rank",
            "cross_size", "mpi_threads_supported", "mpi_enabled", "mpi_built", "allreduce", "grouped_allreduce",
-           "allgather", "broadcast", "broadcast_variables", "DistributedGradientTape", "DistributedOptimizer",
+           "allgather", "broadcast", "broadcast_variables", "broadcast_object", "allgather_object", "barrier",
+           "DistributedGradientTape", "DistributedOptimizer",
            "Average", "Sum", "Min", "Max", "Product", "Adasum", "Compression", "callbacks", "set_timeout",
            "fusion_threshold", "set_fusion_threshold", "stats"]

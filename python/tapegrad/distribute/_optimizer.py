@@ -15,7 +15,7 @@ def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="
     ``op=Sum``), in one group: small gradients share fusion buffers. Use it with ``model.fit`` or a
     custom loop; a loop that already uses DistributedGradientTape needs a plain optimizer."""
     _runtime.state()
-    compressed = _wire_dtype(compression, "DistributedOptimizer")
+    _wire_dtype(compression, "DistributedOptimizer")
     op = resolve_op(op, None, "DistributedOptimizer")
     if backward_passes_per_step != 1:
         from tapegrad.errors import UnimplementedError
@@ -23,8 +23,16 @@ def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="
                                  "supported")
     if not gradient_predivide_factor > 0:
         raise ValueError(f"DistributedOptimizer: gradient_predivide_factor must be > 0, got {gradient_predivide_factor}")
-    base = type(optimizer)
-    predivide = float(gradient_predivide_factor)
+    cls = _distributed_class(type(optimizer), op, compression, float(gradient_predivide_factor))
+    config = optimizer.get_config()
+    if name is not None:
+        config["name"] = name
+    return cls.from_config(config)
+
+
+def _distributed_class(base, op, compression, predivide):
+    """A subclass of the optimizer class `base` whose apply_gradients reduces the gradients first."""
+    compressed = _wire_dtype(compression, "DistributedOptimizer")
 
     def apply_gradients(self, grads_and_vars, *args, **kwargs):
         pairs = list(grads_and_vars)
@@ -37,9 +45,13 @@ def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="
             pairs[i] = (g, pairs[i][1])
         return base.apply_gradients(self, pairs, *args, **kwargs)
 
-    cls = type(base.__name__, (base,), {"apply_gradients": apply_gradients, "__module__": base.__module__,
-                                        "_distributed": True})
-    config = optimizer.get_config()
-    if name is not None:
-        config["name"] = name
-    return cls.from_config(config)
+    return type(base.__name__, (base,), {"apply_gradients": apply_gradients, "__module__": base.__module__,
+                                         "_distributed": True})
+
+
+def distribute_in_place(optimizer, compression=None):
+    """Makes ``optimizer`` itself distributed (averaging), keeping its state: its slots and step count
+    (hvd.load_model's optimizer, restored from the file)."""
+    if not getattr(optimizer, "_distributed", False):
+        optimizer.__class__ = _distributed_class(type(optimizer), Average, compression, 1.0)
+    return optimizer
