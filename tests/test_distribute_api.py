@@ -1,6 +1,7 @@
 """tapegrad.distribute without MPI: what must raise before init, and argument checks."""
 import importlib.util
 
+import numpy as np
 import pytest
 
 import tapegrad as tf
@@ -25,9 +26,11 @@ def test_horovod_names_exist():
     import tapegrad.distribute.keras as hk
     for name in ["init", "shutdown", "rank", "size", "local_rank", "local_size", "allreduce", "grouped_allreduce",
                  "allgather", "broadcast", "broadcast_variables", "DistributedGradientTape", "DistributedOptimizer",
-                 "Average", "Sum", "Compression"]:
+                 "Average", "Sum", "Compression", "broadcast_object", "allgather_object", "barrier"]:
         assert hasattr(hvd, name) and hasattr(hk, name), name
-    for name in ["BroadcastGlobalVariablesCallback", "MetricAverageCallback", "LearningRateWarmupCallback"]:
+    assert hasattr(hk, "load_model")
+    for name in ["BroadcastGlobalVariablesCallback", "MetricAverageCallback", "LearningRateScheduleCallback",
+                 "LearningRateWarmupCallback"]:
         assert hasattr(hvd.callbacks, name) and hasattr(hk.callbacks, name)
 
 
@@ -40,3 +43,48 @@ def test_init_without_the_extra_says_how_to_install_it():
 def test_warmup_callback_checks_its_epochs():
     with pytest.raises(ValueError, match="warmup_epochs must be > 0"):
         hvd.callbacks.LearningRateWarmupCallback(0.1, warmup_epochs=0)
+
+
+def _fit_lrs(callback, epochs=4, run_eagerly=False, momentum=0.0):
+    """The learning rate in effect at each batch of a fit with `callback` (3 batches an epoch)."""
+    seen = []
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.5, momentum=momentum), loss="mse", run_eagerly=run_eagerly)
+    spy = tf.keras.callbacks.LambdaCallback(
+        on_train_batch_begin=lambda b, logs: seen.append(round(float(model.optimizer.learning_rate), 9)))
+    x = np.ones((6, 2), np.float32)
+    history = model.fit(x, x[:, :1], batch_size=2, epochs=epochs, verbose=0, callbacks=[callback, spy])
+    return seen, history.history["lr"]
+
+
+def test_learning_rate_schedule_callback():
+    # A function of the epoch, epochs 1 and 2 only, at epoch starts (staircase).
+    seen, logged = _fit_lrs(hvd.callbacks.LearningRateScheduleCallback(0.1, lambda e: 0.5 ** e, start_epoch=1,
+                                                                       end_epoch=3))
+    assert seen == [0.5] * 3 + [0.05] * 3 + [0.025] * 6, seen
+    assert logged == pytest.approx([0.5, 0.05, 0.025, 0.025])
+    # A constant scales initial_lr from start_epoch on, staircase whatever was asked.
+    seen, _ = _fit_lrs(hvd.callbacks.LearningRateScheduleCallback(0.2, 0.1, start_epoch=2, staircase=False))
+    assert seen == [0.5] * 6 + [0.02] * 6, seen
+    # Batch by batch, with the fractional epoch.
+    seen, _ = _fit_lrs(hvd.callbacks.LearningRateScheduleCallback(1.0, lambda e: e / 10, staircase=False), epochs=2)
+    assert seen == [round(k / 30, 9) for k in range(6)], seen
+
+
+def test_learning_rate_schedule_momentum_correction():
+    # Eager: the momentum is scaled by new / old lr for the batch where the rate changes, then restored.
+    momenta = []
+
+    class Spy(tf.keras.callbacks.Callback):
+        def on_train_batch_begin(self, batch, logs=None):
+            momenta.append(round(self.model.optimizer.momentum, 9))
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1)])
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.5, momentum=0.9), loss="mse", run_eagerly=True)
+    x = np.ones((6, 2), np.float32)
+    cb = hvd.callbacks.LearningRateScheduleCallback(0.5, lambda e: 0.5 ** e, start_epoch=1)
+    model.fit(x, x[:, :1], batch_size=2, epochs=2, verbose=0, callbacks=[cb, Spy()])
+    assert momenta == [0.9] * 3 + [0.45, 0.9, 0.9], momenta
+    assert model.optimizer.momentum == 0.9
+    # Traced: skipped, with a warning.
+    with pytest.warns(UserWarning, match="momentum_correction needs compile"):
+        _fit_lrs(hvd.callbacks.LearningRateScheduleCallback(0.5, lambda e: 0.5 ** e, start_epoch=1), momentum=0.9)
