@@ -79,21 +79,25 @@ def ref_adagrad(grads, lr=0.001, acc0=0.1, eps=1e-7):
     return w
 
 
+def F32(lr):  # noqa: N802 -- Keras's learning-rate Variable is float32 (floatx): the rate a float64 update uses
+    return float(np.float32(lr))
+
+
 CASES = [
-    ("sgd", lambda: keras.optimizers.SGD(0.1), lambda gs: ref_sgd(gs, 0.1)),
-    ("sgd_momentum", lambda: keras.optimizers.SGD(0.1, momentum=0.9), lambda gs: ref_sgd(gs, 0.1, 0.9)),
+    ("sgd", lambda: keras.optimizers.SGD(0.1), lambda gs: ref_sgd(gs, F32(0.1))),
+    ("sgd_momentum", lambda: keras.optimizers.SGD(0.1, momentum=0.9), lambda gs: ref_sgd(gs, F32(0.1), 0.9)),
     ("sgd_nesterov", lambda: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
-     lambda gs: ref_sgd(gs, 0.1, 0.9, True)),
-    ("adam", lambda: keras.optimizers.Adam(0.01), lambda gs: ref_adam(gs, 0.01)),
-    ("adam_amsgrad", lambda: keras.optimizers.Adam(0.01, amsgrad=True), lambda gs: ref_adam(gs, 0.01, amsgrad=True)),
-    ("adamw", lambda: keras.optimizers.AdamW(0.01, weight_decay=0.1), lambda gs: ref_adam(gs, 0.01, wd=0.1)),
-    ("nadam", lambda: keras.optimizers.Nadam(0.01), lambda gs: ref_nadam(gs, 0.01)),
-    ("nadam_lr_alias", lambda: keras.optimizers.Nadam(lr=0.02), lambda gs: ref_nadam(gs, 0.02)),
-    ("rmsprop", lambda: keras.optimizers.RMSprop(0.01), lambda gs: ref_rmsprop(gs, 0.01)),
+     lambda gs: ref_sgd(gs, F32(0.1), 0.9, True)),
+    ("adam", lambda: keras.optimizers.Adam(0.01), lambda gs: ref_adam(gs, F32(0.01))),
+    ("adam_amsgrad", lambda: keras.optimizers.Adam(0.01, amsgrad=True), lambda gs: ref_adam(gs, F32(0.01), amsgrad=True)),
+    ("adamw", lambda: keras.optimizers.AdamW(0.01, weight_decay=0.1), lambda gs: ref_adam(gs, F32(0.01), wd=0.1)),
+    ("nadam", lambda: keras.optimizers.Nadam(0.01), lambda gs: ref_nadam(gs, F32(0.01))),
+    ("nadam_lr_alias", lambda: keras.optimizers.Nadam(lr=0.02), lambda gs: ref_nadam(gs, F32(0.02))),
+    ("rmsprop", lambda: keras.optimizers.RMSprop(0.01), lambda gs: ref_rmsprop(gs, F32(0.01))),
     ("rmsprop_centered_momentum", lambda: keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
-     lambda gs: ref_rmsprop(gs, 0.01, momentum=0.5, centered=True)),
-    ("adagrad", lambda: keras.optimizers.Adagrad(0.1), lambda gs: ref_adagrad(gs, 0.1)),
-    ("sgd_weight_decay", lambda: keras.optimizers.SGD(0.1, weight_decay=0.2), lambda gs: ref_sgd(gs, 0.1, wd=0.2)),
+     lambda gs: ref_rmsprop(gs, F32(0.01), momentum=0.5, centered=True)),
+    ("adagrad", lambda: keras.optimizers.Adagrad(0.1), lambda gs: ref_adagrad(gs, F32(0.1))),
+    ("sgd_weight_decay", lambda: keras.optimizers.SGD(0.1, weight_decay=0.2), lambda gs: ref_sgd(gs, F32(0.1), wd=0.2)),
 ]
 
 
@@ -174,3 +178,29 @@ def test_kernel_errors_name_the_optimizer():
         keras.optimizers.SGD().apply_gradients([(tf.constant(np.zeros(2)), tf.Variable(np.zeros(2, np.int32)))])
     with pytest.raises(ValueError, match="shape"):
         keras.optimizers.SGD().apply_gradients([(tf.constant(np.zeros(3)), var)])
+
+
+def test_learning_rate_is_a_variable_as_in_keras():
+    # Keras 3: a number becomes a Variable of floatx's dtype; .assign() on it sets the rate that eager
+    # and traced steps use, and get_config reports it. A schedule gives its value as a tensor.
+    opt = keras.optimizers.SGD(0.5)
+    lr = opt.learning_rate
+    assert isinstance(lr, tf.Variable) and lr.dtype == tf.float32 and lr.numpy() == np.float32(0.5)
+    var = tf.Variable([1.0])
+    traced = tf.function(lambda: opt.apply_gradients([(tf.constant([1.0]), var)]))
+    traced()
+    opt.learning_rate.assign(0.25)
+    traced()
+    opt.apply_gradients([(tf.constant([1.0]), var)])
+    np.testing.assert_allclose(var.numpy(), [1.0 - 0.5 - 0.25 - 0.25])
+    assert opt.get_config()["learning_rate"] == 0.25
+    opt.learning_rate = 0.125
+    assert opt.learning_rate is lr and float(lr) == 0.125
+    keras.backend.set_floatx("float64")
+    try:
+        assert keras.optimizers.Adam(0.01).learning_rate.dtype == tf.float64
+    finally:
+        keras.backend.set_floatx("float32")
+    sched = keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=2, decay_rate=0.5)
+    value = keras.optimizers.SGD(sched).learning_rate
+    assert isinstance(value, tf.Tensor) and value.dtype == tf.float32 and float(value) == pytest.approx(0.1)

@@ -204,7 +204,7 @@ def test_sequential_round_trip_with_optimizer_state(tmp_path):
     loaded = keras.models.load_model(path)
     assert isinstance(loaded, keras.Sequential) and [type(l) for l in loaded.layers] == [type(l) for l in model.layers]
     _assert_same(model, loaded, x)
-    assert isinstance(loaded.optimizer, keras.optimizers.Adam) and loaded.optimizer.learning_rate == pytest.approx(0.01)
+    assert isinstance(loaded.optimizer, keras.optimizers.Adam) and float(loaded.optimizer.learning_rate) == pytest.approx(0.01)
     for a, b in zip(model.optimizer.variables, loaded.optimizer.variables):
         np.testing.assert_array_equal(a.numpy(), b.numpy())
     # training continues identically from the restored state

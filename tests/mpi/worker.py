@@ -379,7 +379,7 @@ def traced():
     h = m2.fit(xs, ys, batch_size=8, epochs=3, verbose=0, callbacks=callbacks)
     logs = hvd.allgather(tf.constant([[h.history["loss"][-1], h.history["mae"][-1]]], tf.float64)).numpy()
     assert (logs == logs[0]).all(), logs
-    assert abs(h.history["lr"][-1] - 0.01) < 1e-12 and h.history["lr"][0] < 0.01
+    assert abs(h.history["lr"][-1] - 0.01) < 1e-8 and h.history["lr"][0] < 0.009  # a float32 rate, as in Keras
     flat = tf.reshape(m2.trainable_variables[0], [1, -1])
     everyone = hvd.allgather(flat).numpy()
     assert (everyone == everyone[0]).all()

@@ -57,7 +57,11 @@ class Optimizer(AutoConfig):
         if use_ema:
             raise NotImplementedError("use_ema is not supported")
         self.name = name or type(self).__name__
-        self._lr_var = tf.Variable(0.0, trainable=False, name="learning_rate", dtype=tf.float64)
+        # Keras's learning-rate Variable, of floatx's dtype (float32 by default, so a float64 variable's
+        # update uses the rate rounded to float32, as in Keras): what ``learning_rate`` returns for a
+        # number (.numpy() and .assign() work on it), read by every step, eager or traced.
+        from tapegrad.keras import backend
+        self._lr_var = tf.Variable(0.0, trainable=False, name="learning_rate", dtype=backend.floatx())
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
@@ -75,8 +79,16 @@ class Optimizer(AutoConfig):
     # ---- learning rate
     @property
     def learning_rate(self):
-        """The current learning rate (a schedule is evaluated at ``iterations``)."""
-        return self._current_lr()
+        """The learning rate: for a number, Keras's Variable (``.assign()`` sets it); for a schedule,
+        its value at ``iterations`` as a tensor of that dtype; for a callable, what it returns."""
+        lr = self._learning_rate
+        if lr is None:
+            return self._lr_var
+        if tf.inside_function():  # the graph evaluates it at each call
+            return tf.cast(self._lr_tensor(), self._lr_var.dtype)
+        if isinstance(lr, LearningRateSchedule):
+            return tf.constant(float(lr(int(self._iterations.numpy()))), self._lr_var.dtype)
+        return float(lr())
 
     @learning_rate.setter
     def learning_rate(self, value):
@@ -85,26 +97,17 @@ class Optimizer(AutoConfig):
                             "constructor argument, hence its learning rate is not settable. If you need the learning "
                             "rate to be settable, you should instantiate the optimizer with a float `learning_rate` "
                             "argument.")
-        if isinstance(value, tf.Tensor):
+        if isinstance(value, (tf.Tensor, tf.Variable, np.generic)):
             value = float(value)
         if not (isinstance(value, LearningRateSchedule) or callable(value) or isinstance(value, (int, float))):
             raise TypeError(f"{type(self).__name__}: learning_rate must be a float, a schedule or a callable, "
                             f"got {value!r}")
-        self._learning_rate = value
         if isinstance(value, (int, float)):
-            self._lr_var.assign(np.float64(value))
+            self._lr_var.assign(np.asarray(value, self._lr_var.dtype.as_numpy_dtype))
+            value = None  # the Variable holds it
+        self._learning_rate = value
 
     lr = learning_rate
-
-    def _current_lr(self):
-        if tf.inside_function():  # a float32 tensor (as Keras's variable): the graph reads each call's value
-            return tf.cast(self._lr_tensor(), tf.float32)
-        lr = self._learning_rate
-        if isinstance(lr, LearningRateSchedule):
-            return float(lr(int(self._iterations.numpy())))
-        if callable(lr):
-            return float(lr())
-        return float(lr)
 
     def _lr_tensor(self):
         """This step's learning rate as a scalar tensor: the Variable (a graph sees later changes), or
@@ -116,7 +119,7 @@ class Optimizer(AutoConfig):
             return tf.constant(float(lr(int(self._iterations.numpy()))), tf.float64)
         if callable(lr):  # evaluated per step eagerly; once (while tracing) in a tf.function, as in TF
             return tf.constant(float(lr()), tf.float64)
-        return self._lr_var
+        return tf.cast(self._lr_var, tf.float64)
 
     @property
     def iterations(self):
@@ -298,7 +301,9 @@ class Optimizer(AutoConfig):
     def get_config(self):
         """The constructor's arguments with the current values of the shared ones; Note [Keras object configs]."""
         return {**self._constructor_config(), "name": self.name,
-                "learning_rate": serialize_keras_object(self._learning_rate), "weight_decay": self.weight_decay,
+                "learning_rate": (float(self._lr_var.numpy()) if self._learning_rate is None
+                                  else serialize_keras_object(self._learning_rate)),
+                "weight_decay": self.weight_decay,
                 "clipnorm": self.clipnorm, "clipvalue": self.clipvalue, "global_clipnorm": self.global_clipnorm}
 
 
