@@ -79,15 +79,18 @@ def ref_adagrad(grads, lr=0.001, acc0=0.1, eps=1e-7):
     return w
 
 
-def F32(lr):  # noqa: N802 -- Keras's learning-rate Variable is float32 (floatx): the rate a float64 update uses
-    return float(np.float32(lr))
+def F32(value):  # noqa: N802
+    """A hyperparameter as a float64 update sees it in Keras: the learning rate lives in a float32
+    Variable (floatx), and momentum, weight decay and Adagrad's initial accumulator pass through a
+    float32 constant (checked against TF 2.21)."""
+    return float(np.float32(value))
 
 
 CASES = [
     ("sgd", lambda: keras.optimizers.SGD(0.1), lambda gs: ref_sgd(gs, F32(0.1))),
-    ("sgd_momentum", lambda: keras.optimizers.SGD(0.1, momentum=0.9), lambda gs: ref_sgd(gs, F32(0.1), 0.9)),
+    ("sgd_momentum", lambda: keras.optimizers.SGD(0.1, momentum=0.9), lambda gs: ref_sgd(gs, F32(0.1), F32(0.9))),
     ("sgd_nesterov", lambda: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
-     lambda gs: ref_sgd(gs, F32(0.1), 0.9, True)),
+     lambda gs: ref_sgd(gs, F32(0.1), F32(0.9), True)),
     ("adam", lambda: keras.optimizers.Adam(0.01), lambda gs: ref_adam(gs, F32(0.01))),
     ("adam_amsgrad", lambda: keras.optimizers.Adam(0.01, amsgrad=True), lambda gs: ref_adam(gs, F32(0.01), amsgrad=True)),
     ("adamw", lambda: keras.optimizers.AdamW(0.01, weight_decay=0.1), lambda gs: ref_adam(gs, F32(0.01), wd=0.1)),
@@ -96,8 +99,8 @@ CASES = [
     ("rmsprop", lambda: keras.optimizers.RMSprop(0.01), lambda gs: ref_rmsprop(gs, F32(0.01))),
     ("rmsprop_centered_momentum", lambda: keras.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
      lambda gs: ref_rmsprop(gs, F32(0.01), momentum=0.5, centered=True)),
-    ("adagrad", lambda: keras.optimizers.Adagrad(0.1), lambda gs: ref_adagrad(gs, F32(0.1))),
-    ("sgd_weight_decay", lambda: keras.optimizers.SGD(0.1, weight_decay=0.2), lambda gs: ref_sgd(gs, F32(0.1), wd=0.2)),
+    ("adagrad", lambda: keras.optimizers.Adagrad(0.1), lambda gs: ref_adagrad(gs, F32(0.1), acc0=F32(0.1))),
+    ("sgd_weight_decay", lambda: keras.optimizers.SGD(0.1, weight_decay=0.2), lambda gs: ref_sgd(gs, F32(0.1), wd=F32(0.2))),
 ]
 
 
@@ -204,3 +207,25 @@ def test_learning_rate_is_a_variable_as_in_keras():
     sched = keras.optimizers.schedules.ExponentialDecay(0.1, decay_steps=2, decay_rate=0.5)
     value = keras.optimizers.SGD(sched).learning_rate
     assert isinstance(value, tf.Tensor) and value.dtype == tf.float32 and float(value) == pytest.approx(0.1)
+
+
+# TF 2.21 / Keras 3 on a float64 variable [1, -2], gradients [0.3 (i + 1), -0.7 / (i + 1)], 3 steps.
+TF_FLOAT64 = {
+    "sgd_momentum": (lambda: keras.optimizers.SGD(0.1, momentum=0.9), [0.7146999991819262, -1.7204666680087648]),
+    "sgd_nesterov": (lambda: keras.optimizers.SGD(0.1, momentum=0.9, nesterov=True),
+                     [0.5632300033836067, -1.620086672626833]),
+    "sgd_weight_decay": (lambda: keras.optimizers.SGD(0.1, weight_decay=0.3), [0.7362459929380117, -1.7021996558580745]),
+    "adamw": (lambda: keras.optimizers.AdamW(0.1, weight_decay=0.3), [0.6291638040153263, -1.5535216488062666]),
+    "adagrad": (lambda: keras.optimizers.Adagrad(0.1), [0.773096958373717, -1.8407596328080869]),
+    "rmsprop_centered_momentum": (lambda: keras.optimizers.RMSprop(0.1, rho=0.7, momentum=0.3, centered=True),
+                                  [0.15508632350334955, -1.4307934305881675]),
+}
+
+
+@pytest.mark.parametrize("name", list(TF_FLOAT64))
+def test_float64_updates_match_keras_bit_for_bit(name):
+    make, want = TF_FLOAT64[name]
+    var, opt = tf.Variable(np.array([1.0, -2.0])), make()
+    for i in range(3):
+        opt.apply_gradients([(tf.constant(np.array([0.3 * (i + 1), -0.7 / (i + 1)])), var)])
+    np.testing.assert_array_equal(var.numpy(), want)

@@ -1,6 +1,6 @@
 """keras.optimizers.Adagrad: per-parameter rates from the accumulated squared gradients."""
 import tapegrad as tf
-from tapegrad.keras.optimizers.base import Optimizer
+from tapegrad.keras.optimizers.base import Optimizer, as_keras_constant
 
 __all__ = ["Adagrad"]
 
@@ -18,7 +18,7 @@ class Adagrad(Optimizer):
         self.initial_accumulator_value, self.epsilon = float(initial_accumulator_value), float(epsilon)
 
     def build(self, var_list):
-        self.add_slots(var_list, ["accumulator"], self.initial_accumulator_value)
+        self.add_slots(var_list, ["accumulator"], as_keras_constant(self.initial_accumulator_value))
         super().build(var_list)
 
     def _step_values(self):

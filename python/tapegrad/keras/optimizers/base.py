@@ -27,6 +27,13 @@ __all__ = ["Optimizer"]
 _Tensor = tf.Tensor
 
 
+def as_keras_constant(value):
+    """A Python float hyperparameter as Keras uses it where it casts it to the variable's dtype: through
+    a float32 constant, so a float64 variable sees it rounded to float32 (SGD's momentum, Adagrad's
+    initial accumulator, the weight decay; checked against TF 2.21)."""
+    return float(np.float32(value))
+
+
 class Optimizer(AutoConfig):
     """Base optimizer.
 
@@ -244,8 +251,8 @@ class Optimizer(AutoConfig):
         try:
             for g, v in zip(grads, variables):
                 decay = self._decay_for(v) if self.weight_decay else 0.0
-                if decay:
-                    v.assign_sub(v * tf.cast(lr * decay, v.dtype))
+                if decay:  # as Keras: var * weight_decay * lr, the decay through a float32 constant
+                    v.assign_sub(v * tf.cast(as_keras_constant(decay), v.dtype) * tf.cast(lr, v.dtype))
                 self.update_step(g, v, lr)
         except tf.errors.InvalidArgumentError:
             for g, v in zip(grads, variables):

@@ -1,6 +1,6 @@
 """keras.optimizers.SGD: gradient descent with optional (Nesterov) momentum."""
 import tapegrad as tf
-from tapegrad.keras.optimizers.base import Optimizer
+from tapegrad.keras.optimizers.base import Optimizer, as_keras_constant
 
 __all__ = ["SGD"]
 
@@ -24,7 +24,7 @@ class SGD(Optimizer):
         super().build(var_list)
 
     def _step_values(self):
-        return (self._scalar(self.momentum),)
+        return (self._scalar(as_keras_constant(self.momentum)),)
 
     def update_step(self, grad, var, lr):
         if not self.momentum:
