@@ -1,8 +1,10 @@
 """DistributedGradientTape: a GradientTape whose gradients come back all-reduced over the ranks.
 
 The sweep announces each gradient as soon as it is final (Note [Final gradients] in
-cpp/engine/tape.h) and the buckets of Note [Fusion plan] start reducing on the communication
-thread while the sweep goes on, so communication overlaps the backward pass.
+cpp/engine/tape.h): with every rank on one machine it is written into the shared window at once
+(Note [Shared-memory reduction] in _shared.py), otherwise the buckets of Note [Fusion plan] start
+reducing on the communication thread while the sweep goes on; either way the communication
+overlaps the backward pass.
 
 Note [One rank]
 A job of one process combines each gradient with itself: every reduction op gives the value back
