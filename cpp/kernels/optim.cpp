@@ -48,16 +48,16 @@ template <class T> void sgd(int64_t n, T* x, T* p, const T* g, T lr, T mu, bool 
   }
 }
 
-// First and second moments, shared by Adam and Nadam: m += (g - m)(1 - b1), v += (g^2 - v)(1 - b2).
-template <class T> inline void update_moments(T gi, T& m, T& v, T b1, T b2) {
-  m += (gi - m) * (1 - b1);
-  v += (gi * gi - v) * (1 - b2);
+// First and second moments, shared by Adam and Nadam: m += (g - m) c1, v += (g^2 - v) c2 (c = 1 - beta).
+template <class T> inline void update_moments(T gi, T& m, T& v, T c1, T c2) {
+  m += (gi - m) * c1;
+  v += (gi * gi - v) * c2;
 }
 
-template <class T, bool AMS> void adam_loop(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2,
+template <class T, bool AMS> void adam_loop(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T c1, T c2,
                                             T eps, T keep) {
   for_each_index(n, [&](int64_t i) {
-    update_moments(g[i], m[i], v[i], b1, b2);
+    update_moments(g[i], m[i], v[i], c1, c2);
     T mi = m[i], vi = v[i];
     if constexpr (AMS) {
       vi = vmax[i] > vi ? vmax[i] : vi;
@@ -67,16 +67,17 @@ template <class T, bool AMS> void adam_loop(int64_t n, T* x, T* m, T* v, T* vmax
   });
 }
 
-template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T b1, T b2, T eps, T keep) {
-  if (vmax) adam_loop<T, true>(n, x, m, v, vmax, g, alpha, b1, b2, eps, keep);
-  else adam_loop<T, false>(n, x, m, v, vmax, g, alpha, b1, b2, eps, keep);
+template <class T> void adam(int64_t n, T* x, T* m, T* v, T* vmax, const T* g, T alpha, T c1, T c2, T eps, T keep) {
+  if (vmax) adam_loop<T, true>(n, x, m, v, vmax, g, alpha, c1, c2, eps, keep);
+  else adam_loop<T, false>(n, x, m, v, vmax, g, alpha, c1, c2, eps, keep);
 }
 
 template <class T> void nadam(int64_t n, T* x, T* m, T* v, const T* g, T lr, T b1, T b2, T eps, T c_m, T c_g,
                               T b2_power, T keep) {
+  const T c1 = 1 - b1, c2 = 1 - b2;
   for_each_index(n, [&](int64_t i) {
     const T gi = g[i];
-    update_moments(gi, m[i], v[i], b1, b2);
+    update_moments(gi, m[i], v[i], c1, c2);
     T mi = m[i], vi = v[i];
     T m_hat = c_m * mi + c_g * gi;
     x[i] = keep * x[i] - lr * m_hat / (std::sqrt(vi / (1 - b2_power)) + eps);
@@ -134,10 +135,10 @@ void sgd_update(DType dtype, int64_t n, void* var, void* mom, const void* g, dou
 }
 
 void adam_update(DType dtype, int64_t n, void* var, void* m, void* v, void* vmax, const void* g, double alpha,
-                 double b1, double b2, double eps, double decay) {
+                 double c1, double c2, double eps, double decay) {
   float_dispatch(dtype, "Adam", [&](auto t) {
     using T = decltype(t);
-    adam<T>(n, as<T>(var), as<T>(m), as<T>(v), as<T>(vmax), as<T>(g), (T)alpha, (T)b1, (T)b2, (T)eps, (T)(1 - decay));
+    adam<T>(n, as<T>(var), as<T>(m), as<T>(v), as<T>(vmax), as<T>(g), (T)alpha, (T)c1, (T)c2, (T)eps, (T)(1 - decay));
   });
 }
 

@@ -15,10 +15,12 @@ namespace tg {
 void sgd_update(DType dtype, int64_t n, void* var, void* mom, const void* g, double lr, double momentum,
                 bool nesterov, double decay);
 
-// Adam: m += (g - m)(1 - b1); v += (g^2 - v)(1 - b2); vmax = max(vmax, v) when amsgrad (vmax != nullptr);
-//       var -= alpha * m / (sqrt(v or vmax) + eps), alpha = lr sqrt(1 - b2^t) / (1 - b1^t).
+// Adam: m += (g - m) c1; v += (g^2 - v) c2; vmax = max(vmax, v) when amsgrad (vmax != nullptr);
+//       var -= alpha * m / (sqrt(v or vmax) + eps), alpha = lr sqrt(1 - b2^t) / (1 - b1^t). The caller
+//       gives c1 = 1 - b1 and c2 = 1 - b2 as its rule rounds them (TF's kernel in the variable's dtype,
+//       Keras from the exact value), and alpha.
 void adam_update(DType dtype, int64_t n, void* var, void* m, void* v, void* vmax, const void* g, double alpha,
-                 double b1, double b2, double eps, double decay);
+                 double c1, double c2, double eps, double decay);
 
 // Nadam (Dozat): m, v as Adam; var -= lr * (c_m m + c_g g) / (sqrt(v / (1 - b2^t)) + eps),
 //       c_m = u_{t+1} / (1 - prod_{i<=t+1} u_i), c_g = (1 - u_t) / (1 - prod_{i<=t} u_i).

@@ -115,11 +115,34 @@ double nadam_q(double t) {
   return q[t >= kTable ? kTable : t < 0 ? 0 : (int)t];
 }
 
+// 1 - b as TF's kernels compute it: in the variable's dtype, from b rounded to it.
+double one_minus(DType dtype, double b) { return dtype == DType::Float32 ? (double)(1.0f - (float)b) : 1 - b; }
+
 void adam(const Tensors& x, void* vhat, size_t p) {  // p: index of beta1_power
   double b1p = at(x, p), b2p = at(x, p + 1), lr = at(x, p + 2);
   double alpha = lr * std::sqrt(1 - b2p) / (1 - b1p);  // TF's lr_t
-  adam_update(x[0]->dtype, x[0]->size, writable(x[0]), writable(x[1]), writable(x[2]), vhat, x[p + 6]->data(), alpha,
-              at(x, p + 3), at(x, p + 4), at(x, p + 5), 0.0);
+  const DType d = x[0]->dtype;
+  adam_update(d, x[0]->size, writable(x[0]), writable(x[1]), writable(x[2]), vhat, x[p + 6]->data(), alpha,
+              one_minus(d, at(x, p + 3)), one_minus(d, at(x, p + 4)), at(x, p + 5), 0.0);
+}
+
+// Note [Keras's Adam]: Keras writes Adam in ops, in the variable's dtype T: the betas reach T through a
+// float32 constant and are raised to t in T, so alpha = lr sqrt(1 - b2^t) / (1 - b1^t) is computed in
+// T; the moments use 1 - beta from the exact Python value, rounded to T once. TF's fused kernel rounds
+// beta to T and subtracts in T: for float32, 1 - float32(0.999) = 0.00099998713 where Keras has 0.001,
+// and the weights differed by about 6e-6 relative in the first steps.
+template <class T> double keras_adam_alpha(double lr, double b1, double b2, double t) {
+  const T p1 = std::pow((T)(float)b1, (T)t), p2 = std::pow((T)(float)b2, (T)t);
+  return (double)((T)lr * std::sqrt(T(1) - p2) / (T(1) - p1));
+}
+
+void keras_adam(const Tensors& x, void* vhat, size_t p) {  // p: index of local_step
+  const double t = at(x, p), lr = at(x, p + 1), b1 = at(x, p + 2), b2 = at(x, p + 3);
+  const DType d = x[0]->dtype;
+  const double alpha = d == DType::Float32 ? keras_adam_alpha<float>(lr, b1, b2, t)
+                                           : keras_adam_alpha<double>(lr, b1, b2, t);
+  adam_update(d, x[0]->size, writable(x[0]), writable(x[1]), writable(x[2]), vhat, x[p + 5]->data(), alpha, 1 - b1,
+              1 - b2, at(x, p + 4), 0.0);
 }
 
 void refuse_nesterov(const OpDef& op, const Attrs& a) {
@@ -145,6 +168,14 @@ void register_optim_ops() {
   def_update("ResourceApplyAdamWithAmsgrad", {"wvvvssssssg", {"var", "m", "v", "vhat", "beta1_power", "beta2_power",
                                                              "lr", "beta1", "beta2", "epsilon", "grad"}},
              [](const OpDef&, const Tensors& x, const Attrs&) { adam(x, writable(x[3]), 4); });
+  // tapegrad's own: Keras's Adam at step local_step = t (>= 1), rounded as Keras's ops round it
+  // (Note [Keras's Adam]); TF has no fused op for it.
+  def_update("ResourceApplyKerasAdam", {"wvvsssssg", {"var", "m", "v", "local_step", "lr", "beta1", "beta2",
+                                                     "epsilon", "grad"}},
+             [](const OpDef&, const Tensors& x, const Attrs&) { keras_adam(x, nullptr, 3); });
+  def_update("ResourceApplyKerasAdamWithAmsgrad", {"wvvvsssssg", {"var", "m", "v", "vhat", "local_step", "lr", "beta1",
+                                                                 "beta2", "epsilon", "grad"}},
+             [](const OpDef&, const Tensors& x, const Attrs&) { keras_adam(x, writable(x[3]), 4); });
   // tapegrad's own (TF has no fused Nadam): Keras's Nadam at step local_step = t (>= 1).
   def_update("ResourceApplyNadam", {"wvvsssssg", {"var", "m", "v", "local_step", "lr", "beta1", "beta2", "epsilon",
                                                  "grad"}},

@@ -38,6 +38,15 @@ _OPS = {
     "ResourceApplyAdagradV2": (
         f"*, var, accum, lr, epsilon, grad, {_LOCK}, update_slots:bool=True",
         "accum += grad^2; var -= lr grad / (sqrt(accum) + epsilon)"),
+    # tapegrad's own: Keras's Adam rounded as Keras's ops round it (Note [Keras's Adam] in cpp/ops/optim.cpp).
+    "ResourceApplyKerasAdam": (
+        f"*, var, m, v, local_step, lr, beta1, beta2, epsilon, grad, {_LOCK}",
+        "Keras's Adam at step t = local_step >= 1: m += (grad - m)(1 - beta1); v += (grad^2 - v)(1 - beta2); "
+        "var -= lr sqrt(1 - beta2^t) / (1 - beta1^t) * m / (sqrt(v) + epsilon), the betas' powers in the "
+        "variable's dtype"),
+    "ResourceApplyKerasAdamWithAmsgrad": (
+        f"*, var, m, v, vhat, local_step, lr, beta1, beta2, epsilon, grad, {_LOCK}",
+        "as ResourceApplyKerasAdam with vhat = max(vhat, v) in place of v in the step"),
     # tapegrad's own: TF has no fused Nadam.
     "ResourceApplyNadam": (
         f"*, var, m, v, local_step, lr, beta1, beta2, epsilon, grad, {_LOCK}",

@@ -67,6 +67,24 @@ def _adam_amsgrad(var, m, v, vhat, beta1_power, beta2_power, lr, beta1, beta2, e
     return _flat(var - alpha * m / (np.sqrt(vhat) + epsilon), m, v, vhat)
 
 
+def _keras_adam(var, m, v, local_step, lr, beta1, beta2, epsilon, grad, vhat=None):
+    # Keras's rounding (Note [Keras's Adam]): the betas through float32, their powers and the step size
+    # in the variable's dtype; 1 - beta from the exact value.
+    dt = var.dtype.type
+    t, b1, b2 = dt(local_step), float(beta1), float(beta2)
+    p1, p2 = dt(np.float32(b1)) ** t, dt(np.float32(b2)) ** t
+    alpha = dt(lr) * np.sqrt(dt(1) - p2) / (dt(1) - p1)
+    m, v = m + (grad - m) * dt(1 - b1), v + (grad * grad - v) * dt(1 - b2)
+    if vhat is None:
+        return _flat(var - alpha * m / (np.sqrt(v) + dt(epsilon)), m, v)
+    vhat = np.maximum(vhat, v)
+    return _flat(var - alpha * m / (np.sqrt(vhat) + dt(epsilon)), m, v, vhat)
+
+
+def _keras_adam_amsgrad(var, m, v, vhat, local_step, lr, beta1, beta2, epsilon, grad):
+    return _keras_adam(var, m, v, local_step, lr, beta1, beta2, epsilon, grad, vhat)
+
+
 def _nadam(var, m, v, local_step, lr, beta1, beta2, epsilon, grad):
     t = int(local_step)
     u = lambda s: beta1 * (1 - 0.5 * 0.96 ** s)  # noqa: E731
@@ -119,6 +137,8 @@ def _row(name, ref, slots, scalar_sets):
 _ADAM = dict(beta1_power=0.9, beta2_power=0.999, lr=0.05, beta1=0.9, beta2=0.999, epsilon=1e-7)
 _ADAM_T5 = dict(_ADAM, beta1_power=0.8 ** 5, beta2_power=0.99 ** 5, beta1=0.8, beta2=0.99)
 _RMS = dict(lr=0.05, rho=0.9, momentum=0.0, epsilon=1e-7)
+_KERAS_ADAM = [(dict(local_step=1, lr=0.05, beta1=0.9, beta2=0.999, epsilon=1e-7), {}),
+               (dict(local_step=5, lr=0.05, beta1=0.8, beta2=0.99, epsilon=1e-7), {})]
 rows = [
     _row("ResourceApplyGradientDescent", _gradient_descent, {}, [(dict(alpha=0.05), {})]),
     _row("ResourceApplyKerasMomentum", _keras_momentum, {"accum": "signed"},
@@ -126,6 +146,9 @@ rows = [
     _row("ResourceApplyAdam", _adam, {"m": "signed", "v": "positive"}, [(_ADAM, {}), (_ADAM_T5, {})]),
     _row("ResourceApplyAdamWithAmsgrad", _adam_amsgrad, {"m": "signed", "v": "positive", "vhat": "positive"},
          [(_ADAM, {}), (_ADAM_T5, {})]),
+    _row("ResourceApplyKerasAdam", _keras_adam, {"m": "signed", "v": "positive"}, _KERAS_ADAM),
+    _row("ResourceApplyKerasAdamWithAmsgrad", _keras_adam_amsgrad, {"m": "signed", "v": "positive", "vhat": "positive"},
+         _KERAS_ADAM),
     _row("ResourceApplyNadam", _nadam, {"m": "signed", "v": "positive"},
          [(dict(local_step=1, lr=0.05, beta1=0.9, beta2=0.999, epsilon=1e-7), {}),
           (dict(local_step=5, lr=0.05, beta1=0.9, beta2=0.99, epsilon=1e-7), {})]),

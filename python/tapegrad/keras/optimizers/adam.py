@@ -1,6 +1,4 @@
 """keras.optimizers.Adam and AdamW (Adam with decoupled weight decay)."""
-import numpy as np
-
 import tapegrad as tf
 from tapegrad.keras.optimizers.base import Optimizer
 
@@ -25,27 +23,21 @@ class Adam(Optimizer):
         super().build(var_list)
 
     def _step_values(self):
-        # Keras casts beta_1 and beta_2 to the variable's dtype through a float32 constant before raising them
-        # to the power t, while (1 - beta) in the moment updates stays a Python float: a float64 variable's
-        # bias corrections use the float32-rounded betas (1 - beta_2^t differs from the exact one by ~1e-5).
+        # Keras's rounding (Note [Keras's Adam] in cpp/ops/optim.cpp): the betas' powers, through float32,
+        # in the variable's dtype; 1 - beta in the moments from the exact value.
         s = self._scalar
-        return (self._power(_float32_rounded(self.beta_1)), self._power(_float32_rounded(self.beta_2)),
-                s(self.beta_1), s(self.beta_2), s(self.epsilon))
+        return self._step_tensor(), s(self.beta_1), s(self.beta_2), s(self.epsilon)
 
     def update_step(self, grad, var, lr):
-        b1p, b2p, b1, b2, eps = self._values
+        step, b1, b2, eps = self._values
         if self.amsgrad:
             m, v, vhat = self.slots(var)
-            tf.raw_ops.ResourceApplyAdamWithAmsgrad(var=var, m=m, v=v, vhat=vhat, beta1_power=b1p, beta2_power=b2p, lr=lr,
-                                                    beta1=b1, beta2=b2, epsilon=eps, grad=grad)
+            tf.raw_ops.ResourceApplyKerasAdamWithAmsgrad(var=var, m=m, v=v, vhat=vhat, local_step=step, lr=lr,
+                                                         beta1=b1, beta2=b2, epsilon=eps, grad=grad)
         else:
             m, v = self.slots(var)
-            tf.raw_ops.ResourceApplyAdam(var=var, m=m, v=v, beta1_power=b1p, beta2_power=b2p, lr=lr, beta1=b1, beta2=b2,
-                                         epsilon=eps, grad=grad)
-
-
-def _float32_rounded(x):
-    return float(np.float32(x))
+            tf.raw_ops.ResourceApplyKerasAdam(var=var, m=m, v=v, local_step=step, lr=lr, beta1=b1, beta2=b2,
+                                              epsilon=eps, grad=grad)
 
 
 class AdamW(Adam):
