@@ -238,12 +238,16 @@ TF_FLOAT32 = {
     "adam_amsgrad": (lambda: keras.optimizers.Adam(0.1, amsgrad=True), [0.7076854109764099, -1.7194693088531494]),
     "adamw": (lambda: keras.optimizers.AdamW(0.1, weight_decay=0.3), [0.6291638612747192, -1.5535218715667725]),
     "adam_clipnorm": (lambda: keras.optimizers.Adam(0.1, clipnorm=0.2), [0.7072091102600098, -1.7195221185684204]),
+    # RMSprop: 1 - rho from the exact value, (1 - rho) * g^2 and (s - a^2) + epsilon in Keras's order
+    "rmsprop": (lambda: keras.optimizers.RMSprop(0.1), [0.13899624347686768, -1.4378695487976074]),
+    "rmsprop_centered_momentum": (lambda: keras.optimizers.RMSprop(0.1, rho=0.7, momentum=0.3, centered=True),
+                                  [0.15508633852005005, -1.430793285369873]),
 }
 
 
 @pytest.mark.parametrize("traced", [False, True], ids=["eager", "traced"])
 @pytest.mark.parametrize("name", list(TF_FLOAT32))
-def test_float32_adam_matches_keras_bit_for_bit(name, traced):
+def test_float32_updates_match_keras_bit_for_bit(name, traced):
     make, want = TF_FLOAT32[name]
     var, opt = tf.Variable(np.array([1.0, -2.0], np.float32)), make()
     step = lambda g: opt.apply_gradients([(g, var)])  # noqa: E731

@@ -85,17 +85,18 @@ template <class T> void nadam(int64_t n, T* x, T* m, T* v, const T* g, T lr, T b
 }
 
 template <class T, bool CENTERED, bool MOMENTUM>
-void rmsprop_loop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
+void rmsprop_loop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T c, T mu, T eps, T keep) {
   for_each_index(n, [&](int64_t i) {
     T gi = g[i];
-    T si = rho * s[i] + (1 - rho) * gi * gi;
+    T si = rho * s[i] + c * (gi * gi);
     s[i] = si;
-    T den = si + eps;
+    T den = si;
     if constexpr (CENTERED) {
-      T ai = rho * a[i] + (1 - rho) * gi;
+      T ai = rho * a[i] + c * gi;
       a[i] = ai;
       den -= ai * ai;
     }
+    den += eps;  // (s - a^2) + eps, in Keras's order
     T inc = lr * gi / std::sqrt(den);
     if constexpr (MOMENTUM) {
       inc += mu * p[i];
@@ -105,11 +106,11 @@ void rmsprop_loop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T 
   });
 }
 
-template <class T> void rmsprop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T mu, T eps, T keep) {
-  if (a && p) rmsprop_loop<T, true, true>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
-  else if (a) rmsprop_loop<T, true, false>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
-  else if (p) rmsprop_loop<T, false, true>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
-  else rmsprop_loop<T, false, false>(n, x, s, a, p, g, lr, rho, mu, eps, keep);
+template <class T> void rmsprop(int64_t n, T* x, T* s, T* a, T* p, const T* g, T lr, T rho, T c, T mu, T eps, T keep) {
+  if (a && p) rmsprop_loop<T, true, true>(n, x, s, a, p, g, lr, rho, c, mu, eps, keep);
+  else if (a) rmsprop_loop<T, true, false>(n, x, s, a, p, g, lr, rho, c, mu, eps, keep);
+  else if (p) rmsprop_loop<T, false, true>(n, x, s, a, p, g, lr, rho, c, mu, eps, keep);
+  else rmsprop_loop<T, false, false>(n, x, s, a, p, g, lr, rho, c, mu, eps, keep);
 }
 
 template <class T> void adagrad(int64_t n, T* x, T* acc, const T* g, T lr, T eps, T keep) {
@@ -155,8 +156,8 @@ void rmsprop_update(DType dtype, int64_t n, void* var, void* s, void* a, void* m
                     double rho, double momentum, double eps, double decay) {
   float_dispatch(dtype, "RMSprop", [&](auto t) {
     using T = decltype(t);
-    rmsprop<T>(n, as<T>(var), as<T>(s), as<T>(a), as<T>(mom), as<T>(g), (T)lr, (T)rho, (T)momentum, (T)eps,
-               (T)(1 - decay));
+    rmsprop<T>(n, as<T>(var), as<T>(s), as<T>(a), as<T>(mom), as<T>(g), (T)lr, (T)rho, (T)(1 - rho), (T)momentum,
+               (T)eps, (T)(1 - decay));
   });
 }
 

@@ -27,7 +27,8 @@ void adam_update(DType dtype, int64_t n, void* var, void* m, void* v, void* vmax
 void nadam_update(DType dtype, int64_t n, void* var, void* m, void* v, const void* g, double lr, double b1,
                   double b2, double eps, double c_m, double c_g, double b2_power, double decay);
 
-// RMSprop: s = rho s + (1 - rho) g^2; centered: a = rho a + (1 - rho) g, den = s - a^2 + eps, else den = s + eps;
+// RMSprop: s = rho s + (1 - rho) g^2; centered: a = rho a + (1 - rho) g, den = (s - a^2) + eps, else den = s + eps;
+//       1 - rho from the exact value, rounded once (as Keras, whose values it gives bit for bit);
 //       inc = lr g / sqrt(den); momentum buffer p (if mom != nullptr): p = momentum p + inc, var -= p; else var -= inc.
 void rmsprop_update(DType dtype, int64_t n, void* var, void* s, void* a, void* mom, const void* g, double lr,
                     double rho, double momentum, double eps, double decay);
