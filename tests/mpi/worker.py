@@ -226,8 +226,9 @@ def objects():
     import tempfile
     import tapegrad.distribute.keras as hvdk
     r, n = hvd.rank(), hvd.size()
-    got = hvd.broadcast_object({"epoch": 3, "from": r}, root_rank=n - 1)
-    assert got == {"epoch": 3, "from": n - 1}, got
+    mine = {"epoch": 3, "from": r}
+    got = hvd.broadcast_object(mine, root_rank=n - 1)
+    assert got == {"epoch": 3, "from": n - 1} and got is not mine, got  # a copy on the root too
     assert hvd.allgather_object(("rank", r)) == [("rank", k) for k in range(n)]
     assert hvd.broadcast_object(None) is None and hvd.allgather_object(None, name="nothing") == [None] * n
     for call, cls, text in ((lambda: hvd.allgather_object(lambda: 0), TypeError, "cannot be pickled"),

@@ -26,7 +26,7 @@ def _label(name):
 
 def broadcast_object(obj, root_rank=0, session=None, name=None, process_set=None):
     """root_rank's object, on every rank (other ranks' ``obj`` is ignored): an epoch to resume from,
-    a configuration, a vocabulary."""
+    a configuration, a vocabulary. Every rank, the root too, gets an unpickled copy, as in Horovod."""
     root_rank = _check_root(root_rank, "broadcast_object")
     st = _runtime.state()
     data = _pickled(obj, "broadcast_object") if st.rank == root_rank else None
@@ -35,8 +35,7 @@ def broadcast_object(obj, root_rank=0, session=None, name=None, process_set=None
     def on_thread():
         st.rendezvous(what, [], [])
         return st.comm.bcast(data, root=root_rank) if st.size > 1 else data
-    got = st.call(on_thread)
-    return obj if st.rank == root_rank else pickle.loads(got)
+    return pickle.loads(st.call(on_thread))
 
 
 def allgather_object(obj, session=None, name=None, process_set=None):
