@@ -38,6 +38,22 @@ def test_scalars_and_aliasing():
     _raises("ResourceApplyNadam", "local_step must be a numeric scalar", **dict(nadam, local_step=[1, 2]))
     _raises("ResourceApplyNadam", "slot v is the same Variable as m", **dict(nadam, v=m))
     _raises("ResourceApplyAdagradV2", "same Variable", var=var, accum=var, lr=0.1, epsilon=1e-7, grad=g)
+    keras_adam = dict(nadam, v=tf.Variable(np.zeros(2)))
+    _raises("ResourceApplyKerasAdam", "lr must be a numeric scalar", **dict(keras_adam, lr=tf.constant([0.1, 0.2])))
+    _raises("ResourceApplyKerasAdam", "slot v is the same Variable as m", **dict(keras_adam, v=m))
+    _raises("ResourceApplyKerasAdamWithAmsgrad", "slot vhat is the same Variable as v",
+            **dict(keras_adam, vhat=keras_adam["v"]))
+    _raises("ResourceApplyKerasAdam", "m of float32.*does not match", **dict(keras_adam, m=tf.Variable(np.zeros(2, np.float32))))
+
+
+@pytest.mark.parametrize("step", [0, -1, float("nan")])
+def test_keras_adam_refuses_a_step_before_the_first(step):
+    # At t = 0 Adam's bias corrections divide by zero: raised, before the variable is touched.
+    var = tf.Variable(np.ones(2))
+    for op, slots in (("ResourceApplyKerasAdam", ("m", "v")), ("ResourceApplyKerasAdamWithAmsgrad", ("m", "v", "vhat"))):
+        _raises(op, f"{op}: local_step must be >= 1", var=var, **{k: tf.Variable(np.zeros(2)) for k in slots},
+                local_step=step, lr=0.1, beta1=0.9, beta2=0.999, epsilon=1e-7, grad=tf.constant(np.ones(2)))
+    np.testing.assert_array_equal(var.numpy(), [1.0, 1.0])
 
 
 def test_arguments_are_keyword_only_as_in_tf():

@@ -136,8 +136,10 @@ template <class T> double keras_adam_alpha(double lr, double b1, double b2, doub
   return (double)((T)lr * std::sqrt(T(1) - p2) / (T(1) - p1));
 }
 
-void keras_adam(const Tensors& x, void* vhat, size_t p) {  // p: index of local_step
+void keras_adam(const OpDef& op, const Tensors& x, void* vhat, size_t p) {  // p: index of local_step
   const double t = at(x, p), lr = at(x, p + 1), b1 = at(x, p + 2), b2 = at(x, p + 3);
+  if (!(t >= 1))  // at t = 0 the bias corrections divide by zero: the variable would silently become NaN
+    throw InvalidArgument(cat(op.name, ": local_step must be >= 1 (the step being taken), got ", t));
   const DType d = x[0]->dtype;
   const double alpha = d == DType::Float32 ? keras_adam_alpha<float>(lr, b1, b2, t)
                                            : keras_adam_alpha<double>(lr, b1, b2, t);
@@ -172,10 +174,10 @@ void register_optim_ops() {
   // (Note [Keras's Adam]); TF has no fused op for it.
   def_update("ResourceApplyKerasAdam", {"wvvsssssg", {"var", "m", "v", "local_step", "lr", "beta1", "beta2",
                                                      "epsilon", "grad"}},
-             [](const OpDef&, const Tensors& x, const Attrs&) { keras_adam(x, nullptr, 3); });
+             [](const OpDef& op, const Tensors& x, const Attrs&) { keras_adam(op, x, nullptr, 3); });
   def_update("ResourceApplyKerasAdamWithAmsgrad", {"wvvvsssssg", {"var", "m", "v", "vhat", "local_step", "lr", "beta1",
                                                                  "beta2", "epsilon", "grad"}},
-             [](const OpDef&, const Tensors& x, const Attrs&) { keras_adam(x, writable(x[3]), 4); });
+             [](const OpDef& op, const Tensors& x, const Attrs&) { keras_adam(op, x, writable(x[3]), 4); });
   // tapegrad's own (TF has no fused Nadam): Keras's Nadam at step local_step = t (>= 1).
   def_update("ResourceApplyNadam", {"wvvsssssg", {"var", "m", "v", "local_step", "lr", "beta1", "beta2", "epsilon",
                                                  "grad"}},

@@ -91,7 +91,7 @@ class LearningRateScheduleCallback(Callback):
 
     def _set(self, new):
         optimizer = self.model.optimizer
-        old = _float(optimizer.learning_rate)
+        old = float(optimizer.learning_rate)
         optimizer.learning_rate = new
         momentum = getattr(optimizer, "momentum", None)
         if not (self.momentum_correction and isinstance(momentum, float) and momentum):
@@ -112,11 +112,7 @@ class LearningRateScheduleCallback(Callback):
 
     def on_epoch_end(self, epoch, logs=None):
         if logs is not None:
-            logs["lr"] = _float(self.model.optimizer.learning_rate)
-
-
-def _float(lr):
-    return float(lr.numpy() if hasattr(lr, "numpy") else lr)
+            logs["lr"] = float(self.model.optimizer.learning_rate)
 
 
 class LearningRateWarmupCallback(LearningRateScheduleCallback):

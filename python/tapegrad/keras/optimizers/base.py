@@ -207,11 +207,6 @@ class Optimizer(AutoConfig):
                                        else float(self._iterations.numpy()) + 1.0)
         return t
 
-    def _power(self, base):
-        """base ** t for this step's t, as a float64 scalar tensor."""
-        t = self._step()
-        return tf.convert_to_tensor(base ** t, tf.float64) if isinstance(t, float) else tf.pow(self._scalar(base), t)
-
     def _step_tensor(self):
         """This step's t as a float64 scalar tensor."""
         t = self._step()
@@ -252,7 +247,7 @@ class Optimizer(AutoConfig):
             for g, v in zip(grads, variables):
                 decay = self._decay_for(v) if self.weight_decay else 0.0
                 if decay:  # as Keras: var * weight_decay * lr, the decay through a float32 constant
-                    v.assign_sub(v * tf.cast(as_keras_constant(decay), v.dtype) * tf.cast(lr, v.dtype))
+                    v.assign_sub(v * tf.cast(self._scalar(as_keras_constant(decay)), v.dtype) * tf.cast(lr, v.dtype))
                 self.update_step(g, v, lr)
         except tf.errors.InvalidArgumentError:
             for g, v in zip(grads, variables):
