@@ -1,8 +1,8 @@
 """The tape's fast paths give what the general paths give.
 
-tape.gradient(tensor, tensor) skips nested-structure handling (Note [Fast tape methods]) and
+tape.gradient(tensor, tensor) skips nested-structure handling (Note [Tape objects]) and
 small sweeps keep the GIL (Note [Small sweeps keep the GIL]); op results are wrapped without
-type lookups (Note [Wrapping results]); GradientTape(...) has a C-level __init__. Each case
+type lookups (Note [Tensor objects]); GradientTape(...) has a C-level __init__. Each case
 here is computed both ways, or checked against a value known by hand.
 """
 import numpy as np

@@ -6,8 +6,6 @@
 
 namespace tg {
 
-PyTypeObject* g_tensor_type = nullptr;
-
 static py::dtype np_dtype(DType d) {
   switch (d) {
     case DType::Float32: return py::dtype::of<float>();
@@ -56,73 +54,6 @@ int default_dtype_of(py::handle obj) {
   if (py::isinstance<py::int_>(obj)) return (int)DType::Int32;
   if (py::isinstance<py::float_>(obj)) return (int)DType::Float32;
   return -1;
-}
-
-py::object wrap_tensor(Tensor t) {
-  if (!t) return py::none();
-  if (typeid(*t) != typeid(TensorImpl))  // pybind11's own cast, which finds the dynamic type
-    return py::reinterpret_steal<py::object>(
-        py::detail::copyable_holder_caster<TensorImpl, Tensor>::cast(t, py::return_value_policy::take_ownership, {}));
-  if (t->wrapper.obj) return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t->wrapper.obj));
-  static const py::detail::type_info* const type = py::detail::get_type_info(typeid(TensorImpl));
-  // Note [Simple tensor objects]: the Tensor type has one type record and a holder that fits
-  // pybind11's simple layout, so an object is laid out here as make_new_instance would lay it out
-  // (tp_alloc zeroes it), without allocate_layout's lookup of the type's records; and
-  // tensor_dealloc frees such an object itself.
-  static const bool simple = py::detail::all_type_info(type->type).size() == 1 &&
-                             type->holder_size_in_ptrs <= py::detail::instance_simple_holder_in_ptrs();
-  auto obj = py::reinterpret_steal<py::object>(simple ? type->type->tp_alloc(type->type, 0)
-                                                      : py::detail::make_new_instance(type->type));
-  if (!obj) throw py::error_already_set();
-  auto* inst = reinterpret_cast<py::detail::instance*>(obj.ptr());
-  inst->owned = true;
-  t->wrapper.obj = obj.ptr();
-  if (simple) {  // what get_value_and_holder and set_holder_constructed do for this layout
-    inst->simple_layout = true;
-    inst->simple_value_holder[0] = t.get();
-    new (&inst->simple_value_holder[1]) Tensor(std::move(t));
-    inst->simple_holder_constructed = true;
-    return obj;
-  }
-  py::detail::value_and_holder v_h = inst->get_value_and_holder(type);
-  v_h.value_ptr() = t.get();
-  new (std::addressof(v_h.holder<Tensor>())) Tensor(std::move(t));
-  v_h.set_holder_constructed();
-  return obj;
-}
-
-// The Tensor type's tp_dealloc: the object stops being its tensor's wrapper, then pybind11 frees it.
-static destructor g_pybind_dealloc = nullptr;
-
-// pybind11's tp_dealloc finds the object's type records by its Python type, walks the general
-// layout and saves and restores the error indicator around the holder's destructor, in case it
-// runs Python code. A plain tensor object (Note [Simple tensor objects]) -- exactly the Tensor
-// type, not in the instance map, no weak references or kept-alive patients -- only needs its
-// holder destroyed (a TensorImpl's destructor runs no Python code) and its memory freed.
-static void tensor_dealloc(PyObject* self) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(self);
-  PyTypeObject* type = Py_TYPE(self);
-  if (type == g_tensor_type && inst->simple_layout && inst->simple_holder_constructed &&
-      !inst->simple_instance_registered && !inst->weakrefs && !inst->has_patients) {
-    Tensor& t = reinterpret_cast<Tensor&>(inst->simple_value_holder[1]);
-    if (t && t->wrapper.obj == self) t->wrapper.obj = nullptr;
-    if (PyType_HasFeature(type, Py_TPFLAGS_HAVE_GC)) PyObject_GC_UnTrack(self);
-    t.~Tensor();
-    type->tp_free(self);
-    Py_DECREF(type);
-    return;
-  }
-  py::detail::value_and_holder v_h = inst->get_value_and_holder(nullptr, false);
-  if (v_h && v_h.holder_constructed()) {
-    TensorImpl* t = v_h.holder<Tensor>().get();
-    if (t && t->wrapper.obj == self) t->wrapper.obj = nullptr;
-  }
-  g_pybind_dealloc(self);
-}
-
-void install_tensor_dealloc(PyTypeObject* type) {
-  g_pybind_dealloc = type->tp_dealloc;
-  type->tp_dealloc = tensor_dealloc;
 }
 
 Tensor to_tensor(py::handle obj, int hint) {

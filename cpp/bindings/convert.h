@@ -8,16 +8,40 @@
 
 namespace tg {
 namespace py = pybind11;
-py::object wrap_tensor(std::shared_ptr<TensorImpl> t);
+
+// Note [Tensor objects]: a Python Tensor (or Variable) is a plain CPython object holding a Tensor;
+// its types are made in bindings/tensor.cpp, not by pybind11, so that creating, reading and freeing
+// one costs no pybind11 bookkeeping and no reliance on pybind11's internal layout. A TensorImpl
+// knows its object (TensorImpl::wrapper, set when the object is made and cleared when it dies, both
+// under the GIL): a tensor that already has one gets it back.
+struct TensorObject {
+  PyObject_HEAD
+  Tensor t;  // null only in a Variable whose __init__ has not run
+  PyObject* weakrefs;
+};
+extern PyTypeObject* g_tensor_type;  // Variable and its Python subclasses pass the check too
+// Whether h is a tensor object holding a tensor (an uninitialised Variable is not one).
+inline bool is_tensor(py::handle h) {
+  return PyObject_TypeCheck(h.ptr(), g_tensor_type) && reinterpret_cast<TensorObject*>(h.ptr())->t;
+}
+// The Tensor held by h, borrowed (valid while h lives; no reference-count traffic). Only when is_tensor(h).
+inline const Tensor& tensor_ref(py::handle h) { return reinterpret_cast<TensorObject*>(h.ptr())->t; }
+inline Tensor tensor_of(py::handle h) { return tensor_ref(h); }
+// t's object, made when it has none; a null Tensor becomes None.
+py::object wrap_tensor(Tensor t);
+
 }  // namespace tg
 
-// Casting a Tensor to Python is wrap_tensor (Note [Wrapping results]); loading one is pybind11's.
-// Every file that converts Tensors includes this header, so every conversion sees this caster.
+// Every binding file includes this header, so every Tensor argument and result goes through this caster.
 namespace pybind11::detail {
 template <>
-class type_caster<std::shared_ptr<tg::TensorImpl>>
-    : public copyable_holder_caster<tg::TensorImpl, std::shared_ptr<tg::TensorImpl>> {
- public:
+struct type_caster<std::shared_ptr<tg::TensorImpl>> {
+  PYBIND11_TYPE_CASTER(std::shared_ptr<tg::TensorImpl>, const_name("tapegrad._core.Tensor"));
+  bool load(handle src, bool) {
+    if (!tg::is_tensor(src)) return false;
+    value = tg::tensor_ref(src);
+    return true;
+  }
   static handle cast(const std::shared_ptr<tg::TensorImpl>& t, return_value_policy, handle) {
     return tg::wrap_tensor(t).release();
   }
@@ -25,42 +49,6 @@ class type_caster<std::shared_ptr<tg::TensorImpl>>
 }  // namespace pybind11::detail
 
 namespace tg {
-
-// The Python type of Tensor (set once the class is bound); subclasses pass the check too.
-extern PyTypeObject* g_tensor_type;
-inline bool is_tensor(py::handle h) { return PyObject_TypeCheck(h.ptr(), g_tensor_type); }
-// The Tensor held by a Python Tensor/Variable object, without pybind11's type lookups, borrowed
-// (valid while the object lives: no reference-count traffic, a visible part of a scalar op's cost).
-// Valid only when is_tensor(h). (VariableImpl derives from TensorImpl at offset 0.)
-// The holder is read where pybind11's value_and_holder finds it (that lookup is out of line and
-// called several times per op): after the value pointer, inline or in the first nonsimple slot.
-inline const Tensor& tensor_ref(py::handle h) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
-  void** vh = inst->simple_layout ? inst->simple_value_holder : inst->nonsimple.values_and_holders;
-  return reinterpret_cast<const Tensor&>(vh[1]);
-}
-// The same, as a new reference.
-inline Tensor tensor_of(py::handle h) { return tensor_ref(h); }
-// The C++ value of an object of a bound class, where get_value_and_holder() (no type given)
-// finds it, read in place as tensor_ref reads the holder.
-inline void* value_ptr_of(py::handle h) {
-  auto* inst = reinterpret_cast<py::detail::instance*>(h.ptr());
-  return inst->simple_layout ? inst->simple_value_holder[0] : inst->nonsimple.values_and_holders[0];
-}
-
-// Note [Wrapping results]: py::cast(Tensor) finds the pybind11 type of the object by its dynamic
-// C++ type (hash lookups keyed by type names, twice), copies the Tensor into the new object and
-// registers it in pybind11's instance map (a hash insert and a node allocation, and an erase
-// when it dies), together about a fifth of a scalar op. Op results are plain TensorImpl objects:
-// wrap_tensor looks their type record up once and moves the Tensor into the holder. Instead of
-// pybind11's map, a TensorImpl knows its wrapper (TensorImpl::wrapper, set here and cleared by
-// the Tensor type's tp_dealloc, both under the GIL): an object that already has a Python wrapper
-// gets that wrapper back, as from pybind11's cast. Every cast of a Tensor to Python comes here
-// (the type_caster below), so no plain TensorImpl is ever in pybind11's map. Anything else (a
-// VariableImpl) goes through pybind11's own cast and map. A null Tensor becomes None.
-py::object wrap_tensor(Tensor t);
-// Makes the Tensor type's tp_dealloc clear TensorImpl::wrapper (once, when the type is bound).
-void install_tensor_dealloc(PyTypeObject* type);
 
 // Converts a Tensor, Python number/bool, nested list or NumPy array to a Tensor.
 // `hint` (or -1) is the dtype a non-tensor value takes, as TF's convert_to_tensor(dtype_hint=).

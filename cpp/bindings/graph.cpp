@@ -96,8 +96,8 @@ bool call_key(const py::args& args, graph::CallKey& key) {
       key.add_int(v);
     } else if (o == Py_None) {
       key.add_none();
-    } else if (py::isinstance<TensorImpl>(a)) {
-      key.add_tensor(a.cast<Tensor>());
+    } else if (is_tensor(a)) {
+      key.add_tensor(tensor_of(a));
     } else {
       return false;
     }

@@ -1,40 +1,40 @@
-// tensor.cpp -- the Tensor and Variable classes: storage access, NumPy interop and operators.
+// tensor.cpp -- the Tensor and Variable types (Note [Tensor objects] in convert.h): operators in
+// their number and comparison slots, hot attributes as C getters, the rest bound with pybind11.
 #include <pybind11/stl.h>
 #include "bindings/convert.h"
+#include <structmember.h>  // (after Python.h)
 #include "core/error.h"
 #include "engine/math.h"
 #include "graph/trace.h"
 
 namespace tg {
 
+PyTypeObject* g_tensor_type = nullptr;
+
 namespace {
 
-// Whether == and != of two tensors compare elementwise: tensors whose shapes do not broadcast are
-// simply unequal in TF (a bool scalar, no error).
-bool broadcastable(py::handle s, py::handle o) {
-  if (!is_tensor(s) || !is_tensor(o)) return true;
-  Shape out;
-  return broadcast_shapes(tensor_of(s)->shape, tensor_of(o)->shape, out);
+PyTypeObject* g_variable_type = nullptr;
+
+struct VariableObject {
+  TensorObject base;
+  PyObject* dict;
+};
+
+// The tensor of a tensor object; TypeError for a Variable whose __init__ has not run (or a non-tensor).
+const Tensor& live(py::handle h) {
+  if (!is_tensor(h)) throw py::type_error(cat("expected an initialised Tensor or Variable, got ", Py_TYPE(h.ptr())->tp_name));
+  return tensor_ref(h);
 }
 
-
-// One row per binary operator: Python name, reflected name (none for comparisons), op.
-struct Operator {
-  const char* py;
-  const char* rpy;
-  const char* op;
-};
-constexpr Operator kBinary[] = {
-    {"__add__", "__radd__", "Add"},   {"__sub__", "__rsub__", "Sub"},   {"__mul__", "__rmul__", "Mul"},
-    {"__floordiv__", "__rfloordiv__", "FloorDiv"}, {"__mod__", "__rmod__", "FloorMod"},
-    {"__pow__", "__rpow__", "Pow"},   {"__matmul__", "__rmatmul__", "MatMul"},
-    {"__and__", "__rand__", "LogicalAnd"}, {"__or__", "__ror__", "LogicalOr"},
-    {"__lt__", nullptr, "Less"},      {"__le__", nullptr, "LessEqual"}, {"__gt__", nullptr, "Greater"},
-    {"__ge__", nullptr, "GreaterEqual"},
-};
-enum { kAdd, kSub, kMul, kFloorDiv, kMod, kPow, kMatMul, kAnd, kOr };
-constexpr Operator kUnary[] = {{"__neg__", nullptr, "Neg"}, {"__abs__", nullptr, "Abs"}, {"__invert__", nullptr, "LogicalNot"}};
-enum { kNeg, kAbs, kInvert };
+template <class F>
+PyObject* guarded(F f) {
+  try {
+    return wrap_tensor(f()).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
 
 // The other operand of a binary operator converted to the tensor's dtype (TF's dtype_hint). A value
 // that does not convert (a Python float for an integer tensor) is TF's TypeError, but
@@ -52,7 +52,7 @@ Tensor operand(const OpDef& op, py::handle v, const Tensor& other, bool tensor_f
 // converted; the pair goes to apply2 (Note [Spare input list]).
 Tensor binary(const OpDef& op, py::handle a, py::handle b) {
   const bool first = is_tensor(a);
-  const Tensor& t = tensor_ref(first ? a : b);
+  const Tensor& t = live(first ? a : b);
   Tensor other = operand(op, first ? b : a, t, first);
   if (graph::g_leaks_alive) check_not_leaked({t, other});
   auto run = [&] { return first ? apply2(op, t, std::move(other)) : apply2(op, std::move(other), t); };
@@ -63,66 +63,173 @@ Tensor binary(const OpDef& op, py::handle a, py::handle b) {
   return run();
 }
 
-Tensor divide(py::handle a, py::handle b) {  // Python's /: integers divide as float64, as in TF
+// The operators' ops; a number slot is nb_binary<k...> or nb_unary<k...>.
+constexpr const char* kOps[] = {"Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Pow", "MatMul",
+                                "LogicalAnd", "LogicalOr", "Neg", "Abs", "LogicalNot"};
+enum { kAdd, kSub, kMul, kFloorDiv, kMod, kPow, kMatMul, kAnd, kOr, kNeg, kAbs, kInvert };
+
+template <int I>
+PyObject* nb_binary(PyObject* a, PyObject* b) {
+  static const OpDef* op = &op_def(kOps[I]);
+  return guarded([&] { return binary(*op, a, b); });
+}
+template <int I>
+PyObject* nb_unary(PyObject* a) {
+  static const OpDef* op = &op_def(kOps[I]);
+  return guarded([&] { return run_op(*op, {live(a)}); });
+}
+PyObject* nb_true_divide(PyObject* a, PyObject* b) {  // Python's /: integers divide as float64, as in TF
   static const OpDef* op = &op_def("RealDiv");
-  Tensor x = is_tensor(a) ? tensor_of(a) : operand(*op, a, tensor_of(b), false);
-  Tensor y = is_tensor(b) ? tensor_of(b) : operand(*op, b, x, true);
-  return run_released({x, y}, [&] { return true_divide(x, y); });
+  return guarded([&] {
+    Tensor x = is_tensor(a) ? tensor_of(a) : operand(*op, a, live(b), false);
+    Tensor y = is_tensor(b) ? tensor_of(b) : operand(*op, b, x, true);
+    return run_released({x, y}, [&] { return true_divide(x, y); });
+  });
+}
+PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod == Py_None) return nb_binary<kPow>(a, b);
+  PyErr_SetString(PyExc_TypeError, "pow() with a modulus is not supported for tensors");
+  return nullptr;
 }
 
-// Note [Number slots]: the operators are installed straight into the type's number protocol
-// (nb_add, ...), so `x * y` calls into the engine without a method lookup or pybind11's
-// dispatcher (about half of a small op's cost). The pybind11-defined __add__ etc. stay for
-// explicit calls (`x.__add__(y)`); slots are inherited by Variable and its Python subclass,
-// which are created after install_number_slots runs.
-template <class F>
-PyObject* guarded(F f) {
+// ==, !=, <, <=, >, >= (self is always the tensor: CPython swaps the operands for reflected ones).
+// == and != with None are False and True; of tensors whose shapes do not broadcast, a bool scalar
+// (TF: no error).
+PyObject* richcompare(PyObject* self, PyObject* other, int cmp) {
+  static const OpDef* ops[] = {&op_def("Less"),    &op_def("LessEqual"), &op_def("Equal"),
+                               &op_def("NotEqual"), &op_def("Greater"),   &op_def("GreaterEqual")};
+  if ((cmp == Py_EQ || cmp == Py_NE) && other == Py_None) return PyBool_FromLong(cmp == Py_NE);
+  return guarded([&] {
+    if ((cmp == Py_EQ || cmp == Py_NE) && is_tensor(self)) {
+      Shape out;
+      if (is_tensor(other) && tensor_ref(self)->shape != tensor_ref(other)->shape &&
+          !broadcast_shapes(tensor_ref(self)->shape, tensor_ref(other)->shape, out))
+        return scalar(cmp == Py_NE, DType::Bool);
+    }
+    return binary(*ops[cmp], self, other);
+  });
+}
+
+Py_hash_t tensor_hash(PyObject* self) { return (Py_hash_t)(uintptr_t)self; }  // identity, as TF's
+
+// Hot attributes as C getters (dtype, shape, ... read them at every access).
+template <PyObject* (*F)(const TensorImpl&)>
+PyObject* getter(PyObject* self, void*) {
   try {
-    return wrap_tensor(f()).release().ptr();
+    return F(*live(self));
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;
   }
 }
-
-template <int I>
-PyObject* nb_binary(PyObject* a, PyObject* b) {
-  static const OpDef* op = &op_def(kBinary[I].op);
-  return guarded([&] { return binary(*op, a, b); });
+PyObject* shape_of(const TensorImpl& t) {
+  PyObject* r = PyTuple_New(t.ndim());
+  for (int i = 0; r && i < t.ndim(); ++i) PyTuple_SET_ITEM(r, i, PyLong_FromLongLong(t.shape[i]));
+  return r;
 }
-
-template <int I>
-PyObject* nb_unary(PyObject* a) {
-  static const OpDef* op = &op_def(kUnary[I].op);
-  return guarded([&] { return run_op(*op, {tensor_of(a)}); });
-}
-
-PyObject* nb_true_divide(PyObject* a, PyObject* b) { return guarded([&] { return divide(a, b); }); }
-
-PyObject* nb_power(PyObject* a, PyObject* b, PyObject* mod) {
-  if (mod != Py_None) {
-    PyErr_SetString(PyExc_TypeError, "pow() with a modulus is not supported for tensors");
-    return nullptr;
+PyObject* dtype_of(const TensorImpl& t) { return PyLong_FromLong((long)t.dtype); }
+PyObject* ndim_of(const TensorImpl& t) { return PyLong_FromLong(t.ndim()); }
+PyObject* id_of(const TensorImpl& t) { return PyLong_FromLongLong((long long)t.id); }
+PyObject* size_of(const TensorImpl& t) { return PyLong_FromLongLong(t.size); }
+PyObject* is_variable_of(const TensorImpl& t) { return PyBool_FromLong(t.is_variable); }
+PyObject* trainable_of(const TensorImpl& t) { return PyBool_FromLong(t.trainable); }
+int set_trainable(PyObject* self, PyObject* v, void*) {
+  const int b = v ? PyObject_IsTrue(v) : -1;
+  if (b < 0 || !is_tensor(self)) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "Variable.trainable: cannot delete it, or __init__ has not run");
+    return -1;
   }
-  return nb_binary<kPow>(a, b);
+  tensor_ref(self)->trainable = b;
+  return 0;
 }
 
-void install_number_slots(PyTypeObject* type) {
-  PyNumberMethods* nb = type->tp_as_number;
-  nb->nb_add = nb_binary<kAdd>;
-  nb->nb_subtract = nb_binary<kSub>;
-  nb->nb_multiply = nb_binary<kMul>;
-  nb->nb_floor_divide = nb_binary<kFloorDiv>;
-  nb->nb_remainder = nb_binary<kMod>;
-  nb->nb_matrix_multiply = nb_binary<kMatMul>;
-  nb->nb_and = nb_binary<kAnd>;
-  nb->nb_or = nb_binary<kOr>;
-  nb->nb_true_divide = nb_true_divide;
-  nb->nb_power = nb_power;
-  nb->nb_negative = nb_unary<kNeg>;
-  nb->nb_absolute = nb_unary<kAbs>;
-  nb->nb_invert = nb_unary<kInvert>;
+PyGetSetDef g_tensor_getset[] = {
+    {"_shape", getter<shape_of>, nullptr, "The dimensions, a tuple of ints.", nullptr},
+    {"_dtype", getter<dtype_of>, nullptr, "The dtype code.", nullptr},
+    {"ndim", getter<ndim_of>, nullptr, "The rank.", nullptr},
+    {"_id", getter<id_of>, nullptr, "The tensor's id, unique in the process.", nullptr},
+    {"_size", getter<size_of>, nullptr, "The number of elements.", nullptr},
+    {"_is_variable", getter<is_variable_of>, nullptr, nullptr, nullptr},
+    {nullptr},
+};
+PyGetSetDef g_variable_getset[] = {
+    {"trainable", getter<trainable_of>, set_trainable, "Whether tapes watch it automatically.", nullptr},
+    {nullptr},
+};
+PyMemberDef g_tensor_members[] = {
+    {"__weaklistoffset__", T_PYSSIZET, offsetof(TensorObject, weakrefs), READONLY, nullptr},
+    {nullptr},
+};
+PyMemberDef g_variable_members[] = {
+    {"__dictoffset__", T_PYSSIZET, offsetof(VariableObject, dict), READONLY, nullptr},
+    {nullptr},
+};
+
+void tensor_dealloc(PyObject* self) {
+  PyTypeObject* type = Py_TYPE(self);
+  auto* o = reinterpret_cast<TensorObject*>(self);
+  if (PyType_IS_GC(type)) PyObject_GC_UnTrack(self);
+  if (o->weakrefs) PyObject_ClearWeakRefs(self);
+  if (type != g_tensor_type && PyObject_TypeCheck(self, g_variable_type)) Py_CLEAR(reinterpret_cast<VariableObject*>(self)->dict);
+  if (o->t && o->t->wrapper.obj == self) o->t->wrapper.obj = nullptr;
+  o->t.~Tensor();  // (a TensorImpl's destructor runs no Python code)
+  type->tp_free(self);
+  Py_DECREF(type);
 }
+
+// A Variable object is made empty, then __init__(value, dtype=-1, trainable=True) gives it its tensor.
+PyObject* variable_new(PyTypeObject* type, PyObject*, PyObject*) {
+  PyObject* self = type->tp_alloc(type, 0);
+  if (self) new (&reinterpret_cast<TensorObject*>(self)->t) Tensor();
+  return self;
+}
+int variable_init(PyObject* self, PyObject* args, PyObject* kwargs) {
+  static const char* names[] = {"value", "dtype", "trainable", nullptr};
+  PyObject* value;
+  int dtype = -1, trainable = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|ip:Variable", const_cast<char**>(names), &value, &dtype, &trainable))
+    return -1;
+  try {
+    Tensor v = to_tensor_dtype(value, dtype);
+    Tensor var = make_variable(dtype >= 0 && (int)v->dtype != dtype ? cast(v, (DType)dtype) : v, trainable);
+    Tensor& held = reinterpret_cast<TensorObject*>(self)->t;
+    if (held && held->wrapper.obj == self) held->wrapper.obj = nullptr;
+    held = std::move(var);
+    held->wrapper.obj = self;
+    return 0;
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return -1;
+  }
+}
+int variable_traverse(PyObject* self, visitproc visit, void* arg) {
+  Py_VISIT(Py_TYPE(self));
+  Py_VISIT(reinterpret_cast<VariableObject*>(self)->dict);
+  return 0;
+}
+int variable_clear(PyObject* self) {
+  Py_CLEAR(reinterpret_cast<VariableObject*>(self)->dict);
+  return 0;
+}
+
+PyType_Slot g_tensor_slots[] = {
+    {Py_tp_dealloc, (void*)tensor_dealloc}, {Py_tp_hash, (void*)tensor_hash},
+    {Py_tp_richcompare, (void*)richcompare}, {Py_tp_getset, g_tensor_getset}, {Py_tp_members, g_tensor_members},
+    {Py_nb_add, (void*)nb_binary<kAdd>}, {Py_nb_subtract, (void*)nb_binary<kSub>},
+    {Py_nb_multiply, (void*)nb_binary<kMul>}, {Py_nb_floor_divide, (void*)nb_binary<kFloorDiv>},
+    {Py_nb_remainder, (void*)nb_binary<kMod>}, {Py_nb_matrix_multiply, (void*)nb_binary<kMatMul>},
+    {Py_nb_and, (void*)nb_binary<kAnd>}, {Py_nb_or, (void*)nb_binary<kOr>},
+    {Py_nb_true_divide, (void*)nb_true_divide}, {Py_nb_power, (void*)nb_power},
+    {Py_nb_negative, (void*)nb_unary<kNeg>}, {Py_nb_absolute, (void*)nb_unary<kAbs>},
+    {Py_nb_invert, (void*)nb_unary<kInvert>}, {Py_tp_doc, (void*)"An immutable n-dimensional array."},
+    {0, nullptr},
+};
+PyType_Slot g_variable_slots[] = {
+    {Py_tp_new, (void*)variable_new}, {Py_tp_init, (void*)variable_init},
+    {Py_tp_traverse, (void*)variable_traverse}, {Py_tp_clear, (void*)variable_clear},
+    {Py_tp_getset, g_variable_getset}, {Py_tp_members, g_variable_members},
+    {Py_tp_doc, (void*)"Variable(value, dtype=-1, trainable=True)\n--\n\n"}, {0, nullptr},
+};
 
 py::object item(const Tensor& s) {
   if (s->size != 1)
@@ -133,67 +240,62 @@ py::object item(const Tensor& s) {
   return py::float_(v);
 }
 
+// A method of a type made here, bound with pybind11.
+template <class F, class... Extra>
+void def(py::handle type, const char* name, F&& f, const Extra&... extra) {
+  type.attr(name) = py::cpp_function(std::forward<F>(f), py::name(name), py::is_method(type), extra...);
+}
+
+py::handle make_type(const char* name, size_t size, unsigned flags, PyType_Slot* slots, PyTypeObject* base) {
+  PyType_Spec spec = {name, (int)size, 0, flags, slots};
+  PyObject* t = PyType_FromSpecWithBases(&spec, base ? py::make_tuple(py::handle((PyObject*)base)).ptr() : nullptr);
+  if (!t) throw py::error_already_set();
+  return t;  // (owned by the module, which is never unloaded)
+}
+
 }  // namespace
 
-void bind_tensor(py::module_& m) {
-  py::class_<TensorImpl, std::shared_ptr<TensorImpl>> t(m, "Tensor");
-  g_tensor_type = reinterpret_cast<PyTypeObject*>(t.ptr());
-  t.def_property_readonly("_shape", [](const TensorImpl& s) { return py::tuple(py::cast(s.shape)); })
-      .def_property_readonly("_dtype", [](const TensorImpl& s) { return (int)s.dtype; })
-      .def_property_readonly("ndim", &TensorImpl::ndim)
-      .def_property_readonly("_id", [](const TensorImpl& s) { return s.id; })
-      .def_property_readonly("_size", [](const TensorImpl& s) { return s.size; })
-      .def_property_readonly("_is_variable", [](const TensorImpl& s) { return s.is_variable; })
-      .def("numpy", [](const Tensor& s) { return to_numpy(s, s->is_variable); },
-           "The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).")
-      .def("__array__", [](const Tensor& s, py::object dtype, py::object copy) {
-             py::array a = to_numpy(s, s->is_variable || (!copy.is_none() && copy.cast<bool>()));
-             return dtype.is_none() ? a : py::array(a.attr("astype")(dtype));
-           }, py::arg("dtype") = py::none(), py::arg("copy") = py::none())
-      .def("_item", &item)
-      .def("__len__", [](const Tensor& s) {
-             if (s->shape.empty()) throw py::type_error("len() of a 0-d tensor");
-             if (graph::tracing() && (graph::varying_dims(s) & 1))  // (its traced length would be kept)
-               throw py::type_error("len is not well defined for a tensor whose length changes from call to call");
-             return s->shape[0];
-           })
-      .def("__hash__", [](py::handle s) { return (py::ssize_t)(uintptr_t)s.ptr(); })
-      .def("__truediv__", [](py::handle s, py::handle o) { return divide(s, o); })
-      .def("__rtruediv__", [](py::handle s, py::handle o) { return divide(o, s); })
-      .def("__eq__", [](py::handle s, py::handle o) -> py::object {
-             if (o.is_none()) return py::bool_(false);
-             if (!broadcastable(s, o)) return py::cast(scalar(0.0, DType::Bool));  // as TF: no error, False
-             return py::cast(binary(op_def("Equal"), s, o));
-           })
-      .def("__ne__", [](py::handle s, py::handle o) -> py::object {
-             if (o.is_none()) return py::bool_(true);
-             if (!broadcastable(s, o)) return py::cast(scalar(1.0, DType::Bool));
-             return py::cast(binary(op_def("NotEqual"), s, o));
-           });
-  for (const Operator& r : kBinary) {
-    const OpDef* op = &op_def(r.op);
-    t.def(r.py, [op](py::handle s, py::handle o) { return binary(*op, s, o); }, py::is_operator());
-    if (r.rpy) t.def(r.rpy, [op](py::handle s, py::handle o) { return binary(*op, o, s); }, py::is_operator());
-  }
-  for (const Operator& r : kUnary) {
-    const OpDef* op = &op_def(r.op);
-    t.def(r.py, [op](const Tensor& s) { return run_op(*op, {s}); });
-  }
+py::object wrap_tensor(Tensor t) {
+  if (!t) return py::none();
+  if (t->wrapper.obj) return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t->wrapper.obj));
+  PyTypeObject* type = t->is_variable ? g_variable_type : g_tensor_type;
+  auto* o = reinterpret_cast<TensorObject*>(type->tp_alloc(type, 0));
+  if (!o) throw py::error_already_set();
+  new (&o->t) Tensor(std::move(t));
+  o->t->wrapper.obj = o;
+  return py::reinterpret_steal<py::object>(reinterpret_cast<PyObject*>(o));
+}
 
-  py::class_<VariableImpl, TensorImpl, std::shared_ptr<VariableImpl>>(m, "Variable", py::dynamic_attr())
-      .def(py::init([](py::object value, int dtype, bool trainable) {
-             Tensor v = to_tensor_dtype(value, dtype);
-             return make_variable(dtype >= 0 && (int)v->dtype != dtype ? cast(v, (DType)dtype) : v, trainable);
-           }), py::arg("value"), py::arg("dtype") = -1, py::arg("trainable") = true)
-      .def_property("trainable", [](const VariableImpl& v) { return v.trainable; },
-                    [](VariableImpl& v, bool b) { v.trainable = b; })
-      .def("_assign", [](const Tensor& v, py::handle x) { assign(v, to_tensor(x, (int)v->dtype), AssignMode::kSet); })
-      .def("_assign_add", [](const Tensor& v, py::handle x) { assign(v, to_tensor(x, (int)v->dtype), AssignMode::kAdd); })
-      .def("_assign_sub", [](const Tensor& v, py::handle x) { assign(v, to_tensor(x, (int)v->dtype), AssignMode::kSub); })
-      .def("read_value", [](const Tensor& v) { return copy(v); });
-  install_number_slots(g_tensor_type);
-  install_tensor_dealloc(g_tensor_type);
-  install_number_slots(reinterpret_cast<PyTypeObject*>(m.attr("Variable").ptr()));
+void bind_tensor(py::module_& m) {
+  py::handle t = make_type("tapegrad._core.Tensor", sizeof(TensorObject),
+                           Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION, g_tensor_slots, nullptr);
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(t.ptr());
+  m.attr("Tensor") = t;
+  def(t, "numpy", [](const Tensor& s) { return to_numpy(s, s->is_variable); },
+      "The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).");
+  def(t, "__array__", [](const Tensor& s, py::object dtype, py::object copy) {
+        py::array a = to_numpy(s, s->is_variable || (!copy.is_none() && copy.cast<bool>()));
+        return dtype.is_none() ? a : py::array(a.attr("astype")(dtype));
+      }, py::arg("dtype") = py::none(), py::arg("copy") = py::none());
+  def(t, "_item", &item);
+  def(t, "__len__", [](const Tensor& s) {
+        if (s->shape.empty()) throw py::type_error("len() of a 0-d tensor");
+        if (graph::tracing() && (graph::varying_dims(s) & 1))  // (its traced length would be kept)
+          throw py::type_error("len is not well defined for a tensor whose length changes from call to call");
+        return s->shape[0];
+      });
+
+  py::handle v = make_type("tapegrad._core.Variable", sizeof(VariableObject),
+                           Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_HAVE_GC, g_variable_slots, g_tensor_type);
+  g_variable_type = reinterpret_cast<PyTypeObject*>(v.ptr());
+  m.attr("Variable") = v;
+  auto assign_by = [&](const char* name, AssignMode mode) {
+    def(v, name, [mode](const Tensor& var, py::handle x) { assign(var, to_tensor(x, (int)var->dtype), mode); });
+  };
+  assign_by("_assign", AssignMode::kSet);
+  assign_by("_assign_add", AssignMode::kAdd);
+  assign_by("_assign_sub", AssignMode::kSub);
+  def(v, "read_value", [](const Tensor& var) { return copy(var); });
 }
 
 }  // namespace tg

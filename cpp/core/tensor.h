@@ -31,7 +31,7 @@ struct TensorImpl {
   int64_t id;
   bool is_variable = false;
   bool trainable = false;
-  // The bindings' live object for this tensor, opaque here (Note [Wrapping results] in
+  // The bindings' live object for this tensor, opaque here (Note [Tensor objects] in
   // bindings/convert.h); not copied with the tensor.
   struct Wrapper {
     void* obj = nullptr;

@@ -10,6 +10,9 @@ from tapegrad.errors import TapeError
 import typing
 __all__: list[str] = ['GradientTape', 'Graph', 'InvalidArgumentError', 'OpHandle', 'TapeError', 'Tensor', 'Variable', 'accumulators_active', 'active_isa', 'any_tape_recording', 'apply', 'best_isa', 'convert', 'convert_hint', 'fill', 'forward_custom', 'from_numpy', 'fusable_ops', 'is_differentiable', 'op', 'record_custom', 'registered_ops', 'set_gradient', 'set_isa', 'should_record']
 class Tensor:
+    """
+    An immutable n-dimensional array.
+    """
     __array_priority__: typing.ClassVar[int] = 100
     device: typing.ClassVar[str] = '/job:localhost/replica:0/task:0/device:CPU:0'
     @staticmethod
@@ -19,12 +22,18 @@ class Tensor:
         
         The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).
         """
-    def __abs__(self) -> Tensor:
-        ...
-    def __add__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __and__(self, arg0: typing.Any) -> Tensor:
-        ...
+    def __abs__(self):
+        """
+        abs(self)
+        """
+    def __add__(self, value):
+        """
+        Return self+value.
+        """
+    def __and__(self, value):
+        """
+        Return self&value.
+        """
     def __array__(self, *args, **kwargs):
         """
         __array__(self: tapegrad._core.Tensor, dtype: object = None, copy: object = None) -> numpy.ndarray
@@ -35,82 +44,136 @@ class Tensor:
         ...
     def __deepcopy__(self, memo):
         ...
-    def __eq__(self, arg0: typing.Any) -> typing.Any:
-        ...
+    def __eq__(self, value):
+        """
+        Return self==value.
+        """
     def __float__(self):
         ...
-    def __floordiv__(self, arg0: typing.Any) -> Tensor:
-        ...
+    def __floordiv__(self, value):
+        """
+        Return self//value.
+        """
     def __format__(self, spec):
         ...
-    def __ge__(self, arg0: typing.Any) -> Tensor:
-        ...
+    def __ge__(self, value):
+        """
+        Return self>=value.
+        """
     def __getitem__(self, key):
         """
         x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list).
         """
-    def __gt__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __hash__(self) -> int:
-        ...
+    def __gt__(self, value):
+        """
+        Return self>value.
+        """
+    def __hash__(self):
+        """
+        Return hash(self).
+        """
     def __index__(self):
         ...
     def __int__(self):
         ...
-    def __invert__(self) -> Tensor:
-        ...
+    def __invert__(self):
+        """
+        ~self
+        """
     def __iter__(self):
         ...
-    def __le__(self, arg0: typing.Any) -> Tensor:
-        ...
+    def __le__(self, value):
+        """
+        Return self<=value.
+        """
     def __len__(self) -> int:
         ...
-    def __lt__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __matmul__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __mod__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __mul__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __ne__(self, arg0: typing.Any) -> typing.Any:
-        ...
-    def __neg__(self) -> Tensor:
-        ...
-    def __or__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __pow__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __radd__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __rand__(self, arg0: typing.Any) -> Tensor:
-        ...
+    def __lt__(self, value):
+        """
+        Return self<value.
+        """
+    def __matmul__(self, value):
+        """
+        Return self@value.
+        """
+    def __mod__(self, value):
+        """
+        Return self%value.
+        """
+    def __mul__(self, value):
+        """
+        Return self*value.
+        """
+    def __ne__(self, value):
+        """
+        Return self!=value.
+        """
+    def __neg__(self):
+        """
+        -self
+        """
+    def __or__(self, value):
+        """
+        Return self|value.
+        """
+    def __pow__(self, value, mod = None):
+        """
+        Return pow(self, value, mod).
+        """
+    def __radd__(self, value):
+        """
+        Return value+self.
+        """
+    def __rand__(self, value):
+        """
+        Return value&self.
+        """
     def __reduce__(self):
         ...
     def __repr__(self):
         ...
-    def __rfloordiv__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __rmatmul__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __rmod__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __rmul__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __ror__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __rpow__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __rsub__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __rtruediv__(self, arg0: typing.Any) -> Tensor:
-        ...
+    def __rfloordiv__(self, value):
+        """
+        Return value//self.
+        """
+    def __rmatmul__(self, value):
+        """
+        Return value@self.
+        """
+    def __rmod__(self, value):
+        """
+        Return value%self.
+        """
+    def __rmul__(self, value):
+        """
+        Return value*self.
+        """
+    def __ror__(self, value):
+        """
+        Return value|self.
+        """
+    def __rpow__(self, value, mod = None):
+        """
+        Return pow(value, self, mod).
+        """
+    def __rsub__(self, value):
+        """
+        Return value-self.
+        """
+    def __rtruediv__(self, value):
+        """
+        Return value/self.
+        """
     def __str__(self):
         ...
-    def __sub__(self, arg0: typing.Any) -> Tensor:
-        ...
-    def __truediv__(self, arg0: typing.Any) -> Tensor:
-        ...
+    def __sub__(self, value):
+        """
+        Return self-value.
+        """
+    def __truediv__(self, value):
+        """
+        Return self/value.
+        """
     def _item(self) -> typing.Any:
         ...
     def get_shape(self, _varying_dims = ...):
@@ -125,37 +188,23 @@ class Tensor:
         The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).
         """
     @property
-    def _dtype(self) -> int:
-        ...
-    @property
-    def _id(self) -> int:
-        ...
-    @property
-    def _is_variable(self) -> bool:
-        ...
-    @property
-    def _shape(self) -> tuple:
-        ...
-    @property
-    def _size(self) -> int:
-        ...
-    @property
     def dtype(self):
         """
         The element type.
         """
-    @property
-    def ndim(self) -> int:
-        ...
     @property
     def shape(self, _varying_dims = ...):
         """
         The shape, as a TensorShape (None for a size computed at each call).
         """
 class Variable(Tensor):
-    trainable: bool
-    def __init__(self, value: typing.Any, dtype: typing.SupportsInt | typing.SupportsIndex = -1, trainable: bool = True) -> None:
-        ...
+    """
+    """
+    @staticmethod
+    def __new__(type, *args, **kwargs):
+        """
+        Create and return a new object.  See help(type) for accurate signature.
+        """
     def _assign(self: Tensor, arg0: typing.Any) -> None:
         ...
     def _assign_add(self: Tensor, arg0: typing.Any) -> None:

@@ -167,7 +167,7 @@ def _tensor_surface():
     """What Tensor is in Python beyond the C++ class (cpp/bindings/tensor.cpp: storage, operators)."""
     from tapegrad._ops.indexing import getitem
     return {
-        "_numpy_unchecked": Tensor.numpy,  # tf.print reads traced values on purpose
+        "_numpy_unchecked": Tensor.__dict__["numpy"],  # tf.print reads traced values on purpose
         "numpy": _guarded("numpy"),
         "__array__": _guarded("__array__"),
         "shape": property(_static_shape, doc="The shape, as a TensorShape (None for a size computed at each call)."),

@@ -1,0 +1,102 @@
+"""Tensor, Variable and GradientTape are plain CPython types (Note [Tensor objects], Note [Tape
+objects]): an object whose __init__ has not run, weak references, cycles through a Variable's
+attributes, and the operators' slots behave as Python objects should, and none crashes."""
+import gc
+import weakref
+
+import numpy as np
+import pytest
+
+import tapegrad as tf
+from tapegrad import _core
+
+
+class Unset(tf.Variable):
+    def __init__(self):  # never calls Variable.__init__
+        pass
+
+
+@pytest.mark.parametrize("use", [
+    lambda v: v + 1.0, lambda v: 1.0 + v, lambda v: -v, lambda v: v / 2.0, lambda v: 2.0 / v,
+    lambda v: v < 1.0, lambda v: v == tf.constant(1.0), lambda v: v._shape, lambda v: v._dtype,
+    lambda v: v.trainable, lambda v: v.numpy(), lambda v: len(v), lambda v: tf.add(v, 1.0),
+    lambda v: v._assign(1.0), lambda v: tf.constant(1.0) * v,
+])
+def test_a_variable_without_init_raises(use):
+    with pytest.raises((TypeError, ValueError, AttributeError)):  # (AttributeError: its repr has no name)
+        use(Unset())
+
+
+def test_a_variable_without_init_is_no_tensor_for_a_tape():
+    v = Unset()
+    with tf.GradientTape() as tape:
+        with pytest.raises((TypeError, ValueError)):
+            tape.watch(v)
+
+
+def test_init_twice_gives_a_new_value():
+    v = _core.Variable(1.0)
+    v.__init__(2.0)
+    assert float(v.numpy()) == 2.0
+    assert (v + 0.0).numpy() == 2.0
+
+
+def test_weak_references():
+    for make in (lambda: tf.constant([1.0]), lambda: tf.Variable(1.0), tf.GradientTape):
+        obj = make()
+        ref = weakref.ref(obj)
+        assert ref() is obj
+        del obj
+        gc.collect()
+        assert ref() is None
+
+
+def test_a_cycle_through_a_variables_attributes_is_collected():
+    v = tf.Variable(1.0)
+    v.me = v
+    ref = weakref.ref(v)
+    del v
+    gc.collect()
+    assert ref() is None
+
+
+def test_same_object_back_for_a_tensor():
+    x = tf.constant([1.0, 2.0])
+    assert tf.identity(x) is not x
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        y = x * 2.0
+    assert tape.gradient(y, x) is not None
+    v = tf.Variable(2.0)
+    with tf.GradientTape() as tape:
+        (v * v)
+    assert tape.watched_variables()[0] is v  # the variable's own object, not a new one
+
+
+def test_operators_reflected_and_explicit():
+    x = tf.constant(4.0)
+    assert float(x.__add__(1.0)) == 5.0 and float(x.__radd__(1.0)) == 5.0
+    assert float(x.__rsub__(1.0)) == -3.0 and float(x.__rtruediv__(8.0)) == 2.0
+    assert float(x.__rpow__(2.0)) == 16.0
+    assert bool(x.__lt__(5.0)) and not bool(x.__ge__(5.0))
+    assert (x == None) is False and (x != None) is True  # noqa: E711
+    with pytest.raises(TypeError):
+        pow(x, 2.0, 3)
+    assert isinstance(np.float32(1.0) + x, tf.Tensor)  # NumPy defers to the tensor
+
+
+def test_unequal_shapes_compare_as_tf():
+    a, b = tf.constant([1.0, 2.0]), tf.constant([1.0, 2.0, 3.0])
+    assert (a == b).shape == () and not bool(a == b)
+    assert bool(a != b)
+    np.testing.assert_array_equal((a == tf.constant(1.0)).numpy(), [True, False])
+
+
+def test_tensor_is_not_constructible():
+    with pytest.raises(TypeError):
+        _core.Tensor()
+
+
+def test_hash_is_identity():
+    x = tf.constant(1.0)
+    assert hash(x) == hash(x) and {x: 1}[x] == 1
