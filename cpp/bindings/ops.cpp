@@ -223,61 +223,38 @@ void bind_raw(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Tensor
   }
 }
 
-// Note [Symbolic dispatch]: keras's symbolic tensors (keras.Input) are not tensors, so an op called on
-// one fails to bind. Only then (the success path pays nothing) the call is handed to the Python hook
-// registered with _set_symbolic_dispatch(type, hook), which records the op in a functional model.
-PyObject* g_symbolic_type = nullptr;
-PyObject* g_symbolic_hook = nullptr;
+// Note [When an op call fails]: only then (the success path pays nothing) the error, the handle and
+// the arguments go to the Python hook set with _set_failure_hook (tapegrad/_ops/_on_failure.py), which
+// may build the result another way (keras's symbolic tensors, attributes computed in a trace) or
+// return NotImplemented, and the error stands.
+PyObject* g_failure_hook = nullptr;
 
-bool has_symbolic(PyObject* v, int depth = 0) {
-  if (PyObject_TypeCheck(v, reinterpret_cast<PyTypeObject*>(g_symbolic_type))) return true;
-  if (depth < 2 && (PyList_Check(v) || PyTuple_Check(v))) {
-    const Py_ssize_t n = PySequence_Fast_GET_SIZE(v);
-    for (Py_ssize_t i = 0; i < n; ++i)
-      if (has_symbolic(PySequence_Fast_GET_ITEM(v, i), depth + 1)) return true;
-  }
-  return false;
-}
-
-// The hook's result when an argument is symbolic, else nullptr (the original error stands).
-PyObject* symbolic_dispatch(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  if (!g_symbolic_hook) return nullptr;
-  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
-  bool found = false;
-  for (Py_ssize_t i = 0; i < nargs + nkw && !found; ++i) found = has_symbolic(args[i]);
-  if (!found) return nullptr;
-  PyErr_Clear();
-  py::tuple pos(nargs);
-  for (Py_ssize_t i = 0; i < nargs; ++i) pos[i] = py::reinterpret_borrow<py::object>(args[i]);
-  py::dict kw;
-  for (Py_ssize_t k = 0; k < nkw; ++k)
-    kw[py::handle(PyTuple_GET_ITEM(kwnames, k))] = py::reinterpret_borrow<py::object>(args[nargs + k]);
-  return PyObject_CallFunctionObjArgs(g_symbolic_hook, self, pos.ptr(), kw.ptr(), nullptr);
-}
-
-// Note [Attributes computed in a trace]: a public op given a traced tensor where it takes an attribute
-// (tf.reshape(x, [tf.shape(x)[0], -1]) in a trace serving every batch size) raises TypeError from
-// readable(). Only then, a Python function set as the handle's `traced_fallback` attribute is called
-// with the same arguments; it builds the op from ops that read the value at run time, or returns
-// NotImplemented and the TypeError stands.
-PyObject* traced_fallback(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  if (!graph::tracing() || !PyErr_ExceptionMatches(PyExc_TypeError)) return nullptr;
+PyObject* on_failure(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  if (!g_failure_hook) return nullptr;
   PyObject *type, *value, *trace;
   PyErr_Fetch(&type, &value, &trace);
-  PyObject* fallback = PyObject_GetAttrString(self, "traced_fallback");
-  PyObject* r = fallback ? PyObject_Vectorcall(fallback, args, (size_t)nargs, kwnames) : nullptr;
-  Py_XDECREF(fallback);
-  if (r == Py_NotImplemented || (!r && !fallback)) {
-    Py_XDECREF(r);
-    PyErr_Clear();
-    PyErr_Restore(type, value, trace);
-    return nullptr;
+  PyErr_NormalizeException(&type, &value, &trace);
+  if (trace) PyException_SetTraceback(value, trace);
+  PyObject* r = nullptr;
+  try {
+    py::tuple pos(nargs);
+    for (Py_ssize_t i = 0; i < nargs; ++i) pos[i] = py::handle(args[i]);
+    py::dict kw;
+    for (Py_ssize_t k = 0; kwnames && k < PyTuple_GET_SIZE(kwnames); ++k) kw[PyTuple_GET_ITEM(kwnames, k)] = args[nargs + k];
+    r = PyObject_CallFunctionObjArgs(g_failure_hook, value, self, pos.ptr(), kw.ptr(), nullptr);
+  } catch (py::error_already_set& e) {
+    e.restore();
   }
-  Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(trace);
-  return r;  // (or null with the fallback's own error)
+  if (r != Py_NotImplemented) {  // a result, or the hook's own error
+    Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(trace);
+    return r;
+  }
+  Py_DECREF(r);
+  PyErr_Restore(type, value, trace);
+  return nullptr;
 }
 
-// OpHandle.__call__ without pybind11's dispatcher (see Note [Number slots] in tensor.cpp): ops are
+// OpHandle.__call__ without pybind11's dispatcher (as the Tensor type's number slots, Note [Tensor objects]): ops are
 // called per element of a user's loop, and the dispatcher plus *args/**kwargs packing cost more
 // than a small op itself.
 PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
@@ -312,34 +289,8 @@ PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
     return wrap_tensor(run_op(*h.op, x, attrs)).release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
-    if (PyObject* r = traced_fallback(self, args, nargs, kwnames)) return r;
-    if (g_symbolic_type) {
-      try {
-        if (PyObject* r = symbolic_dispatch(self, args, nargs, kwnames)) return r;
-      } catch (...) {
-        py::detail::try_translate_exceptions();
-      }
-    }
-    return nullptr;
+    return on_failure(self, args, nargs, kwnames);
   }
-}
-
-// inspect.signature() of a public op: TF's argument names and defaults (and name=None).
-py::object python_signature(const OpHandle& h) {
-  if (!h.sig) return py::none();
-  py::module_ inspect = py::module_::import("inspect");
-  py::object P = inspect.attr("Parameter");
-  py::list params;
-  auto value = [](const AttrValue& v) { return std::visit([](auto& x) { return py::cast(x); }, v); };
-  const bool keyword_only = h.sig->positional < h.sig->args.size();
-  for (size_t j = 0; j < h.sig->args.size(); ++j) {
-    const ArgSpec& a = h.sig->args[j];
-    py::object dflt = a.required ? P.attr("empty") : a.has_default ? value(a.fallback) : py::none();
-    params.append(P(a.name, P.attr(j < h.sig->positional ? "POSITIONAL_OR_KEYWORD" : "KEYWORD_ONLY"),
-                    py::arg("default") = dflt));
-  }
-  params.append(P("name", P.attr(keyword_only ? "KEYWORD_ONLY" : "POSITIONAL_OR_KEYWORD"), py::arg("default") = py::none()));
-  return inspect.attr("Signature")(params);
 }
 
 std::string g_package_dir = "\x01";  // set by tapegrad/__init__.py
@@ -371,7 +322,17 @@ std::string python_call_site() {
 void bind_ops(py::module_& m) {
   py::class_<OpHandle>(m, "OpHandle", py::dynamic_attr())
       .def_property_readonly("name", [](const OpHandle& h) { return h.op->name; })
-      .def_property_readonly("__signature__", &python_signature)
+      .def_property_readonly("_signature_args", [](const OpHandle& h) -> py::object {
+             // (name, positional, required, default) per argument, for __signature__ (tapegrad/_ops/_wrap.py)
+             if (!h.sig) return py::none();
+             py::list r;
+             for (size_t j = 0; j < h.sig->args.size(); ++j) {
+               const ArgSpec& a = h.sig->args[j];
+               py::object dflt = a.has_default ? std::visit([](auto& x) { return py::cast(x); }, a.fallback) : py::none();
+               r.append(py::make_tuple(a.name, j < h.sig->positional, a.required, dflt));
+             }
+             return std::move(r);
+           })
       .def_property_readonly("differentiable", [](const OpHandle& h) { return h.op->differentiable; })
       .def("__repr__", [](const OpHandle& h) { return "<op " + h.op->name + ">"; });
   {
@@ -472,16 +433,10 @@ void bind_ops(py::module_& m) {
         "Sets the random ops' global seed and restarts their streams (tf.random.set_seed).");
   m.def("_set_check_numerics", [](bool on) { g_check_numerics = on; });
   m.def("_check_numerics_enabled", [] { return g_check_numerics; });
-  m.def("_set_symbolic_dispatch", [](py::object type, py::object hook) {
-          if (!type.is_none() && !PyType_Check(type.ptr())) throw py::type_error("_set_symbolic_dispatch: type must be a class");
-          if (!hook.is_none() && !PyCallable_Check(hook.ptr())) throw py::type_error("_set_symbolic_dispatch: hook must be callable");
-          Py_XDECREF(g_symbolic_type);
-          Py_XDECREF(g_symbolic_hook);
-          g_symbolic_type = type.is_none() ? nullptr : type.inc_ref().ptr();
-          g_symbolic_hook = hook.is_none() ? nullptr : hook.inc_ref().ptr();
-        }, py::arg("type"), py::arg("hook"),
-        "Registers hook(op, args, kwargs), called when an op fails on an argument of `type` (Note [Symbolic "
-        "dispatch] in cpp/bindings/ops.cpp).");
+  m.def("_set_failure_hook", [](py::object hook) {
+          Py_XDECREF(g_failure_hook);
+          g_failure_hook = hook.is_none() ? nullptr : hook.inc_ref().ptr();
+        }, "hook(error, op, args, kwargs), called when a public op fails (Note [When an op call fails]).");
   m.def("_set_package_dir", [](const std::string& d) { g_package_dir = d; });
   g_call_site = [] { return python_call_site(); };
 }

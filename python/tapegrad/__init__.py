@@ -53,6 +53,7 @@ from tapegrad.config._devices import device  # noqa: E402
 from tapegrad import data  # noqa: E402
 from tapegrad import io  # noqa: E402
 from tapegrad import _symbolic  # noqa: E402
+from tapegrad import _op_failure  # noqa: E402,F401  (sets the binding's failure hook)
 
 # ops written in Python check for keras's symbolic tensors (Note [Symbolic dispatch] in _symbolic.py)
 _symbolic.install([_os.sys.modules[__name__], math, nn, linalg, image], ("tapegrad._ops.", "tapegrad._creation"), ("cast",))

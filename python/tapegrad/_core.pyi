@@ -222,7 +222,12 @@ class OpHandle:
     def __repr__(self) -> str:
         ...
     @property
-    def __signature__(self) -> typing.Any:
+    def __signature__(self):
+        """
+        inspect.signature() of a public op: TF's argument names and defaults, and name=None.
+        """
+    @property
+    def _signature_args(self) -> typing.Any:
         ...
     @property
     def differentiable(self) -> bool:
@@ -454,6 +459,10 @@ def _run_while(arg0: Graph, arg1: Graph, arg2: collections.abc.Sequence, arg3: c
     """
 def _set_check_numerics(arg0: bool) -> None:
     ...
+def _set_failure_hook(arg0: typing.Any) -> None:
+    """
+    hook(error, op, args, kwargs), called when a public op fails (Note [When an op call fails]).
+    """
 def _set_num_threads(n: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Caps the kernels' OpenMP and OpenBLAS threads at n (n <= 0: the count at load time).
@@ -467,10 +476,6 @@ def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
 def _set_sizes_at_run_time(on: typing.SupportsInt | typing.SupportsIndex) -> int:
     """
     Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time (0 no, 1 or True yes, 2 also broadcasting gradients at run time); returns the old mode, to be passed back.
-    """
-def _set_symbolic_dispatch(type: typing.Any, hook: typing.Any) -> None:
-    """
-    Registers hook(op, args, kwargs), called when an op fails on an argument of `type` (Note [Symbolic dispatch] in cpp/bindings/ops.cpp).
     """
 def _size_varies(arg0: Tensor) -> bool:
     """

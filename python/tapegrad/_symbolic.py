@@ -4,7 +4,8 @@ Note [Symbolic dispatch]: a functional model's Keras tensors have a shape and dt
 public op called on one is handed to the hook keras registers (which makes the call a layer of the
 model) instead of running:
   * an op bound in C++ fails to convert the Keras tensor; only then (the success path pays nothing)
-    the binding checks the arguments for the registered type and calls the hook (cpp/bindings/ops.cpp);
+    ``dispatch_failed_call`` checks the arguments for the registered type and calls the hook
+    (Note [When an op call fails] in cpp/bindings/ops.cpp);
   * a public op written in Python (tf.expand_dims, tf.cast, tf.stack, ...) would convert the argument
     itself first, so ``install`` wraps those functions in the public namespaces with a check of the
     arguments (one level into lists) before they run. The wrapping waits for the first symbolic
@@ -26,8 +27,23 @@ def register_symbolic_type(cls, hook):
     arguments (or in a list argument)."""
     if not isinstance(cls, type):
         raise TypeError(f"register_symbolic_type: expected a class, got {type(cls).__name__}")
-    _core._set_symbolic_dispatch(cls, hook)
+    if not callable(hook):
+        raise TypeError(f"register_symbolic_type: hook must be callable, got {type(hook).__name__}")
     _STATE[:] = [cls, hook]
+
+
+def _holds_instance(values, cls, depth=0):
+    return any(isinstance(v, cls) or depth < 1 and isinstance(v, (list, tuple)) and _holds_instance(v, cls, depth + 1)
+               for v in values)
+
+
+def dispatch_failed_call(op, args, kwargs):
+    """The hook's result for a call of a C++-bound op that failed on an argument of the registered type
+    (or one in a list, or a list of lists), else NotImplemented."""
+    cls = _STATE[0]
+    if cls is not None and (_holds_instance(args, cls) or _holds_instance(kwargs.values(), cls)):
+        return _STATE[1](op, args, kwargs)
+    return NotImplemented
 
 
 def registry_op(name):

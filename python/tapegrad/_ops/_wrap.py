@@ -1,5 +1,23 @@
 """Builders for public ops: a registry op plus TF's argument list, bound in C++ (Note [Op signatures])."""
+import inspect
+
 from tapegrad import _core, dtypes
+
+
+def _signature(handle):
+    """inspect.signature() of a public op: TF's argument names and defaults, and name=None."""
+    args = handle._signature_args
+    if args is None:
+        return None
+    P = inspect.Parameter
+    params = [P(name, P.POSITIONAL_OR_KEYWORD if positional else P.KEYWORD_ONLY, default=P.empty if required else default)
+              for name, positional, required, default in args]
+    keyword_only = not all(positional for _, positional, _, _ in args)
+    params.append(P("name", P.KEYWORD_ONLY if keyword_only else P.POSITIONAL_OR_KEYWORD, default=None))
+    return inspect.Signature(params)
+
+
+_core.OpHandle.__signature__ = property(_signature)
 
 
 # A public op that maps onto one registry op is the op handle itself, bound to TF's signature: the

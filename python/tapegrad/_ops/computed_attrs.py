@@ -1,5 +1,5 @@
 """Public ops given, inside a tf.function, a tensor computed there where the op takes a shape or count
-(Note [Attributes computed in a trace] in cpp/bindings/ops.cpp): each is built from ops that read the
+(Note [Attributes computed in a trace] in tapegrad/_op_failure.py): each is built from ops that read the
 value at every call, so one trace serves every value, as in TF. Each fallback returns NotImplemented
 for arguments it does not cover (the op's TypeError then stands)."""
 from tapegrad import _core, dtypes

@@ -5,7 +5,7 @@ axis and a dtype, no values) made by an InputLayer. Calling a layer on KerasTens
 it records a Node (the layer, the call's arguments with the KerasTensors in them, the output
 KerasTensors) in ``layer._inbound_nodes``. A tapegrad op called on a KerasTensor (``tf.concat``,
 ``tf.reshape``, ``x * 2``, ``x[:, 1:]``) becomes a TFOpLambda layer's node the same way (the op fails to
-bind the KerasTensor and hands the call here, Note [Symbolic dispatch] in cpp/bindings/ops.cpp).
+bind the KerasTensor and hands the call here, Note [Symbolic dispatch] in _symbolic.py).
 ``Model(inputs, outputs)`` walks the nodes back from the outputs and runs them in order on real
 tensors. Output shapes come from running the layer on two concrete probes (zeros) in which every
 unknown axis has a different size (see _PROBE_SIZES): an axis that differs between the two results
