@@ -5,31 +5,15 @@
 #include "engine/observer.h"
 #include "graph/executor.h"
 #include "graph/call_policy.h"
+#include "graph/control_flow.h"
 #include "graph/trace.h"
 
 namespace tg {
-
-void bind_control_flow(py::module_& m);  // control_flow.cpp
 
 namespace {
 
 using graph::Graph;
 using graph::Tracer;
-
-// An active (or finished) trace; Python enters it around the traced function.
-struct PyTracer {
-  std::unique_ptr<Tracer> tr = std::make_unique<Tracer>();
-  bool active = false;
-
-  void enter() {
-    graph::push_tracer(tr.get());
-    active = true;
-  }
-  void exit() {
-    graph::pop_tracer(tr.get());
-    active = false;
-  }
-};
 
 // The sentinel marking an output slot in an output template.
 py::object& out_slot() {
@@ -136,23 +120,6 @@ std::shared_ptr<graph::HostFn> make_host_fn(py::function fn) {
   });
 }
 
-// The TF op type of a node (Note [Node names] in graph/trace.cpp names the nodes).
-std::string node_type(const graph::Node& n) {
-  switch (n.kind) {
-    case graph::NodeKind::Op: return n.fused ? "Fused" : n.op->name;
-    case graph::NodeKind::Placeholder: return "Placeholder";
-    case graph::NodeKind::Constant: return "Const";
-    case graph::NodeKind::VariableRead: return "ReadVariableOp";
-    case graph::NodeKind::Assign:
-      return n.mode == 0 ? "AssignVariableOp" : n.mode == 1 ? "AssignAddVariableOp" : "AssignSubVariableOp";
-    case graph::NodeKind::HostCall: return "PrintV2";
-    case graph::NodeKind::If: return "If";
-    case graph::NodeKind::While: return "While";
-    case graph::NodeKind::Output: return "Identity";  // one result of the If / While before it
-  }
-  return "?";
-}
-
 // One tuple per node for Python's graph inspection: (name, type, inputs, shape with None for
 // unknown dims, dtype code, has a value).
 py::list node_list(const Graph& g) {
@@ -160,9 +127,7 @@ py::list node_list(const Graph& g) {
   for (auto& n : g.nodes) {
     py::list shape;
     for (int64_t d : n.meta.shape) shape.append(d < 0 ? py::none() : py::object(py::int_(d)));
-    const bool has_value = n.kind != graph::NodeKind::Assign && n.kind != graph::NodeKind::HostCall &&
-                           n.kind != graph::NodeKind::If && n.kind != graph::NodeKind::While;
-    r.append(py::make_tuple(n.name, node_type(n), n.inputs, shape, (int)n.meta.dtype, has_value));
+    r.append(py::make_tuple(n.name, graph::tf_op_type(n), n.inputs, shape, (int)n.meta.dtype, graph::has_value(n)));
   }
   return r;
 }
@@ -197,24 +162,31 @@ void bind_tracer(py::module_& m) {
         }, py::arg("on"),
         "Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time (0 no, 1 or True yes, 2 "
         "also broadcasting gradients at run time); returns the old mode, to be passed back.");
-  py::class_<PyTracer>(m, "_Tracer")
-      .def(py::init([](bool dry) {
-             PyTracer t;
-             if (dry) t.tr->begin_dry();
+  py::class_<Tracer>(m, "_Tracer")
+      .def(py::init([](bool dry, bool subgraph) {
+             auto t = std::make_unique<Tracer>();
+             t->subgraph = subgraph;
+             if (dry) t->begin_dry();
              return t;
-           }), py::arg("dry") = false)
-      .def("__enter__", [](PyTracer& t) { t.enter(); })
-      .def("__exit__", [](PyTracer& t, py::args) { t.exit(); })
-      .def("placeholder", [](PyTracer& t, const Tensor& x, const std::string& name) { t.tr->placeholder(x, name); })
-      .def("restore_variables", [](PyTracer& t) { t.tr->restore_variables(); })
-      .def_property_readonly("traced_graph", [](const PyTracer& t) { return t.tr->traced; },
+           }), py::arg("dry") = false, py::arg("subgraph") = false,
+           "The trace of a tf.function (dry: variables and random streams restored after), or of a branch or loop "
+           "body (subgraph: dry, capturing the enclosing trace's values; Note [Control-flow nodes]).")
+      .def("__enter__", &Tracer::enter)
+      .def("__exit__", [](Tracer& t, py::args) { t.exit(); })
+      .def("placeholder", [](Tracer& t, const Tensor& x, const std::string& name) { t.placeholder(x, name); },
+           py::arg("x"), py::arg("name") = "arg")
+      .def("capture", [](Tracer& t, const Tensor& x) { t.capture(x); })
+      .def("restore_variables", &Tracer::restore_variables)
+      .def_property_readonly("traced_graph", [](const Tracer& t) { return t.traced; },
                              "After finish(): the graph as recorded, before optimization.")
-      .def_property_readonly("leak_use", [](const PyTracer& t) { return t.tr->leak_use; },
+      .def_property_readonly("leak_use", [](const Tracer& t) { return t.leak_use; },
                              "Note [Leaked tensors]: the first leaked tensor the trace used, or ''.")
-      .def("finish", [](PyTracer& t, py::sequence outputs) {
+      .def_property_readonly("captures", [](const Tracer& t) { return t.captures; },
+                             "A subgraph's captured outer values (its last arguments, in order).")
+      .def("finish", [](Tracer& t, py::sequence outputs) {
              // Called after __exit__: turns the recorded nodes into an optimized graph.
              graph::OptimizeStats stats;
-             auto g = t.tr->finish(tensor_list(outputs), &stats);
+             auto g = t.finish(tensor_list(outputs), &stats);
              py::dict d;
              d["folded"] = stats.folded;
              d["simplified"] = stats.simplified;
@@ -223,6 +195,14 @@ void bind_tracer(py::module_& m) {
              d["fused"] = stats.fused;
              return py::make_tuple(g, d);
            });
+  m.def("_alias", [](const Tensor& t) { return view(t, t->shape); }, "t's value under a new tensor id.");
+  m.def("_run_if", &graph::run_if, py::arg("then_g"), py::arg("else_g"), py::arg("pred"), py::arg("operands"),
+        "Runs (and records on the active tracers) an If node; returns its results.");
+  m.def("_run_while", [](std::shared_ptr<Graph> cond_g, std::shared_ptr<Graph> body_g, const Tensors& loop_vars,
+                         const Tensors& captures, std::optional<Tensor> limit) {
+          return graph::run_while(std::move(cond_g), std::move(body_g), loop_vars, captures, limit.value_or(nullptr));
+        }, py::arg("cond_g"), py::arg("body_g"), py::arg("loop_vars"), py::arg("captures"), py::arg("limit"), "Runs (and records on the active tracers) a While node; returns the "
+        "final loop variables, then the trip count.");
 }
 
 void bind_concrete(py::module_& m) {
@@ -308,7 +288,6 @@ void bind_graph(py::module_& m) {
   bind_tracer(m);
   bind_concrete(m);
   bind_trace_hooks(m);
-  bind_control_flow(m);
 }
 
 }  // namespace tg

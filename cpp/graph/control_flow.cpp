@@ -712,4 +712,24 @@ Tensors run_control(const Node& node, const Tensors& x, bool eager) {
   return outs;
 }
 
+Tensors run_if(std::shared_ptr<Graph> then_g, std::shared_ptr<Graph> else_g, const Tensor& pred, const Tensors& operands) {
+  Node n;
+  n.kind = NodeKind::If;
+  n.flow = make_if(std::move(then_g), std::move(else_g));
+  Tensors x = {pred};
+  x.insert(x.end(), operands.begin(), operands.end());
+  return run_control(n, x, true);
+}
+
+Tensors run_while(std::shared_ptr<Graph> cond_g, std::shared_ptr<Graph> body_g, const Tensors& loop_vars,
+                  const Tensors& captures, const Tensor& limit) {
+  Node n;
+  n.kind = NodeKind::While;
+  n.flow = make_while(std::move(cond_g), std::move(body_g), (int)loop_vars.size(), limit != nullptr);
+  Tensors x = loop_vars;
+  x.insert(x.end(), captures.begin(), captures.end());
+  if (limit) x.push_back(limit);
+  return run_control(n, x, true);
+}
+
 }  // namespace tg::graph

@@ -19,6 +19,11 @@ std::shared_ptr<const ControlFlow> make_while(std::shared_ptr<Graph> cond_g, std
 // tape records the node as one entry whose gradient is a control node (Note [Control-flow
 // gradients] in control_flow.cpp).
 Tensors run_control(const Node& n, const Tensors& x, bool eager);
+// Builds and runs (recording it on the active tracers) an If node on pred and operands, or a While
+// node on the loop variables, captures and (when not null) limit.
+Tensors run_if(std::shared_ptr<Graph> then_g, std::shared_ptr<Graph> else_g, const Tensor& pred, const Tensors& operands);
+Tensors run_while(std::shared_ptr<Graph> cond_g, std::shared_ptr<Graph> body_g, const Tensors& loop_vars,
+                  const Tensors& captures, const Tensor& limit);
 
 // True while a backward graph is being traced: host calls are recorded but do not run.
 bool building_backward();

@@ -260,6 +260,25 @@ bool has_side_effects(const Graph& g) {
   return false;
 }
 
+std::string tf_op_type(const Node& n) {
+  switch (n.kind) {
+    case NodeKind::Op: return n.fused ? "Fused" : n.op->name;
+    case NodeKind::Placeholder: return "Placeholder";
+    case NodeKind::Constant: return "Const";
+    case NodeKind::VariableRead: return "ReadVariableOp";
+    case NodeKind::Assign: return n.mode == 0 ? "AssignVariableOp" : n.mode == 1 ? "AssignAddVariableOp" : "AssignSubVariableOp";
+    case NodeKind::HostCall: return "PrintV2";
+    case NodeKind::If: return "If";
+    case NodeKind::While: return "While";
+    case NodeKind::Output: return "Identity";  // one result of the If / While before it
+  }
+  return "?";
+}
+
+bool has_value(const Node& n) {
+  return n.kind != NodeKind::Assign && n.kind != NodeKind::HostCall && n.kind != NodeKind::If && n.kind != NodeKind::While;
+}
+
 std::vector<std::string> node_ops(const Graph& g) {
   std::vector<std::string> r;
   for (auto& n : g.nodes) {

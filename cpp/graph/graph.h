@@ -113,6 +113,10 @@ bool same_structure(const Graph& a, const Graph& b, std::string* why);
 // The op of each node in execution order: its registry name, or Placeholder, Const,
 // ReadVariable, AssignVariable, HostCall, If, While, Output.
 std::vector<std::string> node_ops(const Graph& g);
+// The TF op type of a node as graph inspection shows it (Note [Node names] in trace.cpp names the
+// nodes), and whether it has a value (an assignment, host call, If or While has none of its own).
+std::string tf_op_type(const Node& n);
+bool has_value(const Node& n);
 
 // Relaxes g (Note [Relaxed graphs]): placeholder i takes shapes[i] (-1: any size), and every
 // other node's dims that differ from `other` (the same structure traced for other shapes) become -1.

@@ -316,6 +316,22 @@ void Tracer::begin_dry() {
   saved_random = random_counters();
 }
 
+void Tracer::enter() {
+  if (subgraph) {
+    begin_dry();
+    outer = active_tracers();
+    for (Tracer* t : outer) pop_tracer(t);
+  }
+  push_tracer(this);
+}
+
+void Tracer::exit() {
+  pop_tracer(this);
+  if (!subgraph) return;
+  for (Tracer* t : outer) push_tracer(t);
+  restore_variables();
+}
+
 void Tracer::restore_variables() {
   for (auto it = saved_vars.rbegin(); it != saved_vars.rend(); ++it) assign_into(it->first, it->second, 0);
   saved_vars.clear();

@@ -39,6 +39,12 @@ struct Tracer {
   std::unordered_map<int, uint64_t> varying;
 
   void begin_dry();
+  // A subgraph trace (a branch or loop body) is dry and runs with the enclosing tracers suspended.
+  bool subgraph = false;
+  // Makes this the innermost tracer of the thread (a subgraph's: the only one); exit() undoes it and
+  // a subgraph's assignments and random draws.
+  void enter();
+  void exit();
 
   int placeholder(const Tensor& t, const std::string& name);
   int input_node(const Tensor& t);

@@ -70,7 +70,7 @@ def _trace_subgraph(fn, structure, values, captures, what, varying=None):
     the graph's arguments are the values, then ``captures`` (the outer values it reads, those
     given first). With ``varying`` (a list), the trace serves sizes it does not see (tf.shape is a
     run-time value) and is appended to the list."""
-    sub = _core._SubTracer()
+    sub = _core._Tracer(subgraph=True)
     views = [_core._alias(v) for v in values]
     for v in views:
         sub.placeholder(v)
@@ -92,8 +92,8 @@ def _trace_subgraph(fn, structure, values, captures, what, varying=None):
         stack.pop()
         if outer_sizes is not None:
             _core._set_sizes_at_run_time(outer_sizes)
-    graph, captured = sub.finish(flat)
-    return graph, list(captured), result, flat
+    graph, _ = sub.finish(flat)
+    return graph, list(sub.captures), result, flat
 
 
 def _reads_state(*graphs):
@@ -120,7 +120,7 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         if a.dtype != b.dtype:
             raise TypeError(f"tf.cond: output {k} is {a.dtype.name} in true_fn and {b.dtype.name} in false_fn; "
                             "both branches must return the same dtypes")
-    outs = _core._run_if(traced, then_g, else_g, caps)
+    outs = _core._run_if(then_g, else_g, traced, caps)
     return None if then_result is None else nest.pack_sequence_as(then_result, outs)
 
 

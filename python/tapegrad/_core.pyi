@@ -304,14 +304,23 @@ class _Tracer:
         ...
     def __exit__(self, *args) -> None:
         ...
-    def __init__(self, dry: bool = False) -> None:
+    def __init__(self, dry: bool = False, subgraph: bool = False) -> None:
+        """
+        The trace of a tf.function (dry: variables and random streams restored after), or of a branch or loop body (subgraph: dry, capturing the enclosing trace's values; Note [Control-flow nodes]).
+        """
+    def capture(self, arg0: Tensor) -> None:
         ...
     def finish(self, arg0: collections.abc.Sequence) -> tuple[Graph, dict]:
         ...
-    def placeholder(self, arg0: Tensor, arg1: str) -> None:
+    def placeholder(self, x: Tensor, name: str = 'arg') -> None:
         ...
     def restore_variables(self) -> None:
         ...
+    @property
+    def captures(self) -> list[Tensor]:
+        """
+        A subgraph's captured outer values (its last arguments, in order).
+        """
     @property
     def leak_use(self) -> str:
         """
@@ -349,24 +358,6 @@ class _FunctionBase:
         ...
     @property
     def _num_calls(self) -> int:
-        ...
-class _SubTracer:
-    """
-    A dry subgraph trace that captures the enclosing trace's values.
-    """
-    def __enter__(self) -> None:
-        ...
-    def __exit__(self, *args) -> None:
-        ...
-    def __init__(self) -> None:
-        ...
-    def capture(self, arg0: Tensor) -> None:
-        ...
-    def finish(self, arg0: collections.abc.Sequence) -> tuple[Graph, list[Tensor]]:
-        """
-        The optimized subgraph and the outer values it captured (its last arguments, in order).
-        """
-    def placeholder(self, arg0: Tensor) -> None:
         ...
 class _Accumulator:
     def __init__(self) -> None:
@@ -449,13 +440,13 @@ def _record_host_call(fn: collections.abc.Callable, tensors: collections.abc.Seq
     """
     Records a callback that runs with the given tensors' values at every call of the graph; a callback that returned `outs` while tracing returns such tensors at every call (later ops read them).
     """
-def _run_if(arg0: Tensor, arg1: Graph, arg2: Graph, arg3: collections.abc.Sequence) -> list[Tensor]:
+def _run_if(then_g: Graph, else_g: Graph, pred: Tensor, operands: collections.abc.Sequence[Tensor]) -> list[Tensor]:
     """
     Runs (and records on the active tracers) an If node; returns its results.
     """
-def _run_while(arg0: Graph, arg1: Graph, arg2: collections.abc.Sequence, arg3: collections.abc.Sequence, arg4: Tensor | None) -> list[Tensor]:
+def _run_while(cond_g: Graph, body_g: Graph, loop_vars: collections.abc.Sequence[Tensor], captures: collections.abc.Sequence[Tensor], limit: Tensor | None) -> list[Tensor]:
     """
-    Runs (and records on the active tracers) a While node; returns the final loop variables.
+    Runs (and records on the active tracers) a While node; returns the final loop variables, then the trip count.
     """
 def _set_check_numerics(arg0: bool) -> None:
     ...
