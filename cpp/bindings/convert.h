@@ -30,6 +30,25 @@ inline Tensor tensor_of(py::handle h) { return tensor_ref(h); }
 // t's object, made when it has none; a null Tensor becomes None.
 py::object wrap_tensor(Tensor t);
 
+// Runs f() for a C slot or method: a Tensor result becomes its object, a C++ exception the Python
+// error (and null).
+template <class F>
+PyObject* guarded(F f) {
+  try {
+    if constexpr (std::is_same_v<decltype(f()), PyObject*>) return f();
+    else return wrap_tensor(f()).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
+// Binds f as method `name` of a type made here (not by pybind11): Tensor, Variable, GradientTape.
+template <class F, class... Extra>
+void def_method(py::handle type, const char* name, F&& f, const Extra&... extra) {
+  type.attr(name) = py::cpp_function(std::forward<F>(f), py::name(name), py::is_method(type), extra...);
+}
+
 }  // namespace tg
 
 // Every binding file includes this header, so every Tensor argument and result goes through this caster.

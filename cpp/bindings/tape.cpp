@@ -141,16 +141,6 @@ py::list gradient_streamed(TapeObject& t, py::handle target, py::sequence source
 }
 
 // The C methods and slots (Note [Tape objects]).
-template <class F>
-PyObject* guarded(F f) {
-  try {
-    return f();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
-}
-
 PyObject* tape_new(PyTypeObject* type, PyObject*, PyObject*) {
   auto* self = reinterpret_cast<TapeObject*>(type->tp_alloc(type, 0));
   if (!self) return nullptr;
@@ -232,9 +222,7 @@ PyObject* tape_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
     all.insert(all.end(), args, args + nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0));
     return PyObject_VectorcallMethod(general, all.data(), 1 + (size_t)nargs, kwnames);
   }
-  return guarded([&] {
-    return wrap_tensor(run_gradient(tape_of(self), tensor_ref(args[0]), tensor_ref(args[1]))).release().ptr();
-  });
+  return guarded([&] { return run_gradient(tape_of(self), tensor_ref(args[0]), tensor_ref(args[1])); });
 }
 
 PyMethodDef g_tape_methods[] = {
@@ -260,10 +248,6 @@ struct StopRecording {
   Tape* tape;
 };
 
-template <class F, class... Extra>
-void def(py::handle type, const char* name, F&& f, const Extra&... extra) {
-  type.attr(name) = py::cpp_function(std::forward<F>(f), py::name(name), py::is_method(type), extra...);
-}
 template <class F>
 void def_property(py::handle type, const char* name, F&& f) {
   type.attr(name) = py::module_::import("builtins").attr("property")(py::cpp_function(std::forward<F>(f)));
@@ -277,14 +261,14 @@ void bind_gradient_tape(py::module_& m) {
   g_tape_type = reinterpret_cast<PyTypeObject*>(t.ptr());
   m.attr("GradientTape") = t;
   using h = py::handle;
-  def(t, "_gradient", [](h self, h target, h sources, h output_gradients, h unconnected) {
+  def_method(t, "_gradient", [](h self, h target, h sources, h output_gradients, h unconnected) {
         return gradient(tape_of(self), target, sources, output_gradients, unconnected);
       }, py::arg("target"), py::arg("sources"), py::arg("output_gradients") = py::none(),
       py::arg("unconnected_gradients") = py::none());
-  def(t, "_gradient_streamed", [](h self, h target, py::sequence sources, py::function on_order, py::function on_final) {
+  def_method(t, "_gradient_streamed", [](h self, h target, py::sequence sources, py::function on_order, py::function on_final) {
         return gradient_streamed(tape_of(self), target, sources, std::move(on_order), std::move(on_final));
       });
-  def(t, "jacobian", [](h self, h target, h sources, h unconnected, h parallel_iterations, bool use_pfor) {
+  def_method(t, "jacobian", [](h self, h target, h sources, h unconnected, h parallel_iterations, bool use_pfor) {
         JacobianRequest req = jacobian_request(target, parallel_iterations, use_pfor, unconnected, "jacobian");
         req.sources = flat_tensors(sources, "source");
         Tape& tape = tape_of(self).tape;
@@ -297,7 +281,7 @@ void bind_gradient_tape(py::module_& m) {
       }, py::arg("target"), py::arg("sources"), py::arg("unconnected_gradients") = py::none(),
       py::arg("parallel_iterations") = py::none(), py::arg("experimental_use_pfor") = true,
       "Jacobian of target w.r.t. each source: shape target.shape + source.shape, by one batched sweep.");
-  def(t, "batch_jacobian", [](h self, h target, h source, h unconnected, h parallel_iterations, bool use_pfor) {
+  def_method(t, "batch_jacobian", [](h self, h target, h source, h unconnected, h parallel_iterations, bool use_pfor) {
         JacobianRequest req = jacobian_request(target, parallel_iterations, use_pfor, unconnected, "batch_jacobian");
         if (!is_tensor(source)) throw InvalidArgument("GradientTape.batch_jacobian: source must be a Tensor");
         req.sources = {tensor_of(source)};
@@ -306,14 +290,14 @@ void bind_gradient_tape(py::module_& m) {
         return tg::batch_jacobian(tape, req);
       }, py::arg("target"), py::arg("source"), py::arg("unconnected_gradients") = py::none(),
       py::arg("parallel_iterations") = py::none(), py::arg("experimental_use_pfor") = true);
-  def(t, "watched_variables", [](h self) { return py::tuple(py::cast(tape_of(self).tape.watched_variables)); });
-  def(t, "reset", [](h self) { tape_of(self).tape.reset(); });
-  def(t, "stop_recording", [](h self) {
+  def_method(t, "watched_variables", [](h self) { return py::tuple(py::cast(tape_of(self).tape.watched_variables)); });
+  def_method(t, "reset", [](h self) { tape_of(self).tape.reset(); });
+  def_method(t, "stop_recording", [](h self) {
         TapeObject& t = tape_of(self);
         if (!t.active) throw TapeMisuse("Tape.stop_recording() can only be used while the tape is recording");
         return StopRecording{py::reinterpret_borrow<py::object>(self), &t.tape};
       });
-  def(t, "release", [](h self) {
+  def_method(t, "release", [](h self) {
         auto& entries = tape_of(self).tape.entries;
         entries.clear();
         entries.shrink_to_fit();

@@ -26,16 +26,6 @@ const Tensor& live(py::handle h) {
   return tensor_ref(h);
 }
 
-template <class F>
-PyObject* guarded(F f) {
-  try {
-    return wrap_tensor(f()).release().ptr();
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
-}
-
 // The other operand of a binary operator converted to the tensor's dtype (TF's dtype_hint). A value
 // that does not convert (a Python float for an integer tensor) is TF's TypeError, but
 // `tensor + value` passes it on to the kernel, which refuses the mixed dtypes with InvalidArgumentError.
@@ -115,12 +105,7 @@ Py_hash_t tensor_hash(PyObject* self) { return (Py_hash_t)(uintptr_t)self; }  //
 // Hot attributes as C getters (dtype, shape, ... read them at every access).
 template <PyObject* (*F)(const TensorImpl&)>
 PyObject* getter(PyObject* self, void*) {
-  try {
-    return F(*live(self));
-  } catch (...) {
-    py::detail::try_translate_exceptions();
-    return nullptr;
-  }
+  return guarded([&] { return F(*live(self)); });
 }
 PyObject* shape_of(const TensorImpl& t) {
   PyObject* r = PyTuple_New(t.ndim());
@@ -240,11 +225,6 @@ py::object item(const Tensor& s) {
   return py::float_(v);
 }
 
-// A method of a type made here, bound with pybind11.
-template <class F, class... Extra>
-void def(py::handle type, const char* name, F&& f, const Extra&... extra) {
-  type.attr(name) = py::cpp_function(std::forward<F>(f), py::name(name), py::is_method(type), extra...);
-}
 
 py::handle make_type(const char* name, size_t size, unsigned flags, PyType_Slot* slots, PyTypeObject* base) {
   PyType_Spec spec = {name, (int)size, 0, flags, slots};
@@ -271,14 +251,14 @@ void bind_tensor(py::module_& m) {
                            Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE | Py_TPFLAGS_DISALLOW_INSTANTIATION, g_tensor_slots, nullptr);
   g_tensor_type = reinterpret_cast<PyTypeObject*>(t.ptr());
   m.attr("Tensor") = t;
-  def(t, "numpy", [](const Tensor& s) { return to_numpy(s, s->is_variable); },
+  def_method(t, "numpy", [](const Tensor& s) { return to_numpy(s, s->is_variable); },
       "The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).");
-  def(t, "__array__", [](const Tensor& s, py::object dtype, py::object copy) {
+  def_method(t, "__array__", [](const Tensor& s, py::object dtype, py::object copy) {
         py::array a = to_numpy(s, s->is_variable || (!copy.is_none() && copy.cast<bool>()));
         return dtype.is_none() ? a : py::array(a.attr("astype")(dtype));
       }, py::arg("dtype") = py::none(), py::arg("copy") = py::none());
-  def(t, "_item", &item);
-  def(t, "__len__", [](const Tensor& s) {
+  def_method(t, "_item", &item);
+  def_method(t, "__len__", [](const Tensor& s) {
         if (s->shape.empty()) throw py::type_error("len() of a 0-d tensor");
         if (graph::tracing() && (graph::varying_dims(s) & 1))  // (its traced length would be kept)
           throw py::type_error("len is not well defined for a tensor whose length changes from call to call");
@@ -290,12 +270,12 @@ void bind_tensor(py::module_& m) {
   g_variable_type = reinterpret_cast<PyTypeObject*>(v.ptr());
   m.attr("Variable") = v;
   auto assign_by = [&](const char* name, AssignMode mode) {
-    def(v, name, [mode](const Tensor& var, py::handle x) { assign(var, to_tensor(x, (int)var->dtype), mode); });
+    def_method(v, name, [mode](const Tensor& var, py::handle x) { assign(var, to_tensor(x, (int)var->dtype), mode); });
   };
   assign_by("_assign", AssignMode::kSet);
   assign_by("_assign_add", AssignMode::kAdd);
   assign_by("_assign_sub", AssignMode::kSub);
-  def(v, "read_value", [](const Tensor& var) { return copy(var); });
+  def_method(v, "read_value", [](const Tensor& var) { return copy(var); });
 }
 
 }  // namespace tg
