@@ -22,18 +22,12 @@ class Tensor:
         
         The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).
         """
-    def __abs__(self):
-        """
-        abs(self)
-        """
-    def __add__(self, value):
-        """
-        Return self+value.
-        """
-    def __and__(self, value):
-        """
-        Return self&value.
-        """
+    def __abs__(self) -> Tensor:
+        ...
+    def __add__(self, value: typing.Any) -> Tensor:
+        ...
+    def __and__(self, value: typing.Any) -> Tensor:
+        ...
     def __array__(self, *args, **kwargs):
         """
         __array__(self: tapegrad._core.Tensor, dtype: object = None, copy: object = None) -> numpy.ndarray
@@ -44,136 +38,82 @@ class Tensor:
         ...
     def __deepcopy__(self, memo):
         ...
-    def __eq__(self, value):
-        """
-        Return self==value.
-        """
+    def __eq__(self, value: typing.Any) -> Tensor:
+        ...
     def __float__(self):
         ...
-    def __floordiv__(self, value):
-        """
-        Return self//value.
-        """
+    def __floordiv__(self, value: typing.Any) -> Tensor:
+        ...
     def __format__(self, spec):
         ...
-    def __ge__(self, value):
-        """
-        Return self>=value.
-        """
+    def __ge__(self, value: typing.Any) -> Tensor:
+        ...
     def __getitem__(self, key):
         """
         x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list).
         """
-    def __gt__(self, value):
-        """
-        Return self>value.
-        """
-    def __hash__(self):
-        """
-        Return hash(self).
-        """
+    def __gt__(self, value: typing.Any) -> Tensor:
+        ...
+    def __hash__(self) -> int:
+        ...
     def __index__(self):
         ...
     def __int__(self):
         ...
-    def __invert__(self):
-        """
-        ~self
-        """
+    def __invert__(self) -> Tensor:
+        ...
     def __iter__(self):
         ...
-    def __le__(self, value):
-        """
-        Return self<=value.
-        """
+    def __le__(self, value: typing.Any) -> Tensor:
+        ...
     def __len__(self) -> int:
         ...
-    def __lt__(self, value):
-        """
-        Return self<value.
-        """
-    def __matmul__(self, value):
-        """
-        Return self@value.
-        """
-    def __mod__(self, value):
-        """
-        Return self%value.
-        """
-    def __mul__(self, value):
-        """
-        Return self*value.
-        """
-    def __ne__(self, value):
-        """
-        Return self!=value.
-        """
-    def __neg__(self):
-        """
-        -self
-        """
-    def __or__(self, value):
-        """
-        Return self|value.
-        """
-    def __pow__(self, value, mod = None):
-        """
-        Return pow(self, value, mod).
-        """
-    def __radd__(self, value):
-        """
-        Return value+self.
-        """
-    def __rand__(self, value):
-        """
-        Return value&self.
-        """
+    def __lt__(self, value: typing.Any) -> Tensor:
+        ...
+    def __matmul__(self, value: typing.Any) -> Tensor:
+        ...
+    def __mod__(self, value: typing.Any) -> Tensor:
+        ...
+    def __mul__(self, value: typing.Any) -> Tensor:
+        ...
+    def __ne__(self, value: typing.Any) -> Tensor:
+        ...
+    def __neg__(self) -> Tensor:
+        ...
+    def __or__(self, value: typing.Any) -> Tensor:
+        ...
+    def __pow__(self, value: typing.Any, mod: None = None) -> Tensor:
+        ...
+    def __radd__(self, value: typing.Any) -> Tensor:
+        ...
+    def __rand__(self, value: typing.Any) -> Tensor:
+        ...
     def __reduce__(self):
         ...
     def __repr__(self):
         ...
-    def __rfloordiv__(self, value):
-        """
-        Return value//self.
-        """
-    def __rmatmul__(self, value):
-        """
-        Return value@self.
-        """
-    def __rmod__(self, value):
-        """
-        Return value%self.
-        """
-    def __rmul__(self, value):
-        """
-        Return value*self.
-        """
-    def __ror__(self, value):
-        """
-        Return value|self.
-        """
-    def __rpow__(self, value, mod = None):
-        """
-        Return pow(value, self, mod).
-        """
-    def __rsub__(self, value):
-        """
-        Return value-self.
-        """
-    def __rtruediv__(self, value):
-        """
-        Return value/self.
-        """
+    def __rfloordiv__(self, value: typing.Any) -> Tensor:
+        ...
+    def __rmatmul__(self, value: typing.Any) -> Tensor:
+        ...
+    def __rmod__(self, value: typing.Any) -> Tensor:
+        ...
+    def __rmul__(self, value: typing.Any) -> Tensor:
+        ...
+    def __ror__(self, value: typing.Any) -> Tensor:
+        ...
+    def __rpow__(self, value: typing.Any, mod: None = None) -> Tensor:
+        ...
+    def __rsub__(self, value: typing.Any) -> Tensor:
+        ...
+    def __rtruediv__(self, value: typing.Any) -> Tensor:
+        ...
     def __str__(self):
         ...
-    def __sub__(self, value):
-        """
-        Return self-value.
-        """
-    def __truediv__(self, value):
-        """
-        Return self/value.
-        """
+    def __sub__(self, value: typing.Any) -> Tensor:
+        ...
+    def __truediv__(self, value: typing.Any) -> Tensor:
+        ...
     def _item(self) -> typing.Any:
         ...
     def get_shape(self, _varying_dims = ...):
