@@ -47,10 +47,11 @@ def test_scalars_and_aliasing():
 
 
 @pytest.mark.parametrize("step", [0, -1, float("nan")])
-def test_keras_adam_refuses_a_step_before_the_first(step):
-    # At t = 0 Adam's bias corrections divide by zero: raised, before the variable is touched.
+def test_keras_adam_and_nadam_refuse_a_step_before_the_first(step):
+    # At t = 0 the bias corrections divide by zero: raised, before the variable is touched.
     var = tf.Variable(np.ones(2))
-    for op, slots in (("ResourceApplyKerasAdam", ("m", "v")), ("ResourceApplyKerasAdamWithAmsgrad", ("m", "v", "vhat"))):
+    for op, slots in (("ResourceApplyKerasAdam", ("m", "v")), ("ResourceApplyKerasAdamWithAmsgrad", ("m", "v", "vhat")),
+                      ("ResourceApplyNadam", ("m", "v"))):
         _raises(op, f"{op}: local_step must be >= 1", var=var, **{k: tf.Variable(np.zeros(2)) for k in slots},
                 local_step=step, lr=0.1, beta1=0.9, beta2=0.999, epsilon=1e-7, grad=tf.constant(np.ones(2)))
     np.testing.assert_array_equal(var.numpy(), [1.0, 1.0])

@@ -100,3 +100,36 @@ def test_tensor_is_not_constructible():
 def test_hash_is_identity():
     x = tf.constant(1.0)
     assert hash(x) == hash(x) and {x: 1}[x] == 1
+
+
+def test_python_subclasses_of_the_tape_and_variable():
+    class Tape(tf.GradientTape):
+        def __init__(self, **extra):
+            super().__init__(persistent=True)
+            self.extra = extra
+
+    x = tf.constant(2.0)
+    with Tape(a=1) as tape:
+        tape.watch(x)
+        y = x * x
+    assert float(tape.gradient(y, x)) == 4.0 and float(tape.gradient(y, x)) == 4.0  # persistent
+    tape.me = tape
+    ref = weakref.ref(tape)
+    del tape
+    gc.collect()
+    assert ref() is None
+
+    class Slotted(tf.Variable):
+        __slots__ = ("q",)
+
+    v = Slotted(1.0)
+    v.q = 3
+    assert v.q == 3 and float(v * 2.0) == 2.0
+
+
+def test_tape_init_arguments():
+    assert tf.GradientTape(True).persistent and tf.GradientTape(persistent=1).persistent
+    with pytest.raises(TypeError):
+        tf.GradientTape(persistent=True, colour="red")
+    with pytest.raises(TypeError):
+        tf.GradientTape(False, True, 3)

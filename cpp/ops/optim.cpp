@@ -181,8 +181,10 @@ void register_optim_ops() {
   // tapegrad's own (TF has no fused Nadam): Keras's Nadam at step local_step = t (>= 1).
   def_update("ResourceApplyNadam", {"wvvsssssg", {"var", "m", "v", "local_step", "lr", "beta1", "beta2", "epsilon",
                                                  "grad"}},
-             [](const OpDef&, const Tensors& x, const Attrs&) {
+             [](const OpDef& op, const Tensors& x, const Attrs&) {
                double t = at(x, 3), lr = at(x, 4), b1 = at(x, 5), b2 = at(x, 6);
+               if (!(t >= 1))  // at t = 0 the bias corrections divide by zero (1 - P_0 u_1 is fine, 1 - beta_2^0 not)
+                 throw InvalidArgument(cat(op.name, ": local_step must be >= 1 (the step being taken), got ", t));
                auto u = [&](double s) { return b1 * (1 - 0.5 * std::pow(0.96, s)); };
                double p_t = std::pow(b1, t) * nadam_q(t), u_t = u(t), u_next = u(t + 1);
                double c_m = u_next / (1 - p_t * u_next), c_g = (1 - u_t) / (1 - p_t);
