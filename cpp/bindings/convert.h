@@ -32,11 +32,18 @@ py::object wrap_tensor(Tensor t);
 
 // Runs f() for a C slot or method: a Tensor result becomes its object, a C++ exception the Python
 // error (and null).
+// An operator's result that its other operand's reflected method gave (tensor.cpp): guarded() returns it.
+struct Deferred {
+  py::object result;
+};
+
 template <class F>
 PyObject* guarded(F f) {
   try {
     if constexpr (std::is_same_v<decltype(f()), PyObject*>) return f();
     else return wrap_tensor(f()).release().ptr();
+  } catch (Deferred& d) {
+    return d.result.release().ptr();
   } catch (...) {
     py::detail::try_translate_exceptions();
     return nullptr;

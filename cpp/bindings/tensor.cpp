@@ -26,24 +26,50 @@ const Tensor& live(py::handle h) {
   return tensor_ref(h);
 }
 
+// As TF's operators: when `tensor OP value` cannot convert value and value's type has the reflected
+// method, the result is value.__rOP__(tensor), unless that returns NotImplemented or raises TypeError
+// or ValueError, and then the conversion's error stands (x + obj calls obj.__radd__(x)).
+void try_reflected(py::handle v, py::handle self, const char* name) {
+  // (looked up through the value, not its type: `type` itself has __ror__, for int | None, and TF's
+  // lookup on the type trips over it with an AttributeError where the contract is a TypeError)
+  // Not for a tensor (one that did not convert is a Variable whose __init__ has not run: its reflected
+  // method is this one), nor for numbers and NumPy arrays, which TF converts (truncating floats for an
+  // integer tensor, where tapegrad raises: README, Differences from TensorFlow).
+  if (PyObject_TypeCheck(v.ptr(), g_tensor_type) || PyNumber_Check(v.ptr()) || py::isinstance<py::array>(v) ||
+      !PyObject_HasAttrString(v.ptr(), name))
+    return;
+  PyObject* r = PyObject_CallMethod(v.ptr(), name, "O", self.ptr());
+  if (r && r != Py_NotImplemented) throw Deferred{py::reinterpret_steal<py::object>(r)};
+  Py_XDECREF(r);
+  if (!r && !PyErr_ExceptionMatches(PyExc_TypeError) && !PyErr_ExceptionMatches(PyExc_ValueError))
+    throw py::error_already_set();
+  PyErr_Clear();
+}
+
 // The other operand of a binary operator converted to the tensor's dtype (TF's dtype_hint). A value
 // that does not convert (a Python float for an integer tensor) is TF's TypeError, but
 // `tensor + value` passes it on to the kernel, which refuses the mixed dtypes with InvalidArgumentError.
-Tensor operand(const OpDef& op, py::handle v, const Tensor& other, bool tensor_first) {
+Tensor operand(const OpDef& op, py::handle v, const Tensor& other, bool tensor_first, py::handle self = {},
+               const char* reflected = nullptr) {
   try {
     return to_tensor(v, (int)other->dtype);
-  } catch (const py::type_error& e) {
-    if (tensor_first && op.name == "Add") throw InvalidArgument(cat(op.name, ": ", e.what()));
-    throw py::type_error(cat(op.name, ": ", e.what()));
+  } catch (...) {
+    if (tensor_first && reflected) try_reflected(v, self, reflected);
+    try {
+      throw;
+    } catch (const py::type_error& e) {
+      if (tensor_first && op.name == "Add") throw InvalidArgument(cat(op.name, ": ", e.what()));
+      throw py::type_error(cat(op.name, ": ", e.what()));
+    }
   }
 }
 
 // One operand is a tensor (read in place: the caller's objects outlive the call), the other is
 // converted; the pair goes to apply2 (Note [Spare input list]).
-Tensor binary(const OpDef& op, py::handle a, py::handle b) {
+Tensor binary(const OpDef& op, py::handle a, py::handle b, const char* reflected = nullptr) {
   const bool first = is_tensor(a);
   const Tensor& t = live(first ? a : b);
-  Tensor other = operand(op, first ? b : a, t, first);
+  Tensor other = operand(op, first ? b : a, t, first, a, reflected);
   if (graph::g_leaks_alive) check_not_leaked({t, other});
   auto run = [&] { return first ? apply2(op, t, std::move(other)) : apply2(op, std::move(other), t); };
   if (t->size + other->size >= kReleaseGilMin) {
@@ -57,11 +83,13 @@ Tensor binary(const OpDef& op, py::handle a, py::handle b) {
 constexpr const char* kOps[] = {"Add", "Sub", "Mul", "FloorDiv", "FloorMod", "Pow", "MatMul",
                                 "LogicalAnd", "LogicalOr", "Neg", "Abs", "LogicalNot"};
 enum { kAdd, kSub, kMul, kFloorDiv, kMod, kPow, kMatMul, kAnd, kOr, kNeg, kAbs, kInvert };
+constexpr const char* kReflected[] = {"__radd__", "__rsub__", "__rmul__", "__rfloordiv__", "__rmod__", "__rpow__",
+                                      "__rmatmul__", "__rand__", "__ror__"};
 
 template <int I>
 PyObject* nb_binary(PyObject* a, PyObject* b) {
   static const OpDef* op = &op_def(kOps[I]);
-  return guarded([&] { return binary(*op, a, b); });
+  return guarded([&] { return binary(*op, a, b, kReflected[I]); });
 }
 template <int I>
 PyObject* nb_unary(PyObject* a) {
@@ -72,7 +100,7 @@ PyObject* nb_true_divide(PyObject* a, PyObject* b) {  // Python's /: integers di
   static const OpDef* op = &op_def("RealDiv");
   return guarded([&] {
     Tensor x = is_tensor(a) ? tensor_of(a) : operand(*op, a, live(b), false);
-    Tensor y = is_tensor(b) ? tensor_of(b) : operand(*op, b, x, true);
+    Tensor y = is_tensor(b) ? tensor_of(b) : operand(*op, b, x, true, a, "__rtruediv__");
     return run_released({x, y}, [&] { return true_divide(x, y); });
   });
 }
