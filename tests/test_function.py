@@ -1,4 +1,5 @@
 """tf.function: the book's examples, signatures and retracing, variables, tf.print, errors, inspection."""
+import collections
 import logging
 
 import numpy as np
@@ -102,6 +103,25 @@ def test_nested_outputs_and_python_numbers():
         r = f(tf.constant(v))
         assert r["a"].numpy() == 2 * v and r["b"][0].numpy() == v + 1
         assert r["b"][1].numpy() == 3 and r["c"] is None
+
+
+def test_outputs_keep_their_structure_key_order_and_non_tensor_leaves():
+    # dict keys out of sorted order, a namedtuple and None: cached calls return the first
+    # call's structure (tensors filled in by the one C++ walker, Note [Nest order])
+    Pair = collections.namedtuple("Pair", "lo hi")
+
+    @tf.function
+    def f(x):
+        return {"z": Pair(x - 1, x + 1), "a": [x * 2, None], "m": (True, 2.5)}
+
+    for v in (1.0, 2.0, 3.0):
+        r = f(tf.constant(v))
+        assert list(r) == ["z", "a", "m"] and type(r["z"]) is Pair
+        assert r["z"].lo.numpy() == v - 1 and r["z"].hi.numpy() == v + 1
+        assert r["a"][0].numpy() == 2 * v and r["a"][1] is None
+        assert r["m"][0].numpy() and r["m"][1].numpy() == 2.5
+    out = f.get_concrete_function(tf.constant(0.0)).structured_outputs
+    assert list(out) == ["z", "a", "m"] and type(out["z"]) is Pair and out["a"][1] is None
 
 
 def test_keyword_and_default_arguments():

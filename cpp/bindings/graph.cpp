@@ -1,5 +1,6 @@
 // graph.cpp -- tf.function's C++ side: tracers, graphs, concrete functions and the cached call path.
 #include <pybind11/stl.h>
+#include "bindings/nest.h"
 #include "bindings/py_rules.h"
 #include "core/error.h"
 #include "engine/observer.h"
@@ -22,28 +23,6 @@ py::object& out_slot() {
   return *slot;
 }
 
-py::object fill_template(py::handle like, const Tensors& outs, size_t& i) {
-  if (like.is(out_slot())) return py::cast(outs[i++]);
-  if (PyList_Check(like.ptr())) {
-    py::list l;
-    for (auto item : like) l.append(fill_template(item, outs, i));
-    return std::move(l);
-  }
-  if (PyTuple_Check(like.ptr())) {
-    py::list l;
-    for (auto item : like) l.append(fill_template(item, outs, i));
-    py::tuple t(l);
-    if (py::hasattr(like, "_fields")) return like.get_type()(*t);  // namedtuple
-    return std::move(t);
-  }
-  if (PyDict_Check(like.ptr())) {
-    py::dict d;
-    for (auto kv : py::reinterpret_borrow<py::dict>(like)) d[kv.first] = fill_template(kv.second, outs, i);
-    return std::move(d);
-  }
-  return py::reinterpret_borrow<py::object>(like);
-}
-
 // A traced graph (its call policy in graph/call_policy.h) plus the structure of its outputs.
 struct Concrete : graph::ConcreteGraph {
   py::object tmpl;     // nested outputs with out_slot() leaves
@@ -59,8 +38,11 @@ struct Concrete : graph::ConcreteGraph {
       outs = ConcreteGraph::run(r, args);
     }
     if (single) return py::cast(std::move(outs[0]));
+    std::vector<py::object> flat;
+    flat.reserve(outs.size());
+    for (auto& t : outs) flat.push_back(wrap_tensor(std::move(t)));
     size_t i = 0;
-    return fill_template(tmpl, outs, i);
+    return nest_pack(tmpl, flat, i, out_slot());
   }
 };
 

@@ -32,14 +32,15 @@ void nest_flatten(py::handle s, std::vector<py::object>& out) {
   }
 }
 
-py::object nest_pack(py::handle like, const std::vector<py::object>& flat, size_t& i) {
+py::object nest_pack(py::handle like, const std::vector<py::object>& flat, size_t& i, py::handle slot) {
   if (!is_nested(like)) {
+    if (slot && !like.is(slot)) return py::reinterpret_borrow<py::object>(like);
     if (i >= flat.size()) throw py::value_error("nest: the structure has more leaves than values given");
     return flat[i++];
   }
   if (is_mapping(like)) {
     py::dict by_key;
-    for (py::handle k : sorted_keys(like)) by_key[k] = nest_pack(like[k], flat, i);
+    for (py::handle k : sorted_keys(like)) by_key[k] = nest_pack(like[k], flat, i, slot);
     if (PyDict_CheckExact(like.ptr())) {
       py::dict d;
       for (py::handle k : like) d[k] = by_key[k];
@@ -50,7 +51,7 @@ py::object nest_pack(py::handle like, const std::vector<py::object>& flat, size_
     return like.get_type()(pairs);
   }
   py::list items;
-  for (py::handle item : like) items.append(nest_pack(item, flat, i));
+  for (py::handle item : like) items.append(nest_pack(item, flat, i, slot));
   if (PyList_CheckExact(like.ptr())) return std::move(items);
   py::tuple t(items);
   if (py::hasattr(like, "_fields")) return like.get_type()(*t);  // namedtuple

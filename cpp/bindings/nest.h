@@ -9,7 +9,8 @@ namespace py = pybind11;
 
 // See Note [Nest order] in python/tapegrad/_nest.py: depth-first, dicts in sorted key order.
 void nest_flatten(py::handle structure, std::vector<py::object>& out);
-// `like` with its leaves replaced in order by flat[i], flat[i + 1], ...; advances i.
-py::object nest_pack(py::handle like, const std::vector<py::object>& flat, size_t& i);
+// `like` with its leaves replaced in order by flat[i], flat[i + 1], ...; advances i. Given a `slot`,
+// only the leaves that are it are replaced and the others kept (tf.function's output templates).
+py::object nest_pack(py::handle like, const std::vector<py::object>& flat, size_t& i, py::handle slot = {});
 
 }  // namespace tg

@@ -364,12 +364,13 @@ void bind_ops(py::module_& m) {
           nest_flatten(s, out);
           return out;
         }, "The C++ walker of nested structures (tests compare it with tapegrad._nest).");
-  m.def("_nest_pack", [](py::handle like, const std::vector<py::object>& flat) {
+  m.def("_nest_pack", [](py::handle like, const std::vector<py::object>& flat, py::handle slot) {
           size_t i = 0;
-          py::object r = nest_pack(like, flat, i);
+          py::object r = nest_pack(like, flat, i, slot.is_none() ? py::handle() : slot);
           if (i != flat.size()) throw py::value_error("nest: more values given than the structure has leaves");
           return r;
-        });
+        }, py::arg("like"), py::arg("flat"), py::arg("slot") = py::none(),
+        "like with its leaves (with a slot: only the leaves that are it) replaced by flat's values in order.");
   m.def("_convert_arg", [](py::handle v, const std::string& kind, const std::string& fn, const std::string& arg,
                            int dtype_hint) {
           // The doorway's conversion of one argument, for ops composed in Python.

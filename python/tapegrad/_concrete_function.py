@@ -164,13 +164,8 @@ def _sorted(d):
 
 
 def _fill(template, outs):
-    if template is _core._OUT:
-        return next(outs)
-    if isinstance(template, (list, tuple)):
-        return sequence_like(template, [_fill(v, outs) for v in template])
-    if isinstance(template, dict):
-        return {k: _fill(v, outs) for k, v in template.items()}
-    return template
+    """template with its _core._OUT slots filled by outs in order (Note [Nest order])."""
+    return _core._nest_pack(template, list(outs), _core._OUT)
 
 
 def _output_specs(value):

@@ -14,7 +14,7 @@ from tapegrad import _core
 from tapegrad import _function_signature as sig
 from tapegrad._concrete_function import ConcreteFunction, _fill
 from tapegrad._creation import ones, zeros
-from tapegrad._nest import sequence_like
+from tapegrad._nest import map_structure
 from tapegrad._retracing import flush_calls, note_trace
 from tapegrad._tensor import Tensor, TensorShape, TensorSpec, constant
 from tapegrad._trace_context import _Trace, _trace_stack, leaked_error, note_leaks
@@ -339,19 +339,14 @@ def _example(x, specs_by_id):
     return t
 
 
-# Module functions, not closures that call themselves (Note [No closures that recurse] in _nest.py).
-def _template_of(v, flat):
-    """v with each tensor (or Python number, made a constant) appended to flat and replaced by _core._OUT."""
+def _output_leaf(v, flat):
+    """A leaf of the traced result: a tensor, or a Python number made a constant, is appended to flat and
+    becomes a _core._OUT slot; any other leaf (None, a string) stays in the template."""
+    if isinstance(v, (bool, int, float)):
+        v = constant(v)
     if isinstance(v, Tensor):
         flat.append(v)
         return _core._OUT
-    if isinstance(v, (bool, int, float)):
-        flat.append(constant(v))
-        return _core._OUT
-    if isinstance(v, (list, tuple)):
-        return sequence_like(v, [_template_of(x, flat) for x in v])
-    if isinstance(v, dict):
-        return {k: _template_of(x, flat) for k, x in v.items()}
     return v
 
 
@@ -360,7 +355,7 @@ def _flatten_outputs(result):
     if isinstance(result, Tensor):
         return [result], _core._OUT, True
     flat = []
-    template = _template_of(result, flat)
+    template = map_structure(lambda v: _output_leaf(v, flat), result)
     return flat, template, template is _core._OUT
 
 
