@@ -183,7 +183,8 @@ PyObject* tape_enter(PyObject* self, PyObject*) {
     if (t.active) throw TapeMisuse("This GradientTape is already recording");
     push_tape(&t.tape);
     t.active = true;
-    return Py_NewRef(self);
+    Py_INCREF(self);  // (Py_NewRef is Python 3.10+)
+    return self;
   });
 }
 
