@@ -270,7 +270,9 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     from tapegrad._ops.reduction import reduce_all
     x = convert_to_tensor(x)
     y = convert_to_tensor(y, dtype=x.dtype)
-    eps = np.finfo(x.dtype.as_numpy_dtype).eps  # ValueError for integer dtypes, as TF
+    if not x.dtype.is_floating:  # TF's ValueError (from np.finfo, whose wording changes with NumPy's version)
+        raise ValueError(f"assert_near: data type {np.dtype(x.dtype.as_numpy_dtype)} not inexact")
+    eps = np.finfo(x.dtype.as_numpy_dtype).eps
     rtol = convert_to_tensor(10 * eps if rtol is None else rtol, dtype=x.dtype)
     atol = convert_to_tensor(10 * eps if atol is None else atol, dtype=x.dtype)
     ok = reduce_all(ew.less_equal(ew.abs(x - y), atol + rtol * ew.abs(y)))
