@@ -2,6 +2,7 @@
 objects]): an object whose __init__ has not run, weak references, cycles through a Variable's
 attributes, and the operators' slots behave as Python objects should, and none crashes."""
 import gc
+import sys
 import weakref
 
 import numpy as np
@@ -133,3 +134,61 @@ def test_tape_init_arguments():
         tf.GradientTape(persistent=True, colour="red")
     with pytest.raises(TypeError):
         tf.GradientTape(False, True, 3)
+
+
+class _WatchedVariablesOnDelete:
+    """Reads the tape's watched variables from a destructor that runs while a Variable is being freed."""
+
+    def __init__(self, tape, got):
+        self.tape, self.got = tape, got
+
+    def __del__(self):
+        self.got.append(self.tape.watched_variables())
+
+
+class _SlottedVariable(tf.Variable):
+    __slots__ = ("spy",)
+
+
+@pytest.mark.parametrize("how", ["weakref callback", "attribute", "slot of a subclass"])
+def test_a_variable_being_freed_is_never_handed_out(how):
+    # Python code run while a Variable object dies (a weakref callback, the destructor of what its
+    # __dict__ or a subclass's __slots__ hold) that reaches its tensor gets a live object, not the
+    # dying one (which crashed the interpreter once freed)
+    tape, got = tf.GradientTape(persistent=True), []
+    with tape:
+        v = _SlottedVariable(1.0) if how == "slot of a subclass" else tf.Variable(1.0)
+        tape.watch(v)
+    if how == "weakref callback":
+        ref = weakref.ref(v, lambda r: got.append(tape.watched_variables()))  # noqa: F841 (kept alive)
+    else:
+        v.spy = _WatchedVariablesOnDelete(tape, got)
+    del v
+    gc.collect()
+    [bytearray(64) for _ in range(1000)]  # reuse what was freed
+    (w,) = got[0]
+    assert sys.getrefcount(w) >= 2 and isinstance(w, _core.Variable)
+    assert float(w + 1) == 2.0 and w.numpy() == 1.0
+
+
+def test_an_op_handle_made_by_new_alone_raises():
+    h = _core.OpHandle.__new__(_core.OpHandle)
+    with pytest.raises(TypeError, match="not initialised"):
+        h(1.0)
+
+
+def test_an_error_from_the_failure_hook_keeps_the_ops_error_as_its_context():
+    # Note [When an op call fails]: the hook runs inside the failed call, as an `except` block would
+    from tapegrad import _op_failure
+
+    def failing_hook(error, op, args, kwargs):
+        raise RuntimeError("hook failed")
+
+    _core._set_failure_hook(failing_hook)
+    try:
+        with pytest.raises(RuntimeError, match="hook failed") as info:
+            tf.reshape(tf.constant([1.0, 2.0]), [3])
+    finally:
+        _core._set_failure_hook(_op_failure.on_failure)
+    assert isinstance(info.value.__context__, tf.errors.InvalidArgumentError)
+    assert "reshape" in str(info.value.__context__).lower()

@@ -244,6 +244,21 @@ PyObject* on_failure(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
     r = PyObject_CallFunctionObjArgs(g_failure_hook, value, self, pos.ptr(), kw.ptr(), nullptr);
   } catch (py::error_already_set& e) {
     e.restore();
+  } catch (...) {  // (no C++ exception may leave a C function)
+    py::detail::try_translate_exceptions();
+  }
+  if (!r) {  // the hook's own error: the op's error is its context, as an `except` block would make it
+    PyObject *type2, *value2, *trace2;
+    PyErr_Fetch(&type2, &value2, &trace2);
+    PyErr_NormalizeException(&type2, &value2, &trace2);
+    if (trace2) PyException_SetTraceback(value2, trace2);
+    PyObject* context = value2 ? PyException_GetContext(value2) : nullptr;  // (a new reference)
+    if (value2 && value2 != value && !context) {
+      Py_INCREF(value);
+      PyException_SetContext(value2, value);  // (steals it)
+    }
+    Py_XDECREF(context);
+    PyErr_Restore(type2, value2, trace2);
   }
   if (r != Py_NotImplemented) {  // a result, or the hook's own error
     Py_XDECREF(type), Py_XDECREF(value), Py_XDECREF(trace);
@@ -259,7 +274,9 @@ PyObject* on_failure(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
 // than a small op itself.
 PyObject* fast_op_call(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   try {
-    const OpHandle& h = *reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder().value_ptr<OpHandle>();
+    auto vh = reinterpret_cast<py::detail::instance*>(self)->get_value_and_holder();
+    if (!vh.holder_constructed()) throw py::type_error("OpHandle: not initialised (made by __new__ alone)");
+    const OpHandle& h = *vh.value_ptr<OpHandle>();
     Tensors x;
     Attrs attrs;
     // All inputs given positionally to an op of tensors only (tf.add(x, y)): nothing to bind.

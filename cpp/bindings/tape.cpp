@@ -214,8 +214,8 @@ PyObject* tape_watch(PyObject* self, PyObject* arg) {
 }
 
 // gradient(target, sources, output_gradients=None, unconnected_gradients=NONE). The common call, one
-// target and one source given positionally, needs no nested structures nor a request (the tensors
-// are borrowed: the caller holds the objects for the call); any other goes to _gradient.
+// target and one source given positionally, needs no nested structures nor a request; any other
+// goes to _gradient.
 PyObject* tape_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   if (nargs != 2 || kwnames || !is_tensor(args[0]) || !is_tensor(args[1])) {
     static PyObject* const general = PyUnicode_InternFromString("_gradient");
@@ -223,7 +223,8 @@ PyObject* tape_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
     all.insert(all.end(), args, args + nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0));
     return PyObject_VectorcallMethod(general, all.data(), 1 + (size_t)nargs, kwnames);
   }
-  return guarded([&] { return run_gradient(tape_of(self), tensor_ref(args[0]), tensor_ref(args[1])); });
+  // (held, not borrowed: without the GIL another thread may re-initialise a Variable argument)
+  return guarded([&] { return run_gradient(tape_of(self), Tensor(tensor_ref(args[0])), Tensor(tensor_ref(args[1]))); });
 }
 
 PyMethodDef g_tape_methods[] = {

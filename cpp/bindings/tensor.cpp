@@ -71,12 +71,13 @@ Tensor binary(const OpDef& op, py::handle a, py::handle b, const char* reflected
   const Tensor& t = live(first ? a : b);
   Tensor other = operand(op, first ? b : a, t, first, a, reflected);
   if (graph::g_leaks_alive) check_not_leaked({t, other});
-  auto run = [&] { return first ? apply2(op, t, std::move(other)) : apply2(op, std::move(other), t); };
+  auto run = [&](const Tensor& x) { return first ? apply2(op, x, std::move(other)) : apply2(op, std::move(other), x); };
   if (t->size + other->size >= kReleaseGilMin) {
+    Tensor held = t;  // without the GIL another thread may re-initialise the Variable that holds t
     py::gil_scoped_release nogil;
-    return run();
+    return run(held);
   }
-  return run();
+  return run(t);
 }
 
 // The operators' ops; a number slot is nb_binary<k...> or nb_unary<k...>.
@@ -182,9 +183,11 @@ void tensor_dealloc(PyObject* self) {
   PyTypeObject* type = Py_TYPE(self);
   auto* o = reinterpret_cast<TensorObject*>(self);
   if (PyType_IS_GC(type)) PyObject_GC_UnTrack(self);
+  // Before any Python code runs (weakref callbacks, the destructors of what __dict__ holds), so that
+  // wrap_tensor cannot hand out this dying object again (Note [Tensor objects]).
+  if (o->t && o->t->wrapper.obj == self) o->t->wrapper.obj = nullptr;
   if (o->weakrefs) PyObject_ClearWeakRefs(self);
   if (type != g_tensor_type && PyObject_TypeCheck(self, g_variable_type)) Py_CLEAR(reinterpret_cast<VariableObject*>(self)->dict);
-  if (o->t && o->t->wrapper.obj == self) o->t->wrapper.obj = nullptr;
   o->t.~Tensor();  // (a TensorImpl's destructor runs no Python code)
   type->tp_free(self);
   Py_DECREF(type);
@@ -265,7 +268,10 @@ py::handle make_type(const char* name, size_t size, unsigned flags, PyType_Slot*
 
 py::object wrap_tensor(Tensor t) {
   if (!t) return py::none();
-  if (t->wrapper.obj) return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t->wrapper.obj));
+  // (an object whose count is 0 is being freed: a Python subclass's dealloc runs __del__ of its
+  // __slots__ before tensor_dealloc clears wrapper.obj; the tensor gets a new object)
+  if (t->wrapper.obj && Py_REFCNT(static_cast<PyObject*>(t->wrapper.obj)) > 0)
+    return py::reinterpret_borrow<py::object>(static_cast<PyObject*>(t->wrapper.obj));
   PyTypeObject* type = t->is_variable ? g_variable_type : g_tensor_type;
   auto* o = reinterpret_cast<TensorObject*>(type->tp_alloc(type, 0));
   if (!o) throw py::error_already_set();
