@@ -366,8 +366,10 @@ def _nest_flatten(arg0: typing.Any) -> list[typing.Any]:
     """
     The C++ walker of nested structures (tests compare it with tapegrad._nest).
     """
-def _nest_pack(arg0: typing.Any, arg1: collections.abc.Sequence[typing.Any]) -> typing.Any:
-    ...
+def _nest_pack(like: typing.Any, flat: collections.abc.Sequence[typing.Any], slot: typing.Any = None) -> typing.Any:
+    """
+    like with its leaves (with a slot: only the leaves that are it) replaced by flat's values in order.
+    """
 def _num_leaked() -> int:
     """
     Note [Leaked tensors]: how many leaked tensors are alive.

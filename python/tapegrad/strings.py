@@ -29,7 +29,8 @@ def _strings(x, op):
 def _map(fn, x, op, out=object):
     """fn over every element of the string tensor ``x``: a string tensor, or a numeric one of dtype ``out``."""
     values = _strings(x, op)._value
-    result = np.asarray(np.frompyfunc(fn, 1, 1)(values)).reshape(values.shape)
+    with np.errstate(invalid="ignore"):  # (NumPy 2.5 reports NaN compared inside fn, as for a float loop)
+        result = np.asarray(np.frompyfunc(fn, 1, 1)(values)).reshape(values.shape)
     return StringTensor(result.astype(object)) if out is object else constant(result.astype(out))
 
 
