@@ -192,3 +192,43 @@ def test_an_error_from_the_failure_hook_keeps_the_ops_error_as_its_context():
         _core._set_failure_hook(_op_failure.on_failure)
     assert isinstance(info.value.__context__, tf.errors.InvalidArgumentError)
     assert "reshape" in str(info.value.__context__).lower()
+
+
+def test_a_tape_is_exited_and_dropped_on_its_own_thread_only():
+    # a tape sits on the stack of the thread that entered it: __exit__ on another thread raises, and a
+    # tape dropped on another thread while recording stays allocated (it crashed the interpreter the
+    # next time the first thread recorded an op)
+    import threading
+
+    tape = tf.GradientTape()
+    tape.__enter__()
+    errors = []
+
+    def elsewhere(t):
+        try:
+            t.__exit__(None, None, None)
+        except RuntimeError as e:
+            errors.append(e)
+
+    worker = threading.Thread(target=elsewhere, args=(tape,))
+    worker.start()
+    worker.join()
+    assert len(errors) == 1 and "other than the one that entered it" in str(errors[0])
+    x = tf.constant(2.0)
+    tape.watch(x)
+    y = x * x
+    tape.__exit__(None, None, None)
+    assert tape.gradient(y, x).numpy() == 4.0
+
+    box = [tf.GradientTape()]
+    box[0].__enter__()
+    worker = threading.Thread(target=box.clear)  # the last reference goes on the other thread
+    worker.start()
+    worker.join()
+    gc.collect()
+    [bytearray(256) for _ in range(1000)]
+    for _ in range(3):
+        with tf.GradientTape() as t2:
+            t2.watch(x)
+            y = x * x + tf.sin(x)  # records on every tape of this thread's stack
+        assert np.isclose(t2.gradient(y, x).numpy(), 4.0 + np.cos(2.0))

@@ -19,6 +19,7 @@ struct TapeObject {
   PyObject_HEAD
   Tape tape;
   bool active;       // between __enter__ and __exit__
+  unsigned long thread;  // the thread that entered it: the one whose tape stack holds it
   bool initialised;  // a second __init__ call changes nothing
   PyObject* weakrefs;
 };
@@ -168,7 +169,14 @@ void tape_dealloc(PyObject* self) {
   auto* t = reinterpret_cast<TapeObject*>(self);
   PyTypeObject* type = Py_TYPE(self);
   if (t->weakrefs) PyObject_ClearWeakRefs(self);
-  if (t->active) pop_tape(&t->tape);  // a tape dropped inside its `with` leaves this thread's stack
+  // A tape dropped inside its `with` leaves its thread's stack; dropped on another thread, it cannot
+  // (that stack is the other thread's, in use without the GIL), so it is left allocated, not freed
+  // under the other thread's feet, and paused, so that it records nothing more.
+  if (t->active && t->thread != PyThread_get_thread_ident()) {
+    t->tape.paused++;
+    return;
+  }
+  if (t->active) pop_tape(&t->tape);
   {
     py::error_scope keep_error;  // a custom entry's function is a Python object
     t->tape.~Tape();
@@ -183,16 +191,22 @@ PyObject* tape_enter(PyObject* self, PyObject*) {
     if (t.active) throw TapeMisuse("This GradientTape is already recording");
     push_tape(&t.tape);
     t.active = true;
+    t.thread = PyThread_get_thread_ident();
     Py_INCREF(self);  // (Py_NewRef is Python 3.10+)
     return self;
   });
 }
 
 PyObject* tape_exit(PyObject* self, PyObject* const*, Py_ssize_t) {
-  TapeObject& t = *reinterpret_cast<TapeObject*>(self);
-  pop_tape(&t.tape);
-  t.active = false;
-  Py_RETURN_NONE;
+  return guarded([&] {
+    TapeObject& t = *reinterpret_cast<TapeObject*>(self);
+    if (t.active && t.thread != PyThread_get_thread_ident())
+      throw TapeMisuse("GradientTape.__exit__ on a thread other than the one that entered it (a tape records the "
+                       "ops of that thread)");
+    pop_tape(&t.tape);
+    t.active = false;
+    Py_RETURN_NONE;
+  });
 }
 
 PyObject* tape_watch(PyObject* self, PyObject* arg) {
