@@ -1,4 +1,5 @@
 // tape.cpp -- GradientTape (TF semantics) over the C++ tape, custom entries and Python gradient rules.
+#include <tuple>
 #include <pybind11/stl.h>
 #include "bindings/nest.h"
 #include "bindings/py_rules.h"
@@ -82,8 +83,10 @@ auto run_gradient(TapeObject& t, const Args&... args) {
   if (!t.tape.persistent && t.active && t.tape.used)
     throw TapeMisuse("A non-persistent GradientTape can only be used to compute one set of gradients");
   if (sweep_is_small(t.tape)) return tg::gradient(t.tape, args...);
+  // Held, not borrowed, without the GIL: another thread may re-initialise a Variable argument.
+  std::tuple<Args...> held(args...);
   py::gil_scoped_release nogil;
-  return tg::gradient(t.tape, args...);
+  return std::apply([&](const auto&... a) { return tg::gradient(t.tape, a...); }, held);
 }
 
 py::object gradient(TapeObject& t, py::handle target, py::handle sources, py::handle output_gradients,
@@ -237,8 +240,7 @@ PyObject* tape_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
     all.insert(all.end(), args, args + nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0));
     return PyObject_VectorcallMethod(general, all.data(), 1 + (size_t)nargs, kwnames);
   }
-  // (held, not borrowed: without the GIL another thread may re-initialise a Variable argument)
-  return guarded([&] { return run_gradient(tape_of(self), Tensor(tensor_ref(args[0])), Tensor(tensor_ref(args[1]))); });
+  return guarded([&] { return run_gradient(tape_of(self), tensor_ref(args[0]), tensor_ref(args[1])); });
 }
 
 PyMethodDef g_tape_methods[] = {
