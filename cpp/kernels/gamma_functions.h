@@ -55,6 +55,7 @@ inline double polygamma_double(double n, double x) {
   const double nan = std::numeric_limits<double>::quiet_NaN(), inf = std::numeric_limits<double>::infinity();
   if (std::isnan(n) || std::isnan(x) || n < 0 || n != std::floor(n)) return nan;
   if (n == 0) return digamma_double(x);
+  if (n == inf) return std::abs(x) < 1 ? inf : nan;  // (TF's values)
   const bool odd = std::fmod(n, 2.0) == 1.0;
   if (x == -inf || is_pole(x)) return odd ? inf : nan;  // (TF's values at the poles)
   if (x == inf) return odd ? 0.0 : -0.0;
@@ -68,7 +69,14 @@ inline double polygamma_double(double n, double x) {
   const double log_n_fact = std::lgamma(n + 1);
   double acc = 0;
   const double start = 20 + 2 * n;
-  for (; x < start; x += 1) acc += over_power(log_n_fact, x, n + 1);
+  for (; x < start; x += 1) {
+    const double term = over_power(log_n_fact, x, n + 1);
+    acc += term;
+    // For a large order the terms fall fast: once one is below rounding the rest (and the tail) are
+    // too, and the loop to 20 + 2n would take as many steps as n.
+    if (std::isnan(term)) return nan;
+    if (x > 0 && std::abs(term) <= std::abs(acc) * 1e-18) return sign * acc;
+  }
   // (n-1)!/x^n + n!/(2 x^(n+1)) + sum_k B_2k (2k+n-1)! / ((2k)! x^(2k+n))
   double tail = over_power(std::lgamma(n), x, n) + over_power(log_n_fact, x, n + 1) / 2;
   for (int k = 1; k <= 8; ++k)

@@ -71,7 +71,9 @@ Numbering number_values(const T* x, int64_t n) {
         r.first.push_back(i);
         continue;
       }
-      if (v == 0) v = 0;  // -0 -> +0
+      // -0 and subnormals -> +0: kernels read a subnormal as 0 (Note [Flush denormals]) and the shape
+      // rule, run outside them, must count the same values
+      if (std::abs(v) < std::numeric_limits<T>::min()) v = 0;
     }
     auto [at, fresh] = seen.try_emplace(v, (int64_t)r.first.size());
     if (fresh) r.first.push_back(i);

@@ -3,7 +3,7 @@
 //              then U (m x k) and V (n x k) flattened: one decomposition serves tf.linalg.svd's three
 //              results (sliced apart in Python) and its gradient sees all three. Each column of U gets
 //              its largest component positive (V's column flipped with it), so results do not depend
-//              on LAPACK's signs. NaN in A gives NaN results, as TF.
+//              on LAPACK's signs. NaN or inf in A gives NaN results, as TF.
 //   SvdValues  A -> [..., k], the values alone (compute_uv=False); its gradient U diag(g) V^T stays
 //              finite for rank-deficient A, where the full rule divides by the zero values.
 // Note [SVD gradient] (Townsend, "Differentiating the singular value decomposition", 2016), with
@@ -73,7 +73,7 @@ Tensor svd_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta
         T* dst = out->data_as<T>() + b * stride;
         work.assign(src, src + m * n);
         bool ok = true;
-        for (T value : work) ok &= !std::isnan(value);
+        for (T value : work) ok &= std::isfinite(value);  // (LAPACK does not return on inf)
         ok = ok && singular_values(work.data(), (int)m, (int)n, s.data(), u.data(), vt.data()) == 0;
         if (!ok) {
           std::fill(dst, dst + stride, std::numeric_limits<T>::quiet_NaN());

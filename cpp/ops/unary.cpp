@@ -39,7 +39,7 @@ TG_FAMILY(unary) {
   TG_UNARY(Sinh,    std::sinh(x),                g * call("Cosh", {x}))
   TG_UNARY(Cosh,    std::cosh(x),                g * call("Sinh", {x}))
   TG_UNARY(Asinh,   std::asinh(x),               g * rsqrt(square(x) + 1.0))   // 1 / sqrt(x^2 + 1)
-  TG_UNARY(Acosh,   std::acosh(x),               g * rsqrt(square(x) - 1.0))   // 1 / sqrt(x^2 - 1)
+  TG_UNARY(Acosh,   std::acosh(x),               g / call("Sinh", {out}))      // 1 / sqrt(x^2 - 1), NaN for x < 1
   TG_UNARY(Atanh,   std::atanh(x),               g / (1.0 - square(x)))        // 1 / (1 - x^2)
   // integers wrap (neg and abs of the lowest value are itself, as TF); abs(-0) = +0
   TG_UNARY_NUMERIC(Neg,    wrap_neg(x),          -g)

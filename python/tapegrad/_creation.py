@@ -136,6 +136,10 @@ def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -
     vals = [_bound(v, arg) for v, arg in zip((start, limit, delta), ("start", "limit", "delta"))]
     dt = _dtype("Range", dtype) if dtype is not None else dtypes.float32 if any(isinstance(v, float) for v in vals) \
         else dtypes.int32 if all(-2 ** 31 <= v < 2 ** 31 for v in vals) else dtypes.int64  # as TF converts the bounds
+    if dt.is_integer:  # TF converts each bound to dtype: a Python float is refused, 2.0 included
+        for v in vals:
+            if isinstance(v, float):
+                raise TypeError(f"Range: Cannot convert {v!r} to EagerTensor of dtype {dt.name}")
     n = _range_size(*vals)
     return _numpy("Range", [n], dt, lambda: np.arange(*vals, dtype=dt.as_numpy_dtype))
 

@@ -52,7 +52,9 @@ def erfc(x, name=None):
     """1 - erf(x), accurate where erf(x) is near 1 (Note [Normal tails])."""
     x = _float_input(x, "erfc")
     x64 = cast(x, dtypes.float64)
-    xc = maximum(abs(x64), 2.0)  # the tail branch's argument, kept where R converges
+    # the tail branch's argument, kept where R converges and below 40, past which erfc is 0 in float64
+    # (so that the gradient at +-inf is 0, not inf * 0)
+    xc = minimum(maximum(abs(x64), 2.0), 40.0)
     tail = 2.0 / math.sqrt(2.0 * math.pi) * exp(-xc * xc) * _mills(xc * math.sqrt(2.0))  # exp(-x^2): x^2 exact
     near = 1.0 - erf(minimum(maximum(x64, -2.0), 2.0))
     out = where(greater_equal(x64, 2.0), tail, where(less_equal(x64, -2.0), 2.0 - tail, near))
