@@ -195,7 +195,7 @@ PyObject* tape_enter(PyObject* self, PyObject*) {
     push_tape(&t.tape);
     t.active = true;
     t.thread = PyThread_get_thread_ident();
-    Py_INCREF(self);  // (Py_NewRef is Python 3.10+)
+    Py_INCREF(self);
     return self;
   });
 }

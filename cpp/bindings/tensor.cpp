@@ -284,7 +284,7 @@ void bind_tensor(py::module_& m) {
   py::handle t = make_type("tapegrad._core.Tensor", sizeof(TensorObject), Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
                            g_tensor_slots, nullptr);
   g_tensor_type = reinterpret_cast<PyTypeObject*>(t.ptr());
-  g_tensor_type->tp_new = nullptr;  // tensors come from ops (Py_TPFLAGS_DISALLOW_INSTANTIATION is Python 3.10+)
+  g_tensor_type->tp_new = nullptr;  // tensors come from ops: Tensor() raises TypeError
   m.attr("Tensor") = t;
   def_method(t, "numpy", [](const Tensor& s) { return to_numpy(s, s->is_variable); },
       "The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).");
