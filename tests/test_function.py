@@ -176,6 +176,34 @@ def test_nested_function_is_inlined():
     assert "Mul" in outer.get_concrete_function(tf.constant(1.0)).graph.ops
 
 
+def test_a_function_traced_inside_another_takes_its_arguments_from_the_graph():
+    # The inner trace's arguments were the outer trace's first values, frozen as constants (5, 5, 5).
+    v = tf.Variable(1.0)
+
+    @tf.function
+    def inner(a):
+        v.assign(a)
+        return v * a
+
+    @tf.function
+    def outer(a):
+        return inner(a) + 1.0
+
+    assert [float(outer(tf.constant(x))) for x in (2.0, 4.0, 7.5)] == [5.0, 17.0, 57.25]  # TF 2.21's
+
+
+def test_next_of_an_iterator_inside_a_function_runs_at_every_call():
+    it = iter(tf.data.Dataset.range(3))
+    f = tf.function(lambda it: next(it))
+    assert [int(f(it)) for _ in range(3)] == [0, 1, 2]  # TF 2.21's; the trace's element is the first
+    with pytest.raises(tf.errors.OutOfRangeError, match="End of sequence"):
+        f(it)
+    pairs = iter(tf.data.Dataset.from_tensor_slices(([1.0, 2.0], [3, 4])))
+    g = tf.function(lambda: pairs.get_next())
+    assert g.get_concrete_function() is not None  # a dry trace takes no element
+    assert [(float(a), int(b)) for a, b in (g(), g())] == [(1.0, 3), (2.0, 4)]
+
+
 # -- variables --------------------------------------------------------------------------------
 def test_variables_are_read_at_call_time():
     v = tf.Variable(1.0)

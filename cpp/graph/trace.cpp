@@ -350,8 +350,10 @@ void record_host_call(const std::shared_ptr<HostFn>& fn, const Tensors& x, const
 }
 
 Tensor fresh_view(const Tensor& t) {
-  // No tracer is active yet, so the graph does not see the Identity.
-  if (should_record({t}) || any_tangent({t})) return apply("Identity", {t});
+  // The new trace's tracer is not active yet, so its graph does not see the Identity. Enclosing
+  // traces (a tf.function called while another is traced) do: the view is their Identity of t,
+  // not a constant holding the first call's value.
+  if (tracing() || should_record({t}) || any_tangent({t})) return apply("Identity", {t});
   return view(t, t->shape);
 }
 

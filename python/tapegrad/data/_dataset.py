@@ -62,13 +62,43 @@ class Iterator:
         return self
 
     def __next__(self):
+        if _core._tracing():
+            return self._traced_next()
         return self._next()
 
     def get_next(self):
+        if _core._tracing():
+            return self._traced_next()
         try:
             return self._next()
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
+
+    def _traced_next(self):
+        """next() inside a tf.function: a host call that takes the next element at every call of the
+        graph (Note [Host calls with results]); the trace itself gets the first one. A dry trace
+        (get_concrete_function) takes none: it traces with zeros of the element's shapes."""
+        from tapegrad._host_call import fresh
+        from tapegrad._trace_context import current_trace
+        specs = st.flatten(self.element_spec)
+        if any(isinstance(s, st.DatasetSpec) for s in specs):
+            raise errors.UnimplementedError(None, None, "next() of an iterator over datasets of datasets inside a "
+                                                        "tf.function is not supported")
+
+        def take(_):
+            try:
+                element = self._next()
+            except StopIteration:
+                raise errors.OutOfRangeError(None, None, "End of sequence") from None
+            return st.flatten(element)
+
+        trace = current_trace()
+        if trace is not None and trace.dry:
+            flat = [fresh([1 if d is None else d for d in s.shape], s.dtype.code) for s in specs]
+        else:
+            flat = take(None)
+        _core._record_host_call(take, [], "IteratorGetNext", flat)
+        return st.make_packer(self.element_spec)(flat)
 
     def get_next_as_optional(self):
         raise errors.UnimplementedError(None, None, "Iterator.get_next_as_optional is not supported")
