@@ -256,6 +256,76 @@ def test_softmax_cross_entropy_axis_none_is_the_last_axis():
     np.testing.assert_allclose(got.numpy(), [0.31326166, 1.3132616], rtol=1e-6)
 
 
+def test_softmax_cross_entropy_broadcasts_labels_and_logits_as_tf():
+    # TF flattens each to [rows, classes] and broadcasts the two matrices: logits [[4.]] is [[4., 4.]]
+    # here (the unbroadcast log_softmax gave 0, so -0.0).
+    _eq(tf.nn.softmax_cross_entropy_with_logits(labels=[[0.5, 0.5]], logits=[[4.0]]), [0.6931472])
+    logits = tf.constant([[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]])
+    got = tf.nn.softmax_cross_entropy_with_logits(labels=[0.2, 0.3, 0.5], logits=logits)
+    want = -np.sum(np.array([0.2, 0.3, 0.5]) * (logits.numpy() - np.log(np.exp(logits.numpy()).sum(1, keepdims=True))), 1)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-6)
+    got = tf.nn.softmax_cross_entropy_with_logits(labels=[[1.0], [0.5]], logits=logits)  # labels [2, 1]
+    np.testing.assert_allclose(got.numpy(), [4.2228179, 2.6119671], rtol=1e-6)  # TF 2.21's
+    got = tf.nn.softmax_cross_entropy_with_logits(labels=[[0.1, 0.9]], logits=tf.transpose(logits), axis=0)
+    np.testing.assert_allclose(got.numpy(), [0.42228177, 4.7015405], rtol=1e-6)  # TF 2.21's
+    for labels, logits_ in (([[0.5, 0.5]] * 2, [[1.0, 2.0]]), (tf.ones([2, 2, 3]), tf.ones([2, 1, 3])),
+                            (tf.ones([2, 3]), tf.ones([2, 4]))):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="must be broadcastable"):
+            tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits_)
+
+
+# --- pad, reductions, clip_by_norm, jacobians -----------------------------------------------------
+
+def test_pad_takes_paddings_past_int32_as_tf():
+    # The paddings were converted to int32, so 2**32 + 1 padded 1 and 2**40 / -2**40 padded nothing.
+    assert tf.pad(tf.zeros([0, 2]), [[0, 0], [2**32 + 1, 0]]).shape == (0, 2**32 + 3)
+    assert tf.pad(tf.zeros([2, 0]), [[2**40, 0], [0, 0]]).shape == (2**40 + 2, 0)
+    with pytest.raises(tf.errors.ResourceExhaustedError, match="Pad"):
+        tf.pad(tf.zeros([2]), [[2**40, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="non-negative"):
+        tf.pad(tf.zeros([2]), [[-2**40, 0]])
+    with pytest.raises(tf.errors.InvalidArgumentError, match="size"):
+        tf.pad(tf.zeros([2]), [[2**62, 2**62]])
+
+
+@pytest.mark.parametrize("fn", [tf.reduce_sum, tf.reduce_max, tf.reduce_mean, tf.reduce_prod,
+                                lambda x, axis: tf.reduce_any(x > 0, axis)])
+def test_a_reduction_axis_named_twice_raises_as_tf(fn):
+    for axis in ([0, 0], [0, -2], [0, 1, 0]):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="duplicate dimension: 0"):
+            fn(tf.ones([2, 3]), axis)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="duplicate"):
+        tf.function(lambda x: tf.reduce_sum(x, [1, 1]))(tf.ones([2, 3]))
+
+
+def test_clip_by_norm_with_a_negative_clip_norm_gives_zeros_as_tf():
+    # t * c / max(norm, c) flipped the sign for c < 0; TF clamps c at 0. Values from TF 2.21.
+    x = tf.constant([3.0, 4.0])
+    _eq(tf.clip_by_norm(x, -1.0), [0.0, 0.0])
+    _eq(tf.clip_by_norm(x, -INF), [0.0, 0.0])
+    _eq(tf.clip_by_norm(tf.constant([1.0, INF]), -1.0), [0.0, NAN])
+    _eq(tf.clip_by_norm(tf.constant([0.0, 0.0]), -1.0), [NAN, NAN])
+    _eq(tf.clip_by_norm(x, NAN), [NAN, NAN])
+    _eq(_grad(lambda t: tf.reduce_sum(tf.clip_by_norm(t, -1.0) * [1.0, 2.0]), [3.0, 4.0]), [0.0, 0.0])
+
+
+def test_jacobian_of_an_empty_target_is_an_empty_tensor_as_tf():
+    x = tf.Variable(tf.ones([3]))
+    with tf.GradientTape(persistent=True) as tape:
+        y = x[:0] * 2.0
+        unconnected = tf.zeros([0, 2])
+        wide = tf.zeros([0, 2]) + x[0]
+    assert tape.jacobian(y, x).shape == (0, 3)  # was None
+    assert tape.jacobian(unconnected, x) is None
+    assert tape.jacobian(unconnected, x, unconnected_gradients="zero").shape == (0, 2, 3)
+    assert tape.jacobian(wide, x).shape == (0, 2, 3)
+    assert tape.jacobian(y, x, experimental_use_pfor=False).shape == (0, 3)
+    batch = tf.Variable(tf.ones([0, 3]))
+    with tf.GradientTape() as tape:
+        z = tf.matmul(batch, tf.ones([3, 2]))
+    assert tape.batch_jacobian(z, batch).shape == (0, 2, 3)  # a division by the batch size 0 before
+
+
 # --- indexing, concat, squeeze, constant ------------------------------------------------------------
 
 def test_a_list_index_is_a_tuple_of_indices():

@@ -217,6 +217,16 @@ Tensor batch_row(const Tensor& g, int64_t b) {
 Tensors run_rule(TapeEntry& e, const Tensors& out_grads, const std::vector<bool>& needs, int batch) {
   if (!batch || (e.op && e.op->batched_rule)) return run_rule_once(e, out_grads, needs, batch);
   const int64_t rows = out_grads[0]->shape[0];
+  if (rows == 0) {  // an empty batch (the jacobian of a 0-size target): every needed gradient is empty
+    Tensors result(e.inputs.size());
+    for (size_t i = 0; i < result.size(); ++i)
+      if (needs[i]) {
+        Shape s = e.inputs[i]->shape;
+        s.insert(s.begin(), 0);
+        result[i] = zeros(s, e.inputs[i]->dtype);
+      }
+    return result;
+  }
   std::vector<Tensors> per_input(e.inputs.size());
   for (int64_t b = 0; b < rows; ++b) {
     Tensors row;

@@ -14,7 +14,7 @@ Tensor identity_rows(int64_t r0, int64_t rows, const Shape& shape, DType dtype, 
   Shape s = shape;
   s.insert(s.begin(), rows);
   Tensor seed = zeros(s, dtype);
-  const int64_t per_row = num_elements(shape), cols = per_row / repeat;
+  const int64_t per_row = num_elements(shape), cols = repeat > 0 ? per_row / repeat : 0;  // repeat 0: an empty batch
   dispatch_dtype(dtype, [&](auto v) {
     using T = decltype(v);
     T* p = seed->data_as<T>();
@@ -44,7 +44,8 @@ Tensors sweep_rows(Tape& tape, const JacobianRequest& req, int64_t r0, int64_t r
     if (!r[i]) continue;
     Shape s = req.sources[i]->shape;
     s.insert(s.begin(), rows);
-    if (r[i]->shape != s) r[i] = reshape(r[i], s);
+    if (rows == 0) r[i] = zeros(s, r[i]->dtype);  // unbatched, an empty target still gives a source-shaped gradient
+    else if (r[i]->shape != s) r[i] = reshape(r[i], s);
   }
   return r;
 }
@@ -59,7 +60,9 @@ Tensors jacobian_rows(Tape& tape, const JacobianRequest& req, int64_t n_rows, in
   if (!req.use_pfor) chunk = 1;
   std::vector<Tensors> parts(req.sources.size());
   std::vector<bool> connected(req.sources.size(), false);
-  for (int64_t r0 = 0; r0 < n_rows; r0 += chunk) {
+  // A target with no elements still takes one (empty) sweep: a connected source gets its 0-size
+  // jacobian, as TF gives it, not None.
+  for (int64_t r0 = 0; r0 < n_rows || (r0 == 0 && n_rows == 0); r0 += std::max<int64_t>(chunk, 1)) {
     const int64_t rows = std::min(chunk, n_rows - r0);
     Tensors g = sweep_rows(tape, req, r0, rows, repeat);
     for (size_t i = 0; i < g.size(); ++i) {
@@ -108,7 +111,7 @@ Tensor batch_jacobian(Tape& tape, const JacobianRequest& req) {
   if (t->ndim() < 1 || x->ndim() < 1 || t->shape[0] != x->shape[0])
     throw InvalidArgument(cat("GradientTape.batch_jacobian: target ", meta_str(t), " and source ", meta_str(x),
                               " must share their first (batch) dimension"));
-  const int64_t b = t->shape[0], per = t->size / std::max<int64_t>(b, 1);
+  const int64_t b = t->shape[0], per = num_elements(Shape(t->shape.begin() + 1, t->shape.end()));
   // Row j: a one at element j of every example -> d y[i, j] / d x[i] for all i at once.
   Tensor rows = jacobian_rows(tape, req, per, b)[0];
   if (!rows) return nullptr;

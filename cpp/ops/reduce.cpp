@@ -11,13 +11,17 @@ namespace tg {
 
 namespace {
 
-// Which axes a reduction covers (validated, duplicates allowed as in TF).
+// Which axes a reduction covers (validated; an axis named twice, as [0, 0] or [0, -2], raises as in TF).
 std::vector<bool> reduce_mask(const OpDef& op, const Tensor& x, const Attrs& a) {
   std::vector<bool> mask(x->ndim(), !a.has("axis"));
   for (int64_t ax : a.ints("axis")) {
     if (ax < -x->ndim() || ax >= x->ndim())
       throw InvalidArgument(cat(op.name, ": axis ", ax, " is out of range for input ", meta_str(x)));
-    mask[ax < 0 ? ax + x->ndim() : ax] = true;
+    const int64_t d = ax < 0 ? ax + x->ndim() : ax;
+    if (mask[d])
+      throw InvalidArgument(cat(op.name, ": Invalid reduction arguments: Axes contains duplicate dimension: ", d,
+                                " for input ", meta_str(x)));
+    mask[d] = true;
   }
   return mask;
 }

@@ -299,7 +299,11 @@ OutMeta pad_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
     if (p[2 * d] < 0 || p[2 * d + 1] < 0)
       throw InvalidArgument(cat(op.name, ": paddings must be non-negative, got ", p[2 * d], ", ", p[2 * d + 1],
                                 " for dimension ", d, " of ", meta_str(x[0])));
-    s[d] += p[2 * d] + p[2 * d + 1];
+    int64_t size = 0;  // TF's message for a size past int64
+    if (__builtin_add_overflow(s[d], p[2 * d], &size) || __builtin_add_overflow(size, p[2 * d + 1], &size))
+      throw InvalidArgument(cat(op.name, ": Expected a non-negative size, got a size past int64 for dimension ", d,
+                                " of ", meta_str(x[0]), " padded by ", p[2 * d], ", ", p[2 * d + 1]));
+    s[d] = size;
   }
   return {s, x[0]->dtype};
 }

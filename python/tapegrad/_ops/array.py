@@ -391,7 +391,10 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
 
 def _paddings(paddings, x):
     """paddings, an integer [rank, 2] tensor or nested list, as a flat list of ints."""
-    p = convert_arg(paddings, "tensor", "pad", "paddings", dtypes.int32)
+    # No int32 hint: as TF, Python ints past int32 make an int64 tensor (a hint would wrap 2**32 + 1 to 1).
+    p = convert_arg(paddings, "tensor", "pad", "paddings")
+    if not isinstance(paddings, Tensor) and not p.dtype.is_integer:
+        p = convert_arg(paddings, "tensor", "pad", "paddings", dtypes.int32)  # TF's error for Python floats
     if not p.dtype.is_integer or p._size and (p.ndim != 2 or p._shape[1] != 2):
         raise _InvalidArgument(f"pad: paddings must be an integer matrix with 2 columns, got {p.dtype.name}"
                                f"{tuple(p._shape)} for input of shape {tuple(x._shape)}")

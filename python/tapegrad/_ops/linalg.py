@@ -7,6 +7,7 @@ from tapegrad._ops.array import _diag_last_two, _product, _reshape_to, _size_or_
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
+from tapegrad._creation import zeros_like
 from tapegrad._tensor import Tensor, cast, convert_to_tensor
 
 __all__ = ["matmul", "tensordot", "einsum", "norm", "clip_by_norm", "clip_by_global_norm"]
@@ -180,11 +181,13 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     """Scales t so that its L2 norm over ``axes`` is at most clip_norm.
 
     Formula:
-        t * clip_norm / max(norm(t), clip_norm)
+        c = max(clip_norm, 0)     # a negative clip_norm gives zeros, as in TF (not a flipped sign)
+        t * c / max(norm(t), c)
     """
     t = convert_arg(t, "tensor", "clip_by_norm", "t")
     n = safe_sqrt(reduce_sum(t * t, axes, keepdims=True))
     clip = convert_arg(clip_norm, "tensor", "clip_by_norm", "clip_norm", t.dtype)
+    clip = maximum(clip, zeros_like(clip))
     return t * clip / maximum(n, clip)
 
 

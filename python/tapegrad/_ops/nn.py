@@ -137,7 +137,38 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     axis = -1 if axis is None else convert_arg(axis, "int", "softmax_cross_entropy_with_logits", "axis")
     logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
+    if tuple(labels._shape) != tuple(logits._shape):
+        return _broadcast_cross_entropy(labels, logits, axis)
     return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
+
+
+def _broadcast_cross_entropy(labels, logits, axis):
+    """TF's rule for labels and logits of different shapes: the class axis moved last, each flattened
+    to [rows, classes], the two matrices broadcast, and the result shaped as logits without the class axis."""
+    from tapegrad._ops.array import broadcast_to, reshape, transpose
+
+    def rows(x):
+        if x.ndim == 0:
+            raise _core.InvalidArgumentError(f"SoftmaxCrossEntropyWithLogits: logits and labels must have rank >= 1, "
+                                             f"got shapes {tuple(logits._shape)} and {tuple(labels._shape)}")
+        a = axis % x.ndim if -x.ndim <= axis < x.ndim else None
+        if a is None:
+            raise _core.InvalidArgumentError(f"SoftmaxCrossEntropyWithLogits: axis {axis} is out of range for shape "
+                                             f"{tuple(x._shape)}")
+        if a != x.ndim - 1:
+            x = transpose(x, [d for d in range(x.ndim) if d != a] + [a])
+        return x, reshape(x, [int(np.prod(x._shape[:-1], dtype=np.int64)), x._shape[-1]])
+
+    logits_moved, g = rows(logits)
+    _, z = rows(labels)
+    size = [max(a, b) for a, b in zip(g._shape, z._shape)]
+    batch = list(logits_moved._shape[:-1])
+    if any(a != b and 1 not in (a, b) for a, b in zip(g._shape, z._shape)) or size[0] != int(np.prod(batch, dtype=np.int64)):
+        raise _core.InvalidArgumentError(
+            f"SoftmaxCrossEntropyWithLogits: logits and labels must be broadcastable: logits_size={list(g._shape)} "
+            f"labels_size={list(z._shape)} (logits {tuple(logits._shape)}, labels {tuple(labels._shape)}, axis {axis})")
+    g, z = broadcast_to(g, size), broadcast_to(z, size)
+    return reshape(-reduce_sum(z * log_softmax(g, axis=-1), axis=-1), batch)
 
 
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
