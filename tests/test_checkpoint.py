@@ -224,6 +224,29 @@ def test_manager_keep_checkpoint_every_n_hours_preserves_dropped_files(tmp_path,
     assert len(manager.checkpoints) == 1
 
 
+def test_manager_killed_while_deleting_the_oldest_keeps_the_newest_reachable(tmp_path, monkeypatch):
+    # A process killed after the oldest file is gone: the state file must already name the newest one.
+    v = tf.Variable(1.0)
+    manager = tf.train.CheckpointManager(tf.train.Checkpoint(v=v), str(tmp_path), max_to_keep=1)
+    manager.save()
+    v.assign(2.0)
+    real_remove = os.remove
+
+    def remove_then_die(path):
+        real_remove(path)
+        raise KeyboardInterrupt("killed")
+
+    monkeypatch.setattr(os, "remove", remove_then_die)
+    with pytest.raises(KeyboardInterrupt):
+        manager.save()
+    monkeypatch.undo()
+    assert tf.train.latest_checkpoint(str(tmp_path)) == str(tmp_path / "ckpt-2")
+    v.assign(0.0)
+    resumed = tf.train.CheckpointManager(tf.train.Checkpoint(v=v), str(tmp_path), max_to_keep=1,
+                                         init_fn=lambda: v.assign(-1.0))
+    assert resumed.restore_or_initialize() == str(tmp_path / "ckpt-2") and float(v.numpy()) == 2.0
+
+
 def test_manager_restore_or_initialize(tmp_path):
     v = tf.Variable(1.0)
     calls = []

@@ -68,6 +68,24 @@ def test_get_set_weights_and_save_load_roundtrip(tmp_path):
         small.set_weights([np.zeros((2, 2)), np.zeros(3)])
 
 
+def test_load_weights_checks_every_member_before_assigning_any(tmp_path):
+    X, _ = data()
+    model = book_model()
+    model(X)
+    path = tmp_path / "model.weights.npz"
+    model.save_weights(path)
+    with np.load(path) as f:
+        members = {k: f[k] for k in f.files}
+    before = [w.numpy() for w in model.weights]
+    for bad in (np.full(members["w000001"].shape, "x"), np.full(members["w000001"].shape, "1.5")):
+        damaged = dict(members, w000001=bad)  # the right shape, string values (even numeric-looking ones)
+        np.savez(tmp_path / "bad.weights.npz", **damaged)
+        with pytest.raises(ValueError, match="not numbers"):
+            model.load_weights(tmp_path / "bad.weights.npz")
+        for w, b in zip(model.weights, before):  # the first kernel is not assigned either
+            np.testing.assert_array_equal(w.numpy(), b)
+
+
 def test_summary_lists_layers_and_params():
     model = keras.Sequential([keras.Input(shape=(8,)), keras.layers.Dense(30), keras.layers.Dense(1)])
     lines = []

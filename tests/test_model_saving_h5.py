@@ -49,3 +49,53 @@ def test_model_checkpoint_to_h5_and_bad_files(tmp_path):
     (tmp_path / "junk.h5").write_bytes(b"not hdf5")
     with pytest.raises(ValueError, match="junk.h5"):
         keras.models.load_model(tmp_path / "junk.h5")
+
+
+def _all_values(model):
+    return [v.numpy() for v in model.weights] + [v.numpy() for v in model.optimizer.variables]
+
+
+def test_a_damaged_file_raises_instead_of_loading_other_weights(tmp_path):
+    # A flipped bit or a zeroed block anywhere: a ValueError before any variable changes, or (in unused
+    # bytes) the same values. A bit in a heap made HDF5 loop forever before the digest was checked first.
+    model, _, _ = _fitted()
+    model.save(tmp_path / "m.h5")
+    data = (tmp_path / "m.h5").read_bytes()
+    want = _all_values(model)
+    damages = [(pos, "flip") for pos in range(0, len(data), max(1, len(data) // 60))]
+    damages += [(4368, "flip"), (len(data) // 2, "zero"), (len(data) - 600, "zero"), (600, "zero")]
+    raised = 0
+    for pos, how in damages:
+        damaged = bytearray(data)
+        if how == "flip":
+            damaged[pos] ^= 0x10
+        else:
+            damaged[pos:pos + 256] = bytes(len(damaged[pos:pos + 256]))
+        (tmp_path / "d.h5").write_bytes(bytes(damaged))
+        try:
+            loaded = keras.models.load_model(tmp_path / "d.h5")
+        except ValueError as e:
+            assert "d.h5" in str(e)
+            raised += 1
+            continue
+        got = _all_values(loaded)
+        assert len(got) == len(want) and all(np.array_equal(a, b) for a, b in zip(got, want)), (pos, how)
+    assert raised >= len(damages) - 3  # only the digest's own padding may take a change unnoticed
+    with pytest.raises(ValueError, match="damaged"):
+        damaged = bytearray(data)
+        damaged[-100] ^= 1
+        (tmp_path / "d.h5").write_bytes(bytes(damaged))
+        keras.models.load_model(tmp_path / "d.h5")
+
+
+def test_a_file_without_a_digest_still_loads(tmp_path):
+    model, x, _ = _fitted()
+    model.save(tmp_path / "m.h5")
+    with open(tmp_path / "m.h5", "rb") as f:
+        f.seek(512)
+        plain = f.read()  # the HDF5 data alone, as files written before the digest are
+    (tmp_path / "old.h5").write_bytes(plain)
+    with h5py.File(tmp_path / "old.h5", "r"):  # a valid HDF5 file with no user block
+        pass
+    loaded = keras.models.load_model(tmp_path / "old.h5")
+    np.testing.assert_array_equal(loaded.predict(x, verbose=0), model.predict(x, verbose=0))

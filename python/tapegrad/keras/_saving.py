@@ -69,11 +69,16 @@ def check_weights(paths, arrays, variables, where):
         if tuple(arr.shape) != tuple(var.shape):
             raise ValueError(f"{where}: weight '{path}' in the file has shape {arr.shape}, the model's "
                              f"'{getattr(var, 'path', var.name)}' has shape {tuple(var.shape)}")
+        if arr.dtype.kind not in "biuf":  # strings would convert ("1.5" -> 1.5) or fail half-way
+            raise ValueError(f"{where}: weight '{path}' in the file holds {arr.dtype} values, not numbers "
+                             f"(the model's '{getattr(var, 'path', var.name)}' is {var.dtype.name})")
 
 
 def assign_weights(arrays, variables):
-    for arr, var in zip(arrays, variables):
-        var.assign(arr.astype(var.dtype.as_numpy_dtype))
+    """Converts every array first, then assigns: a conversion that fails changes no variable."""
+    values = [arr.astype(var.dtype.as_numpy_dtype) for arr, var in zip(arrays, variables)]
+    for value, var in zip(values, variables):
+        var.assign(value)
 
 
 def save_weights(model, filepath, overwrite=True):

@@ -97,24 +97,30 @@ class CheckpointManager:
         self._paths.append(path)
         self._stamps.append(now)
         self._latest = path
-        self._sweep()
+        # The state file names the new checkpoint before any old one goes: a process killed between
+        # the two steps leaves an extra file on disk, never a state file that points at nothing.
+        dropped = self._sweep()
         _files.write_state(self._directory, path, self._paths, self._stamps, self._last_preserved)
+        for old in dropped:
+            try:
+                os.remove(_files.data_path(old))
+            except FileNotFoundError:
+                pass
         return path
 
     def _sweep(self):
-        """Drops the oldest checkpoints past max_to_keep, deleting each unless keep_checkpoint_every_n_hours
-        says to preserve it."""
+        """Drops the oldest checkpoints past max_to_keep from the managed list and returns those to
+        delete (keep_checkpoint_every_n_hours preserves some on disk)."""
+        dropped = []
         if self._max_to_keep is None:
-            return
+            return dropped
         while len(self._paths) > self._max_to_keep:
             path, stamp = self._paths.pop(0), self._stamps.pop(0)
             if self._keep_hours is not None and stamp - self._last_preserved >= self._keep_hours * 3600:
                 self._last_preserved = stamp
                 continue
-            try:
-                os.remove(_files.data_path(path))
-            except FileNotFoundError:
-                pass
+            dropped.append(path)
+        return dropped
 
     def restore_or_initialize(self):
         """Restores the latest checkpoint and returns its path, or calls init_fn and returns None."""

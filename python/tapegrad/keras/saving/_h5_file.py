@@ -10,8 +10,16 @@ _model_file.py), laid out in HDF5:
                    "paths" (the variables' paths, in that order);
   "optimizer_weights"  the optimizer's variables the same way, when the model was compiled.
 Keras's own .h5 files (one group per layer) do not load here, nor these in Keras. The file is written
-next to its target and renamed over it, so a failed save leaves the previous file whole.
+next to its target, synced and renamed over it, so a failed save leaves the previous file whole.
+
+Note [HDF5 file digest]: HDF5 keeps no checksum of raw data, and a damaged file can make the HDF5
+library read other numbers, fail deep inside, or loop forever (a flipped bit in a heap). So the file
+starts with a 512-byte user block (HDF5's own room for application data; h5py and HDF5 tools skip
+it) holding DIGEST_MAGIC, the SHA-256 and the length of every byte after it. Loading checks them
+before HDF5 sees the file: a damaged file raises, no variable changes. A file with no digest (an older
+one) is read unchecked.
 """
+import hashlib
 import json
 import os
 import tempfile
@@ -32,6 +40,47 @@ def _h5py(what):
     return h5py
 
 
+_USER_BLOCK = 512
+DIGEST_MAGIC = b"tapegrad-h5-digest-v1\n"
+
+
+def _digest(f):
+    """(sha256 hex, length) of the open file's bytes after the user block."""
+    f.seek(_USER_BLOCK)
+    h, n = hashlib.sha256(), 0
+    while True:
+        chunk = f.read(1 << 20)
+        if not chunk:
+            return h.hexdigest(), n
+        h.update(chunk)
+        n += len(chunk)
+
+
+def _seal(path):
+    """Writes the digest of the HDF5 data into the file's user block and syncs the file."""
+    with open(path, "rb+") as f:
+        sha, n = _digest(f)
+        header = DIGEST_MAGIC + f"sha256={sha}\nlength={n}\n".encode()
+        f.seek(0)
+        f.write(header.ljust(_USER_BLOCK, b"\0"))
+        f.flush()
+        os.fsync(f.fileno())
+
+
+def _check_digest(path):
+    """Raises ValueError when the file has a digest (Note [HDF5 file digest]) its bytes do not match."""
+    with open(path, "rb") as f:
+        block = f.read(_USER_BLOCK)
+        if not block.startswith(DIGEST_MAGIC):
+            return
+        fields = dict(line.split("=", 1) for line in block[len(DIGEST_MAGIC):].rstrip(b"\0").decode(
+            "ascii", "replace").splitlines() if "=" in line)
+        sha, n = _digest(f)
+        if fields.get("sha256") != sha or fields.get("length") != str(n):
+            raise ValueError("the file is damaged: its bytes do not match the SHA-256 digest saved with it "
+                             f"({n} bytes of HDF5 data, {'the length differs' if fields.get('length') != str(n) else 'the digest differs'})")
+
+
 def _put(group, variables):
     for i, v in enumerate(variables):
         group.create_dataset(f"w{i:06d}", data=np.asarray(v.numpy()))
@@ -49,13 +98,14 @@ def write(filepath, fmt, metadata, config, weights, optimizer_variables):
     fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(filepath) + ".", suffix=".tmp", dir=directory)
     os.close(fd)
     try:
-        with h5py.File(tmp, "w") as f:
+        with h5py.File(tmp, "w", userblock_size=_USER_BLOCK) as f:
             f.attrs["format"] = fmt
             f.attrs["metadata"] = json.dumps(metadata)
             f.attrs["model_config"] = json.dumps(config)
             _put(f.create_group("model_weights"), weights)
             if optimizer_variables is not None:
                 _put(f.create_group("optimizer_weights"), optimizer_variables)
+        _seal(tmp)
         os.replace(tmp, filepath)
     except BaseException:
         if os.path.exists(tmp):
@@ -69,6 +119,7 @@ def read(filepath, fmt):
     if not os.path.isfile(filepath):
         raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.h5` file.")
     try:
+        _check_digest(filepath)
         with h5py.File(filepath, "r") as f:
             if f.attrs.get("format") != fmt:
                 raise ValueError(f"it is not a {fmt} file (a Keras .h5 file? see the README)")
