@@ -99,6 +99,18 @@ def test_a_missing_rank_fails_the_others_in_time_naming_it(case):
     assert seconds < 30, seconds
 
 
+@pytest.mark.parametrize("n", [2, 3])
+@pytest.mark.parametrize("case", ["init_stall", "init_exit", "init_raise", "first_stall", "first_exit", "first_raise"])
+def test_a_rank_missing_from_init_or_the_first_collective_fails_the_others_in_time(case, n):
+    # Before, the others waited for ever in MPI's set-up (init's Dup / Split_type, or the shared window's
+    # Split_type at the first reduction): init's own meeting now has the deadline too.
+    rc, out, seconds = run(case, n, timeout=2.0, extra=["-disable-auto-cleanup"])
+    assert rc != 0, out
+    assert "DeadlineExceededError" in out and f"rank {n - 1} did not reach it" in out, out
+    assert ("init (the ranks meeting" in out) == case.startswith("init"), out
+    assert seconds < 30, seconds
+
+
 def test_a_killed_rank_ends_the_job():
     rc, out, seconds = run("kill", 2, timeout=2.0)
     assert rc != 0 and "kill ok" not in out, out

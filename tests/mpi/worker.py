@@ -430,6 +430,32 @@ def kill():
     _steps(2, lambda: os.kill(os.getpid(), signal.SIGKILL))
 
 
+def _last_rank():
+    return int(os.environ.get("PMI_RANK", "0")) == int(os.environ.get("PMI_SIZE", "1")) - 1
+
+
+def _before_init(action):
+    """The last rank misbehaves before init, with MPI started (by importing mpi4py.MPI, as a script using
+    mpi4py does). MPI_Init itself waits for every process the launcher started, tapegrad or not."""
+    def case():
+        from mpi4py import MPI  # noqa: F401 -- starts MPI on every rank
+        if _last_rank():
+            action()
+        hvd.init(timeout=float(os.environ.get("WORKER_TIMEOUT", "30")))
+        _steps(99, None)
+    return case
+
+
+def _raise():
+    raise RuntimeError("a rank that fails before the first collective")
+
+
+# Misbehaving before init, or after it but before the first collective (the shared window's set-up).
+PRE_INIT = {"init_stall": _before_init(lambda: time.sleep(600)), "init_exit": _before_init(lambda: os._exit(3)),
+            "init_raise": _before_init(_raise)}
+FIRST = {"first_stall": lambda: _steps(0, lambda: time.sleep(600)), "first_exit": lambda: _steps(0, lambda: os._exit(3)),
+         "first_raise": lambda: _steps(0, _raise)}
+
 CASES = {"collectives": collectives, "equivalence": equivalence, "traced": traced, "mismatch": mismatch,
          "overlap_policy": overlap_policy, "shared_policy": shared_policy, "shared_fallback": shared_fallback, "objects": objects, "one_rank": one_rank,
          "compressed": compressed,
@@ -437,8 +463,11 @@ CASES = {"collectives": collectives, "equivalence": equivalence, "traced": trace
 
 if __name__ == "__main__":
     case = sys.argv[1]
+    if case in PRE_INIT:
+        PRE_INIT[case]()
+        sys.exit(0)
     hvd.init(timeout=float(os.environ.get("WORKER_TIMEOUT", "30")))
-    CASES[case]()
+    FIRST.get(case, CASES.get(case))()
     hvd.shutdown()
     if int(os.environ.get("PMI_RANK", "0")) == 0:
         print(f"{case} ok", flush=True)

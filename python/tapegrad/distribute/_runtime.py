@@ -56,6 +56,7 @@ _DEFAULT_TIMEOUT = 60.0  # seconds; TAPEGRAD_MPI_TIMEOUT, or init(timeout=)
 _DEFAULT_FUSION = 512 << 10  # bytes; TAPEGRAD_FUSION_THRESHOLD (or HOROVOD_FUSION_THRESHOLD)
 _SPIN_SECONDS = 2e-3  # poll without sleeping this long before backing off
 _TAG = 7101
+_INIT_TAG = 7102  # init's meeting, on the user's communicator (before tapegrad has its own)
 
 
 def _mpi():
@@ -72,22 +73,24 @@ class _State:
 
     def __init__(self, comm, timeout):
         MPI = _mpi()
-        self.MPI = MPI
+        self.MPI, self.timeout, self.failed = MPI, timeout, None
+        self.rank, self.size = comm.Get_rank(), comm.Get_size()
+        # MPI's set-up below is collective and cannot time out: the ranks first meet with a deadline,
+        # so a rank that stalls, raises or exits before init names itself instead of hanging the rest.
+        self.exchange(comm, np.zeros(1, np.int64), _INIT_TAG, "init (the ranks meeting before MPI's set-up)")
         self.comm = comm.Dup()  # ours alone: no tag or collective of the user's can mix with ours
-        self.rank, self.size = self.comm.Get_rank(), self.comm.Get_size()
-        local = self.comm.Split_type(MPI.COMM_TYPE_SHARED, key=self.rank)
-        self.local_rank, self.local_size = local.Get_rank(), local.Get_size()
+        # The node's communicator is made here, bounded by that meeting, and kept for the shared
+        # window (Note [Shared-memory reduction]): made at the first reduction, it could wait for ever.
+        self.node = self.comm.Split_type(MPI.COMM_TYPE_SHARED, key=self.rank)
+        self.local_rank, self.local_size = self.node.Get_rank(), self.node.Get_size()
         cross = self.comm.Split(self.local_rank, self.rank)
         self.cross_rank, self.cross_size = cross.Get_rank(), cross.Get_size()
-        local.Free()
         cross.Free()
-        self.timeout = timeout
         self.overlap = _overlap_policy()
         self.fusion_threshold = int(os.environ.get("TAPEGRAD_FUSION_THRESHOLD",
                                                    os.environ.get("HOROVOD_FUSION_THRESHOLD", _DEFAULT_FUSION)))
         self.seq = 0  # rendezvous groups submitted so far (same on every rank)
         self.fusion_buffers = {}  # dtype -> the reused NumPy fusion buffer (communication thread only)
-        self.failed = None  # the first fault: later calls raise it again
         self.arena = None  # the shared-memory window, False where unusable (Note [Shared-memory reduction])
         self._last = None  # the future submitted last: when it is done, all are
         self.stats = {"steps": 0, "collectives": 0, "bytes": 0, "comm_seconds": 0.0, "overlap_seconds": 0.0,
@@ -196,21 +199,27 @@ class _State:
         mine = np.array([self.seq, int.from_bytes(digest, "little", signed=True)], np.int64)
         if self.size == 1:
             return
-        others = [r for r in range(self.size) if r != self.rank]
-        got = {r: np.zeros(2, np.int64) for r in others}
-        recvs = [self.comm.Irecv(got[r], source=r, tag=_TAG) for r in others]
-        sends = [self.comm.Isend(mine, dest=r, tag=_TAG) for r in others]
+        got = self.exchange(self.comm, mine, _TAG, f"{what} (collective group #{self.seq})")
+        if all(np.array_equal(g, mine) for g in got.values()):
+            return
+        descriptions = self.comm.allgather((what, keys, labels))  # everyone is here: safe to block
+        raise InvalidArgumentError(None, None, _mismatch(descriptions, self.seq))
+
+    def exchange(self, comm, mine, tag, what):
+        """Sends `mine` to every other rank of comm and receives theirs, within the deadline; {rank: array}.
+        A rank whose message does not come is named."""
+        others = [r for r in range(comm.Get_size()) if r != self.rank]
+        got = {r: np.zeros_like(mine) for r in others}
+        recvs = [comm.Irecv(got[r], source=r, tag=tag) for r in others]
+        sends = [comm.Isend(mine, dest=r, tag=tag) for r in others]
 
         def missing():
             late = [r for r, q in zip(others, recvs) if not q.Test()]
             return (f": rank{'s' if len(late) > 1 else ''} {', '.join(map(str, late))} did not reach it"
                     if late else "")
-        self.wait(recvs, f"{what} (collective group #{self.seq})", missing)
-        self.wait(sends, f"{what} (collective group #{self.seq})")
-        if all(got[r][0] == mine[0] for r in others) and all(got[r][1] == mine[1] for r in others):
-            return
-        descriptions = self.comm.allgather((what, keys, labels))  # everyone is here: safe to block
-        raise InvalidArgumentError(None, None, _mismatch(descriptions, self.seq))
+        self.wait(recvs, what, missing)
+        self.wait(sends, what)
+        return got
 
 
 def _overlap_policy():
@@ -241,6 +250,7 @@ def _mismatch(descriptions, seq):
 
 
 _state = None
+_init_fault = None  # (MPI, rank, error) when init itself timed out
 _exit_hook = False
 _ABORT_GRACE_SECONDS = 1.0
 
@@ -251,15 +261,16 @@ def _abort_after_fault():
     # lost (a traceback cut short was seen): the fault is repeated in one line and given a moment to
     # reach the launcher first.
     s = _state
-    if s is not None and s.failed is not None:
+    fault = (s.MPI, s.rank, s.failed) if s is not None and s.failed is not None else _init_fault
+    if fault is not None:
         import sys
+        MPI, rank, e = fault
         sys.stdout.flush()
-        e = s.failed
-        sys.stderr.write(f"tapegrad.distribute: rank {s.rank} aborts the job after "
+        sys.stderr.write(f"tapegrad.distribute: rank {rank} aborts the job after "
                          f"{type(e).__name__}: {getattr(e, 'message', None) or e}\n")
         sys.stderr.flush()
         time.sleep(_ABORT_GRACE_SECONDS)
-        s.MPI.COMM_WORLD.Abort(1)
+        MPI.COMM_WORLD.Abort(1)
 
 
 def init(comm=None, process_sets=None, timeout=None):
@@ -279,10 +290,15 @@ def init(comm=None, process_sets=None, timeout=None):
         timeout = float(os.environ.get("TAPEGRAD_MPI_TIMEOUT", _DEFAULT_TIMEOUT))
     if not timeout > 0:
         raise ValueError(f"tapegrad.distribute.init: timeout must be a positive number of seconds, got {timeout}")
-    _state = _State(comm if comm is not None else MPI.COMM_WORLD, float(timeout))
     if not _exit_hook:
         atexit.register(_abort_after_fault)
         _exit_hook = True
+    try:
+        _state = _State(comm if comm is not None else MPI.COMM_WORLD, float(timeout))
+    except DeadlineExceededError as e:  # peers missing: MPI_Finalize at exit would wait for them
+        global _init_fault
+        _init_fault = (MPI, MPI.COMM_WORLD.Get_rank(), e)
+        raise
 
 
 def shutdown():
@@ -295,7 +311,7 @@ def shutdown():
     if s.failed is None:
         if s.arena:
             s.arena.free()
-            s.arena.node.Free()
+        s.node.Free()
         s.comm.Free()
 
 

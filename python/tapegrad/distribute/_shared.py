@@ -46,7 +46,7 @@ class _Arena:
 
     def __init__(self, st):
         self.st = st
-        self.node = st.comm.Split_type(st.MPI.COMM_TYPE_SHARED, key=st.rank)  # node rank == job rank here
+        self.node = st.node  # made by init (node rank == job rank here: every rank shares the machine)
         self.win, self.capacity, self.segments, self.turn = None, 0, None, 0
         self.usable = True  # until /dev/shm has no room for a group: then every later group goes to MPI
 
