@@ -531,6 +531,34 @@ def test_iterator_get_next_and_end():
     assert it.element_spec == tf.TensorSpec([], tf.int64)
 
 
+def test_an_iterator_shared_by_threads_serves_them_all():
+    # A generator's __next__ raised "generator already executing" in 3 of 4 threads.
+    import threading
+    import time
+
+    def slow():
+        for i in range(200):
+            time.sleep(0.0002)  # long enough for the threads to meet inside the generator
+            yield i
+
+    it = iter(D.from_generator(slow, output_signature=tf.TensorSpec([], tf.int32)).map(lambda x: x * 2))
+    got, failures = [], []
+
+    def work():
+        try:
+            for x in it:
+                got.append(int(x))
+        except Exception as e:  # noqa: BLE001 -- reported below
+            failures.append(e)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not failures and sorted(got) == list(range(0, 400, 2))
+
+
 def test_iterating_inside_a_function_is_a_graph_loop_not_unrolled():
     ds = D.range(3)
 
@@ -666,3 +694,30 @@ def test_filter_and_take_while_predicates_must_be_bool_scalars(make, message):
     with pytest.raises(ValueError) as info:
         make(tf.data.Dataset.range(3))
     assert message in str(info.value)
+
+
+def test_an_element_whose_map_function_raises_is_reported_and_iteration_goes_on():
+    # TF 2.21: [0, InvalidArgumentError, 20, 30] and, batched by 2, [error, [2, 3], [4]] (the batch holding
+    # the bad element is dropped). The generator chain ended at the first error before.
+    def f(x):
+        if int(x) == 1:
+            raise ValueError("bad element")
+        return x * 10
+
+    def pull(it, n):
+        out = []
+        for _ in range(n):
+            try:
+                out.append(next(it).numpy().tolist())
+            except StopIteration:
+                out.append("stop")
+                break
+            except errors.InvalidArgumentError:
+                out.append("error")
+        return out
+
+    mapped = D.range(4).map(lambda x: tf.py_function(f, [x], tf.int64))
+    assert pull(iter(mapped), 6) == [0, "error", 20, 30, "stop"]
+    batched = D.range(5).map(lambda x: tf.py_function(lambda v: v if int(v) != 1 else f(v), [x], tf.int64)).batch(2)
+    assert pull(iter(batched), 6) == ["error", [2, 3], [4], "stop"]
+    assert pull(iter(D.range(5).batch(2, drop_remainder=True)), 4) == [[0, 1], [2, 3], "stop"]

@@ -13,10 +13,10 @@ import tapegrad as tf
 @pytest.fixture(autouse=True)
 def no_default_writer():
     from tapegrad.summary import _writer
-    saved = dict(_writer._state)
-    _writer._state.update(writer=None, step=None, record=[True])
+    saved = dict(vars(_writer._state))
+    vars(_writer._state).update(writer=None, step=None, record=[True])
     yield
-    _writer._state.update(saved)
+    vars(_writer._state).update(saved)
 
 
 def _read(logdir):
@@ -211,3 +211,66 @@ def test_histogram_buckets_are_tensorboards(data, buckets):
         warnings.simplefilter("ignore")
         expected = tensor_util.make_ndarray(summary_v2.histogram_pb("h", data, buckets).value[0].tensor)
     np.testing.assert_array_equal(_buckets(data, buckets), expected)
+
+
+def test_the_default_writer_step_and_record_if_are_per_thread(tmp_path):
+    # One shared default made 4 threads with their own `with w.as_default()` lose events, write to each
+    # other's files and hit "writer is closed"; TF keeps the default writer per thread.
+    pytest.importorskip("tensorboard")
+    import threading
+    errors, per_thread = [], 50
+
+    def work(k):
+        try:
+            w = tf.summary.create_file_writer(str(tmp_path / f"t{k}"))
+            with w.as_default(step=0):
+                for i in range(per_thread):
+                    tf.summary.scalar("x", float(k), step=i)
+            w.close()
+        except Exception as e:  # noqa: BLE001 -- reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    for k in range(4):
+        events = _read(tmp_path / f"t{k}")["x"]
+        assert len(events) == per_thread and all(float(v) == k for _, v in events)
+    main = tf.summary.create_file_writer(str(tmp_path / "main"))
+    main.set_as_default(step=3)
+    seen = []
+    t = threading.Thread(target=lambda: seen.append((tf.summary.should_record_summaries(),
+                                                     tf.summary.experimental.get_step())))
+    t.start()
+    t.join()
+    assert seen == [(False, None)] and tf.summary.should_record_summaries()
+    main.close()
+
+
+def test_a_writer_dropped_without_close_releases_its_file_and_thread(tmp_path):
+    pytest.importorskip("tensorboard")
+    import gc
+    import os
+    import threading
+    before_threads = threading.active_count()
+    before_fds = len(os.listdir("/proc/self/fd"))
+    for k in range(30):
+        w = tf.summary.create_file_writer(str(tmp_path / f"d{k}"))
+        with w.as_default(step=k):
+            tf.summary.scalar("x", 1.0)
+        del w
+    gc.collect()
+    assert threading.active_count() <= before_threads + 1
+    assert len(os.listdir("/proc/self/fd")) <= before_fds + 1
+    assert all(_read(tmp_path / f"d{k}")["x"] == [(k, 1.0)] for k in range(30))  # flushed when closed
+
+
+def test_histogram_buckets_past_int32_raise_tf_s_type_error(tmp_path):
+    pytest.importorskip("tensorboard")
+    w = tf.summary.create_file_writer(str(tmp_path))
+    with w.as_default(step=0):
+        with pytest.raises(TypeError, match="must be of type tf.int32"):  # MemoryError before
+            tf.summary.histogram("h", [1.0, 2.0], buckets=2**31)

@@ -15,6 +15,7 @@ dataset provides (Note [Flat elements] for the element form):
                    of rows converts each gathered batch inline; reorderings pass it on).
 """
 import copy
+import threading
 
 import numpy as np
 
@@ -49,6 +50,27 @@ def check_positive_count(value, what, op, label=None):
     return n
 
 
+class Mapped:
+    """fn over each item of source, as builtin map: an item that raises leaves the iteration going
+    (Note [Element errors] in _functions.py); close() reaches the source (a prefetching thread ends)."""
+    __slots__ = ("_fn", "_source", "_next")
+
+    def __init__(self, fn, source):
+        self._fn, self._source = fn, source
+        self._next = iter(source).__next__
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self._fn(self._next())
+
+    def close(self):
+        close = getattr(self._source, "close", None)
+        if close is not None:
+            close()
+
+
 class Iterator:
     """An iterator over a dataset's elements as Tensors (``iter(dataset)``); ``next(it)`` or
     ``it.get_next()`` gives the next element and raises StopIteration / OutOfRangeError at the end."""
@@ -57,6 +79,7 @@ class Iterator:
         self.element_spec = dataset.element_spec
         self._source = dataset._tensors()
         self._next = self._source.__next__
+        self._lock = threading.Lock()  # threads sharing the iterator take turns (a generator runs one at a time)
 
     def __iter__(self):
         return self
@@ -64,13 +87,15 @@ class Iterator:
     def __next__(self):
         if _core._tracing():
             return self._traced_next()
-        return self._next()
+        with self._lock:
+            return self._next()
 
     def get_next(self):
         if _core._tracing():
             return self._traced_next()
         try:
-            return self._next()
+            with self._lock:
+                return self._next()
         except StopIteration:
             raise errors.OutOfRangeError(None, None, "End of sequence") from None
 
@@ -87,7 +112,8 @@ class Iterator:
 
         def take(_):
             try:
-                element = self._next()
+                with self._lock:
+                    element = self._next()
             except StopIteration:
                 raise errors.OutOfRangeError(None, None, "End of sequence") from None
             return st.flatten(element)
@@ -141,9 +167,7 @@ class Dataset:
 
     def _tensors(self):
         """The elements as the user sees them (Tensors, nested); a dataset may do this faster."""
-        to_tensors = self._to_tensors
-        for flat in self._flat():
-            yield to_tensors(flat)
+        return Mapped(self._to_tensors, self._flat())  # not a generator: Note [Element errors] in _functions.py
 
     # ---- sources
     @staticmethod

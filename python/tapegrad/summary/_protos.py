@@ -47,6 +47,9 @@ def histogram_summary(name, data, buckets, description):
     a = _values(data)
     if a.dtype.kind not in "biuf":
         raise ValueError(f"tf.summary.histogram: {name}: cannot bucket {a.dtype} values")
+    if buckets is not None and not isinstance(buckets, bool) and int(buckets) > 2**31 - 1:  # TF's class and words
+        raise TypeError(f"tf.summary.histogram: {name}: buckets: tensor must be of type tf.int32; got tf.int64 "
+                        f"({buckets!r})")
     if buckets is not None and (isinstance(buckets, bool) or int(buckets) < 0):
         raise ValueError(f"tf.summary.histogram: {name}: buckets must be a positive int, got {buckets!r}")
     table = _buckets(a.ravel().astype(np.float64), 30 if buckets is None else int(buckets))

@@ -1,9 +1,13 @@
 """Summary writers and the state tf.summary reads: the default writer, the default step and the
-record_if condition. Files are written by the ``tensorboard`` package's own EventFileWriter (the
-optional extra ``tapegrad[tensorboard]``), so they are TensorBoard's event format exactly."""
+record_if condition, each per thread as in TF. Files are written by the ``tensorboard`` package's own
+EventFileWriter (the optional extra ``tapegrad[tensorboard]``), so they are TensorBoard's event format
+exactly. A writer dropped without ``close()`` is closed when it is collected: its file and its
+EventFileWriter thread do not outlive it."""
 import contextlib
 import os
+import threading
 import time
+import weakref
 
 from tapegrad import errors
 
@@ -11,7 +15,16 @@ __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "flush",
            "should_record_summaries", "set_step", "get_step", "default_writer"]
 
 _INSTALL = 'tf.summary needs TensorBoard: pip install "tapegrad[tensorboard]"'
-_state = {"writer": None, "step": None, "record": [True]}
+
+
+class _ThreadState(threading.local):
+    """This thread's default writer, default step and record_if conditions (TF keeps them per thread)."""
+
+    def __init__(self):
+        self.writer, self.step, self.record = None, None, [True]
+
+
+_state = _ThreadState()
 
 
 def _event_file_writer():
@@ -36,6 +49,8 @@ class SummaryWriter:
             self._events = _event_file_writer()(os.fspath(logdir), max_queue_size=max(max_queue, 1),
                                                 flush_secs=flush_secs,
                                                 filename_suffix=".v2" if filename_suffix is None else filename_suffix)
+            # Not a method of self: the finalizer must not keep the writer alive.
+            self._finalizer = weakref.finalize(self, self._events.close)
         self._closed = False
 
     def as_default(self, step=None):
@@ -46,9 +61,9 @@ class SummaryWriter:
         return _DefaultBlock(self, step)
 
     def set_as_default(self, step=None):
-        _state["writer"] = self
+        _state.writer = self
         if step is not None:
-            _state["step"] = step
+            _state.step = step
 
     def init(self):
         """Nothing to do: the file is created with the writer."""
@@ -60,7 +75,7 @@ class SummaryWriter:
     def close(self):
         """Flushes and closes the file; writing to a closed writer raises NotFoundError."""
         if self._events is not None and not self._closed:
-            self._events.close()
+            self._finalizer()  # closes the EventFileWriter once, here or at collection
         self._closed = True
 
     def _write(self, summary, step):
@@ -79,16 +94,16 @@ class _DefaultBlock:
 
     def __init__(self, writer, step):
         self._writer, self._step = writer, step
-        self._previous = _state["writer"], _state["step"]
+        self._previous = _state.writer, _state.step
         writer.set_as_default(step)
 
     def __enter__(self):
         return self._writer
 
     def __exit__(self, *exc_info):
-        _state["writer"] = self._previous[0]
+        _state.writer = self._previous[0]
         if self._step is not None:
-            _state["step"] = self._previous[1]
+            _state.step = self._previous[1]
         self._writer.flush()
         return False
 
@@ -117,12 +132,12 @@ def create_noop_writer():
 
 
 def default_writer():
-    return _state["writer"]
+    return _state.writer
 
 
 def flush(writer=None, name=None):
     """Flushes ``writer``, or the default writer."""
-    writer = writer if writer is not None else _state["writer"]
+    writer = writer if writer is not None else _state.writer
     if writer is not None:
         writer.flush()
 
@@ -135,31 +150,31 @@ def _condition_true(condition):
 def record_if(condition):
     """Summaries in the block are written only when ``condition`` (a bool, a boolean tensor or a
     callable returning one, checked at each summary) holds."""
-    _state["record"].append(condition)
+    _state.record.append(condition)
     try:
         yield
     finally:
-        _state["record"].pop()
+        _state.record.pop()
 
 
 def should_record_summaries():
     """Whether a summary written now would be recorded: a default writer and a true record_if."""
-    return _state["writer"] is not None and _condition_true(_state["record"][-1])
+    return _state.writer is not None and _condition_true(_state.record[-1])
 
 
 def set_step(step):
     """Sets the default step for summaries (an int, an int tensor or a Variable read at each write)."""
-    _state["step"] = step
+    _state.step = step
 
 
 def get_step():
-    return _state["step"]
+    return _state.step
 
 
 def current_step(step):
     """The step a summary is written at (an int, a tensor or a Variable): the argument, else the default;
     ValueError when neither."""
-    step = _state["step"] if step is None else step
+    step = _state.step if step is None else step
     if step is None:
         raise ValueError("No step set. Please specify one either through the `step` argument or through "
                          "tf.summary.experimental.set_step()")
