@@ -104,3 +104,22 @@ def test_a_gradient_through_py_function_inside_a_function_raises_instead_of_none
         return tape.gradient(y, x)
     with pytest.raises(tf.errors.UnimplementedError, match="py_function inside tf.function"):
         g(tf.constant(3.0))
+
+
+def test_an_exception_in_func_is_tf_s_invalid_argument_error():
+    # TF 2.21: InvalidArgumentError "ValueError: bad element", eagerly and in graphs (ValueError here before).
+    def bad(x):
+        raise ValueError("bad element")
+
+    for call in (lambda: tf.py_function(bad, [tf.constant(1)], tf.int32),
+                 lambda: tf.function(lambda x: tf.py_function(bad, [x], tf.int32))(tf.constant(1)),
+                 lambda: tf.function(lambda x: tf.numpy_function(bad, [x], tf.int32))(tf.constant(1))):
+        with pytest.raises(tf.errors.InvalidArgumentError, match="ValueError: bad element") as info:
+            call()
+        assert isinstance(info.value.__cause__, ValueError)
+
+    def stop(x):
+        raise StopIteration
+
+    with pytest.raises(tf.errors.OutOfRangeError):
+        tf.py_function(stop, [tf.constant(1)], tf.int32)

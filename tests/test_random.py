@@ -115,3 +115,11 @@ def test_get_concrete_function_draws_nothing():
     f.get_concrete_function(x2)
     got.append(f(x32).numpy())
     np.testing.assert_array_equal(got, want)
+
+
+def test_scalar_shapes_and_parameters_draw_scalars():
+    # A 0-d draw from NumPy is a Python int: poisson([], 2.0) raised AttributeError.
+    assert tf.random.poisson([], 2.0).shape == ()
+    assert tf.random.poisson([], 2.0, dtype=tf.int64).dtype == tf.int64
+    assert tf.random.stateless_poisson([], [1, 2], 3.0).shape == ()
+    assert tf.random.stateless_binomial([], [1, 2], 5.0, 0.5).shape == ()

@@ -474,3 +474,13 @@ def test_transpose_takes_negative_perm_entries():
     assert tf.transpose(tf.zeros([2, 3, 4]), [-1, 0, 1]).shape == (4, 2, 3)
     with pytest.raises(tf.errors.InvalidArgumentError, match="Transpose"):
         tf.transpose(tf.zeros([2, 3, 4]), [2, -1, 1])
+
+
+def test_one_hot_of_strings_and_histogram_bins_past_int32_as_tf():
+    _ = tf.one_hot([0, 1], 3, on_value="a", off_value="b")
+    np.testing.assert_array_equal(_.numpy(), [[b"a", b"b", b"b"], [b"b", b"a", b"b"]])
+    assert _.dtype == tf.string
+    with pytest.raises(TypeError, match="Cannot convert 0 to EagerTensor of dtype string"):
+        tf.one_hot([0, 1], 3, on_value="a")  # AttributeError before
+    with pytest.raises(tf.errors.InvalidArgumentError, match="nbins should be a positive number"):
+        tf.histogram_fixed_width([1.0, 2.0], [0.0, 3.0], nbins=2**31)  # allocated 2**31 bins (the process was killed)

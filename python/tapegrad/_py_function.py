@@ -38,6 +38,20 @@ def _missing_tout(api):
                      f"  **by name** above the function:\n  `@tf.{api}(Tout=tout)`")
 
 
+def _calling(func, args, api):
+    """func(*args), with an exception raised in it as TF gives it: InvalidArgumentError "ValueError: ..."
+    (an OpError stays as it is; StopIteration is OutOfRangeError, the end of a dataset's generator)."""
+    from tapegrad import errors
+    try:
+        return func(*args)
+    except errors.OpError:
+        raise
+    except StopIteration as e:
+        raise errors.OutOfRangeError(None, None, f"{api}: StopIteration: {e}") from e
+    except Exception as e:  # noqa: BLE001 -- re-raised as TF's class, the original as its cause
+        raise InvalidArgumentError(f"{type(e).__name__}: {e}") from e
+
+
 def _results(out, Tout, convert):
     """func's result as Tout says: one tensor for a dtype, a list for a list of dtypes."""
     if isinstance(Tout, (list, tuple)):
@@ -102,7 +116,7 @@ def py_function(func=None, inp=None, Tout=None, name=None):  # noqa: N803 -- TF'
     inp = [convert_to_tensor(x) for x in (inp or [])]
 
     def fn(values):
-        return _results(func(*values), Tout, _to_tensor)
+        return _results(_calling(func, values, "py_function"), Tout, _to_tensor)
 
     return _graph_call(fn, inp, Tout, "EagerPyFunc") if _core._tracing() else fn(inp)
 
@@ -130,7 +144,7 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  #
 
     def fn(values):
         arrays = [v._numpy_unchecked() for v in values]
-        return _results(func(*arrays), Tout, lambda v, d: _np_to_tensor(v, d, tracing))
+        return _results(_calling(func, arrays, "numpy_function"), Tout, lambda v, d: _np_to_tensor(v, d, tracing))
 
     return _graph_call(fn, inp, Tout, "PyFunc") if tracing else fn(inp)
 

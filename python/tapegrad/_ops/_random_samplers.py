@@ -31,7 +31,7 @@ def poisson(rng, lam):
     """Poisson samples in float64: 0 where lam <= 0; a NaN or infinite lam stays as it is (TF's kernel
     does not return there); beyond 1e18 the draw's spread is below float64's resolution: lam itself."""
     ok = (lam > 0) & (lam < 1e18)
-    k = rng.poisson(np.where(ok, lam, 0.0)).astype(np.float64)
+    k = np.asarray(rng.poisson(np.where(ok, lam, 0.0)), np.float64)  # a 0-d lam gives a Python int
     return np.where(ok, k, np.where(np.isnan(lam) | (lam >= 1e18), np.round(lam), 0.0))
 
 
@@ -40,7 +40,7 @@ def binomial(rng, n, p):
     NaN; p outside [0, 1] is clipped to it."""
     n = np.floor(np.nan_to_num(np.clip(n, 0, 2.0 ** 62), nan=0.0))
     q = np.nan_to_num(np.clip(p, 0.0, 1.0), nan=0.0)
-    return rng.binomial(n.astype(np.int64), q).astype(np.float64)
+    return np.asarray(rng.binomial(np.asarray(n, np.int64), q), np.float64)
 
 
 # Note [Gamma's implicit gradient]

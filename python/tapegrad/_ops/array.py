@@ -338,12 +338,28 @@ def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None
         given = [convert_to_tensor(v).dtype for v in (on_value, off_value) if v is not None]
         dtype = given[0] if given else dtypes.float32
     dt = convert_arg(dtype, "dtype", "one_hot", "dtype")
+    if dt == dtypes.string:
+        return _one_hot_strings(indices, depth, on_value, off_value, axis)
     on = 1 if on_value is None else convert_to_tensor(on_value)._item()
     off = 0 if off_value is None else convert_to_tensor(off_value)._item()
     if isinstance(depth, Tensor) and _core._tracing() and _core._is_traced(depth):
         return _one_hot_computed_depth(convert_to_tensor(indices), depth, on, off, axis, dt)
     return _one_hot(convert_to_tensor(indices), depth=convert_arg(depth, "int", "one_hot", "depth"), on_value=float(on), off_value=float(off),
                     axis=-1 if axis is None else convert_arg(axis, "int", "one_hot", "axis"), dtype=dt.code)
+
+
+def _one_hot_strings(indices, depth, on_value, off_value, axis):
+    """one_hot of strings (TF's kernel takes any dtype): both values must be given, as TF's 1 and 0
+    defaults convert to no string; the positions come from a boolean one_hot."""
+    for what, v in (("on_value", on_value), ("off_value", off_value)):
+        if v is None:
+            raise TypeError(f"one_hot: Cannot convert {1 if what == 'on_value' else 0} to EagerTensor of dtype string "
+                            f"(the default {what}; give both on_value and off_value for strings)")
+    on, off = (convert_to_tensor(v) for v in (on_value, off_value))
+    if on.dtype != dtypes.string or off.dtype != dtypes.string or on._shape or off._shape:
+        raise TypeError(f"one_hot: on_value and off_value must be string scalars of one dtype, got {on!r} and {off!r}")
+    hit = one_hot(indices, depth, on_value=True, off_value=False, axis=axis)
+    return constant(np.where(hit.numpy(), on.numpy(), off.numpy()).astype(object))
 
 
 def _one_hot_computed_depth(indices, depth, on, off, axis, dt):

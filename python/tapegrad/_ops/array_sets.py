@@ -237,6 +237,8 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
     if isinstance(nbins, Tensor):
         _value_needed(nbins, f"{fn}'s nbins (it sets the result's size)")
     n = convert_arg(nbins, "int", fn, "nbins")
+    if n > 2**31 - 1:  # TF's nbins is an int32: this count wraps there and is refused
+        raise _InvalidArgument(f"HistogramFixedWidth: nbins should be a positive number, but got '{n}' (past int32)")
     return _histogram(v, r, nbins=n, dtype=_index_dtype(dtype, fn, "dtype").code)
 
 

@@ -7,7 +7,7 @@ from tapegrad import errors
 from tapegrad._ops.array import concat, reshape
 from tapegrad._tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
-from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset, check_count
+from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset, Mapped, check_count
 
 __all__ = ["Batch", "Unbatch", "PaddedBatch"]
 
@@ -32,15 +32,33 @@ def gatherer(column):
     return column.__getitem__
 
 
-def _groups(elements, size, drop_remainder):
-    group = []
-    for e in elements:
-        group.append(e)
-        if len(group) == size:
-            yield group
-            group = []
-    if group and not drop_remainder:
-        yield group
+class _groups:  # noqa: N801 -- used as the generator it replaces
+    """Lists of `size` consecutive elements (the last one shorter unless drop_remainder). Not a
+    generator: an element that raises drops its group and the next call starts a new one (Note
+    [Element errors] in _functions.py)."""
+
+    def __init__(self, elements, size, drop_remainder):
+        self._source, self._size, self._drop, self._done = elements, size, drop_remainder, False
+        self._next = iter(elements).__next__
+
+    def __iter__(self):
+        return self
+
+    def close(self):
+        close = getattr(self._source, "close", None)
+        if close is not None:
+            close()
+
+    def __next__(self):
+        group = []
+        while len(group) < self._size and not self._done:
+            try:
+                group.append(self._next())
+            except StopIteration:
+                self._done = True
+        if not group or (self._done and len(group) < self._size and self._drop):
+            raise StopIteration
+        return group
 
 
 def _stack(group, component):
@@ -75,8 +93,9 @@ class Batch(Dataset):
     def _flat(self):
         if self._input._columns is not None:
             return self._gathered(self._input._columns, self._input._chunks())
-        return (tuple(_stack(group, i) for i in range(len(self._specs)))
-                for group in _groups(self._input._flat(), self._size, self._drop))
+        n = len(self._specs)
+        return Mapped(lambda group: tuple(_stack(group, i) for i in range(n)),
+                      _groups(self._input._flat(), self._size, self._drop))
 
     def _batch_indices(self, chunks):
         """Index arrays of the batches, in order, over a stream of index chunks."""

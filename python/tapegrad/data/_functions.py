@@ -29,7 +29,7 @@ from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
 from tapegrad.data import _python_elements as elements
 from tapegrad.data import _structure as st
 from tapegrad.data import _windowing
-from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, check_positive_count
+from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, Mapped, check_positive_count
 
 __all__ = ["Map", "Filter", "FlatMap", "Interleave", "TakeWhile", "reduce", "get_single_element"]
 
@@ -145,9 +145,13 @@ class Map(Dataset):
         return self._input._card()
 
     def _flat(self):
-        apply = self._func.apply
-        for flat in self._input._flat():
-            yield apply(flat)
+        return Mapped(self._func.apply, self._input._flat())  # see Note [Element errors]
+
+
+# Note [Element errors]: as in TF, an element whose map function raises (a py_function failing on
+# one input) raises from next() and the iteration goes on with the next element; a batch holding it
+# is dropped. So Map, Batch and the conversion to tensors are plain iterators (Mapped, _groups),
+# not generators: a generator that lets an exception out is finished.
 
 
 class _Predicated(Dataset):
