@@ -178,3 +178,18 @@ def test_strided_slice_and_slice_helpers():
     x = tf.constant(A)
     np.testing.assert_array_equal(tf.strided_slice(x, [0, 2, 0], [2, 0, 4], [1, -1, 2]).numpy(), A[0:2, 2:0:-1, 0:4:2])
     np.testing.assert_array_equal(tf.slice(x, [1, 0, 2], [1, -1, 2]).numpy(), A[1:2, :, 2:4])
+
+
+def test_a_traced_scalar_index_inside_a_tuple_key_is_read_at_every_call():
+    # probs[0, action] in an actor-critic step raised OperatorNotAllowedInGraphError; TF 2.21 gives these.
+    probs = tf.Variable([[0.1, 0.2, 0.7]])
+    f = tf.function(lambda action: probs[0, action])
+    assert [round(float(f(tf.constant(a))), 6) for a in (0, 2, 1, -1)] == [0.1, 0.7, 0.2, 0.7]
+    h = tf.function(lambda x, i: (x[i, 1:], x[:, i], x[i, -1]))
+    got = h(tf.reshape(tf.range(6.0), [2, 3]), tf.constant(1))
+    assert [g.numpy().tolist() for g in got] == [[4.0, 5.0], [1.0, 4.0], 5.0]
+    with tf.GradientTape() as tape:
+        y = f(tf.constant(2))
+    assert tape.gradient(y, probs).numpy().tolist() == [[0.0, 0.0, 1.0]]
+    with pytest.raises(tf.errors.InvalidArgumentError):
+        f(tf.constant(3))

@@ -183,3 +183,15 @@ def test_numpy_scalars_keep_their_dtype_as_in_tf():
     assert tf.convert_to_tensor(np.int64(3)).dtype == tf.int64
     assert tf.constant(np.float32(1.0)).dtype == tf.float32
     assert (tf.ones([2]) * np.float64(2.0)).dtype == tf.float32  # beside a tensor the tensor's dtype wins
+
+
+def test_set_shape_checks_compatibility_as_tf():
+    x = tf.constant([[1.0, 2.0]])
+    for ok in ([1, 2], [None, 2], None, tf.TensorShape([1, None])):
+        x.set_shape(ok)
+    assert x.shape == (1, 2)
+    for bad in ([2, 1], [1], [1, 2, 3]):
+        with pytest.raises(ValueError, match=r"Tensor's shape \(1, 2\) is not compatible with supplied shape"):
+            x.set_shape(bad)
+    f = tf.function(lambda t: (t.set_shape([None, 2]), t * 2.0)[1])
+    assert f(tf.ones([3, 2])).shape == (3, 2)

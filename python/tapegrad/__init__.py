@@ -62,7 +62,9 @@ from tapegrad import raw_ops  # noqa: E402
 from tapegrad._show_config import show_config  # noqa: E402
 from tapegrad import _show_config  # noqa: E402
 
-__version__ = _show_config._package_version()  # pyproject.toml is the one place the version is written
+from tapegrad import version  # noqa: E402
+
+__version__ = version.VERSION  # the TF API version (scripts compare it); tapegrad's own is version.TAPEGRAD_VERSION
 from tapegrad._name_scope import name_scope  # noqa: E402
 from tapegrad._module import Module  # noqa: E402
 from tapegrad import train  # noqa: E402

@@ -5,6 +5,7 @@ import sys
 from tapegrad import _core
 
 _ISA_LEVELS = ("baseline", "avx2", "avx512")
+_TF_API_VERSION = "2.21.0"  # tf.version.VERSION: the TF release whose API tapegrad follows
 
 
 def _package_version():
@@ -19,7 +20,7 @@ def _config():
     info = _core._build_info()
     best = _core.best_isa()
     return {
-        "tapegrad": {"version": _package_version(), "path": __file__.rsplit("/", 1)[0]},
+        "tapegrad": {"version": _package_version(), "tf_api_version": _TF_API_VERSION, "path": __file__.rsplit("/", 1)[0]},
         "python": {"version": platform.python_version(), "implementation": platform.python_implementation(),
                    "platform": platform.platform()},
         "kernels": {"isa": _core.active_isa(),

@@ -163,6 +163,16 @@ def _static_shape(self, _varying_dims=_core._varying_dims):
     return _known([None if d >= 64 or (varying >> d) & 1 else n for d, n in enumerate(self._shape)])
 
 
+def _set_shape(self, shape):
+    """TF's set_shape: checks the given shape is compatible with the static shape (ValueError if not).
+    A tensor here always has its actual sizes, so there is nothing to refine."""
+    given = TensorShape(shape)
+    if not self.shape.is_compatible_with(given):
+        def text(s):
+            return "<unknown>" if s.rank is None else str(tuple(s.as_list()))
+        raise ValueError(f"Tensor's shape {text(self.shape)} is not compatible with supplied shape {text(given)}.")
+
+
 def _tensor_surface():
     """What Tensor is in Python beyond the C++ class (cpp/bindings/tensor.cpp: storage, operators)."""
     from tapegrad._ops.indexing import getitem
@@ -187,6 +197,7 @@ def _tensor_surface():
         "__getitem__": getitem,
         "__array_priority__": 100,  # NumPy defers to our reflected operators
         "get_shape": _static_shape,
+        "set_shape": _set_shape,
         "device": "/job:localhost/replica:0/task:0/device:CPU:0",
     }
 

@@ -23,7 +23,7 @@ def _getitem(self, key):
     """x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list)."""
     if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
         return boolean_mask(self, key)  # (its rows are found at run time, whatever self's sizes)
-    if _core._tracing() and (_core._size_varies(self) or _traced_slice_bound(key)):  # see indexing_run_time.py
+    if _core._tracing() and (_core._size_varies(self) or _traced_key_part(key)):  # see indexing_run_time.py
         y = getitem_at_run_time(self, key)
         if y is None:
             _refuse_size_relative(self, key)
@@ -102,10 +102,15 @@ def _getitem(self, key):
     return y
 
 
-def _traced_slice_bound(key):
-    """Whether a slice of key has a start, stop or step computed inside the tf.function (x[:n])."""
-    for k in key if isinstance(key, tuple) else (key,):
+def _traced_key_part(key):
+    """Whether a tuple key holds an index computed inside the tf.function (probs[0, action]) or a slice
+    whose start, stop or step is (x[:n]): either is resolved in the graph at every call."""
+    if not isinstance(key, tuple):
+        key = (key,)
+    for k in key:
         if isinstance(k, builtins.slice) and any(isinstance(v, Tensor) and _traced(v) for v in (k.start, k.stop, k.step)):
+            return True
+        if len(key) > 1 and isinstance(k, Tensor) and k.ndim == 0 and k.dtype.is_integer and _traced(k):
             return True
     return False
 
