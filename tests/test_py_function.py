@@ -123,3 +123,33 @@ def test_an_exception_in_func_is_tf_s_invalid_argument_error():
 
     with pytest.raises(tf.errors.OutOfRangeError):
         tf.py_function(stop, [tf.constant(1)], tf.int32)
+
+
+def test_the_gradient_of_a_traced_loop_using_a_host_call_s_results_is_refused_clearly():
+    # The actor-critic pattern (a numpy_function environment step in a tf.range loop, the tape inside
+    # tf.function) failed with "PyFunc:0: the host call returned 0 tensors"; it is refused by name
+    # until host-call results are kept per iteration (no made-up values, no second run of the step).
+    w = tf.Variable(2.0)
+
+    def step(t):
+        return np.float32(t) + np.float32(1.0)
+
+    def episode(n):
+        total = tf.constant(0.0)
+        for t in tf.range(n):
+            state = tf.numpy_function(step, [t], tf.float32)
+            total += w * state
+        return total
+
+    with tf.GradientTape() as tape:
+        value = episode(tf.constant(3))  # eagerly: 2 * (1 + 2 + 3)
+    assert float(value) == 12.0 and float(tape.gradient(value, w)) == 6.0
+
+    @tf.function
+    def traced(n):
+        with tf.GradientTape() as tape:
+            v = episode(n)
+        return tape.gradient(v, w)
+
+    with pytest.raises(tf.errors.UnimplementedError, match="PyFunc"):
+        traced(tf.constant(3))

@@ -60,7 +60,16 @@ static Tensors run_side_effect(const Node& n, const Tensors& x, bool eager) {
     else assign_into(n.value, x[0], n.mode);
     return {};
   }
-  if (building_backward()) return {};
+  if (building_backward()) {
+    // The backward of a loop replays its body; a host call's results are not kept per iteration, and
+    // running the call again would repeat its side effects. Refused, never replaced by made-up values.
+    if (n.dynamic)
+      throw Unimplemented(cat("tf.function: the gradient of a loop (or branch) whose body uses the results of ", n.name,
+                              " (tf.py_function / tf.numpy_function) is not supported inside a tf.function yet: its "
+                              "results are not kept per iteration. Compute the gradient eagerly (without tf.function "
+                              "around the loop), or return the host call's results from a loop without a tape"));
+    return {};
+  }
   Tensors outs = (*n.host)(x);
   if (eager && !outs.empty() && should_record(x))
     throw Unimplemented(cat("tf.function: ", n.name, " inside a function called under a GradientTape that watches "
