@@ -102,18 +102,19 @@ def test_attention_axes_match_tf_keras():
     assert scores.shape == (2, 2, 3, 4, 3, 4)
 
 
-def _reference(q, v, k, ws, mask=None):
-    """Attention by the formula in float64 NumPy."""
+def _reference(q, v, k, ws, mask=None, fused=True):
+    """Attention by the formula in float64 NumPy; a mask as Keras's fused or explicit path applies it
+    (Note [Attention masks, as Keras])."""
     wq, bq, wk, bk, wv, bv, wo, bo = ws
     qh = np.einsum("btd,dnh->btnh", q, wq) + bq
     kh = np.einsum("bsd,dnh->bsnh", k, wk) + bk
     vh = np.einsum("bsd,dnh->bsnh", v, wv) + bv
     s = np.einsum("btnh,bsnh->bnts", qh, kh) / np.sqrt(wq.shape[-1])
     if mask is not None:
-        s = np.where(mask[:, None], s, -1e9)
+        s = np.where(mask[:, None], s, -0.7 * 3.38953e38 if fused else -1e9)
     p = np.exp(s - s.max(-1, keepdims=True))
     p /= p.sum(-1, keepdims=True)
-    if mask is not None:
+    if mask is not None and not fused:
         p = p * mask[:, None]
     return np.einsum("bnts,bsnh->btnh", p, vh).reshape(q.shape[0], q.shape[1], -1) @ wo.reshape(-1, wo.shape[-1]) + bo
 
@@ -127,6 +128,8 @@ def test_float64_against_numpy_and_gradients():
     np.testing.assert_allclose(layer(q, v, key=k).numpy(), _reference(q, v, k, ws), rtol=1e-10, atol=1e-12)
     np.testing.assert_allclose(layer(q, v, key=k, attention_mask=MASK).numpy(), _reference(q, v, k, ws, MASK),
                                rtol=1e-10, atol=1e-12)
+    out, _ = layer(q, v, key=k, attention_mask=MASK, return_attention_scores=True)
+    np.testing.assert_allclose(out.numpy(), _reference(q, v, k, ws, MASK, fused=False), rtol=1e-10, atol=1e-12)
     check_grads(lambda a, b, c: layer(a, b, key=c, attention_mask=MASK), [q, v, k], {}, [0, 1, 2], rng)
     with tf.GradientTape() as tape:
         loss = tf.reduce_sum(layer(q, v, key=k) ** 2)

@@ -121,7 +121,7 @@ def test_fit_progress_bar(capsys):
 
 def test_fit_requires_compile_and_matching_lengths():
     model = keras.Sequential([keras.layers.Dense(1)])
-    with pytest.raises(RuntimeError, match="compile"):
+    with pytest.raises(ValueError, match="compile"):  # Keras's class
         model.fit(np.ones((4, 2)), np.ones((4, 1)))
     model.compile(loss="mse")
     with pytest.raises(ValueError, match="samples"):

@@ -5,7 +5,8 @@ A source gives ``steps`` (batches per epoch, None when a dataset's length is unk
 ``(x, y)``, ``(x, y, sample_weight)`` or ``x`` alone, as in Keras; the dataset batches itself, so
 ``batch_size`` must not be given. With ``steps_per_epoch`` the iterator carries on across epochs
 (an epoch takes that many batches); one that runs out ends the epoch early with Keras's warning
-and the next epoch starts the dataset again.
+and the next epoch starts the dataset again. An epoch with no batch at all (0 samples, an empty
+dataset) gives that warning too, as Keras's does; evaluate then returns [] (Keras's empty logs).
 """
 import warnings
 
@@ -15,6 +16,13 @@ import tapegrad as tf
 from tapegrad.keras import _multi_output
 
 __all__ = ["is_dataset", "ArrayBatches", "DatasetBatches", "unpack"]
+
+
+def _warn_ran_out():
+    """Keras's warning when a pass over the data ends before the batches it expected (or with none)."""
+    warnings.warn("Your input ran out of data; interrupting training. Make sure that your dataset or generator "
+                  "can generate at least `steps_per_epoch * epochs` batches. You may need to use the `.repeat()` "
+                  "function when building your dataset.", UserWarning, stacklevel=4)
 
 
 def is_dataset(x):
@@ -44,6 +52,9 @@ class ArrayBatches:
 
     def epoch(self):
         n = _multi_output.batch_size(self.x)
+        if n == 0:
+            _warn_ran_out()
+            return
         order = np.random.permutation(n) if self.shuffle else np.arange(n)
         for start in range(0, n, self.batch_size):
             idx = order[start:start + self.batch_size]
@@ -85,8 +96,12 @@ class DatasetBatches:
 
     def epoch(self):
         if self.steps_per_epoch is None:
+            empty = True
             for element in self.dataset:
+                empty = False
                 yield self._batch(element)
+            if empty:
+                _warn_ran_out()
             return
         for _ in range(self.steps_per_epoch):
             if self._iterator is None:
@@ -95,9 +110,6 @@ class DatasetBatches:
                 element = next(self._iterator)
             except StopIteration:
                 self._iterator = None
-                warnings.warn("Your input ran out of data; interrupting training. Make sure that your dataset "
-                              "or generator can generate at least `steps_per_epoch * epochs` batches. You may "
-                              "need to use the `.repeat()` function when building your dataset.", UserWarning,
-                              stacklevel=3)
+                _warn_ran_out()
                 return
             yield self._batch(element)

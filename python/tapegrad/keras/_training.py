@@ -9,6 +9,9 @@ then one C++ call a step) unless compile(run_eagerly=True) or model.run_eagerly 
 Batches: fit shuffles with NumPy's global generator (np.random.permutation per epoch), which
 keras.utils.set_random_seed seeds; a tf.data.Dataset gives its own batches (keras/_data_adapter.py).
 """
+import math
+import numbers
+
 import numpy as np
 
 import tapegrad as tf
@@ -52,6 +55,37 @@ def _samples(x, y, what):
     if y is not None and _multi_output.batch_size(y) != n_x:
         raise ValueError(f"{what}: x has {n_x} samples but y has {_multi_output.batch_size(y)}")
     return n_x
+
+
+def _batch_size(batch_size, what, arg="batch_size"):
+    """The batch size to slice arrays by: 32 for None (or 0, as Keras); a ValueError naming the argument
+    for a negative one (Keras fails on it later, in a reshape), a TypeError for a non-integer."""
+    if not batch_size:
+        return 32
+    if isinstance(batch_size, numbers.Integral) and batch_size > 0:
+        return int(batch_size)
+    if not isinstance(batch_size, numbers.Integral):
+        raise TypeError(f"{what}: `{arg}` must be an integer, got {batch_size!r} of type {type(batch_size).__name__}")
+    raise ValueError(f"{what}: Invalid value for `{arg}`: {batch_size}. Expected a positive integer (or None, "
+                     f"for batches of 32)")
+
+
+def _split_at(n, validation_split):
+    """The first validation sample of fit's validation_split, as Keras cuts: floor(n * (1 - split)); a
+    ValueError when either part would be empty."""
+    cut = int(math.floor(n * (1.0 - validation_split)))
+    if cut == 0 or cut == n:
+        raise ValueError(f"Training data contains {n} samples, which is not sufficient to split it into a "
+                         f"validation and training set as specified by `validation_split={validation_split}`. "
+                         "Either provide more data, or a different value for the `validation_split` argument.")
+    return cut
+
+
+def _flatten_logs(logs, names):
+    """evaluate's list: the logs of the model's metrics in their order, then any others by name (a
+    train_step of one's own may return other keys); one value alone; [] for no batch, as Keras."""
+    values = [logs[k] for k in names if k in logs] + [logs[k] for k in sorted(logs) if k not in names]
+    return values[0] if len(values) == 1 else values
 
 
 def _callback_list(callbacks, model, add_history=False, **params):
@@ -160,8 +194,8 @@ class TrainingMixin:
             m.reset_state()
 
     def _check_compiled(self, what):
-        if not self.compiled:
-            raise RuntimeError(f"You must call compile() before {what}()")
+        if not self.compiled:  # Keras's class and words, whichever loop was asked for
+            raise ValueError("You must call `compile()` before using the model.")
 
     # ---- one step
     def compute_loss(self, x=None, y=None, y_pred=None, sample_weight=None, training=True):
@@ -236,6 +270,7 @@ class TrainingMixin:
         compiled metric, plus "val_..." entries when validation data is given.
         """
         self._check_compiled("fit")
+        _batch_size(validation_batch_size, "fit", "validation_batch_size")  # before training, not after an epoch
         if data_adapter.is_dataset(x):
             batches = data_adapter.DatasetBatches(x, y, batch_size, steps_per_epoch, "fit", validation_split,
                                                   sample_weight)
@@ -295,7 +330,7 @@ class TrainingMixin:
         sw = _as_array(sample_weight, "fit")
         n_x = _samples(x, y, "fit")
         if validation_split and validation_data is None:
-            cut = int(n_x * (1.0 - validation_split))
+            cut = _split_at(n_x, validation_split)
             head, tail = slice(None, cut), slice(cut, None)
             validation_data = (_multi_output.take(x, tail), _take_or_none(y, tail)) + (
                 (sw[cut:],) if sw is not None else ())
@@ -308,7 +343,7 @@ class TrainingMixin:
                 raise ValueError("fit: class_weight is not supported for a model with several outputs")
             cw = _class_weights(y, class_weight)
             sw = cw if sw is None else sw * cw
-        return data_adapter.ArrayBatches(x, y, sw, batch_size or 32, shuffle), validation_data
+        return data_adapter.ArrayBatches(x, y, sw, _batch_size(batch_size, "fit"), shuffle), validation_data
 
     def evaluate(self, x=None, y=None, batch_size=None, verbose="auto", sample_weight=None, steps=None,
                  callbacks=None, return_dict=False, **kwargs):
@@ -320,7 +355,7 @@ class TrainingMixin:
             x, y = _as_array(x, "evaluate"), _as_array(y, "evaluate")
             sw = _as_array(sample_weight, "evaluate")
             _samples(x, y, "evaluate")
-            batches = data_adapter.ArrayBatches(x, y, sw, batch_size or 32)
+            batches = data_adapter.ArrayBatches(x, y, sw, _batch_size(batch_size, "evaluate"))
         cbs = _callback_list(callbacks, self, verbose=verbose, epochs=1, steps=batches.steps)
         verbose = 1 if verbose == "auto" else verbose
         bar = Progbar(batches.steps, verbose=verbose, stateful_metrics=self.metrics_names)
@@ -338,15 +373,15 @@ class TrainingMixin:
         cbs.on_test_end(logs)  # the hooks see the logs sorted by name, as in Keras
         if return_dict:
             return logs
-        values = [logs[name] for name in self.metrics_names]
-        return values[0] if len(values) == 1 else values
+        return _flatten_logs(logs, self.metrics_names)
 
     def predict(self, x, batch_size=None, verbose="auto", steps=None, callbacks=None, **kwargs):
         """The model's outputs for x (training=False), batch by batch, as one NumPy array."""
         if data_adapter.is_dataset(x):
             batches = data_adapter.DatasetBatches(x, None, batch_size, steps, "predict")
         else:
-            batches = data_adapter.ArrayBatches(_as_array(x, "predict"), None, None, batch_size or 32)
+            batches = data_adapter.ArrayBatches(_as_array(x, "predict"), None, None,
+                                                _batch_size(batch_size, "predict"))
         cbs = _callback_list(callbacks, self, verbose=verbose, epochs=1, steps=batches.steps)
         verbose = 1 if verbose == "auto" else verbose
         bar = Progbar(batches.steps, verbose=verbose)
@@ -387,5 +422,4 @@ class TrainingMixin:
         logs = self._run_step(step, _as_array(x, what), _as_array(y, what), _as_array(sample_weight, what))
         if return_dict:
             return logs
-        values = [logs[k] for k in self.metrics_names]
-        return values[0] if len(values) == 1 else values
+        return _flatten_logs(logs, self.metrics_names)

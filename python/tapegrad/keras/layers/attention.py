@@ -6,6 +6,16 @@ input is projected per head (kernels (d, heads, key_dim) and (dv, heads, value_d
 axes of the key, and the heads' outputs are projected back to output_shape (default dq) by a
 (heads, value_dim, output) kernel. Attention axes default to every axis between the batch and the
 feature axis; the others are batch axes.
+
+Note [Attention masks, as Keras]: Keras 3 computes attention in one of two ways, and they differ
+where a query may attend to nothing (its mask row all False):
+  - fused, as ops.dot_product_attention (inputs of rank 3, dropout == 0, scores not returned):
+    masked logits are replaced by -0.7 * 3.38953e38; a row with nothing to attend is the uniform
+    average over the keys;
+  - explicit, as the Softmax layer (otherwise; dropout > 0 counts even when not training): masked
+    logits are replaced by -1e9 and the probabilities of masked keys are then set to 0; such a
+    row's scores are all 0, its output the output bias.
+Either way a masked logit is replaced (tf.where), not offset, so no gradient reaches it.
 """
 import math
 import string
@@ -17,7 +27,8 @@ from tapegrad.keras.layers.base import Layer
 
 __all__ = ["MultiHeadAttention"]
 
-_LARGE_NEGATIVE = {"float16": -65504.0}  # added to masked scores; -1e9 for float32 and float64, as Keras
+# the value a masked logit becomes, by path (Note [Attention masks, as Keras])
+_FUSED_NEGATIVE, _EXPLICIT_NEGATIVE = -0.7 * 3.38953e38, -1e9
 
 
 def _equations(rank, attention_axes):
@@ -51,8 +62,10 @@ class MultiHeadAttention(Layer):
     call(query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
     return_attention_scores=False, training=None, use_causal_mask=False): attention_mask is boolean,
     shape (B, *T, *S) (or broadcastable), True where a query may attend; value_mask / key_mask (B, *S)
-    mask keys; a query row with nothing to attend gets zero scores. As in Keras 3, the query_mask
-    argument is not used: the query tensor's own mask is (an Embedding(mask_zero=True) output). Returns the output (B, *T, output) and, when asked, the scores
+    mask keys; a query row with nothing to attend gets Keras's answer (the mean of the values for rank-3
+    inputs without dropout or returned scores, else zero scores: Note [Attention masks, as Keras]). As
+    in Keras 3, the query_mask argument is not used: the query tensor's own mask is (an
+    Embedding(mask_zero=True) output). Returns the output (B, *T, output) and, when asked, the scores
     (B, heads, *T, *S).
     """
 
@@ -175,7 +188,8 @@ class MultiHeadAttention(Layer):
         # As Keras 3: the query's mask is the query tensor's own (Note [Keras masks]), not the argument.
         query_mask = _masking.get_keras_mask(query)
         mask = self._mask(query, value, query_mask, value_mask, key_mask, attention_mask, use_causal_mask)
-        probs = self._softmax(scores, mask)
+        fused = len(query.shape) == 3 and self.dropout == 0 and not return_attention_scores
+        probs = self._softmax(scores, mask, fused)
         dropped = probs
         if training and self.dropout > 0:
             dropped = tf.nn.dropout(probs, self.dropout, seed=self.seed)
@@ -188,20 +202,22 @@ class MultiHeadAttention(Layer):
             out = out + self.output_bias
         return (out, probs) if return_attention_scores else out
 
-    def _softmax(self, scores, mask):
-        """Softmax over the key's attention axes (the last len(axes)); masked scores get a large
-        negative number and a row with nothing to attend is all zeros, as Keras."""
+    def _softmax(self, scores, mask, fused):
+        """Softmax over the key's attention axes (the last len(axes)), masked by Keras's fused or
+        explicit rule (Note [Attention masks, as Keras])."""
         k = len(self._axes)
         if mask is not None:
-            t = len(self._axes)
-            mask = tf.cast(mask, scores.dtype)
+            mask = tf.cast(mask, tf.bool)
             while mask.shape.rank < scores.shape.rank:  # the heads axis (and batch axes Keras leaves out)
-                mask = tf.expand_dims(mask, axis=-2 * t - 1)
-            scores = scores + (1.0 - mask) * _LARGE_NEGATIVE.get(scores.dtype.name, -1e9)
+                mask = tf.expand_dims(mask, axis=-2 * k - 1)
+            fill = tf.constant(_FUSED_NEGATIVE if fused else _EXPLICIT_NEGATIVE, scores.dtype)
+            scores = tf.where(mask, scores, fill)
         shape = tf.shape(scores)
         flat = tf.reshape(scores, tf.concat([shape[:-k], [-1]], 0))
         probs = tf.reshape(tf.nn.softmax(flat, axis=-1), shape)
-        return probs * mask if mask is not None else probs
+        if mask is not None and not fused:
+            probs = probs * tf.cast(mask, probs.dtype)
+        return probs
 
     def compute_output_shape(self, query_shape, value_shape=None, key_shape=None):
         return tuple(query_shape[:-1]) + (self._output_dim or query_shape[-1],)

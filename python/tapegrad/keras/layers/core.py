@@ -45,6 +45,7 @@ class Dense(Layer):
         self.bias_constraint = constraints.get(bias_constraint)
 
     def build(self, input_shape):
+        self._check_rank(input_shape)
         if input_shape[-1] is None:
             raise ValueError(f"{self.name}: the last axis of the input must be known, got shape {input_shape}")
         self.kernel = self.add_weight(shape=(input_shape[-1], self.units), initializer=self.kernel_initializer,
@@ -63,6 +64,7 @@ class Dense(Layer):
                 self._check_inputs(inputs)
                 raise
         else:
+            self._check_rank(inputs.shape)
             shape = self._check_inputs(inputs)
             lead = list(shape[:-1])
             out = tf.reshape(tf.reshape(inputs, [-1, shape[-1]]) @ self.kernel, lead + [self.units])
@@ -72,6 +74,12 @@ class Dense(Layer):
         if self.activity_regularizer is not None:
             self.add_loss(self.activity_regularizer(out) / out.shape[0])
         return out
+
+    def _check_rank(self, shape):
+        """Keras's input spec for Dense: min_ndim=2 (a batch of vectors, at least)."""
+        if len(shape) < 2:
+            raise ValueError(f"Input 0 of layer '{self.name}' is incompatible with the layer: expected min_ndim=2, "
+                             f"found ndim={len(shape)}. Full shape received: {tuple(shape)}")
 
     def _check_inputs(self, inputs):
         """The inputs' shape; a ValueError naming the layer when its last axis does not fit the kernel."""

@@ -26,6 +26,8 @@ import tempfile
 
 import numpy as np
 
+from tapegrad.keras.saving._serialization import loads_config
+
 __all__ = ["SUFFIXES", "write", "read"]
 
 SUFFIXES = (".h5", ".hdf5")
@@ -123,7 +125,10 @@ def read(filepath, fmt):
         with h5py.File(filepath, "r") as f:
             if f.attrs.get("format") != fmt:
                 raise ValueError(f"it is not a {fmt} file (a Keras .h5 file? see the README)")
-            metadata, config = json.loads(f.attrs["metadata"]), json.loads(f.attrs["model_config"])
+            try:
+                metadata, config = loads_config(f.attrs["metadata"]), loads_config(f.attrs["model_config"])
+            except ValueError as e:
+                raise ValueError(f"its metadata or model_config {e}") from None
             weights = _get(f["model_weights"])
             optimizer = _get(f["optimizer_weights"]) if "optimizer_weights" in f else None
     except (OSError, KeyError, ValueError) as e:

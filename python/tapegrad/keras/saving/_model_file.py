@@ -14,6 +14,9 @@ compiles with compile_config and restores the optimizer's state. The weights are
 Keras's HDF5 "model.weights.h5": real Keras ``.keras`` files do not load here, nor these in Keras.
 A functional model plugs in through its own get_config / from_config, like Sequential's. A path
 ending in ``.h5`` holds the same content in HDF5 (Note [HDF5 model files] in _h5_file.py).
+A damaged file raises a ValueError naming it before any variable is assigned: zip checks each
+member's CRC-32 as it is read, the JSON is parsed with a depth limit (loads_config), the config must
+describe a layer or model, and every weight's shape and kind is checked before the first assignment.
 """
 import datetime
 import io
@@ -27,7 +30,8 @@ import tapegrad as tf
 
 from tapegrad.keras import _saving
 from tapegrad.keras.saving import _h5_file
-from tapegrad.keras.saving._serialization import (CustomObjectScope, deserialize_keras_object,
+from tapegrad.keras.layers.base import Layer
+from tapegrad.keras.saving._serialization import (CustomObjectScope, deserialize_keras_object, loads_config,
                                                   serialize_keras_object)
 
 __all__ = ["save_model", "load_model"]
@@ -92,8 +96,11 @@ def _read(filepath):
             if missing:
                 raise ValueError(f"it lacks {missing}")
             return {n: z.read(n) for n in names if n.endswith((".json", ".npz"))}
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, KeyError) as e:
-        raise ValueError(f"load_model: {filepath} is not a readable tapegrad .keras file: {e}") from None
+    # what zipfile raises on damaged bytes besides BadZipFile: a flipped version or compression
+    # field (NotImplementedError), flag (RuntimeError: "encrypted"), size (EOFError, OverflowError), ...
+    except Exception as e:  # noqa: BLE001 -- every failure to read the archive is a damaged file
+        raise ValueError(f"load_model: {filepath} is not a readable tapegrad .keras file ({type(e).__name__}: "
+                         f"{e})") from None
 
 
 def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # noqa: A002 -- Keras's name
@@ -106,8 +113,14 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
         metadata, config, (paths, arrays), optimizer_weights = _h5_file.read(filepath, FORMAT)
     else:
         metadata, config, (paths, arrays), optimizer_weights = _read_zip(filepath, where)
+    if not (isinstance(config, dict) and isinstance(config.get("class_name"), str)
+            and isinstance(config.get("config"), dict)):
+        raise ValueError(f"{where}: the config does not describe a model: expected a serialized object "
+                         f"{{'class_name': ..., 'config': {{...}}}}, got {type(config).__name__} {str(config)[:60]}")
     with CustomObjectScope(custom_objects or {}):
         model = deserialize_keras_object({k: v for k, v in config.items() if k not in ("build_config", "compile_config")})
+        if not isinstance(model, Layer):
+            raise ValueError(f"{where}: the config describes a {type(model).__name__}, not a model or layer")
         build = config.get("build_config")
         if build and build.get("input_shape") is not None and not model.weights:
             model._build_from_shape(build["input_shape"])
@@ -124,11 +137,12 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
 def _read_zip(filepath, where):
     """(metadata, config, (paths, arrays), optimizer (paths, arrays) or None) of a .keras file."""
     members = _read(filepath)
-    try:
-        metadata = json.loads(members["metadata.json"])
-        config = json.loads(members["config.json"])
-    except (ValueError, UnicodeDecodeError) as e:
-        raise ValueError(f"load_model: {filepath} holds invalid JSON: {e}") from None
+    for name in ("metadata.json", "config.json"):
+        try:
+            members[name] = loads_config(members[name])
+        except ValueError as e:
+            raise ValueError(f"{where}: {name} {e}") from None
+    metadata, config = members["metadata.json"], members["config.json"]
     if not isinstance(metadata, dict) or metadata.get("format") != FORMAT:
         raise ValueError(f"load_model: {filepath} is not a {FORMAT} file (a Keras file? see the README)")
     weights = _saving.read_weights(io.BytesIO(members["model.weights.npz"]), where + " model.weights.npz")

@@ -10,17 +10,24 @@ can change later (``name``, ``trainable``, the learning rate). ``from_config(con
 A serialized object is Keras 3's dict ``{"module", "class_name", "config", "registered_name"}``;
 classes are found in custom_objects, then the registry (``register_keras_serializable``), then
 tapegrad.keras's own namespaces (a "keras.layers" module name finds the same class).
+A config read from a file nests at most MAX_CONFIG_DEPTH lists and dicts deep (loads_config):
+deserializing recurses once per level or more, and a real model's config is far shallower.
 """
 import contextlib
 import importlib
 import inspect
+import json
 
 import numpy as np
 
 import tapegrad as tf
 
 __all__ = ["AutoConfig", "register_keras_serializable", "get_registered_name", "get_registered_object",
-           "serialize_keras_object", "deserialize_keras_object", "custom_object_scope", "CustomObjectScope"]
+           "serialize_keras_object", "deserialize_keras_object", "custom_object_scope", "CustomObjectScope",
+           "loads_config", "MAX_CONFIG_DEPTH"]
+
+# lists and dicts a config may nest; a Dense layer's is 4 deep, each model around another adds 3
+MAX_CONFIG_DEPTH = 100
 
 _SIGNATURES = {}
 _REGISTERED = {}       # "package>Name" -> class or function
@@ -254,3 +261,31 @@ def deserialize_keras_object(config, custom_objects=None, safe_mode=True, **kwar
         if not hasattr(found, "from_config"):
             raise TypeError(f"{found.__name__} has no from_config")
         return found.from_config(config["config"])
+
+
+def _depth(value):
+    """How many lists and dicts deep value nests (0 for a plain value), without recursing."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, (dict, list)):
+            deepest = max(deepest, depth)
+            stack.extend((c, depth + 1) for c in (v.values() if isinstance(v, dict) else v))
+    return deepest
+
+
+def loads_config(text):
+    """The JSON text (str or bytes) of a config as Python values; a ValueError whose message follows the
+    config's name when it is not JSON or nests deeper than MAX_CONFIG_DEPTH (Python's JSON parser
+    would recurse until RecursionError)."""
+    too_deep = ValueError(f"nests lists and dicts more than {MAX_CONFIG_DEPTH} deep (a damaged or hostile "
+                          "file: a model's config is much shallower)")
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise too_deep from None
+    except ValueError as e:  # json's errors and UnicodeDecodeError
+        raise ValueError(f"is not valid JSON ({type(e).__name__}: {e})") from None
+    if _depth(value) > MAX_CONFIG_DEPTH:
+        raise too_deep
+    return value
