@@ -11,7 +11,8 @@ __all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError
            "MeanSquaredLogarithmicError", "Huber", "BinaryCrossentropy", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "mean_squared_error", "mean_absolute_error",
            "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "huber", "binary_crossentropy",
-           "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae", "mape", "msle", "get"]
+           "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae", "mape", "msle", "MSE", "MAE",
+           "MAPE", "MSLE", "get"]
 
 _EPS = 1e-7
 
@@ -293,7 +294,8 @@ SparseCategoricalCrossentropy = _loss_class(sparse_categorical_crossentropy, "Sp
 _BY_NAME = {f.__name__: f for f in [mean_squared_error, mean_absolute_error, mean_absolute_percentage_error,
                                     mean_squared_logarithmic_error, huber, binary_crossentropy,
                                     categorical_crossentropy, sparse_categorical_crossentropy]}
-_BY_NAME.update({"mse": mse, "mae": mae, "mape": mape, "msle": msle, "huber_loss": huber})
+_BY_NAME.update({"mse": mse, "mae": mae, "mape": mape, "msle": msle, "MSE": mse, "MAE": mae, "MAPE": mape,
+                 "MSLE": msle, "huber_loss": huber})
 _BY_NAME.update({c.__name__: c for c in [MeanSquaredError, MeanAbsoluteError, MeanAbsolutePercentageError,
                                           MeanSquaredLogarithmicError, Huber, BinaryCrossentropy,
                                           CategoricalCrossentropy, SparseCategoricalCrossentropy]})

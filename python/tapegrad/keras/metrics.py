@@ -14,7 +14,20 @@ __all__ = ["Metric", "Reduce", "Mean", "Sum", "MeanMetricWrapper", "MeanAbsolute
            "RootMeanSquaredError", "MeanAbsolutePercentageError", "Accuracy", "BinaryAccuracy",
            "CategoricalAccuracy", "SparseCategoricalAccuracy", "BinaryCrossentropy", "CategoricalCrossentropy",
            "SparseCategoricalCrossentropy", "get", "binary_accuracy", "categorical_accuracy",
-           "sparse_categorical_accuracy", "accuracy"]
+           "sparse_categorical_accuracy", "accuracy", "MeanSquaredLogarithmicError", "mean_squared_error",
+           "mean_absolute_error", "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "huber",
+           "binary_crossentropy", "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae", "mape",
+           "msle", "MSE", "MAE", "MAPE", "MSLE"]
+
+# The loss functions keras.metrics exposes (Keras 3), and tf.keras.metrics's short aliases: the same objects.
+mean_squared_error = mse = MSE = _losses.mean_squared_error
+mean_absolute_error = mae = MAE = _losses.mean_absolute_error
+mean_absolute_percentage_error = mape = MAPE = _losses.mean_absolute_percentage_error
+mean_squared_logarithmic_error = msle = MSLE = _losses.mean_squared_logarithmic_error
+huber = _losses.huber
+binary_crossentropy = _losses.binary_crossentropy
+categorical_crossentropy = _losses.categorical_crossentropy
+sparse_categorical_crossentropy = _losses.sparse_categorical_crossentropy
 
 
 class Metric(AutoConfig):
@@ -277,6 +290,8 @@ MeanAbsoluteError = _metric_class(_losses.mean_absolute_error, "MeanAbsoluteErro
 MeanSquaredError = _metric_class(_losses.mean_squared_error, "MeanSquaredError", "mean_squared_error")
 MeanAbsolutePercentageError = _metric_class(_losses.mean_absolute_percentage_error, "MeanAbsolutePercentageError",
                                             "mean_absolute_percentage_error")
+MeanSquaredLogarithmicError = _metric_class(_losses.mean_squared_logarithmic_error, "MeanSquaredLogarithmicError",
+                                            "mean_squared_logarithmic_error")
 Accuracy = _metric_class(accuracy, "Accuracy", "accuracy")
 BinaryAccuracy = _metric_class(binary_accuracy, "BinaryAccuracy", "binary_accuracy", threshold=0.5)
 CategoricalAccuracy = _metric_class(categorical_accuracy, "CategoricalAccuracy", "categorical_accuracy")
@@ -306,6 +321,11 @@ class RootMeanSquaredError(Mean):
 _BY_NAME = {"mae": (MeanAbsoluteError, "mae"), "mean_absolute_error": (MeanAbsoluteError, "mean_absolute_error"),
             "mse": (MeanSquaredError, "mse"), "mean_squared_error": (MeanSquaredError, "mean_squared_error"),
             "mape": (MeanAbsolutePercentageError, "mape"), "rmse": (RootMeanSquaredError, "rmse"),
+            "mean_absolute_percentage_error": (MeanAbsolutePercentageError, "mean_absolute_percentage_error"),
+            "msle": (MeanSquaredLogarithmicError, "msle"),
+            "mean_squared_logarithmic_error": (MeanSquaredLogarithmicError, "mean_squared_logarithmic_error"),
+            "MSE": (MeanSquaredError, "MSE"), "MAE": (MeanAbsoluteError, "MAE"),
+            "MAPE": (MeanAbsolutePercentageError, "MAPE"), "MSLE": (MeanSquaredLogarithmicError, "MSLE"),
             "binary_accuracy": (BinaryAccuracy, "binary_accuracy"),
             "categorical_accuracy": (CategoricalAccuracy, "categorical_accuracy"),
             "sparse_categorical_accuracy": (SparseCategoricalAccuracy, "sparse_categorical_accuracy")}

@@ -1,4 +1,5 @@
-"""keras.utils: Progbar (a console progress bar like Keras's) and set_random_seed."""
+"""keras.utils: Progbar (a console progress bar like Keras's), set_random_seed, array helpers and the
+image helpers of keras.preprocessing.image."""
 import random as _random
 import sys
 import time
@@ -11,8 +12,9 @@ from tapegrad.keras.datasets._files import get_file
 
 from tapegrad.keras._timeseries import timeseries_dataset_from_array  # noqa: E402
 
-__all__ = ["Progbar", "clear_session", "pack_x_y_sample_weight", "unpack_x_y_sample_weight", "get_file", "normalize", "pad_sequences", "set_random_seed",
-           "timeseries_dataset_from_array", "to_categorical"]
+__all__ = ["Progbar", "clear_session", "pack_x_y_sample_weight", "unpack_x_y_sample_weight", "get_file", "normalize",
+           "pad_sequences", "set_random_seed", "timeseries_dataset_from_array", "to_categorical", "array_to_img",
+           "img_to_array", "load_img", "save_img"]
 
 
 def set_random_seed(seed):
@@ -168,3 +170,7 @@ def pack_x_y_sample_weight(x, y=None, sample_weight=None):
     if y is None:
         return (x,)
     return (x, y) if sample_weight is None else (x, y, sample_weight)
+
+
+# Last: keras.preprocessing imports pad_sequences from here (Keras 3 exports these names from both).
+from tapegrad.keras.preprocessing.image import array_to_img, img_to_array, load_img, save_img  # noqa: E402,F401

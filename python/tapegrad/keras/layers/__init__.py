@@ -2,6 +2,9 @@
 from tapegrad.keras.layers.base import InputSpec, Layer
 from tapegrad.keras.layers.core import Activation, Dense, Flatten, InputLayer, KerasInput
 from tapegrad.keras.layers.dropout import Dropout
+from tapegrad.keras.layers.noise import AlphaDropout, GaussianDropout, GaussianNoise
+from tapegrad.keras.layers.spatial_dropout import SpatialDropout1D, SpatialDropout2D, SpatialDropout3D
+from tapegrad.keras.layers.activity_regularization import ActivityRegularization
 from tapegrad.keras.layers.normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from tapegrad.keras.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from tapegrad.keras.layers.attention import MultiHeadAttention
@@ -17,9 +20,11 @@ from tapegrad.keras.layers.reshaping import *  # noqa: F401,F403
 from tapegrad.keras.layers import conv as _conv, pooling as _pooling, reshaping as _reshaping
 
 __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer", "Input", "Dropout",
-           "BatchNormalization", "LayerNormalization", "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU",
-           "Softmax", "Permute", "RepeatVector", "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average",
-           "Maximum", "Minimum", "Concatenate", "Dot", "TimeDistributed", "MultiHeadAttention", "Masking"] + _conv.__all__ + _pooling.__all__ + \
+           "AlphaDropout", "GaussianNoise", "GaussianDropout", "SpatialDropout1D", "SpatialDropout2D",
+           "SpatialDropout3D", "ActivityRegularization", "BatchNormalization", "LayerNormalization",
+           "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Permute", "RepeatVector",
+           "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
+           "Dot", "TimeDistributed", "MultiHeadAttention", "Masking"] + _conv.__all__ + _pooling.__all__ + \
     _reshaping.__all__
 from tapegrad.keras.layers.recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN,  # noqa: E402
                                              SimpleRNNCell)

@@ -20,6 +20,16 @@ def _check_fraction(layer, name, value, supported=True):
         raise tf.errors.UnimplementedError(None, None, f"{layer}: {name} > 0 is not supported yet, got {value!r}")
 
 
+def _sizes(cell):
+    return list(cell.state_size) if isinstance(cell.state_size, (list, tuple)) else [cell.state_size]
+
+
+def _zero_states(cell, batch_size, dtype):
+    if batch_size is None:
+        raise ValueError(f"{getattr(cell, 'name', type(cell).__name__)}: get_initial_state needs batch_size")
+    return [tf.zeros([batch_size, s], dtype=dtype) for s in _sizes(cell)]
+
+
 class _Cell(Layer):
     """What the three cells share: arguments, weights and the shape check of one step's input."""
 
@@ -78,10 +88,9 @@ class _Cell(Layer):
                                     constraint=self.bias_constraint) if self.use_bias else None
         self.built = True
 
-    def get_initial_state(self, batch_size, dtype=None):
-        dtype = dtype or self.dtype
-        sizes = self.state_size if isinstance(self.state_size, (list, tuple)) else [self.state_size]
-        return [tf.zeros([batch_size, s], dtype=dtype) for s in sizes]
+    def get_initial_state(self, batch_size=None, dtype=None):
+        """Zeros [batch_size, size] per state (Keras 3 passes batch_size by keyword)."""
+        return _zero_states(self, batch_size, dtype or self.dtype)
 
     def get_config(self):
         return {**super().get_config(), "units": self.units, "activation": activations.serialize(self.activation),
@@ -250,14 +259,25 @@ class RNN(Layer):
             self.cell.built = True
         self.built = True
 
+    def get_initial_state(self, batch_size):
+        """The cell's initial states for a batch: its get_initial_state(batch_size=...) as Keras 3 calls
+        it (a custom cell may define it), else zeros [batch_size, size] per state."""
+        make = getattr(self.cell, "get_initial_state", None)
+        if make is None:
+            return _zero_states(self.cell, batch_size, getattr(self.cell, "dtype", None) or self.dtype)
+        states = make(batch_size=batch_size)
+        return list(states) if isinstance(states, (list, tuple)) else [states]
+
     def _initial_state(self, inputs, initial_state):
         batch = inputs.shape[0]
         if initial_state is None and self.stateful and self._states is not None:
             initial_state = self._states
         if initial_state is None:
-            return self.cell.get_initial_state(batch, dtype=inputs.dtype)
+            states = [tf.convert_to_tensor(s) for s in
+                      self.get_initial_state(tf.shape(inputs)[0] if batch is None else batch)]
+            return [s if s.dtype == inputs.dtype else tf.cast(s, inputs.dtype) for s in states]
         states = list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
-        sizes = self.cell.state_size if isinstance(self.cell.state_size, (list, tuple)) else [self.cell.state_size]
+        sizes = _sizes(self.cell)
         if len(states) != len(sizes):
             raise ValueError(f"{self.name}: expected {len(sizes)} initial states, got {len(states)}")
         states = [tf.convert_to_tensor(s, dtype=inputs.dtype) for s in states]
@@ -332,8 +352,7 @@ class RNN(Layer):
         out = (input_shape[0], input_shape[1], units) if self.return_sequences else (input_shape[0], units)
         if not self.return_state:
             return out
-        sizes = self.cell.state_size if isinstance(self.cell.state_size, (list, tuple)) else [self.cell.state_size]
-        return [out] + [(input_shape[0], n) for n in sizes]
+        return [out] + [(input_shape[0], n) for n in _sizes(self.cell)]
 
     def get_config(self):
         return {**super().get_config(), "return_sequences": self.return_sequences, "return_state": self.return_state,

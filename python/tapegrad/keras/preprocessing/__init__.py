@@ -1,0 +1,6 @@
+"""keras.preprocessing: image (array_to_img, img_to_array, load_img, save_img), sequence (pad_sequences)
+and timeseries_dataset_from_array."""
+from tapegrad.keras.preprocessing import image, sequence  # noqa: F401
+from tapegrad.keras._timeseries import timeseries_dataset_from_array  # noqa: F401
+
+__all__ = ["image", "sequence", "timeseries_dataset_from_array"]
