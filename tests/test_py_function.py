@@ -153,3 +153,18 @@ def test_the_gradient_of_a_traced_loop_using_a_host_call_s_results_is_refused_cl
 
     with pytest.raises(tf.errors.UnimplementedError, match="PyFunc"):
         traced(tf.constant(3))
+
+
+def test_sampled_losses_draw_new_classes_at_every_call_of_a_function():
+    # The sampler is a host call: a traced training step must not reuse the trace's negatives.
+    rng = np.random.default_rng(0)
+    w, b = tf.Variable(rng.normal(size=(50, 4)).astype(np.float32)), tf.Variable(np.zeros(50, np.float32))
+    x, labels = tf.constant(rng.normal(size=(8, 4)).astype(np.float32)), tf.constant(rng.integers(0, 50, (8, 1)))
+    for loss in (tf.nn.nce_loss, tf.nn.sampled_softmax_loss):
+        f = tf.function(lambda: loss(w, b, labels, x, num_sampled=5, num_classes=50))
+        values = {round(float(tf.reduce_sum(f())), 5) for _ in range(4)}
+        assert len(values) > 1
+        with tf.GradientTape() as tape:
+            y = tf.reduce_sum(loss(w, b, labels, x, num_sampled=5, num_classes=50))
+        gw, gb = tape.gradient(y, [w, b])
+        assert gw.shape == (50, 4) and np.isfinite(gw.numpy()).all() and np.isfinite(gb.numpy()).all()

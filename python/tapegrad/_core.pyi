@@ -127,6 +127,11 @@ class Tensor:
         
         The value as a NumPy array (a read-only view of a Tensor; a copy for a Variable).
         """
+    def set_shape(self, shape):
+        """
+        TF's set_shape: checks the given shape is compatible with the static shape (ValueError if not).
+            A tensor here always has its actual sizes, so there is nothing to refine.
+        """
     @property
     def dtype(self):
         """

@@ -23,12 +23,15 @@ from tapegrad._ops.random_stateless import (fold_in, split, stateless_binomial, 
                                             stateless_poisson, stateless_truncated_normal, stateless_uniform)
 from tapegrad._random_generator import (Algorithm, Generator, create_rng_state, get_global_generator,
                                         set_global_generator)
+from tapegrad._ops.nn_sampled import (all_candidate_sampler, log_uniform_candidate_sampler,
+                                      uniform_candidate_sampler)
 
 __all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle", "get_global_generator",
            "set_global_generator", "Generator", "Algorithm", "create_rng_state", "gamma", "poisson",
            "stateless_uniform", "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
            "stateless_binomial", "stateless_gamma", "stateless_poisson", "stateless_parameterized_truncated_normal",
-           "split", "fold_in", "experimental"]
+           "split", "fold_in", "experimental", "all_candidate_sampler", "log_uniform_candidate_sampler",
+           "uniform_candidate_sampler"]
 
 _generator = np.random.default_rng()
 _normal = _core.op("RandomStandardNormal")
