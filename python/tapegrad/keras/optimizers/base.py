@@ -3,7 +3,7 @@
 Subclasses give ``build(var_list)`` (create slots with ``add_slots``) and an ``update_step(grad, var, lr)``
 that runs one fused update op of ``tf.raw_ops`` (ResourceApplyAdam, ...) updating the variable and its
 slots in place (Note [Fused optimizer updates]); everything shared happens here once, per step:
-  1. drop (None, var) pairs with a warning naming the variables;
+  1. drop (None, var) pairs with a warning naming the variables (all None: ValueError, as Keras 3);
   2. clip: clipvalue, then clipnorm (per gradient), then global_clipnorm (all gradients together);
   3. lr: the learning-rate Variable, or a schedule evaluated at ``iterations``; the scalar tensors the
      update ops read (``_step_values``: hyperparameters, coefficients of the step t = iterations + 1);
@@ -49,13 +49,16 @@ class Optimizer(AutoConfig):
     def __init__(self, learning_rate=0.001, weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
                  use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
                  gradient_accumulation_steps=None, name=None, **kwargs):
-        if "lr" in kwargs:
+        if "lr" in kwargs:  # Keras 2's name, kept as an alias (Keras 3 refuses it: not recognized)
             learning_rate = kwargs.pop("lr")
-        if kwargs.get("decay") in (None, 0, 0.0):  # Keras 2's time decay: only its "off" value is accepted
-            kwargs.pop("decay", None)
-        kwargs.pop("jit_compile", None)
-        if kwargs:
-            raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
+        if kwargs.pop("decay", None) is not None:  # Keras 2's time decay: Keras 3 warns and ignores it
+            warnings.warn("Argument `decay` is no longer supported and will be ignored.", UserWarning, stacklevel=2)
+        if kwargs:  # Keras 3's error, for Keras 2's jit_compile and is_legacy_optimizer too
+            raise ValueError(f"Argument(s) not recognized: {kwargs}")
+        config = self.__dict__.get("_auto_config")
+        if config is not None:  # get_config gives learning_rate, and no decay (as Keras 3)
+            for arg in ("lr", "decay"):
+                config.pop(arg, None)
         if clipnorm is not None and global_clipnorm is not None:
             raise ValueError("Only one of clipnorm and global_clipnorm can be set")
         for arg, value in (("clipnorm", clipnorm), ("clipvalue", clipvalue), ("global_clipnorm", global_clipnorm)):
@@ -142,13 +145,16 @@ class Optimizer(AutoConfig):
         """Creates the slots of every variable; subclasses call ``add_slots``."""
         self.built = True
 
-    def add_slots(self, var_list, names, initial_value=0.0):
-        """One zero (or ``initial_value``) Variable per name for each variable in ``var_list``."""
+    def add_slots(self, var_list, names, initial_value=0.0, shapes=None):
+        """One zero (or ``initial_value``: a number, or one per name) Variable per name for each variable
+        in ``var_list``, of the variable's shape and dtype; ``shapes(var)`` lists other shapes, one per name."""
+        values = initial_value if isinstance(initial_value, (list, tuple)) else [initial_value] * len(names)
         for var in var_list:
             if id(var) in self._slots:
                 continue
-            slots = tuple(tf.Variable(np.full(var.shape, initial_value, var.dtype.as_numpy_dtype), trainable=False,
-                                      name=f"{_var_name(var)}_{n}") for n in names)
+            dims = shapes(var) if shapes is not None else [var.shape] * len(names)
+            slots = tuple(tf.Variable(np.full(tuple(d), x, var.dtype.as_numpy_dtype), trainable=False,
+                                      name=f"{_var_name(var)}_{n}") for n, x, d in zip(names, values, dims))
             self._slots[id(var)] = slots
             self._slot_names[id(var)] = tuple(names)  # checkpoint keys (train/_graph.py)
             self._var_dtypes[id(var)] = var.dtype
@@ -214,26 +220,24 @@ class Optimizer(AutoConfig):
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""
-        grads, variables, missing = [], [], []
+        grads, variables, missing, given = [], [], [], []
         for g, v in grads_and_vars:  # one pass: every step goes through here
+            given.append(v)
             if g is None:
                 missing.append(v)
             else:
                 grads.append(g)
                 variables.append(v)
-        if missing:
-            warnings.warn(f"Gradients do not exist for variables {[_var_name(v) for v in missing]} when minimizing "
-                          "the loss. If using `model.compile()`, did you forget to provide a `loss` argument?",
-                          UserWarning, stacklevel=2)
-        if not variables:
+        if missing:  # as Keras 3: slots for every variable given, then None skipped (all None: refused)
+            self._build_for(given)
+            if not variables:
+                raise ValueError("No gradients provided for any variable.")
+            names = [getattr(v, "path", None) or v.name for v in missing]  # Keras's: a tf.Variable's "b:0"
+            warnings.warn(f"Gradients do not exist for variables {names} when minimizing the loss. If using "
+                          "`model.compile()`, did you forget to provide a `loss` argument?", UserWarning, stacklevel=2)
+        if not variables:  # an empty list: nothing to do
             return self._iterations
-        for v in variables:
-            if not isinstance(v, tf.Variable):
-                raise TypeError(f"{self.name}: apply_gradients needs Variables, got {type(v).__name__}")
-        slots = self._slots
-        if not self.built or any(id(v) not in slots for v in variables):
-            self.build(variables)
-            self.built = True
+        self._build_for(variables)
         # A tensor of the variable's dtype goes as it is (the update op checks its shape; DTypes are unique).
         var_dtypes = self._var_dtypes
         grads = [g if type(g) is _Tensor and g.dtype is var_dtypes.get(id(v)) else self._as_grad(g, v)
@@ -258,6 +262,16 @@ class Optimizer(AutoConfig):
                 v.assign(v.constraint(v))
         self._iterations.assign_add(1)
         return self._iterations
+
+    def _build_for(self, variables):
+        """Builds the slots of any of ``variables`` that has none yet."""
+        slots = self._slots
+        if not self.built or any(id(v) not in slots for v in variables):
+            for v in variables:
+                if not isinstance(v, tf.Variable):
+                    raise TypeError(f"{self.name}: apply_gradients needs Variables, got {type(v).__name__}")
+            self.build(variables)
+            self.built = True
 
     def minimize(self, loss, var_list, tape=None):
         """Computes the gradients of ``loss`` (a callable, or a tensor with ``tape``) and applies them."""
@@ -314,6 +328,8 @@ class Optimizer(AutoConfig):
 # (cpp/ops/optim.cpp: ResourceApplyAdam, ...), updating the variable and its slots in place: written
 # with other public ops, an Adam step would be a dozen ops and temporaries per variable. Their
 # hyperparameters are scalar inputs, so a traced step reads this call's learning rate and step.
+# Adagrad, Adamax, Ftrl, Lion and Adafactor have no fused op yet and write their rule in public ops
+# (assign, assign_add, assign_sub on the slots), as Keras does, which a traced step replays the same way.
 def _var_name(v):
     return getattr(v, "path", None) or v.name.split(":")[0]
 
