@@ -16,14 +16,14 @@ logits x . w_c + b_c, minus log(expected count) (the "subtract log Q" correction
 import numpy as np
 
 from tapegrad import dtypes, errors
+from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import concat, expand_dims, gather, reshape
-from tapegrad._ops.scatter_gather import scatter_nd
-from tapegrad._ops.elementwise import log
+from tapegrad._ops.elementwise import equal, log, where
+from tapegrad._ops.reduction import reduce_any, reduce_sum
 from tapegrad._ops.linalg import matmul
 from tapegrad._ops.nn import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits
-from tapegrad._ops.reduction import reduce_sum
 from tapegrad._py_function import numpy_function
-from tapegrad._tensor import Tensor, cast, convert_to_tensor, stop_gradient
+from tapegrad._tensor import cast, constant, convert_to_tensor, stop_gradient
 
 __all__ = ["nce_loss", "sampled_softmax_loss", "compute_accidental_hits", "uniform_candidate_sampler",
            "log_uniform_candidate_sampler", "all_candidate_sampler"]
@@ -71,12 +71,22 @@ def _sample(kind, true_classes, num_sampled, unique, range_max, seed):
     return sampled, expected(true_classes).astype(np.float32), expected(sampled).astype(np.float32)
 
 
+def _classes(value, fn, arg):
+    """An integer tensor argument as int64; TF's error classes, naming fn, for anything else."""
+    t = convert_arg(value, "tensor", fn, arg, dtypes.int64)
+    if not t.dtype.is_integer:
+        raise errors.InvalidArgumentError(None, None, f"{fn}: {arg} must be an integer tensor, got {t.dtype.name}"
+                                                      f"{tuple(t.shape)}")
+    return cast(t, dtypes.int64)
+
+
 def _candidate_sampler(kind, true_classes, num_true, num_sampled, unique, range_max, seed, fn):
-    true_classes = convert_to_tensor(true_classes, dtype=dtypes.int64)
+    true_classes = _classes(true_classes, fn, "true_classes")
+    num_true = convert_arg(num_true, "int", fn, "num_true")
+    num_sampled, range_max = convert_arg(num_sampled, "int", fn, "num_sampled"), convert_arg(range_max, "int", fn, "range_max")
     if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
         raise errors.InvalidArgumentError(None, None, f"{fn}: true_classes must be an int64 matrix [batch, num_true="
                                                       f"{num_true}], got {true_classes.dtype.name}{tuple(true_classes.shape)}")
-    num_sampled, range_max = int(num_sampled), int(range_max)
     if range_max < 1 or num_sampled < 0 or (unique and num_sampled > range_max):
         raise errors.InvalidArgumentError(None, None, f"{fn}: needs range_max >= 1 and 0 <= num_sampled"
                                                       f"{' <= range_max when unique' if unique else ''}, got "
@@ -103,8 +113,10 @@ def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, r
 
 def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
     """Every class 0 .. num_sampled - 1, each with expected count 1 (a test sampler, as TF's)."""
-    true_classes = convert_to_tensor(true_classes, dtype=dtypes.int64)
-    n = int(num_sampled)
+    true_classes = _classes(true_classes, "all_candidate_sampler", "true_classes")
+    n = convert_arg(num_sampled, "int", "all_candidate_sampler", "num_sampled")
+    if n < 0:
+        raise errors.InvalidArgumentError(None, None, f"all_candidate_sampler: num_sampled must be >= 0, got {n}")
     sampled = convert_to_tensor(np.arange(n, dtype=np.int64))
     ones = convert_to_tensor(np.ones(tuple(true_classes.shape), np.float32))
     return sampled, ones, convert_to_tensor(np.ones(n, np.float32))
@@ -112,9 +124,10 @@ def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None
 
 def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
     """Where a sampled class is one of a row's true classes: (row indices int32, positions in
-    sampled_candidates int64, weights = float32's lowest), row by row, true class by true class."""
-    true_classes = convert_to_tensor(true_classes, dtype=dtypes.int64)
-    sampled_candidates = convert_to_tensor(sampled_candidates, dtype=dtypes.int64)
+    sampled_candidates int64, weights = float32's lowest), row by row, true class by true class.
+    Inside a tf.function the number of hits is the trace's (a call with another count raises)."""
+    true_classes = _classes(true_classes, "compute_accidental_hits", "true_classes")
+    sampled_candidates = _classes(sampled_candidates, "compute_accidental_hits", "sampled_candidates")
 
     def hits(t, s):
         rows, ids = [], []
@@ -136,14 +149,22 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
             raise errors.UnimplementedError(None, None, f"{fn}: weights split into {len(weights)} shards is not "
                                                         "supported; pass one [num_classes, dim] tensor")
         weights = weights[0]
-    weights, inputs = convert_to_tensor(weights), convert_to_tensor(inputs)
-    biases = convert_to_tensor(biases, dtype=weights.dtype)
-    labels = cast(convert_to_tensor(labels), dtypes.int64)
+    weights, inputs = convert_arg(weights, "tensor", fn, "weights"), convert_arg(inputs, "tensor", fn, "inputs")
+    biases = convert_arg(biases, "tensor", fn, "biases", weights.dtype)
+    labels = _classes(labels, fn, "labels")
+    num_true = convert_arg(num_true, "int", fn, "num_true")
+    num_sampled, num_classes = convert_arg(num_sampled, "int", fn, "num_sampled"), convert_arg(num_classes, "int", fn, "num_classes")
     if labels.ndim == 1:
         labels = expand_dims(labels, 1)
-    if inputs.ndim != 2 or weights.ndim != 2 or inputs.shape[1] != weights.shape[1]:
-        raise errors.InvalidArgumentError(None, None, f"{fn}: inputs [batch, dim] and weights [num_classes, dim] "
-                                                      f"must share dim, got {tuple(inputs.shape)} and {tuple(weights.shape)}")
+    if not (weights.dtype.is_floating and inputs.dtype == weights.dtype == biases.dtype):
+        raise errors.InvalidArgumentError(None, None, f"{fn}: weights, biases and inputs must be floats of one dtype, got "
+                                                      f"{weights.dtype.name}, {biases.dtype.name} and {inputs.dtype.name}")
+    if inputs.ndim != 2 or weights.ndim != 2 or inputs.shape[1] != weights.shape[1] or biases.ndim != 1 or \
+            labels.ndim != 2 or labels.shape[0] != inputs.shape[0] or labels.shape[1] != num_true:
+        raise errors.InvalidArgumentError(None, None, f"{fn}: needs inputs [batch, dim], weights [num_classes, dim], "
+                                                      f"biases [num_classes] and labels [batch, num_true={num_true}], got "
+                                                      f"{tuple(inputs.shape)}, {tuple(weights.shape)}, "
+                                                      f"{tuple(biases.shape)} and {tuple(labels.shape)}")
     batch = inputs.shape[0]
     if sampled_values is None:
         sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes, seed)
@@ -155,11 +176,10 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
     true_w = reshape(w[:n_true], [batch, num_true, weights.shape[1]])
     true_logits = reduce_sum(expand_dims(inputs, 1) * true_w, -1) + reshape(b[:n_true], [batch, num_true])
     sampled_logits = matmul(inputs, w[n_true:], transpose_b=True) + b[n_true:]
-    if remove_accidental_hits:
-        rows, at, hit_weights = compute_accidental_hits(labels, sampled, num_true)
-        where = concat([expand_dims(cast(rows, dtypes.int64), 1), expand_dims(at, 1)], 1)
-        sampled_logits += scatter_nd(where, cast(hit_weights, sampled_logits.dtype),
-                                     [batch, int(sampled.shape[0])])
+    if remove_accidental_hits:  # compute_accidental_hits's weights added as a dense mask: a fixed shape in graphs
+        hit = reduce_any(equal(expand_dims(labels, 2), reshape(sampled, [1, 1, -1])), 1)
+        sampled_logits += where(hit, constant(_FLOAT32_LOWEST, sampled_logits.dtype),
+                                constant(0.0, sampled_logits.dtype))
     true_logits -= log(cast(true_expected, true_logits.dtype))
     sampled_logits -= log(cast(sampled_expected, sampled_logits.dtype))
     logits = concat([true_logits, sampled_logits], 1)
@@ -184,5 +204,3 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
                                       sampled_values, remove_accidental_hits, seed, "sampled_softmax_loss")
     return softmax_cross_entropy_with_logits(labels=targets, logits=logits)
 
-
-_ = Tensor  # (the module's tensors are Tensors; kept for readers grepping for the type)
