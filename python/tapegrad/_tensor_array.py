@@ -15,7 +15,7 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._creation import zeros
 from tapegrad._ops.array import concat, gather, reshape, stack, unstack
 from tapegrad._ops.elementwise import maximum
-from tapegrad._tensor import Tensor, TensorShape, cast, convert_to_tensor, _item
+from tapegrad._tensor import Tensor, TensorShape, cast, convert_to_tensor, shape, _item
 
 __all__ = ["TensorArray"]
 
@@ -283,6 +283,13 @@ class TensorArray:
         out._buffer = _set_row(self._buffer, index, value, grow=self._dynamic_size)
         out._size = maximum(self._size, index + 1)
         return out
+
+def grow_rows(loop_value, rows_ahead):
+    """A dynamic array's loop value (buffer, size) with at least size + rows_ahead rows (zeros)."""
+    buffer, size = loop_value
+    rows = maximum(shape(buffer)[0], cast(size, dtypes.int32) + cast(rows_ahead, dtypes.int32))
+    return _resize_rows(buffer, rows), size
+
 
 def _dims(shape):
     return [None if d is None or (isinstance(d, int) and d < 0) else int(d) for d in shape]

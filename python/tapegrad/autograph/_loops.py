@@ -23,6 +23,11 @@ def _tensor_array_type():
     return TensorArray
 
 
+def _tensor_array_module():
+    from tapegrad import _tensor_array
+    return _tensor_array
+
+
 def to_graph_value(value, name, where, templates, k):
     """What a variable's value is inside tf.cond / tf.while_loop: tensors (and tuples of them)."""
     if isinstance(value, Tensor):
@@ -118,7 +123,9 @@ def _peeled_loop(cond, test, body, get_state, set_state, names, opts, where):
     branch takes the types from the first, which tf.cond traces first."""
     init = list(get_state())
     limit = opts.get("maximum_iterations")
-    rest = dict(opts, iterate_names=(), maximum_iterations=None if limit is None else limit - 1)
+    ahead = opts.get("rows_ahead")
+    rest = dict(opts, iterate_names=(), maximum_iterations=None if limit is None else limit - 1,
+                rows_ahead=None if ahead is None else maximum(ahead - 1, 0))
     kept, templates, outputs = [], {}, []
     # TensorArrays that learn their element shape in the first iteration: that iteration writes to
     # a copy (its elements are values of the branch), the other branch has them unwritten.
@@ -140,8 +147,10 @@ def _peeled_loop(cond, test, body, get_state, set_state, names, opts, where):
             if isinstance(init[k], Undefined):
                 values.append(_dummy_like(out))
                 continue
-            if k in unwritten:
-                values.append(unwritten[k]._unwritten_loop_value(out))
+            if k in unwritten:  # as many rows as the first branch gives a loop that writes a row per step
+                value = unwritten[k]._unwritten_loop_value(out)
+                values.append(value if ahead is None or not unwritten[k].dynamic_size else
+                              _tensor_array_module().grow_rows(value, ahead))
                 continue
             before = to_graph_value(init[k], names[k], where, {}, k)
             if k not in templates:
@@ -167,6 +176,7 @@ def _graph_loop(test, body, get_state, set_state, names, opts, where):
                                                   "tensor; set a variable, break, and return it after the loop."))
     templates = {}
     entry = [to_graph_value(init[k], names[k], where, templates, k) for k in carried]
+    entry = _room_ahead(entry, carried, templates, opts.get("rows_ahead"))
     invariants = {id(v): s for v, s in opts.get("shape_invariants", None) or ()}
 
     def restore(values, reason):
@@ -205,6 +215,18 @@ def _graph_loop(test, body, get_state, set_state, names, opts, where):
                                            for k, e in zip(carried, entry))
     result = _control_flow.while_loop(cond_fn, body_fn, tuple(entry), **kwargs)
     restore(result, after)
+
+
+def _room_ahead(entry, carried, templates, rows_ahead):
+    """A dynamic_size TensorArray carried by a loop of rows_ahead iterations (a tf.range loop) gets
+    room for a row per iteration before the loop: its buffer then keeps one shape through the loop
+    (a buffer that doubles as it goes has another shape at each step, which the loop's backward,
+    replaying the steps against the final gradient's rows, could not bring back)."""
+    if rows_ahead is None:
+        return entry
+    grow_rows = _tensor_array_module().grow_rows
+    return [grow_rows(e, rows_ahead) if k in templates and templates[k].dynamic_size else e
+            for k, e in zip(carried, entry)]
 
 
 def _invariant(value, initial, is_array, given):
@@ -283,4 +305,4 @@ def indexed_loop(source, extra_test, body, get_state, set_state, names, opts, wh
 
     if getattr(source, "graph_loop", False):
         opts = dict(opts, graph_loop=True)
-    run_loop(test, step, get, put, ("<index>",) + tuple(names), opts, where)
+    run_loop(test, step, get, put, ("<index>",) + tuple(names), dict(opts, rows_ahead=n), where)
