@@ -151,3 +151,27 @@ def test_array_in_a_traced_loop_with_gradients():
         tape.watch(x)
         y = tf.reduce_sum(f(x, tf.constant(2)))
     np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [2.0, 1.0, 0.0, 0.0])
+
+
+def test_actor_critic_episode_gradient_through_a_growing_array_in_a_function():
+    # TF's actor-critic tutorial: gathered probabilities written to a dynamic_size TensorArray in a
+    # tf.range loop, the tape inside tf.function (SumToLike "cannot bring float32(4,) to (2,)" before).
+    w = tf.Variable(np.arange(8, dtype=np.float32).reshape(4, 2) * 0.1)
+
+    @tf.function
+    def step(n):
+        with tf.GradientTape() as tape:
+            probs_ta = tf.TensorArray(tf.float32, size=0, dynamic_size=True)
+            s = tf.ones([4])
+            for t in tf.range(n):
+                probs = tf.nn.softmax(tf.matmul(tf.expand_dims(s, 0), w))
+                probs_ta = probs_ta.write(t, probs[0, tf.cast(t % 2, tf.int64)])
+                s = s * 0.5
+            loss = tf.reduce_sum(tf.math.log(probs_ta.stack()))
+        return loss, tape.gradient(loss, w)
+
+    loss, g = step(tf.constant(3))  # TF 2.21's values
+    np.testing.assert_allclose(float(loss), -2.2555509, rtol=1e-6)
+    np.testing.assert_allclose(g.numpy(), [[0.50485, -0.50485]] * 4, rtol=1e-4)
+    loss, g = step(tf.constant(0))
+    assert float(loss) == 0.0 and not g.numpy().any()
