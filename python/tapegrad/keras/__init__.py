@@ -7,3 +7,10 @@ from tapegrad.keras import (activations, callbacks, constraints, datasets, initi
                             metrics, models, optimizers, preprocessing, regularizers, saving, utils)
 from tapegrad.keras.layers import Input, KerasTensor  # noqa: F401
 from tapegrad.keras.models import Model, Sequential  # noqa: F401
+
+__version__ = "3.15.1"  # the Keras release whose API this keras follows (keras.__version__ there)
+
+
+def version():
+    """The Keras version this keras follows, as ``keras.version()`` gives it."""
+    return __version__

@@ -142,21 +142,19 @@ def call_symbolic(layer, args, kwargs):
     """``layer(*args, **kwargs)`` on KerasTensors: records a Node and returns its output KerasTensors."""
     kwargs = {k: v for k, v in kwargs.items() if not (k == "training" and v is None)}
     node = Node(layer, args, kwargs)
-    results = []
     # probes run in inference mode: a BatchNormalization called with training=True must not move its statistics
     probe_kwargs = {k: v for k, v in kwargs.items() if k != "training"}
-    for which in (0, 1):
-        concrete_args, concrete_kwargs = _map(lambda t, w=which: _probe(t, w), (args, probe_kwargs))
-        try:
-            out = layer(*concrete_args, **concrete_kwargs)
-        except (ValueError, TypeError, tf.errors.OpError) as e:
-            try:  # the same class, with the layer and the symbolic shapes named
-                named = type(e)(f"{layer.name} ({type(layer).__name__}) called on inputs of shapes "
-                                f"{_describe(args)}: {e}")
-            except Exception:  # an exception class with other arguments stays as it is
-                raise e from None
-            raise named from None
-        results.append(out)
+    built_here = not layer.built
+    kept = [(l, l.__dict__["_states"]) for l in _stateful(layer)]  # each probe starts from, and keeps, no RNN states
+    results = []
+    try:
+        for which in (0, 1):
+            for l, _ in kept:
+                _base._set(l, "_states", None)
+            results.append(_run_probe(layer, args, probe_kwargs, which, built_here))
+    finally:
+        for l, states in kept:
+            _base._set(l, "_states", states)
     layer._clear_losses()
     node.outputs = _symbolic_outputs(node, results[0], results[1])
     if isinstance(node.outputs, KerasTensor):  # output_shape from the symbolic shape, not a probe's
@@ -165,6 +163,30 @@ def call_symbolic(layer, args, kwargs):
         _base._set(layer, "_inbound_nodes", [])
     layer.__dict__["_inbound_nodes"].append(node)
     return node.outputs
+
+
+def _stateful(layer):
+    """The layer and its sublayers that carry states from one call to the next (stateful RNNs)."""
+    own = [layer] if getattr(layer, "stateful", False) is True and "_states" in layer.__dict__ else []
+    return own + [l for sub in layer._flat_layers() for l in _stateful(sub)]
+
+
+def _run_probe(layer, args, probe_kwargs, which, built_here):
+    """The layer's output on probe ``which`` of the symbolic arguments, errors naming the layer and shapes."""
+    concrete_args, concrete_kwargs = _map(lambda t, w=which: _probe(t, w), (args, probe_kwargs))
+    try:
+        out = layer(*concrete_args, **concrete_kwargs)
+    except (ValueError, TypeError, tf.errors.OpError) as e:
+        # the first probe built the layer and the second does not fit its weights
+        hint = (" (the layer's weights depend on an axis that is unknown (None) here; weights need "
+                "fully-defined shapes)") if which == 1 and built_here else ""
+        try:  # the same class, with the layer and the symbolic shapes named
+            named = type(e)(f"{layer.name} ({type(layer).__name__}) called on inputs of shapes "
+                            f"{_describe(args)}{hint}: {e}")
+        except Exception:  # an exception class with other arguments stays as it is
+            raise e from None
+        raise named from None
+    return out
 
 
 def _symbolic_outputs(node, first, second):

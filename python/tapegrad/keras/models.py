@@ -85,6 +85,19 @@ class Model(TrainingMixin, Layer):
     def _set_own(self, what, value):
         self.__dict__[what] = value
 
+    @property
+    def input_shape(self):
+        """The shape of the model's input (None where unknown), a list of them for several inputs."""
+        return _one_or_list([t.shape for t in self._graph_part("inputs")])
+
+    @property
+    def output_shape(self):
+        """The shape of the model's output (None where unknown), a list of them for several outputs;
+        a subclassed model's is its last call's."""
+        if self._symbolic_graph() is None:
+            return Layer.output_shape.fget(self)
+        return _one_or_list([t.shape for t in self._graph_part("outputs")])
+
     inputs = property(lambda self: self._graph_part("inputs"), lambda self, v: self._set_own("inputs", v))
     outputs = property(lambda self: self._graph_part("outputs"), lambda self, v: self._set_own("outputs", v))
     input = property(lambda self: self._graph_part("input"), lambda self, v: self._set_own("input", v))
@@ -150,9 +163,9 @@ class Model(TrainingMixin, Layer):
             rows = [("Layer (type)", "Output Shape", "Param #", "Connected to")] + graph.summary_rows()
         else:
             rows = [("Layer (type)", "Output Shape", "Param #")]
-            for layer in self.layers:
-                shape = layer._output_shape if layer._output_shape is not None else "?"
-                rows.append((f"{layer.name} ({type(layer).__name__})", str(shape), f"{layer.count_params():,}"))
+            for layer, shape in zip(self.layers, self._summary_shapes()):
+                params = f"{layer.count_params():,}" if layer.built else "0 (unbuilt)"
+                rows.append((f"{layer.name} ({type(layer).__name__})", str(shape or "?"), params))
         cols = len(rows[0])
         widths = [max(len(r[i]) for r in rows) + 2 for i in range(cols)]
         line = "─" * sum(widths)
@@ -164,6 +177,14 @@ class Model(TrainingMixin, Layer):
                 f" Non-trainable params: {_params(self.non_trainable_weights)}", line]
         for text in out:
             print_fn(text)
+
+    def _summary_shapes(self):
+        """The output shape of each layer in ``layers`` for summary (None when unknown)."""
+        return [layer._output_shape for layer in self.layers]
+
+
+def _one_or_list(shapes):
+    return shapes[0] if len(shapes) == 1 else shapes
 
 
 def _params(weights):
@@ -207,16 +228,29 @@ class Sequential(Model):
       layers: a list of layers (the first may be an InputLayer or ``keras.Input(shape)``).
       name: the model's name.
 
-    When the input shape is known (InputLayer, Input, or ``input_shape=`` on the first layer) the model
-    is built at once; otherwise on its first call.
+    When the input shape is known (InputLayer, Input, or ``input_shape=`` on the first layer; None
+    axes allowed, as in a sequence model) the model is built at once, as Keras 3 does: its layers are
+    called on a Keras tensor of that shape (Note [Functional graphs] in _functional.py), which creates
+    their weights and gives ``input_shape``, ``output_shape`` and summary's shapes with the unknown axes
+    None. Otherwise it is built on its first call.
+
+    >>> model = keras.Sequential([keras.Input(shape=(None, 8)), keras.layers.LSTM(4), keras.layers.Dense(1)])
+    >>> model.output_shape
+    (None, 1)
     """
 
     def __init__(self, layers=None, trainable=True, name=None):
         super().__init__(trainable=trainable, name=name)
         self._input_shape = None
+        self._version = 0  # bumped by add/pop: the symbolic graph is valid while it is unchanged
         for layer in layers or []:
             self.add(layer, rebuild=False)
         self._maybe_build_from_shape()
+
+    def __call__(self, inputs, *args, **kwargs):
+        if not self.built and isinstance(inputs, _functional.KerasTensor):
+            self.build(inputs.shape)  # a nested Sequential builds from the symbolic shape, None axes kept
+        return super().__call__(inputs, *args, **kwargs)
 
     def add(self, layer, rebuild=True):
         if isinstance(layer, _functional.KerasTensor):
@@ -232,18 +266,23 @@ class Sequential(Model):
         elif not self._layers and layer._input_shape_arg is not None:
             self._input_shape = layer._input_shape_arg
         self._layers.append(layer)
-        _base._STRUCTURE[0] += 1
-        self.built = False
+        self._changed()
         if not isinstance(layer, InputLayer):  # checkpoint key "layer-<i>" (train/_graph.py)
             self._restore_child(f"layer-{len(self.layers) - 1}", layer)
         if rebuild:
             self._maybe_build_from_shape()
 
-    def pop(self):
+    def pop(self, rebuild=True):
         layer = self._layers.pop()
-        _base._STRUCTURE[0] += 1
-        self.built = False
+        self._changed()
+        if rebuild:
+            self._maybe_build_from_shape()
         return layer
+
+    def _changed(self):
+        _base._STRUCTURE[0] += 1
+        self._version += 1
+        self.built = False
 
     @property
     def layers(self):
@@ -260,46 +299,72 @@ class Sequential(Model):
     def _flat_layers(self):
         return self._stack()
 
+    def _graph_part(self, what):
+        if what not in self.__dict__ and self._symbolic_graph() is None:
+            raise AttributeError(f"Sequential model '{self.name}' has no defined {what} yet: give it a keras.Input "
+                                 "or input_shape=, build() it or call it")
+        return super()._graph_part(what)
+
+    def _known_input_shape(self):
+        """The declared input shape, else the one the model was built with; None before either."""
+        return self._input_shape if self._input_shape is not None else self.__dict__.get("_build_input_shape")
+
     def _symbolic_graph(self):
-        """The layers called on ``keras.Input(input shape)``, made on first use of inputs/outputs (for
-        ``keras.Model(seq.inputs, seq.layers[i].output)``); None while the input shape is unknown."""
+        """The layers called on ``keras.Input(input shape)``, made when the model is built from a known shape or
+        on first use of inputs/outputs (for ``keras.Model(seq.inputs, seq.layers[i].output)``); None while the
+        input shape is unknown. Made once per structure, so every layer's first node belongs to it."""
+        shape = self._known_input_shape()
         cache = self.__dict__.get("_symbolic_cache")
-        if cache is not None and cache[0] == _base._STRUCTURE[0]:
+        if cache is not None and cache[0] == (self._version, shape):
             return cache[1]
-        if self._input_shape is None or not self.layers:
+        if shape is None or not self.layers:
             return None
-        dtype = self._layers[0].dtype
-        x = _functional.Input(batch_shape=self._input_shape, dtype=dtype)
+        first = self._layers[0]
+        x = _functional._input_layer_output(first) if isinstance(first, InputLayer) and first.batch_shape == shape \
+            else _functional.Input(batch_shape=shape, dtype=self.__dict__.get("_build_input_dtype", first.dtype))
         y = x
         for layer in self._stack():
             y = layer(y)
         graph = _functional.Graph(self, x, y)
-        object.__setattr__(self, "_symbolic_cache", (_base._STRUCTURE[0], graph))
+        object.__setattr__(self, "_symbolic_cache", ((self._version, shape), graph))
         return graph
+
+    def _summary_shapes(self):
+        graph = self._symbolic_graph() if self.built else None
+        if graph is None:
+            return super()._summary_shapes()
+        return [node.outputs.shape if isinstance(node.outputs, _functional.KerasTensor) else None
+                for node in graph.nodes]
 
     def _checkpoint_children(self):
         return super()._checkpoint_children() + [(f"layer-{i}", layer) for i, layer in enumerate(self.layers)]
 
     def _maybe_build_from_shape(self):
-        if self._input_shape is not None and self.layers and all(d is not None for d in self._input_shape[1:]):
-            self.build(self._input_shape)
+        if self._known_input_shape() is not None and self.layers:
+            self._symbolic_graph()  # builds every layer; Note [Functional graphs]
+            self.built = True
 
     def build(self, input_shape=None):
-        """Builds every layer by running a batch of zeros of ``input_shape`` (batch axis may be None)."""
-        input_shape = tuple(input_shape or self._input_shape)
-        dtype = self._layers[0].dtype if self._layers else tf.float32
-        zeros = np.zeros((1,) + tuple(input_shape[1:]), dtype.as_numpy_dtype)
+        """Builds every layer from ``input_shape`` (the batch axis and others may be None); a model with an
+        InputLayer is built from its shape."""
+        if input_shape is not None and self._input_shape is not None and tuple(input_shape) != self._input_shape:
+            raise ValueError(f"Sequential model '{self.name}' has already been configured to use input shape "
+                             f"{self._input_shape}. You cannot build it with input_shape {tuple(input_shape)}")
+        if input_shape is None and self._known_input_shape() is None:
+            raise ValueError(f"Sequential model '{self.name}': build() needs an input_shape (it has no Input)")
+        if input_shape is not None and self._input_shape is None:
+            object.__setattr__(self, "_build_input_shape", tuple(input_shape))
+        self._maybe_build_from_shape()
         self.built = True
-        self(zeros, training=False)
-        self._clear_losses()
 
     def _maybe_build(self, inputs):
         if isinstance(inputs, tf.Tensor):
             object.__setattr__(self, "_build_input_shape", (None,) + tuple(inputs.shape[1:]))
+            object.__setattr__(self, "_build_input_dtype", inputs.dtype)
         self.built = True
 
     def _saved_build_shape(self):
-        return self._input_shape if self._input_shape is not None else self.__dict__.get("_build_input_shape")
+        return self._known_input_shape()
 
     def _build_from_shape(self, input_shape):
         self.build(tuple(input_shape))

@@ -62,7 +62,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs
         config["compile_config"] = model._compile_config()
         if include_optimizer and opt is not None:
             optimizer_variables = opt.variables
-    metadata = {"format": FORMAT, "keras_version": "3 (tapegrad)", "tapegrad_version": tf.version.TAPEGRAD_VERSION,
+    metadata = {"format": FORMAT, "keras_version": tf.keras.__version__, "tapegrad_version": tf.version.TAPEGRAD_VERSION,
                 "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
     if filepath.endswith(_h5_file.SUFFIXES):
         return _h5_file.write(filepath, FORMAT, metadata, config, model.weights, optimizer_variables)
