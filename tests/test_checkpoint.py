@@ -1,4 +1,6 @@
-"""tf.train.Checkpoint and CheckpointManager: TF's semantics, deferred restoration, atomicity, bad files."""
+"""tf.train.Checkpoint and CheckpointManager: TF's semantics, deferred restoration, atomicity, bad files.
+Checkpoints are written in TF's format (tests/test_tf_checkpoint_format.py checks its files); the tests
+marked earlier_layout check the .npz layout tapegrad wrote before, which it still reads."""
 import os
 import pathlib
 
@@ -22,10 +24,18 @@ def _trained(seed=0):
     return model, opt
 
 
+@pytest.fixture
+def earlier_layout(monkeypatch):
+    """Checkpoints written in tapegrad's earlier .npz layout (Note [Checkpoint file format])."""
+    from tapegrad.train import _files
+    monkeypatch.setattr(_files, "WRITE_FORMAT", "npz")
+
+
 def _values(variables):
     return [v.numpy().copy() for v in variables]
 
 
+@pytest.mark.usefixtures("earlier_layout")
 def test_save_numbers_files_and_writes_the_state_file(tmp_path):
     v = tf.Variable([1.0, 2.0])
     ckpt = tf.train.Checkpoint(v=v)
@@ -98,6 +108,7 @@ def test_deferred_restoration_into_a_module_attribute_and_a_layer_added_later(tm
     status.assert_consumed()
 
 
+@pytest.mark.usefixtures("earlier_layout")
 def test_shape_mismatch_raises_and_changes_nothing(tmp_path):
     a, b = tf.Variable([1.0, 2.0]), tf.Variable([3.0])
     path = tf.train.Checkpoint(a=a, b=b).save(str(tmp_path / "c"))
@@ -126,6 +137,7 @@ def test_restore_none_and_missing_files(tmp_path):
 
 
 @pytest.mark.parametrize("damage", ["truncate", "garbage", "not_a_checkpoint", "missing_member", "npy", "empty"])
+@pytest.mark.usefixtures("earlier_layout")
 def test_corrupted_files_raise_naming_the_file_and_change_nothing(tmp_path, damage):
     v = tf.Variable([1.0, 2.0, 3.0])
     path = tf.train.Checkpoint(v=v).save(str(tmp_path / "c"))
@@ -152,6 +164,7 @@ def test_corrupted_files_raise_naming_the_file_and_change_nothing(tmp_path, dama
     np.testing.assert_array_equal(target.numpy(), [9.0, 9.0, 9.0])
 
 
+@pytest.mark.usefixtures("earlier_layout")
 def test_a_failed_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     v = tf.Variable([1.0, 2.0])
     ckpt = tf.train.Checkpoint(v=v)
@@ -162,13 +175,14 @@ def test_a_failed_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
         f.write(b"PK\x03\x04partial")
         raise OSError("No space left on device")
 
+    real_savez = np.savez
     monkeypatch.setattr(np, "savez", failing_savez)
     v.assign([5.0, 6.0])
     with pytest.raises(OSError, match="No space"):
         ckpt.write(str(tmp_path / "c"))
     with pytest.raises(OSError):
         ckpt.save(str(tmp_path / "c"))
-    monkeypatch.undo()
+    monkeypatch.setattr(np, "savez", real_savez)  # (undo() would also undo earlier_layout)
     assert pathlib.Path(path + ".npz").read_bytes() == before
     assert sorted(os.listdir(tmp_path)) == ["c.npz"]  # no temporary file left behind
     assert int(ckpt.save_counter.numpy()) == 0  # the failed save did not count
@@ -176,6 +190,7 @@ def test_a_failed_save_keeps_the_previous_checkpoint(tmp_path, monkeypatch):
     np.testing.assert_array_equal(v.numpy(), [1.0, 2.0])
 
 
+@pytest.mark.usefixtures("earlier_layout")
 def test_manager_keeps_max_to_keep_and_numbers_from_save_counter(tmp_path):
     ckpt = tf.train.Checkpoint(v=tf.Variable(1.0))
     manager = tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=2)
@@ -208,6 +223,7 @@ def test_manager_checkpoint_interval(tmp_path):
         tf.train.CheckpointManager(ckpt, str(tmp_path), max_to_keep=1, checkpoint_interval=5)
 
 
+@pytest.mark.usefixtures("earlier_layout")
 def test_manager_keep_checkpoint_every_n_hours_preserves_dropped_files(tmp_path, monkeypatch):
     import time
     clock = [1000.0]
@@ -263,6 +279,7 @@ def test_checkpoint_rejects_untrackable_values():
         tf.train.Checkpoint(x=1.0)
 
 
+@pytest.mark.usefixtures("earlier_layout")
 def test_the_file_is_a_plain_npz(tmp_path):
     path = tf.train.Checkpoint(v=tf.Variable([1.0, 2.0])).save(str(tmp_path / "c"))
     with np.load(path + ".npz") as data:
@@ -282,6 +299,7 @@ class _Net(keras.Model):
         return self.out(self.hidden(inputs))
 
 
+@pytest.mark.usefixtures("earlier_layout")
 def test_subclassed_model_built_on_its_first_call_after_restore(tmp_path):
     x = np.ones((2, 4), np.float32)
     net = _Net()

@@ -1,6 +1,12 @@
 """Checkpoint files: atomic writes, reading with validation, and the ``checkpoint`` state file.
 
-Note [Checkpoint file format]: a checkpoint with prefix "dir/ckpt-3" is one uncompressed NumPy
+Note [Checkpoint file format]: a checkpoint is in one of two formats, told apart by its files.
+TF's format (what TensorFlow writes and reads): "dir/ckpt-3.index" and "dir/ckpt-3.data-00000-of-00001"
+(Note [TensorBundle format] in _bundle.py), the values keyed "<path>/.ATTRIBUTES/VARIABLE_VALUE" and
+matched to objects through the TrackableObjectGraph under "_CHECKPOINTABLE_OBJECT_GRAPH" (Note [Keras 3
+object graph] in _keras3.py). ``WRITE_FORMAT`` below chooses what ``Checkpoint.write`` writes; both
+formats are always read (a restore looks for the ".index" first).
+tapegrad's earlier layout: a checkpoint with prefix "dir/ckpt-3" is one uncompressed NumPy
 ``.npz`` archive "dir/ckpt-3.npz" (a zip of ``.npy`` files; np.load reads it without tapegrad) holding
   "__format__"  the string "tapegrad-checkpoint-v1";
   "__keys__"    the object-graph keys as a string array, e.g. "model/layer-0/kernel", "save_counter",
@@ -11,7 +17,8 @@ Checkpoint to the variable; see Note [Checkpoint keys] in _graph.py. Next to the
 file "checkpoint" in TF's format lists them (model_checkpoint_path, all_model_checkpoint_paths,
 all_model_checkpoint_timestamps, last_preserved_timestamp), so tf.train.latest_checkpoint(dir) works.
 Every file is written to a temporary file in the same directory, flushed to disk, then renamed over
-the target: a failed or interrupted save leaves the previous file whole.
+the target (TF's two files both written before either is renamed, the data first; the state file
+last): a failed or interrupted save leaves the previous files whole.
 """
 import os
 import tempfile
@@ -20,6 +27,7 @@ import zipfile
 import numpy as np
 
 from tapegrad import errors
+from tapegrad.train import _bundle
 
 FORMAT = "tapegrad-checkpoint-v1"
 STATE_FILE = "checkpoint"
@@ -33,20 +41,32 @@ def data_path(prefix):
 
 def atomic_write(path, write):
     """Calls write(file) on a temporary file next to path, syncs it, and renames it to path."""
-    directory = os.path.dirname(os.path.abspath(path))
-    os.makedirs(directory, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+    atomic_write_all([(path, write)])
+
+
+def atomic_write_all(files):
+    """Writes every (path, write) to a temporary file next to it and syncs them all, then renames each
+    over its path in order: a failure while writing leaves every previous file whole."""
+    done = []
     try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
+        for path, write in files:
+            directory = os.path.dirname(os.path.abspath(path))
+            os.makedirs(directory, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
+            done.append(tmp)
+            with os.fdopen(fd, "wb") as f:
+                write(f)
+                f.flush()
+                os.fsync(f.fileno())
+        for (path, _), tmp in zip(files, list(done)):
+            os.replace(tmp, path)
+            done.remove(tmp)
     except BaseException:
-        try:
-            os.remove(tmp)
-        except OSError:
-            pass
+        for tmp in done:
+            try:
+                os.remove(tmp)
+            except OSError:
+                pass
         raise
 
 
@@ -129,3 +149,42 @@ def read_state(directory, latest_filename=None):
         return None
     join = lambda p: p if os.path.isabs(p) else os.path.join(os.fspath(directory), p)  # noqa: E731
     return join(latest), [join(p) for p in paths], stamps, preserved
+
+
+# ---- TF's format (Note [TensorBundle format] in _bundle.py) next to the .npz one
+# What Checkpoint.write writes: "tf" (TF's .index + .data-00000-of-00001, which TensorFlow reads) or
+# "npz" (tapegrad's earlier layout above). Both are always read; with "tf", reading an .npz warns
+# (DeprecationWarning). tests/test_checkpoint.py sets "npz" to keep checking the earlier layout, which
+# old files still have.
+WRITE_FORMAT = "tf"
+
+
+def is_tf(prefix):
+    return os.path.isfile(_bundle.index_path(prefix))
+
+
+def exists(prefix):
+    """Whether a checkpoint (either format) is at prefix."""
+    return is_tf(prefix) or os.path.isfile(data_path(prefix))
+
+
+def remove(prefix):
+    """Deletes every file of the checkpoint at prefix (the index first, so no half-checkpoint is listed)."""
+    for path in (_bundle.index_path(prefix), _bundle.data_file(prefix), data_path(prefix)):
+        try:
+            os.remove(path)
+        except FileNotFoundError:
+            pass
+
+
+def write_tf(prefix, tensors):
+    """Writes {key: array} in TF's format: both files to temporary names first, then the data renamed
+    before the index that names it (a crash between the renames leaves a pair whose crc32c fail)."""
+    index, data = _bundle.encode(tensors)
+    atomic_write_all([(_bundle.data_file(prefix), lambda f: f.write(data)),
+                      (_bundle.index_path(prefix), lambda f: f.write(index))])
+    return os.fspath(prefix)
+
+
+def read_tf(prefix):
+    return _bundle.read(prefix)

@@ -1,15 +1,17 @@
 """tf.train.Checkpoint: saves and restores the Variables reachable from the objects it is given.
 
-File layout: Note [Checkpoint file format] in _files.py; keys: Note [Checkpoint keys] in _graph.py;
+File layout: Note [Checkpoint file format] in _files.py (TF's: Note [TensorBundle format] in _bundle.py);
+keys: Note [Checkpoint keys] in _graph.py, and in TF's files Note [Keras 3 object graph] in _keras3.py;
 values for objects created later: Note [Deferred restoration] in _restore.py.
 """
 import os
 import time
+import warnings
 
 import numpy as np
 
 import tapegrad as tf
-from tapegrad.train import _files, _graph, _restore
+from tapegrad.train import _bundle, _files, _graph, _restore
 
 __all__ = ["Checkpoint", "CheckpointLoadStatus", "InitializationOnlyStatus", "latest_checkpoint",
            "list_variables", "load_checkpoint"]
@@ -29,7 +31,7 @@ class Checkpoint:
       **kwargs: the objects to save (``model=model, optimizer=opt``).
 
     >>> ckpt = tf.train.Checkpoint(model=model, optimizer=opt)
-    >>> path = ckpt.save("/tmp/run/ckpt")           # "/tmp/run/ckpt-1" (file "/tmp/run/ckpt-1.npz")
+    >>> path = ckpt.save("/tmp/run/ckpt")           # "/tmp/run/ckpt-1" (its files: Note [Checkpoint file format])
     >>> ckpt.restore(path).assert_consumed()
     """
 
@@ -75,10 +77,17 @@ class Checkpoint:
         return arrays
 
     def write(self, file_prefix, options=None):
-        """Writes a checkpoint at ``file_prefix`` (file ``file_prefix + ".npz"``) and returns file_prefix;
-        unlike ``save`` it neither numbers the file nor updates the directory's state file."""
+        """Writes a checkpoint at ``file_prefix`` and returns file_prefix; unlike ``save`` it neither
+        numbers the files nor updates the directory's state file. In TF's format (``file_prefix +
+        ".index"`` and ``".data-00000-of-00001"``, which TensorFlow restores) when
+        ``_files.WRITE_FORMAT`` is "tf", else tapegrad's ``file_prefix + ".npz"``."""
         file_prefix = os.fspath(file_prefix)
-        _files.write_arrays(file_prefix, self._arrays())
+        if _files.WRITE_FORMAT == "tf":
+            nodes, tensors = _graph.tf_object_graph(self)
+            tensors[_bundle.OBJECT_GRAPH_KEY] = np.array(_bundle.encode_object_graph(nodes), dtype=object)
+            _files.write_tf(file_prefix, tensors)
+        else:
+            _files.write_arrays(file_prefix, self._arrays())
         return file_prefix
 
     def save(self, file_prefix, options=None):
@@ -100,7 +109,8 @@ class Checkpoint:
         return self.restore(save_path, options)
 
     def restore(self, save_path, options=None):
-        """Restores the values saved at ``save_path`` (a ``save``/``write`` path) into the objects.
+        """Restores the values saved at ``save_path`` (a ``save``/``write`` path, or one TensorFlow
+        wrote: matched by its object graph, as TF does) into the objects.
 
         Values of variables that exist are checked (every shape and dtype) before any is assigned; the
         values of objects not created yet are assigned when they are (a model built later, an
@@ -115,12 +125,44 @@ class Checkpoint:
             if latest is None:
                 raise tf.errors.NotFoundError(None, None, f"Checkpoint.restore: no checkpoint in directory {save_path}")
             save_path = latest
+        if _files.is_tf(save_path):
+            return self._restore_tf(save_path)
         arrays = _files.read_arrays(save_path)
+        if _files.WRITE_FORMAT == "tf":
+            warnings.warn(f"Checkpoint.restore: {_files.data_path(save_path)} is in tapegrad's old .npz layout; "
+                          "save again to write TF's format", DeprecationWarning, stacklevel=2)
         if "save_counter" in arrays:
             self.save_counter  # noqa: B018 -- created so that it is restored too
         session = _restore.Session(_files.data_path(save_path), self)
         session.unconsumed = set(arrays)
         _restore.apply(self, {k: _restore.Entry(k, a, session) for k, a in arrays.items()})
+        return CheckpointLoadStatus(session)
+
+    def _restore_tf(self, save_path):
+        """Restores a checkpoint in TF's format by its object graph (see entries_from_tf_graph)."""
+        arrays = _files.read_tf(save_path)
+        index = _bundle.index_path(save_path)
+        if _bundle.OBJECT_GRAPH_KEY not in arrays:
+            raise tf.errors.NotFoundError(None, None, f"Checkpoint.restore: {index} has no object graph "
+                                          f"({_bundle.OBJECT_GRAPH_KEY}); it is a name-based (TF1) checkpoint, "
+                                          "which tapegrad does not restore")
+        try:
+            nodes = _bundle.decode_object_graph(arrays.pop(_bundle.OBJECT_GRAPH_KEY).item())
+        except (ValueError, UnicodeDecodeError) as e:
+            raise tf.errors.DataLossError(None, None, f"Checkpoint: {index}: the object graph is damaged: {e}") \
+                from None
+        if any(name == "save_counter" for _, name in nodes[0]["children"]):
+            self.save_counter  # noqa: B018 -- created so that it is restored too
+        keys, direct = _graph.entries_from_tf_graph(nodes, arrays, self)
+        session = _restore.Session(index, self)
+        session.unconsumed = set(arrays)
+        values = {key: _restore._checked(_restore.Entry(key, arrays[key], session), var, "variable")
+                  for key, var in direct.items()}  # checked with the rest, before anything changes
+        _restore.apply(self, {rel: _restore.Entry(key, arrays[key], session) for rel, key in keys.items()})
+        for key, var in direct.items():
+            var.assign(values[key])
+            session.matched.add(id(var))
+            session.unconsumed.discard(key)
         return CheckpointLoadStatus(session)
 
 
@@ -185,7 +227,7 @@ class InitializationOnlyStatus:
 def latest_checkpoint(checkpoint_dir, latest_filename=None):
     """The path of the newest checkpoint recorded in checkpoint_dir's state file, or None."""
     state = _files.read_state(os.fspath(checkpoint_dir), latest_filename)
-    if state is None or not os.path.isfile(_files.data_path(state[0])):
+    if state is None or not _files.exists(state[0]):
         return None
     return state[0]
 
@@ -197,7 +239,7 @@ def list_variables(ckpt_dir_or_file):
         path = latest_checkpoint(path)
         if path is None:
             raise tf.errors.NotFoundError(None, None, f"list_variables: no checkpoint in {ckpt_dir_or_file}")
-    return sorted((k, list(a.shape)) for k, a in _files.read_arrays(path).items())
+    return sorted((k, list(a.shape)) for k, a in _read_any(path).items())
 
 
 def load_checkpoint(ckpt_dir_or_file):
@@ -205,7 +247,11 @@ def load_checkpoint(ckpt_dir_or_file):
     path = os.fspath(ckpt_dir_or_file)
     if os.path.isdir(path):
         path = latest_checkpoint(path) or path
-    return _Reader(_files.read_arrays(path))
+    return _Reader(_read_any(path))
+
+
+def _read_any(path):
+    return _files.read_tf(path) if _files.is_tf(path) else _files.read_arrays(path)
 
 
 class _Reader:
@@ -224,4 +270,4 @@ class _Reader:
         return {k: list(a.shape) for k, a in self._arrays.items()}
 
     def get_variable_to_dtype_map(self):
-        return {k: tf.as_dtype(a.dtype.name) for k, a in self._arrays.items()}
+        return {k: tf.string if a.dtype == object else tf.as_dtype(a.dtype.name) for k, a in self._arrays.items()}

@@ -47,9 +47,9 @@ class CheckpointManager:
         if state is not None:
             latest, paths, stamps, preserved = state
             stamps = stamps if len(stamps) == len(paths) else [time.time()] * len(paths)
-            kept = [(p, t) for p, t in zip(paths, stamps) if os.path.isfile(_files.data_path(p))]
+            kept = [(p, t) for p, t in zip(paths, stamps) if _files.exists(p)]
             self._paths, self._stamps = [p for p, _ in kept], [t for _, t in kept]
-            self._latest = latest if os.path.isfile(_files.data_path(latest)) else None
+            self._latest = latest if _files.exists(latest) else None
             self._last_preserved = preserved if preserved is not None else self._last_preserved
 
     @property
@@ -102,10 +102,7 @@ class CheckpointManager:
         dropped = self._sweep()
         _files.write_state(self._directory, path, self._paths, self._stamps, self._last_preserved)
         for old in dropped:
-            try:
-                os.remove(_files.data_path(old))
-            except FileNotFoundError:
-                pass
+            _files.remove(old)
         return path
 
     def _sweep(self):
