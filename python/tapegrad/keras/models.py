@@ -147,11 +147,14 @@ class Model(TrainingMixin, Layer):
         _model_file.save_model(self, filepath, overwrite=overwrite, **kwargs)
 
     def save_weights(self, filepath, overwrite=True):
-        """Saves ``weights`` to a ``.weights.npz`` file; see Note [Weights file format] in _saving.py."""
+        """Saves ``weights`` (and a compiled model's optimizer state) to a Keras 3 ``.weights.h5`` file (Note
+        [Keras 3 weights layout] in saving/_keras_h5.py); other names get tapegrad's older ``.weights.npz``
+        layout (Note [Weights file format] in _saving.py)."""
         _saving.save_weights(self, filepath, overwrite)
 
     def load_weights(self, filepath, skip_mismatch=False, **kwargs):
-        """Loads weights saved by ``save_weights`` into this (built) model, checking every shape."""
+        """Loads weights saved by ``save_weights`` (tapegrad's or Keras 3's) into this (built) model, checking
+        the whole file before any variable changes."""
         _saving.load_weights(self, filepath)
 
     def summary(self, line_length=None, positions=None, print_fn=None, **kwargs):

@@ -17,7 +17,8 @@ library read other numbers, fail deep inside, or loop forever (a flipped bit in 
 starts with a 512-byte user block (HDF5's own room for application data; h5py and HDF5 tools skip
 it) holding DIGEST_MAGIC, the SHA-256 and the length of every byte after it. Loading checks them
 before HDF5 sees the file: a damaged file raises, no variable changes. A file with no digest (an older
-one) is read unchecked.
+one, or one Keras wrote) is read unchecked. The Keras 3 ``.weights.h5`` files tapegrad writes carry the
+same user block (Keras and h5py skip it); inside a ``.keras`` zip the zip's CRC-32 does this work.
 """
 import hashlib
 import json
@@ -28,7 +29,7 @@ import numpy as np
 
 from tapegrad.keras.saving._serialization import loads_config
 
-__all__ = ["SUFFIXES", "write", "read"]
+__all__ = ["SUFFIXES", "write", "read", "sealed", "check_digest"]
 
 SUFFIXES = (".h5", ".hdf5")
 
@@ -67,6 +68,19 @@ def _seal(path):
         f.write(header.ljust(_USER_BLOCK, b"\0"))
         f.flush()
         os.fsync(f.fileno())
+
+
+def sealed(data):
+    """HDF5 bytes written with a USER_BLOCK-byte user block, with the digest in it (as _seal)."""
+    import io
+    f = io.BytesIO(data)
+    sha, n = _digest(f)
+    return (DIGEST_MAGIC + f"sha256={sha}\nlength={n}\n".encode()).ljust(_USER_BLOCK, b"\0") + data[_USER_BLOCK:]
+
+
+def check_digest(path):
+    """_check_digest for other modules (Keras 3 weights files tapegrad wrote carry the digest too)."""
+    _check_digest(path)
 
 
 def _check_digest(path):

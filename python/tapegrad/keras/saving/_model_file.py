@@ -1,19 +1,20 @@
 """Whole-model files: ``model.save("m.keras")`` and ``keras.models.load_model``.
 
-Note [Model file format]: a ``.keras`` file is a zip archive (as Keras 3's) holding
-  "metadata.json"          {"format": "tapegrad-keras-v1", "keras_version", "tapegrad_version", "date_saved"};
-  "config.json"            the model serialized as Keras 3 does ({"module", "class_name", "config",
-                           "registered_name"}, see Note [Keras object configs]) plus "build_config"
-                           ({"input_shape": ...}, the shape the model was built with) and "compile_config"
-                           (the serialized compile() arguments) when compiled;
-  "model.weights.npz"      model.weights in the weights format (Note [Weights file format] in _saving.py);
-  "optimizer.weights.npz"  optimizer.variables (iterations, then the slots) in that format, when compiled.
-Loading rebuilds the model from its config (custom classes through custom_objects or
-register_keras_serializable), builds it from build_config, checks every weight's shape, then assigns,
-compiles with compile_config and restores the optimizer's state. The weights are NumPy archives, not
-Keras's HDF5 "model.weights.h5": real Keras ``.keras`` files do not load here, nor these in Keras.
-A functional model plugs in through its own get_config / from_config, like Sequential's. A path
-ending in ``.h5`` holds the same content in HDF5 (Note [HDF5 model files] in _h5_file.py).
+Note [Model file format]: a ``.keras`` file is Keras 3's zip archive holding
+  "metadata.json"      {"keras_version", "date_saved", "tapegrad_version"};
+  "config.json"        the model serialized as Keras 3 writes it (Note [Keras 3 configs] in
+                       _keras_config.py) plus "build_config" ({"input_shape": ...}) and "compile_config"
+                       (the serialized compile() arguments) when compiled;
+  "model.weights.h5"   the model's variables and, when compiled, the optimizer's in Keras 3's HDF5
+                       layout (Note [Keras 3 weights layout] in _keras_h5.py).
+So Keras 3's ``load_model`` reads these files and tapegrad reads Keras's. Loading rebuilds the model from
+its config (custom classes through custom_objects or register_keras_serializable), builds it from
+build_config, compiles with compile_config, makes the optimizer's slots, then checks every group, count,
+shape and dtype of the weights file before it assigns the first variable.
+Older tapegrad files ("format": "tapegrad-keras-v1" in metadata.json, "model.weights.npz" and
+"optimizer.weights.npz" in the weights format of Note [Weights file format]) still load, with a
+DeprecationWarning. A path ending in ``.h5`` holds tapegrad's own HDF5 layout (Note [HDF5 model files]
+in _h5_file.py).
 A damaged file raises a ValueError naming it before any variable is assigned: zip checks each
 member's CRC-32 as it is read, the JSON is parsed with a depth limit (loads_config), the config must
 describe a layer or model, and every weight's shape and kind is checked before the first assignment.
@@ -22,6 +23,7 @@ import datetime
 import io
 import json
 import os
+import warnings
 import zipfile
 
 import numpy as np
@@ -29,7 +31,7 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad.keras import _saving
-from tapegrad.keras.saving import _h5_file
+from tapegrad.keras.saving import _h5_file, _keras_config, _keras_h5
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.saving._serialization import (CustomObjectScope, deserialize_keras_object, loads_config,
                                                   serialize_keras_object)
@@ -37,7 +39,7 @@ from tapegrad.keras.saving._serialization import (CustomObjectScope, deserialize
 __all__ = ["save_model", "load_model"]
 
 FORMAT = "tapegrad-keras-v1"
-_MEMBERS = ("metadata.json", "config.json", "model.weights.npz")
+_MEMBERS = ("metadata.json", "config.json")
 
 
 def _check_path(filepath, what):
@@ -62,14 +64,16 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs
         config["compile_config"] = model._compile_config()
         if include_optimizer and opt is not None:
             optimizer_variables = opt.variables
-    metadata = {"format": FORMAT, "keras_version": tf.keras.__version__, "tapegrad_version": tf.version.TAPEGRAD_VERSION,
-                "date_saved": datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")}
     if filepath.endswith(_h5_file.SUFFIXES):
+        metadata = {"format": FORMAT, "keras_version": tf.keras.__version__,
+                    "tapegrad_version": tf.version.TAPEGRAD_VERSION, "date_saved": _now()}
         return _h5_file.write(filepath, FORMAT, metadata, config, model.weights, optimizer_variables)
-    members = {"config.json": json.dumps(config, indent=1).encode(), "model.weights.npz": _npz(model.weights),
-               "metadata.json": json.dumps(metadata).encode()}
-    if optimizer_variables is not None:
-        members["optimizer.weights.npz"] = _npz(optimizer_variables)
+    _keras_h5.require_h5py("save_model")
+    metadata = {"keras_version": tf.keras.__version__, "date_saved": _now(),
+                "tapegrad_version": tf.version.TAPEGRAD_VERSION}
+    members = {"metadata.json": json.dumps(metadata).encode(),
+               "config.json": json.dumps(_keras_config.to_keras(config)).encode(),
+               "model.weights.h5": _keras_h5.to_bytes(model, opt if optimizer_variables is not None else None)}
 
     def write(f):
         with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
@@ -78,10 +82,8 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs
     _saving.atomic_write(filepath, write)
 
 
-def _npz(variables):
-    buf = io.BytesIO()
-    _saving.write_weights(buf, variables)
-    return buf.getvalue()
+def _now():
+    return datetime.datetime.now().strftime("%Y-%m-%d@%H:%M:%S")
 
 
 def _read(filepath):
@@ -95,7 +97,9 @@ def _read(filepath):
             missing = [m for m in _MEMBERS if m not in names]
             if missing:
                 raise ValueError(f"it lacks {missing}")
-            return {n: z.read(n) for n in names if n.endswith((".json", ".npz"))}
+            if "model.weights.h5" not in names and "model.weights.npz" not in names:
+                raise ValueError("it lacks ['model.weights.h5']")
+            return {n: z.read(n) for n in names if n.endswith((".json", ".npz", ".h5"))}
     # what zipfile raises on damaged bytes besides BadZipFile: a flipped version or compression
     # field (NotImplementedError), flag (RuntimeError: "encrypted"), size (EOFError, OverflowError), ...
     except Exception as e:  # noqa: BLE001 -- every failure to read the archive is a damaged file
@@ -109,10 +113,17 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     or ``keras.saving.register_keras_serializable``."""
     filepath = _check_path(filepath, "load_model")
     where = f"load_model: {filepath}"
+    keras_weights = None
     if filepath.endswith(_h5_file.SUFFIXES):
         metadata, config, (paths, arrays), optimizer_weights = _h5_file.read(filepath, FORMAT)
     else:
-        metadata, config, (paths, arrays), optimizer_weights = _read_zip(filepath, where)
+        members = _read(filepath)
+        if "model.weights.h5" in members:
+            config, keras_weights = _read_keras_zip(members, where), members["model.weights.h5"]
+        else:
+            warnings.warn(f"load_model: {filepath} is in tapegrad's old .keras layout (NumPy weights); save it "
+                          "again to write Keras 3's layout, which Keras reads too", DeprecationWarning, stacklevel=2)
+            metadata, config, (paths, arrays), optimizer_weights = _read_zip(members, filepath, where)
     if not (isinstance(config, dict) and isinstance(config.get("class_name"), str)
             and isinstance(config.get("config"), dict)):
         raise ValueError(f"{where}: the config does not describe a model: expected a serialized object "
@@ -124,6 +135,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
         build = config.get("build_config")
         if build and build.get("input_shape") is not None and not model.weights:
             model._build_from_shape(build["input_shape"])
+        if keras_weights is not None:
+            _load_keras_state(model, config, keras_weights, compile, where)
+            return model
         _saving.check_weights(paths, arrays, model.weights, where)
         _saving.assign_weights(arrays, model.weights)
         compile_config = config.get("compile_config")
@@ -134,9 +148,43 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     return model
 
 
-def _read_zip(filepath, where):
-    """(metadata, config, (paths, arrays), optimizer (paths, arrays) or None) of a .keras file."""
-    members = _read(filepath)
+def _compile_kwargs(compile_config):
+    """compile()'s arguments from a compile_config, deserialized; Keras's jit_compile (XLA) and its None
+    entries (compile's defaults) are left out."""
+    out = {}
+    for k, v in compile_config.items():
+        if k in ("jit_compile",) or (v is None and k != "loss"):
+            continue
+        out[k] = deserialize_keras_object(v)
+    return out
+
+
+def _load_keras_state(model, config, data, compile, where):  # noqa: A002
+    """Compiles the model as saved, makes the optimizer's slots when the file has them, then reads the
+    weights file (checked whole before any assignment)."""
+    compile_config = config.get("compile_config")
+    optimizer = None
+    if compile and compile_config:
+        model.compile(**_compile_kwargs(compile_config))
+        optimizer = model.optimizer
+        if _keras_h5.optimizer_count(io.BytesIO(data), where) > len(_keras_h5.optimizer_variables(optimizer, model)):
+            optimizer.build(model.trainable_variables)
+            optimizer.built = True
+    _keras_h5.read_into(io.BytesIO(data), model, where + " model.weights.h5", optimizer)
+
+
+def _read_keras_zip(members, where):
+    parsed = {}
+    for name in ("metadata.json", "config.json"):
+        try:
+            parsed[name] = loads_config(members[name])
+        except ValueError as e:
+            raise ValueError(f"{where}: {name} {e}") from None
+    return _keras_config.from_keras(parsed["config.json"])
+
+
+def _read_zip(members, filepath, where):
+    """(metadata, config, (paths, arrays), optimizer (paths, arrays) or None) of an old tapegrad .keras file."""
     for name in ("metadata.json", "config.json"):
         try:
             members[name] = loads_config(members[name])
