@@ -27,6 +27,7 @@ import tempfile
 
 import numpy as np
 
+from tapegrad.keras.saving._keras_h5 import require_h5py
 from tapegrad.keras.saving._serialization import loads_config
 
 __all__ = ["SUFFIXES", "write", "read", "sealed", "check_digest"]
@@ -34,13 +35,7 @@ __all__ = ["SUFFIXES", "write", "read", "sealed", "check_digest"]
 SUFFIXES = (".h5", ".hdf5")
 
 
-def _h5py(what):
-    try:
-        import h5py
-    except ImportError as e:
-        raise ImportError(f"{what}: HDF5 (.h5) model files need h5py: pip install \"tapegrad[h5]\" (or save to a "
-                          f"`.keras` file, which needs nothing more). ({e})") from e
-    return h5py
+_h5py = require_h5py  # one message for every HDF5 file
 
 
 _USER_BLOCK = 512

@@ -173,11 +173,13 @@ def optimizer_variables(opt, model):
 
 
 def require_h5py(what):
+    """h5py, or an ImportError saying how to install it (it is in the default install)."""
     try:
         import h5py
     except ImportError as e:
-        raise ImportError(f"{what}: Keras 3 files (.keras, .weights.h5) hold their weights in HDF5, read and "
-                          f"written through h5py: pip install h5py ({e})") from e
+        raise ImportError(f"{what}: model and weights files (.keras, .weights.h5, .h5) hold their weights in "
+                          f"HDF5, read and written through h5py: pip install h5py (or \"tapegrad[h5]\"). "
+                          f"({e})") from e
     return h5py
 
 
