@@ -19,18 +19,18 @@ from tapegrad import errors
 
 # Functions that are not ops on tensors; each is tested where it lives.
 EXCLUDED = {
-    "function": "a decorator; tests/test_function*.py",
-    "custom_gradient": "a decorator; tests/test_custom_gradient*.py",
+    "function": "a decorator; tests/function/test_function*.py",
+    "custom_gradient": "a decorator; tests/autodiff/test_custom_gradient*.py",
     "recompute_grad": "a decorator taking a function",
-    "cond": "takes callables; tests/test_control_flow.py",
-    "while_loop": "takes callables; tests/test_control_flow.py",
+    "cond": "takes callables; tests/function/test_control_flow.py",
+    "while_loop": "takes callables; tests/function/test_control_flow.py",
     "print": "prints any value",
     "is_tensor": "a predicate: any value is an answer",
     "get_global_generator": "takes no argument",
-    "set_seed": "None is a valid seed; other values are checked in tests/test_errors_random.py",
+    "set_seed": "None is a valid seed; other values are checked in tests/ops/test_errors_random.py",
     **dict.fromkeys(["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"],
-                    "an assertion: raising with TF's own assertion text is its job (tests/test_tf_oracle_asserts.py "
-                    "compares the texts with TF's)"),
+                    "an assertion: raising with TF's own assertion text is its job "
+                    "(tests/oracle/test_tf_oracle_asserts.py compares the texts with TF's)"),
 }
 NAMESPACES = {"tf": tf, "math": tf.math, "nn": tf.nn, "linalg": tf.linalg, "random": tf.random}
 ALLOWED = (errors.OpError, TypeError, ValueError)

@@ -1,4 +1,4 @@
-// nest.cpp -- nested structures in C++, the counterpart of tapegrad._nest (tests/test_nest.py compares them).
+// nest.cpp -- nested structures in C++, the counterpart of tapegrad._nest (tests/ops/test_nest.py compares them).
 #include "bindings/nest.h"
 #include "bindings/convert.h"
 

@@ -4,7 +4,7 @@
 #include "bindings/nest.h"
 #include "core/error.h"
 #include "engine/eager.h"
-#include "engine/signature.h"
+#include "bindings/signature.h"
 #include "graph/fusion.h"
 #include "graph/trace.h"
 #include "kernels/elementwise.h"
@@ -370,7 +370,7 @@ void bind_ops(py::module_& m) {
           return h;
         }, py::arg("name"), py::arg("fn") = py::none(), py::arg("signature") = py::none(),
         "op(name): an internal handle (inputs positional, attributes by keyword); op(name, fn, signature): the "
-        "public op fn with TF's arguments (Note [Op signatures] in cpp/engine/signature.h).");
+        "public op fn with TF's arguments (Note [Op signatures] in cpp/bindings/signature.h).");
   m.def("apply", [](const std::string& name, py::sequence inputs, py::object attrs) {
           Tensors x;
           for (auto a : inputs) x.push_back(to_tensor(a));

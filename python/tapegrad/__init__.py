@@ -14,15 +14,14 @@ _os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 
 from tapegrad import _core  # noqa: E402
 
-_core._set_package_dir(_os.path.dirname(_os.path.abspath(__file__)) + _os.sep)
 from tapegrad import dtypes, errors  # noqa: E402
 from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int64, string  # noqa: E402,A004
-from tapegrad._tensor import *  # noqa: E402,F401,F403
-from tapegrad._creation import *  # noqa: E402,F401,F403
-from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: E402
-from tapegrad._custom_gradient import custom_gradient  # noqa: E402
-from tapegrad._register_gradient import RegisterGradient  # noqa: E402
-from tapegrad._recompute import recompute_grad  # noqa: E402
+from tapegrad._tensor.tensor import *  # noqa: E402,F401,F403
+from tapegrad._ops.creation import *  # noqa: E402,F401,F403
+from tapegrad._autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402
+from tapegrad._autodiff.custom_gradient import custom_gradient  # noqa: E402
+from tapegrad._autodiff.register_gradient import RegisterGradient  # noqa: E402
+from tapegrad._autodiff.recompute import recompute_grad  # noqa: E402
 from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array import *  # noqa: E402,F401,F403
@@ -30,21 +29,17 @@ from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
 from tapegrad._ops.array_more import *  # noqa: E402,F401,F403
 from tapegrad._ops.scatter_gather import *  # noqa: E402,F401,F403
 from tapegrad._ops.array_sets import *  # noqa: E402,F401,F403
-from tapegrad._ops import computed_attrs as _computed_attrs  # noqa: E402,F401 (sets traced fallbacks)
 from tapegrad._ops.sorting import argsort, searchsorted, sort  # noqa: E402,F401
-from tapegrad._tensor import install_tensor_surface as _install_tensor_surface  # noqa: E402
-
-_install_tensor_surface()
-from tapegrad._function import function  # noqa: E402
+from tapegrad._function.function import function  # noqa: E402
 from tapegrad import autograph  # noqa: E402
-from tapegrad._tensor_array import TensorArray  # noqa: E402
-from tapegrad._trace_context import inside_function, is_symbolic_tensor  # noqa: E402
-from tapegrad._print import print  # noqa: E402,A004
-from tapegrad._asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402,F401
-from tapegrad._py_function import *  # noqa: E402,F401,F403
+from tapegrad._function.tensor_array import TensorArray  # noqa: E402
+from tapegrad._function.trace_context import inside_function, is_symbolic_tensor  # noqa: E402
+from tapegrad._debugging.printing import print  # noqa: E402,A004
+from tapegrad._debugging.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402,F401
+from tapegrad._function.py_function import *  # noqa: E402,F401,F403
 from tapegrad._ops.math_more import scalar_mul  # noqa: E402,F401
-from tapegrad._control_flow import case, cond, switch_case, while_loop  # noqa: E402
-from tapegrad._functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: E402
+from tapegrad._function.control_flow import case, cond, switch_case, while_loop  # noqa: E402
+from tapegrad._function.functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest, image  # noqa: E402
 from tapegrad import raw_ops  # noqa: E402,F401
 from tapegrad import autodiff  # noqa: E402
@@ -52,15 +47,8 @@ from tapegrad import config, strings, summary, test  # noqa: E402
 from tapegrad.config._devices import device  # noqa: E402
 from tapegrad import data  # noqa: E402
 from tapegrad import io  # noqa: E402
-from tapegrad import _symbolic  # noqa: E402
-from tapegrad import _op_failure  # noqa: E402,F401  (sets the binding's failure hook)
 
-# ops written in Python check for keras's symbolic tensors (Note [Symbolic dispatch] in _symbolic.py)
-_symbolic.install([_os.sys.modules[__name__], math, nn, linalg, image], ("tapegrad._ops.", "tapegrad._creation"), ("cast",))
-from tapegrad import raw_ops  # noqa: E402
-
-from tapegrad._show_config import show_config  # noqa: E402
-from tapegrad import _show_config  # noqa: E402
+from tapegrad._debugging.show_config import show_config  # noqa: E402
 
 from tapegrad import version  # noqa: E402
 
@@ -68,8 +56,29 @@ __version__ = version.VERSION  # the TF API version (scripts compare it); tapegr
 from tapegrad._name_scope import name_scope  # noqa: E402
 from tapegrad._module import Module  # noqa: E402
 from tapegrad import train  # noqa: E402
-from tapegrad import keras  # noqa: E402
-
-# TF's top-level aliases of the keras modules (tf.optimizers.Adam is tf.keras.optimizers.Adam)
-optimizers, losses, metrics, initializers = keras.optimizers, keras.losses, keras.metrics, keras.initializers
 from tapegrad._utilities import *  # noqa: E402,F401,F403
+
+# keras loads at its first use (tf.keras, `from tapegrad import keras`), with TF's top-level aliases
+# of its modules (tf.optimizers.Adam is tf.keras.optimizers.Adam).
+_KERAS_ALIASES = {"keras": None, "optimizers": "optimizers", "losses": "losses", "metrics": "metrics",
+                  "initializers": "initializers"}
+
+
+def __getattr__(name):
+    if name not in _KERAS_ALIASES:
+        raise AttributeError(f"module 'tapegrad' has no attribute {name!r}")
+    import importlib
+    keras = importlib.import_module("tapegrad.keras")
+    value = keras if _KERAS_ALIASES[name] is None else getattr(keras, _KERAS_ALIASES[name])
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_KERAS_ALIASES))
+
+
+from tapegrad._install import install as _install  # noqa: E402
+
+_install(_os.sys.modules[__name__], (math, nn, linalg, image))
+del _install

@@ -469,7 +469,7 @@ def is_differentiable(arg0: str) -> bool:
     ...
 def op(name: str, fn: typing.Any = None, signature: typing.Any = None) -> OpHandle:
     """
-    op(name): an internal handle (inputs positional, attributes by keyword); op(name, fn, signature): the public op fn with TF's arguments (Note [Op signatures] in cpp/engine/signature.h).
+    op(name): an internal handle (inputs positional, attributes by keyword); op(name, fn, signature): the public op fn with TF's arguments (Note [Op signatures] in cpp/bindings/signature.h).
     """
 def record_custom(arg0: collections.abc.Sequence, arg1: collections.abc.Sequence, arg2: collections.abc.Callable) -> None:
     """

@@ -9,7 +9,7 @@ import functools
 import re
 
 from tapegrad._name_scope import name_scope
-from tapegrad._tensor import Variable
+from tapegrad._tensor.tensor import Variable
 
 __all__ = ["Module"]
 

@@ -3,11 +3,11 @@
 Note [Nest order]: a structure flattens depth-first; a dict (and any Mapping) in sorted key order,
 as TF's tf.nest does, so two dicts with the same keys flatten alike whatever their insertion order;
 anything else (a tensor, a number, None) is a leaf. The C++ walker (cpp/bindings/nest.cpp) follows
-the same rules and tests/test_nest.py checks the two against each other.
+the same rules and tests/ops/test_nest.py checks the two against each other.
 """
 import collections.abc as _abc
 
-from tapegrad._tensor_shape import TensorShape
+from tapegrad._tensor.tensor_shape import TensorShape
 
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "assert_same_structure", "is_nested"]
 

@@ -21,8 +21,8 @@ import numbers
 import numpy as np
 
 from tapegrad import _core, random
-from tapegrad._creation import ones, zeros
-from tapegrad._tensor import Tensor, constant, convert_to_tensor
+from tapegrad._ops.creation import ones, zeros
+from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
 from tapegrad.dtypes import as_dtype, double, float32  # noqa: F401 -- double: re-exported as tf.double
 from tapegrad.errors import UnimplementedError
 
@@ -85,7 +85,7 @@ def init_scope():
     if not _core._tracing():
         yield
         return
-    from tapegrad._trace_context import _trace_stack
+    from tapegrad._function.trace_context import _trace_stack
     tracers = [getattr(t, "tracer", None) for t in _trace_stack()]
     if not tracers or None in tracers:
         raise UnimplementedError("init_scope: cannot lift code out of a tf.cond / tf.while_loop branch (or a "

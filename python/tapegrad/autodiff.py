@@ -1,8 +1,8 @@
 """tf.autodiff: forward-mode differentiation (ForwardAccumulator) over the C++ accumulator."""
 from tapegrad import _core
 from tapegrad._nest import sequence_like
-from tapegrad._tape import GradientTape, UnconnectedGradients  # noqa: F401  (tf.autodiff.GradientTape)
-from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._autodiff.tape import GradientTape, UnconnectedGradients  # noqa: F401  (tf.autodiff.GradientTape)
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["ForwardAccumulator", "GradientTape"]
 

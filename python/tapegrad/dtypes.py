@@ -64,7 +64,7 @@ int32 = DType("int32", 2, np.int32)
 int64 = DType("int64", 3, np.int64)
 bool = DType("bool", 4, np.bool_)  # noqa: A001 -- TF's name
 double = float64  # TF's alias (tf.double, tf.dtypes.double)
-string = DType("string", 5, np.object_)  # byte strings; in Python only (tapegrad._string_tensor)
+string = DType("string", 5, np.object_)  # byte strings; in Python only (tapegrad._tensor.string_tensor)
 _BY_CODE = (float32, float64, int32, int64, bool, string)
 _BY_NAME = {d.name: d for d in _BY_CODE}
 _BY_NAME.update(double=float64, float=float32, half=None)

@@ -2,7 +2,7 @@
 from tapegrad._ops.linalg import (  # noqa: F401
     diag_part, einsum, global_norm, matmul, matrix_transpose, matvec, norm, tensordot, trace,
 )
-from tapegrad._creation import eye  # noqa: F401
+from tapegrad._ops.creation import eye  # noqa: F401
 from tapegrad._ops.array_more import band_part  # noqa: F401
 from tapegrad._ops.svd import lstsq, matrix_rank, pinv, svd  # noqa: F401
 from tapegrad._ops.matrix import (  # noqa: F401

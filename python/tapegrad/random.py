@@ -21,7 +21,7 @@ from tapegrad._ops.random_stateful import gamma, poisson
 from tapegrad._ops.random_stateless import (fold_in, split, stateless_binomial, stateless_categorical,
                                             stateless_gamma, stateless_normal, stateless_parameterized_truncated_normal,
                                             stateless_poisson, stateless_truncated_normal, stateless_uniform)
-from tapegrad._random_generator import (Algorithm, Generator, create_rng_state, get_global_generator,
+from tapegrad._ops.random_generator import (Algorithm, Generator, create_rng_state, get_global_generator,
                                         set_global_generator)
 from tapegrad._ops.nn_sampled import (all_candidate_sampler, log_uniform_candidate_sampler,
                                       uniform_candidate_sampler)
@@ -64,7 +64,7 @@ def _draw(op, shape, dtype, seed, where):
     """One call of a random op. A shape computed while tracing a graph that serves several sizes
     (tf.shape of a traced tensor there) is passed as a tensor: the graph reads it at every call."""
     if _core._tracing():
-        from tapegrad._creation import _computed_dims
+        from tapegrad._ops.creation import _computed_dims
         dims = _computed_dims(shape, where, "shape")  # a traced tensor, or a list holding one
         if dims is not None:
             return op(dims, dtype=dtype, seed=seed, shape_input=True)
@@ -94,7 +94,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats; required for integers)."""
-    from tapegrad._tensor import cast
+    from tapegrad._tensor.tensor import cast
     from tapegrad._ops.elementwise import floor, minimum
 
     dt = _convert_arg(dtype, "dtype", "random.uniform", "dtype")
@@ -151,7 +151,7 @@ def shuffle(value, seed=None, name=None):
     """``value`` with its first dimension randomly permuted (a scalar comes back as it is); the
     permutation sorts random keys, and the result is a gather, so gradients flow back to ``value``."""
     from tapegrad._ops.array import gather
-    from tapegrad._tensor import Tensor, convert_to_tensor
+    from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
     v = value if isinstance(value, Tensor) else convert_to_tensor(value)
     if v.ndim == 0:

@@ -8,8 +8,8 @@ import re
 import numpy as np
 
 from tapegrad import dtypes, errors
-from tapegrad._string_tensor import StringTensor, is_text, string_constant
-from tapegrad._tensor import constant, convert_to_tensor
+from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
+from tapegrad._tensor.tensor import constant, convert_to_tensor
 
 __all__ = ["as_string", "bytes_split", "format", "join", "length", "lower", "reduce_join", "regex_full_match",
            "regex_replace", "split", "strip", "substr", "to_number", "unicode_split", "upper"]

@@ -1,7 +1,7 @@
 """tf.version: the TensorFlow API version tapegrad implements, which is what scripts compare
 (``tf.__version__ >= "2.0"``), and tapegrad's own version (``TAPEGRAD_VERSION``, also in show_config())."""
 from tapegrad import _core
-from tapegrad._show_config import _TF_API_VERSION, _package_version
+from tapegrad._debugging.show_config import _TF_API_VERSION, _package_version
 
 __all__ = ["VERSION", "GIT_VERSION", "COMPILER_VERSION", "GRAPH_DEF_VERSION", "GRAPH_DEF_VERSION_MIN_CONSUMER",
            "GRAPH_DEF_VERSION_MIN_PRODUCER", "TAPEGRAD_VERSION"]

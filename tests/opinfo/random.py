@@ -1,4 +1,4 @@
-"""Rows for the random ops: no NumPy reference (values are checked statistically in tests/test_random.py)."""
+"""Rows for the random ops: no NumPy reference (values are checked statistically in tests/ops/test_random.py)."""
 import tapegrad as tf
 from opinfo.core import OpInfo, SampleInput
 

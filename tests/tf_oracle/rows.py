@@ -628,51 +628,61 @@ MODULES = ["", "math", "nn", "linalg", "random"]  # the public namespaces the ta
 EXCLUDED = {
     **dict.fromkeys(["get_logger", "control_dependencies", "group", "no_op", "init_scope", "constant_initializer",
                      "ones_initializer", "zeros_initializer", "random_normal_initializer", "random_uniform_initializer"],
-                    "not an op: a logger, graph helpers or initializer classes (tests/test_utilities.py)"),
+                    "not an op: a logger, graph helpers or initializer classes (tests/ops/test_utilities.py)"),
     **dict.fromkeys(["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"],
-                    "an assertion: raises or returns None (tests/test_asserts.py, tests/test_tf_oracle_asserts.py)"),
+                    "an assertion: raises or returns None "
+                    "(tests/ops/test_asserts.py, tests/oracle/test_tf_oracle_asserts.py)"),
     **dict.fromkeys(["py_function", "numpy_function", "identity_n", "get_static_value", "no_gradient",
                      "executing_eagerly"], "runs Python or answers about the graph, no op to compare "
-                                           "(tests/test_py_function.py)"),
+                                           "(tests/function/test_py_function.py)"),
     "linalg.eigh": "eigenvector signs are a convention: each of tapegrad's has its largest component positive, TF "
                    "keeps its solver's; the eigenvalues are compared through linalg.eigvalsh, the vectors and "
-                   "gradients in tests/test_matrix_ops.py and the op table",
-    "device": "a placement context manager: every op runs on the CPU (tests/test_config.py)",
-    "DType": "a dtype class, not an op (tests/test_tensor.py)",
-    "as_dtype": "a dtype lookup, not an op (tests/test_tensor.py)",
-    "Tensor": "the tensor class; its operators are the ops' rows (tests/test_tensor.py, tests/test_indexing.py)",
-    "TensorShape": "a shape class, not an op (tests/test_tensor.py)",
-    "TensorSpec": "a signature class for function (tests/test_function.py)",
-    "Variable": "state, not an op (tests/test_tape.py, tests/test_keras_optimizers.py)",
-    "TensorArray": "a container class, not an op (tests/test_tensor_array.py)",
+                   "gradients in tests/ops/test_matrix_ops.py and the op table",
+    "device": "a placement context manager: every op runs on the CPU (tests/ops/test_config.py)",
+    "DType": "a dtype class, not an op (tests/ops/test_tensor.py)",
+    "as_dtype": "a dtype lookup, not an op (tests/ops/test_tensor.py)",
+    "Tensor": "the tensor class; its operators are the ops' rows "
+              "(tests/ops/test_tensor.py, tests/ops/test_indexing.py)",
+    "TensorShape": "a shape class, not an op (tests/ops/test_tensor.py)",
+    "TensorSpec": "a signature class for function (tests/function/test_function.py)",
+    "Variable": "state, not an op (tests/autodiff/test_tape.py, tests/keras/test_keras_optimizers.py)",
+    "TensorArray": "a container class, not an op (tests/function/test_tensor_array.py)",
     "GradientTape": "the tape itself: every gradient case here goes through it",
-    "UnconnectedGradients": "an enum of tape.gradient (tests/test_tape.py)",
-    "RegisterGradient": "replaces gradient rules (tests/test_register_gradient.py)",
-    "custom_gradient": "a decorator taking Python functions (tests/test_custom_gradient.py)",
-    "recompute_grad": "a decorator taking Python functions (tests/test_recompute.py)",
-    "function": "traces Python functions (tests/test_function*.py)",
-    "cond": "control flow taking Python callables (tests/test_control_flow.py)",
-    "while_loop": "control flow taking Python callables (tests/test_control_flow.py)",
-    "case": "control flow taking Python callables (tests/test_control_flow.py)",
-    "switch_case": "control flow taking Python callables (tests/test_control_flow.py)",
-    "map_fn": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
-    "scan": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
-    "foldl": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
-    "foldr": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
-    "vectorized_map": "takes a Python callable (tests/test_functional_ops.py, tests/test_tf_oracle_functional.py)",
+    "UnconnectedGradients": "an enum of tape.gradient (tests/autodiff/test_tape.py)",
+    "RegisterGradient": "replaces gradient rules (tests/autodiff/test_register_gradient.py)",
+    "custom_gradient": "a decorator taking Python functions (tests/autodiff/test_custom_gradient.py)",
+    "recompute_grad": "a decorator taking Python functions (tests/autodiff/test_recompute.py)",
+    "function": "traces Python functions (tests/function/test_function*.py)",
+    "cond": "control flow taking Python callables (tests/function/test_control_flow.py)",
+    "while_loop": "control flow taking Python callables (tests/function/test_control_flow.py)",
+    "case": "control flow taking Python callables (tests/function/test_control_flow.py)",
+    "switch_case": "control flow taking Python callables (tests/function/test_control_flow.py)",
+    "map_fn": "takes a Python callable "
+              "(tests/function/test_functional_ops.py, tests/oracle/test_tf_oracle_functional.py)",
+    "scan": "takes a Python callable "
+            "(tests/function/test_functional_ops.py, tests/oracle/test_tf_oracle_functional.py)",
+    "foldl": "takes a Python callable "
+             "(tests/function/test_functional_ops.py, tests/oracle/test_tf_oracle_functional.py)",
+    "foldr": "takes a Python callable "
+             "(tests/function/test_functional_ops.py, tests/oracle/test_tf_oracle_functional.py)",
+    "vectorized_map": "takes a Python callable "
+                      "(tests/function/test_functional_ops.py, tests/oracle/test_tf_oracle_functional.py)",
     "print": "writes to a stream, returns nothing to compare",
     "random.set_seed": "seeds the global generator; random values are compared by shape and dtype only",
     "random.get_global_generator": "the generator object behind random.normal/uniform",
-    "inside_function": "takes no tensor; checked against TF inside and outside traces (tests/test_keras_public_api.py)",
-    "is_symbolic_tensor": "a question about tracing, not an op (tests/test_keras_public_api.py, against TF's answers)",
-    "Module": "a container of variables, not an op (tests/test_module.py)",
-    "name_scope": "a context manager naming variables, not an op (tests/test_module.py)",
-    "show_config": "prints tapegrad's own build facts; TF has none (tests/test_show_config.py)",
+    "inside_function": "takes no tensor; checked against TF inside and outside traces "
+                       "(tests/keras/test_keras_public_api.py)",
+    "is_symbolic_tensor": "a question about tracing, not an op "
+                          "(tests/keras/test_keras_public_api.py, against TF's answers)",
+    "Module": "a container of variables, not an op (tests/ops/test_module.py)",
+    "name_scope": "a context manager naming variables, not an op (tests/ops/test_module.py)",
+    "show_config": "prints tapegrad's own build facts; TF has none (tests/ops/test_show_config.py)",
     **dict.fromkeys(["nn.nce_loss", "nn.sampled_softmax_loss", "nn.compute_accidental_hits"],
                     "random negatives: compared with TF for given sampled_values, gradients included "
-                    "(tests/test_tf_oracle_sampled_losses.py)"),
+                    "(tests/oracle/test_tf_oracle_sampled_losses.py)"),
     **dict.fromkeys([f"{m}.{k}_candidate_sampler" for m in ("nn", "random") for k in ("all", "log_uniform", "uniform")],
-                    "random draws: expected counts checked against TF's formulas (tests/test_tf_oracle_sampled_losses.py)"),
+                    "random draws: expected counts checked against TF's formulas "
+                    "(tests/oracle/test_tf_oracle_sampled_losses.py)"),
 }
 from tf_oracle.rows_random_stateless import RANDOM_STATELESS  # noqa: E402  (also adds its EXCLUDED rows)
 ROWS += RANDOM_STATELESS

@@ -44,7 +44,7 @@ def _cholesky_samples(rng, dtype):
     yield "batch", Sample([_spd(rng, (2, 4, 4), dtype)])
     yield "lower_only", Sample([np.array([[4.0, 99.0], [2.0, 5.0]], dtype)])  # the upper triangle is not read
     # (not positive definite: TF's upper triangle is then uninitialized memory, nothing to compare;
-    # tests/test_matrix_ops.py checks the NaN lower triangle)
+    # tests/ops/test_matrix_ops.py checks the NaN lower triangle)
     yield "empty", Sample([np.zeros((0, 0), dtype)], grad=False)
     yield "nonsquare", Sample([np.ones((2, 3), dtype)])
     yield "int", Sample([np.eye(2, dtype=np.int32)])

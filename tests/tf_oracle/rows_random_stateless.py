@@ -187,8 +187,8 @@ RANDOM_STATELESS = [
 ]
 
 EXCLUDED.update({
-    "random.get_global_generator": "returns the global tf.random.Generator (tests/test_random_stateless.py)",
-    "random.set_global_generator": "replaces the global Generator (tests/test_random_stateless.py)",
-    "random.Generator": "a generator class; its methods are tested in tests/test_random_stateless.py",
-    "random.Algorithm": "an enum of algorithm names (tests/test_random_stateless.py)",
+    "random.get_global_generator": "returns the global tf.random.Generator (tests/ops/test_random_stateless.py)",
+    "random.set_global_generator": "replaces the global Generator (tests/ops/test_random_stateless.py)",
+    "random.Generator": "a generator class; its methods are tested in tests/ops/test_random_stateless.py",
+    "random.Algorithm": "an enum of algorithm names (tests/ops/test_random_stateless.py)",
 })

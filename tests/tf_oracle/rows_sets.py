@@ -73,7 +73,7 @@ def _broadcast_dynamic(rng, dtype):
 
 
 def _broadcast_static(rng, dtype):
-    # TF takes TensorShapes only (a list is an error in both); TensorShape cases: tests/test_array_sets.py
+    # TF takes TensorShapes only (a list is an error in both); TensorShape cases: tests/ops/test_array_sets.py
     yield "lists", Sample([[2, 1], [3]])
 
 

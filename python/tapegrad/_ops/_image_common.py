@@ -2,8 +2,8 @@
 image_hsv, image_random, image_metrics); errors name the public function and argument, with TF's classes."""
 from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor import Tensor
-from tapegrad._trace_context import note_frozen_size
+from tapegrad._tensor.tensor import Tensor
+from tapegrad._function.trace_context import note_frozen_size
 
 
 def as_image(value, fn, arg="image"):

@@ -6,7 +6,7 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops import _random_samplers as samplers
 from tapegrad._ops._random_host import draw, known, out_dtype, out_shape, to_dtype
-from tapegrad._tensor import Tensor, cast, convert_to_tensor, stop_gradient
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, stop_gradient
 
 FLOATS = (dtypes.float32, dtypes.float64)
 INTS = (dtypes.int32, dtypes.int64)
@@ -224,5 +224,5 @@ def leading_shape(t, trailing):
     if first is not None and first >= 0:
         return [first] + list(trailing)
     from tapegrad._ops.array import concat
-    from tapegrad._tensor import constant, shape
+    from tapegrad._tensor.tensor import constant, shape
     return concat([shape(t)[:1], constant(list(trailing), dtypes.int32)], 0)

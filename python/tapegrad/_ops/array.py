@@ -5,7 +5,7 @@ import numpy as np
 
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg, public_op
-from tapegrad._tensor import Tensor, cast, constant, convert_to_tensor, shape
+from tapegrad._tensor.tensor import Tensor, cast, constant, convert_to_tensor, shape
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concat", "stack", "unstack",
            "split", "tile", "gather", "one_hot", "pad", "slice", "strided_slice", "reverse", "boolean_mask",
@@ -109,7 +109,7 @@ def _diag_at_run_time(x):
     cpp/graph/varying_dims.cpp): the leading min(m, n) rows and columns, read at run time, then the entries
     where row == column picked by a select (not a product: an inf or NaN off the diagonal stays out)
     and summed over the columns, each row holding one picked entry."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     from tapegrad._ops.elementwise import equal, minimum, where
     from tapegrad._ops.reduction import reduce_sum
     r = x.ndim
@@ -279,7 +279,7 @@ def _batched_gather_at_run_time(params, idx, axis, batch_dims):
     folded into one, at indices offset by each batch entry's start, all sizes read at run time. (The
     batched gather's own gradient folds the traced sizes into its segment count.) An index out of
     [0, n) is made -1, so that it raises in the gather as TF's does rather than read another row."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     from tapegrad._ops.elementwise import greater_equal, less, logical_or, where
     from tapegrad._ops.reduction import reduce_prod
     params = convert_to_tensor(params)
@@ -365,7 +365,7 @@ def _one_hot_strings(indices, depth, on_value, off_value, axis):
 def _one_hot_computed_depth(indices, depth, on, off, axis, dt):
     """one_hot with a depth computed inside the tf.function: the indices compared with range(depth),
     whose length is read at every call (OneHot takes its depth while tracing)."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     from tapegrad._ops.elementwise import equal
     if not indices.dtype.is_integer or not depth.dtype.is_integer or depth._shape:
         raise _InvalidArgument(f"OneHot: indices and depth must be integers and depth a scalar, got {indices!r} "
@@ -436,11 +436,11 @@ def _mirror_at_run_time(x, axis, before, after, edge):
     """_mirror along an axis whose size n changes from call to call: one gather of the positions
     before-1+edge .. edge, 0 .. n-1, n-1-edge .. n-edge-after, those after the axis computed from n at
     run time; paddings beyond n - edge are refused at run time, as TF's MirrorPad refuses them."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     if min(before, after) < 0:
         raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must not be negative")
     n = _run_time_size(x, axis)
-    from tapegrad._asserts import assert_less_equal
+    from tapegrad._debugging.asserts import assert_less_equal
     assert_less_equal(constant(max(before, after), dtypes.int64), n - edge,
                       message=f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
                               + (" less one (REFLECT)" if edge else ""))
@@ -472,7 +472,7 @@ def _slice_at_run_time(x, begin, size, end):
     known while tracing for an axis of one size, else of range(begin, begin + size) (size -1: to the
     run-time end), so that a later call of another size is cut at its own bounds (one out of range is
     the gather's or the range's error at run time, as TF checks it then)."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     for axis, (b, k, e) in enumerate(zip(begin, size, end)):
         if _axis_varies(x, axis) and (b, k) == (0, -1):
             continue

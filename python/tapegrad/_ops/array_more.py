@@ -16,7 +16,7 @@ from tapegrad._ops.array import (_axis_varies, _gather, _reshape, _run_time_size
                                  expand_dims)
 from tapegrad._ops.elementwise import ceil, floormod, less, less_equal, logical_and, logical_or, where
 from tapegrad._ops.reduction import reduce_max
-from tapegrad._tensor import Tensor, TensorShape, cast, constant
+from tapegrad._tensor.tensor import Tensor, TensorShape, cast, constant
 
 __all__ = ["roll", "repeat", "meshgrid", "sequence_mask", "ensure_shape"]
 
@@ -30,7 +30,7 @@ def _traced(t):
 def _value_needed(t, what):
     """Refuses a traced tensor where a Python value is needed (it would be baked into the graph)."""
     if _traced(t):
-        from tapegrad._trace_context import traced_value_error
+        from tapegrad._function.trace_context import traced_value_error
         raise traced_value_error(t, what)
 
 
@@ -92,7 +92,7 @@ def roll(input, shift, axis, name=None):
 def _roll_at_run_time(x, axis, shift):
     """roll along an axis whose size n changes from call to call of the tf.function being traced: a
     gather at (i - shift) mod n for i in range(n), n read at run time (no positions when n is 0)."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     from tapegrad._ops.elementwise import maximum
     n = _run_time_size(x, axis)
     shift = cast(shift, dtypes.int64)
@@ -126,7 +126,7 @@ def repeat(input, repeats, axis=None, name=None):
         if reps.ndim and reps._shape[0] != 1:
             from tapegrad._ops.array import _refuse_varying
             _refuse_varying(x, "repeat", "one count per slice would keep the traced number of slices", axis)
-        from tapegrad._creation import range as range_
+        from tapegrad._ops.creation import range as range_
         from tapegrad._ops.elementwise import floordiv
         count = convert_arg(reps, "ints", "repeat", "repeats")[0]
         if count < 0:
@@ -194,7 +194,7 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
         if limit.ndim != 0:
             raise ValueError(f"sequence_mask: argument 'maxlen' must be a scalar, got shape {tuple(limit._shape)}")
     if _traced(limit):  # the result's length is read at every call (a Range, value-shaped)
-        from tapegrad._creation import range as range_
+        from tapegrad._ops.creation import range as range_
         steps = range_(cast(ceil(limit), limit.dtype) if limit.dtype.is_floating else limit)
         given = lengths if lengths.dtype == limit.dtype else cast(lengths, limit.dtype)
         mask = less(steps, expand_dims(given, -1))
@@ -237,8 +237,8 @@ def band_part(input, num_lower, num_upper, name=None):
         raise _InvalidArgument(f"band_part: num_lower and num_upper must have one dtype, got {lower_t.dtype.name} "
                                f"and {upper_t.dtype.name}")
     if m is None:
-        from tapegrad._asserts import assert_less_equal
-        from tapegrad._creation import range as range_
+        from tapegrad._debugging.asserts import assert_less_equal
+        from tapegrad._ops.creation import range as range_
         sizes = [_run_time_size(x, x.ndim + d) for d in (-2, -1)]
         for width, size, what, whose in ((lower, sizes[0], "num_lower", "rows"),
                                         (upper, sizes[1], "num_upper", "columns")):

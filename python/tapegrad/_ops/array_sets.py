@@ -17,9 +17,9 @@ from tapegrad._ops.array import _gather, _reshape, _tensor_list, concat
 from tapegrad._ops.array_more import _traced, _value_needed
 from tapegrad._ops.array_space import batch_to_space, reverse_sequence, space_to_batch, space_to_batch_nd
 from tapegrad._ops.elementwise import clip_by_value, floor
-from tapegrad._string_tensor import StringTensor, is_text, string_constant
-from tapegrad._tensor import Tensor, cast, constant, shape
-from tapegrad._tensor_shape import TensorShape, unknown_shape
+from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
+from tapegrad._tensor.tensor import Tensor, cast, constant, shape
+from tapegrad._tensor.tensor_shape import TensorShape, unknown_shape
 
 __all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch", "broadcast_dynamic_shape",
            "broadcast_static_shape", "shape_n", "unravel_index", "histogram_fixed_width",

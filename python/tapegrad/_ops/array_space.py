@@ -9,13 +9,13 @@ the gather raise at run time).
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._creation import range as range_
+from tapegrad._ops.creation import range as range_
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import (_axis_varies, _batched_gather_at_run_time, _gather, _refuse_varying, _reshape,
                                  _run_time_size, _strided_slice, _transpose, pad)
 from tapegrad._ops.array_more import _traced, _value_needed
 from tapegrad._ops.elementwise import less, where
-from tapegrad._tensor import constant, identity
+from tapegrad._tensor.tensor import constant, identity
 
 __all__ = ["reverse_sequence", "space_to_batch_nd", "space_to_batch", "batch_to_space"]
 

@@ -1,7 +1,7 @@
 """tf.math.is_nan, is_inf and is_finite: float comparisons (NaN is the only value unequal to itself,
 and every comparison with NaN is false), so they run wherever comparisons do, traced graphs included."""
 from tapegrad import errors
-from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["is_nan", "is_inf", "is_finite"]
 

@@ -1,11 +1,11 @@
 """Public ops given, inside a tf.function, a tensor computed there where the op takes a shape or count
-(Note [Attributes computed in a trace] in tapegrad/_op_failure.py): each is built from ops that read the
+(Note [Attributes computed in a trace] in tapegrad/_debugging/op_failure.py): each is built from ops that read the
 value at every call, so one trace serves every value, as in TF. Each fallback returns NotImplemented
 for arguments it does not cover (the op's TypeError then stands)."""
 from tapegrad import _core, dtypes
-from tapegrad._creation import _computed_dims
+from tapegrad._ops.creation import _computed_dims
 from tapegrad._ops.array import _gather, broadcast_to, reshape
-from tapegrad._tensor import Tensor, cast, convert_to_tensor, shape
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
 
 _dynamic_reshape = _core.op("DynamicReshape")
 _dynamic_broadcast_to = _core.op("DynamicBroadcastTo")
@@ -31,7 +31,7 @@ def _broadcast_to(input, shape, name=None):
 def tile(input, multiples):
     """tile with computed multiples (called by tf.tile while tracing): each axis d repeated
     multiples[d] times, a gather of positions i mod n for i < n * multiples[d]."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     from tapegrad._ops.elementwise import floormod
     m = _shape_arg(multiples, "tile", "multiples")
     x = convert_to_tensor(input)
@@ -43,8 +43,10 @@ def tile(input, multiples):
     return x
 
 
-reshape.traced_fallback = _reshape
-broadcast_to.traced_fallback = _broadcast_to
+def install():
+    """Gives the public ops their fallback for computed shapes (run by the package's install step)."""
+    reshape.traced_fallback = _reshape
+    broadcast_to.traced_fallback = _broadcast_to
 
 
 def traced(v):
@@ -102,7 +104,7 @@ def pad(x, paddings, value):
 
 def eye(rows, cols, dt):
     """eye with a row or column count computed inside the tf.function (a Range per axis, compared)."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     from tapegrad._ops.elementwise import equal
     r, c = (cast(convert_to_tensor(v), dtypes.int64) for v in (rows, cols))
     return cast(equal(reshape(range_(r), [-1, 1]), reshape(range_(c), [1, -1])), dt)
@@ -111,7 +113,7 @@ def eye(rows, cols, dt):
 def repeat(x, counts, axis):
     """repeat with counts computed inside the tf.function: output row j takes input row i where i is the
     number of cumulative counts <= j (a searchsorted over them)."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     from tapegrad._ops.elementwise import maximum
     from tapegrad._ops.reduction import cumsum, reduce_sum
     from tapegrad._ops.sorting import searchsorted
@@ -130,7 +132,7 @@ def repeat(x, counts, axis):
 
 
 def _ones_like_rows(n):
-    from tapegrad._creation import ones
+    from tapegrad._ops.creation import ones
     return ones([n], dtypes.int64)
 
 

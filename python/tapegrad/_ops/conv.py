@@ -7,7 +7,7 @@ height-1 image, as TF does. Attributes: strides and dilations [h, w], padding "S
 from tapegrad import _core, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import expand_dims, reshape, squeeze
-from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["conv2d", "conv1d", "conv2d_transpose", "conv1d_transpose", "conv_transpose", "depthwise_conv2d",
            "separable_conv2d", "convolution", "max_pool2d", "avg_pool2d", "max_pool1d", "avg_pool1d", "max_pool",

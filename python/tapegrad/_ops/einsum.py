@@ -15,7 +15,7 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._ops.array import (_axis_varies, _diag_last_two, _product, _reshape_to, _run_time_size, broadcast_to,
                                  stack, transpose)
 from tapegrad._ops.reduction import reduce_sum
-from tapegrad._tensor import Tensor, constant, convert_to_tensor
+from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
 
 __all__ = ["einsum"]
 

@@ -1,7 +1,7 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
 from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import binary, convert_arg, export, public_op, unary
-from tapegrad._tensor import Tensor, cast, convert_to_tensor
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
 
 _UNARY = {
     "negative": "Neg", "square": "Square", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "exp": "Exp", "log": "Log",

@@ -14,7 +14,7 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import expand_dims, gather, squeeze
-from tapegrad._tensor import Tensor, cast, constant
+from tapegrad._tensor.tensor import Tensor, cast, constant
 
 __all__ = ["resize", "ResizeMethod"]
 

@@ -4,7 +4,7 @@ trace serves every input."""
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import gather
-from tapegrad._tensor import cast, convert_to_tensor
+from tapegrad._tensor.tensor import cast, convert_to_tensor
 
 __all__ = ["non_max_suppression", "non_max_suppression_with_scores"]
 

@@ -14,7 +14,7 @@ from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.image_dtype import convert_image_dtype
 from tapegrad._ops.image_pixels import pixel_dtype
 from tapegrad._ops.reduction import reduce_mean, reduce_std, reduce_sum
-from tapegrad._tensor import cast, constant
+from tapegrad._tensor.tensor import cast, constant
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_gamma", "per_image_standardization", "rgb_to_grayscale",
            "grayscale_to_rgb"]

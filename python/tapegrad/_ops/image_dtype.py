@@ -21,7 +21,7 @@ from tapegrad._ops._image_common import as_image
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.elementwise import floordiv, floormod, maximum, minimum
 from tapegrad._ops.image_pixels import PixelType, as_pixel_type, mark, pixel_dtype
-from tapegrad._tensor import cast, constant, identity
+from tapegrad._tensor.tensor import cast, constant, identity
 from tapegrad.dtypes import int32
 
 __all__ = ["convert_image_dtype"]

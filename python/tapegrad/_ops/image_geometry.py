@@ -5,13 +5,13 @@ pads, so gradients come from those ops. Sizes are the images' static dimensions 
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._control_flow import switch_case
-from tapegrad._creation import range as _range, zeros
+from tapegrad._function.control_flow import switch_case
+from tapegrad._ops.creation import range as _range, zeros
 from tapegrad._ops._image_common import as_image, check_rank, static_sizes
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import gather, pad, reshape, reverse, stack, transpose as _transpose
 from tapegrad._ops.image import ResizeMethod, resize
-from tapegrad._tensor import Tensor, cast
+from tapegrad._tensor.tensor import Tensor, cast
 
 __all__ = ["flip_left_right", "flip_up_down", "rot90", "transpose", "central_crop", "crop_to_bounding_box",
            "pad_to_bounding_box", "resize_with_crop_or_pad", "resize_with_pad", "extract_patches"]

@@ -19,7 +19,7 @@ from tapegrad._ops.array import stack, unstack
 from tapegrad._ops.elementwise import abs as _abs, clip_by_value, floor, maximum, minimum, where
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.image_pixels import pixel_dtype
-from tapegrad._tensor import cast
+from tapegrad._tensor.tensor import cast
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue"]
 

@@ -12,8 +12,8 @@ from tapegrad._ops.elementwise import abs as _abs, log
 from tapegrad._ops.image_dtype import convert_image_dtype
 from tapegrad._ops.image_pixels import PixelType, mark, pixel_dtype
 from tapegrad._ops.reduction import reduce_mean, reduce_sum
-from tapegrad._creation import zeros
-from tapegrad._tensor import cast, constant
+from tapegrad._ops.creation import zeros
+from tapegrad._tensor.tensor import cast, constant
 
 __all__ = ["total_variation", "image_gradients", "sobel_edges", "psnr", "ssim"]
 

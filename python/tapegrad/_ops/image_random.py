@@ -7,14 +7,14 @@ import numpy as np
 
 from tapegrad import _core, dtypes, errors
 from tapegrad import random as _random
-from tapegrad._creation import range as _range
+from tapegrad._ops.creation import range as _range
 from tapegrad._ops._image_common import as_image, check_channels, check_rank, static_sizes
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import gather, reshape, reverse
 from tapegrad._ops.elementwise import floormod, where
 from tapegrad._ops.image_color import adjust_brightness, adjust_contrast
 from tapegrad._ops.image_hsv import adjust_hue, adjust_saturation
-from tapegrad._tensor import constant
+from tapegrad._tensor.tensor import constant
 
 __all__ = ["random_flip_left_right", "random_flip_up_down", "random_crop", "random_brightness", "random_contrast",
            "random_saturation", "random_hue"]

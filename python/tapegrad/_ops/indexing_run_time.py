@@ -15,7 +15,7 @@ import numpy as np
 from tapegrad._ops.array import _axis_varies, _expand_dims, _gather, _reverse, _run_time_size
 from tapegrad import dtypes, errors
 from tapegrad._ops.elementwise import greater, less, maximum, minimum, where
-from tapegrad._tensor import Tensor, cast, constant
+from tapegrad._tensor.tensor import Tensor, cast, constant
 
 _WHOLE, _FLIPPED = builtins.slice(None), builtins.slice(None, None, -1)
 
@@ -85,7 +85,7 @@ def _slice_positions(k, n):
     """The positions slice k takes from an axis of run-time length n (an int64 scalar tensor), as
     slice.indices(n) gives them; an index past the end is clamped, as in Python. An index out of range
     (x[5] on 3 rows) is the gather's error at run time."""
-    from tapegrad._creation import range as range_
+    from tapegrad._ops.creation import range as range_
     if _int_scalar(k.step):  # computed in the graph: the direction is known at run time only
         step = cast(k.step, dtypes.int64)
         up = greater(step, 0)

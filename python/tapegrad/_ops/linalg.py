@@ -7,8 +7,8 @@ from tapegrad._ops.array import _diag_last_two, _product, _reshape_to, _size_or_
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
-from tapegrad._creation import zeros_like
-from tapegrad._tensor import Tensor, cast, convert_to_tensor
+from tapegrad._ops.creation import zeros_like
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
 
 __all__ = ["matmul", "tensordot", "einsum", "norm", "clip_by_norm", "clip_by_global_norm"]
 # tf.linalg only (see tapegrad/linalg.py): matvec, global_norm, trace, matrix_transpose, diag_part, eye.

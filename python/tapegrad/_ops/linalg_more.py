@@ -9,7 +9,7 @@ from tapegrad._ops.array import _diag_last_two, _refuse_varying, concat, expand_
 from tapegrad._ops.elementwise import where
 from tapegrad._ops.linalg import norm
 from tapegrad._ops.nn import l2_normalize  # noqa: F401 -- tf.linalg.l2_normalize
-from tapegrad._tensor import cast, constant
+from tapegrad._tensor.tensor import cast, constant
 
 __all__ = ["diag", "set_diag", "tensor_diag", "tensor_diag_part", "l2_normalize", "normalize", "cross"]
 

@@ -20,7 +20,7 @@ from tapegrad._ops.array import reshape, unsorted_segment_sum
 from tapegrad._ops.elementwise import (equal, erf, erfinv, exp, greater, greater_equal, less, less_equal,  # noqa: A004
                                        log, logical_or, maximum, minimum, round, sqrt, where)
 from tapegrad._ops.reduction import reduce_max
-from tapegrad._tensor import Tensor, cast, constant, stop_gradient
+from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
 
 __all__ = ["rint", "ndtri", "erfc", "confusion_matrix", "bincount"]
 

@@ -12,14 +12,14 @@ The gradient is then the softmax weights, exact at ties, and ceil(log2(n)) steps
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._creation import ones_like, zeros_like
+from tapegrad._ops.creation import ones_like, zeros_like
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import _refuse_varying, _slice_along, concat, reverse, unsorted_segment_sum
 from tapegrad._ops.elementwise import (abs, divide_no_nan, equal, floordiv, less, less_equal, log, log1p,  # noqa: A004
                                        maximum, not_equal, sign, where)
 from tapegrad._ops.reduction import add_n, reduce_all, reduce_mean, reduce_sum
 from tapegrad._ops.sorting import argsort
-from tapegrad._tensor import Tensor, cast, constant, stop_gradient
+from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
 
 __all__ = [
     "reciprocal_no_nan", "count_nonzero", "scalar_mul", "accumulate_n", "invert_permutation",

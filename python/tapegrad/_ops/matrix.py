@@ -3,7 +3,7 @@ slogdet, logdet, solve, triangular_solve, cholesky and cholesky_solve, batched o
 from tapegrad import _core
 from tapegrad._ops._wrap import public_op
 from tapegrad._ops.array import broadcast_to
-from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["inv", "det", "slogdet", "logdet", "solve", "triangular_solve", "cholesky", "cholesky_solve", "eigh",
            "eigvalsh"]
@@ -62,7 +62,7 @@ def _common_batch_at_run_time(a, b):
     traced: the leading axes broadcast at run time (the traced ones may not be the later calls')."""
     from tapegrad._ops.array import concat
     from tapegrad._ops.array_sets import broadcast_dynamic_shape
-    from tapegrad._tensor import shape
+    from tapegrad._tensor.tensor import shape
     sa, sb = shape(a), shape(b)
     batch = broadcast_dynamic_shape(sa[:-2], sb[:-2])
     return broadcast_to(a, concat([batch, sa[-2:]], 0)), broadcast_to(b, concat([batch, sb[-2:]], 0))

@@ -6,7 +6,7 @@ from tapegrad._ops._wrap import convert_arg, export, unary
 from tapegrad._ops.array import squeeze
 from tapegrad._ops.elementwise import sigmoid, softplus  # noqa: F401 -- tf.nn.sigmoid, tf.nn.softplus
 from tapegrad._ops.reduction import reduce_mean, reduce_sum
-from tapegrad._tensor import cast, convert_to_tensor
+from tapegrad._tensor.tensor import cast, convert_to_tensor
 
 _UNARY = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "selu": "Selu"}
 __all__ = export(globals(), _UNARY, lambda op, py_name: unary(op, py_name, arg="features")) + [
@@ -90,7 +90,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     shape = list(x.shape)
     if noise_shape is None and _core._tracing() and _core._is_traced(x):
         # tf.shape: a run-time value in a graph that serves several sizes, so the mask takes x's shape
-        from tapegrad._tensor import shape as shape_of
+        from tapegrad._tensor.tensor import shape as shape_of
         shape = shape_of(x)
     if noise_shape is not None:
         noise_shape = [int(d) if d is not None else None for d in _as_list(noise_shape)]

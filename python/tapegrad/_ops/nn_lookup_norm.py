@@ -5,7 +5,7 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import concat, gather
 from tapegrad._ops.linalg import clip_by_norm
 from tapegrad._ops.nn import _ops
-from tapegrad._tensor import Tensor, convert_to_tensor
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["embedding_lookup", "batch_normalization"]
 

@@ -8,14 +8,14 @@ A single replica runs every step here, so the loss-scaling helpers divide by one
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._creation import zeros_like
+from tapegrad._ops.creation import zeros_like
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import concat, expand_dims, squeeze, transpose
 from tapegrad._ops.elementwise import (abs, divide, divide_no_nan, exp, less_equal, log, log1p,  # noqa: A004
                                        logical_and, pow, reciprocal, square, squared_difference, where)
 from tapegrad._ops.math_more import zero_fraction  # noqa: F401 -- tf.nn.zero_fraction
 from tapegrad._ops.reduction import add_n, reduce_sum
-from tapegrad._tensor import Tensor, cast, constant
+from tapegrad._tensor.tensor import Tensor, cast, constant
 
 __all__ = [
     "zero_fraction", "normalize_moments", "sufficient_statistics", "weighted_moments", "compute_average_loss",

@@ -22,8 +22,8 @@ from tapegrad._ops.elementwise import equal, log, where
 from tapegrad._ops.reduction import reduce_any, reduce_sum
 from tapegrad._ops.linalg import matmul
 from tapegrad._ops.nn import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits
-from tapegrad._py_function import numpy_function
-from tapegrad._tensor import cast, constant, convert_to_tensor, stop_gradient
+from tapegrad._function.py_function import numpy_function
+from tapegrad._tensor.tensor import cast, constant, convert_to_tensor, stop_gradient
 
 __all__ = ["nce_loss", "sampled_softmax_loss", "compute_accidental_hits", "uniform_candidate_sampler",
            "log_uniform_candidate_sampler", "all_candidate_sampler"]

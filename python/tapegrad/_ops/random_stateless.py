@@ -10,7 +10,7 @@ import math
 from tapegrad import dtypes, errors
 from tapegrad._ops import _random_dists as dists
 from tapegrad._ops._random_host import Stateless, algorithm, draw, out_shape
-from tapegrad._tensor import Tensor, cast, stop_gradient
+from tapegrad._tensor.tensor import Tensor, cast, stop_gradient
 
 __all__ = ["stateless_uniform", "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
            "stateless_binomial", "stateless_gamma", "stateless_poisson", "stateless_parameterized_truncated_normal",

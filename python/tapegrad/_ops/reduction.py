@@ -3,7 +3,7 @@ from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import convert_arg, public_op
 from tapegrad._ops.array import _tensor_list
 from tapegrad._ops.elementwise import where
-from tapegrad._tensor import Tensor, convert_to_tensor, stop_gradient
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor, stop_gradient
 
 __all__ = [
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",

@@ -4,7 +4,7 @@ from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import _reshape, num_segments_arg, segment_op, unsorted_segment_sum
 from tapegrad._ops.elementwise import maximum, sqrt, where
-from tapegrad._tensor import cast, convert_to_tensor
+from tapegrad._tensor.tensor import cast, convert_to_tensor
 
 __all__ = ["unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_mean",
            "unsorted_segment_sqrt_n", "segment_max", "segment_min", "segment_prod"]

@@ -10,7 +10,7 @@ import collections
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import gather, transpose
-from tapegrad._tensor import Tensor, cast, convert_to_tensor, shape
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
 
 __all__ = ["sort", "argsort", "top_k", "in_top_k", "searchsorted"]
 
@@ -132,7 +132,7 @@ def in_top_k(targets, predictions, k, name=None):
     k = convert_arg(k, "int", "in_top_k", "k")
     n = p._shape[1]
     if n == 0:  # no class to be in the top of
-        from tapegrad._creation import zeros
+        from tapegrad._ops.creation import zeros
         return zeros([p._shape[0]], dtypes.bool) if p._shape[0] is not None else t < 0
     inside = logical_and(t >= 0, t < n)
     safe = where(inside, t, 0)

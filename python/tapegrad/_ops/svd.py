@@ -3,7 +3,7 @@ serves: pinv, matrix_rank and lstsq."""
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import _refuse_varying, _reshape
-from tapegrad._tensor import cast
+from tapegrad._tensor.tensor import cast
 
 __all__ = ["svd", "pinv", "matrix_rank", "lstsq"]
 
@@ -77,7 +77,7 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """The least-squares solution of matrix @ x = rhs, by the regularized normal equations through a
     Cholesky factor (TF's fast path): (A^T A + l2 I) x = A^T b when rows >= columns, else
     x = A^T (A A^T + l2 I)^-1 b."""
-    from tapegrad._creation import eye
+    from tapegrad._ops.creation import eye
     from tapegrad._ops.linalg import matmul
     from tapegrad._ops.matrix import cholesky, cholesky_solve
     a = _matrix(matrix, "lstsq", "matrix")

@@ -16,7 +16,7 @@ import types
 import weakref
 
 from tapegrad import _core
-from tapegrad._tensor import cast
+from tapegrad._tensor.tensor import cast
 from tapegrad.autograph import _operators
 from tapegrad.autograph._convert import AG, convert_function_def
 from tapegrad.autograph._expressions import Expressions
@@ -190,7 +190,7 @@ def iterable_call(f, args, kwargs, recursive=True):
     """The call that makes a `for` loop's iterable: tf.range inside a traced function (its result is a
     tensor there, so TF loops in the graph whatever the bounds), or Python's range with a traced
     bound, is not materialized; the loop counts in the graph."""
-    from tapegrad._creation import range as tf_range
+    from tapegrad._ops.creation import range as tf_range
     is_tf_range = getattr(f, "__wrapped__", f) is tf_range  # (tf.range as exported may be wrapped)
     if is_tf_range or f is range:
         values = list(args) + list((kwargs or {}).values())

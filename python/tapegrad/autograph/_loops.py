@@ -7,24 +7,25 @@ the loop is local to an iteration and undefined after the loop (reading it there
 After one traced iteration each carried value must keep its dtype and shape (TF's rule; shape
 invariants from ``set_loop_options`` relax the shape).
 """
-from tapegrad import _control_flow, _core
-from tapegrad._creation import zeros
+from tapegrad._function import control_flow as _control_flow
+from tapegrad import _core
+from tapegrad._ops.creation import zeros
 from tapegrad._nest import sequence_like
 from tapegrad._ops.array import gather
 from tapegrad._ops.elementwise import ceil, floordiv, logical_and, maximum, sign
-from tapegrad._tensor import Tensor, TensorShape, cast, convert_to_tensor, identity, shape
+from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor, identity, shape
 from tapegrad.autograph._undefined import Undefined, UndefinedReturnValue, located
 
 _LOOP_OPTIONS = ("parallel_iterations", "swap_memory", "maximum_iterations")
 
 
 def _tensor_array_type():
-    from tapegrad._tensor_array import TensorArray
+    from tapegrad._function.tensor_array import TensorArray
     return TensorArray
 
 
 def _tensor_array_module():
-    from tapegrad import _tensor_array
+    from tapegrad._function import tensor_array as _tensor_array
     return _tensor_array
 
 

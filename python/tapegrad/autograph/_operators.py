@@ -4,9 +4,10 @@ A condition or iterable that is a traced tensor (it depends on a tf.function's a
 variables) becomes tf.cond / tf.while_loop over the state the block assigns; anything else runs
 as plain Python, so eager code and Python-valued conditions behave exactly as before conversion.
 """
-from tapegrad import _control_flow, _core
+from tapegrad._function import control_flow as _control_flow
+from tapegrad import _core
 from tapegrad._ops.elementwise import logical_and, logical_not, logical_or
-from tapegrad._tensor import Tensor
+from tapegrad._tensor.tensor import Tensor
 from tapegrad.autograph import _loops
 from tapegrad.autograph._loops import is_graph_tensor
 from tapegrad.autograph._undefined import Undefined, UndefinedReturnValue, located, undefined_error

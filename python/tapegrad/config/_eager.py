@@ -13,7 +13,7 @@ def run_functions_eagerly(run_eagerly):
     """With True, every tf.function runs its Python function at each call instead of a traced graph
     (breakpoints and prints work); False restores graphs. Switching costs traced calls nothing: the
     override is a class attribute, present only while enabled."""
-    from tapegrad._function import Function
+    from tapegrad._function.function import Function
     run_eagerly = bool(run_eagerly)
     if run_eagerly and not _state["eager"]:
         Function.__call__ = _call_eagerly

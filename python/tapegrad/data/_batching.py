@@ -5,7 +5,7 @@ import numpy as np
 
 from tapegrad import errors
 from tapegrad._ops.array import concat, reshape
-from tapegrad._tensor import Tensor, TensorSpec
+from tapegrad._tensor.tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
 from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset, Mapped, check_count
 

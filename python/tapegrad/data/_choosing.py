@@ -3,7 +3,7 @@ sample_from_datasets; and assert_cardinality."""
 import numpy as np
 
 from tapegrad import dtypes, errors, random
-from tapegrad._tensor import Tensor, TensorSpec
+from tapegrad._tensor.tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
 from tapegrad.data._dataset import Dataset, check_count
 

@@ -20,7 +20,7 @@ import threading
 import numpy as np
 
 from tapegrad import _core, errors
-from tapegrad._tensor import Tensor, constant
+from tapegrad._tensor.tensor import Tensor, constant
 from tapegrad.dtypes import int64
 from tapegrad.data import _structure as st
 
@@ -103,8 +103,8 @@ class Iterator:
         """next() inside a tf.function: a host call that takes the next element at every call of the
         graph (Note [Host calls with results]); the trace itself gets the first one. A dry trace
         (get_concrete_function) takes none: it traces with zeros of the element's shapes."""
-        from tapegrad._host_call import fresh
-        from tapegrad._trace_context import current_trace
+        from tapegrad._function.host_call import fresh
+        from tapegrad._function.trace_context import current_trace
         specs = st.flatten(self.element_spec)
         if any(isinstance(s, st.DatasetSpec) for s in specs):
             raise errors.UnimplementedError(None, None, "next() of an iterator over datasets of datasets inside a "

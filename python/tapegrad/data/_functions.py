@@ -12,7 +12,7 @@ cannot hold raises OperatorNotAllowedInGraphError while tracing; it then runs ea
 and its element_spec comes from two eager calls, on an element of zeros and one of ones.
 
 Note [String elements]
-String tensors live in Python (tapegrad._string_tensor), never in a graph, so a function of string
+String tensors live in Python (tapegrad._tensor.string_tensor), never in a graph, so a function of string
 elements (file names, file contents) runs eagerly per element. Zeros and ones are no example for it:
 ``tf.io.read_file`` of an empty name fails. Its element_spec comes from eager calls on the first two
 elements of the input (read once more for it when the dataset is built; dimensions that differ between
@@ -23,9 +23,9 @@ import os
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._function import function
-from tapegrad._string_tensor import StringTensor
-from tapegrad._tensor import Tensor, TensorSpec, convert_to_tensor
+from tapegrad._function.function import function
+from tapegrad._tensor.string_tensor import StringTensor
+from tapegrad._tensor.tensor import Tensor, TensorSpec, convert_to_tensor
 from tapegrad.data import _python_elements as elements
 from tapegrad.data import _structure as st
 from tapegrad.data import _windowing

@@ -23,8 +23,8 @@ of unknown rank.
 import contextlib
 
 from tapegrad import _core
-from tapegrad._host_call import fresh
-from tapegrad._trace_context import current_trace
+from tapegrad._function.host_call import fresh
+from tapegrad._function.trace_context import current_trace
 from tapegrad.data import _structure as st
 
 __all__ = ["dataset_for_stmt"]
@@ -121,7 +121,7 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
         flat = _host(loop.take, "IteratorGetNext", loop.dummies())
         body(st.structure_of(dataset.element_spec, flat))
 
-    from tapegrad import _control_flow
+    from tapegrad._function import control_flow as _control_flow
     varying = any(None in s.shape for s in loop.specs)
     opts = dict(opts or {})
     with _control_flow.varying_elements(loop) if varying else contextlib.nullcontext():
@@ -135,8 +135,8 @@ def _learn_element_shapes(loop, step, get_state, set_state, varying):
     iteration writes to it, learnt from a throwaway dry trace of the body (twice, with elements of
     two sizes, when the element spec has unknown dimensions: a shape that follows the batch size
     cannot be carried and is refused)."""
-    from tapegrad import _control_flow
-    from tapegrad._tensor_array import TensorArray
+    from tapegrad._function import control_flow as _control_flow
+    from tapegrad._function.tensor_array import TensorArray
     init = list(get_state())
     arrays = [k for k, v in enumerate(init) if isinstance(v, TensorArray) and not v._loop_ready()]
 

@@ -5,8 +5,8 @@ import itertools
 import numpy as np
 
 from tapegrad import dtypes, errors
-from tapegrad._string_tensor import is_text, string_constant
-from tapegrad._tensor import Tensor, TensorSpec
+from tapegrad._tensor.string_tensor import is_text, string_constant
+from tapegrad._tensor.tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
 from tapegrad.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, check_count
 

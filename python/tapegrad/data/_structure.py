@@ -13,8 +13,8 @@ import collections.abc as _abc
 import numpy as np
 
 from tapegrad import _core, _nest as nest, dtypes
-from tapegrad._string_tensor import StringTensor
-from tapegrad._tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor
+from tapegrad._tensor.string_tensor import StringTensor
+from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor
 
 __all__ = ["flatten", "structure_of", "make_packer", "as_array", "spec_of", "specs_compatible", "merge_specs",
            "map_structure", "tensor_converter", "leaf_converter", "DatasetSpec", "require_tensors"]

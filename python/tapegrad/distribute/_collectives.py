@@ -7,9 +7,9 @@ broadcast, the summed gradient on the root rank and zeros elsewhere.
 import numpy as np
 
 from tapegrad import _core
-from tapegrad._control_flow import _as_tensor
-from tapegrad._custom_gradient import custom_gradient
-from tapegrad._tensor import convert_to_tensor
+from tapegrad._function.control_flow import _as_tensor
+from tapegrad._autodiff.custom_gradient import custom_gradient
+from tapegrad._tensor.tensor import convert_to_tensor
 from tapegrad.distribute import _runtime
 from tapegrad.distribute._reduce import Average, Sum, reduce_now, resolve_op
 from tapegrad.distribute._host import collective

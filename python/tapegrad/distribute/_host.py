@@ -7,8 +7,8 @@ branches and loop bodies of control flow, get_concrete_function) only records th
 results made up with the inputs' shapes: it runs when the graph does.
 """
 from tapegrad import _core
-from tapegrad._host_call import fresh
-from tapegrad._trace_context import current_trace
+from tapegrad._function.host_call import fresh
+from tapegrad._function.trace_context import current_trace
 from tapegrad.errors import UnimplementedError
 
 __all__ = ["collective"]

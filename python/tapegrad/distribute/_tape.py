@@ -20,7 +20,7 @@ from tapegrad import _nest
 from tapegrad.distribute import _runtime
 from tapegrad.distribute._reduce import Average, _Slot, new_reduction, plan, resolve_op
 from tapegrad.distribute._collectives import _wire_dtype, grouped_allreduce
-from tapegrad._trace_context import current_trace
+from tapegrad._function.trace_context import current_trace
 
 __all__ = ["DistributedGradientTape"]
 

@@ -41,7 +41,7 @@ class MetricAverageCallback(Callback):
         if not logs:
             return
         names = sorted(k for k, v in logs.items() if np.ndim(v) == 0 and k not in ("lr", "learning_rate"))
-        from tapegrad._tensor import constant
+        from tapegrad._tensor.tensor import constant
         values = grouped_allreduce([constant(float(logs[k]), dtype="float64") for k in names], name="metrics")
         for k, v in zip(names, values):
             logs[k] = float(v.numpy())

@@ -4,7 +4,7 @@ import os
 import numpy as np
 
 from tapegrad import errors
-from tapegrad._string_tensor import StringTensor, is_text, string_constant
+from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
 
 __all__ = ["string_array", "scalar_bytes", "filename", "strings"]
 

@@ -15,7 +15,7 @@ from tapegrad import errors
 from tapegrad._ops.image_dtype import convert_image_dtype
 from tapegrad._ops.image_pixels import UINT8, UINT16, as_pixel_type, mark
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor import constant
+from tapegrad._tensor.tensor import constant
 from tapegrad.io._args import scalar_bytes
 from tapegrad.io._pillow import pil_image
 

@@ -1,6 +1,6 @@
 """tf.io.read_file, write_file and matching_files: whole files as scalar string tensors, and glob.
 
-Strings live in Python (tapegrad._string_tensor), so inside a tf.function these run while the function
+Strings live in Python (tapegrad._tensor.string_tensor), so inside a tf.function these run while the function
 is traced, like any string op: a file read there is read once per trace, not once per call. A
 tf.data map over file names runs its function eagerly per element and reads every time.
 """

@@ -6,7 +6,7 @@ import numpy as np
 from tapegrad import errors
 from tapegrad._ops.image_pixels import UINT8
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor import constant
+from tapegrad._tensor.tensor import constant
 from tapegrad.io._args import scalar_bytes, string_array
 from tapegrad.io._decode import check_jpeg_options, decoded_frames, pixel_tensor, sniff
 from tapegrad.io._pillow import pil_image

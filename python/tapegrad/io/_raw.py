@@ -3,7 +3,7 @@
 import numpy as np
 
 from tapegrad import dtypes, errors
-from tapegrad._tensor import constant
+from tapegrad._tensor.tensor import constant
 from tapegrad.io._args import string_array
 
 __all__ = ["decode_raw"]

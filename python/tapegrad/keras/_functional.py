@@ -18,7 +18,7 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad import _symbolic
+from tapegrad._ops import _symbolic
 from tapegrad.keras.layers import base as _base
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.layers.core import InputLayer

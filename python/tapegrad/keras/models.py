@@ -3,7 +3,8 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad.keras import _functional, _saving
+from tapegrad.keras import _functional
+from tapegrad.keras.saving import _weights_file as _saving
 from tapegrad.keras.saving import _model_file
 from tapegrad.keras.saving._serialization import deserialize_keras_object, serialize_keras_object
 from tapegrad.keras._training import TrainingMixin

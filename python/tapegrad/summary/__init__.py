@@ -6,8 +6,8 @@ files by the ``tensorboard`` package (``pip install "tapegrad[tensorboard]"``).
         tf.summary.scalar("loss", loss)
 """
 from tapegrad import _core, dtypes
-from tapegrad._tensor import Tensor, constant
-from tapegrad._trace_context import current_trace
+from tapegrad._tensor.tensor import Tensor, constant
+from tapegrad._function.trace_context import current_trace
 from tapegrad.summary import _protos, experimental
 from tapegrad.summary._writer import (SummaryWriter, create_file_writer, create_noop_writer, current_step,
                                       default_writer, flush, record_if, should_record_summaries)

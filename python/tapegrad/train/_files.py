@@ -21,12 +21,12 @@ the target (TF's two files both written before either is renamed, the data first
 last): a failed or interrupted save leaves the previous files whole.
 """
 import os
-import tempfile
 import zipfile
 
 import numpy as np
 
 from tapegrad import errors
+from tapegrad.io._atomic import atomic_write, atomic_write_all
 from tapegrad.train import _bundle
 
 FORMAT = "tapegrad-checkpoint-v1"
@@ -37,37 +37,6 @@ def data_path(prefix):
     """The file holding the checkpoint with this prefix ("dir/ckpt-1" -> "dir/ckpt-1.npz")."""
     prefix = os.fspath(prefix)
     return prefix if prefix.endswith(".npz") else prefix + ".npz"
-
-
-def atomic_write(path, write):
-    """Calls write(file) on a temporary file next to path, syncs it, and renames it to path."""
-    atomic_write_all([(path, write)])
-
-
-def atomic_write_all(files):
-    """Writes every (path, write) to a temporary file next to it and syncs them all, then renames each
-    over its path in order: a failure while writing leaves every previous file whole."""
-    done = []
-    try:
-        for path, write in files:
-            directory = os.path.dirname(os.path.abspath(path))
-            os.makedirs(directory, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(path) + ".", suffix=".tmp", dir=directory)
-            done.append(tmp)
-            with os.fdopen(fd, "wb") as f:
-                write(f)
-                f.flush()
-                os.fsync(f.fileno())
-        for (path, _), tmp in zip(files, list(done)):
-            os.replace(tmp, path)
-            done.remove(tmp)
-    except BaseException:
-        for tmp in done:
-            try:
-                os.remove(tmp)
-            except OSError:
-                pass
-        raise
 
 
 def write_arrays(prefix, arrays):
@@ -154,7 +123,7 @@ def read_state(directory, latest_filename=None):
 # ---- TF's format (Note [TensorBundle format] in _bundle.py) next to the .npz one
 # What Checkpoint.write writes: "tf" (TF's .index + .data-00000-of-00001, which TensorFlow reads) or
 # "npz" (tapegrad's earlier layout above). Both are always read; with "tf", reading an .npz warns
-# (DeprecationWarning). tests/test_checkpoint.py sets "npz" to keep checking the earlier layout, which
+# (DeprecationWarning). tests/io/test_checkpoint.py sets "npz" to keep checking the earlier layout, which
 # old files still have.
 WRITE_FORMAT = "tf"
 

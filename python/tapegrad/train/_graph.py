@@ -14,7 +14,7 @@ assigned when the objects are created (see Note [Deferred restoration] in _resto
 In TF's file format the graph is written with TF + Keras 3's names instead (tf_object_graph, Note
 [Keras 3 object graph] in _keras3.py) and read back into these keys (entries_from_tf_graph).
 """
-from tapegrad._tensor import Variable
+from tapegrad._tensor.tensor import Variable
 
 SLOT = "/.OPTIMIZER_SLOT/"
 

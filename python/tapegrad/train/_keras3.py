@@ -15,7 +15,7 @@ saving in TF 2.21 + Keras 3):
 Everything else (tf.Module, dicts, lists, Checkpoint) is named as in Note [Checkpoint keys]. Only
 restore and write in TF's format read these names; tapegrad's own keys are unchanged.
 """
-from tapegrad._tensor import Variable
+from tapegrad._tensor.tensor import Variable
 from tapegrad.train import _graph
 
 # Keras 3's attribute for a weight, where it is not the add_weight name: {layer class: {name: attr}}.

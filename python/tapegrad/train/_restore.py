@@ -15,7 +15,7 @@ from typing import Any, Optional
 import numpy as np
 
 from tapegrad._module import Module
-from tapegrad._tensor import Variable
+from tapegrad._tensor.tensor import Variable
 from tapegrad.train import _graph
 
 

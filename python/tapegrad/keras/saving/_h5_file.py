@@ -23,14 +23,14 @@ same user block (Keras and h5py skip it); inside a ``.keras`` zip the zip's CRC-
 import hashlib
 import json
 import os
-import tempfile
 
 import numpy as np
 
+from tapegrad.io._atomic import atomic_path
 from tapegrad.keras.saving._keras_h5 import require_h5py
 from tapegrad.keras.saving._serialization import loads_config
 
-__all__ = ["SUFFIXES", "write", "read", "sealed", "check_digest"]
+__all__ = ["SUFFIXES", "write", "read", "sealed", "seal", "check_digest"]
 
 SUFFIXES = (".h5", ".hdf5")
 
@@ -54,7 +54,7 @@ def _digest(f):
         n += len(chunk)
 
 
-def _seal(path):
+def seal(path):
     """Writes the digest of the HDF5 data into the file's user block and syncs the file."""
     with open(path, "rb+") as f:
         sha, n = _digest(f)
@@ -105,10 +105,7 @@ def _get(group):
 
 def write(filepath, fmt, metadata, config, weights, optimizer_variables):
     h5py = _h5py("save_model")
-    directory = os.path.dirname(os.path.abspath(filepath))
-    fd, tmp = tempfile.mkstemp(prefix="." + os.path.basename(filepath) + ".", suffix=".tmp", dir=directory)
-    os.close(fd)
-    try:
+    with atomic_path(filepath) as tmp:
         with h5py.File(tmp, "w", userblock_size=_USER_BLOCK) as f:
             f.attrs["format"] = fmt
             f.attrs["metadata"] = json.dumps(metadata)
@@ -116,12 +113,25 @@ def write(filepath, fmt, metadata, config, weights, optimizer_variables):
             _put(f.create_group("model_weights"), weights)
             if optimizer_variables is not None:
                 _put(f.create_group("optimizer_weights"), optimizer_variables)
-        _seal(tmp)
-        os.replace(tmp, filepath)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-        raise
+        seal(tmp)
+
+
+def kind(filepath, where):
+    """"keras" for a Keras legacy .h5 model file (Note [Keras legacy HDF5 layout]), "tapegrad" for one in
+    tapegrad's earlier layout; checks the digest first. ValueError naming the file otherwise."""
+    h5py = _h5py(where)
+    if not os.path.isfile(filepath):
+        raise ValueError(f"File not found: filepath={filepath}. Please ensure the file is an accessible `.h5` file.")
+    try:
+        _check_digest(filepath)
+        with h5py.File(filepath, "r") as f:
+            if "format" in f.attrs:
+                return "tapegrad"
+            if "model_config" in f.attrs:
+                return "keras"
+            raise ValueError("it holds no model_config (a weights-only file? load it with load_weights)")
+    except (OSError, KeyError, ValueError) as e:
+        raise ValueError(f"{where} is not a readable .h5 model file: {e}") from None
 
 
 def read(filepath, fmt):

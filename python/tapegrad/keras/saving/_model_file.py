@@ -30,8 +30,9 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad.keras import _saving
-from tapegrad.keras.saving import _h5_file, _keras_config, _keras_h5
+from tapegrad.io._atomic import atomic_write
+from tapegrad.keras.saving import _weights_file as _saving
+from tapegrad.keras.saving import _h5_file, _keras_config, _keras_h5, _legacy_h5
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.saving._serialization import (CustomObjectScope, deserialize_keras_object, loads_config,
                                                   serialize_keras_object)
@@ -39,6 +40,9 @@ from tapegrad.keras.saving._serialization import (CustomObjectScope, deserialize
 __all__ = ["save_model", "load_model"]
 
 FORMAT = "tapegrad-keras-v1"
+# What model.save("m.h5") writes: Keras's legacy layout (Note [Keras legacy HDF5 layout]), or
+# "tapegrad-h5", the earlier layout of Note [HDF5 model files], which load_model still reads.
+H5_WRITE_FORMAT = "keras"
 _MEMBERS = ("metadata.json", "config.json")
 
 
@@ -64,6 +68,9 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs
         config["compile_config"] = model._compile_config()
         if include_optimizer and opt is not None:
             optimizer_variables = opt.variables
+    if filepath.endswith(_h5_file.SUFFIXES) and H5_WRITE_FORMAT == "keras":
+        return _legacy_h5.write_model(filepath, model, config, config.get("compile_config"),
+                                      opt if optimizer_variables is not None else None)
     if filepath.endswith(_h5_file.SUFFIXES):
         metadata = {"format": FORMAT, "keras_version": tf.keras.__version__,
                     "tapegrad_version": tf.version.TAPEGRAD_VERSION, "date_saved": _now()}
@@ -79,7 +86,7 @@ def save_model(model, filepath, overwrite=True, include_optimizer=True, **kwargs
         with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
             for name, data in members.items():
                 z.writestr(name, data)
-    _saving.atomic_write(filepath, write)
+    atomic_write(filepath, write, make_parents=False)
 
 
 def _now():
@@ -113,8 +120,15 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
     or ``keras.saving.register_keras_serializable``."""
     filepath = _check_path(filepath, "load_model")
     where = f"load_model: {filepath}"
-    keras_weights = None
-    if filepath.endswith(_h5_file.SUFFIXES):
+    keras_weights = legacy = None
+    h5_kind = _h5_file.kind(filepath, where) if filepath.endswith(_h5_file.SUFFIXES) else None
+    if h5_kind == "keras":
+        legacy = filepath
+        with _keras_h5.require_h5py(where).File(filepath, "r") as f:
+            config = _legacy_h5.read_model(f, where)
+    elif h5_kind == "tapegrad":
+        warnings.warn(f"load_model: {filepath} is in tapegrad's earlier .h5 layout; save it again to write "
+                      "Keras's, which Keras reads too", DeprecationWarning, stacklevel=2)
         metadata, config, (paths, arrays), optimizer_weights = _h5_file.read(filepath, FORMAT)
     else:
         members = _read(filepath)
@@ -137,6 +151,9 @@ def load_model(filepath, custom_objects=None, compile=True, safe_mode=True):  # 
             model._build_from_shape(build["input_shape"])
         if keras_weights is not None:
             _load_keras_state(model, config, keras_weights, compile, where)
+            return model
+        if legacy is not None:
+            _load_legacy_state(model, config, legacy, compile, where)
             return model
         _saving.check_weights(paths, arrays, model.weights, where)
         _saving.assign_weights(arrays, model.weights)
@@ -171,6 +188,16 @@ def _load_keras_state(model, config, data, compile, where):  # noqa: A002
             optimizer.build(model.trainable_variables)
             optimizer.built = True
     _keras_h5.read_into(io.BytesIO(data), model, where + " model.weights.h5", optimizer)
+
+
+def _load_legacy_state(model, config, filepath, compile, where):  # noqa: A002
+    compile_config = config.get("compile_config")
+    optimizer = None
+    if compile and compile_config and "optimizer" in compile_config:
+        model.compile(**_compile_kwargs(compile_config))
+        optimizer = model.optimizer
+    with _keras_h5.require_h5py(where).File(filepath, "r") as f:
+        _legacy_h5.read_weights_into(f, model, where, optimizer)
 
 
 def _read_keras_zip(members, where):

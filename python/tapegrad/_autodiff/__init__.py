@@ -1,0 +1,1 @@
+"""Automatic differentiation's Python surface: GradientTape, custom and registered gradients, recompute."""

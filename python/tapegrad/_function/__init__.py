@@ -1,0 +1,1 @@
+"""tf.function's machinery: tracing, concrete functions, control flow, py_function, TensorArray."""
