@@ -1,4 +1,5 @@
-"""tf.data: input pipelines over in-memory arrays and Python generators, with TF's names and semantics.
+"""tf.data: input pipelines over in-memory arrays, Python generators and TFRecord files, with TF's names and
+semantics.
 
     ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(10000).batch(32).prefetch(tf.data.AUTOTUNE)
     for xb, yb in ds: ...
@@ -6,6 +7,7 @@
 from tapegrad.data import experimental
 from tapegrad.data._dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, Iterator, Options
 from tapegrad.data._structure import DatasetSpec
+from tapegrad.data._tfrecord import TFRecordDataset
 
 __all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
-           "experimental"]
+           "experimental", "TFRecordDataset"]
