@@ -13,65 +13,35 @@ The table is data blocks of (shared, unshared, value length as varint32s, key su
 followed by uint32 restart offsets and their count, each block followed by a type byte (0: no
 compression) and the masked crc32c of block + type; then an empty metaindex block, an index block
 ({last key of a data block: its BlockHandle}), and a 48-byte footer (the two handles as varint64
-offset/size pairs, zero-padded to 40 bytes, then the magic 0xdb4775248b80fb57). Messages are encoded
-by the small protobuf wire functions here (field numbers from TF's tensor_bundle.proto,
-tensor_shape.proto, versions.proto). Reading checks every block's crc, every entry's offset/size
-against the data file and every tensor's crc32c before returning anything.
+offset/size pairs, zero-padded to 40 bytes, then the magic 0xdb4775248b80fb57). The messages are
+tapegrad._protos' classes (Note [Protos as descriptor code]); the table and the string tensors' lengths
+are not protobuf and are written here. Reading checks every block's crc, every entry's offset/size
+against the data file and every tensor's crc32c before returning anything; a damaged message is a
+DataLossError naming the file, as a damaged block is.
 """
 import os
 import struct
 
 import numpy as np
+from google.protobuf.message import DecodeError
 
-from tapegrad import errors
+from tapegrad import _protos, errors
+from tapegrad.io._crc32c import crc32c, crc32c_py, mask  # noqa: F401 (crc32c_py: the tests hold crc32c to it)
 
 MAGIC = 0xDB4775248B80FB57
 DATA_SUFFIX = ".data-00000-of-00001"
 INDEX_SUFFIX = ".index"
 
 # TF DataType enum values (types.proto) <-> numpy dtypes.
-DTYPES = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8, 9: np.int64,
-          10: np.bool_, 17: np.uint16, 19: np.float16, 22: np.uint32, 23: np.uint64}
-DT_STRING = 7
+DTYPES = {_protos.DataType.Value(name): t for name, t in (
+    ("DT_FLOAT", np.float32), ("DT_DOUBLE", np.float64), ("DT_INT32", np.int32), ("DT_UINT8", np.uint8),
+    ("DT_INT16", np.int16), ("DT_INT8", np.int8), ("DT_INT64", np.int64), ("DT_BOOL", np.bool_),
+    ("DT_UINT16", np.uint16), ("DT_HALF", np.float16), ("DT_UINT32", np.uint32), ("DT_UINT64", np.uint64))}
+DT_STRING = _protos.DataType.Value("DT_STRING")
 _ENUM = {np.dtype(t): e for e, t in DTYPES.items()}
 
 
-# ---- crc32c (Castagnoli), masked as LevelDB/TF store it
-def _table():
-    out = []
-    for n in range(256):
-        c = n
-        for _ in range(8):
-            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
-        out.append(c)
-    return out
-
-
-_CRC_TABLE = _table()
-
-def crc32c_py(data, crc=0):
-    """crc32c of data continuing from crc, in Python (~7 MB/s)."""
-    crc ^= 0xFFFFFFFF
-    table = _CRC_TABLE
-    for b in bytes(data):
-        crc = table[(crc ^ b) & 0xFF] ^ (crc >> 8)
-    return crc ^ 0xFFFFFFFF
-
-
-try:  # google-crc32c's C implementation when it is installed
-    import google_crc32c as _gcrc
-
-    def crc32c(data, crc=0):
-        return _gcrc.extend(crc, bytes(data))
-except ImportError:  # pragma: no cover - depends on the environment
-    crc32c = crc32c_py
-
-
-def mask(crc):
-    return ((((crc >> 15) | (crc << 17)) & 0xFFFFFFFF) + 0xA282EAD8) & 0xFFFFFFFF
-
-
-# ---- protobuf wire format: just what these messages need
+# ---- varints: the table's lengths and offsets, and a string tensor's lengths
 def varint(n):
     n &= (1 << 64) - 1
     out = bytearray()
@@ -98,76 +68,26 @@ def read_varint(buf, pos):
             return result, pos
 
 
-def field_varint(number, value):
-    return varint(number << 3) + varint(value) if value else b""
-
-
-def field_bytes(number, data):
-    return varint(number << 3 | 2) + varint(len(data)) + data
-
-
-def field_fixed32(number, value):
-    return varint(number << 3 | 5) + struct.pack("<I", value)
-
-
-def parse(buf):
-    """[(field number, wire type, value)] of one message; value is an int or a bytes slice."""
-    out, pos, buf = [], 0, memoryview(buf)
-    while pos < len(buf):
-        key, pos = read_varint(buf, pos)
-        number, wire = key >> 3, key & 7
-        if wire == 0:
-            value, pos = read_varint(buf, pos)
-        elif wire == 1:
-            value, pos = int.from_bytes(buf[pos:pos + 8], "little"), pos + 8
-        elif wire == 2:
-            n, pos = read_varint(buf, pos)
-            value, pos = bytes(buf[pos:pos + n]), pos + n
-        elif wire == 5:
-            value, pos = int.from_bytes(buf[pos:pos + 4], "little"), pos + 4
-        else:
-            raise ValueError(f"unsupported protobuf wire type {wire}")
-        if pos > len(buf):
-            raise ValueError("truncated protobuf message")
-        out.append((number, wire, value))
-    return out
-
-
-# ---- BundleEntryProto / BundleHeaderProto
-def _shape_proto(shape):
-    return b"".join(field_bytes(2, field_varint(1, int(d))) for d in shape)
+# ---- BundleEntryProto / BundleHeaderProto (tapegrad._protos)
+HEADER = _protos.BundleHeaderProto(num_shards=1, endianness=_protos.BundleHeaderProto.LITTLE,
+                                   version=_protos.VersionDef(producer=1)).SerializeToString()
 
 
 def _entry_proto(dtype_enum, shape, offset, size, crc):
-    return (field_varint(1, dtype_enum) + field_bytes(2, _shape_proto(shape)) + field_varint(4, offset)
-            + field_varint(5, size) + field_fixed32(6, crc))
+    entry = _protos.BundleEntryProto(dtype=dtype_enum, offset=offset, size=size, crc32c=crc)
+    entry.shape.SetInParent()  # a scalar's shape is there and empty, as TF writes it
+    for d in shape:
+        entry.shape.dim.add(size=int(d))
+    return entry.SerializeToString()
 
 
-HEADER = field_varint(1, 1) + field_bytes(3, field_varint(1, 1))  # num_shards=1, LITTLE, producer=1
-
-
-def _parse_entry(value):
-    entry = {"dtype": 0, "shape": [], "shard_id": 0, "offset": 0, "size": 0, "crc32c": None, "slices": False}
-    for number, _, v in parse(value):
-        if number == 1:
-            entry["dtype"] = v
-        elif number == 2:
-            for n2, _, dim in parse(v):
-                if n2 == 2:
-                    entry["shape"].append(next((s for n3, _, s in parse(dim) if n3 == 1), 0))
-                elif n2 == 3 and v:
-                    raise ValueError("a tensor of unknown rank")
-        elif number == 3:
-            entry["shard_id"] = v
-        elif number == 4:
-            entry["offset"] = v
-        elif number == 5:
-            entry["size"] = v
-        elif number == 6:
-            entry["crc32c"] = v
-        elif number == 7:
-            entry["slices"] = True
-    return entry
+def _parse_entry(key, value):
+    """(key, BundleEntryProto) of one table record, the shape checked."""
+    key, entry = key.decode(), _protos.BundleEntryProto.FromString(value)
+    shape = [d.size for d in entry.shape.dim]
+    if entry.shape.unknown_rank or any(d < 0 for d in shape):
+        raise ValueError(f"tensor '{key}' has an unknown shape ({shape}, unknown rank: {entry.shape.unknown_rank})")
+    return key, entry
 
 
 # ---- tensors <-> bytes
@@ -195,9 +115,9 @@ def tensor_bytes(value):
 
 
 def _tensor_from(entry, raw, key):
-    shape = tuple(entry["shape"])
+    shape = tuple(d.size for d in entry.shape.dim)
     count = int(np.prod(shape, dtype=np.int64))
-    if entry["dtype"] == DT_STRING:
+    if entry.dtype == DT_STRING:
         pos, lengths = 0, []
         for _ in range(count):
             n, pos = read_varint(raw, pos)
@@ -205,7 +125,7 @@ def _tensor_from(entry, raw, key):
         lengths32 = b"".join(struct.pack("<I", n) for n in lengths)
         if struct.unpack_from("<I", raw, pos)[0] != mask(crc32c(lengths32)):
             raise ValueError(f"the lengths of string tensor '{key}' fail their checksum")
-        if entry["crc32c"] is not None and mask(crc32c(raw[pos:], crc32c(lengths32))) != entry["crc32c"]:
+        if mask(crc32c(raw[pos:], crc32c(lengths32))) != entry.crc32c:
             raise ValueError(f"string tensor '{key}' fails its crc32c")
         pos += 4
         items = []
@@ -215,9 +135,9 @@ def _tensor_from(entry, raw, key):
         if pos != len(raw):
             raise ValueError(f"string tensor '{key}' holds {len(raw)} bytes, its lengths say {pos}")
         return np.array(items, dtype=object).reshape(shape)
-    if entry["dtype"] not in DTYPES:
-        raise ValueError(f"tensor '{key}' has TF dtype enum {entry['dtype']}, which tapegrad does not read")
-    dt = np.dtype(DTYPES[entry["dtype"]]).newbyteorder("<")
+    if entry.dtype not in DTYPES:
+        raise ValueError(f"tensor '{key}' has TF dtype enum {entry.dtype}, which tapegrad does not read")
+    dt = np.dtype(DTYPES[entry.dtype]).newbyteorder("<")
     if len(raw) != count * dt.itemsize:
         raise ValueError(f"tensor '{key}' of shape {list(shape)} needs {count * dt.itemsize} bytes, "
                          f"the index says {len(raw)}")
@@ -344,16 +264,16 @@ def read(prefix):
         records = read_table(index)
         if not records or records[0][0] != b"":
             raise ValueError("no BundleHeaderProto under the empty key")
-        header = {n: v for n, _, v in parse(records[0][1])}
-        if header.get(1, 1) != 1:
-            raise ValueError(f"{header.get(1)} shards; tapegrad reads single-shard checkpoints")
-        if header.get(2, 0) != 0:
+        header = _protos.BundleHeaderProto.FromString(records[0][1])
+        if header.num_shards not in (0, 1):  # 0: not written, as protobuf leaves out a field's default
+            raise ValueError(f"{header.num_shards} shards; tapegrad reads single-shard checkpoints")
+        if header.endianness != _protos.BundleHeaderProto.LITTLE:
             raise ValueError("a big-endian checkpoint")
-        entries = {k.decode(): _parse_entry(v) for k, v in records[1:]}
-    except (ValueError, UnicodeDecodeError, struct.error) as e:
+        entries = dict(_parse_entry(k, v) for k, v in records[1:])
+    except (ValueError, DecodeError, struct.error) as e:
         raise errors.DataLossError(None, None, f"Checkpoint: {ipath} is corrupted or truncated: {e}") from None
     for key, e in entries.items():
-        if e["slices"] or e["shard_id"] != 0:
+        if e.slices or e.shard_id != 0:
             raise errors.UnimplementedError(None, None, f"Checkpoint: {ipath}: tensor '{key}' is partitioned "
                                                         "(sliced or in another shard); tapegrad does not read that")
     try:
@@ -364,11 +284,11 @@ def read(prefix):
     out = {}
     try:
         for key, e in entries.items():
-            if e["offset"] + e["size"] > len(data):
-                raise ValueError(f"tensor '{key}' at {e['offset']}+{e['size']} runs past the end of the file "
+            if e.offset < 0 or e.size < 0 or e.offset + e.size > len(data):
+                raise ValueError(f"tensor '{key}' at {e.offset}+{e.size} runs past the end of the file "
                                  f"({len(data)} bytes)")
-            raw = data[e["offset"]:e["offset"] + e["size"]]
-            if e["dtype"] != DT_STRING and e["crc32c"] is not None and tensor_crc(raw) != e["crc32c"]:
+            raw = data[e.offset:e.offset + e.size]
+            if e.dtype != DT_STRING and tensor_crc(raw) != e.crc32c:
                 raise ValueError(f"tensor '{key}' fails its crc32c")
             out[key] = _tensor_from(e, raw, key)
     except (ValueError, struct.error) as err:
@@ -384,44 +304,41 @@ VALUE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 def encode_object_graph(nodes):
     """TrackableObjectGraph bytes of nodes: dicts with "children" [(node id, local name)], "attributes"
     [(name, full name, checkpoint key)] and "slots" [(original variable id, slot name, slot id)]."""
-    out = bytearray()
+    graph = _protos.TrackableObjectGraph()
     for node in nodes:
-        body = b"".join(field_bytes(1, field_varint(1, i) + field_bytes(2, name.encode()))
-                        for i, name in node.get("children", ()))
-        body += b"".join(field_bytes(2, field_bytes(1, n.encode()) + field_bytes(2, full.encode())
-                                     + field_bytes(3, key.encode())) for n, full, key in node.get("attributes", ()))
-        body += b"".join(field_bytes(3, field_varint(1, o) + field_bytes(2, name.encode()) + field_varint(3, s))
-                         for o, name, s in node.get("slots", ()))
-        body += field_bytes(5, field_varint(1, 1))  # has_checkpoint_values: true
-        out += field_bytes(1, body)
-    return bytes(out)
+        obj = graph.nodes.add()
+        for i, name in node.get("children", ()):
+            obj.children.add(node_id=i, local_name=name)
+        for name, full, key in node.get("attributes", ()):
+            obj.attributes.add(name=name, full_name=full, checkpoint_key=key)
+        for o, name, s in node.get("slots", ()):
+            obj.slot_variables.add(original_variable_node_id=o, slot_name=name, slot_variable_node_id=s)
+        obj.has_checkpoint_values.value = True
+    return graph.SerializeToString()
 
 
 def decode_object_graph(data):
-    """The nodes of a TrackableObjectGraph, as encode_object_graph takes them."""
-    nodes = []
-    for number, wire, body in parse(data):
-        if number != 1 or wire != 2:
-            continue
-        node = {"children": [], "attributes": [], "slots": []}
-        for n, w, v in parse(body):
-            if w != 2:
-                continue
-            f = {a: b for a, _, b in parse(v)}
-            if n == 1:
-                node["children"].append((f.get(1, 0), f.get(2, b"").decode()))
-            elif n == 2:
-                node["attributes"].append((f.get(1, b"").decode(), f.get(2, b"").decode(), f.get(3, b"").decode()))
-            elif n == 3:
-                node["slots"].append((f.get(1, 0), f.get(2, b"").decode(), f.get(3, 0)))
-        nodes.append(node)
+    """The nodes of a TrackableObjectGraph, as encode_object_graph takes them; ValueError if data is not
+    one, has no root or names a node it lacks."""
+    if not isinstance(data, bytes):
+        raise ValueError(f"the object graph is a {type(data).__name__}, not a string")
+    try:
+        graph = _protos.TrackableObjectGraph.FromString(data)
+    except DecodeError as e:
+        raise ValueError(f"not a TrackableObjectGraph: {e}") from None
+    nodes = [{"children": [(c.node_id, c.local_name) for c in obj.children],
+              "attributes": [(a.name, a.full_name, a.checkpoint_key) for a in obj.attributes],
+              "slots": [(s.original_variable_node_id, s.slot_name, s.slot_variable_node_id)
+                        for s in obj.slot_variables]} for obj in graph.nodes]
+    if not nodes:
+        raise ValueError("the object graph has no root node")
     for node in nodes:
         for i, name in node["children"]:
-            if i >= len(nodes):
+            if not 0 <= i < len(nodes):
                 raise ValueError(f"child '{name}' names node {i} of {len(nodes)}")
         for o, name, s in node["slots"]:
-            if o >= len(nodes) or s >= len(nodes):
-                raise ValueError(f"slot '{name}' names a node past the {len(nodes)} in the graph")
+            if not (0 <= o < len(nodes) and 0 <= s < len(nodes)):
+                raise ValueError(f"slot '{name}' names a node outside the {len(nodes)} in the graph")
     return nodes
 
 
