@@ -93,6 +93,8 @@ def test_range():
     assert D.range(3).element_spec == tf.TensorSpec([], tf.int64)
     assert D.range(3, output_type=tf.int32).element_spec == tf.TensorSpec([], tf.int32)
     assert type(next(D.range(2).as_numpy_iterator())) is np.int64
+    it = D.range(3).as_numpy_iterator()  # TF's iterator has next() too
+    assert it.next() == 0 and next(it) == 1 and list(it) == [2] and iter(it) is it
     with pytest.raises(errors.InvalidArgumentError):
         D.range(1, 5, 0)
 

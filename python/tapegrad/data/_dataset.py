@@ -390,10 +390,26 @@ class Dataset:
             for flat in self._flat():
                 yield pack([np.asarray(a, dt)[()] for a, dt in zip(flat, dtypes)])
 
-        return values()
+        return _NumpyIterator(values())
 
     def __repr__(self):
         return f"<{type(self).__name__}Dataset element_spec={self.element_spec}>"
+
+
+class _NumpyIterator:
+    """What as_numpy_iterator returns: an iterator with TF's ``next()`` method too."""
+
+    def __init__(self, values):
+        self._values = values
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._values)
+
+    def next(self):
+        return next(self._values)
 
 
 class Options:
