@@ -1,5 +1,5 @@
-"""tf.data: input pipelines over in-memory arrays, Python generators and TFRecord files, with TF's names and
-semantics.
+"""tf.data: input pipelines over in-memory arrays, Python generators, TFRecord and text files, with TF's names
+and semantics.
 
     ds = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(10000).batch(32).prefetch(tf.data.AUTOTUNE)
     for xb, yb in ds: ...
@@ -7,7 +7,7 @@ semantics.
 from tapegrad.data import experimental
 from tapegrad.data._dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, Iterator, Options
 from tapegrad.data._structure import DatasetSpec
-from tapegrad.data._tfrecord import TFRecordDataset
+from tapegrad.data._file_datasets import TextLineDataset, TFRecordDataset
 
 __all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
-           "experimental", "TFRecordDataset"]
+           "experimental", "TFRecordDataset", "TextLineDataset"]

@@ -23,6 +23,7 @@ from tapegrad import _core, errors
 from tapegrad._tensor.tensor import Tensor, constant
 from tapegrad.dtypes import int64
 from tapegrad.data import _structure as st
+from tapegrad.data._numpy_iterator import numpy_iterator
 
 __all__ = ["Dataset", "Iterator", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY"]
 
@@ -377,39 +378,10 @@ class Dataset:
 
     def as_numpy_iterator(self):
         """The elements as NumPy values (arrays, NumPy scalars for scalars), nested alike."""
-        if _core._tracing():
-            raise RuntimeError("Dataset.as_numpy_iterator() is only supported in eager mode (not inside a "
-                               "tf.function)")
-        if any(isinstance(s, st.DatasetSpec) for s in self._specs):
-            raise TypeError(f"Dataset.as_numpy_iterator() is not supported for datasets that produce values of "
-                            f"type DatasetSpec ({self.element_spec})")
-        pack = self._pack
-        dtypes = [s.dtype.as_numpy_dtype for s in self._specs]
-
-        def values():
-            for flat in self._flat():
-                yield pack([np.asarray(a, dt)[()] for a, dt in zip(flat, dtypes)])
-
-        return _NumpyIterator(values())
+        return numpy_iterator(self)
 
     def __repr__(self):
         return f"<{type(self).__name__}Dataset element_spec={self.element_spec}>"
-
-
-class _NumpyIterator:
-    """What as_numpy_iterator returns: an iterator with TF's ``next()`` method too."""
-
-    def __init__(self, values):
-        self._values = values
-
-    def __iter__(self):
-        return self
-
-    def __next__(self):
-        return next(self._values)
-
-    def next(self):
-        return next(self._values)
 
 
 class Options:

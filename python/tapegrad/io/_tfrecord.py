@@ -18,7 +18,8 @@ import zlib
 from tapegrad import errors
 from tapegrad.io._crc32c import crc32c, mask
 
-__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "read_records", "compression_of"]
+__all__ = ["TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType", "read_records", "read_lines",
+           "compression_of"]
 
 
 class TFRecordCompressionType:
@@ -225,5 +226,27 @@ def read_records(path, compression_type=""):
                 raise _data_loss(path, f"corrupted record at {offset + 12}")
             yield record
             offset += 16 + length
+    finally:
+        f.close()
+
+
+def read_lines(path, compression_type=""):
+    """The lines of one text file (TextLineDataset's), each without "\\n" and any "\\r", as bytes."""
+    f = _open(path, compression_type)
+    tail = b""
+    try:
+        while True:
+            try:
+                chunk = f.read(1 << 16)
+            except (OSError, EOFError, zlib.error) as e:
+                raise _data_loss(path, f"not a readable {compression_type} file ({type(e).__name__}: {e})") from None
+            if not chunk:
+                break
+            lines = (tail + chunk).split(b"\n")
+            tail = lines.pop()
+            for line in lines:
+                yield line.replace(b"\r", b"")
+        if tail:
+            yield tail.replace(b"\r", b"")
     finally:
         f.close()

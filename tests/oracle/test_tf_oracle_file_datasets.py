@@ -1,4 +1,4 @@
-"""TFRecord files both ways: TF's TFRecordWriter output read by tapegrad's TFRecordDataset and tapegrad's
+"""TFRecord and text files both ways: TF's TFRecordWriter output read by tapegrad's TFRecordDataset and tapegrad's
 read by TF's, in each compression; the interleaved order of num_parallel_reads and the errors on damaged
 files equal TF's. Skipped when TensorFlow does not import, unless TAPEGRAD_REQUIRE_TF=1 (then it fails)."""
 import numpy as np
@@ -82,3 +82,11 @@ def test_a_string_pipeline_over_records(tmp_path):
     out = [np.asarray(b) for b in tg.data.TFRecordDataset(str(tmp_path / "r.tfrecord")).map(tg.strings.length).batch(2)]
     want = [np.asarray(b) for b in ref.data.TFRecordDataset(str(tmp_path / "r.tfrecord")).map(ref.strings.length).batch(2)]
     assert [o.tolist() for o in out] == [w.tolist() for w in want]
+
+
+@pytest.mark.parametrize("text", [b"", b"\n", b"a\nb", b"a\r\nb\r\n", b"x\r\ry\n\n\nz", "é\n".encode() * 3,
+                                  b"q" * 70_000 + b"\n" + b"w"])
+def test_text_lines_as_tf(tmp_path, text):
+    (tmp_path / "t.txt").write_bytes(text)
+    ours = [r.numpy() for r in tg.data.TextLineDataset(str(tmp_path / "t.txt"))]
+    assert ours == [r.numpy() for r in ref.data.TextLineDataset(str(tmp_path / "t.txt"))]

@@ -1,15 +1,15 @@
-"""tf.data.TFRecordDataset: the records of TFRecord files (Note [TFRecord framing] in io/_tfrecord.py),
-one scalar tf.string element each, file after file, or interleaved over ``num_parallel_reads`` files
-(one record from each in turn, a finished file's place taken by the next file, as TF's interleave)."""
+"""Datasets of files' contents: tf.data.TFRecordDataset (the records of TFRecord files, Note [TFRecord
+framing] in io/_tfrecord.py) and tf.data.TextLineDataset (their lines), one scalar tf.string element
+each, file after file, or interleaved over ``num_parallel_reads`` files as TF's interleave does."""
 import numpy as np
 
 from tapegrad import dtypes, errors
 from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
 from tapegrad._tensor.tensor import Tensor, TensorSpec
 from tapegrad.data._dataset import AUTOTUNE, Dataset
-from tapegrad.io._tfrecord import compression_of, read_records
+from tapegrad.io._tfrecord import compression_of, read_lines, read_records
 
-__all__ = ["TFRecordDataset"]
+__all__ = ["TFRecordDataset", "TextLineDataset"]
 
 
 def _filenames(filenames):
@@ -40,25 +40,17 @@ def _filenames(filenames):
     return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
-class TFRecordDataset(Dataset):
-    """The records of one or more TFRecord files, as scalar tf.string elements.
+class _FileDataset(Dataset):
+    """The pieces ``_read(path, compression)`` yields of each file, as scalar tf.string elements."""
 
-    Args:
-      filenames: a file name, a list of them, a string tensor, or a Dataset of names.
-      compression_type: "" (none), "ZLIB" or "GZIP".
-      buffer_size: read-buffer bytes (accepted; reads are buffered by Python).
-      num_parallel_reads: read that many files interleaved, one record from each in turn.
-
-    >>> for record in tf.data.TFRecordDataset(path):
-    ...     example = tf.io.parse_single_example(record, features)
-    """
+    _read = None
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
         self._names = _filenames(filenames)
         self._compression = compression_of(compression_type)
         if num_parallel_reads is not None and num_parallel_reads != AUTOTUNE and \
                 (not isinstance(num_parallel_reads, (int, np.integer)) or num_parallel_reads < 1):
-            raise errors.InvalidArgumentError(None, None, "TFRecordDataset: `cycle_length` must be > 0 "
+            raise errors.InvalidArgumentError(None, None, f"{type(self).__name__}: `cycle_length` must be > 0 "
                                               f"(num_parallel_reads={num_parallel_reads!r})")
         # AUTOTUNE reads the files in order, as TF's does on a CPU
         self._cycle = 1 if num_parallel_reads in (None, AUTOTUNE) else int(num_parallel_reads)
@@ -76,7 +68,7 @@ class TFRecordDataset(Dataset):
         paths = self._paths()
         if self._cycle == 1:
             for path in paths:
-                for record in read_records(path, self._compression):
+                for record in type(self)._read(path, self._compression):
                     yield (np.array(record, dtype=object),)
             return
         # TF's interleave: each turn a slot gives one record; a finished file empties its slot and the
@@ -89,7 +81,7 @@ class TFRecordDataset(Dataset):
                 if path is None:
                     more = False
                 else:
-                    slots[turn] = read_records(path, self._compression)
+                    slots[turn] = type(self)._read(path, self._compression)
             if slots[turn] is not None:
                 record = next(slots[turn], None)
                 if record is None:
@@ -97,3 +89,26 @@ class TFRecordDataset(Dataset):
                 else:
                     yield (np.array(record, dtype=object),)
             turn = (turn + 1) % self._cycle
+
+
+class TFRecordDataset(_FileDataset):
+    """The records of one or more TFRecord files, as scalar tf.string elements.
+
+    Args:
+      filenames: a file name, a list of them, a string tensor, or a Dataset of names.
+      compression_type: "" (none), "ZLIB" or "GZIP".
+      buffer_size: read-buffer bytes (accepted; reads are buffered by Python).
+      num_parallel_reads: read that many files interleaved, one record from each in turn.
+
+    >>> for record in tf.data.TFRecordDataset(path):
+    ...     example = tf.io.parse_single_example(record, features)
+    """
+
+    _read = staticmethod(read_records)
+
+
+class TextLineDataset(_FileDataset):
+    """The lines of one or more text files, without their line ends ("\\n"; every "\\r" goes too, as in TF),
+    as scalar tf.string elements; arguments as TFRecordDataset's."""
+
+    _read = staticmethod(read_lines)

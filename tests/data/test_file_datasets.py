@@ -1,6 +1,6 @@
-"""TFRecord files (Note [TFRecord framing]): tf.io.TFRecordWriter writes TF's bytes, tf.data.TFRecordDataset
+"""TFRecord and text files (Note [TFRecord framing]): tf.io.TFRecordWriter writes TF's bytes, tf.data.TFRecordDataset
 reads them back in each compression, interleaves files as TF does, and raises TF's errors, naming the
-file, on damaged, truncated and missing files. TF reading and writing them: test_tf_oracle_tfrecord.py."""
+file, on damaged, truncated and missing files. TF reading and writing them: test_tf_oracle_file_datasets.py."""
 import gzip
 import zlib
 
@@ -124,3 +124,24 @@ def test_bad_arguments_raise_as_tf(tmp_path):
     assert tf.io.TFRecordOptions.get_compression_type_string("GZIP") == "GZIP"
     assert tf.io.TFRecordOptions.get_compression_type_string(None) == ""
     assert np.array_equal(_records(tf.data.TFRecordDataset(str(tmp_path / "c.tfrecord"))), [b""][:0])
+
+
+def test_text_lines_as_tf(tmp_path):
+    (tmp_path / "t.txt").write_bytes(b"a,b\r\n1,2\n\nlast")
+    (tmp_path / "e.txt").write_bytes(b"")
+    (tmp_path / "n.txt").write_bytes(b"\n")
+    (tmp_path / "r.txt").write_bytes(b"a\r\rb\r\n")  # TF drops every carriage return
+    (tmp_path / "t.txt.gz").write_bytes(gzip.compress(b"x\ny\n"))
+    lines = lambda *a, **k: _records(tf.data.TextLineDataset(*a, **k))  # noqa: E731
+    assert lines(str(tmp_path / "t.txt")) == [b"a,b", b"1,2", b"", b"last"]
+    assert lines(str(tmp_path / "e.txt")) == [] and lines(str(tmp_path / "n.txt")) == [b""]
+    assert lines(str(tmp_path / "r.txt")) == [b"ab"]
+    assert lines(str(tmp_path / "t.txt.gz"), compression_type="GZIP") == [b"x", b"y"]
+    assert lines([str(tmp_path / "t.txt")] * 2, num_parallel_reads=2) == [b"a,b", b"a,b", b"1,2", b"1,2", b"", b"",
+                                                                          b"last", b"last"]
+    long = b"z" * 200_000  # a line longer than a read
+    (tmp_path / "l.txt").write_bytes(long + b"\n" + long)
+    assert lines(str(tmp_path / "l.txt")) == [long, long]
+    assert tf.data.TextLineDataset(str(tmp_path / "t.txt")).element_spec == tf.TensorSpec([], tf.string)
+    with pytest.raises(tf.errors.NotFoundError, match="none.txt; No such file or directory"):
+        lines(str(tmp_path / "none.txt"))
