@@ -58,27 +58,16 @@ from tapegrad._module import Module  # noqa: E402
 from tapegrad import train  # noqa: E402
 from tapegrad._utilities import *  # noqa: E402,F401,F403
 
-# keras loads at its first use (tf.keras, `from tapegrad import keras`), with TF's top-level aliases
-# of its modules (tf.optimizers.Adam is tf.keras.optimizers.Adam).
-_KERAS_ALIASES = {"keras": None, "optimizers": "optimizers", "losses": "losses", "metrics": "metrics",
-                  "initializers": "initializers"}
-
-
-def __getattr__(name):
-    if name not in _KERAS_ALIASES:
-        raise AttributeError(f"module 'tapegrad' has no attribute {name!r}")
-    import importlib
-    keras = importlib.import_module("tapegrad.keras")
-    value = keras if _KERAS_ALIASES[name] is None else getattr(keras, _KERAS_ALIASES[name])
-    globals()[name] = value
-    return value
-
-
-def __dir__():
-    return sorted(set(globals()) | set(_KERAS_ALIASES))
-
-
 from tapegrad._install import install as _install  # noqa: E402
 
 _install(_os.sys.modules[__name__], (math, nn, linalg, image))
 del _install
+
+# keras loads at its first use (tf.keras.layers, `from tapegrad import keras`), with TF's top-level
+# aliases of its modules (tf.optimizers.Adam is tf.keras.optimizers.Adam): see lazy_module.
+from tapegrad._install import lazy_module as _lazy  # noqa: E402
+
+keras = _lazy("tapegrad.keras")
+optimizers, losses, metrics, initializers = (_lazy(f"tapegrad.keras.{m}") for m in ("optimizers", "losses", "metrics",
+                                                                                      "initializers"))
+del _lazy
