@@ -44,6 +44,11 @@ if "numpy" in sys.modules:
 
 import numpy as np  # noqa: E402  (after the OpenBLAS setting above)
 
+try:
+    from . import _results  # noqa: E402
+except ImportError:  # run as a script: this folder is on sys.path
+    import _results  # noqa: E402
+
 # Framework order: the first available one is the ratio reference.
 FRAMEWORKS = ("tapegrad", "numpy", "torch", "tensorflow", "jax")
 
@@ -415,18 +420,33 @@ def print_table(workload, results, out=sys.stdout, other_load=None):
               % (100 * other_load), file=out)
 
 
-def print_environment(frameworks, out=sys.stdout):
-    cpu = ""
+def cpu_description():
+    """("model name (family f model m, isa)", the widest x86 vector ISA the CPU flags show), or ("", "")."""
     try:
         with open("/proc/cpuinfo") as f:
             info = dict(l.split(":", 1) for l in f.read().split("\n\n")[0].splitlines() if ":" in l)
-        info = {k.strip(): v.strip() for k, v in info.items()}
-        flags = info.get("flags", "").split()
-        isa = "avx512f" if "avx512f" in flags else "avx2" if "avx2" in flags else "no avx2"
-        cpu = "%s (family %s model %s, %s)" % (info.get("model name", "?"), info.get("cpu family", "?"),
-                                              info.get("model", "?"), isa)
     except OSError:
-        pass
+        return "", ""
+    info = {k.strip(): v.strip() for k, v in info.items()}
+    flags = info.get("flags", "").split()
+    isa = "avx512f" if "avx512f" in flags else "avx2" if "avx2" in flags else "no avx2"
+    return "%s (family %s model %s, %s)" % (info.get("model name", "?"), info.get("cpu family", "?"),
+                                            info.get("model", "?"), isa), isa
+
+
+def blas_descriptions():
+    """The OpenBLAS thread pools threadpoolctl sees (NumPy's, tapegrad's), or [] without it."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return []
+    return ["%s %s, kernel %s, %d threads (%s)" % (
+        info.get("prefix"), info.get("version"), info.get("architecture"), info.get("num_threads"),
+        os.path.basename(info.get("filepath", ""))) for info in threadpool_info() if info.get("internal_api") == "openblas"]
+
+
+def print_environment(frameworks, out=sys.stdout):
+    cpu, _ = cpu_description()
     print("machine: %s, %d CPUs, %s; Python %s" % (platform.machine(), os.cpu_count() or 0, cpu,
                                                     platform.python_version()), file=out)
     try:
@@ -437,18 +457,53 @@ def print_environment(frameworks, out=sys.stdout):
     for fw in frameworks:
         v = framework_version(fw)
         print("  %-11s %s" % (fw, v if v is not None else "skipped (%s)" % skip_reason(fw)), file=out)
-    try:
-        from threadpoolctl import threadpool_info
-        for info in threadpool_info():
-            if info.get("internal_api") == "openblas":
-                print("  BLAS: %s %s, kernel %s, %d threads (%s)" % (
-                    info.get("prefix"), info.get("version"), info.get("architecture"),
-                    info.get("num_threads"), os.path.basename(info.get("filepath", ""))), file=out)
-    except ImportError:
-        pass
+    for blas in blas_descriptions():
+        print("  BLAS: %s" % blas, file=out)
     for v in SLOW_BLAS_VARS:
         if v in os.environ:
             print("  WARNING: %s=%s is set (slow BLAS kernels)" % (v, os.environ[v]), file=out)
+
+
+def threads_description(opts):
+    if not opts.threads:
+        return "defaults (torch 2, the others all cores)"
+    return "%d (process pinned to %d CPU%s)" % (opts.threads, len(os.sched_getaffinity(0)),
+                                               "" if opts.threads == 1 else "s")
+
+
+def environment_record(opts, argv=None):
+    """What RESULTS.md's header shows: the machine, the ISA tapegrad runs, threads, versions, the command."""
+    cpu, cpu_isa = cpu_description()
+    tg = load("tapegrad") if "tapegrad" in opts.framework_list else None
+    isa = cpu_isa
+    if tg is not None:
+        try:
+            isa = "%s (best the CPU supports: %s)" % (tg._core.active_isa(), tg._core.best_isa())
+        except AttributeError:
+            pass
+    try:
+        load_average = list(os.getloadavg())
+    except OSError:
+        load_average = None
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                                cwd=os.path.dirname(os.path.abspath(__file__)), timeout=10).stdout.strip() or None
+    except (OSError, subprocess.SubprocessError):
+        commit = None
+    versions = {}
+    for fw in opts.framework_list:
+        v = framework_version(fw)
+        if fw == "tapegrad" and tg is not None:  # its __version__ is the TF API version it follows
+            v = "%s (TF API %s)" % (getattr(getattr(tg, "version", None), "TAPEGRAD_VERSION", "?"), v)
+        versions[fw] = v if v is not None else "skipped (%s)" % skip_reason(fw)
+    args = list(sys.argv[1:] if argv is None else argv)
+    return {"cpu": cpu, "cpus": os.cpu_count() or 0, "isa": isa, "threads": threads_description(opts),
+            "python": platform.python_version(), "frameworks": versions, "quick": opts.quick, "budget": opts.budget,
+            "blas": "; ".join(blas_descriptions()) or None, "load_average": load_average, "commit": commit,
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "command": "python benchmarks/%s %s" % (os.path.basename(sys.argv[0]) or "run_all.py", " ".join(args)),
+            "warnings": ["%s=%s is set (slow BLAS kernels)" % (v, os.environ[v]) for v in SLOW_BLAS_VARS
+                         if v in os.environ]}
 
 
 # ---------------------------------------------------------------------------------
@@ -471,7 +526,10 @@ def arg_parser(description):
     p.add_argument("--threads", type=int, default=0,
                    help="limit every framework to this many threads (1: per-core figures, "
                         "steadier on a shared machine); default: each framework's own")
-    p.add_argument("--json", default="", help="append results to this JSON-lines file")
+    p.add_argument("--json", default="", help="append results to this JSON-lines file (an environment "
+                   "line first, then one line per workload)")
+    p.add_argument("--results", default="", help="also write this Markdown file (benchmarks/RESULTS.md): "
+                   "the environment and one table per suite of this run (see write_results.py)")
     p.add_argument("--quick", action="store_true", help="short budget, for a smoke run")
     p.add_argument("--under-load", action="store_true",
                    help="time each workload twice, alone and beside a process busy-looping on one CPU, "
@@ -531,12 +589,18 @@ def run_workloads(workloads, opts, out=sys.stdout):
             print_slowdown(w, results, loaded, out)
         out.flush()
         all_results.append((w, results))
+        record = workload_record(w, results, opts, other)
+        getattr(opts, "records", []).append(record)
         if opts.json:
             with open(opts.json, "a") as f:
-                f.write(json.dumps({"workload": w.title, "nbytes": w.nbytes, "flops": w.flops,
-                                    "threads": opts.threads or None, "other_load": other,
-                                    "results": [r.as_dict() for r in results]}) + "\n")
+                f.write(json.dumps(record) + "\n")
     return all_results
+
+
+def workload_record(w, results, opts, other_load):
+    """One JSON line of --json (and one row of --results)."""
+    return {"workload": w.title, "group": w.group, "note": w.note, "nbytes": w.nbytes, "flops": w.flops,
+            "threads": opts.threads or None, "other_load": other_load, "results": [r.as_dict() for r in results]}
 
 
 def limit_threads(n):
@@ -578,8 +642,15 @@ def main(workloads, description, argv=None, print_env=True):
         limit_loaded_threads(opts.threads)
     if print_env:
         print_environment(opts.framework_list)
-        print("  threads: %s" % ("%d (process pinned to %d CPU%s)" % (
-            opts.threads, len(os.sched_getaffinity(0)), "" if opts.threads == 1 else "s")
-            if opts.threads else "defaults (torch 2, the others all cores)"))
+        print("  threads: %s" % threads_description(opts))
+    env = environment_record(opts, argv) if opts.json or opts.results else None
+    if opts.json:
+        with open(opts.json, "a") as f:
+            f.write(json.dumps({"environment": env}) + "\n")
+    opts.records = []
     results = run_workloads(workloads, opts)
+    if opts.results:
+        with open(opts.results, "w", encoding="utf-8") as f:
+            f.write(_results.results_markdown(env, opts.records))
+        print("\nwrote %s" % opts.results)
     return results

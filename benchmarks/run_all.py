@@ -3,7 +3,8 @@
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/run_all.py [options]
 
 Options are those of every bench_*.py (see --help): --frameworks, --filter, --budget,
---json FILE, --quick.
+--json FILE, --quick, --threads N, --under-load, and --results benchmarks/RESULTS.md, which writes
+this run's tables there (write_results.py writes them from a --json file instead).
 """
 
 import sys

@@ -3,7 +3,7 @@
 Keys are fnmatch patterns over "fwd:<op>-<dtype>-<label>" (values, dtypes, shapes, error classes) and
 "grad:<op>-<dtype>-<label>" (first-order gradients); the first matching row makes a case a strict xfail,
 so fixing a difference fails its case until its row here goes. Values: (kind, reason), kind "bug" (to be
-fixed) or "deliberate" (kept on purpose; README.md's "Differences from TensorFlow" lists the same rows)."""
+fixed) or "deliberate" (kept on purpose; docs/differences.md lists the same rows, generated from this table by .ci/gen_docs)."""
 
 BUG, DELIBERATE = "bug", "deliberate"
 _LOG_SUBNORMAL = ("both flush subnormals to zero (Note [Flush denormals]), but TF's float32 log reads a "
