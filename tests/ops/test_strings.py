@@ -151,3 +151,8 @@ def test_tf_print_shows_strings_as_tf():
     out = io.StringIO()
     tf.print("a", tf.constant("x"), tf.constant(["a", "b"]), tf.constant([1, 2]), output_stream=out, summarize=None)
     assert out.getvalue() == 'a "x" ["a" "b"] [1 2]\n'
+
+
+def test_an_empty_string_constant_as_tf():
+    assert tf.constant([], tf.string).shape == (0,) and tf.constant([], tf.string).dtype == tf.string
+    assert tf.constant([[], []], dtype=tf.string).shape == (2, 0)

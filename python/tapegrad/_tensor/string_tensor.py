@@ -5,7 +5,7 @@ import numpy as np
 
 from tapegrad import dtypes, errors
 
-__all__ = ["StringTensor", "is_text", "string_constant"]
+__all__ = ["StringTensor", "is_text", "string_constant", "empty_nest"]
 
 
 def _as_bytes(item):
@@ -46,8 +46,15 @@ def is_text(value):
     return isinstance(value, (str, bytes))
 
 
+def empty_nest(value):
+    """Whether value is lists (or an array) holding no element at all: tf.constant([], tf.string)."""
+    if isinstance(value, np.ndarray):
+        return value.size == 0
+    return isinstance(value, (list, tuple)) and all(empty_nest(v) for v in value)
+
+
 def string_constant(value, shape=None):
-    a = _bytes_array(value)
+    a = np.empty(np.shape(value), dtype=object) if empty_nest(value) else _bytes_array(value)
     if shape is not None:
         shape = [int(d) for d in ([shape] if isinstance(shape, int) else shape)]
         a = np.full(shape, a[()], dtype=object) if a.size == 1 else a.reshape(shape)

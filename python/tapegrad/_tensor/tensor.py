@@ -9,7 +9,7 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._function import trace_context as _trace_context
 from tapegrad._name_scope import current_scope as _current_scope
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
+from tapegrad._tensor.string_tensor import StringTensor, empty_nest, is_text, string_constant
 from tapegrad._tensor.tensor_shape import TensorShape, _known
 
 __all__ = [
@@ -384,7 +384,7 @@ def constant(value, dtype=None, shape=None, name=None):
     """Creates a tensor from a value; unlike convert_to_tensor it casts to ``dtype`` freely."""
     dt = _string_dtype_or_arg(dtype, "constant")
     if dt is dtypes.string or isinstance(value, StringTensor) or dt is None and is_text(value):
-        if not is_text(value):
+        if not is_text(value) and not (dt is dtypes.string and empty_nest(value)):  # tf.constant([], tf.string)
             raise TypeError(f"Cannot convert {value!r} to EagerTensor of dtype string")
         if dt not in (None, dtypes.string):
             raise errors.UnimplementedError(f"Cast string to {dt.name} is not supported")

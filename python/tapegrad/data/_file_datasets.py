@@ -41,9 +41,14 @@ def _filenames(filenames):
 
 
 class _FileDataset(Dataset):
-    """The pieces ``_read(path, compression)`` yields of each file, as scalar tf.string elements."""
+    """The elements ``_elements(path)`` yields of each file (flat tuples): by default the pieces
+    ``_read(path, compression)`` yields, as scalar tf.string elements."""
 
     _read = None
+
+    def _elements(self, path):
+        for piece in type(self)._read(path, self._compression):
+            yield (np.array(piece, dtype=object),)
 
     def __init__(self, filenames, compression_type=None, buffer_size=None, num_parallel_reads=None, name=None):
         self._names = _filenames(filenames)
@@ -68,11 +73,10 @@ class _FileDataset(Dataset):
         paths = self._paths()
         if self._cycle == 1:
             for path in paths:
-                for record in type(self)._read(path, self._compression):
-                    yield (np.array(record, dtype=object),)
+                yield from self._elements(path)
             return
-        # TF's interleave: each turn a slot gives one record; a finished file empties its slot and the
-        # turn passes; an empty slot opens the next file and gives its first record
+        # TF's interleave: each turn a slot gives one element; a finished file empties its slot and the
+        # turn passes; an empty slot opens the next file and gives its first element
         slots = [None] * self._cycle
         turn, more = 0, True
         while more or any(s is not None for s in slots):
@@ -81,13 +85,13 @@ class _FileDataset(Dataset):
                 if path is None:
                     more = False
                 else:
-                    slots[turn] = type(self)._read(path, self._compression)
+                    slots[turn] = self._elements(path)
             if slots[turn] is not None:
-                record = next(slots[turn], None)
-                if record is None:
+                element = next(slots[turn], None)
+                if element is None:
                     slots[turn] = None
                 else:
-                    yield (np.array(record, dtype=object),)
+                    yield element
             turn = (turn + 1) % self._cycle
 
 

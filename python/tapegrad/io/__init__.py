@@ -1,6 +1,6 @@
 """``tf.io``: files (read_file, write_file, matching_files, the gfile module, TFRecordWriter), image codecs
 (decode_png, decode_jpeg, decode_bmp, decode_gif, decode_image, encode_png, encode_jpeg), decode_raw, and
-tf.train.Example parsing (parse_single_example, parse_example, FixedLenFeature, ...).
+tf.train.Example parsing (parse_single_example, parse_example, FixedLenFeature, ...) and decode_csv.
 
     image = tf.io.decode_png(tf.io.read_file(path), channels=3)        # int32, uint8 pixel values
     image = tf.image.convert_image_dtype(image, tf.float32)             # [0, 1]
@@ -9,6 +9,7 @@ The image codecs need Pillow (``pip install "tapegrad[image]"``); decoded pixels
 tapegrad has no uint8 (Note [Pixel tensors] in _ops/image_pixels.py).
 """
 from tapegrad.io import gfile
+from tapegrad.io._csv import decode_csv
 from tapegrad.io._decode import decode_bmp, decode_gif, decode_image, decode_jpeg, decode_png
 from tapegrad.io._encode import encode_jpeg, encode_png
 from tapegrad.io._files import matching_files, read_file, write_file
@@ -22,4 +23,4 @@ __all__ = ["gfile", "read_file", "write_file", "matching_files", "decode_png", "
            "decode_gif", "decode_image", "encode_png", "encode_jpeg", "decode_raw", "is_jpeg",
            "extract_jpeg_shape", "decode_and_crop_jpeg", "TFRecordWriter", "TFRecordOptions", "TFRecordCompressionType",
            "parse_single_example", "parse_example", "FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature",
-           "SparseFeature", "RaggedFeature"]
+           "SparseFeature", "RaggedFeature", "decode_csv"]

@@ -230,8 +230,9 @@ def read_records(path, compression_type=""):
         f.close()
 
 
-def read_lines(path, compression_type=""):
-    """The lines of one text file (TextLineDataset's), each without "\\n" and any "\\r", as bytes."""
+def read_lines(path, compression_type="", keep_returns=False):
+    """The lines of one text file (TextLineDataset's), each without "\\n" and, unless keep_returns, any
+    "\\r", as bytes."""
     f = _open(path, compression_type)
     tail = b""
     try:
@@ -245,8 +246,8 @@ def read_lines(path, compression_type=""):
             lines = (tail + chunk).split(b"\n")
             tail = lines.pop()
             for line in lines:
-                yield line.replace(b"\r", b"")
+                yield line if keep_returns else line.replace(b"\r", b"")
         if tail:
-            yield tail.replace(b"\r", b"")
+            yield tail if keep_returns else tail.replace(b"\r", b"")
     finally:
         f.close()
