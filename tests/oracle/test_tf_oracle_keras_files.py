@@ -256,7 +256,8 @@ OPTIMIZERS = {
     "sgd_momentum": lambda k: k.optimizers.SGD(0.01, momentum=0.9), "rmsprop": lambda k: k.optimizers.RMSprop(0.01),
     "rmsprop_centered_momentum": lambda k: k.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
     "adagrad": lambda k: k.optimizers.Adagrad(0.01), "ftrl": lambda k: k.optimizers.Ftrl(0.01),
-    "lion": lambda k: k.optimizers.Lion(0.01),
+    "lion": lambda k: k.optimizers.Lion(0.01), "nadam": lambda k: k.optimizers.Nadam(0.01),
+    "adafactor": lambda k: k.optimizers.Adafactor(0.01),
 }
 
 

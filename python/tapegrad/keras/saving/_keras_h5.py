@@ -22,9 +22,10 @@ Note [Keras 3 optimizer slots]: Keras makes an optimizer's slots in groups, each
 name for every trainable variable in turn: Adam (m, v) per variable, then amsgrad's vhat per variable;
 RMSprop its velocities, then the momentums (only when momentum > 0: tapegrad keeps them anyway, and with
 momentum 0 their value never reaches a step), then the average gradients (centered). Adamax, Ftrl,
-SGD, Adagrad, Lion and AdamW are one group. Nadam (Keras keeps a scalar u_product) and Adafactor (Keras
-keeps scalar placeholders for rank-1 variables) differ in count, so their state is skipped with a
-warning.
+SGD, Adagrad, Lion and AdamW are one group. Keras keeps variables tapegrad computes instead: Nadam's
+scalar u_product (the product of its momentum schedule, last), Adafactor's two scalar placeholders
+before a rank-1 variable's velocity (where a matrix has its row and column means). They are written
+with Keras's values and read and dropped (_KerasOnly).
 
 Note [Keras 3 layer order]: a Functional's layers are in Keras's order, not tapegrad's, since the
 group names ("dense" or "dense_1") and the order of the optimizer's slots follow it: walk the nodes
@@ -152,6 +153,37 @@ def _slot_groups(opt):
     return None  # one group: every slot of a variable in turn
 
 
+class _KerasOnly:
+    """A variable Keras keeps that tapegrad computes: written with Keras's value, dropped when read."""
+
+    def __init__(self, name, value):
+        from tapegrad import float32
+        self.name = self.path = name
+        self._value = np.asarray(value, np.float32)
+        self.shape, self.dtype = self._value.shape, float32
+
+    def numpy(self):
+        return self._value
+
+    def assign(self, value):
+        pass
+
+
+def _nadam_u_product(opt):
+    """Keras's Nadam u_product after ``iterations`` steps: prod over t of beta_1 (1 - 0.5 * 0.96^t)."""
+    product, b1 = np.float32(1.0), np.float32(opt.beta_1)
+    for t in range(1, int(opt.iterations) + 1):
+        product = np.float32(product * b1 * (np.float32(1.0) - np.float32(0.5) * np.float32(0.96) ** np.float32(t)))
+    return product
+
+
+def _keras_only_before(opt, var):
+    """Keras's variables that come before ``var``'s slots and that tapegrad does not keep."""
+    if type(opt).__name__ == "Adafactor" and len(var.shape) < 2:
+        return [_KerasOnly(f"{opt.name}/{var.name}_r", 0.0), _KerasOnly(f"{opt.name}/{var.name}_c", 0.0)]
+    return []
+
+
 def optimizer_variables(opt, model):
     """The optimizer's variables in Keras 3's order: iterations, the learning rate, then the slots of the
     model's trainable variables in Keras's order (Note [Keras 3 optimizer slots]); then any other
@@ -160,7 +192,7 @@ def optimizer_variables(opt, model):
     groups = _slot_groups(opt)
     slots = []
     if groups is None:
-        slots = [s for v in trainable for s in opt._slots[id(v)]]
+        slots = [s for v in trainable for s in _keras_only_before(opt, v) + list(opt._slots[id(v)])]
     else:
         for group in groups:
             for v in trainable:
@@ -169,6 +201,8 @@ def optimizer_variables(opt, model):
     every_slot = {id(s) for v in opt._slots.values() for s in v}
     rest = [v for v in opt.variables[1:] if id(v) not in every_slot]
     rate = [] if callable(opt._learning_rate) else [opt._lr_var]  # a schedule keeps no variable in Keras
+    if type(opt).__name__ == "Nadam" and opt.variables[1:]:
+        rest = rest + [_KerasOnly(f"{opt.name}/u_product", _nadam_u_product(opt))]
     return [opt.variables[0]] + rate + slots + rest
 
 
