@@ -186,3 +186,47 @@ def test_tapegrad_reads_tfs_many_variable_table(tmp_path):
     ours.vs = [tg.Variable(np.zeros((3,))) for _ in range(500)]
     tg.train.Checkpoint(m=ours).restore(path).assert_consumed()
     assert [float(v.numpy()[0]) for v in ours.vs] == list(range(500))
+
+
+# Every optimizer's state crosses in Keras's order (Note [Keras 3 optimizer slots]): two kernels of one
+# shape, so slots in the wrong order would restore without an error, and LayerNormalization's rank-1
+# weights (Adafactor's placeholders); a schedule keeps no learning-rate variable in Keras.
+OPTIMIZERS = {
+    "rmsprop_momentum_centered": lambda k: k.optimizers.RMSprop(0.01, momentum=0.5, centered=True),
+    "rmsprop_momentum": lambda k: k.optimizers.RMSprop(0.01, momentum=0.5),
+    "adam_amsgrad": lambda k: k.optimizers.Adam(0.01, amsgrad=True), "nadam": lambda k: k.optimizers.Nadam(0.01),
+    "adafactor": lambda k: k.optimizers.Adafactor(0.01), "adamax": lambda k: k.optimizers.Adamax(0.01),
+    "ftrl": lambda k: k.optimizers.Ftrl(0.01), "adagrad": lambda k: k.optimizers.Adagrad(0.01),
+    "lion": lambda k: k.optimizers.Lion(0.01), "adamw": lambda k: k.optimizers.AdamW(0.01),
+    "adam_schedule": lambda k: k.optimizers.Adam(k.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5)),
+}
+
+
+def _square_model(lib, optimizer):
+    keras = lib.keras
+    model = keras.Sequential([keras.Input((2,)), keras.layers.Dense(2, use_bias=False),
+                              keras.layers.Dense(2, use_bias=False), keras.layers.LayerNormalization()])
+    opt = OPTIMIZERS[optimizer](keras)
+    model.compile(optimizer=opt, loss="mse")
+    return model, opt
+
+
+@pytest.mark.parametrize("optimizer", OPTIMIZERS)
+@pytest.mark.parametrize("direction", ["tapegrad_to_tf", "tf_to_tapegrad"])
+def test_optimizer_state_crosses_in_kerass_order(tmp_path, optimizer, direction):
+    x, y = np.arange(8, dtype=np.float32).reshape(4, 2) / 8, np.ones((4, 2), np.float32)
+    src, dst = (tg, ref) if direction == "tapegrad_to_tf" else (ref, tg)
+    model, opt = _square_model(src, optimizer)
+    for _ in range(2):
+        model.train_on_batch(x, y)
+    path = src.train.Checkpoint(model=model, optimizer=opt).save(str(tmp_path / "ckpt"))
+    other, other_opt = _square_model(dst, optimizer)
+    other.train_on_batch(x, y)  # built, slots made: restore overwrites all of it
+    status = dst.train.Checkpoint(model=other, optimizer=other_opt).restore(path)
+    if dst is ref:
+        status.assert_consumed()
+    assert int(np.asarray(other_opt.iterations)) == 2
+    model.train_on_batch(x, y)
+    other.train_on_batch(x, y)
+    for a, b in zip(model.weights, other.weights):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)

@@ -8,7 +8,8 @@ saving in TF 2.21 + Keras 3):
   Layer           each weight under the attribute Keras keeps it in: Dense's and ConvND's kernel is
                   "_kernel", Embedding's "_embeddings", any other weight its add_weight name ("bias", "gamma",
                   "moving_mean"); then its public attributes (a subclassed model's layers "d1", ...)
-  Optimizer       "_variables" [iterations, learning_rate, every slot in creation order],
+  Optimizer       "_variables" [iterations, learning_rate, the slots: Keras's order, Note [Keras 3
+                  optimizer slots], Keras's own variables (Nadam's u_product) included],
                   "_trainable_variables" [the variables it was built for], "_iterations",
                   "_learning_rate", and its slot lists (Adam "_momentums"/"_velocities", SGD
                   "momentums"), each indexed like "_trainable_variables".
@@ -39,16 +40,25 @@ class _Group:
 
 
 def _keras_classes():
+    """Layer, Sequential, Optimizer and keras_order (keras loads after train: imported at first use)."""
     from tapegrad.keras.layers.base import Layer
     from tapegrad.keras.models import Sequential
-    from tapegrad.keras.optimizers.base import Optimizer
-    return Layer, Sequential, Optimizer
+    from tapegrad.keras.optimizers import _keras_order, base
+    return Layer, Sequential, base.Optimizer, _keras_order.keras_order
+
+
+def _keras_variables(opt, built):
+    """The optimizer's "_variables" in Keras 3's order (keras_order); a variable Keras keeps that
+    tapegrad computes is a new Variable holding Keras's value (written, and dropped when restored)."""
+    keras_order = _keras_classes()[3]
+    return [v if isinstance(v, Variable) else Variable(v.numpy(), trainable=False, name=v.name.split("/")[-1])
+            for v in keras_order(opt, built)]
 
 
 def children(obj, variables_by_id):
     """(name, child) pairs of obj as TF + Keras 3 name them; variables_by_id maps id() to every
     Variable in the graph (an optimizer lists its variables by id)."""
-    Layer, Sequential, Optimizer = _keras_classes()
+    Layer, Sequential, Optimizer, _ = _keras_classes()
     if isinstance(obj, _Group):
         return obj._checkpoint_children()
     if isinstance(obj, Optimizer):
@@ -68,8 +78,9 @@ def children(obj, variables_by_id):
 
 def _optimizer_children(opt, variables_by_id):
     built = [variables_by_id[i] for i in opt._var_dtypes if i in variables_by_id]
-    out = [("_variables", [opt._iterations, opt._lr_var] + list(opt._variables)),
-           ("_trainable_variables", built), ("_iterations", opt._iterations), ("_learning_rate", opt._lr_var)]
+    out = [("_variables", _keras_variables(opt, built)), ("_trainable_variables", built), ("_iterations", opt._iterations)]
+    if not callable(opt._learning_rate):  # a schedule is no variable in Keras
+        out.append(("_learning_rate", opt._lr_var))
     lists = _SLOT_LISTS.get(type(opt).__name__, {})
     for name, attr in lists.items():
         column = [dict(opt._checkpoint_slots(v)).get(name) for v in built]
@@ -111,7 +122,7 @@ def tapegrad_key(root, tf_path):
     """tapegrad's key (Note [Checkpoint keys]) for a value at tf_path (Keras 3's names) under root, as
     far as the objects on the way exist; past the last existing object the names are kept. None for a
     path tapegrad has no key for (an InputLayer, an optimizer's internal lists)."""
-    Layer, Sequential, Optimizer = _keras_classes()
+    Layer, Sequential, Optimizer, _ = _keras_classes()
     parts, out, obj, i = tf_path.split("/"), [], root, 0
     while i < len(parts):
         name = parts[i]
@@ -162,7 +173,7 @@ def slot_keys(nodes, paths, root, variable_key):
     """{slot node id: tapegrad slot key} for Keras 3 optimizers in a TF graph: slot list <L>'s item j
     belongs to the optimizer's "_trainable_variables" item j. variable_key(node id) is the tapegrad key
     of a variable node (or None)."""
-    _, _, Optimizer = _keras_classes()
+    _, _, Optimizer, _ = _keras_classes()
     out = {}
     for i, node in enumerate(nodes):
         names = dict((n, c) for c, n in node["children"])

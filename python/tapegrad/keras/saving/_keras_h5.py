@@ -40,6 +40,7 @@ import warnings
 import numpy as np
 
 from tapegrad.keras.layers.base import Layer
+from tapegrad.keras.optimizers._keras_order import keras_order
 
 __all__ = ["layout", "write", "read_into", "optimizer_variables", "optimizer_count", "require_h5py", "to_bytes"]
 
@@ -142,68 +143,10 @@ def layout(model):
     return out
 
 
-def _slot_groups(opt):
-    """The optimizer's slot names in the groups Keras 3 makes them in (see Note [Keras 3 optimizer slots])."""
-    cls = {c.__name__ for c in type(opt).__mro__}
-    if "RMSprop" in cls:
-        return [["velocity"]] + ([["momentum"]] if opt.momentum > 0 else []) + (
-            [["average_gradient"]] if opt.centered else [])
-    if "Adam" in cls and getattr(opt, "amsgrad", False):
-        return [["m", "v"], ["vhat"]]
-    return None  # one group: every slot of a variable in turn
-
-
-class _KerasOnly:
-    """A variable Keras keeps that tapegrad computes: written with Keras's value, dropped when read."""
-
-    def __init__(self, name, value):
-        from tapegrad import float32
-        self.name = self.path = name
-        self._value = np.asarray(value, np.float32)
-        self.shape, self.dtype = self._value.shape, float32
-
-    def numpy(self):
-        return self._value
-
-    def assign(self, value):
-        pass
-
-
-def _nadam_u_product(opt):
-    """Keras's Nadam u_product after ``iterations`` steps: prod over t of beta_1 (1 - 0.5 * 0.96^t)."""
-    product, b1 = np.float32(1.0), np.float32(opt.beta_1)
-    for t in range(1, int(opt.iterations) + 1):
-        product = np.float32(product * b1 * (np.float32(1.0) - np.float32(0.5) * np.float32(0.96) ** np.float32(t)))
-    return product
-
-
-def _keras_only_before(opt, var):
-    """Keras's variables that come before ``var``'s slots and that tapegrad does not keep."""
-    if type(opt).__name__ == "Adafactor" and len(var.shape) < 2:
-        return [_KerasOnly(f"{opt.name}/{var.name}_r", 0.0), _KerasOnly(f"{opt.name}/{var.name}_c", 0.0)]
-    return []
-
-
 def optimizer_variables(opt, model):
-    """The optimizer's variables in Keras 3's order: iterations, the learning rate, then the slots of the
-    model's trainable variables in Keras's order (Note [Keras 3 optimizer slots]); then any other
-    variable of the optimizer."""
-    trainable = [v for v in keras_trainable_variables(model) if id(v) in opt._slots]
-    groups = _slot_groups(opt)
-    slots = []
-    if groups is None:
-        slots = [s for v in trainable for s in _keras_only_before(opt, v) + list(opt._slots[id(v)])]
-    else:
-        for group in groups:
-            for v in trainable:
-                named = dict(zip(opt._slot_names[id(v)], opt._slots[id(v)]))
-                slots += [named[n] for n in group]
-    every_slot = {id(s) for v in opt._slots.values() for s in v}
-    rest = [v for v in opt.variables[1:] if id(v) not in every_slot]
-    rate = [] if callable(opt._learning_rate) else [opt._lr_var]  # a schedule keeps no variable in Keras
-    if type(opt).__name__ == "Nadam" and opt.variables[1:]:
-        rest = rest + [_KerasOnly(f"{opt.name}/u_product", _nadam_u_product(opt))]
-    return [opt.variables[0]] + rate + slots + rest
+    """The optimizer's variables in Keras 3's order for the model's trainable variables in Keras's
+    order (Note [Keras 3 optimizer slots]; keras/optimizers/_keras_order.py)."""
+    return keras_order(opt, keras_trainable_variables(model))
 
 
 def require_h5py(what):
