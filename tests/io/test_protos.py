@@ -112,7 +112,7 @@ DAMAGED = {
     "a negative dimension": [(b"", _bundle.HEADER), (b"v", _entry(dtype=1, shape={"dim": [{"size": -1}]}))],
     "a negative offset": [(b"", _bundle.HEADER), (b"v", _entry(dtype=1, offset=-4, size=4))],
     "a dtype tapegrad lacks": [(b"", _bundle.HEADER), (b"v", _entry(dtype=99, size=4, crc32c=GOOD_CRC))],
-    "two shards": [(b"", _protos.BundleHeaderProto(num_shards=2).SerializeToString()), (b"v", GOOD)],
+    "two shards, their files missing": [(b"", _protos.BundleHeaderProto(num_shards=2).SerializeToString()), (b"v", GOOD)],
     "a big-endian bundle": [(b"", _protos.BundleHeaderProto(num_shards=1, endianness=1).SerializeToString())],
 }
 

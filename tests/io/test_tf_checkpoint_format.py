@@ -372,3 +372,37 @@ def _index_handle(table):
     _, pos = _bundle.read_varint(footer, 0)
     _, pos = _bundle.read_varint(footer, pos)
     return footer[pos:]
+
+
+def _sharded_module():
+    module = tf.Module()
+    module.a, module.b = tf.Variable(np.zeros(300, np.float32)), tf.Variable(np.zeros((300, 2)))
+    module.c = tf.Variable(np.int64(0))
+    return module
+
+
+def test_restore_a_checkpoint_tf_saved_in_slices_over_shards():
+    # tests/io/fixtures/tf_checkpoints/sharded: TF's MaxShardSizePolicy cut a and b into slices, 7 files
+    expected = np.load(DATA / "sharded" / "expected.npz")
+    module = _sharded_module()
+    tf.train.Checkpoint(m=module).restore(str(DATA / "sharded" / "ckpt-1")).assert_consumed()
+    for name in "abc":
+        np.testing.assert_array_equal(getattr(module, name).numpy(), expected[name])
+    assert dict(tf.train.list_variables(str(DATA / "sharded")))["m/b/.ATTRIBUTES/VARIABLE_VALUE"] == [300, 2]
+
+
+def test_a_missing_or_damaged_shard_raises_before_any_change(tmp_path):
+    import shutil
+    folder = tmp_path / "sharded"
+    shutil.copytree(DATA / "sharded", folder)
+    module = _sharded_module()
+    (folder / "ckpt-1.data-00003-of-00007").unlink()
+    with pytest.raises(tf.errors.DataLossError, match="ckpt-1.data-00003-of-00007"):
+        tf.train.Checkpoint(m=module).restore(str(folder / "ckpt-1"))
+    shutil.copy(DATA / "sharded" / "ckpt-1.data-00003-of-00007", folder)
+    data = bytearray((folder / "ckpt-1.data-00001-of-00007").read_bytes())
+    data[len(data) // 2] ^= 1
+    (folder / "ckpt-1.data-00001-of-00007").write_bytes(bytes(data))
+    with pytest.raises(tf.errors.DataLossError, match="crc32c"):
+        tf.train.Checkpoint(m=module).restore(str(folder / "ckpt-1"))
+    assert not module.a.numpy().any() and not module.b.numpy().any() and int(module.c) == 0

@@ -230,3 +230,23 @@ def test_optimizer_state_crosses_in_kerass_order(tmp_path, optimizer, direction)
     other.train_on_batch(x, y)
     for a, b in zip(model.weights, other.weights):
         np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-5, atol=1e-6)
+
+
+def test_tapegrad_restores_a_sharded_checkpoint_tf_wrote(tmp_path):
+    def module(lib, seed):
+        m = lib.Module()
+        rng = np.random.default_rng(seed)
+        m.a, m.b = lib.Variable(rng.normal(size=300).astype(np.float32)), lib.Variable(rng.normal(size=(300, 2)))
+        m.c = lib.Variable(7, dtype=lib.int64)
+        return m
+    theirs = module(ref, 0)
+    options = ref.train.CheckpointOptions(
+        experimental_sharding_callback=ref.train.experimental.MaxShardSizePolicy(max_shard_size=1000))
+    path = ref.train.Checkpoint(m=theirs).save(str(tmp_path / "ckpt"), options=options)
+    assert len(list(tmp_path.glob("ckpt-1.data-*-of-*"))) > 1  # several shards
+    ours = module(tg, 1)
+    tg.train.Checkpoint(m=ours).restore(path).assert_consumed()
+    for name in "abc":
+        np.testing.assert_array_equal(getattr(ours, name).numpy(), getattr(theirs, name).numpy())
+    assert sorted(k for k, _ in tg.train.list_variables(str(tmp_path))) == \
+        sorted(k for k, _ in ref.train.list_variables(str(tmp_path)))

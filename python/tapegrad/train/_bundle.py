@@ -1,4 +1,4 @@
-"""TensorFlow's checkpoint files: the TensorBundle ``.index`` table and ``.data-00000-of-00001`` shard.
+"""TensorFlow's checkpoint files: the TensorBundle ``.index`` table and its ``.data-0000i-of-0000n`` shards.
 
 Note [TensorBundle format]: a TF checkpoint with prefix "dir/ckpt-3" is two files.
   "dir/ckpt-3.data-00000-of-00001"  every tensor's bytes, one after another (little-endian, C order);
@@ -27,6 +27,7 @@ from google.protobuf.message import DecodeError
 
 from tapegrad import _protos, errors
 from tapegrad.io._crc32c import crc32c, crc32c_py, mask  # noqa: F401 (crc32c_py: the tests hold crc32c to it)
+from tapegrad.train._bundle_slices import from_slices, slice_key
 
 MAGIC = 0xDB4775248B80FB57
 DATA_SUFFIX = ".data-00000-of-00001"
@@ -251,10 +252,14 @@ def encode(tensors):
     return table_bytes(records), bytes(data)
 
 
+def shard_file(prefix, shard, shards):
+    return f"{os.fspath(prefix)}.data-{shard:05d}-of-{shards:05d}"
+
+
 def read(prefix):
-    """{key: numpy array} of the TF checkpoint at prefix, every tensor checked; DataLossError naming the
-    file otherwise."""
-    ipath, dpath = index_path(prefix), data_file(prefix)
+    """{key: numpy array} of the TF checkpoint at prefix (its data in one shard or several, as the
+    header says), every tensor checked; DataLossError naming the file otherwise."""
+    ipath = index_path(prefix)
     try:
         with open(ipath, "rb") as f:
             index = f.read()
@@ -265,34 +270,42 @@ def read(prefix):
         if not records or records[0][0] != b"":
             raise ValueError("no BundleHeaderProto under the empty key")
         header = _protos.BundleHeaderProto.FromString(records[0][1])
-        if header.num_shards not in (0, 1):  # 0: not written, as protobuf leaves out a field's default
-            raise ValueError(f"{header.num_shards} shards; tapegrad reads single-shard checkpoints")
         if header.endianness != _protos.BundleHeaderProto.LITTLE:
             raise ValueError("a big-endian checkpoint")
-        entries = dict(_parse_entry(k, v) for k, v in records[1:])
+        shards = max(1, header.num_shards)  # 0: not written, as protobuf leaves out a field's default
+        entries = dict(_parse_entry(k, v) for k, v in records[1:] if not k.startswith(b"\x00"))
+        pieces = {slice_key(k): _parse_entry(b"slice", v)[1] for k, v in records[1:] if k.startswith(b"\x00")}
+        for key, e in list(entries.items()) + [(f"{n} slice", e) for (n, _), e in pieces.items()]:
+            if not 0 <= e.shard_id < shards:
+                raise ValueError(f"tensor '{key}' is in shard {e.shard_id} of {shards}")
     except (ValueError, DecodeError, struct.error) as e:
         raise errors.DataLossError(None, None, f"Checkpoint: {ipath} is corrupted or truncated: {e}") from None
-    for key, e in entries.items():
-        if e.slices or e.shard_id != 0:
-            raise errors.UnimplementedError(None, None, f"Checkpoint: {ipath}: tensor '{key}' is partitioned "
-                                                        "(sliced or in another shard); tapegrad does not read that")
-    try:
-        with open(dpath, "rb") as f:
-            data = memoryview(f.read())
-    except OSError as e:
-        raise errors.DataLossError(None, None, f"Checkpoint: {ipath} needs its data file {dpath}: {e}") from None
-    out = {}
-    try:
-        for key, e in entries.items():
-            if e.offset < 0 or e.size < 0 or e.offset + e.size > len(data):
+    data = {}
+
+    def raw_of(key, e):
+        dpath = shard_file(prefix, e.shard_id, shards)
+        if dpath not in data:
+            try:
+                with open(dpath, "rb") as f:
+                    data[dpath] = memoryview(f.read())
+            except OSError as err:
+                raise errors.DataLossError(None, None, f"Checkpoint: {ipath} needs its data file {dpath}: "
+                                                       f"{err}") from None
+        try:
+            shard = data[dpath]
+            if e.offset < 0 or e.size < 0 or e.offset + e.size > len(shard):
                 raise ValueError(f"tensor '{key}' at {e.offset}+{e.size} runs past the end of the file "
-                                 f"({len(data)} bytes)")
-            raw = data[e.offset:e.offset + e.size]
+                                 f"({len(shard)} bytes)")
+            raw = shard[e.offset:e.offset + e.size]
             if e.dtype != DT_STRING and tensor_crc(raw) != e.crc32c:
                 raise ValueError(f"tensor '{key}' fails its crc32c")
-            out[key] = _tensor_from(e, raw, key)
-    except (ValueError, struct.error) as err:
-        raise errors.DataLossError(None, None, f"Checkpoint: {dpath} is corrupted or truncated: {err}") from None
+            return _tensor_from(e, raw, key)
+        except (ValueError, struct.error) as err:
+            raise errors.DataLossError(None, None, f"Checkpoint: {dpath} is corrupted or truncated: {err}") from None
+
+    out = {}
+    for key, e in entries.items():
+        out[key] = from_slices(key, e, pieces, raw_of, ipath, DTYPES) if e.slices else raw_of(key, e)
     return out
 
 
