@@ -16,7 +16,7 @@ NO_NAME_ARG = {
     "inside_function", "is_symbolic_tensor", "device", "show_config", "vectorized_map",
     "executing_eagerly", "get_static_value", "no_gradient", "compute_average_loss", "scale_regularization_loss",
     "get_logger", "control_dependencies", "init_scope", "broadcast_dynamic_shape", "broadcast_static_shape",
-    "split", "fold_in", "create_rng_state", "set_global_generator",
+    "split", "fold_in", "create_rng_state", "set_global_generator", "make_tensor_proto", "make_ndarray",
 }
 
 

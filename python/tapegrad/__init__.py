@@ -47,6 +47,7 @@ from tapegrad import config, strings, summary, test  # noqa: E402
 from tapegrad.config._devices import device  # noqa: E402
 from tapegrad import data  # noqa: E402
 from tapegrad import io  # noqa: E402
+from tapegrad.io._tensor_proto import make_ndarray, make_tensor_proto  # noqa: E402
 
 from tapegrad._debugging.show_config import show_config  # noqa: E402
 

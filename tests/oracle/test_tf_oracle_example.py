@@ -92,3 +92,23 @@ def test_errors_are_tfs_classes(case):
             errors.append(type(e).__name__)
     del CONFIGS["_case"]
     assert len(errors) == 2 and errors[0] == errors[1]
+
+
+TENSORS = [[1.0, float("nan"), -0.0], [[1, 2], [3, 4]], 2 ** 40, [True, False], [b"a", b"", "é".encode()], [[]]]
+
+
+@pytest.mark.parametrize("value", TENSORS)
+@pytest.mark.parametrize("direction", ["tapegrad_to_tf", "tf_to_tapegrad"])
+def test_serialized_tensors_cross(value, direction):
+    src, dst = (tg, ref) if direction == "tapegrad_to_tf" else (ref, tg)
+    dtype = {int: "int64", bool: "bool", bytes: "string"}.get(type(np.asarray(value, dtype=object).flat[0])
+                                                                if np.size(value) else float, "float32")
+    t = src.constant(value, dtype=getattr(src, dtype))
+    data = src.io.serialize_tensor(t).numpy()
+    theirs = (ref if src is tg else tg).io.serialize_tensor((ref if src is tg else tg).constant(value, getattr(
+        ref if src is tg else tg, dtype))).numpy()
+    assert data == theirs  # the same bytes from both
+    back = dst.io.parse_tensor(data, getattr(dst, dtype))
+    x, y = np.asarray(back.numpy()), np.asarray(t.numpy())
+    assert x.shape == y.shape and (x.view(np.uint8).tolist() == y.view(np.uint8).tolist() if x.dtype.kind == "f"
+                                   else x.tolist() == y.tolist())

@@ -38,6 +38,7 @@ FILES = {
     "tensor_bundle": (_PB + "tensor_bundle.proto", "tensorflow", ("tensor_shape", "tensor_slice", "types",
                                                                    "versions")),
     "trackable_object_graph": (_PB + "trackable_object_graph.proto", "tensorflow", ("wrappers",)),
+    "tensor": (_FW + "tensor.proto", "tensorflow", ("tensor_shape", "types")),
     "feature": ("tensorflow/core/example/feature.proto", "tensorflow", ()),
     "example": ("tensorflow/core/example/example.proto", "tensorflow", ("feature",)),
 }
@@ -65,6 +66,13 @@ MESSAGES = [
     ("trackable_object_graph", "TrackableObjectGraph.TrackableObject.SlotVariableReference",
      "int32 original_variable_node_id = 1; string slot_name = 2; int32 slot_variable_node_id = 3"),
     ("trackable_object_graph", "RegisteredSaver", "string name = 1; string object_name = 2"),
+    # TensorProto without resource_handle_val (14) and variant_val (15), which tapegrad never holds
+    ("tensor", "TensorProto", "DataType dtype = 1; TensorShapeProto tensor_shape = 2; int32 version_number = 3; "
+                              "bytes tensor_content = 4; repeated int32 half_val = 13; repeated float float_val = 5; "
+                              "repeated double double_val = 6; repeated int32 int_val = 7; repeated bytes string_val = 8; "
+                              "repeated float scomplex_val = 9; repeated int64 int64_val = 10; repeated bool bool_val = 11; "
+                              "repeated double dcomplex_val = 12; repeated uint32 uint32_val = 16; "
+                              "repeated uint64 uint64_val = 17; bytes float8_val = 18"),
     ("feature", "BytesList", "repeated bytes value = 1"),
     ("feature", "FloatList", "repeated float value = 1"),
     ("feature", "Int64List", "repeated int64 value = 1"),
