@@ -6,7 +6,14 @@ import numpy as np
 from tapegrad import errors
 from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
 
-__all__ = ["string_array", "scalar_bytes", "filename", "strings"]
+__all__ = ["string_array", "scalar_bytes", "filename", "strings", "kernel_dtype_name"]
+
+_KERNEL_NAMES = {"float32": "float", "float64": "double"}
+
+
+def kernel_dtype_name(dtype):
+    """The name TF's C++ kernels give a dtype in their error texts ("float", "double", "int32", ...)."""
+    return _KERNEL_NAMES.get(dtype.name, dtype.name)
 
 
 def string_array(value, op, arg):

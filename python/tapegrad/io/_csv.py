@@ -18,6 +18,7 @@ import numpy as np
 from tapegrad import dtypes, errors
 from tapegrad._tensor.string_tensor import StringTensor, string_constant
 from tapegrad._tensor.tensor import Tensor, constant
+from tapegrad.io._args import kernel_dtype_name
 
 __all__ = ["decode_csv", "column_defaults", "split_record", "convert_fields", "csv_records"]
 
@@ -25,11 +26,19 @@ _TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.str
 _INT = re.compile(rb"\s*[+-]?\d+\s*")
 _FLOAT = re.compile(rb"\s*[+-]?(?:(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?|inf(?:inity)?|nan)\s*", re.I)
 _RANGE = {dtypes.int32: (-2 ** 31, 2 ** 31 - 1), dtypes.int64: (-2 ** 63, 2 ** 63 - 1)}
-_TF_NAMES = {"float32": "float", "float64": "double"}
 
 
 def _invalid(text):
     return errors.InvalidArgumentError(None, None, text)
+
+
+def _python_dtype(value):
+    """The dtype tf.constant gives a Python default (float32 for an empty one)."""
+    if isinstance(value, (str, bytes)):
+        return dtypes.string
+    if isinstance(value, (bool, np.bool_)):
+        return dtypes.bool
+    return dtypes.int32 if isinstance(value, (int, np.integer)) else dtypes.float32
 
 
 def column_defaults(record_defaults, select_cols=None):
@@ -45,13 +54,10 @@ def column_defaults(record_defaults, select_cols=None):
             values = np.asarray(d._value if isinstance(d, StringTensor) else d.numpy(), dtype=object).reshape(-1)
         else:
             values = np.asarray(d, dtype=object).reshape(-1)
-            first = values[0] if values.size else None
-            dtype = (dtypes.string if isinstance(first, (str, bytes)) else dtypes.int32 if isinstance(first, (int, np.integer))
-                     and not isinstance(first, (bool, np.bool_)) else dtypes.float32 if isinstance(first, (float, np.floating))
-                     else dtypes.bool if isinstance(first, (bool, np.bool_)) else dtypes.float32)
+            dtype = _python_dtype(values[0] if values.size else None)
         if dtype not in _TYPES:
-            raise _invalid(f"Value for attr 'OUT_TYPE' of {dtype.name} is not in the list of allowed values: float, "
-                           "double, int32, int64, string")
+            raise _invalid(f"Value for attr 'OUT_TYPE' of {kernel_dtype_name(dtype)} is not in the list of allowed "
+                           "values: float, double, int32, int64, string")
         if values.size > 1:
             raise _invalid(f"There should only be 1 default per field but field {i} has {values.size}")
         value = None
@@ -109,7 +115,7 @@ def _convert(field, dtype, default, column, where, na_value):
         return default
     if dtype is dtypes.string:
         return field
-    name = _TF_NAMES.get(dtype.name, dtype.name)
+    name = kernel_dtype_name(dtype)
     if dtype in _RANGE:
         lo, hi = _RANGE[dtype]
         if not _INT.fullmatch(field) or not lo <= int(field) <= hi:

@@ -17,6 +17,7 @@ import numpy as np
 from tapegrad import _protos, dtypes, errors
 from tapegrad._tensor.string_tensor import StringTensor, string_constant
 from tapegrad._tensor.tensor import Tensor, constant
+from tapegrad.io._args import kernel_dtype_name
 
 __all__ = ["FixedLenFeature", "FixedLenSequenceFeature", "VarLenFeature", "SparseFeature", "RaggedFeature",
            "parse_single_example", "parse_example"]
@@ -81,18 +82,14 @@ def _check_features(features):
                             f"got {type(config).__name__}")
         dtype = dtypes.as_dtype(config.dtype)
         if dtype not in _KINDS:
-            raise errors.InvalidArgumentError(None, None, f"Value for attr 'Tdense' of {_tf_name(dtype)} is not in "
-                                              "the list of allowed values: float, int64, string")
+            raise errors.InvalidArgumentError(None, None, f"Value for attr 'Tdense' of {kernel_dtype_name(dtype)} is "
+                                              "not in the list of allowed values: float, int64, string")
         if isinstance(config, FixedLenSequenceFeature):
             dims = [int(d) for d in config.shape]
         else:
             dims = _dims(config.shape, key, config)
         out[key] = (config, dtype, dims)
     return out
-
-
-def _tf_name(dtype):
-    return {"float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
 
 
 def _default(config, dtype, dims):

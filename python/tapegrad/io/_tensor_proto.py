@@ -13,6 +13,7 @@ import numpy as np
 from tapegrad import _protos, dtypes, errors
 from tapegrad._tensor.string_tensor import StringTensor, string_constant
 from tapegrad._tensor.tensor import Tensor, constant
+from tapegrad.io._args import kernel_dtype_name
 
 __all__ = ["serialize_tensor", "parse_tensor", "make_tensor_proto", "make_ndarray"]
 
@@ -21,13 +22,6 @@ _ENUMS = {dtypes.float32: "DT_FLOAT", dtypes.float64: "DT_DOUBLE", dtypes.int32:
 _BY_ENUM = {_protos.DataType.Value(name): dt for dt, name in _ENUMS.items()}
 _LISTS = {dtypes.float32: "float_val", dtypes.float64: "double_val", dtypes.int32: "int_val",
           dtypes.int64: "int64_val", dtypes.bool: "bool_val", dtypes.string: "string_val"}
-_TF_NAMES = {"float32": "float", "float64": "double"}
-
-
-def _tf_name(dtype):
-    return _TF_NAMES.get(dtype.name, dtype.name)
-
-
 def _proto_of(array, dtype):
     shape = _protos.TensorShapeProto(dim=[_protos.TensorShapeProto.Dim(size=int(d)) for d in array.shape])
     proto = _protos.TensorProto(dtype=_protos.DataType.Value(_ENUMS[dtype]), tensor_shape=shape)
@@ -145,8 +139,8 @@ def parse_tensor(serialized, out_type, name=None):
                                           f"{base64.b64encode(data[:48]).decode()}") from None
     got = _BY_ENUM.get(proto.dtype)
     if got is not want:
-        got_name = _tf_name(got) if got is not None else _protos.DataType.Name(proto.dtype).lower()[3:]
+        got_name = kernel_dtype_name(got) if got is not None else _protos.DataType.Name(proto.dtype).lower()[3:]
         raise errors.InvalidArgumentError(None, None, f"Type mismatch between parsed tensor ({got_name}) and dtype "
-                                          f"({_tf_name(want)})")
+                                          f"({kernel_dtype_name(want)})")
     array = _values(proto, "parse_tensor")
     return string_constant(array) if want is dtypes.string else constant(array, dtype=want)

@@ -54,7 +54,8 @@ class TFRecordOptions:
         if compression_level is not None and not (isinstance(compression_level, int) and -1 <= compression_level <= 9):
             raise ValueError(f"TFRecordOptions: compression_level must be an int in [-1, 9], got {compression_level!r}")
         self.compression_level = compression_level
-        self.flush_mode, self.input_buffer_size, self.output_buffer_size = flush_mode, input_buffer_size, output_buffer_size
+        self.flush_mode = flush_mode
+        self.input_buffer_size, self.output_buffer_size = input_buffer_size, output_buffer_size
         self.window_bits, self.compression_method = window_bits, compression_method
         self.mem_level, self.compression_strategy = mem_level, compression_strategy
 
