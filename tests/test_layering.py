@@ -66,7 +66,7 @@ RANKS = [
     ("tf.function, autodiff, debugging, tf.Module", ["_function", "_autodiff", "_debugging", "_module"]),
     ("the public op namespaces", ["math", "nn", "linalg", "image", "random", "strings", "raw_ops", "nest",
                                   "debugging", "autodiff", "config", "test", "version", "io", "_utilities"]),
-    ("the subsystems on the public API", ["autograph", "data", "summary", "train", "datasets"]),
+    ("the subsystems on the public API", ["autograph", "data", "summary", "train", "saved_model", "datasets"]),
     ("the package's namespace and its install step", ["tapegrad", "_install"]),
     ("Keras, on the public API", ["keras"]),
     ("what runs on Keras", ["distribute", "demo"]),

@@ -114,6 +114,41 @@ py::list node_list(const Graph& g) {
   return r;
 }
 
+py::object attr_object(const AttrValue& v) {
+  return std::visit([](const auto& x) { return py::cast(x); }, v);
+}
+
+// Note [Exported nodes]: one dict per node for writing the graph in TF's formats (tf.saved_model): what
+// node_list shows plus the registry op's attributes, a constant's value, the variable a read or an
+// assignment names, a placeholder's argument index, a host call's label and a control node's subgraphs.
+py::list export_list(const Graph& g) {
+  py::list r;
+  for (auto& n : g.nodes) {
+    py::dict d;
+    py::list shape;
+    for (int64_t dim : n.meta.shape) shape.append(dim < 0 ? py::none() : py::object(py::int_(dim)));
+    d["type"] = graph::tf_op_type(n);
+    d["name"] = n.name;
+    d["inputs"] = n.inputs;
+    d["shape"] = shape;
+    d["dtype"] = (int)n.meta.dtype;
+    d["arg"] = n.arg;
+    if (n.kind == graph::NodeKind::Op && !n.fused) {
+      py::dict attrs;
+      for (auto& kv : n.attrs.items) attrs[py::str(kv.first)] = attr_object(kv.second);
+      d["attrs"] = attrs;
+    }
+    if (n.value) d["value"] = wrap_tensor(n.value);
+    if (n.flow) {
+      d["subgraphs"] = py::make_tuple(n.flow->first, n.flow->second);
+      d["num_loop_vars"] = n.flow->num_loop_vars;
+      d["has_limit"] = n.flow->has_limit;
+    }
+    r.append(d);
+  }
+  return r;
+}
+
 void bind_graph_class(py::module_& m) {
   py::class_<Graph, std::shared_ptr<Graph>>(m, "Graph", "A traced function: nodes in execution order.")
       .def("__str__", &Graph::to_text)
@@ -130,6 +165,7 @@ void bind_graph_class(py::module_& m) {
            })
       .def("relax", &graph::relax, "Note [Relaxed graphs]: per placeholder the dims to keep (-1: any size).")
       .def("nodes", &node_list, "Per node: (name, type, inputs, shape, dtype code, has a value).")
+      .def("export_nodes", &export_list, "Note [Exported nodes]: per node a dict for writing TF's formats.")
       .def_property_readonly("outputs", [](const Graph& g) { return g.outputs; })
       .def("run", [](const Graph& g, py::sequence args) {
              Tensors x = tensor_list(args);

@@ -207,6 +207,10 @@ class Graph:
     """
     def __str__(self) -> str:
         ...
+    def export_nodes(self) -> list:
+        """
+        Note [Exported nodes]: per node a dict for writing TF's formats.
+        """
     def nodes(self) -> list:
         """
         Per node: (name, type, inputs, shape, dtype code, has a value).

@@ -13,6 +13,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 import tapegrad as tf
 from tapegrad import _protos
 from tapegrad.train import _bundle
+from test_saved_model_protos import SAMPLES as SAVED_MODEL_SAMPLES
 
 # One filled-in value of every top-level message, in the constructor's nested-dict form.
 SAMPLES = {
@@ -41,6 +42,7 @@ SAMPLES = {
     "Example": {"features": {"feature": {"a": {"int64_list": {"value": [1, 2]}}}}},
     "SequenceExample": {"context": {"feature": {"id": {"bytes_list": {"value": [b"q"]}}}},
                         "feature_lists": {"feature_list": {"t": {"feature": [{"float_list": {"value": [1.0]}}]}}}},
+    **SAVED_MODEL_SAMPLES,  # the SavedModel family's, tests/io/test_saved_model_protos.py
 }
 
 
@@ -171,6 +173,7 @@ def tf_pool():
     import_tensorflow()  # skipped without TensorFlow, unless TAPEGRAD_REQUIRE_TF is set
     from tensorflow.core.example import example_pb2, feature_pb2  # noqa: F401
     from tensorflow.core.framework import tensor_pb2  # noqa: F401
+    from tensorflow.core.protobuf import fingerprint_pb2, saved_model_pb2  # noqa: F401
     from tensorflow.core.protobuf import tensor_bundle_pb2, trackable_object_graph_pb2  # noqa: F401
     return descriptor_pool.Default()
 
@@ -184,7 +187,7 @@ def _fields(message):
 
 
 # Fields of TF's messages the table leaves out on purpose (each names a message tapegrad never holds).
-OMITTED = {"tensorflow.TensorProto": {"resource_handle_val", "variant_val"}}
+OMITTED = {"tensorflow.TensorProto": {"variant_val"}}
 
 
 def test_every_row_has_tfs_names_and_numbers(tf_pool):

@@ -19,18 +19,24 @@ type name = number" or "map<key type, value type> name = number", separated by "
 message's scope as protoc finds it. ENUMS rows list their values numbered from 0, "NAME=n" jumping to
 n. Top-level messages and enums are attributes of this module under TF's names
 (``_protos.BundleEntryProto``); nested ones are attributes of their parents, as in generated code.
-tf.train.Example's messages are rows too; SavedModel's join the same way.
+tf.train.Example's messages are rows too; SavedModel's and those of the graphs, functions and object
+graph it holds are rows in _saved_model_rows.py, appended to the table below. A file is proto3 unless its FILES
+row names "proto2" (TF's graph_debug_info.proto: its fields have presence, and a repeated scalar is packed
+only when its row ends "[packed = true]", as the .proto writes it).
 """
 import re
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.internal import enum_type_wrapper
 
+from tapegrad._protos import _saved_model_rows
+
 _FW, _PB = "tensorflow/core/framework/", "tensorflow/core/protobuf/"
 
-# short name -> (the .proto file, its package, the short names of the files it imports)
+# short name -> (the .proto file, its package, the short names of the files it imports[, its syntax])
 FILES = {
     "wrappers": ("google/protobuf/wrappers.proto", "google.protobuf", ()),  # protobuf's own, the part TF uses
+    "any": ("google/protobuf/any.proto", "google.protobuf", ()),
     "types": (_FW + "types.proto", "tensorflow", ()),
     "tensor_shape": (_FW + "tensor_shape.proto", "tensorflow", ()),
     "tensor_slice": (_FW + "tensor_slice.proto", "tensorflow", ()),
@@ -38,13 +44,15 @@ FILES = {
     "tensor_bundle": (_PB + "tensor_bundle.proto", "tensorflow", ("tensor_shape", "tensor_slice", "types",
                                                                    "versions")),
     "trackable_object_graph": (_PB + "trackable_object_graph.proto", "tensorflow", ("wrappers",)),
-    "tensor": (_FW + "tensor.proto", "tensorflow", ("tensor_shape", "types")),
+    "resource_handle": (_FW + "resource_handle.proto", "tensorflow", ("tensor_shape", "types")),
+    "tensor": (_FW + "tensor.proto", "tensorflow", ("resource_handle", "tensor_shape", "types")),
     "feature": ("tensorflow/core/example/feature.proto", "tensorflow", ()),
     "example": ("tensorflow/core/example/example.proto", "tensorflow", ("feature",)),
 }
 
 MESSAGES = [
     ("wrappers", "BoolValue", "bool value = 1"),
+    ("any", "Any", "string type_url = 1; bytes value = 2"),
     ("tensor_shape", "TensorShapeProto", "repeated Dim dim = 2; bool unknown_rank = 3"),
     ("tensor_shape", "TensorShapeProto.Dim", "int64 size = 1; string name = 2"),
     ("tensor_slice", "TensorSliceProto", "repeated Extent extent = 1"),
@@ -66,12 +74,18 @@ MESSAGES = [
     ("trackable_object_graph", "TrackableObjectGraph.TrackableObject.SlotVariableReference",
      "int32 original_variable_node_id = 1; string slot_name = 2; int32 slot_variable_node_id = 3"),
     ("trackable_object_graph", "RegisteredSaver", "string name = 1; string object_name = 2"),
-    # TensorProto without resource_handle_val (14) and variant_val (15), which tapegrad never holds
+    ("resource_handle", "ResourceHandleProto", "string device = 1; string container = 2; string name = 3; "
+                                               "uint64 hash_code = 4; string maybe_type_name = 5; "
+                                               "repeated DtypeAndShape dtypes_and_shapes = 6"),
+    ("resource_handle", "ResourceHandleProto.DtypeAndShape", "DataType dtype = 1; TensorShapeProto shape = 2"),
+    # TensorProto without variant_val (15, VariantTensorDataProto): tapegrad holds no variant tensor, and a
+    # parsed file's variant values stay its unknown fields, written back as they came
     ("tensor", "TensorProto", "DataType dtype = 1; TensorShapeProto tensor_shape = 2; int32 version_number = 3; "
                               "bytes tensor_content = 4; repeated int32 half_val = 13; repeated float float_val = 5; "
                               "repeated double double_val = 6; repeated int32 int_val = 7; repeated bytes string_val = 8; "
                               "repeated float scomplex_val = 9; repeated int64 int64_val = 10; repeated bool bool_val = 11; "
-                              "repeated double dcomplex_val = 12; repeated uint32 uint32_val = 16; "
+                              "repeated double dcomplex_val = 12; "
+                              "repeated ResourceHandleProto resource_handle_val = 14; repeated uint32 uint32_val = 16; "
                               "repeated uint64 uint64_val = 17; bytes float8_val = 18"),
     ("feature", "BytesList", "repeated bytes value = 1"),
     ("feature", "FloatList", "repeated float value = 1"),
@@ -83,20 +97,31 @@ MESSAGES = [
     ("feature", "FeatureLists", "map<string, FeatureList> feature_list = 1"),
     ("example", "Example", "Features features = 1"),
     ("example", "SequenceExample", "Features context = 1; FeatureLists feature_lists = 2"),
-]
+] + _saved_model_rows.MESSAGES
 
 ENUMS = [
     ("types", "DataType", "DT_INVALID DT_FLOAT DT_DOUBLE DT_INT32 DT_UINT8 DT_INT16 DT_INT8 DT_STRING DT_COMPLEX64 "
                           "DT_INT64 DT_BOOL DT_QINT8 DT_QUINT8 DT_QINT32 DT_BFLOAT16 DT_QINT16 DT_QUINT16 DT_UINT16 "
-                          "DT_COMPLEX128 DT_HALF DT_RESOURCE DT_VARIANT DT_UINT32 DT_UINT64"),
+                          "DT_COMPLEX128 DT_HALF DT_RESOURCE DT_VARIANT DT_UINT32 DT_UINT64 DT_FLOAT8_E5M2 "
+                          "DT_FLOAT8_E4M3FN DT_FLOAT8_E4M3FNUZ DT_FLOAT8_E4M3B11FNUZ DT_FLOAT8_E5M2FNUZ DT_INT4 "
+                          "DT_UINT4 DT_INT2 DT_UINT2 DT_FLOAT4_E2M1FN "
+                          # a reference (TF 1's variables) is its type + 100, DT_FLOAT_REF = 101 on
+                          "DT_FLOAT_REF=101 DT_DOUBLE_REF DT_INT32_REF DT_UINT8_REF DT_INT16_REF DT_INT8_REF "
+                          "DT_STRING_REF DT_COMPLEX64_REF DT_INT64_REF DT_BOOL_REF DT_QINT8_REF DT_QUINT8_REF "
+                          "DT_QINT32_REF DT_BFLOAT16_REF DT_QINT16_REF DT_QUINT16_REF DT_UINT16_REF "
+                          "DT_COMPLEX128_REF DT_HALF_REF DT_RESOURCE_REF DT_VARIANT_REF DT_UINT32_REF "
+                          "DT_UINT64_REF DT_FLOAT8_E5M2_REF DT_FLOAT8_E4M3FN_REF DT_FLOAT8_E4M3FNUZ_REF "
+                          "DT_FLOAT8_E4M3B11FNUZ_REF DT_FLOAT8_E5M2FNUZ_REF DT_INT4_REF DT_UINT4_REF DT_INT2_REF "
+                          "DT_UINT2_REF DT_FLOAT4_E2M1FN_REF"),
     ("tensor_bundle", "BundleHeaderProto.Endianness", "LITTLE BIG"),
-]
+] + _saved_model_rows.ENUMS
+FILES.update(_saved_model_rows.FILES)
 
 _F = descriptor_pb2.FieldDescriptorProto
 _SCALARS = {name: getattr(_F, "TYPE_" + name.upper()) for name in (
     "double", "float", "int32", "int64", "uint32", "uint64", "sint32", "sint64", "fixed32", "fixed64",
     "sfixed32", "sfixed64", "bool", "string", "bytes")}
-_FIELD = re.compile(r"(?:(repeated) +|oneof (\w+) +)?(map<\w+, *[\w.]+>|[\w.]+) +(\w+) *= *(\d+)")
+_FIELD = re.compile(r"(?:(repeated) +|oneof (\w+) +)?(map<\w+, *[\w.]+>|[\w.]+) +(\w+) *= *(\d+)( *\[packed = true\])?")
 _MAP = re.compile(r"map<(\w+), *([\w.]+)>")
 
 
@@ -120,7 +145,7 @@ def _add_field(message, text, scope, kinds):
     match = _FIELD.fullmatch(text.strip())
     if not match:
         raise ValueError(f"tapegrad._protos: cannot read the field {text.strip()!r} of {message.name}")
-    label, oneof, type_, name, number = match.groups()
+    label, oneof, type_, name, number, packed = match.groups()
     field = message.field.add(name=name, number=int(number),
                               label=_F.LABEL_REPEATED if label == "repeated" else _F.LABEL_OPTIONAL)
     is_map = _MAP.fullmatch(type_)
@@ -134,6 +159,8 @@ def _add_field(message, text, scope, kinds):
         field.type = _SCALARS[type_]
     else:
         field.type, field.type_name = _resolve(type_, scope, kinds)
+    if packed:  # (proto3 packs repeated scalars anyway; a proto2 file says so)
+        field.options.packed = True
     if oneof:
         oneofs = [o.name for o in message.oneof_decl]
         if oneof not in oneofs:
@@ -145,8 +172,8 @@ def _add_field(message, text, scope, kinds):
 def _file_protos():
     """The FileDescriptorProto of every file in FILES, in FILES's order (each after its imports)."""
     files, scopes = {}, {}
-    for short, (name, package, imports) in FILES.items():
-        files[short] = descriptor_pb2.FileDescriptorProto(name=name, package=package, syntax="proto3",
+    for short, (name, package, imports, *syntax) in FILES.items():
+        files[short] = descriptor_pb2.FileDescriptorProto(name=name, package=package, syntax=(*syntax, "proto3")[0],
                                                           dependency=[FILES[i][0] for i in imports])
     kinds = {f"{FILES[short][1]}.{name}": kind for rows, kind in ((MESSAGES, _F.TYPE_MESSAGE), (ENUMS, _F.TYPE_ENUM))
              for short, name, _ in rows}
@@ -154,7 +181,7 @@ def _file_protos():
         parent, _, leaf = name.rpartition(".")
         message = (scopes[short, parent].nested_type if parent else files[short].message_type).add(name=leaf)
         scopes[short, name] = message
-        for text in fields.split(";"):
+        for text in filter(str.strip, fields.split(";")):  # (NoneValue has no fields)
             _add_field(message, text, f"{FILES[short][1]}.{name}", kinds)
     for short, name, values in ENUMS:
         parent, _, leaf = name.rpartition(".")

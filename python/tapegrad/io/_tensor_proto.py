@@ -22,7 +22,23 @@ _ENUMS = {dtypes.float32: "DT_FLOAT", dtypes.float64: "DT_DOUBLE", dtypes.int32:
 _BY_ENUM = {_protos.DataType.Value(name): dt for dt, name in _ENUMS.items()}
 _LISTS = {dtypes.float32: "float_val", dtypes.float64: "double_val", dtypes.int32: "int_val",
           dtypes.int64: "int64_val", dtypes.bool: "bool_val", dtypes.string: "string_val"}
-def _proto_of(array, dtype):
+
+
+def datatype_enum(dtype):
+    """TF's DataType number of a tapegrad dtype."""
+    return _protos.DataType.Value(_ENUMS[dtype])
+
+
+def dtype_of_enum(enum):
+    """The tapegrad dtype of TF's DataType number; UnimplementedError for one tapegrad lacks."""
+    if enum not in _BY_ENUM:
+        name = _protos.DataType.Name(enum) if enum in _protos.DataType.values() else enum
+        raise errors.UnimplementedError(None, None, f"DataType {name} has no tapegrad dtype")
+    return _BY_ENUM[enum]
+
+
+def tensor_proto(array, dtype):
+    """The TensorProto TF writes for a NumPy array of dtype (Note [TensorProto values])."""
     shape = _protos.TensorShapeProto(dim=[_protos.TensorShapeProto.Dim(size=int(d)) for d in array.shape])
     proto = _protos.TensorProto(dtype=_protos.DataType.Value(_ENUMS[dtype]), tensor_shape=shape)
     if dtype is dtypes.string:
@@ -47,7 +63,7 @@ def _array_and_dtype(value, dtype=None):
 def serialize_tensor(tensor, name=None):
     """The TensorProto bytes of a tensor, as a scalar tf.string tensor (TF's bytes)."""
     array, dtype = _array_and_dtype(tensor)
-    return string_constant(_proto_of(array, dtype).SerializeToString())
+    return string_constant(tensor_proto(array, dtype).SerializeToString())
 
 
 def _proto_shape(shape):
@@ -82,7 +98,7 @@ def make_tensor_proto(values, dtype=None, shape=None, verify_shape=False, allow_
             raise ValueError(f"make_tensor_proto: {array.size} values cannot take the shape {shape} ({count} values)")
         else:
             array = array.reshape(shape)
-    return _proto_of(np.asarray(array), dt)
+    return tensor_proto(np.asarray(array), dt)
 
 
 def make_ndarray(tensor):

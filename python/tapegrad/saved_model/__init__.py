@@ -1,0 +1,5 @@
+"""tf.saved_model: TF's SavedModel format (Note [SavedModel layout] in _save.py)."""
+from tapegrad.saved_model._save import (DEFAULT_SERVING_SIGNATURE_DEF_KEY, PREDICT_METHOD_NAME, SERVING,
+                                        save)
+
+__all__ = ["save", "SERVING", "DEFAULT_SERVING_SIGNATURE_DEF_KEY", "PREDICT_METHOD_NAME"]

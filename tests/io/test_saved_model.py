@@ -1,0 +1,157 @@
+"""tf.saved_model.save without TensorFlow: the files, the FunctionDefs in TF's form, and the refusals
+(Note [Exported ops], Note [Exported shapes]). TF loading these files is tests/oracle/test_tf_oracle_saved_model.py."""
+import os
+
+import numpy as np
+import pytest
+
+import tapegrad as tf
+from tapegrad import _protos
+
+
+class Dense(tf.Module):
+    def __init__(self):
+        super().__init__()
+        self.w = tf.Variable(np.arange(6, dtype="float32").reshape(3, 2), name="w")
+        self.b = tf.Variable(np.ones(2, "float32"), name="b")
+
+    @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+    def __call__(self, x):
+        return tf.nn.relu(tf.matmul(x, self.w) + self.b)
+
+
+def _read(path):
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        return _protos.SavedModel.FromString(f.read())
+
+
+def test_files_and_signature(tmp_path):
+    tf.saved_model.save(Dense(), tmp_path)
+    assert sorted(os.listdir(tmp_path)) == ["assets", "saved_model.pb", "variables"]
+    assert sorted(os.listdir(tmp_path / "variables")) == ["variables.data-00000-of-00001", "variables.index"]
+    meta = _read(tmp_path).meta_graphs[0]
+    assert list(meta.meta_info_def.tags) == ["serve"]
+    sig = meta.signature_def["serving_default"]
+    assert sig.method_name == "tensorflow/serving/predict"
+    assert [d.size for d in sig.inputs["x"].tensor_shape.dim] == [-1, 3]
+    assert [d.size for d in sig.outputs["output_0"].tensor_shape.dim] == [-1, 2]
+    names = {n.local_name for n in meta.object_graph_def.nodes[0].children}
+    assert names == {"w", "b", "__call__", "signatures"}
+
+
+def test_function_def_in_tf_form(tmp_path):
+    tf.saved_model.save(Dense(), tmp_path)
+    fdefs = {f.signature.name: f for f in _read(tmp_path).meta_graphs[0].graph_def.library.function}
+    call = next(f for name, f in fdefs.items() if "signature" not in name)
+    ops = [n.op for n in call.node_def]
+    assert ops == ["ReadVariableOp", "MatMul", "ReadVariableOp", "AddV2", "Relu", "Identity"]
+    args = [(a.name, _protos.DataType.Name(a.type)) for a in call.signature.input_arg]
+    assert args == [("x", "DT_FLOAT"), ("w_resource", "DT_RESOURCE"), ("b_resource", "DT_RESOURCE")]
+    matmul = next(n for n in call.node_def if n.op == "MatMul")
+    assert list(matmul.input) == ["x", "ReadVariableOp:value:0"]
+    assert _protos.DataType.Name(matmul.attr["T"].type) == "DT_FLOAT" and matmul.attr["transpose_b"].b is False
+    assert dict(call.ret) == {"identity": "Identity:output:0"}
+
+
+def test_attributes_become_inputs_and_assignments_are_ordered(tmp_path):
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(tf.zeros(4))
+
+        @tf.function(input_signature=[tf.TensorSpec([2, 2])])
+        def f(self, x):
+            self.v.assign_add(tf.reshape(x, [-1]))
+            return tf.reduce_sum(self.v.read_value() * 2.0, axis=0)
+
+    tf.saved_model.save(M(), tmp_path, signatures={})
+    fdef = _read(tmp_path).meta_graphs[0].graph_def.library.function[0]
+    by_name = {n.name: n for n in fdef.node_def}
+    reshape = next(n for n in fdef.node_def if n.op == "Reshape")
+    shape = by_name[reshape.input[1].split(":")[0]]
+    assert shape.op == "Const" and np.frombuffer(shape.attr["value"].tensor.tensor_content, "<i4").tolist() == [-1]
+    read = next(n for n in fdef.node_def if n.op == "ReadVariableOp")
+    assert "^AssignAddVariableOp" in list(read.input)  # the read waits for the assignment
+    assert dict(fdef.control_ret) == {"AssignAddVariableOp": "AssignAddVariableOp"}
+
+
+def test_a_size_dependent_graph_is_refused(tmp_path):
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None, 4])])
+        def f(self, x):
+            return x[:, 1:3]
+
+    with pytest.raises(tf.errors.UnimplementedError, match="'f'.*StridedSlice.*None dimension"):
+        tf.saved_model.save(M(), tmp_path)
+    assert not os.path.exists(tmp_path / "saved_model.pb")
+
+
+def test_an_op_tf_lacks_is_refused_by_name(tmp_path):
+    from tapegrad import keras
+    model = keras.Sequential([keras.Input((4, 3)), keras.layers.LSTM(2)])
+
+    class M(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.model = model
+
+        @tf.function(input_signature=[tf.TensorSpec([2, 4, 3])])
+        def f(self, x):
+            return self.model(x)
+
+    with pytest.raises(tf.errors.UnimplementedError, match="'f'.*LSTMSequence"):
+        tf.saved_model.save(M(), tmp_path)
+
+
+def test_an_untracked_variable_is_refused(tmp_path):
+    hidden = tf.Variable(1.0)
+
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([])])
+        def f(self, x):
+            return x * hidden
+
+    with pytest.raises(ValueError, match="does not track"):
+        tf.saved_model.save(M(), tmp_path)
+
+
+def test_a_failed_save_leaves_the_previous_files_whole(tmp_path, monkeypatch):
+    tf.saved_model.save(Dense(), tmp_path)
+    files = ("saved_model.pb", "variables/variables.index", "variables/variables.data-00000-of-00001")
+    before = {p: (tmp_path / p).read_bytes() for p in files}
+    from tapegrad.saved_model import _save
+    real = _save.atomic_write_all
+
+    def killed_while_writing_the_last(files, *args):
+        def half(f):
+            f.write(b"half")
+            raise OSError("disk full")
+        return real(files[:-1] + [(files[-1][0], half)], *args)
+    monkeypatch.setattr(_save, "atomic_write_all", killed_while_writing_the_last)
+    model = Dense()
+    model.w.assign(tf.zeros((3, 2)))
+    with pytest.raises(OSError, match="disk full"):
+        tf.saved_model.save(model, tmp_path)
+    assert {p: (tmp_path / p).read_bytes() for p in files} == before
+    assert sorted(os.listdir(tmp_path)) == ["assets", "saved_model.pb", "variables"]  # no temporary file left
+
+
+def test_not_trackable_and_bad_signatures(tmp_path):
+    with pytest.raises(ValueError, match="trackable"):
+        tf.saved_model.save(object(), tmp_path)
+    with pytest.raises(ValueError, match="input_signature"):
+        tf.saved_model.save(Dense(), tmp_path, signatures=tf.function(lambda x: x))
+
+
+def test_structured_values_round_trip():
+    from tapegrad.saved_model import _structure
+    value = ((tf.TensorSpec([None, 3], tf.float32, name="x"), None, True, 3, 2.5, "s", [1, (2,)]),
+             {"a": tf.TensorSpec([], tf.int64), "b": {}}, _structure.argspec(["x", "y"]))
+    back = _structure.decode(_protos.StructuredValue.FromString(_structure.encode(value).SerializeToString()))
+    assert back[0][1:] == (None, True, 3, 2.5, "s", [1, (2,)])
+    spec = back[0][0]
+    assert (spec.shape.as_list(), spec.dtype, spec.name) == ([None, 3], tf.float32, "x")
+    assert back[1]["b"] == {} and back[1]["a"].dtype == tf.int64
+    assert back[2].args == ["x", "y"] and type(back[2]).__name__ == "FullArgSpec"
+    with pytest.raises(ValueError, match="cannot save a signature holding a object"):
+        _structure.encode(object())
