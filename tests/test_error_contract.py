@@ -27,7 +27,7 @@ EXCLUDED = {
     "print": "prints any value",
     "is_tensor": "a predicate: any value is an answer",
     "get_global_generator": "takes no argument",
-    "set_seed": "None is a valid seed; other values are checked in tests/ops/test_errors_random.py",
+    "set_seed": "None is a valid seed; tests/ops/test_random.py checks the sequences it sets",
     **dict.fromkeys(["Assert", "assert_equal", "assert_greater", "assert_less", "assert_rank"],
                     "an assertion: raising with TF's own assertion text is its job "
                     "(tests/oracle/test_tf_oracle_asserts.py compares the texts with TF's)"),

@@ -175,7 +175,7 @@ def test_bad_arguments(bad):
 
 
 def test_kernel_errors_name_the_optimizer():
-    # The update ops' own checks are in tests/ops/test_errors_optim.py.
+    # The update ops' own checks are their rows' error inputs, tests/opinfo/optim_errors.py.
     var = tf.Variable(np.zeros(2))
     with pytest.raises(tf.errors.InvalidArgumentError, match="ResourceApplyGradientDescent"):
         keras.optimizers.SGD().apply_gradients([(tf.constant(np.zeros(2)), tf.Variable(np.zeros(2, np.int32)))])

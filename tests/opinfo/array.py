@@ -2,7 +2,8 @@
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput, uniform
+from opinfo import array_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs, uniform
 
 
 def _op(name):
@@ -322,3 +323,5 @@ rows += [
     OpInfo("tensor_scatter_nd_update", tf.tensor_scatter_nd_update, lambda t, idx, u: _np_scatter(t, idx, u, "update"),
            samples=_tensor_scatter_samples(True), op=None, order=2),
 ]
+
+attach_error_inputs(rows, array_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/array_errors.py

@@ -2,7 +2,8 @@
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput
+from opinfo import conv_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs
 
 _op = tf._core.op
 
@@ -304,3 +305,5 @@ rows = [
            lambda dy, like, **kw: avg_pool_grad_ref(dy, like.shape, **kw), samples=_avg_grad_like_samples, order=2),
     OpInfo("bias_add", tf.nn.bias_add, _bias_add_ref, samples=_bias_add_samples, order=2, op=None),
 ]
+
+attach_error_inputs(rows, conv_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/conv_errors.py

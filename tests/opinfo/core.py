@@ -1,4 +1,4 @@
-"""OpInfo: one test row per op (how to call it, sample inputs, NumPy reference, input domain)."""
+"""OpInfo: one test row per op (how to call it, sample inputs, NumPy reference, input domain, bad calls)."""
 import dataclasses
 from typing import Callable, Optional
 
@@ -16,6 +16,27 @@ class SampleInput:
 
 
 @dataclasses.dataclass
+class ErrorInput:
+    """A bad call and what it must raise, as PyTorch's ErrorInput: fn(*sample.args, **sample.kwargs) raises
+    error_type with a message matching error_regex (re.search) and holding each of `contains`."""
+    fn: Callable            # the public function or op handle the bad call goes through
+    sample: SampleInput     # its arguments, passed as they are (no conversion to tensors)
+    error_type: object      # an exception class, or a tuple of them
+    error_regex: Optional[str] = None
+    contains: tuple = ()    # substrings the message must hold (checks written as `words in str(e)`)
+
+
+class BadCall:
+    """`BadCall(tf.reshape, x, [5, 5]).raises(E, "Reshape")`: reads as the check it makes."""
+
+    def __init__(self, fn, *args, **kwargs):
+        self.fn, self.sample = fn, SampleInput(list(args), kwargs)
+
+    def raises(self, error_type, error_regex=None, contains=()):
+        return ErrorInput(self.fn, self.sample, error_type, error_regex, tuple(contains))
+
+
+@dataclasses.dataclass
 class OpInfo:
     """A row of the op table the tests are driven by.
 
@@ -28,6 +49,8 @@ class OpInfo:
     differentiable: False for ops with no gradient (checked to give None).
     draws_random: the op's output differs at every call (random ops); the sweeps that compare
       two calls skip it.
+    error_inputs: () -> iterable of ErrorInput, the op's bad calls (set by attach_error_inputs from the
+      family's <family>_errors.py table; a callable so the inputs are built only when a test asks).
     """
 
     name: str
@@ -45,6 +68,7 @@ class OpInfo:
     fwd_rtol32: float = 2e-6
     op: Optional[str] = "same"     # registry op covered by this row ("same": name; None: composite)
     draws_random: bool = False
+    error_inputs: Optional[Callable] = None
 
     @property
     def registry_op(self):
@@ -60,6 +84,16 @@ class OpInfo:
         for s in shapes:
             s = (s,) if self.arity == 1 else s
             yield SampleInput([rng.uniform(lo, hi, size=sh).astype(dtype) for sh in s])
+
+
+def attach_error_inputs(rows, table):
+    """Sets error_inputs on the rows named in table ({row name: () -> [ErrorInput]}); a name with no row
+    is an error, so a check cannot drop out of the table unnoticed."""
+    by_name = {row.name: row for row in rows}
+    missing = sorted(set(table) - set(by_name))
+    assert not missing, f"error inputs for rows that do not exist: {missing}"
+    for name, error_inputs in table.items():
+        by_name[name].error_inputs = error_inputs
 
 
 def uniform(rng, shape, dtype, lo=-2.0, hi=2.0):

@@ -4,7 +4,8 @@ import math
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput, uniform
+from opinfo import elementwise_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs, uniform
 
 
 def _away_from_zero(rng, dtype):
@@ -285,3 +286,5 @@ rows = [
 
 def _away_from_zero_list(rng, dtype):
     return [s.args[0] for s in _away_from_zero(rng, dtype)]
+
+attach_error_inputs(rows, elementwise_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/elementwise_errors.py

@@ -2,7 +2,8 @@
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput
+from opinfo import linalg_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs
 
 
 def _u(rng, shape, dtype, lo=-2.0, hi=2.0):
@@ -137,3 +138,5 @@ rows = [
     OpInfo("clip_by_norm", tf.clip_by_norm, _clip_ref, samples=_clip_samples, order=2, op=None),
     OpInfo("clip_by_global_norm", _clip_global, _clip_global_ref, samples=_clip_global_samples, order=2, op=None),
 ]
+
+attach_error_inputs(rows, linalg_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/linalg_errors.py

@@ -4,7 +4,8 @@ import math
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput
+from opinfo import nn_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs
 
 _erf = np.vectorize(math.erf, otypes=[float])
 
@@ -203,3 +204,5 @@ rows += [
     OpInfo("batch_normalization", tf.nn.batch_normalization, _batch_norm_ref, samples=_batch_norm_samples,
            order=2, op=None),
 ]
+
+attach_error_inputs(rows, nn_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/nn_errors.py

@@ -11,7 +11,8 @@ import inspect
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput
+from opinfo import optim_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs
 
 _VARIABLES = {"var", "m", "v", "vhat", "accum", "ms", "mom", "mg"}  # updated in place; the rest are read
 
@@ -158,3 +159,5 @@ rows = [
          [(dict(_RMS, momentum=0.5), {})]),
     _row("ResourceApplyAdagradV2", _adagrad, {"accum": "positive"}, [(dict(lr=0.05, epsilon=1e-7), {})]),
 ]
+
+attach_error_inputs(rows, optim_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/optim_errors.py

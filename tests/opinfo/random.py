@@ -1,6 +1,7 @@
 """Rows for the random ops: no NumPy reference (values are checked statistically in tests/ops/test_random.py)."""
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput
+from opinfo import random_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs
 
 
 def _samples(rng, dtype):
@@ -15,3 +16,5 @@ rows = [
     OpInfo("RandomStandardNormal", tf._core.op("RandomStandardNormal"), None, samples=_samples,
            differentiable=False, draws_random=True),
 ]
+
+attach_error_inputs(rows, random_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/random_errors.py

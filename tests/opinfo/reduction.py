@@ -2,7 +2,8 @@
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput
+from opinfo import reduction_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs
 
 # (shape, kwargs): no axis, one axis, negative axis, several axes, keepdims, empty axis list, scalars
 AXIS_CASES = [
@@ -153,3 +154,5 @@ rows = [
            lambda x, axis=None, keepdims=False: np.sqrt(np.sum(x * x, axis=_np_axis(axis), keepdims=keepdims)),
            samples=_norm_samples, op=None),
 ]
+
+attach_error_inputs(rows, reduction_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/reduction_errors.py

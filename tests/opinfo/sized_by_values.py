@@ -4,7 +4,8 @@ UnsortedSegmentSumLike (cpp/ops/index.cpp), GatherV2's gradient in such traces."
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput, uniform
+from opinfo import sized_by_values_errors
+from opinfo.core import OpInfo, SampleInput, attach_error_inputs, uniform
 
 _op = tf._core.op
 
@@ -157,3 +158,5 @@ rows = [
     OpInfo("reverse", tf.reverse, lambda x, axis: np.flip(x, axis), op=None,
            samples=lambda rng, dt: [SampleInput([uniform(rng, (2, 3, 2), dt), a]) for a in ([0], [1, -1], [])]),
 ]
+
+attach_error_inputs(rows, sized_by_values_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/sized_by_values_errors.py
