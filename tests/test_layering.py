@@ -81,6 +81,7 @@ UPWARD = {
                            "_random_host, _image_common, indexing)",
     ("_ops", "random"): "_ops/image_random.py draws with tf.random.uniform, defined in random.py",
     ("train", "tapegrad"): "train/ walks the objects the public API makes (import tapegrad as tf)",
+    ("saved_model", "tapegrad"): "saved_model/_import_ops.py runs a loaded graph's TF ops on the public API",
 }
 
 

@@ -3,6 +3,7 @@ import inspect
 import json
 import os
 import pathlib
+import tempfile
 import zipfile
 
 import numpy as np
@@ -12,7 +13,25 @@ import tapegrad as tf
 from tapegrad import keras
 
 # Constructor arguments for the classes that need some (or where non-defaults make the check stronger).
+
+
+def _a_saved_model():
+    """A SavedModel whose "serve" endpoint takes the (3, 3) sample, for TFSMLayer's row."""
+    class Served(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = tf.Variable(np.eye(3, dtype="float32") * 2.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+        def serve(self, x):
+            return tf.matmul(x, self.w)
+    path = tempfile.mkdtemp(prefix="tfsm_layer_")
+    tf.saved_model.save(Served(), path)
+    return path
+
+
 ARGS = {
+    "layers.TFSMLayer": dict(filepath=_a_saved_model(), call_endpoint="serve"),
     "layers.Dense": dict(units=3, activation="relu", kernel_initializer=keras.initializers.HeNormal(seed=1),
                          kernel_regularizer=keras.regularizers.L2(0.1), kernel_constraint="max_norm",
                          name="dense_config"),

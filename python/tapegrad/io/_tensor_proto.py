@@ -29,6 +29,11 @@ def datatype_enum(dtype):
     return _protos.DataType.Value(_ENUMS[dtype])
 
 
+def has_dtype(enum):
+    """Whether TF's DataType number has a tapegrad dtype."""
+    return enum in _BY_ENUM
+
+
 def dtype_of_enum(enum):
     """The tapegrad dtype of TF's DataType number; UnimplementedError for one tapegrad lacks."""
     if enum not in _BY_ENUM:

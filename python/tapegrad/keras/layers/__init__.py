@@ -14,6 +14,7 @@ from tapegrad.keras.layers.lambda_layer import Lambda
 from tapegrad.keras.layers.masking import Masking
 from tapegrad.keras.layers.merge import Add, Average, Concatenate, Dot, Maximum, Minimum, Multiply, Subtract
 from tapegrad.keras.layers.wrappers import TimeDistributed
+from tapegrad.keras.layers.tfsm_layer import TFSMLayer
 from tapegrad.keras.layers.conv import *  # noqa: F401,F403
 from tapegrad.keras.layers.pooling import *  # noqa: F401,F403
 from tapegrad.keras.layers.reshaping import *  # noqa: F401,F403
@@ -24,7 +25,7 @@ __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer",
            "SpatialDropout3D", "ActivityRegularization", "BatchNormalization", "LayerNormalization",
            "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Permute", "RepeatVector",
            "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
-           "Dot", "TimeDistributed", "MultiHeadAttention", "Masking"] + _conv.__all__ + _pooling.__all__ + \
+           "Dot", "TimeDistributed", "MultiHeadAttention", "Masking", "TFSMLayer"] + _conv.__all__ + _pooling.__all__ + \
     _reshaping.__all__
 from tapegrad.keras.layers.recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN,  # noqa: E402
                                              SimpleRNNCell)

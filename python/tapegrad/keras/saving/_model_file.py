@@ -48,6 +48,13 @@ _MEMBERS = ("metadata.json", "config.json")
 
 def _check_path(filepath, what):
     filepath = os.fspath(filepath)
+    if what == "load_model" and os.path.isdir(filepath):  # Keras 3's words for a SavedModel directory
+        raise ValueError(f"File format not supported: filepath={filepath}. Keras 3 only supports V3 `.keras` files, "
+                         "legacy H5 format files (`.h5` extension). Note that the legacy SavedModel format is not "
+                         "supported by `load_model()` in Keras 3. In order to reload a TensorFlow SavedModel as an "
+                         f"inference-only layer in Keras 3, use `keras.layers.TFSMLayer({filepath}, "
+                         "call_endpoint='serving_default')` (note that your `call_endpoint` might have a different "
+                         "name).")
     if not filepath.endswith((".keras",) + _h5_file.SUFFIXES):
         raise ValueError(f"{what}: invalid filepath extension for saving {filepath!r}. Add a `.keras` extension "
                          "(the native format) or `.h5`; SavedModel directories are not supported")
