@@ -160,3 +160,20 @@ def test_tfsm_layer_and_load_models_words(tmp_path):
     with pytest.raises(ValueError) as theirs:
         keras.models.load_model(str(tmp_path))
     assert str(ours.value) == str(theirs.value)
+
+
+def test_loops_and_branches_on_values_stay_in_the_graph_when_traced(tmp_path):
+    class M(ref.Module):
+        @ref.function(input_signature=[ref.TensorSpec([None], ref.float32)])
+        def f(self, x):
+            (y,) = ref.while_loop(lambda v: ref.reduce_sum(v) < 100.0, lambda v: [v * 2.0], [x])
+            z = ref.cond(ref.reduce_max(y) > 60.0, lambda: y - 1.0, lambda: y + 1.0)
+            return ref.reshape(z, [ref.shape(z)[0], 1])
+    m = M()
+    ref.saved_model.save(m, str(tmp_path))
+    loaded = tg.saved_model.load(tmp_path)
+    traced = tg.function(lambda v: loaded.f(v))
+    for x in ([1.0, 2.0], [30.0, 0.5], [0.1, 0.1], [7.0, 1.0, 1.0]):  # different trip counts and branches
+        want = m.f(ref.constant(x)).numpy()
+        np.testing.assert_allclose(loaded.f(tg.constant(x)).numpy(), want, rtol=RTOL)
+        np.testing.assert_allclose(traced(tg.constant(x)).numpy(), want, rtol=RTOL)

@@ -11,6 +11,7 @@ raises UnimplementedError naming it and the function.
 import numpy as np
 
 import tapegrad as tf
+from tapegrad import _core
 
 _UNARY = {
     "Abs": "abs", "Acos": "acos", "Acosh": "acosh", "Asin": "asin", "Asinh": "asinh", "Atan": "atan",
@@ -114,8 +115,12 @@ def _cast(x, a, ctx):
     return [tf.cast(x[0], a["DstT"])]
 
 
+def _identity(t):
+    return t if isinstance(t, _TensorList) else tf.identity(t)  # a TensorList passes as it is
+
+
 def _identity_n(x, a, ctx):
-    return [tf.identity(t) for t in x]
+    return [_identity(t) for t in x]
 
 
 def _read(x, a, ctx):
@@ -138,7 +143,7 @@ def _shape(x, a, ctx):
 
 
 def _fill(x, a, ctx):
-    return [tf.fill(_ints(x[0]), x[1])]
+    return [tf.fill(x[0], x[1])]
 
 
 def _pad(x, a, ctx):
@@ -200,17 +205,33 @@ def _list_stack(x, a, ctx):
     return [tf.stack(list(x[0]))]
 
 
+def _decides_in_graph(pred):
+    """Whether a loop's or branch's predicate depends on a traced function's inputs: then Python may not
+    read its value (the trace would keep the answer for every later call); tf.while_loop / tf.cond decide."""
+    return _core._tracing() and _core._is_traced(tf.convert_to_tensor(pred))
+
+
 def _while(x, a, ctx):
-    """A While loop run in Python, one body call per iteration (a tape records every step)."""
+    """A While loop: unrolled in Python while the condition is a value (eager, or fixed by constants in a
+    trace: Keras's recurrent loops), else a tf.while_loop the graph runs."""
     values = list(x)  # (TF keeps a maximum_iterations limit among the loop variables and in cond)
     while True:
         keep = ctx.call(a["cond"], values)[0]
+        if _decides_in_graph(keep):
+            if any(isinstance(v, _TensorList) for v in values):
+                raise tf.errors.UnimplementedError(None, None, "a While loop carrying TensorLists whose condition "
+                                                               "depends on the traced function's inputs")
+            return list(tf.while_loop(lambda *v: ctx.call(a["cond"], list(v))[0],
+                                      lambda *v: tuple(ctx.call(a["body"], list(v))), tuple(values)))
         if not bool(np.asarray(keep)):
             return values
         values = ctx.call(a["body"], values)
 
 
 def _if(x, a, ctx):
+    if _decides_in_graph(x[0]):
+        return list(tf.cond(x[0], lambda: tuple(ctx.call(a["then_branch"], x[1:])),
+                            lambda: tuple(ctx.call(a["else_branch"], x[1:]))))
     branch = a["then_branch"] if bool(np.asarray(x[0])) else a["else_branch"]
     return ctx.call(branch, x[1:])
 
@@ -230,14 +251,14 @@ RULES = {
     **{op: _fn(tf.nn, name) for op, name in _NN_UNARY.items()},
     **{op: _fn(tf.math, name) for op, name in _BINARY.items()},
     **{op: _reduce(name) for op, name in _REDUCTIONS.items()},
-    "Identity": _fn(tf, "identity"), "StopGradient": _fn(tf, "stop_gradient"), "IdentityN": _identity_n,
+    "Identity": lambda x, a, ctx: [_identity(x[0])], "StopGradient": _fn(tf, "stop_gradient"), "IdentityN": _identity_n,
     "NoOp": lambda x, a, ctx: [],
     "ReadVariableOp": _read, "AssignVariableOp": _assign("assign"), "AssignAddVariableOp": _assign("assign_add"),
     "AssignSubVariableOp": _assign("assign_sub"), "StatefulPartitionedCall": _call, "PartitionedCall": _call,
     "MatMul": _matmul, "BatchMatMulV2": _batch_matmul, "BatchMatMulV3": _batch_matmul, "BiasAdd": _bias_add,
     "Softmax": _fn(tf.nn, "softmax"), "LogSoftmax": _fn(tf.nn, "log_softmax"),
     "LeakyRelu": lambda x, a, ctx: [tf.nn.leaky_relu(x[0], alpha=a.get("alpha", 0.2))],
-    "Cast": _cast, "Reshape": lambda x, a, ctx: [tf.reshape(x[0], _ints(x[1]))],
+    "Cast": _cast, "Reshape": lambda x, a, ctx: [tf.reshape(x[0], x[1])],
     "Transpose": lambda x, a, ctx: [tf.transpose(x[0], _ints(x[1]))],
     "ConcatV2": lambda x, a, ctx: [tf.concat(list(x[:-1]), axis=int(np.asarray(x[-1])))],
     "Pack": lambda x, a, ctx: [tf.stack(list(x), axis=a.get("axis", 0))],
@@ -246,7 +267,7 @@ RULES = {
     "Squeeze": lambda x, a, ctx: [tf.squeeze(x[0], axis=a.get("squeeze_dims") or None)],
     "Tile": lambda x, a, ctx: [tf.tile(x[0], _ints(x[1]))],
     "ReverseV2": lambda x, a, ctx: [tf.reverse(x[0], _ints(x[1]))],
-    "BroadcastTo": lambda x, a, ctx: [tf.broadcast_to(x[0], _ints(x[1]))],
+    "BroadcastTo": lambda x, a, ctx: [tf.broadcast_to(x[0], x[1])],
     "GatherV2": lambda x, a, ctx: [tf.gather(x[0], x[1], axis=int(np.asarray(x[2])), batch_dims=a.get("batch_dims", 0))],
     "ResourceGather": lambda x, a, ctx: [tf.gather(x[0], x[1], batch_dims=a.get("batch_dims", 0))],
     "StridedSlice": _strided_slice, "Shape": _shape, "Fill": _fill, "Pad": _pad, "PadV2": _pad,
