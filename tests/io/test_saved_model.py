@@ -155,3 +155,97 @@ def test_structured_values_round_trip():
     assert back[2].args == ["x", "y"] and type(back[2]).__name__ == "FullArgSpec"
     with pytest.raises(ValueError, match="cannot save a signature holding a object"):
         _structure.encode(object())
+
+
+def test_the_session_graph_and_saver(tmp_path):
+    from tapegrad.saved_model._session_graph import INIT_OP_SIGNATURE_KEY
+    tf.saved_model.save(Dense(), tmp_path)
+    meta = _read(tmp_path).meta_graphs[0]
+    nodes = {n.name: n for n in meta.graph_def.node}
+    assert [(n.name, n.op) for n in meta.graph_def.node] == [
+        ("b", "VarHandleOp"), ("w", "VarHandleOp"), ("serving_default_x", "Placeholder"),
+        ("StatefulPartitionedCall", "StatefulPartitionedCall"), ("NoOp", "NoOp"), ("Const", "Const"),
+        ("saver_filename", "Placeholder"), ("StatefulPartitionedCall_1", "StatefulPartitionedCall"),
+        ("StatefulPartitionedCall_2", "StatefulPartitionedCall")]
+    assert nodes["w"].attr["shared_name"].s == b"w" and [d.size for d in nodes["w"].attr["shape"].shape.dim] == [3, 2]
+    assert [d.size for d in nodes["serving_default_x"].attr["shape"].shape.dim] == [-1, 3]
+    call = nodes["StatefulPartitionedCall"]
+    assert list(call.input) == ["serving_default_x", "w", "b"]
+    assert call.attr["f"].func.name.startswith("__inference_signature_wrapper___call___")
+    assert [_protos.DataType.Name(t) for t in call.attr["Tin"].list.type] == ["DT_FLOAT", "DT_RESOURCE", "DT_RESOURCE"]
+    sig = meta.signature_def["serving_default"]
+    assert sig.inputs["x"].name == "serving_default_x:0" and sig.outputs["output_0"].name == "StatefulPartitionedCall:0"
+    assert meta.signature_def[INIT_OP_SIGNATURE_KEY].outputs[INIT_OP_SIGNATURE_KEY].name == "NoOp"
+    assert list(meta.collection_def["saved_model_main_op"].node_list.value) == ["NoOp"]
+    saver = meta.saver_def
+    assert (saver.filename_tensor_name, saver.save_tensor_name, saver.restore_op_name, saver.version) == (
+        "saver_filename:0", "StatefulPartitionedCall_1:0", "StatefulPartitionedCall_2", _protos.SaverDef.V2)
+    fdefs = {f.signature.name: f for f in meta.graph_def.library.function}
+    restore = fdefs[nodes["StatefulPartitionedCall_2"].attr["f"].func.name]
+    names = next(n for n in restore.node_def if n.name == "RestoreV2/tensor_names").attr["value"].tensor.string_val
+    assert list(names) == [b"b/.ATTRIBUTES/VARIABLE_VALUE", b"w/.ATTRIBUTES/VARIABLE_VALUE",
+                           b"_CHECKPOINTABLE_OBJECT_GRAPH"]
+    assert sorted(restore.control_ret) == ["AssignVariableOp", "AssignVariableOp_1"]
+    save = fdefs[nodes["StatefulPartitionedCall_1"].attr["f"].func.name]
+    assert [n.op for n in save.node_def if n.op in ("SaveV2", "MergeV2Checkpoints")] == ["SaveV2", "MergeV2Checkpoints"]
+    assert set(fdefs) - set(meta.object_graph_def.concrete_functions) == {save.signature.name, restore.signature.name}
+
+
+def test_variables_of_one_name_get_their_own_handles(tmp_path):
+    from tapegrad import keras
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2), keras.layers.Dense(1)])
+    model.export(tmp_path, verbose=False)
+    handles = [n for n in _read(tmp_path).meta_graphs[0].graph_def.node if n.op == "VarHandleOp"]
+    shared = [n.attr["shared_name"].s for n in handles]
+    assert len(handles) == 4 and len(set(shared)) == 4 and [n.name.encode() for n in handles] == shared
+
+
+def test_keras_export_writes_keras_3s_archive(tmp_path, capsys):
+    from tapegrad import keras
+    a, b = keras.Input((4,), name="a"), keras.Input((2,), name="b")
+    model = keras.Model([a, b], keras.layers.Dense(1)(keras.layers.Concatenate()([a, b])))
+    model.export(tmp_path, format="tf_saved_model")
+    assert f"Saved artifact at '{tmp_path}'" in capsys.readouterr().out
+    meta = _read(tmp_path).meta_graphs[0]
+    nodes = meta.object_graph_def.nodes
+    assert [c.local_name for c in nodes[0].children] == [  # Keras 3's, but for its empty lists
+        "variables", "trainable_variables", "_all_variables", "serve", "signatures"]
+    assert sorted(meta.signature_def) == ["__saved_model_init_op", "serve", "serving_default"]
+    assert {k: i.name for k, i in meta.signature_def["serving_default"].inputs.items()} == {
+        "a": "serving_default_a:0", "b": "serving_default_b:0"}
+    serve = next(nodes[c.node_id] for c in nodes[0].children if c.local_name == "serve").function
+    spec = serve.function_spec.input_signature.tuple_value.values[0]  # one positional argument: the list
+    assert [v.tensor_spec_value.name for v in spec.list_value.values] == ["a", "b"]
+
+
+def test_keras_export_refusals(tmp_path):
+    from tapegrad import keras
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    with pytest.raises(ValueError, match=r"Unrecognized format=h5\. Supported formats are: \['tf_saved_model'"):
+        model.export(tmp_path, format="h5")
+    with pytest.raises(tf.errors.UnimplementedError, match="format='onnx'"):
+        model.export(tmp_path, format="onnx")
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = keras.layers.Dense(2)
+
+        def call(self, x):
+            return self.d(x)
+    with pytest.raises(ValueError, match="never called"):
+        Net().export(tmp_path)
+    lstm = keras.Sequential([keras.Input((4, 3)), keras.layers.LSTM(2)])
+    with pytest.raises(tf.errors.UnimplementedError, match="'serve'.*LSTMSequence"):
+        lstm.export(tmp_path, verbose=False)
+    assert not os.path.exists(tmp_path / "saved_model.pb")
+
+
+def test_keras_export_takes_an_input_signature(tmp_path):
+    from tapegrad import keras
+    model = keras.Sequential([keras.Input((3,)), keras.layers.Dense(2)])
+    model.export(tmp_path, input_signature=[tf.TensorSpec([4, 3], tf.float32, name="rows")], verbose=False)
+    sig = _read(tmp_path).meta_graphs[0].signature_def["serving_default"]
+    assert [d.size for d in sig.inputs["rows"].tensor_shape.dim] == [4, 3]
+    with pytest.raises(ValueError, match="list of one spec"):
+        model.export(tmp_path, input_signature=tf.TensorSpec([None, 3]))

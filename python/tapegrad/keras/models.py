@@ -2,10 +2,8 @@
 import numpy as np
 
 import tapegrad as tf
-
 from tapegrad.keras import _functional
-from tapegrad.keras.saving import _weights_file as _saving
-from tapegrad.keras.saving import _model_file
+from tapegrad.keras.saving import _export, _model_file, _weights_file as _saving
 from tapegrad.keras.saving._serialization import deserialize_keras_object, serialize_keras_object
 from tapegrad.keras._training import TrainingMixin
 from tapegrad.keras.layers import base as _base
@@ -141,6 +139,8 @@ class Model(TrainingMixin, Layer):
         """Builds the model by calling it on zeros of ``input_shape`` (one row for the batch axis)."""
         self(_model_file._zeros_for(input_shape, self.dtype.as_numpy_dtype), training=False)
         self._clear_losses()
+
+    export = _export.export  # Keras 3's model.export (Note [Keras export] in saving/_export.py)
 
     def save(self, filepath, overwrite=True, **kwargs):
         """Saves the whole model (config, weights, compile arguments, optimizer state) to a ``.keras`` file;

@@ -28,11 +28,11 @@ def _node_key(n):
     return (n["type"], tuple(n["inputs"]), repr(sorted(n.get("attrs", {}).items())), value)
 
 
-def _size_independent(function, specs, name):
-    """The traced graph of function for specs, checked free of the None sizes (Note [Exported shapes])."""
-    first = function.get_concrete_function(*_at_size(specs, 2))
+def _size_independent(function, specs, name, first):
+    """The second trace of function for specs (None if no dimension is None), checked the same graph as
+    the first (Note [Exported shapes])."""
     if all(s.shape.is_fully_defined() for s in specs):
-        return first, None
+        return None
     second = function.get_concrete_function(*_at_size(specs, 3))
     a, b = first._traced_graph.export_nodes(), second._traced_graph.export_nodes()
     for n, m in zip(a, b):
@@ -43,7 +43,7 @@ def _size_independent(function, specs, name):
     if len(a) != len(b):
         raise errors.UnimplementedError(None, None, f"tf.saved_model.save: function {name!r}: its graph differs "
                                                     f"with the size of a None dimension of its input_signature")
-    return first, second
+    return second
 
 
 def _output_specs(cf, other):
@@ -87,14 +87,14 @@ def export(function, specs, fdef_name, signature=False):
     ExportedFunction. A signature function takes its arguments by keyword and returns a dict (TF's
     serving signatures: one result is "output_0", a list or tuple "output_<i>")."""
     name = function.__name__
-    cf, other = _size_independent(function, specs, name)
-    structured, flat = _output_specs(cf, other)
+    cf = function.get_concrete_function(*_at_size(specs, 2))
     params = list(function._signature.parameters) if function._signature is not None else []
     arg_names = [s.name or (params[i] if i < len(params) else f"arg_{i}") for i, s in enumerate(specs)]
     writer = FunctionWriter(fdef_name, name)
     names = [writer.add_argument(a, datatype_enum(s.dtype), s.shape.as_list()) for a, s in zip(arg_names, specs)]
     graph = cf._traced_graph
-    captured = writer.write_graph(graph.export_nodes(), graph.outputs, names)
+    captured = writer.write_graph(graph.export_nodes(), graph.outputs, names)  # refuses an op TF lacks first
+    structured, flat = _output_specs(cf, _size_independent(function, specs, name, cf))
     named = [TensorSpec(s.shape, s.dtype, name=n) for s, n in zip(specs, names)]
     if signature:
         if isinstance(structured, dict):
@@ -109,7 +109,8 @@ def export(function, specs, fdef_name, signature=False):
             writer.fdef.ret[key] = ref
         structured = dict(zip(keys, flat))
         inputs = ((), {n: s for n, s in zip(names, named)})
-    else:
-        inputs = (tuple(named), {})
+    else:  # a Keras export's serve takes its flat specs as one structure (Note [Keras export])
+        grouped = getattr(function, "_export_arguments", None)
+        inputs = (grouped[1](named) if grouped else tuple(named), {})
     return ExportedFunction(writer.fdef, captured, inputs, structured, names, flat)
 

@@ -15,6 +15,7 @@ from tapegrad.saved_model import _structure
 from tapegrad.saved_model._export import export
 from tapegrad.saved_model._function_def import shape_proto
 from tapegrad.train import _graph, _keras3
+from tapegrad.train._bundle import VALUE_SUFFIX
 
 def _functions_of(obj):
     """(name, bound Function) of obj's tf.functions that have an input_signature, by attribute name."""
@@ -38,6 +39,8 @@ class ObjectGraph:
         self._ids = {}  # id(object) -> node id
         self._by_var = _keras3.variables_by_id(root)
         self._counter = 0
+        self.variables = []  # (Variable, its checkpoint key), by first path as tf_object_graph names them
+        paths = {id(root): ""}
         self._add(root)
         queue = [root]
         while queue:
@@ -45,6 +48,10 @@ class ObjectGraph:
             node = self.proto.nodes[self._ids[id(obj)]]
             for name, child in self._children(obj):
                 new = id(child) not in self._ids
+                if id(child) not in paths:  # a function's capture may have added it before its path is met
+                    paths[id(child)] = f"{paths[id(obj)]}/{name}" if paths[id(obj)] else str(name)
+                    if isinstance(child, Variable):
+                        self.variables.append((child, paths[id(child)] + VALUE_SUFFIX))
                 child_id = self._add(child)
                 node.children.add(node_id=child_id, local_name=str(name))
                 if new and not isinstance(child, (Variable, Function)):
@@ -69,7 +76,7 @@ class ObjectGraph:
         taken = {n for n, _ in out}
         return out + [(n, f) for n, f in _functions_of(obj) if n not in taken]
 
-    def _fdef_name(self, base):
+    def fdef_name(self, base):
         self._counter += 1
         return f"__inference_{base}_{self._counter}"
 
@@ -102,10 +109,13 @@ class ObjectGraph:
 
     def _add_function(self, node, function):
         specs = list(function.input_signature)
-        exported = self._concrete(export(function, specs, self._fdef_name(function.__name__)))
+        exported = self._concrete(export(function, specs, self.fdef_name(function.__name__)))
         node.function.concrete_functions.append(exported.name)
         spec = node.function.function_spec
         names = [n for n in (function._signature.parameters if function._signature else [])]
+        grouped = getattr(function, "_export_arguments", None)  # (names, flat -> arguments): Note [Keras export]
+        if grouped:
+            names, specs = grouped[0], grouped[1](specs)
         spec.fullargspec.CopyFrom(_structure.encode(_structure.argspec(names)))
         spec.input_signature.CopyFrom(_structure.encode(tuple(specs)))
 
@@ -120,7 +130,7 @@ class ObjectGraph:
         self.signatures = {}
         for key, function in sorted(signatures.items()):
             exported = self._concrete(export(function, list(function.input_signature),
-                                             self._fdef_name("signature_wrapper_" + function.__name__), signature=True))
+                                             self.fdef_name("signature_wrapper_" + function.__name__), signature=True))
             fn_id = len(self.proto.nodes)
             bare = self.proto.nodes.add().bare_concrete_function
             bare.concrete_function_name = exported.name

@@ -203,4 +203,7 @@ TF_OPS = sorted(set(UNARY.values()) | set(BINARY.values()) | set(REDUCTIONS.valu
     "Tile", "ReverseV2", "BroadcastTo", "Squeeze", "Pad", "PadV2", "GatherV2", "StridedSlice", "Conv2D",
     "DepthwiseConv2dNative", "MaxPool", "AvgPool", "LeakyRelu", "Shape", "ArgMax", "ArgMin", "Cumsum", "Cumprod",
     "OneHot", "RandomUniform", "RandomStandardNormal", "Const", "Placeholder", "ReadVariableOp", "AssignVariableOp",
-    "AssignAddVariableOp", "AssignSubVariableOp", "NoOp", "StatefulPartitionedCall", "PartitionedCall"})
+    "AssignAddVariableOp", "AssignSubVariableOp", "NoOp", "StatefulPartitionedCall", "PartitionedCall",
+    # the session graph's variables and saver (_session_graph)
+    "VarHandleOp", "SaveV2", "RestoreV2", "StaticRegexFullMatch", "Select", "StringJoin", "ShardedFilename",
+    "MergeV2Checkpoints", "Pack"})
