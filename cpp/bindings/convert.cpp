@@ -81,6 +81,13 @@ Tensor to_tensor(py::handle obj, int hint) {
   // A NumPy scalar (np.float64(1.0), np.int64(3)) keeps its dtype, as an array does (TF's rule).
   static PyObject* const numpy_scalar = py::object(py::module_::import("numpy").attr("generic")).release().ptr();
   if (hint < 0 && PyObject_IsInstance(obj.ptr(), numpy_scalar) == 1) return from_array(py::array::ensure(obj), -1);
+  // A composite that stands for a dense tensor (tf.IndexedSlices) gives it through TF's protocol.
+  static PyObject* const tf_tensor = PyUnicode_InternFromString("__tf_tensor__");
+  if (PyObject_HasAttr(obj.ptr(), tf_tensor)) {
+    py::object dense = obj.attr(tf_tensor)();
+    if (!is_tensor(dense)) throw py::type_error(cat(Py_TYPE(obj.ptr())->tp_name, ".__tf_tensor__ returned no tensor"));
+    return tensor_of(dense);
+  }
   // Nested lists: NumPy infers the structure; Python floats mean float32, ints int32.
   py::array arr = py::array::ensure(obj);
   const char kind = arr ? arr.dtype().kind() : 'O';

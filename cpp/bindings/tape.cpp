@@ -1,4 +1,5 @@
 // tape.cpp -- GradientTape (TF semantics) over the C++ tape, custom entries and Python gradient rules.
+#include <algorithm>
 #include <tuple>
 #include <pybind11/stl.h>
 #include "bindings/nest.h"
@@ -78,6 +79,47 @@ bool sweep_is_small(const Tape& tape) {
   return n < kReleaseGilMin;
 }
 
+// Note [Sparse variable gradients]: as in TF, the gradient of a variable that the tape saw read only by
+// gathers of its rows (GatherV2 with the variable as params, axis 0, batch_dims 0) is a tf.IndexedSlices:
+// each gather's upstream gradient as values, its indices as indices, the variable's shape as
+// dense_shape; the rows of a repeated index stay separate (an optimizer may treat them so, as Keras on
+// TF does). The sweep then takes the gathers' results as sources instead of the variable. A variable
+// with any other recorded use gets a dense gradient. Found with one pass over the entries, which
+// costs nothing more when no entry gathers from a variable.
+struct SparseRead {
+  size_t source;                 // the variable's position among the sources
+  std::vector<size_t> gathers;   // the entries that gather from it
+};
+
+bool gathers_rows_of(const TapeEntry& e, int64_t var_id) {
+  static const OpDef* gather = find_op("GatherV2");
+  return e.op == gather && e.inputs.size() >= 2 && e.inputs[0] && e.inputs[0]->id == var_id &&
+         e.attrs.i("axis", 0) == 0 && e.attrs.i("batch_dims", 0) == 0 && !e.outputs.empty() && e.outputs[0];
+}
+
+std::vector<SparseRead> sparse_reads(const Tape& tape, const Tensors& sources) {
+  static const OpDef* gather = find_op("GatherV2");
+  std::vector<SparseRead> found;
+  if (std::none_of(tape.entries.begin(), tape.entries.end(), [](const TapeEntry& e) { return e.op == gather; }))
+    return found;
+  for (size_t i = 0; i < sources.size(); ++i) {
+    const Tensor& v = sources[i];
+    if (!v || !v->is_variable) continue;
+    SparseRead r{i, {}};
+    bool dense_use = false;
+    for (size_t k = 0; k < tape.entries.size() && !dense_use; ++k) {
+      const TapeEntry& e = tape.entries[k];
+      bool reads = false;
+      for (auto& x : e.inputs) reads = reads || (x && x->id == v->id);
+      if (!reads) continue;
+      if (gathers_rows_of(e, v->id) && !(e.inputs[1] && e.inputs[1]->id == v->id)) r.gathers.push_back(k);
+      else dense_use = true;
+    }
+    if (!dense_use && !r.gathers.empty()) found.push_back(std::move(r));
+  }
+  return found;
+}
+
 template <class... Args>
 auto run_gradient(TapeObject& t, const Args&... args) {
   if (!t.tape.persistent && t.active && t.tape.used)
@@ -102,7 +144,38 @@ py::object gradient(TapeObject& t, py::handle target, py::handle sources, py::ha
                                 req.targets.size(), " targets"));
   }
   req.unconnected_zero = wants_zeros(unconnected);
-  return packed_like(sources, run_gradient(t, req));
+  std::vector<SparseRead> sparse = sparse_reads(t.tape, req.sources);
+  if (sparse.empty()) return packed_like(sources, run_gradient(t, req));
+  // Each variable's slot takes its first gather's result, the others join the sources at the end.
+  const size_t n = req.sources.size();
+  std::vector<std::vector<size_t>> slots(sparse.size());  // per sparse variable: the sources of its gathers
+  std::vector<Tensor> variables;
+  for (size_t j = 0; j < sparse.size(); ++j) {
+    variables.push_back(req.sources[sparse[j].source]);
+    for (size_t k : sparse[j].gathers) {
+      size_t at = slots[j].empty() ? sparse[j].source : req.sources.size();
+      if (at == sparse[j].source) req.sources[at] = t.tape.entries[k].outputs[0];
+      else req.sources.push_back(t.tape.entries[k].outputs[0]);
+      slots[j].push_back(at);
+    }
+  }
+  std::vector<Tensors> indices(sparse.size());
+  for (size_t j = 0; j < sparse.size(); ++j)
+    for (size_t k : sparse[j].gathers) indices[j].push_back(t.tape.entries[k].inputs[1]);
+  Tensors grads = run_gradient(t, req);
+  std::vector<py::object> flat;
+  for (size_t i = 0; i < n; ++i) flat.push_back(wrap_tensor(grads[i]));
+  py::object make = py::module_::import("tapegrad._ops.indexed_slices").attr("_from_gathers");
+  for (size_t j = 0; j < sparse.size(); ++j) {
+    py::list values, idx;
+    for (size_t k = 0; k < slots[j].size(); ++k) {
+      values.append(wrap_tensor(grads[slots[j][k]]));
+      idx.append(wrap_tensor(indices[j][k]));
+    }
+    flat[sparse[j].source] = make(values, idx, wrap_tensor(variables[j]), req.unconnected_zero);
+  }
+  size_t i = 0;
+  return nest_pack(sources, flat, i);
 }
 
 JacobianRequest jacobian_request(py::handle target, py::handle parallel_iterations, bool use_pfor,
@@ -234,7 +307,8 @@ PyObject* tape_watch(PyObject* self, PyObject* arg) {
 // target and one source given positionally, needs no nested structures nor a request; any other
 // goes to _gradient.
 PyObject* tape_gradient(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  if (nargs != 2 || kwnames || !is_tensor(args[0]) || !is_tensor(args[1])) {
+  if (nargs != 2 || kwnames || !is_tensor(args[0]) || !is_tensor(args[1]) ||
+      (tensor_ref(args[1])->is_variable && !sparse_reads(tape_of(self).tape, {tensor_ref(args[1])}).empty())) {
     static PyObject* const general = PyUnicode_InternFromString("_gradient");
     std::vector<PyObject*> all{self};
     all.insert(all.end(), args, args + nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0));

@@ -30,6 +30,7 @@ from tapegrad._ops.array_more import *  # noqa: E402,F401,F403
 from tapegrad._ops.scatter_gather import *  # noqa: E402,F401,F403
 from tapegrad._ops.array_sets import *  # noqa: E402,F401,F403
 from tapegrad._ops.sorting import argsort, searchsorted, sort  # noqa: E402,F401
+from tapegrad._ops.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
 from tapegrad._function.function import function  # noqa: E402
 from tapegrad import autograph  # noqa: E402
 from tapegrad._function.tensor_array import TensorArray  # noqa: E402

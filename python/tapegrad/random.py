@@ -157,6 +157,8 @@ def shuffle(value, seed=None, name=None):
     if v.ndim == 0:
         return v
     keys = uniform(_random_dists.leading_shape(v, []), dtype=dtypes.float64, seed=seed)
+    if v._is_variable:  # read densely: the gradient is a dense tensor, not a gather's IndexedSlices
+        v = _core.op("Identity")(v)
     return gather(v, _core.op("ArgSort")(keys, axis=0, descending=False))
 
 

@@ -167,4 +167,6 @@ def test_sampled_losses_draw_new_classes_at_every_call_of_a_function():
         with tf.GradientTape() as tape:
             y = tf.reduce_sum(loss(w, b, labels, x, num_sampled=5, num_classes=50))
         gw, gb = tape.gradient(y, [w, b])
+        assert isinstance(gw, tf.IndexedSlices) and isinstance(gb, tf.IndexedSlices)  # gathers' gradients, as in TF
+        gw, gb = tf.convert_to_tensor(gw), tf.convert_to_tensor(gb)
         assert gw.shape == (50, 4) and np.isfinite(gw.numpy()).all() and np.isfinite(gb.numpy()).all()

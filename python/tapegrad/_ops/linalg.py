@@ -6,6 +6,7 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import _diag_last_two, _product, _reshape_to, _size_or_run_time, expand_dims, squeeze, transpose
 from tapegrad._ops.einsum import einsum
 from tapegrad._ops.elementwise import maximum
+from tapegrad._ops.indexed_slices import IndexedSlices
 from tapegrad._ops.reduction import reduce_max, reduce_sum, safe_sqrt
 from tapegrad._ops.creation import zeros_like
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
@@ -168,7 +169,9 @@ def global_norm(t_list, name=None):
     """sqrt(sum of squares of every entry of every tensor in t_list); None entries are skipped."""
     if isinstance(t_list, (Tensor, str)) or not hasattr(t_list, "__iter__"):
         raise TypeError("global_norm: t_list must be a sequence of tensors")
-    parts = [reduce_sum(t * t) for t in (convert_to_tensor(t) for t in t_list if t is not None)]
+    # an IndexedSlices counts its values (a repeated index's rows each), as in TF
+    parts = [reduce_sum(t * t) for t in (convert_to_tensor(t.values if isinstance(t, IndexedSlices) else t)
+                                         for t in t_list if t is not None)]
     if not parts:
         return convert_to_tensor(0.0)
     total = parts[0]
@@ -191,6 +194,14 @@ def clip_by_norm(t, clip_norm, axes=None, name=None):
     return t * clip / maximum(n, clip)
 
 
+def _scale(t, scale):
+    """t times scale; an IndexedSlices stays one, its values scaled (TF's clip_by_global_norm)."""
+    if isinstance(t, IndexedSlices):
+        return IndexedSlices(t.values * cast(scale, t.dtype), t.indices, t.dense_shape)
+    t = convert_to_tensor(t)
+    return t * cast(scale, t.dtype)
+
+
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scales every tensor by clip_norm / max(global_norm, clip_norm); returns (clipped list, global norm).
 
@@ -205,6 +216,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     clip = convert_arg(clip_norm, "tensor", "clip_by_global_norm", "clip_norm", use_norm.dtype)
     # the (n - n) term turns an infinite norm into NaN; it adds 0 otherwise
     scale = clip / maximum(use_norm, clip) + (use_norm - use_norm)
-    clipped = [None if t is None else convert_to_tensor(t) * cast(scale, convert_to_tensor(t).dtype) for t in t_list]
+    clipped = [None if t is None else _scale(t, scale) for t in t_list]
     return clipped, use_norm
 

@@ -10,7 +10,7 @@ import collections
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import gather, transpose
-from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, identity, shape
 
 __all__ = ["sort", "argsort", "top_k", "in_top_k", "searchsorted"]
 
@@ -70,6 +70,8 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     perm = _last_axis_first(t, axis, "sort")
     if perm is not None:
         t = transpose(t, perm)
+    if t._is_variable:  # read densely: a sort's gradient is a dense tensor, as TF's (not a gather's IndexedSlices)
+        t = identity(t)
     out = _take_last(t, _argsort(t, axis=-1, descending=descending))
     return out if perm is None else transpose(out, perm)
 

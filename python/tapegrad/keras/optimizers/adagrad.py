@@ -1,5 +1,6 @@
 """keras.optimizers.Adagrad: per-parameter rates from the accumulated squared gradients."""
 import tapegrad as tf
+from tapegrad.keras.optimizers import _sparse
 from tapegrad.keras.optimizers.base import Optimizer, as_keras_constant
 
 __all__ = ["Adagrad"]
@@ -23,6 +24,8 @@ class Adagrad(Optimizer):
 
     def _step_values(self):
         return (self._scalar(self.epsilon),)
+
+    sparse_update_step = _sparse.adagrad  # an IndexedSlices gradient (Note [Sparse updates])
 
     def update_step(self, grad, var, lr):
         acc = self.slots(var)[0]

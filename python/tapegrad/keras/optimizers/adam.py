@@ -1,5 +1,6 @@
 """keras.optimizers.Adam and AdamW (Adam with decoupled weight decay)."""
 import tapegrad as tf
+from tapegrad.keras.optimizers import _sparse
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Adam", "AdamW"]
@@ -27,6 +28,8 @@ class Adam(Optimizer):
         # in the variable's dtype; 1 - beta in the moments from the exact value.
         s = self._scalar
         return self._step_tensor(), s(self.beta_1), s(self.beta_2), s(self.epsilon)
+
+    sparse_update_step = _sparse.adam  # an IndexedSlices gradient (Note [Sparse updates])
 
     def update_step(self, grad, var, lr):
         step, b1, b2, eps = self._values

@@ -1,5 +1,6 @@
 """keras.optimizers.Adamax: Adam with the infinity norm of the gradients in place of their second moment."""
 import tapegrad as tf
+from tapegrad.keras.optimizers import _sparse
 from tapegrad.keras.optimizers.base import Optimizer, as_keras_constant
 
 __all__ = ["Adamax"]
@@ -22,6 +23,8 @@ class Adamax(Optimizer):
     def build(self, var_list):
         self.add_slots(var_list, ["momentum", "norm"])
         super().build(var_list)
+
+    sparse_update_step = _sparse.adamax  # an IndexedSlices gradient (Note [Sparse updates])
 
     def update_step(self, grad, var, lr):
         m, u = self.slots(var)

@@ -19,6 +19,7 @@ import numpy as np
 
 import tapegrad as tf
 
+from tapegrad.keras.optimizers import _sparse
 from tapegrad.keras.optimizers.schedules import LearningRateSchedule
 from tapegrad.keras.saving._serialization import AutoConfig, serialize_keras_object
 
@@ -192,6 +193,19 @@ class Optimizer(AutoConfig):
         """Updates var and its slots in place from grad (lr is a scalar tensor): one ``tf.raw_ops`` op."""
         raise NotImplementedError(f"{type(self).__name__} must define update_step")
 
+    def sparse_update_step(self, terms, var, lr):
+        """The step for an IndexedSlices gradient (terms: _sparse.Terms; Note [Sparse updates]): the dense
+        step on the rows summed, unless the update squares the gradient (those optimizers override it)."""
+        self.update_step(terms.dense, var, lr)
+
+    @staticmethod
+    def _as_sparse_grad(g, v):
+        shape = None if g.dense_shape is None else [int(d) for d in np.asarray(g.dense_shape)]
+        if shape is not None and shape != list(v.shape):
+            raise ValueError(f"apply_gradients: gradient of shape {tuple(shape)} does not match variable "
+                             f"'{_var_name(v)}' of shape {tuple(v.shape)}")
+        return g
+
     def _step_values(self):
         """The scalar tensors update_step reads (hyperparameters, step-dependent coefficients), computed
         once per step into ``self._values``."""
@@ -240,9 +254,11 @@ class Optimizer(AutoConfig):
         self._build_for(variables)
         # A tensor of the variable's dtype goes as it is (the update op checks its shape; DTypes are unique).
         var_dtypes = self._var_dtypes
-        grads = [g if type(g) is _Tensor and g.dtype is var_dtypes.get(id(v)) else self._as_grad(g, v)
-                 for g, v in zip(grads, variables)]
-        if self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None:
+        clipping = self.clipvalue is not None or self.clipnorm is not None or self.global_clipnorm is not None
+        grads = [g if type(g) is _Tensor and g.dtype is var_dtypes.get(id(v)) else
+                 _sparse.Terms(self._as_sparse_grad(g, v), v) if isinstance(g, tf.IndexedSlices) and not clipping
+                 else self._as_grad(g, v) for g, v in zip(grads, variables)]  # (Note [Sparse updates])
+        if clipping:  # (an IndexedSlices is clipped as the dense tensor it stands for)
             grads = self._clip(grads)
         lr = self._lr_tensor()
         self._per_step.clear()
@@ -252,10 +268,14 @@ class Optimizer(AutoConfig):
                 decay = self._decay_for(v) if self.weight_decay else 0.0
                 if decay:  # as Keras: var * weight_decay * lr, the decay through a float32 constant
                     v.assign_sub(v * tf.cast(self._scalar(as_keras_constant(decay)), v.dtype) * tf.cast(lr, v.dtype))
-                self.update_step(g, v, lr)
+                if type(g) is _sparse.Terms:
+                    self.sparse_update_step(g, v, lr)
+                else:
+                    self.update_step(g, v, lr)
         except tf.errors.InvalidArgumentError:
             for g, v in zip(grads, variables):
-                self._as_grad(g, v)  # a gradient of another shape: say which variable (the variables before
+                if type(g) is not _sparse.Terms:
+                    self._as_grad(g, v)  # a gradient of another shape: say which variable (the variables before
             raise                    # it are updated, as in Keras)
         for v in variables:  # as Keras: constraints project each variable right after its update
             if getattr(v, "constraint", None) is not None:

@@ -1,5 +1,6 @@
 """keras.optimizers.Ftrl: Follow The Regularized Leader (McMahan et al., 2013)."""
 import tapegrad as tf
+from tapegrad.keras.optimizers import _sparse
 from tapegrad.keras.optimizers.base import Optimizer, as_keras_constant
 
 __all__ = ["Ftrl"]
@@ -37,11 +38,16 @@ class Ftrl(Optimizer):
         self.add_slots(var_list, ["accumulator", "linear"], [as_keras_constant(self.initial_accumulator_value), 0.0])
         super().build(var_list)
 
+    sparse_update_step = _sparse.ftrl  # an IndexedSlices gradient (Note [Sparse updates])
+
     def update_step(self, grad, var, lr):
+        self._ftrl_step(grad, tf.square(grad), var, lr)
+
+    def _ftrl_step(self, grad, grad_square, var, lr):
         acc, z = self.slots(var)
         lr, p = tf.cast(lr, var.dtype), -self.learning_rate_power
         l1, l2 = self.l1_regularization_strength, self.l2_regularization_strength + self.beta / (2.0 * lr)
-        new_acc = acc + tf.square(grad)
+        new_acc = acc + grad_square
         power = tf.sqrt if p == 0.5 else (lambda x: tf.pow(x, p))  # TF's graphs run Pow(x, 0.5) as Sqrt
         z.assign_add((grad + 2 * self.l2_shrinkage_regularization_strength * var)
                      - (power(new_acc) - power(acc)) / lr * var)

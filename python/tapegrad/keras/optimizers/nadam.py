@@ -1,5 +1,6 @@
 """keras.optimizers.Nadam: Adam with Nesterov momentum (Dozat's momentum schedule)."""
 import tapegrad as tf
+from tapegrad.keras.optimizers import _sparse
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["Nadam"]
@@ -24,6 +25,8 @@ class Nadam(Optimizer):
     def _step_values(self):
         s = self._scalar
         return self._step_tensor(), s(self.beta_1), s(self.beta_2), s(self.epsilon)
+
+    sparse_update_step = _sparse.nadam  # an IndexedSlices gradient (Note [Sparse updates])
 
     def update_step(self, grad, var, lr):
         m, v = self.slots(var)

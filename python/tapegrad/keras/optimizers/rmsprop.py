@@ -1,5 +1,6 @@
 """keras.optimizers.RMSprop: gradients scaled by a moving root mean square."""
 import tapegrad as tf
+from tapegrad.keras.optimizers import _sparse
 from tapegrad.keras.optimizers.base import Optimizer
 
 __all__ = ["RMSprop"]
@@ -26,6 +27,8 @@ class RMSprop(Optimizer):
 
     def _step_values(self):
         return self._scalar(self.rho), self._scalar(self.momentum), self._scalar(self.epsilon)
+
+    sparse_update_step = _sparse.rmsprop  # an IndexedSlices gradient (Note [Sparse updates])
 
     def update_step(self, grad, var, lr):
         ms, mom, *mg = self.slots(var)
