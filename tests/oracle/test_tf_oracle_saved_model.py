@@ -102,3 +102,29 @@ def test_saved_model_cli_lists_the_signature(tmp_path):
                  "outputs['output_0'] tensor_info", "shape: (-1, 2)", "Method name is: tensorflow/serving/predict",
                  "Function Name: '__call__'"):
         assert line in shown.stdout, shown.stdout
+
+
+@pytest.mark.parametrize("layer", ["LSTM", "GRU", "SimpleRNN"])
+def test_recurrent_models_are_served_by_tf(tmp_path, layer):
+    cell = getattr(tgk.layers, layer)(4, return_sequences=True)
+    model = tgk.Sequential([tgk.Input((6, 3)), cell, tgk.layers.Flatten(), tgk.layers.Dense(2)])
+    model.export(str(tmp_path), verbose=False)
+    loaded = ref.saved_model.load(str(tmp_path))
+    for batch in (1, 7):  # exported with a None batch: the unrolled steps slice whatever batch comes
+        x = rng.normal(size=(batch, 6, 3)).astype("float32")
+        np.testing.assert_allclose(loaded.serve(ref.constant(x)).numpy(), model.predict(x, verbose=0), rtol=1e-5,
+                                   atol=1e-6)
+
+
+def test_slices_and_fills_of_the_batch_size_are_computed_in_tf(tmp_path):
+    class M(tg.Module):
+        @tg.function(input_signature=[tg.TensorSpec([None, 4], tg.float32)])
+        def f(self, x):
+            return tg.reshape(x[:, 1:3] + tg.ones([x.shape[0], 2]), [x.shape[0] * 2])
+
+    m = M()
+    tg.saved_model.save(m, tmp_path)
+    loaded = ref.saved_model.load(str(tmp_path))
+    for batch in (1, 6):
+        x = rng.normal(size=(batch, 4)).astype("float32")
+        np.testing.assert_allclose(loaded.f(ref.constant(x)).numpy(), m.f(tg.constant(x)).numpy(), rtol=RTOL)

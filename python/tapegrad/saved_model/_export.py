@@ -1,49 +1,33 @@
 """The functions a SavedModel holds: each traced tf.function written as a FunctionDef with its signature.
 
-Note [Exported shapes]: a FunctionDef must serve every shape its signature admits. tapegrad traces on
-values (a None dimension is traced at one size), so a traced attribute may hold that size (a slice's end,
-a reshape's shape). The export traces the function twice, with each None dimension at 2 and at 3, and
-writes the graph only when both traces are the same (same ops, edges, attributes and constants): then
-nothing in it depends on those sizes. Otherwise it raises, naming the first node that differs, rather
-than write a graph that is right for one batch size only.
+The sizes of None dimensions: Note [Exported shapes] in _symbolic_dims.py.
 """
-import numpy as np
-
 from tapegrad import errors
 from tapegrad._tensor.tensor import TensorSpec
 from tapegrad.io._tensor_proto import datatype_enum
-from tapegrad.saved_model._function_def import FunctionWriter
+from tapegrad.saved_model._function_def import SPECIAL_OPS, FunctionWriter
+from tapegrad.saved_model._symbolic_dims import Plan, at_sizes, groupings, none_dims
+from tapegrad.saved_model._tf_nodes import RULES
 
 
-def _at_size(specs, size):
-    return [TensorSpec([size if d is None else d for d in s.shape.as_list()], s.dtype, name=s.name) for s in specs]
+def _traces(function, specs, dims):
+    """(groups, the function's concrete functions at the three sizes; Note [Exported shapes])."""
+    if not dims:
+        return [], [function.get_concrete_function(*specs)]
+    tried = groupings(dims)
+    for n, groups in enumerate(tried):
+        try:
+            return groups, [function.get_concrete_function(*at_sizes(specs, groups, w)) for w in range(3)]
+        except (errors.OpError, ValueError):
+            if n == len(tried) - 1:
+                raise
 
 
-def _node_key(n):
-    value = n.get("value")
-    if value is not None and n["type"] == "Const":
-        value = np.asarray(value).tobytes()
-    elif value is not None:
-        value = id(value)
-    return (n["type"], tuple(n["inputs"]), repr(sorted(n.get("attrs", {}).items())), value)
-
-
-def _size_independent(function, specs, name, first):
-    """The second trace of function for specs (None if no dimension is None), checked the same graph as
-    the first (Note [Exported shapes])."""
-    if all(s.shape.is_fully_defined() for s in specs):
-        return None
-    second = function.get_concrete_function(*_at_size(specs, 3))
-    a, b = first._traced_graph.export_nodes(), second._traced_graph.export_nodes()
-    for n, m in zip(a, b):
-        if _node_key(n) != _node_key(m):
-            raise errors.UnimplementedError(
-                None, None, f"tf.saved_model.save: function {name!r}: node {n['name']!r} ({n['type']}) depends on the "
-                            f"size of a None dimension of its input_signature; give the signature fixed sizes")
-    if len(a) != len(b):
-        raise errors.UnimplementedError(None, None, f"tf.saved_model.save: function {name!r}: its graph differs "
-                                                    f"with the size of a None dimension of its input_signature")
-    return second
+def _refuse_ops_tf_lacks(nodes, name):
+    for n in nodes:
+        if n["type"] not in RULES and n["type"] not in SPECIAL_OPS:
+            raise errors.UnimplementedError(None, None, f"tf.saved_model.save: function {name!r}: op {n['type']!r} "
+                                                        f"(node {n['name']!r}); TensorFlow has no such op to export it as")
 
 
 def _output_specs(cf, other):
@@ -87,14 +71,20 @@ def export(function, specs, fdef_name, signature=False):
     ExportedFunction. A signature function takes its arguments by keyword and returns a dict (TF's
     serving signatures: one result is "output_0", a list or tuple "output_<i>")."""
     name = function.__name__
-    cf = function.get_concrete_function(*_at_size(specs, 2))
+    dims = none_dims(specs)
+    groups, traces = _traces(function, specs, dims)
+    cf = traces[0]
+    nodes = cf._traced_graph.export_nodes()
+    _refuse_ops_tf_lacks(nodes, name)
     params = list(function._signature.parameters) if function._signature is not None else []
     arg_names = [s.name or (params[i] if i < len(params) else f"arg_{i}") for i, s in enumerate(specs)]
     writer = FunctionWriter(fdef_name, name)
     names = [writer.add_argument(a, datatype_enum(s.dtype), s.shape.as_list()) for a, s in zip(arg_names, specs)]
-    graph = cf._traced_graph
-    captured = writer.write_graph(graph.export_nodes(), graph.outputs, names)  # refuses an op TF lacks first
-    structured, flat = _output_specs(cf, _size_independent(function, specs, name, cf))
+    writer.dim_sources = [(names[dims[group[0]][0]], dims[group[0]][1]) for group in groups]
+    if dims:
+        writer.plan = Plan([nodes] + [t._traced_graph.export_nodes() for t in traces[1:]], len(groups), name)
+    captured = writer.write_graph(nodes, cf._traced_graph.outputs, names)
+    structured, flat = _output_specs(cf, traces[1] if dims else None)
     named = [TensorSpec(s.shape, s.dtype, name=n) for s, n in zip(specs, names)]
     if signature:
         if isinstance(structured, dict):

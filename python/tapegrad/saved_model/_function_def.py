@@ -17,10 +17,12 @@ import numpy as np
 
 from tapegrad import _protos, dtypes, errors
 from tapegrad.io._tensor_proto import datatype_enum, tensor_proto
+from tapegrad.saved_model._symbolic_dims import Sym
 from tapegrad.saved_model._tf_nodes import RULES
 from tapegrad.saved_model._tf_op_defs import OP_DEFS
 
 _ASSIGNS = {"AssignVariableOp", "AssignAddVariableOp", "AssignSubVariableOp"}
+SPECIAL_OPS = {"Placeholder", "Const", "ReadVariableOp"} | _ASSIGNS  # written by the writer itself, not a rule
 _DT_RESOURCE = _protos.DataType.Value("DT_RESOURCE")
 
 
@@ -95,6 +97,7 @@ class FunctionWriter:
         self.captured = []   # the variables, in the order of their resource arguments
         self._resource = {}  # variable id -> its argument's name
         self._node, self._refs = None, None
+        self.plan, self.dim_sources, self._dims = None, [], {}  # Note [Exported shapes]: Syms and their sources
 
     # -- the rules' context (Note [Exported ops]) --
     def input(self, i):
@@ -121,6 +124,41 @@ class FunctionWriter:
         dtype = dtypes.as_dtype(array.dtype)
         return self.emit("Const", [], name=name, value=tensor_proto(array, dtype), dtype=datatype_enum(dtype))
 
+    def ints(self, values, shape=None):
+        """An int32 input holding values (an int or a nested list of ints and Syms, Note [Exported shapes]):
+        a Const, or a Pack of the Syms' computed sizes (reshaped to shape)."""
+        flat = list(np.asarray(values, dtype=object).reshape(-1)) if isinstance(values, (list, tuple)) else [values]
+        if not any(isinstance(v, Sym) for v in flat):
+            array = np.asarray(values, np.int32)
+            return self.const(array if shape is None else array.reshape(shape))
+        if not isinstance(values, (list, tuple)):
+            return self._sym(values)
+        packed = self.emit("Pack", [self._sym(v) if isinstance(v, Sym) else self.const(np.asarray(v, np.int32))
+                                    for v in flat], N=len(flat), axis=0)
+        return packed if shape is None else self.emit("Reshape", [packed, self.const(np.asarray(shape, np.int32))])
+
+    def _sym(self, sym):
+        """The int32 scalar a * size_k + b, size_k read from tf.shape of its argument."""
+        if sym.k not in self._dims:
+            arg, d = self.dim_sources[sym.k]
+            shape = self.emit("Shape", [arg], out_type=_protos.DataType.Value("DT_INT32"))
+            self._dims[sym.k] = self.emit("StridedSlice", [shape] + [self.const(np.asarray([v], np.int32))
+                                                                     for v in (d, d + 1, 1)], shrink_axis_mask=1)
+        ref = self._dims[sym.k]
+        if sym.a != 1:
+            ref = self.emit("Mul", [ref, self.const(np.asarray(sym.a, np.int32))])
+        if sym.b:
+            ref = self.emit("AddV2", [ref, self.const(np.asarray(sym.b, np.int32))])
+        return ref
+
+    def static_dim(self, i, d):
+        """Dimension d of input i's traced shape; refused when it follows a None dimension's size."""
+        size = self.plan.shapes[self._node["inputs"][i]][d] if self.plan else self._input_node(i)["shape"][d]
+        if not isinstance(size, (int, np.integer)):
+            self.refuse(f"{self._node['type']} (node {self._node['name']!r}) over a dimension of unknown size "
+                        f"(dimension {d} of its input {i})")
+        return int(size)
+
     def emit(self, op, inputs, name=None, control=(), **attrs):
         """Adds a node of TF op `op` on input references; returns the reference of its first output."""
         in_args, out_args, attr_defs, _ = OP_DEFS[op]
@@ -134,6 +172,10 @@ class FunctionWriter:
             if type_attr in attr_defs and type_attr not in resolved and count:
                 resolved[type_attr] = self._dtype[inputs[pos]]
             pos += count
+        for key, value in resolved.items():
+            if isinstance(value, Sym) or (isinstance(value, list) and any(isinstance(v, Sym) for v in value)):
+                self.refuse(f"attribute {key!r} of {op} (node {node.name!r}) depends on the size of a None "
+                            f"dimension of the input_signature, and TF keeps it as an attribute")
         for key, (kind, default) in attr_defs.items():
             if key in resolved:
                 node.attr[key].CopyFrom(_attr_value(kind, resolved[key]))
@@ -189,8 +231,13 @@ class FunctionWriter:
         for n, name in zip(placeholders, arg_names):
             self._refs[nodes.index(n)] = name
         for i, n in enumerate(nodes):
+            if self.plan is not None and i in self.plan.attrs:
+                n = dict(n, attrs={**n["attrs"], **self.plan.attrs[i]})
             self._node = n
-            if n["type"] != "Placeholder":
+            if self.plan is not None and i in self.plan.fills:
+                shape, value = self.plan.fills[i]
+                self._refs[i] = self.emit("Fill", [self.ints(shape), self.const(value)])
+            elif n["type"] != "Placeholder":
                 self._refs[i] = self._write_node(n)
         for k, index in enumerate(outputs):
             out = arg_name("identity", set(a.name for a in self.fdef.signature.output_arg))

@@ -4,14 +4,16 @@ Note [Exported ops]: most registry ops are TF's ops under TF's names and write a
 type attributes ("T" and the like, which _function_def fills from the op definitions in _tf_op_defs).
 Where tapegrad keeps as an attribute what TF takes as an input (a reduction's axes, a reshape's
 shape, a transpose's permutation), the attribute becomes a Const node feeding that input. Ops TF does
-not have (GeluTanh, Silu, ExpNegAbs) are written as the TF ops they stand for, with TF's formulas. An op
-with no row here (the fused recurrent sequences, tapegrad's optimizer updates such as
-ResourceApplyKerasAdam) is never written: the export raises UnimplementedError naming it and the
+not have (GeluTanh, Silu, ExpNegAbs, the fused recurrent loops in _tf_recurrent_nodes) are written as
+the TF ops they stand for, with TF's formulas. An op with no row here (tapegrad's optimizer updates
+such as ResourceApplyKerasAdam) is never written: the export raises UnimplementedError naming it and the
 function, so no exported graph holds an op TF cannot run.
 """
 import math
 
 import numpy as np
+
+from tapegrad.saved_model import _tf_recurrent_nodes as _recurrent
 
 # registry op -> TF op, for ops that are one node with no attributes of their own
 UNARY = {name: name for name in (
@@ -27,10 +29,6 @@ BINARY["Select"] = "SelectV2"
 REDUCTIONS = {name: name for name in ("Sum", "Mean", "Max", "Min", "Prod", "All", "Any")}
 
 
-def _i32(values):
-    return np.asarray(values, dtype=np.int32)
-
-
 def _axes(node, ctx, key="axis"):
     """A reduction's axes: the attribute, or every axis of the input when it has none."""
     axes = node["attrs"].get(key)
@@ -38,7 +36,7 @@ def _axes(node, ctx, key="axis"):
 
 
 def _reduce(node, ctx):
-    axes = ctx.const(_i32(_axes(node, ctx)))
+    axes = ctx.ints(_axes(node, ctx))
     return ctx.emit(REDUCTIONS[node["type"]], [ctx.input(0), axes], keep_dims=node["attrs"].get("keepdims", False))
 
 
@@ -58,10 +56,10 @@ def _softmax(node, ctx):
     return ctx.emit(node["type"], [ctx.input(0)])
 
 
-def _with_const(tf_op, key, dtype=np.int32, **extra):
-    """A node whose attribute `key` is TF's second input."""
+def _with_const(tf_op, key, **extra):
+    """A node whose integer attribute `key` is TF's second input."""
     def write(node, ctx):
-        return ctx.emit(tf_op, [ctx.input(0), ctx.const(np.asarray(node["attrs"][key], dtype))], **extra)
+        return ctx.emit(tf_op, [ctx.input(0), ctx.ints(node["attrs"][key])], **extra)
     return write
 
 
@@ -71,11 +69,11 @@ def _cast(node, ctx):
 
 def _concat(node, ctx):
     values = [ctx.input(i) for i in range(len(node["inputs"]))]
-    return ctx.emit("ConcatV2", values + [ctx.const(_i32(node["attrs"]["axis"]))], N=len(values))
+    return ctx.emit("ConcatV2", values + [ctx.ints(node["attrs"]["axis"])], N=len(values))
 
 
 def _pad(node, ctx):
-    paddings = ctx.const(_i32(node["attrs"]["paddings"]).reshape(-1, 2))
+    paddings = ctx.ints(node["attrs"]["paddings"], shape=[-1, 2])
     fill = node["attrs"].get("constant_values", 0.0)
     if fill == 0:
         return ctx.emit("Pad", [ctx.input(0), paddings])
@@ -84,13 +82,13 @@ def _pad(node, ctx):
 
 def _gather(node, ctx):
     a = node["attrs"]
-    return ctx.emit("GatherV2", [ctx.input(0), ctx.input(1), ctx.const(_i32(a.get("axis", 0)))],
+    return ctx.emit("GatherV2", [ctx.input(0), ctx.input(1), ctx.ints(a.get("axis", 0))],
                     batch_dims=a.get("batch_dims", 0))
 
 
 def _strided_slice(node, ctx):
     a = node["attrs"]
-    consts = [ctx.const(np.asarray(a[k], np.int32)) for k in ("begin", "end", "strides")]
+    consts = [ctx.ints(a[k]) for k in ("begin", "end", "strides")]
     return ctx.emit("StridedSlice", [ctx.input(0)] + consts, shrink_axis_mask=a.get("shrink_axis_mask", 0))
 
 
@@ -151,19 +149,19 @@ def _shape(node, ctx):
 
 def _argmax(node, ctx):
     a = node["attrs"]
-    return ctx.emit(node["type"], [ctx.input(0), ctx.const(_i32(a["axis"]))], output_type=ctx.datatype(a["output_type"]))
+    return ctx.emit(node["type"], [ctx.input(0), ctx.ints(a["axis"])], output_type=ctx.datatype(a["output_type"]))
 
 
 def _cumulative(node, ctx):
     a = node["attrs"]
-    return ctx.emit(node["type"], [ctx.input(0), ctx.const(_i32(a["axis"]))], exclusive=a.get("exclusive", False),
+    return ctx.emit(node["type"], [ctx.input(0), ctx.ints(a["axis"])], exclusive=a.get("exclusive", False),
                     reverse=a.get("reverse", False))
 
 
 def _one_hot(node, ctx):
     a = node["attrs"]
     dtype = ctx.numpy_dtype_of(a["dtype"])
-    return ctx.emit("OneHot", [ctx.input(0), ctx.const(_i32(a["depth"])), ctx.const(np.asarray(a["on_value"], dtype)),
+    return ctx.emit("OneHot", [ctx.input(0), ctx.ints(a["depth"]), ctx.const(np.asarray(a["on_value"], dtype)),
                                ctx.const(np.asarray(a["off_value"], dtype))], axis=a.get("axis", -1))
 
 
@@ -175,7 +173,7 @@ def _random(tf_op):
     def write(node, ctx):
         a = node["attrs"]
         seed = a.get("seed", -1)
-        return ctx.emit(tf_op, [ctx.const(_i32(a["shape"]))], dtype=ctx.datatype(a["dtype"]),
+        return ctx.emit(tf_op, [ctx.ints(a["shape"])], dtype=ctx.datatype(a["dtype"]),
                         seed=0 if seed < 0 else int(seed), seed2=0)
     return write
 
@@ -194,6 +192,7 @@ RULES = {
     "ExpNegAbs": _exp_neg_abs, "LeakyRelu": _leaky_relu, "Shape": _shape, "ArgMax": _argmax, "ArgMin": _argmax,
     "Cumsum": _cumulative, "Cumprod": _cumulative, "OneHot": _one_hot,
     "RandomUniform": _random("RandomUniform"), "RandomStandardNormal": _random("RandomStandardNormal"),
+    **_recurrent.RULES,  # unrolled over the steps
 }
 
 # Every TF op a rule may write, besides the graph's own Placeholder, Const, ReadVariableOp, the
@@ -206,4 +205,4 @@ TF_OPS = sorted(set(UNARY.values()) | set(BINARY.values()) | set(REDUCTIONS.valu
     "AssignAddVariableOp", "AssignSubVariableOp", "NoOp", "StatefulPartitionedCall", "PartitionedCall",
     # the session graph's variables and saver (_session_graph)
     "VarHandleOp", "SaveV2", "RestoreV2", "StaticRegexFullMatch", "Select", "StringJoin", "ShardedFilename",
-    "MergeV2Checkpoints", "Pack"})
+    "MergeV2Checkpoints", "Pack", "Fill"})
