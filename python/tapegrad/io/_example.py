@@ -1,6 +1,6 @@
 """tf.io.parse_single_example and parse_example: tf.train.Example protos (serialized) to tensors, by a dict
-of feature configs (FixedLenFeature, FixedLenSequenceFeature; VarLen, Sparse and Ragged features need
-tf.SparseTensor / tf.RaggedTensor and raise UnimplementedError naming the feature).
+of feature configs (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature as a tf.SparseTensor; Sparse and
+Ragged features raise UnimplementedError naming the feature).
 
 Note [Example parsing]: each key's Feature holds one of a float_list (float32), an int64_list (int64) or
 a bytes_list (tf.string); a Feature with none of them counts as missing. A FixedLenFeature of shape s
@@ -15,6 +15,7 @@ import collections
 import numpy as np
 
 from tapegrad import _protos, dtypes, errors
+from tapegrad._ops.sparse_tensor import SparseTensor
 from tapegrad._tensor.string_tensor import StringTensor, string_constant
 from tapegrad._tensor.tensor import Tensor, constant
 from tapegrad.io._args import kernel_dtype_name
@@ -73,18 +74,20 @@ def _check_features(features):
         raise ValueError("Invalid argument: features cannot be empty.")
     out = {}
     for key, config in features.items():
-        if isinstance(config, (VarLenFeature, SparseFeature, RaggedFeature)):
+        if isinstance(config, (SparseFeature, RaggedFeature)):
             raise errors.UnimplementedError(None, None, f"parse_example: feature {key!r} is a "
-                                            f"{type(config).__name__}, which needs tf.SparseTensor / tf.RaggedTensor "
-                                            "(not in tapegrad yet); use FixedLenFeature or FixedLenSequenceFeature")
-        if not isinstance(config, (FixedLenFeature, FixedLenSequenceFeature)):
-            raise TypeError(f"parse_example: feature {key!r} must be a FixedLenFeature or FixedLenSequenceFeature, "
-                            f"got {type(config).__name__}")
+                                            f"{type(config).__name__}, which tapegrad does not parse yet; use "
+                                            "VarLenFeature, FixedLenFeature or FixedLenSequenceFeature")
+        if not isinstance(config, (FixedLenFeature, FixedLenSequenceFeature, VarLenFeature)):
+            raise TypeError(f"parse_example: feature {key!r} must be a FixedLenFeature, FixedLenSequenceFeature or "
+                            f"VarLenFeature, got {type(config).__name__}")
         dtype = dtypes.as_dtype(config.dtype)
         if dtype not in _KINDS:
             raise errors.InvalidArgumentError(None, None, f"Value for attr 'Tdense' of {kernel_dtype_name(dtype)} is "
                                               "not in the list of allowed values: float, int64, string")
-        if isinstance(config, FixedLenSequenceFeature):
+        if isinstance(config, VarLenFeature):
+            dims = None
+        elif isinstance(config, FixedLenSequenceFeature):
             dims = [int(d) for d in config.shape]
         else:
             dims = _dims(config.shape, key, config)
@@ -189,6 +192,20 @@ def _tensor(array, dtype):
     return constant(array, dtype=dtype)
 
 
+def _var_len(rows, dtype, batched):
+    """A VarLenFeature's values as TF gives them: a SparseTensor [batch, longest] (one example: [count])."""
+    np_dtype = object if dtype is dtypes.string else dtype.as_numpy_dtype
+    rows = [np.zeros(0, np_dtype) if r is None else r for r in rows]
+    values = np.concatenate(rows).astype(np_dtype) if rows else np.zeros(0, np_dtype)
+    if batched:
+        indices = [[b, j] for b, r in enumerate(rows) for j in range(len(r))]
+        shape = [len(rows), max((len(r) for r in rows), default=0)]
+    else:
+        indices, shape = [[j] for j in range(len(rows[0]))], [len(rows[0])]
+    indices = np.asarray(indices, np.int64).reshape(-1, len(shape))
+    return SparseTensor(indices, _tensor(values, dtype), np.asarray(shape, np.int64))
+
+
 def _parse(serialized, features, single):
     configs = _check_features(features)
     records = _serialized_list(serialized, single)
@@ -197,6 +214,10 @@ def _parse(serialized, features, single):
     maps = [_parse_proto(r) for r in flat]
     out = {}
     for key, (config, dtype, dims) in configs.items():
+        if isinstance(config, VarLenFeature):
+            rows = [_values(m, key, dtype, "Name: <unknown>, " if batched else "") for m in maps]
+            out[key] = _var_len(rows, dtype, batched)
+            continue
         default = _default(config, dtype, dims)
         rows = []
         for feature_map in maps:
