@@ -33,6 +33,7 @@ from tapegrad._ops.sorting import argsort, searchsorted, sort  # noqa: E402,F401
 from tapegrad._ops.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
 from tapegrad._function.function import function  # noqa: E402
 from tapegrad._ops.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: E402,F401
+from tapegrad._ops.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402,F401
 from tapegrad import autograph  # noqa: E402
 from tapegrad._function.tensor_array import TensorArray  # noqa: E402
 from tapegrad._function.trace_context import inside_function, is_symbolic_tensor  # noqa: E402
@@ -50,7 +51,7 @@ from tapegrad.config._devices import device  # noqa: E402
 from tapegrad import data  # noqa: E402
 from tapegrad import io  # noqa: E402
 from tapegrad.io._tensor_proto import make_ndarray, make_tensor_proto  # noqa: E402
-from tapegrad import sparse, sets  # noqa: E402
+from tapegrad import ragged, sets, sparse  # noqa: E402
 
 from tapegrad._debugging.show_config import show_config  # noqa: E402
 

@@ -5,7 +5,7 @@ hot path), with TF's names, arguments and results.
 
 The kernels live beside the string tensor: _tensor/string_hashes.py (FarmHash, SipHash, MurmurHash),
 string_unicode.py, string_regex.py (RE2 on Python's re), string_joins.py and string_text.py. Ops whose
-TF result is a RaggedTensor (split of a batch, unicode_decode, ...) raise UnimplementedError here.
+TF result is a RaggedTensor (split of a batch, unicode_decode, ...) give tapegrad's RaggedTensor.
 """
 import numpy as _np
 
@@ -15,6 +15,7 @@ from tapegrad._tensor import string_unicode as _unicode
 from tapegrad._tensor.string_tensor import (StringTensor as _StringTensor, empty_nest as _empty_nest,
                                             is_text as _is_text, string_constant as _string_constant)
 from tapegrad._tensor.string_text import number_formatter as _number_formatter, tensor_text as _tensor_text
+from tapegrad._ops.ragged_tensor import RaggedTensor as _RaggedTensor
 from tapegrad._tensor.tensor import Tensor as _Tensor, constant as _constant, convert_to_tensor as _convert
 
 __all__ = ["as_string", "bytes_split", "format", "join", "length", "lower", "ngrams", "reduce_join",
@@ -134,20 +135,25 @@ def regex_full_match(input, pattern, name=None):
                 out=_np.bool_)
 
 
-def _scalar_to_1d(input, op, parts):
-    """``parts(bytes)`` of a scalar string as a 1-d string tensor; a batch gives a RaggedTensor in TF, which
-    tapegrad does not have: UnimplementedError."""
+def _scalar_to_1d(input, op, parts, as_tensor=None):
+    """``parts(bytes)`` of each string: of a scalar a 1-d tensor, of a batch a RaggedTensor with one ragged
+    row per string (the batch's dimensions uniform before it), as TF gives them. as_tensor makes a row's
+    tensor from its parts (a string tensor when None)."""
     x = _strings(input, op)
-    if x.ndim:
-        raise _errors.UnimplementedError(f"{op} of a rank-{x.ndim} tensor gives a RaggedTensor, which tapegrad "
-                                         "does not have; split each scalar element instead")
-    pieces = parts(x._value[()])
-    return _StringTensor(_np.array(pieces, dtype=object).reshape(pieces.__len__()))
+    as_tensor = as_tensor or (lambda pieces: _StringTensor(_np.array(pieces, dtype=object).reshape(len(pieces))))
+    if not x.ndim:
+        return as_tensor(list(parts(x._value[()])))
+    rows = [list(parts(v)) for v in _np.asarray(x._value, dtype=object).reshape(-1)]
+    result = _RaggedTensor.from_row_lengths(as_tensor([p for r in rows for p in r]), [len(r) for r in rows])
+    for size in reversed(x.shape[1:]):  # the batch's own dimensions, each of uniform length
+        result = _RaggedTensor.from_row_lengths(result, [size] * (result.nrows() // size if size else 0))
+        result._uniform = size
+    return result
 
 
 def split(input, sep=None, maxsplit=-1, name=None):
-    """Splits a scalar string at ``sep`` (runs of whitespace when None) into a 1-d string tensor; a
-    batch raises UnimplementedError (TF's result is a RaggedTensor)."""
+    """Splits each string at ``sep`` (runs of whitespace when None): a scalar's pieces as a 1-d string
+    tensor, a batch's as a RaggedTensor."""
     if sep == "" or sep == b"":
         raise _errors.InvalidArgumentError("StringSplit: sep must not be empty")
     sep = None if sep is None else _bytes(sep)
@@ -169,13 +175,12 @@ def unicode_split(input, input_encoding, errors="replace", replacement_char=6553
 
 def unicode_decode(input, input_encoding, errors="replace", replacement_char=65533,
                    replace_control_characters=False, name=None):
-    """A scalar string's code points as a 1-d int32 tensor; a batch raises UnimplementedError (TF's result
-    is a RaggedTensor)."""
+    """A scalar string's code points as a 1-d int32 tensor; a batch's as a RaggedTensor."""
     codec = _unicode.codec("UnicodeDecode", input_encoding)
     _unicode.check_options("UnicodeDecode", errors, replacement_char)
-    chars = _scalar_to_1d(input, "UnicodeDecode", lambda s: list(_unicode.decode(
-        s, "UnicodeDecode", codec, errors, replacement_char, replace_control_characters)))
-    return _constant(_np.array([ord(c) for c in chars._value], dtype=_np.int32))
+    return _scalar_to_1d(input, "UnicodeDecode", lambda s: [ord(c) for c in _unicode.decode(
+        s, "UnicodeDecode", codec, errors, replacement_char, replace_control_characters)],
+        lambda points: _constant(_np.array(points, dtype=_np.int32).reshape(len(points)), dtype=_dtypes.int32))
 
 
 def unicode_encode(input, output_encoding, errors="replace", replacement_char=65533, name=None):

@@ -122,7 +122,6 @@ def test_strings_ops_match_tf(call, expected):
     (lambda: tf.strings.length(tf.constant(1)), errors.InvalidArgumentError, "expected to be a string tensor"),
     (lambda: tf.strings.length("a", unit="X"), errors.InvalidArgumentError, "unit"),
     (lambda: tf.strings.format("{} {}", [1]), ValueError, "template expects 2"),
-    (lambda: tf.strings.split(tf.constant(["a b"])), errors.UnimplementedError, "RaggedTensor"),
     (lambda: tf.strings.as_string(tf.constant("a")), errors.InvalidArgumentError, "string"),
     (lambda: tf.constant([["a"], ["b", "c"]]), ValueError, "non-rectangular"),
     (lambda: tf.constant(["a", 1]), TypeError, "str or bytes"),

@@ -142,7 +142,6 @@ def test_values_are_tfs(call, expected):
     (lambda: tf.strings.unicode_transcode(["a"], "latin1", "UTF-8"), errors.UnimplementedError, "input_encoding"),
     (lambda: tf.strings.unicode_transcode(["a"], "UTF-8", "UTF-8", replacement_char=0x110000),
      errors.InvalidArgumentError, "replacement_char"),
-    (lambda: tf.strings.unicode_decode(["ab"], "UTF-8"), errors.UnimplementedError, "RaggedTensor"),
     (lambda: tf.strings.unicode_encode(104, "UTF-8"), ValueError, "rank"),
     (lambda: tf.strings.ngrams("a", 1), ValueError, "rank>0"),
     (lambda: tf.strings.ngrams(["a"], 0), ValueError, "greater than 0"),

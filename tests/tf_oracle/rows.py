@@ -645,6 +645,8 @@ EXCLUDED = {
               "(tests/ops/test_tensor.py, tests/ops/test_indexing.py)",
     "TensorShape": "a shape class, not an op (tests/ops/test_tensor.py)",
     "TensorSpec": "a signature class for function (tests/function/test_function.py)",
+    **dict.fromkeys(["RaggedTensor", "RaggedTensorSpec"], "a composite tensor type, not an op (tests/ops/test_ragged.py; "
+                    "tests/oracle/test_tf_oracle_ragged.py checks tf.ragged against TF)"),
     **dict.fromkeys(["SparseTensor", "SparseTensorSpec"], "a composite tensor type, not an op (tests/ops/test_sparse.py; "
                     "tests/oracle/test_tf_oracle_sparse.py checks tf.sparse against TF)"),
     **dict.fromkeys(["IndexedSlices", "IndexedSlicesSpec"], "a gather's gradient, not an op (tests/autodiff/"
