@@ -19,6 +19,7 @@ from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int6
 from tapegrad._tensor.tensor import *  # noqa: E402,F401,F403
 from tapegrad._ops.creation import *  # noqa: E402,F401,F403
 from tapegrad._autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402
+from tapegrad._autodiff.gradients import gradients  # noqa: E402
 from tapegrad._autodiff.custom_gradient import custom_gradient  # noqa: E402
 from tapegrad._autodiff.register_gradient import RegisterGradient  # noqa: E402
 from tapegrad._autodiff.recompute import recompute_grad  # noqa: E402
@@ -31,9 +32,9 @@ from tapegrad._ops.scatter_gather import *  # noqa: E402,F401,F403
 from tapegrad._ops.array_sets import *  # noqa: E402,F401,F403
 from tapegrad._ops.sorting import argsort, searchsorted, sort  # noqa: E402,F401
 from tapegrad._ops.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
-from tapegrad._function.function import function  # noqa: E402
 from tapegrad._ops.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: E402,F401
 from tapegrad._ops.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402,F401
+from tapegrad._function.function import function  # noqa: E402
 from tapegrad import autograph  # noqa: E402
 from tapegrad._function.tensor_array import TensorArray  # noqa: E402
 from tapegrad._function.trace_context import inside_function, is_symbolic_tensor  # noqa: E402
@@ -50,8 +51,8 @@ from tapegrad import config, strings, summary, test  # noqa: E402
 from tapegrad.config._devices import device  # noqa: E402
 from tapegrad import data  # noqa: E402
 from tapegrad import io  # noqa: E402
-from tapegrad.io._tensor_proto import make_ndarray, make_tensor_proto  # noqa: E402
 from tapegrad import ragged, sets, sparse  # noqa: E402
+from tapegrad.io._tensor_proto import make_ndarray, make_tensor_proto  # noqa: E402
 
 from tapegrad._debugging.show_config import show_config  # noqa: E402
 

@@ -655,6 +655,8 @@ EXCLUDED = {
     "TensorArray": "a container class, not an op (tests/function/test_tensor_array.py)",
     "GradientTape": "the tape itself: every gradient case here goes through it",
     "UnconnectedGradients": "an enum of tape.gradient (tests/autodiff/test_tape.py)",
+    "gradients": "differentiates a traced function's values, only inside tf.function "
+                 "(tests/autodiff/test_gradients_fn.py, tests/oracle/test_tf_oracle_ema_gradients.py)",
     "RegisterGradient": "replaces gradient rules (tests/autodiff/test_register_gradient.py)",
     "custom_gradient": "a decorator taking Python functions (tests/autodiff/test_custom_gradient.py)",
     "recompute_grad": "a decorator taking Python functions (tests/autodiff/test_recompute.py)",

@@ -1,16 +1,17 @@
 """tf.function: trace a Python function into a C++ graph once per signature, then replay the graph.
 
 Tracing runs the Python function with the call's real tensors while a C++ tracer records every
-op (cpp/graph/trace.h), so the first call's results are the traced run's own results. The
-graph is optimized (cpp/graph/optimize.h) and cached; a later
-call with the same signature runs entirely in C++ (the key lookup included, _core._FunctionBase).
+op (cpp/graph/trace.h), so the first call's results are the traced run's own results. The graph is
+optimized (cpp/graph/optimize.h) and cached; a later call with the same signature runs entirely in C++
+(the key lookup included, _core._FunctionBase).
 """
 import functools
 import inspect
 import logging
 import weakref
 
-from tapegrad import _core
+from tapegrad import _core, errors
+from tapegrad._autodiff.gradients import recording_for_gradients
 from tapegrad._function import signature as sig
 from tapegrad._function.concrete_function import ConcreteFunction, _fill
 from tapegrad._ops.creation import ones, zeros
@@ -18,7 +19,6 @@ from tapegrad._nest import map_structure
 from tapegrad._function.retracing import flush_calls, note_trace
 from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, constant
 from tapegrad._function.trace_context import _Trace, _trace_stack, leaked_error, note_leaks
-from tapegrad.errors import OperatorNotAllowedInGraphError
 
 __all__ = ["function", "Function", "ConcreteFunction"]
 
@@ -116,7 +116,7 @@ class Function(_core._FunctionBase):
         allowed = self._up_front_shapes(call, specs_by_id) or (base[2] if base is not None else None)
         try:
             cf, result = self._trace(call, dry, verifying=base is not None, relaxed_shapes=allowed)
-        except OperatorNotAllowedInGraphError as e:
+        except errors.OperatorNotAllowedInGraphError as e:
             if allowed is None:
                 raise
             # The function needs a static size (tf.zeros(tf.shape(x))): trace for this call's shapes.
@@ -166,10 +166,10 @@ class Function(_core._FunctionBase):
         stack.append(trace)
         outer_sizes = _core._set_sizes_at_run_time(relaxed_shapes is not None)  # Note [Sizes in traced rules]
         try:
-            with tracer:
+            with tracer, recording_for_gradients(self.python_function, args, kwargs):  # (and tf.gradients' tape)
                 result = self._traced_function()(*args, **kwargs)
                 flat, template, single = _flatten_outputs(result)
-        except OperatorNotAllowedInGraphError:
+        except errors.OperatorNotAllowedInGraphError:
             if relaxed_shapes is not None and not dry:
                 tracer.restore_variables()
             raise

@@ -7,9 +7,9 @@ from tapegrad.keras import _masking
 from tapegrad.keras import backend as _backend
 from tapegrad.keras.saving._serialization import AutoConfig
 
-__all__ = ["Loss", "LossFunctionWrapper", "MeanSquaredError", "MeanAbsoluteError", "MeanAbsolutePercentageError",
-           "MeanSquaredLogarithmicError", "Huber", "BinaryCrossentropy", "CategoricalCrossentropy",
-           "SparseCategoricalCrossentropy", "mean_squared_error", "mean_absolute_error",
+__all__ = ["Loss", "LossFunctionWrapper", "Reduction", "MeanSquaredError", "MeanAbsoluteError",
+           "MeanAbsolutePercentageError", "MeanSquaredLogarithmicError", "Huber", "BinaryCrossentropy",
+           "CategoricalCrossentropy", "SparseCategoricalCrossentropy", "mean_squared_error", "mean_absolute_error",
            "mean_absolute_percentage_error", "mean_squared_logarithmic_error", "huber", "binary_crossentropy",
            "categorical_crossentropy", "sparse_categorical_crossentropy", "mse", "mae", "mape", "msle", "MSE", "MAE",
            "MAPE", "MSLE", "get"]
@@ -162,7 +162,7 @@ def _masked_weight(mask, dtype, reduction, sample_weight):
     entries weigh 0, and for a mean the others weigh total / valid, so the mean is over the valid
     entries alone."""
     weight = tf.cast(mask, dtype)
-    if reduction in ("sum_over_batch_size", "auto", "mean"):
+    if reduction in ("sum_over_batch_size", "mean"):
         weight = weight * tf.math.divide_no_nan(tf.cast(tf.size(weight), dtype), tf.reduce_sum(weight))
     if sample_weight is None:
         return weight
@@ -174,32 +174,70 @@ def _masked_weight(mask, dtype, reduction, sample_weight):
     return sw * weight
 
 
+def _same_rank(values, sw):
+    """Keras's alignment of a weight whose rank is one off: a trailing 1 is squeezed, except that a
+    vector facing a [n, 1] operand is expanded to [n, 1] instead."""
+    if sw.ndim == values.ndim + 1 and sw.shape[-1] == 1:
+        return (tf.expand_dims(values, -1), sw) if values.ndim == 1 else (values, tf.squeeze(sw, -1))
+    if values.ndim == sw.ndim + 1 and values.shape[-1] == 1:
+        return (values, tf.expand_dims(sw, -1)) if sw.ndim == 1 else (tf.squeeze(values, -1), sw)
+    return values, sw
+
+
 def _reduce(values, sample_weight, reduction):
     if sample_weight is not None:
-        sw = tf.cast(tf.convert_to_tensor(sample_weight), values.dtype)
-        if sw.ndim > values.ndim and sw.shape[-1] == 1:
-            sw = tf.squeeze(sw, -1)
+        values, sw = _same_rank(values, tf.cast(tf.convert_to_tensor(sample_weight), values.dtype))
         values = values * sw
-    if reduction in (None, "none"):
-        return values
+    if reduction in (None, "none") or values.ndim == 0 or tuple(values.shape) == (0,):
+        return values  # as Keras: a scalar or an empty vector is returned as it is
     if reduction == "sum":
         return tf.reduce_sum(values)
-    if reduction in ("sum_over_batch_size", "auto", "mean"):
-        return tf.reduce_mean(values) if values.ndim else values
-    raise ValueError(f"Unknown reduction {reduction!r}; use 'sum_over_batch_size', 'sum' or 'none'")
+    if reduction == "mean_with_sample_weight" and sample_weight is not None:
+        return tf.math.divide_no_nan(tf.reduce_sum(values), tf.reduce_sum(sw))
+    return tf.reduce_mean(values)  # "sum_over_batch_size", "mean", unweighted "mean_with_sample_weight"
+
+
+# The reductions Keras 3's losses take (its ValueError lists the set as Python prints it).
+_REDUCTIONS = {"sum_over_batch_size", "sum", None, "none", "mean", "mean_with_sample_weight"}
+
+
+def _check_reduction(reduction):
+    if reduction not in _REDUCTIONS:
+        raise ValueError(f"Invalid value for argument `reduction`. Expected one of {_REDUCTIONS}. Received: "
+                         f"reduction={reduction}")
+
+
+class Reduction:
+    """tf.keras.losses.Reduction (Keras 3's legacy names, kept in the tf.keras namespace only): the
+    reduction strings of Keras 2. Keras 3's losses take "sum_over_batch_size", "sum", "none" (None),
+    "mean" and "mean_with_sample_weight"; they refuse AUTO, as Keras 3 does."""
+
+    AUTO = "auto"
+    NONE = "none"
+    SUM = "sum"
+    SUM_OVER_BATCH_SIZE = "sum_over_batch_size"
+
+    @classmethod
+    def all(cls):
+        return (cls.AUTO, cls.NONE, cls.SUM, cls.SUM_OVER_BATCH_SIZE)
+
+    @classmethod
+    def validate(cls, key):
+        if key not in cls.all():
+            raise ValueError(f'Invalid Reduction Key: {key}. Expected keys are "{cls.all()}"')
 
 
 class Loss(AutoConfig):
     """Base class: ``call(y_true, y_pred)`` gives one loss per instance; ``__call__`` reduces it.
 
     Args:
-      reduction: "sum_over_batch_size" (the mean, default), "sum" or "none".
+      reduction: "sum_over_batch_size" (the mean, default), "mean" (the same), "mean_with_sample_weight"
+        (the weighted sum over the sum of the sample weights), "sum" or "none" (None).
       name: the loss's name.
     """
 
     def __init__(self, name=None, reduction="sum_over_batch_size", dtype=None):
-        if reduction not in (None, "none", "sum", "sum_over_batch_size", "auto", "mean"):
-            raise ValueError(f"Unknown reduction {reduction!r}; use 'sum_over_batch_size', 'sum' or 'none'")
+        _check_reduction(reduction)
         self.name = name or _snake(type(self).__name__)
         self.reduction = reduction
         self._dtype = _compute_dtype(dtype, type(self).__name__)

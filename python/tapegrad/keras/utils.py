@@ -9,6 +9,7 @@ import numpy as np
 import tapegrad as tf
 from tapegrad.keras.backend import clear_session
 from tapegrad.keras.datasets._files import get_file
+from tapegrad.keras.random import seed_generator as _seed_generator
 
 from tapegrad.keras._timeseries import timeseries_dataset_from_array  # noqa: E402
 
@@ -24,6 +25,7 @@ def set_random_seed(seed):
     _random.seed(int(seed))
     np.random.seed(int(seed))
     tf.random.set_seed(int(seed))
+    _seed_generator.reset_global_seed_generator()  # seed=None draws of keras.random repeat, as in Keras
 
 
 def to_categorical(x, num_classes=None):
