@@ -89,6 +89,20 @@ ARGS = {
     "layers.RNN": dict(cell=keras.layers.LSTMCell(2)),
     "layers.Bidirectional": dict(layer=keras.layers.GRU(2)),
     "layers.MultiHeadAttention": dict(num_heads=2, key_dim=2, value_dim=3, dropout=0.1, output_shape=4),
+    # preprocessing layers (keras/layers/preprocessing/)
+    "layers.Rescaling": dict(scale=0.5, offset=1.0),
+    "layers.Normalization": dict(mean=[1.0, 2.0, 3.0], variance=[1.0, 4.0, 9.0]),
+    "layers.CategoryEncoding": dict(num_tokens=5, output_mode="count"),
+    "layers.Discretization": dict(bin_boundaries=[0.0, 1.0]),
+    "layers.Hashing": dict(num_bins=3, salt=5),
+    **{f"layers.{name}": dict(height=2, width=2) for name in ("Resizing", "CenterCrop")},
+    "layers.RandomCrop": dict(height=3, width=3, seed=1),  # a 3x3 image: one window only
+    "layers.RandomFlip": dict(mode="horizontal", seed=1),
+    "layers.RandomContrast": dict(factor=0.5, seed=1),
+    "layers.RandomBrightness": dict(factor=(0.1, 0.2), seed=1),
+    "layers.StringLookup": dict(vocabulary=["-1", "0", "1"], output_mode="count"),
+    "layers.IntegerLookup": dict(vocabulary=[0, 1, 2], num_oov_indices=2),
+    "layers.TextVectorization": dict(vocabulary=["1", "2"], output_sequence_length=2),
 }
 # What a layer is called on in the round trip, when not the 3x3 sample x itself.
 _MERGE = ("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate", "Dot")
@@ -100,6 +114,16 @@ CALL_ON = {**{f"layers.{name}": (lambda x: [x, x * 2.0]) for name in _MERGE},
            "layers.TimeDistributed": lambda x: tf.reshape(x, [3, 3, 1]),
            "layers.Embedding": lambda x: tf.cast(tf.abs(x), tf.int32),
            "layers.MultiHeadAttention": lambda x: (tf.reshape(x, [1, 3, 3]), tf.reshape(x, [1, 3, 3]) * 0.5),
+           # preprocessing layers: images, integer ids, strings; the random layers get inputs their draws
+           # leave unchanged (a constant image; one at the top of value_range), so a clone computes the same
+           **{f"layers.{name}": lambda x: tf.reshape(x, [1, 3, 3, 1])
+              for name in ("Resizing", "CenterCrop", "RandomCrop")},
+           **{f"layers.{name}": lambda x: tf.ones([1, 3, 3, 2]) * 7.0 for name in ("RandomFlip", "RandomContrast")},
+           "layers.RandomBrightness": lambda x: tf.ones([1, 3, 3, 1]) * 255.0,
+           "layers.CategoryEncoding": lambda x: tf.cast(tf.abs(x), tf.int32),
+           "layers.IntegerLookup": lambda x: tf.cast(x, tf.int64),
+           "layers.StringLookup": lambda x: tf.strings.as_string(tf.cast(x, tf.int64)),
+           "layers.TextVectorization": lambda x: tf.strings.as_string(tf.cast(tf.reshape(x, [9]), tf.int64)),
            # convolution, pooling and 2-D reshaping layers: a (3, 3, 1) sequence batch or a 3x3 image
            **{f"layers.{name}": lambda x: tf.reshape(x, [3, 3, 1]) for name in (
                "SimpleRNN", "LSTM", "GRU", "RNN", "Bidirectional", "Conv1D", "MaxPooling1D", "AveragePooling1D", "GlobalAveragePooling1D", "GlobalMaxPooling1D")},

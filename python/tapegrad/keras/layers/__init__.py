@@ -19,6 +19,7 @@ from tapegrad.keras.layers.conv import *  # noqa: F401,F403
 from tapegrad.keras.layers.pooling import *  # noqa: F401,F403
 from tapegrad.keras.layers.reshaping import *  # noqa: F401,F403
 from tapegrad.keras.layers import conv as _conv, pooling as _pooling, reshaping as _reshaping
+from tapegrad.keras.layers.preprocessing import *  # noqa: F401,F403
 
 __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer", "Input", "Dropout",
            "AlphaDropout", "GaussianNoise", "GaussianDropout", "SpatialDropout1D", "SpatialDropout2D",
@@ -26,7 +27,10 @@ __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer",
            "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Permute", "RepeatVector",
            "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
            "Dot", "TimeDistributed", "MultiHeadAttention", "Masking", "TFSMLayer"] + _conv.__all__ + _pooling.__all__ + \
-    _reshaping.__all__
+    _reshaping.__all__ + \
+    ["Rescaling", "Normalization", "CategoryEncoding", "Discretization", "Hashing", "Resizing", "CenterCrop",
+     "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness", "StringLookup", "IntegerLookup",
+     "TextVectorization"]
 from tapegrad.keras.layers.recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN,  # noqa: E402
                                              SimpleRNNCell)
 
