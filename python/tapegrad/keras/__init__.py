@@ -4,7 +4,8 @@
 """
 from tapegrad.keras import backend  # noqa: F401  (first: layers read its floatx)
 from tapegrad.keras import (activations, callbacks, constraints, datasets, initializers, layers, losses,  # noqa: F401
-                            metrics, models, optimizers, preprocessing, random, regularizers, saving, utils)
+                            metrics, models, ops, optimizers, preprocessing, random, regularizers, saving,
+                            utils)
 from tapegrad.keras.layers import Input, KerasTensor  # noqa: F401
 from tapegrad.keras.models import Model, Sequential  # noqa: F401
 

@@ -242,7 +242,7 @@ def _function_name(fn):
     """The public name of a tapegrad op or function ("math.add", "reshape") or an operator ("__operators__.add")."""
     if getattr(operator, getattr(fn, "__name__", ""), None) is fn:
         return "__operators__." + fn.__name__
-    for prefix, space in (("", tf), ("math.", tf.math), ("nn.", tf.nn), ("linalg.", tf.linalg)):
+    for prefix, space in (("", tf), ("math.", tf.math), ("nn.", tf.nn), ("linalg.", tf.linalg), ("keras.ops.", tf.keras.ops)):
         name = getattr(fn, "__name__", None)
         if name and getattr(space, name, None) is fn:
             return prefix + name
