@@ -75,6 +75,7 @@ del _install
 from tapegrad._install import lazy_module as _lazy  # noqa: E402
 
 keras = _lazy("tapegrad.keras")
+distribute = _lazy("tapegrad.distribute")  # tf.distribute's strategies (and Horovod's MPI names)
 optimizers, losses, metrics, initializers = (_lazy(f"tapegrad.keras.{m}") for m in ("optimizers", "losses", "metrics",
                                                                                       "initializers"))
 del _lazy

@@ -1,4 +1,4 @@
-"""Data-parallel training over MPI with Horovod's TensorFlow names.
+"""Data-parallel training over MPI with Horovod's TensorFlow names, and tf.distribute's strategies.
 
 A Horovod script runs with only its imports changed (``import tapegrad.distribute as hvd``, or
 ``import tapegrad.distribute.keras as hvd`` for the Keras callbacks' module layout); start it with
@@ -21,6 +21,9 @@ from tapegrad.distribute._runtime import (cross_rank, cross_size, fusion_thresho
                                           local_size, mpi_built, mpi_enabled, mpi_threads_supported, rank,
                                           set_fusion_threshold, set_timeout, shutdown, size)
 from tapegrad.distribute._tape import DistributedGradientTape
+from tapegrad.distribute._strategy import (InputContext, MirroredStrategy, OneDeviceStrategy, ReduceOp,  # noqa: F401
+                                           ReplicaContext, Strategy, experimental_set_strategy, get_replica_context,
+                                           get_strategy, has_strategy, in_cross_replica_context)
 
 
 def stats(reset=False):
@@ -42,4 +45,8 @@ __all__ = ["init", "shutdown", "is_initialized", "rank", "size", "local_rank", "
            "allgather", "broadcast", "broadcast_variables", "broadcast_object", "allgather_object", "barrier",
            "DistributedGradientTape", "DistributedOptimizer",
            "Average", "Sum", "Min", "Max", "Product", "Adasum", "Compression", "callbacks", "set_timeout",
-           "fusion_threshold", "set_fusion_threshold", "stats"]
+           "fusion_threshold", "set_fusion_threshold", "stats",
+           # tf.distribute's strategies (one replica on a CPU, Note [One-replica strategies])
+           "Strategy", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "InputContext", "ReplicaContext",
+           "get_strategy", "has_strategy", "in_cross_replica_context", "get_replica_context",
+           "experimental_set_strategy"]
