@@ -8,7 +8,8 @@ one full epoch (3,125 batches) per call, each batch delivered as the framework's
                         loop over in-memory batches can reach (a full permutation, no buffer)
   torch                 DataLoader(TensorDataset(x, y), batch_size=32, shuffle=True), the usual
                         set-up (rows fetched one by one, then collated)
-A second workload maps a function over each element before batching (tapegrad and TF only).
+A second workload maps a function over each element before batching, a third parses 100,000 serialized
+tf.train.Examples in batches (tapegrad and TF only).
 Each call returns the number of batches, compared across frameworks.
 Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_data.py
 """
@@ -82,7 +83,30 @@ def _(tf):
     return lambda: _count(ds)
 
 
-WORKLOADS = [epoch, mapped]
+parsed = h.Workload(GROUP, "one epoch of 100,000 serialized tf.train.Examples -> batch(32) -> parse_example",
+                    note="each Example holds 8 floats, an int64 label and a bytes field; returns the batch count; "
+                         "tapegrad and TF only (the records are the same bytes)")
+
+
+def _records(tf):
+    rng = np.random.default_rng(7)
+    feats, labels = rng.standard_normal((ROWS, FEATURES)).astype(np.float32), rng.integers(0, 10, ROWS)
+    return [tf.train.Example(features=tf.train.Features(feature={
+        "x": tf.train.Feature(float_list=tf.train.FloatList(value=f)),
+        "y": tf.train.Feature(int64_list=tf.train.Int64List(value=[int(l)])),
+        "id": tf.train.Feature(bytes_list=tf.train.BytesList(value=[b"row-%d" % i]))})).SerializeToString()
+        for i, (f, l) in enumerate(zip(feats, labels))]
+
+
+@parsed.case("tensorflow", "tapegrad")
+def _(tf):
+    spec = {"x": tf.io.FixedLenFeature([FEATURES], tf.float32), "y": tf.io.FixedLenFeature([], tf.int64),
+            "id": tf.io.FixedLenFeature([], tf.string)}
+    ds = tf.data.Dataset.from_tensor_slices(_records(tf)).batch(BATCH).map(lambda s: tf.io.parse_example(s, spec))
+    return lambda: _count(ds)
+
+
+WORKLOADS = [epoch, mapped, parsed]
 
 
 def main(argv=None, print_env=True):

@@ -6,6 +6,7 @@ Strings are matched as text (see the comment on invalid UTF-8 below).
 import codecs
 import functools
 import re
+import warnings
 import unicodedata
 
 from tapegrad import errors
@@ -158,9 +159,11 @@ def compile_pattern(pattern, op):
     """The compiled Python pattern for RE2 ``pattern`` (str or UTF-8 bytes)."""
     text = pattern.decode("utf-8") if isinstance(pattern, bytes) else str(pattern)
     try:
-        return re.compile(translate(text, op))
-    except (re.error, ValueError, IndexError) as e:
-        if "global flags not at the start" in str(e):
+        with warnings.catch_warnings():  # Python 3.10 only warns of late flags, which 3.11 refuses
+            warnings.simplefilter("error", DeprecationWarning)
+            return re.compile(translate(text, op))
+    except (re.error, ValueError, IndexError, DeprecationWarning) as e:
+        if "flags not at the start" in str(e).lower():
             raise errors.UnimplementedError(f"{op}: flags after the start of pattern {text!r} are not supported by "
                                             "tapegrad; scope them, (?i:...)") from None
         raise errors.InvalidArgumentError(f"{op}: Invalid pattern: {text}, error: {e}") from None
