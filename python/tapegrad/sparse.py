@@ -185,7 +185,7 @@ def minimum(sp_a, sp_b, name=None):
     return _extreme(sp_a, sp_b, lambda x, y: _where(x <= y, x, y), "minimum")
 
 
-def _reduction(sp, axis, keepdims, fn):
+def _reduction(sp, axis, keepdims):
     indices, shape = _parts(sp)
     rank = len(shape)
     axes = list(range(rank)) if axis is None else sorted({int(a) % rank for a in np.asarray(axis).reshape(-1)})
@@ -199,7 +199,7 @@ def _reduction(sp, axis, keepdims, fn):
 def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
     """The sum over axis of the dense tensor (a dense tensor, or a SparseTensor with output_is_sparse)."""
     sp = _check(sp_input, "reduce_sum")
-    segment, n, shape = _reduction(sp, axis, keepdims, "reduce_sum")
+    segment, n, shape = _reduction(sp, axis, keepdims)
     dense = _array.reshape(_segments.unsorted_segment_sum(sp.values, _convert(segment), n), shape)
     return from_dense(dense) if output_is_sparse else dense
 
@@ -207,7 +207,7 @@ def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
 def reduce_max(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=None):
     """The maximum over axis of the entries present (a slice with none gives 0)."""
     sp = _check(sp_input, "reduce_max")
-    segment, n, shape = _reduction(sp, axis, keepdims, "reduce_max")
+    segment, n, shape = _reduction(sp, axis, keepdims)
     present = np.zeros(n, bool)
     present[segment] = True
     top = _segments.unsorted_segment_max(sp.values, _convert(segment), n)
@@ -315,7 +315,7 @@ def split(sp_input=None, num_split=None, axis=None, name=None):
     return out
 
 
-def _segment(data, indices, segment_ids, num_segments, scale, fn):
+def _segment(data, indices, segment_ids, num_segments, scale):
     rows = _array.gather(_convert(data), _convert(indices))
     ids = np.asarray(segment_ids, np.int64)
     n = int(num_segments) if num_segments is not None else (int(ids.max()) + 1 if len(ids) else 0)
@@ -329,15 +329,15 @@ def _segment(data, indices, segment_ids, num_segments, scale, fn):
 
 def segment_sum(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
     """Sum of data[indices[i]] over each segment id (TF's SparseSegmentSum)."""
-    return _segment(data, indices, segment_ids, num_segments, None, "segment_sum")
+    return _segment(data, indices, segment_ids, num_segments, None)
 
 
 def segment_mean(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
-    return _segment(data, indices, segment_ids, num_segments, lambda c: c, "segment_mean")
+    return _segment(data, indices, segment_ids, num_segments, lambda c: c)
 
 
 def segment_sqrt_n(data, indices, segment_ids, num_segments=None, name=None, sparse_gradient=False):
-    return _segment(data, indices, segment_ids, num_segments, np.sqrt, "segment_sqrt_n")
+    return _segment(data, indices, segment_ids, num_segments, np.sqrt)
 
 
 def mask(a, mask_indices, name=None):

@@ -61,6 +61,9 @@ CASES = {
     "mul_dense": lambda lib: sp(lib, A) * lib.constant([1.0, 2.0, 3.0, 4.0, 5.0]),
     "div_dense": lambda lib: sp(lib, A) / 2.0,
     "reset_shape": lambda lib: lib.sparse.reset_shape(sp(lib, A)),
+    "empty_to_dense": lambda lib: lib.sparse.to_dense(sp(lib, (np.zeros((0, 2), np.int64), [], [2, 3]))),
+    "empty_reduce_sum": lambda lib: lib.sparse.reduce_sum(sp(lib, (np.zeros((0, 2), np.int64), [], [2, 3])), axis=1),
+    "nan_values": lambda lib: lib.sparse.reduce_sum(sp(lib, ([[0, 0], [0, 1]], [np.nan, 1.0], [1, 2])), axis=1),
 }
 
 
@@ -121,6 +124,8 @@ def test_errors_as_tf():
             lib.sparse.SparseTensor([[0, 1]], [1.0, 2.0], [2, 2])
         with pytest.raises((TypeError, ValueError)):
             lib.convert_to_tensor(sp(lib, A))
+        with pytest.raises(cls):
+            lib.sparse.reshape(sp(lib, A), [3, 3])
 
 
 def _examples(lib):

@@ -92,10 +92,8 @@ class RaggedTensor:
 
     @classmethod
     def from_nested_row_lengths(cls, flat_values, nested_row_lengths, name=None, validate=True):
-        result = _as_values(flat_values)
-        for lengths in reversed(list(nested_row_lengths)):
-            result = cls.from_row_lengths(result, lengths, validate=validate)
-        return result
+        splits = [np.concatenate([[0], np.cumsum(np.asarray(l, np.int64).reshape(-1))]) for l in nested_row_lengths]
+        return cls.from_nested_row_splits(flat_values, splits, validate=validate)
 
     @classmethod
     def from_tensor(cls, tensor, lengths=None, padding=None, ragged_rank=1, name=None, row_splits_dtype=dtypes.int64):
