@@ -77,9 +77,9 @@ RANK = {unit: i for i, (_, units) in enumerate(RANKS) for unit in units}
 UPWARD = {
     ("_tensor", "_function"): "_tensor/tensor.py asks trace_context whether a trace runs",
     ("_tensor", "_ops"): "_tensor/tensor.py converts arguments with _ops/_wrap.py's convert_arg",
-    ("_ops", "_function"): "ops built on control flow, host calls and trace state (image_geometry, nn_sampled, "
-                           "_random_host, _image_common, indexing)",
-    ("_ops", "random"): "_ops/image_random.py draws with tf.random.uniform, defined in random.py",
+    ("_ops", "_function"): "ops built on control flow, host calls and trace state (image/geometry, nn/sampled_losses, "
+                           "random/host, image/_common, array/getitem)",
+    ("_ops", "random"): "_ops/image/random_adjust.py draws with tf.random.uniform, defined in random.py",
     ("train", "tapegrad"): "train/ walks the objects the public API makes (import tapegrad as tf)",
     ("saved_model", "tapegrad"): "saved_model/_import_ops.py runs a loaded graph's TF ops on the public API",
 }

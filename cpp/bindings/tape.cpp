@@ -165,7 +165,7 @@ py::object gradient(TapeObject& t, py::handle target, py::handle sources, py::ha
   Tensors grads = run_gradient(t, req);
   std::vector<py::object> flat;
   for (size_t i = 0; i < n; ++i) flat.push_back(wrap_tensor(grads[i]));
-  py::object make = py::module_::import("tapegrad._ops.indexed_slices").attr("_from_gathers");
+  py::object make = py::module_::import("tapegrad._ops.composite.indexed_slices").attr("_from_gathers");
   for (size_t j = 0; j < sparse.size(); ++j) {
     py::list values, idx;
     for (size_t k = 0; k < slots[j].size(); ++k) {

@@ -2,7 +2,7 @@
 // UniqueIndex, UniqueCount), the row positions tf.dynamic_partition and tf.dynamic_stitch gather with
 // (PartitionPositions, StitchSources), and TF's BroadcastArgs, UnravelIndex and HistogramFixedWidth.
 // None has a gradient: their results are indices, counts and shapes. The values dynamic_partition
-// and dynamic_stitch move are moved by GatherV2 (python/tapegrad/_ops/array_sets.py), whose rule
+// and dynamic_stitch move are moved by GatherV2 (python/tapegrad/_ops/array/unique_partition.py), whose rule
 // gives their gradients.
 //
 // Note [Value-shaped set ops]: UniqueValues, PartitionPositions and StitchSources have

@@ -17,23 +17,23 @@ from tapegrad import _core  # noqa: E402
 from tapegrad import dtypes, errors  # noqa: E402
 from tapegrad.dtypes import DType, as_dtype, bool, float32, float64, int32, int64, string  # noqa: E402,A004
 from tapegrad._tensor.tensor import *  # noqa: E402,F401,F403
-from tapegrad._ops.creation import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.creation import *  # noqa: E402,F401,F403
 from tapegrad._autodiff.tape import GradientTape, UnconnectedGradients  # noqa: E402
 from tapegrad._autodiff.gradients import gradients  # noqa: E402
 from tapegrad._autodiff.custom_gradient import custom_gradient  # noqa: E402
 from tapegrad._autodiff.register_gradient import RegisterGradient  # noqa: E402
 from tapegrad._autodiff.recompute import recompute_grad  # noqa: E402
-from tapegrad._ops.elementwise import *  # noqa: E402,F401,F403
-from tapegrad._ops.reduction import *  # noqa: E402,F401,F403
-from tapegrad._ops.array import *  # noqa: E402,F401,F403
-from tapegrad._ops.linalg import *  # noqa: E402,F401,F403
-from tapegrad._ops.array_more import *  # noqa: E402,F401,F403
-from tapegrad._ops.scatter_gather import *  # noqa: E402,F401,F403
-from tapegrad._ops.array_sets import *  # noqa: E402,F401,F403
-from tapegrad._ops.sorting import argsort, searchsorted, sort  # noqa: E402,F401
-from tapegrad._ops.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
-from tapegrad._ops.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: E402,F401
-from tapegrad._ops.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402,F401
+from tapegrad._ops.math.elementwise import *  # noqa: E402,F401,F403
+from tapegrad._ops.math.reduction import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.manipulation import *  # noqa: E402,F401,F403
+from tapegrad._ops.linalg.products_norms import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.roll_repeat_mask import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.gather_scatter import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.unique_partition import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.sorting import argsort, searchsorted, sort  # noqa: E402,F401
+from tapegrad._ops.composite.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
+from tapegrad._ops.composite.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: E402,F401
+from tapegrad._ops.composite.ragged_tensor import RaggedTensor, RaggedTensorSpec  # noqa: E402,F401
 from tapegrad._function.function import function  # noqa: E402
 from tapegrad import autograph  # noqa: E402
 from tapegrad._function.tensor_array import TensorArray  # noqa: E402
@@ -41,7 +41,7 @@ from tapegrad._function.trace_context import inside_function, is_symbolic_tensor
 from tapegrad._debugging.printing import print  # noqa: E402,A004
 from tapegrad._debugging.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402,F401
 from tapegrad._function.py_function import *  # noqa: E402,F401,F403
-from tapegrad._ops.math_more import scalar_mul  # noqa: E402,F401
+from tapegrad._ops.math.aggregates import scalar_mul  # noqa: E402,F401
 from tapegrad._function.control_flow import case, cond, switch_case, while_loop  # noqa: E402
 from tapegrad._function.functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest, image  # noqa: E402

@@ -16,7 +16,8 @@ import sys
 
 from tapegrad import _core
 from tapegrad._debugging import op_failure
-from tapegrad._ops import _symbolic, computed_attrs
+from tapegrad._ops import _symbolic
+from tapegrad._ops.array import computed_attrs
 from tapegrad._tensor.tensor import install_tensor_surface
 
 __all__ = ["install", "lazy_module"]

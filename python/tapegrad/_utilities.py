@@ -21,7 +21,7 @@ import numbers
 import numpy as np
 
 from tapegrad import _core, random
-from tapegrad._ops.creation import ones, zeros
+from tapegrad._ops.array.creation import ones, zeros
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
 from tapegrad.dtypes import as_dtype, double, float32  # noqa: F401 -- double: re-exported as tf.double
 from tapegrad.errors import UnimplementedError

@@ -1,10 +1,10 @@
 """``tf.nn``: activations, softmax and losses."""
-from tapegrad._ops.elementwise import sigmoid, softplus  # noqa: F401
-from tapegrad._ops.nn import *  # noqa: F401,F403
-from tapegrad._ops.conv import *  # noqa: F401,F403,E402
-from tapegrad._ops.nn_lookup_norm import *  # noqa: F401,F403,E402
-from tapegrad._ops.sorting import in_top_k, top_k  # noqa: F401,E402
-from tapegrad._ops.elementwise import tanh  # noqa: F401,E402
-from tapegrad._ops.nn_more import *  # noqa: F401,F403,E402
-from tapegrad._ops.array_space import space_to_batch  # noqa: F401,E402
-from tapegrad._ops.nn_sampled import *  # noqa: F401,F403,E402
+from tapegrad._ops.math.elementwise import sigmoid, softplus  # noqa: F401
+from tapegrad._ops.nn.activations_losses import *  # noqa: F401,F403
+from tapegrad._ops.nn.conv_pool import *  # noqa: F401,F403,E402
+from tapegrad._ops.nn.embedding_batchnorm import *  # noqa: F401,F403,E402
+from tapegrad._ops.array.sorting import in_top_k, top_k  # noqa: F401,E402
+from tapegrad._ops.math.elementwise import tanh  # noqa: F401,E402
+from tapegrad._ops.nn.statistics_losses import *  # noqa: F401,F403,E402
+from tapegrad._ops.array.space_batch import space_to_batch  # noqa: F401,E402
+from tapegrad._ops.nn.sampled_losses import *  # noqa: F401,F403,E402

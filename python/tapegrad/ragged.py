@@ -1,11 +1,11 @@
-"""tf.ragged: making and combining RaggedTensors (Note [RaggedTensor] in _ops/ragged_tensor.py)."""
+"""tf.ragged: making and combining RaggedTensors (Note [RaggedTensor] in _ops/composite/ragged_tensor.py)."""
 import builtins
 
 import numpy as np
 
 from tapegrad import dtypes as _dtypes, errors as _errors
-from tapegrad._ops.array import concat as _concat
-from tapegrad._ops.ragged_tensor import RaggedTensor, RaggedTensorSpec, _take
+from tapegrad._ops.array.manipulation import concat as _concat
+from tapegrad._ops.composite.ragged_tensor import RaggedTensor, RaggedTensorSpec, _take
 from tapegrad._tensor.string_tensor import StringTensor as _StringTensor, string_constant as _strings
 from tapegrad._tensor.tensor import constant as _constant, convert_to_tensor as _convert
 

@@ -6,7 +6,7 @@ C++, so inside a ``tf.function`` every call draws new values. As in TensorFlow, 
 fixes the sequence of values drawn from then on; an op ``seed`` selects a separate stream (two
 calls with the same op seed still draw different values, and the same ones after ``set_seed``).
 The stateless ops, Generator, gamma and poisson draw on the host from NumPy's Philox generator
-(tapegrad._ops._random_host): the same seed gives the same values every time, but not TF's values
+(tapegrad._ops.random.host): the same seed gives the same values every time, but not TF's values
 (TF's Philox kernels lay out key and counter their own way). Keras initializers and tf.data draw
 from the NumPy generator of ``_numpy_generator``, which ``set_seed`` seeds too.
 """
@@ -15,15 +15,15 @@ import numpy as np
 from tapegrad import dtypes
 from tapegrad._ops._wrap import convert_arg as _convert_arg
 from tapegrad import _core
-from tapegrad._ops import _random_dists
-from tapegrad._ops import random_stateful as _stateful
-from tapegrad._ops.random_stateful import gamma, poisson
-from tapegrad._ops.random_stateless import (fold_in, split, stateless_binomial, stateless_categorical,
+from tapegrad._ops.random import distributions as _random_dists
+from tapegrad._ops.random import stateful as _stateful
+from tapegrad._ops.random.stateful import gamma, poisson
+from tapegrad._ops.random.stateless import (fold_in, split, stateless_binomial, stateless_categorical,
                                             stateless_gamma, stateless_normal, stateless_parameterized_truncated_normal,
                                             stateless_poisson, stateless_truncated_normal, stateless_uniform)
-from tapegrad._ops.random_generator import (Algorithm, Generator, create_rng_state, get_global_generator,
+from tapegrad._ops.random.generator import (Algorithm, Generator, create_rng_state, get_global_generator,
                                         set_global_generator)
-from tapegrad._ops.nn_sampled import (all_candidate_sampler, log_uniform_candidate_sampler,
+from tapegrad._ops.nn.sampled_losses import (all_candidate_sampler, log_uniform_candidate_sampler,
                                       uniform_candidate_sampler)
 
 __all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle", "get_global_generator",
@@ -64,7 +64,7 @@ def _draw(op, shape, dtype, seed, where):
     """One call of a random op. A shape computed while tracing a graph that serves several sizes
     (tf.shape of a traced tensor there) is passed as a tensor: the graph reads it at every call."""
     if _core._tracing():
-        from tapegrad._ops.creation import _computed_dims
+        from tapegrad._ops.array.creation import _computed_dims
         dims = _computed_dims(shape, where, "shape")  # a traced tensor, or a list holding one
         if dims is not None:
             return op(dims, dtype=dtype, seed=seed, shape_input=True)
@@ -95,7 +95,7 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats; required for integers)."""
     from tapegrad._tensor.tensor import cast
-    from tapegrad._ops.elementwise import floor, minimum
+    from tapegrad._ops.math.elementwise import floor, minimum
 
     dt = _convert_arg(dtype, "dtype", "random.uniform", "dtype")
     if dt.is_integer:
@@ -123,7 +123,7 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     """Normal values with those more than two standard deviations from the mean left out: the
     normal's inverse CDF applied to a uniform draw on [CDF(-2), CDF(2)], which is exactly that
     distribution (no redraws, so it traces like any op)."""
-    from tapegrad._ops.elementwise import erfinv
+    from tapegrad._ops.math.elementwise import erfinv
     dt = _convert_arg(dtype, "dtype", "random.truncated_normal", "dtype")
     if not dt.is_floating:  # TF: a TypeError from its op's dtype check
         raise TypeError(f"random.truncated_normal: dtype must be float32 or float64, got {dt.name}")
@@ -150,7 +150,7 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
 def shuffle(value, seed=None, name=None):
     """``value`` with its first dimension randomly permuted (a scalar comes back as it is); the
     permutation sorts random keys, and the result is a gather, so gradients flow back to ``value``."""
-    from tapegrad._ops.array import gather
+    from tapegrad._ops.array.manipulation import gather
     from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
     v = value if isinstance(value, Tensor) else convert_to_tensor(value)

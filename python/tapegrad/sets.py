@@ -8,7 +8,7 @@ count once), as a dense int32 tensor.
 import numpy as np
 
 from tapegrad import dtypes as _dtypes, errors as _errors
-from tapegrad._ops.sparse_tensor import SparseTensor
+from tapegrad._ops.composite.sparse_tensor import SparseTensor
 from tapegrad._tensor.string_tensor import StringTensor as _StringTensor, string_constant as _strings
 from tapegrad._tensor.tensor import Tensor as _Tensor, constant as _constant, convert_to_tensor as _convert
 

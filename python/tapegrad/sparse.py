@@ -1,4 +1,4 @@
-"""tf.sparse: ops on SparseTensors (Note [SparseTensor] in _ops/sparse_tensor.py).
+"""tf.sparse: ops on SparseTensors (Note [SparseTensor] in _ops/composite/sparse_tensor.py).
 
 Positions are NumPy integers; values go through tapegrad's ops (gather, scatter, segment sums), so the
 gradients TF defines reach the values and the dense operands.
@@ -6,11 +6,13 @@ gradients TF defines reach the values and the dense operands.
 import numpy as np
 
 from tapegrad import dtypes as _dtypes, errors as _errors
-from tapegrad._ops import array as _array, scatter_gather as _sg, segments as _segments
-from tapegrad._ops.creation import fill as _fill, zeros as _zeros
-from tapegrad._ops.elementwise import exp as _exp, where as _where
-from tapegrad._ops.indexed_slices import IndexedSlices as _IndexedSlices
-from tapegrad._ops.sparse_tensor import SparseTensor
+from tapegrad._ops.array import manipulation as _array
+from tapegrad._ops.array import gather_scatter as _sg
+from tapegrad._ops.math import segments as _segments
+from tapegrad._ops.array.creation import fill as _fill, zeros as _zeros
+from tapegrad._ops.math.elementwise import exp as _exp, where as _where
+from tapegrad._ops.composite.indexed_slices import IndexedSlices as _IndexedSlices
+from tapegrad._ops.composite.sparse_tensor import SparseTensor
 from tapegrad._tensor.tensor import Tensor as _Tensor, cast as _cast, convert_to_tensor as _convert
 
 __all__ = ["SparseTensor", "to_dense", "from_dense", "reorder", "reshape", "slice", "concat", "add", "reduce_sum",

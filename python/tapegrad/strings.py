@@ -15,7 +15,7 @@ from tapegrad._tensor import string_unicode as _unicode
 from tapegrad._tensor.string_tensor import (StringTensor as _StringTensor, empty_nest as _empty_nest,
                                             is_text as _is_text, string_constant as _string_constant)
 from tapegrad._tensor.string_text import number_formatter as _number_formatter, tensor_text as _tensor_text
-from tapegrad._ops.ragged_tensor import RaggedTensor as _RaggedTensor
+from tapegrad._ops.composite.ragged_tensor import RaggedTensor as _RaggedTensor
 from tapegrad._tensor.tensor import Tensor as _Tensor, constant as _constant, convert_to_tensor as _convert
 
 __all__ = ["as_string", "bytes_split", "format", "join", "length", "lower", "ngrams", "reduce_join",

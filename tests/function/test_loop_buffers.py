@@ -138,7 +138,7 @@ def test_a_taped_graph_loop_keeps_no_history_of_its_rows():
 
 def test_a_slice_of_a_size_that_varies_is_resolved_at_run_time_not_frozen():
     # y's length changes between calls with inputs of one shape; y[1:] resolved at the trace would
-    # keep the first call's length, so it is resolved from the run-time shape (indexing_run_time.py)
+    # keep the first call's length, so it is resolved from the run-time shape (_ops/array/getitem_run_time.py)
     @tf.function
     def tail(x):
         return tf.unique(x)[0][1:]

@@ -5,7 +5,7 @@ code run eagerly, gradients included; the ops that cannot read such sizes at run
 import pytest
 
 import tapegrad as tf
-from tapegrad._ops.array import _gather
+from tapegrad._ops.array.manipulation import _gather
 from varying_rows import X, check_one_trace, check_refused
 
 ORDERS = [(1, 3, 4, 0), (4, 1, 3), (3, 1, 0, 4)]

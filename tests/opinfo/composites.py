@@ -1,4 +1,4 @@
-"""Rows for the ops composed in Python (tapegrad/_ops/math_more.py, nn_more.py, linalg_more.py):
+"""Rows for the ops composed in Python (tapegrad/_ops/math/aggregates.py, _ops/nn/statistics_losses.py, _ops/linalg/diag_cross.py):
 no registry op of their own, so their gradients are those of the ops they are built from, checked
 here against finite differences (to second order where the formula is smooth)."""
 import numpy as np

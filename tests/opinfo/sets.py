@@ -1,6 +1,6 @@
 """Rows for cpp/ops/set_ops.cpp (the value-shaped Unique*, PartitionPositions and StitchSources, and
 BroadcastArgs, UnravelIndex, HistogramFixedWidth) and the differentiable ops composed in
-python/tapegrad/_ops/array_sets.py and array_space.py (dynamic_partition, dynamic_stitch,
+python/tapegrad/_ops/array/unique_partition.py and _ops/array/space_batch.py (dynamic_partition, dynamic_stitch,
 reverse_sequence, the space/batch ops, saturate_cast). TruncateDiv, TruncateMod and NextAfter, being
 elementwise (fusable), have their rows in elementwise.py."""
 import numpy as np

@@ -1,5 +1,5 @@
-"""tf.unique, tf.dynamic_partition, tf.dynamic_stitch and the other ops of _ops/array_sets.py and
-array_space.py: values against NumPy, one tf.function trace serving values that give results of other
+"""tf.unique, tf.dynamic_partition, tf.dynamic_stitch and the other ops of _ops/array/unique_partition.py and
+_ops/array/space_batch.py: values against NumPy, one tf.function trace serving values that give results of other
 lengths (Note [Value-shaped set ops]), TF's error classes, gradients against finite differences.
 TF's own answers are checked by tests/oracle/test_tf_oracle.py (rows in tests/tf_oracle/rows_sets.py)."""
 import numpy as np

@@ -1,4 +1,4 @@
-"""The ops composed in Python (tapegrad/_ops/math_more.py, nn_more.py, linalg_more.py) where the
+"""The ops composed in Python (tapegrad/_ops/math/aggregates.py, _ops/nn/statistics_losses.py, _ops/linalg/diag_cross.py) where the
 oracle and op tables do not reach: inside tf.function, values that set shapes, the unsupported
 arguments, and errors that name the function and the argument."""
 import numpy as np

@@ -1,5 +1,5 @@
 """tf.image.resize: values against a NumPy reference written from TF's coordinate rules (Note [Resize
-coordinates] in _ops/image.py), dtypes, errors, and gradients (resize is linear: its gradient is the
+coordinates] in _ops/image/resize.py), dtypes, errors, and gradients (resize is linear: its gradient is the
 transpose of the matrix that resizing the unit images builds). tests/oracle/test_tf_oracle_image.py compares
 with TF itself."""
 import numpy as np

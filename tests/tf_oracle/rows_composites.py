@@ -1,4 +1,4 @@
-"""Oracle rows of the ops composed in Python (tapegrad/_ops/math_more.py, nn_more.py, linalg_more.py)."""
+"""Oracle rows of the ops composed in Python (tapegrad/_ops/math/aggregates.py, _ops/nn/statistics_losses.py, _ops/linalg/diag_cross.py)."""
 import numpy as np
 
 from tf_oracle.rows import Row

@@ -21,7 +21,7 @@ from tapegrad import _core
 from tapegrad._autodiff.tape import GradientTape, UnconnectedGradients
 from tapegrad._function.trace_context import current_trace
 from tapegrad._nest import flatten
-from tapegrad._ops.creation import ones_like, zeros_like
+from tapegrad._ops.array.creation import ones_like, zeros_like
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 from tapegrad.errors import UnimplementedError
 

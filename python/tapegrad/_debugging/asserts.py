@@ -148,7 +148,7 @@ def _binary_eager_text(x, y, ok, op, message, summarize):
 
 
 def _binary(x, y, compare, op, message, summarize):
-    from tapegrad._ops import elementwise as ew
+    from tapegrad._ops.math import elementwise as ew
     x = convert_to_tensor(x)
     y = convert_to_tensor(y, dtype_hint=x.dtype)
     ok = getattr(ew, compare)(x, y)
@@ -189,7 +189,7 @@ def assert_greater_equal(x, y, message=None, summarize=None, name=None):
 
 # -- the sign of one tensor -------------------------------------------------------------------------------
 def _sign(x, compare, op, message, summarize):
-    from tapegrad._ops import elementwise as ew
+    from tapegrad._ops.math import elementwise as ew
     x = convert_to_tensor(x)
     ok = getattr(ew, compare)(x, convert_to_tensor(0, dtype=x.dtype))
     lead = f"{message}.  " if message else ""
@@ -266,8 +266,8 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     """Raises InvalidArgumentError unless ``|x - y| <= atol + rtol * |y|`` everywhere.
 
     rtol and atol default to 10 * eps of x's dtype."""
-    from tapegrad._ops import elementwise as ew
-    from tapegrad._ops.reduction import reduce_all
+    from tapegrad._ops.math import elementwise as ew
+    from tapegrad._ops.math.reduction import reduce_all
     x = convert_to_tensor(x)
     y = convert_to_tensor(y, dtype=x.dtype)
     if not x.dtype.is_floating:  # TF's ValueError (from np.finfo, whose wording changes with NumPy's version)
@@ -286,8 +286,8 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
 
 def assert_all_finite(x, message, name=None):
     """Returns ``x``; raises InvalidArgumentError "<message> : Tensor had NaN values" (or Inf)."""
-    from tapegrad._ops import elementwise as ew
-    from tapegrad._ops.reduction import reduce_all
+    from tapegrad._ops.math import elementwise as ew
+    from tapegrad._ops.math.reduction import reduce_all
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
         raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: "

@@ -3,7 +3,7 @@ cpp/bindings/ops.cpp): two kinds of argument the binding cannot take get a resul
 
 Note [Attributes computed in a trace]: a public op given a tensor computed inside a tf.function where
 it takes an attribute (tf.reshape(x, [tf.shape(x)[0], -1]) in a trace serving every batch size)
-raises TypeError. Then the handle's ``traced_fallback`` (tapegrad/_ops/computed_attrs.py) builds the
+raises TypeError. Then the handle's ``traced_fallback`` (tapegrad/_ops/array/computed_attrs.py) builds the
 op from ops that read the value at every call, or returns NotImplemented and the TypeError stands.
 
 Keras's symbolic tensors (keras.Input) are not tensors: an op given one goes to the hook keras

@@ -14,7 +14,7 @@ from tapegrad import _core, errors
 from tapegrad._autodiff.gradients import recording_for_gradients
 from tapegrad._function import signature as sig
 from tapegrad._function.concrete_function import ConcreteFunction, _fill
-from tapegrad._ops.creation import ones, zeros
+from tapegrad._ops.array.creation import ones, zeros
 from tapegrad._nest import map_structure
 from tapegrad._function.retracing import flush_calls, note_trace
 from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, constant

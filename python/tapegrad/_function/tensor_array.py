@@ -12,9 +12,9 @@ As in TF's eager mode, ``write`` returns a new TensorArray that shares the eleme
 import builtins
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops.creation import zeros
-from tapegrad._ops.array import concat, gather, reshape, stack, unstack
-from tapegrad._ops.elementwise import maximum
+from tapegrad._ops.array.creation import zeros
+from tapegrad._ops.array.manipulation import concat, gather, reshape, stack, unstack
+from tapegrad._ops.math.elementwise import maximum
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor, shape, _item
 
 __all__ = ["TensorArray"]

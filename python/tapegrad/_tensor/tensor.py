@@ -176,7 +176,7 @@ def _set_shape(self, shape):
 
 def _tensor_surface():
     """What Tensor is in Python beyond the C++ class (cpp/bindings/tensor.cpp: storage, operators)."""
-    from tapegrad._ops.indexing import getitem
+    from tapegrad._ops.array.getitem import getitem
     return {
         "_numpy_unchecked": Tensor.__dict__["numpy"],  # tf.print reads traced values on purpose
         "numpy": _guarded("numpy"),
@@ -345,7 +345,7 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         if is_text(value) and _dtype_of(dtype) in (None, dtypes.string):
             return string_constant(value)
         if _core._tracing() and isinstance(value, (list, tuple)):  # tensors computed in the tf.function
-            from tapegrad._ops.computed_attrs import holds_traced, pack
+            from tapegrad._ops.array.computed_attrs import holds_traced, pack
             if holds_traced(value):
                 return pack(value, _dtype_of(dtype))
         raise _naming_public_function(e) from None

@@ -190,7 +190,7 @@ def iterable_call(f, args, kwargs, recursive=True):
     """The call that makes a `for` loop's iterable: tf.range inside a traced function (its result is a
     tensor there, so TF loops in the graph whatever the bounds), or Python's range with a traced
     bound, is not materialized; the loop counts in the graph."""
-    from tapegrad._ops.creation import range as tf_range
+    from tapegrad._ops.array.creation import range as tf_range
     is_tf_range = getattr(f, "__wrapped__", f) is tf_range  # (tf.range as exported may be wrapped)
     if is_tf_range or f is range:
         values = list(args) + list((kwargs or {}).values())

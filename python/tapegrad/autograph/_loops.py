@@ -9,10 +9,10 @@ invariants from ``set_loop_options`` relax the shape).
 """
 from tapegrad._function import control_flow as _control_flow
 from tapegrad import _core
-from tapegrad._ops.creation import zeros
+from tapegrad._ops.array.creation import zeros
 from tapegrad._nest import sequence_like
-from tapegrad._ops.array import gather
-from tapegrad._ops.elementwise import ceil, floordiv, logical_and, maximum, sign
+from tapegrad._ops.array.manipulation import gather
+from tapegrad._ops.math.elementwise import ceil, floordiv, logical_and, maximum, sign
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor, identity, shape
 from tapegrad.autograph._undefined import Undefined, UndefinedReturnValue, located
 

@@ -6,7 +6,7 @@ as plain Python, so eager code and Python-valued conditions behave exactly as be
 """
 from tapegrad._function import control_flow as _control_flow
 from tapegrad import _core
-from tapegrad._ops.elementwise import logical_and, logical_not, logical_or
+from tapegrad._ops.math.elementwise import logical_and, logical_not, logical_or
 from tapegrad._tensor.tensor import Tensor
 from tapegrad.autograph import _loops
 from tapegrad.autograph._loops import is_graph_tensor

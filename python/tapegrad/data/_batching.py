@@ -4,7 +4,7 @@ import functools
 import numpy as np
 
 from tapegrad import errors
-from tapegrad._ops.array import concat, reshape
+from tapegrad._ops.array.manipulation import concat, reshape
 from tapegrad._tensor.tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
 from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset, Mapped, check_count

@@ -7,7 +7,7 @@ import collections
 import numpy as np
 
 from tapegrad import dtypes, errors
-from tapegrad._ops.creation import zeros
+from tapegrad._ops.array.creation import zeros
 from tapegrad._tensor.string_tensor import string_constant
 from tapegrad._tensor.tensor import TensorSpec
 from tapegrad.data._dataset import Dataset

@@ -3,7 +3,7 @@ elements (Note [String elements] in _functions.py), and the uint8-pixel marks of
 
 Note [Pixel marks in pipelines]
 tf.io's decoders mark the int32 tensors they return as uint8 (or uint16) pixels, so that
-convert_image_dtype scales them by 255 (Note [Pixel tensors] in _ops/image_pixels.py). A map that
+convert_image_dtype scales them by 255 (Note [Pixel tensors] in _ops/image/pixels.py). A map that
 returns such tensors records which components were marked (on its sample calls or its trace), and a
 map further down the pipeline marks those components of its input again, so that
 ``ds.map(decode).batch(32).map(lambda x: tf.image.convert_image_dtype(x, tf.float32))`` scales as in
@@ -11,7 +11,7 @@ TF. Datasets that keep their input's components (batch, shuffle, prefetch, take,
 the record on; those that combine inputs (zip, concatenate) drop it.
 """
 from tapegrad import dtypes
-from tapegrad._ops.image_pixels import mark, pixel_type_of
+from tapegrad._ops.image.pixels import mark, pixel_type_of
 from tapegrad.data import _structure as st
 
 __all__ = ["has_strings", "samples", "pixel_types_of", "output_pixel_types", "pixel_marker"]

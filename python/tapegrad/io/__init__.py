@@ -7,7 +7,7 @@ serialize_tensor / parse_tensor.
     image = tf.image.convert_image_dtype(image, tf.float32)             # [0, 1]
 
 The image codecs need Pillow (``pip install "tapegrad[image]"``); decoded pixels are int32 tensors, as
-tapegrad has no uint8 (Note [Pixel tensors] in _ops/image_pixels.py).
+tapegrad has no uint8 (Note [Pixel tensors] in _ops/image/pixels.py).
 """
 from tapegrad.io import gfile
 from tapegrad.io._csv import decode_csv

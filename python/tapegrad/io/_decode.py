@@ -2,7 +2,7 @@
 TF's rules for which op takes which format and channel count.
 
 Pixels come back as int32 tensors marked as uint8 (or uint16) pixels (Note [Pixel tensors] in
-_ops/image_pixels.py). As in TF every decoder reads any format it can tell by its first bytes, except
+_ops/image/pixels.py). As in TF every decoder reads any format it can tell by its first bytes, except
 that only decode_bmp / decode_image read BMP and decode_bmp reads only BMP; GIF and WebP give a 4-D
 [frames, height, width, channels] tensor except through decode_png / decode_jpeg / decode_bmp (one
 frame) and decode_image(expand_animations=False).
@@ -12,8 +12,8 @@ import io
 import numpy as np
 
 from tapegrad import errors
-from tapegrad._ops.image_dtype import convert_image_dtype
-from tapegrad._ops.image_pixels import UINT8, UINT16, as_pixel_type, mark
+from tapegrad._ops.image.convert_dtype import convert_image_dtype
+from tapegrad._ops.image.pixels import UINT8, UINT16, as_pixel_type, mark
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._tensor.tensor import constant
 from tapegrad.io._args import scalar_bytes

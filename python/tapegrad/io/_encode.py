@@ -8,7 +8,7 @@ import numpy as np
 
 from tapegrad import errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.image_pixels import UINT16, pixel_type_of
+from tapegrad._ops.image.pixels import UINT16, pixel_type_of
 from tapegrad._tensor.string_tensor import StringTensor
 from tapegrad._function.trace_context import is_symbolic_tensor
 from tapegrad.io._args import strings

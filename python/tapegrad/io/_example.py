@@ -15,7 +15,7 @@ import collections
 import numpy as np
 
 from tapegrad import _protos, dtypes, errors
-from tapegrad._ops.sparse_tensor import SparseTensor
+from tapegrad._ops.composite.sparse_tensor import SparseTensor
 from tapegrad._tensor.string_tensor import StringTensor, string_constant
 from tapegrad._tensor.tensor import Tensor, constant
 from tapegrad.io._args import kernel_dtype_name

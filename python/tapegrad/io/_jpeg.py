@@ -4,7 +4,7 @@ import io
 import numpy as np
 
 from tapegrad import errors
-from tapegrad._ops.image_pixels import UINT8
+from tapegrad._ops.image.pixels import UINT8
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._tensor.tensor import constant
 from tapegrad.io._args import scalar_bytes, string_array

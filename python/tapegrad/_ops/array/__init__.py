@@ -1,0 +1,1 @@
+"""tf's array ops: shapes, slicing and indexing, gather/scatter, creation, sorting."""

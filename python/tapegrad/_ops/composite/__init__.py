@@ -1,0 +1,1 @@
+"""The composite tensors: IndexedSlices, SparseTensor and RaggedTensor."""

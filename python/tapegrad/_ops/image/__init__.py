@@ -1,0 +1,1 @@
+"""tf.image: resizing, colour, geometry, boxes, metrics and the random adjustments."""

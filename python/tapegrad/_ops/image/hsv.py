@@ -1,0 +1,92 @@
+"""RGB <-> HSV conversion and the hue and saturation adjustments built on it, for float images with
+values in [0, 1] (hue in [0, 1) too); composed of registered ops, so all of them differentiate (TF has
+gradients for rgb_to_hsv only).
+
+Note [HSV formulas]: v = max(r, g, b), range = v - min(r, g, b), s = range / v (0 where v = 0),
+  h = (g - b) / (6 range) where r = v, else (b - r) / (6 range) + 1/3 where g = v, else
+  (r - g) / (6 range) + 2/3; 0 where range = 0; plus 1 where negative.
+Back: with d = 6h, each channel is v * (1 - s + s * c) where c is clip(|d - 3| - 1, 0, 1) for red,
+clip(2 - |d - 2|, 0, 1) for green and clip(2 - |d - 4|, 0, 1) for blue.
+Divisions take a denominator of 1 where the other branch of the `where` is chosen, so the
+unchosen branch never puts NaN into the gradient.
+"""
+import numpy as np
+
+from tapegrad import errors
+from tapegrad._ops.image._common import (as_image, check_channels, check_float, from_working_float, known_value,
+                                         to_working_float)
+from tapegrad._ops.array.manipulation import stack, unstack
+from tapegrad._ops.math.elementwise import abs as _abs, clip_by_value, floor, maximum, minimum, where
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.image.pixels import pixel_dtype
+from tapegrad._tensor.tensor import cast
+
+__all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue"]
+
+
+def _channels(images):
+    return unstack(images, axis=-1)
+
+
+def _to_hsv(images):
+    r, g, b = _channels(images)
+    v = maximum(maximum(r, g), b)
+    spread = v - minimum(minimum(r, g), b)
+    s = where(v > 0, spread / where(v > 0, v, 1.0), 0.0)
+    has_hue = spread > 0
+    norm = 1.0 / (6.0 * where(has_hue, spread, 1.0))
+    h = where(r == v, norm * (g - b), where(g == v, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
+    h = where(has_hue, h, 0.0)
+    return where(h < 0, h + 1.0, h), s, v
+
+
+def _to_rgb(h, s, v):
+    d = h * 6.0
+    red = clip_by_value(_abs(d - 3.0) - 1.0, 0.0, 1.0)
+    green = clip_by_value(2.0 - _abs(d - 2.0), 0.0, 1.0)
+    blue = clip_by_value(2.0 - _abs(d - 4.0), 0.0, 1.0)
+    return stack([(1.0 - s + s * c) * v for c in (red, green, blue)], axis=-1)
+
+
+def rgb_to_hsv(images, name=None):
+    """RGB ``images`` ([..., 3], float, values in [0, 1]) as hue, saturation and value in [0, 1]
+    (Note [HSV formulas])."""
+    images = as_image(images, "rgb_to_hsv", "images")
+    check_float(images, "rgb_to_hsv", "images")
+    check_channels(images, "rgb_to_hsv", lambda message: errors.FailedPreconditionError(None, None, message))
+    return stack(list(_to_hsv(images)), axis=-1)
+
+
+def hsv_to_rgb(images, name=None):
+    """HSV ``images`` ([..., 3], float, values in [0, 1]) as RGB (Note [HSV formulas])."""
+    images = as_image(images, "hsv_to_rgb", "images")
+    check_float(images, "hsv_to_rgb", "images")
+    check_channels(images, "hsv_to_rgb")
+    return _to_rgb(*_channels(images))
+
+
+def adjust_saturation(image, saturation_factor, name=None):
+    """``image`` (RGB, [..., 3]) with its saturation multiplied by ``saturation_factor`` and clipped to
+    [0, 1], in the image's dtype."""
+    image = as_image(image, "adjust_saturation")
+    check_channels(image, "adjust_saturation", arg="image")
+    flt = to_working_float(image)
+    factor = convert_arg(saturation_factor, "tensor", "adjust_saturation", "saturation_factor", flt.dtype)
+    factor = factor if factor.dtype == flt.dtype else cast(factor, flt.dtype)
+    h, s, v = _to_hsv(flt)
+    return from_working_float(_to_rgb(h, clip_by_value(s * factor, 0.0, 1.0), v), pixel_dtype(image), False)
+
+
+def adjust_hue(image, delta, name=None):
+    """``image`` (RGB, [..., 3]) with ``delta`` (in [-1, 1]) added to its hue, which wraps around
+    [0, 1), in the image's dtype."""
+    image = as_image(image, "adjust_hue")
+    delta = convert_arg(delta, "tensor", "adjust_hue", "delta", "float32")
+    d = known_value(delta)
+    if d is not None and np.any((d < -1.0) | (d > 1.0)):  # a NaN delta passes, as in TF
+        raise ValueError("adjust_hue: delta must be in the interval [-1, 1]")
+    check_channels(image, "adjust_hue", arg="image")
+    flt = to_working_float(image)
+    h, s, v = _to_hsv(flt)
+    shifted = h + (delta if delta.dtype == flt.dtype else cast(delta, flt.dtype))
+    return from_working_float(_to_rgb(shifted - floor(shifted), s, v), pixel_dtype(image), False)

@@ -1,0 +1,134 @@
+"""tf.image random augmentations: each draws from tapegrad.random.uniform (so tf.random.set_seed makes
+it reproducible, and a tf.function or tf.data map draws anew on every call) and applies the
+deterministic op with the drawn value. Flips choose per image with ``where``; random_crop gathers
+from random offsets; so gradients reach the image and the graph reads the draw at run time.
+"""
+import numpy as np
+
+from tapegrad import _core, dtypes, errors
+from tapegrad import random as _random
+from tapegrad._ops.array.creation import range as _range
+from tapegrad._ops.image._common import as_image, check_channels, check_rank, static_sizes
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.array.manipulation import gather, reshape, reverse
+from tapegrad._ops.math.elementwise import floormod, where
+from tapegrad._ops.image.color import adjust_brightness, adjust_contrast
+from tapegrad._ops.image.hsv import adjust_hue, adjust_saturation
+from tapegrad._tensor.tensor import constant
+
+__all__ = ["random_flip_left_right", "random_flip_up_down", "random_crop", "random_brightness", "random_contrast",
+           "random_saturation", "random_hue"]
+
+
+def _random_flip(image, seed, axis, fn):
+    image = as_image(image, fn)
+    rank = check_rank(image, fn)
+    if rank == 3:
+        flip = _random.uniform([], seed=seed) < 0.5
+    else:
+        flip = reshape(_random.uniform(static_sizes(image, fn)[:1], seed=seed) < 0.5, [-1, 1, 1, 1])
+    return where(flip, reverse(image, [axis]), image)
+
+
+def random_flip_left_right(image, seed=None):
+    """``image`` (or each image of a batch) mirrored left to right with probability 1/2."""
+    return _random_flip(image, seed, -2, "random_flip_left_right")
+
+
+def random_flip_up_down(image, seed=None):
+    """``image`` (or each image of a batch) mirrored upside down with probability 1/2."""
+    return _random_flip(image, seed, -3, "random_flip_up_down")
+
+
+def _crop_size(size, value, fn="random_crop"):
+    if isinstance(size, _core.Tensor):
+        if not size.dtype.is_integer:
+            raise TypeError(f"{fn}: size must be integers, got dtype {size.dtype.name}")
+        size = size.numpy().tolist()
+    if any(isinstance(s, (float, np.floating)) for s in np.ravel(size).tolist()):
+        raise TypeError(f"{fn}: cannot convert size={size!r} to int32")
+    size = convert_arg(size, "ints", fn, "size")
+    shape = static_sizes(value, fn)
+    if len(size) != len(shape):
+        raise errors.InvalidArgumentError(None, None, f"{fn}: size {size} must have one entry per dimension "
+                                                      f"of value, of shape {tuple(shape)}")
+    if any(s > d for s, d in zip(size, shape)):
+        raise errors.InvalidArgumentError(None, None, f"{fn}: Need value.shape >= size, got {tuple(shape)} "
+                                                      f"and {size}")
+    return size, shape
+
+
+def random_crop(value, size, seed=None, name=None):
+    """A ``size`` slice of ``value`` (any rank) at an offset drawn uniformly along each dimension."""
+    value = as_image(value, "random_crop", "value")
+    size, shape = _crop_size(size, value)
+    limits = [d - s + 1 for s, d in zip(size, shape)]
+    # one int32 draw per dimension, reduced modulo the number of possible offsets along it
+    draws = _random.uniform([len(shape)], maxval=np.iinfo(np.int32).max, dtype=dtypes.int32, seed=seed)
+    return _crop_at(value, size, limits, draws)
+
+
+def _crop_at(value, size, limits, draws):
+    """The ``size`` slice of value at offsets draws mod limits (the number of offsets per dimension)."""
+    offsets = floormod(draws, constant(np.array(limits, dtype=np.int32)))
+    out = value
+    for axis, (s, limit) in enumerate(zip(size, limits)):
+        if limit > 1:
+            out = gather(out, offsets[axis] + _range(s), axis=axis)
+    return out
+
+
+def _uniform_between(lo, hi, seed):
+    return _random.uniform([], minval=lo, maxval=hi, seed=seed)
+
+
+def _float(value, fn, arg):
+    return convert_arg(value, "float", fn, arg)
+
+
+def _check_range(lower, upper, fn):
+    lower, upper = _float(lower, fn, "lower"), _float(upper, fn, "upper")
+    if upper <= lower:
+        raise ValueError(f"{fn}: upper must be > lower.")
+    if lower < 0:
+        raise ValueError(f"{fn}: lower must be non-negative.")
+    return lower, upper
+
+
+def random_brightness(image, max_delta, seed=None):
+    """adjust_brightness by a delta drawn uniformly from [-max_delta, max_delta)."""
+    image = as_image(image, "random_brightness")
+    max_delta = _float(max_delta, "random_brightness", "max_delta")
+    if max_delta < 0:
+        raise ValueError("random_brightness: max_delta must be non-negative.")
+    return adjust_brightness(image, _uniform_between(-max_delta, max_delta, seed))
+
+
+def random_contrast(image, lower, upper, seed=None):
+    """adjust_contrast by a factor drawn uniformly from [lower, upper)."""
+    image = as_image(image, "random_contrast")
+    if image.shape.rank < 3:
+        raise errors.InvalidArgumentError(None, None, f"random_contrast: 'image' must be at least 3-D, got shape "
+                                                      f"{tuple(image.shape)}")
+    lower, upper = _check_range(lower, upper, "random_contrast")
+    return adjust_contrast(image, _uniform_between(lower, upper, seed))
+
+
+def random_saturation(image, lower, upper, seed=None):
+    """adjust_saturation by a factor drawn uniformly from [lower, upper)."""
+    image = as_image(image, "random_saturation")
+    check_channels(image, "random_saturation", arg="image")
+    lower, upper = _check_range(lower, upper, "random_saturation")
+    return adjust_saturation(image, _uniform_between(lower, upper, seed))
+
+
+def random_hue(image, max_delta, seed=None):
+    """adjust_hue by a delta drawn uniformly from [-max_delta, max_delta) (max_delta at most 0.5)."""
+    image = as_image(image, "random_hue")
+    check_channels(image, "random_hue", arg="image")
+    max_delta = _float(max_delta, "random_hue", "max_delta")
+    if max_delta > 0.5:
+        raise ValueError("random_hue: max_delta must be <= 0.5.")
+    if max_delta < 0:
+        raise ValueError("random_hue: max_delta must be non-negative.")
+    return adjust_hue(image, _uniform_between(-max_delta, max_delta, seed))

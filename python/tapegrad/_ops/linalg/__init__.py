@@ -1,0 +1,1 @@
+"""tf.linalg: products, norms, einsum, square-matrix and SVD ops, diagonals."""

@@ -1,0 +1,1 @@
+"""tf.math: elementwise ops, reductions, segment ops and ops composed of them."""

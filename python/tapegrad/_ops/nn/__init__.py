@@ -1,0 +1,1 @@
+"""tf.nn: activations, losses, convolution and pooling, normalisation, sampled losses."""
