@@ -19,3 +19,17 @@ def test_differentiability_matches_registry():
     for o in op_db:
         if o.registry_op is not None:
             assert tf._core.is_differentiable(o.registry_op) == o.differentiable, o.name
+
+
+def test_raw_ops_module_is_current():
+    """_ops/_raw.py holds one handle per registry op, as .ci/gen_raw_ops writes it."""
+    import importlib.machinery
+    import importlib.util
+    import os
+    path = os.path.join(os.path.dirname(__file__), "..", ".ci", "gen_raw_ops")
+    loader = importlib.machinery.SourceFileLoader("gen_raw_ops", path)
+    gen = importlib.util.module_from_spec(importlib.util.spec_from_loader("gen_raw_ops", loader))
+    loader.exec_module(gen)
+    from tapegrad._ops import _raw
+    with open(_raw.__file__) as f:
+        assert f.read() == gen.text(), "python/tapegrad/_ops/_raw.py is stale: run python .ci/gen_raw_ops"

@@ -351,6 +351,8 @@ void bind_ops(py::module_& m) {
              return std::move(r);
            })
       .def_property_readonly("differentiable", [](const OpHandle& h) { return h.op->differentiable; })
+      .def_property_readonly("num_inputs", [](const OpHandle& h) { return h.op->num_inputs; })  // -1: variadic
+      .def_property_readonly("stateful", [](const OpHandle& h) { return h.op->stateful; })
       .def("__repr__", [](const OpHandle& h) { return "<op " + h.op->name + ">"; });
   {
     static PyMethodDef call_def = {"__call__", (PyCFunction)(void (*)())fast_op_call, METH_FASTCALL | METH_KEYWORDS,

@@ -26,6 +26,7 @@ from tapegrad._autodiff.recompute import recompute_grad  # noqa: E402
 from tapegrad._ops.math.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.math.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.manipulation import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.slicing import *  # noqa: E402,F401,F403
 from tapegrad._ops.linalg.products_norms import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.roll_repeat_mask import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.gather_scatter import *  # noqa: E402,F401,F403

@@ -25,6 +25,7 @@ from tapegrad._ops.random.generator import (Algorithm, Generator, create_rng_sta
                                         set_global_generator)
 from tapegrad._ops.nn.sampled_losses import (all_candidate_sampler, log_uniform_candidate_sampler,
                                       uniform_candidate_sampler)
+from tapegrad._ops import _raw
 
 __all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle", "get_global_generator",
            "set_global_generator", "Generator", "Algorithm", "create_rng_state", "gamma", "poisson",
@@ -34,8 +35,8 @@ __all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "
            "uniform_candidate_sampler"]
 
 _generator = np.random.default_rng()
-_normal = _core.op("RandomStandardNormal")
-_uniform = _core.op("RandomUniform")
+_normal = _raw.RandomStandardNormal
+_uniform = _raw.RandomUniform
 
 
 def set_seed(seed):
@@ -158,8 +159,8 @@ def shuffle(value, seed=None, name=None):
         return v
     keys = uniform(_random_dists.leading_shape(v, []), dtype=dtypes.float64, seed=seed)
     if v._is_variable:  # read densely: the gradient is a dense tensor, not a gather's IndexedSlices
-        v = _core.op("Identity")(v)
-    return gather(v, _core.op("ArgSort")(keys, axis=0, descending=False))
+        v = _raw.Identity(v)
+    return gather(v, _raw.ArgSort(keys, axis=0, descending=False))
 
 
 def _experimental_module():

@@ -5,6 +5,7 @@ import inspect
 from tapegrad import _core
 from tapegrad._nest import flatten, pack_sequence_as
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
+from tapegrad._ops import _raw
 
 __all__ = ["custom_gradient"]
 
@@ -50,7 +51,7 @@ def custom_gradient(f=None):
             raise TypeError(f"custom_gradient: {f.__name__} reads variables "
                             f"{[getattr(v, 'name', '?') for v in variables]} but its grad_fn does not accept "
                             "a `variables` keyword argument")
-        outputs = [_core.op("Identity")(t) for t in flatten(y)]
+        outputs = [_raw.Identity(t) for t in flatten(y)]
         n_in = len(inputs)
 
         def rule(out_grads):

@@ -27,10 +27,11 @@ from tapegrad._ops.array.manipulation import concat, expand_dims, gather, reshap
 from tapegrad._ops.math.elementwise import equal, maximum, where
 from tapegrad._ops.math.reduction import cumsum, reduce_sum
 from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor, stop_gradient
+from tapegrad._ops import _raw
 
-_shape_op = _core.op("Shape")
-_set_row = _core.op("SetRow")
-_resize_rows = _core.op("ResizeRows")
+_shape_op = _raw.Shape
+_set_row = _raw.SetRow
+_resize_rows = _raw.ResizeRows
 
 __all__ = ["map_fn", "scan", "foldl", "foldr", "vectorized_map"]
 

@@ -11,16 +11,17 @@ As in TF's eager mode, ``write`` returns a new TensorArray that shares the eleme
 """
 import builtins
 
-from tapegrad import _core, dtypes, errors
+from tapegrad import dtypes, errors
 from tapegrad._ops.array.creation import zeros
 from tapegrad._ops.array.manipulation import concat, gather, reshape, stack, unstack
 from tapegrad._ops.math.elementwise import maximum
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor, shape, _item
+from tapegrad._ops import _raw
 
 __all__ = ["TensorArray"]
 
-_set_row = _core.op("SetRow")
-_resize_rows = _core.op("ResizeRows")
+_set_row = _raw.SetRow
+_resize_rows = _raw.ResizeRows
 
 
 class _Elements:

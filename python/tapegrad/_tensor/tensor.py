@@ -11,6 +11,7 @@ from tapegrad._name_scope import current_scope as _current_scope
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._tensor.string_tensor import StringTensor, empty_nest, is_text, string_constant
 from tapegrad._tensor.tensor_shape import TensorShape, _known
+from tapegrad._ops import _raw
 
 __all__ = [
     "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
@@ -413,7 +414,7 @@ def constant(value, dtype=None, shape=None, name=None):
                 raise TypeError(f"Eager execution of tf.constant with unsupported shape. Tensor of shape "
                                 f"{tuple(t._shape)} has {t._size} elements, but got `shape` {tuple(shape)} with "
                                 f"{math.prod(shape)} elements).")
-            t = _core.op("Reshape")(t, shape=shape)
+            t = _raw.Reshape(t, shape=shape)
     return t
 
 
@@ -436,9 +437,7 @@ def _item(v):
     return v._item()
 
 
-_cast = _core.op("Cast")
-_identity = _core.op("Identity")
-_stop_gradient = _core.op("StopGradient")
+_cast, _identity, _stop_gradient = _raw.Cast, _raw.Identity, _raw.StopGradient
 
 
 def cast(x, dtype, name=None):
@@ -461,7 +460,7 @@ def stop_gradient(input, name=None):
     return _stop_gradient(input)
 
 
-_shape_op = _core.op("Shape")
+_shape_op = _raw.Shape
 
 
 def _sizes_vary(t):
@@ -486,7 +485,7 @@ def shape(input, out_type=dtypes.int32, name=None):
 def size(input, out_type=dtypes.int32, name=None):
     t = convert_to_tensor(input)
     if _sizes_vary(t):  # a run-time value, as tf.shape
-        return _core.op("Prod")(_shape_op(t, out_type=dtypes.as_dtype(out_type).code))
+        return _raw.Prod(_shape_op(t, out_type=dtypes.as_dtype(out_type).code))
     return constant(t._size, dtype=out_type)
 
 

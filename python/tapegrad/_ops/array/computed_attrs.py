@@ -6,9 +6,10 @@ from tapegrad import _core, dtypes
 from tapegrad._ops.array.creation import _computed_dims
 from tapegrad._ops.array.manipulation import _gather, broadcast_to, reshape
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
+from tapegrad._ops import _raw
 
-_dynamic_reshape = _core.op("DynamicReshape")
-_dynamic_broadcast_to = _core.op("DynamicBroadcastTo")
+_dynamic_reshape = _raw.DynamicReshape
+_dynamic_broadcast_to = _raw.DynamicBroadcastTo
 
 
 def _shape_arg(value, fn, arg):
@@ -136,4 +137,4 @@ def _ones_like_rows(n):
     return ones([n], dtypes.int64)
 
 
-_fill = _core.op("Fill")
+_fill = _raw.Fill

@@ -13,12 +13,13 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._tensor.string_tensor import string_constant
 from tapegrad._tensor.tensor import Tensor, _item, cast as _cast, convert_to_tensor
+from tapegrad._ops import _raw
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace"]
 
 _INT64_MAX = 2 ** 63 - 1
-_fill = _core.op("Fill")    # these two read their result's shape from values (cpp/ops/sized_by_values.cpp)
-_range_op = _core.op("Range")
+_fill = _raw.Fill    # these two read their result's shape from values (cpp/ops/sized_by_values.cpp)
+_range_op = _raw.Range
 _TF_TYPE = {"float32": "float", "float64": "double"}  # TF's names in an OOM message
 
 
@@ -94,7 +95,7 @@ def _run_time_like(t, value, dt):
     broadcast to t's run-time shape; else None."""
     from tapegrad._tensor.tensor import _sizes_vary
     if isinstance(t, Tensor) and dt is not dtypes.string and _sizes_vary(t):
-        return _core.op("BroadcastLike")(_core.fill([], value, dt.code), t)
+        return _raw.BroadcastLike(_core.fill([], value, dt.code), t)
     return None
 
 

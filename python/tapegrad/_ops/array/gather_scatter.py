@@ -21,11 +21,12 @@ from tapegrad._ops.array.manipulation import _gather, _refuse_varying, _reshape,
 from tapegrad._ops.math.elementwise import greater_equal, less, logical_not, logical_or, not_equal, where
 from tapegrad._ops.math.reduction import reduce_any, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, constant
+from tapegrad._ops import _raw
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_update"]
 
 _InvalidArgument = errors.InvalidArgumentError
-_segment_max = _core.op("UnsortedSegmentMax")
+_segment_max = _raw.UnsortedSegmentMax
 _INT32_LIMIT = 2 ** 31
 
 

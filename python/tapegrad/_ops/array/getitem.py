@@ -8,7 +8,8 @@ import builtins
 import numpy as np
 
 from tapegrad import _core
-from tapegrad._ops.array.manipulation import _InvalidArgument, _gather, _reshape, _strided_slice, boolean_mask, gather
+from tapegrad._ops.array.manipulation import _InvalidArgument, _gather, _reshape, _strided_slice, gather
+from tapegrad._ops.array.slicing import boolean_mask
 from tapegrad._ops.math.elementwise import less, where
 from tapegrad._ops.array.getitem_run_time import getitem_at_run_time
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor

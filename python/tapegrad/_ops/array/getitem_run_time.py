@@ -12,7 +12,8 @@ import builtins
 
 import numpy as np
 
-from tapegrad._ops.array.manipulation import _axis_varies, _expand_dims, _gather, _reverse, _run_time_size
+from tapegrad._ops import _raw
+from tapegrad._ops.array.manipulation import _axis_varies, _expand_dims, _gather, _run_time_size
 from tapegrad import dtypes, errors
 from tapegrad._ops.math.elementwise import greater, less, maximum, minimum, where
 from tapegrad._tensor.tensor import Tensor, cast, constant
@@ -38,7 +39,7 @@ def getitem_at_run_time(x, key):
             d += 1
         elif isinstance(k, builtins.slice):
             if _is(k, _FLIPPED):
-                y = _reverse(y, axis=[d])
+                y = _raw.ReverseV2(y, axis=[d])
             elif not _axis_varies(y, d) and all(v is None or _plain_int(v) for v in (k.start, k.stop)) and not _int_scalar(k.step):
                 # an axis of one size at every call, sliced by numbers: positions known while tracing
                 y = _gather(y, constant(np.arange(*k.indices(y._shape[d])), dtypes.int64), axis=d)

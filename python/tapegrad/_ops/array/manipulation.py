@@ -1,4 +1,5 @@
-"""Shape and indexing ops: reshape, transpose, concat, stack, split, tile, gather, pad, slicing."""
+"""Shape ops: reshape, transpose, broadcast_to, expand_dims, squeeze, concat, stack, unstack, split, tile,
+gather, one_hot and the segment sum; pad and slicing are in slicing.py."""
 import builtins
 
 import numpy as np
@@ -6,27 +7,24 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg, public_op
 from tapegrad._tensor.tensor import Tensor, cast, constant, convert_to_tensor, shape
+from tapegrad._ops import _raw
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concat", "stack", "unstack",
-           "split", "tile", "gather", "one_hot", "pad", "slice", "strided_slice", "reverse", "boolean_mask",
-           "newaxis"]
+           "split", "tile", "gather", "one_hot", "newaxis"]
 
 newaxis = None
 _InvalidArgument = _core.InvalidArgumentError
-_reshape = _core.op("Reshape")
-_transpose = _core.op("Transpose")
-_strided_slice = _core.op("StridedSlice")
-_concat = _core.op("ConcatV2")
-_pad = _core.op("Pad")
-_tile = _core.op("Tile")
-_gather = _core.op("GatherV2")
-_reverse = _core.op("ReverseV2")
-_expand_dims = _core.op("ExpandDims")
-_squeeze = _core.op("Squeeze")
-_select = _core.op("Select")
-_where_true = _core.op("Where")
-_one_hot = _core.op("OneHot")
-_segment_sum = _core.op("UnsortedSegmentSum")
+_reshape = _raw.Reshape
+_transpose = _raw.Transpose
+_strided_slice = _raw.StridedSlice
+_concat = _raw.ConcatV2
+_tile = _raw.Tile
+_gather = _raw.GatherV2
+_expand_dims = _raw.ExpandDims
+_squeeze = _raw.Squeeze
+_select = _raw.Select
+_one_hot = _raw.OneHot
+_segment_sum = _raw.UnsortedSegmentSum
 
 
 def _tensor_list(values, op, arg):
@@ -378,138 +376,3 @@ def _one_hot_computed_depth(indices, depth, on, off, axis, dt):
     positions = reshape(range_(cast(depth, indices.dtype)), along)
     hit = equal(expand_dims(indices, at), positions)
     return _select(hit, constant(on, dt), constant(off, dt))
-
-
-def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
-    """Pads with a constant, or mirrors the edges (mode REFLECT without, SYMMETRIC with the edge)."""
-    x = convert_to_tensor(tensor)
-    mode = str(mode).upper()
-    if _core._tracing() and mode == "CONSTANT":  # paddings computed inside the tf.function
-        from tapegrad._ops.array import computed_attrs
-        if computed_attrs.holds_traced(paddings):
-            y = computed_attrs.pad(x, paddings, convert_to_tensor(constant_values, dtype=x.dtype))
-            if y is not NotImplemented:
-                return y
-    flat = _paddings(paddings, x)
-    if mode == "CONSTANT":
-        # as TF: a Python 0 pads any dtype; another value converts to the tensor's dtype (TypeError for 3 -> bool)
-        plain_zero = not isinstance(constant_values, Tensor) and np.ndim(constant_values) == 0 and constant_values == 0
-        value = 0.0 if plain_zero else float(convert_to_tensor(constant_values, dtype=x.dtype)._item())
-        return _pad(x, paddings=flat, constant_values=value)
-    if mode not in ("REFLECT", "SYMMETRIC"):
-        raise _InvalidArgument(f"Pad: mode must be CONSTANT, REFLECT or SYMMETRIC, got {mode!r}")
-    if len(flat) != 2 * x.ndim:
-        raise _InvalidArgument(f"MirrorPad: paddings must have shape [{x.ndim}, 2], got {len(flat)} values")
-    for axis in range(x.ndim):
-        x = _mirror(x, axis, flat[2 * axis], flat[2 * axis + 1], 1 if mode == "REFLECT" else 0)
-    return x
-
-
-def _paddings(paddings, x):
-    """paddings, an integer [rank, 2] tensor or nested list, as a flat list of ints."""
-    # No int32 hint: as TF, Python ints past int32 make an int64 tensor (a hint would wrap 2**32 + 1 to 1).
-    p = convert_arg(paddings, "tensor", "pad", "paddings")
-    if not isinstance(paddings, Tensor) and not p.dtype.is_integer:
-        p = convert_arg(paddings, "tensor", "pad", "paddings", dtypes.int32)  # TF's error for Python floats
-    if not p.dtype.is_integer or p._size and (p.ndim != 2 or p._shape[1] != 2):
-        raise _InvalidArgument(f"pad: paddings must be an integer matrix with 2 columns, got {p.dtype.name}"
-                               f"{tuple(p._shape)} for input of shape {tuple(x._shape)}")
-    return convert_arg(_reshape(p, shape=[-1]), "ints", "pad", "paddings")
-
-
-def _mirror(x, axis, before, after, edge):
-    if _axis_varies(x, axis):
-        return _mirror_at_run_time(x, axis, before, after, edge)
-    n = x._shape[axis]
-    if min(before, after) < 0 or max(before, after) > n - edge:
-        raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must be in [0, {n - edge}] for dimension "
-                               f"{axis} of shape {tuple(x._shape)}")
-    parts = [x]
-    if before:  # x[before - 1 + edge], ..., x[edge]
-        parts.insert(0, _slice_along(x, axis, before - 1 + edge, edge - 1, -1))
-    if after:   # x[n - 1 - edge], ..., x[n - edge - after]
-        parts.append(_slice_along(x, axis, n - 1 - edge, n - 1 - edge - after, -1))
-    return concat(parts, axis)
-
-
-def _mirror_at_run_time(x, axis, before, after, edge):
-    """_mirror along an axis whose size n changes from call to call: one gather of the positions
-    before-1+edge .. edge, 0 .. n-1, n-1-edge .. n-edge-after, those after the axis computed from n at
-    run time; paddings beyond n - edge are refused at run time, as TF's MirrorPad refuses them."""
-    from tapegrad._ops.array.creation import range as range_
-    if min(before, after) < 0:
-        raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must not be negative")
-    n = _run_time_size(x, axis)
-    from tapegrad._debugging.asserts import assert_less_equal
-    assert_less_equal(constant(max(before, after), dtypes.int64), n - edge,
-                      message=f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
-                              + (" less one (REFLECT)" if edge else ""))
-    head = np.arange(before - 1 + edge, edge - 1, -1, dtype=np.int64)
-    parts = [constant(head), range_(n)]
-    if after:
-        parts.append(n - 1 - edge - constant(np.arange(after, dtype=np.int64)))
-    positions = concat(parts, 0)
-    return _gather(x, positions, axis=axis)
-
-
-def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
-    """input_[begin : begin + size] in every dimension; a size of -1 takes the rest."""
-    x = convert_to_tensor(input_)
-    b, s = convert_arg(begin, "ints", "slice", "begin"), convert_arg(size, "ints", "slice", "size")
-    if len(b) != x.ndim or len(s) != x.ndim:
-        raise _InvalidArgument(f"Slice: begin {b} and size {s} need one entry per dimension of shape {tuple(x._shape)}")
-    e = [n if k == -1 else bb + k for bb, k, n in zip(b, s, x._shape)]
-    for bb, ee, n in zip(b, e, x._shape):
-        if not 0 <= bb <= ee <= n:
-            raise _InvalidArgument(f"Slice: begin {b} and size {s} are out of range for shape {tuple(x._shape)}")
-    if _core._varying_dims(x):
-        return _slice_at_run_time(x, b, s, e)
-    return _strided_slice(x, begin=b, end=e, strides=[1] * x.ndim)
-
-
-def _slice_at_run_time(x, begin, size, end):
-    """slice of a tensor whose sizes change from call to call: each axis cut by a gather, of positions
-    known while tracing for an axis of one size, else of range(begin, begin + size) (size -1: to the
-    run-time end), so that a later call of another size is cut at its own bounds (one out of range is
-    the gather's or the range's error at run time, as TF checks it then)."""
-    from tapegrad._ops.array.creation import range as range_
-    for axis, (b, k, e) in enumerate(zip(begin, size, end)):
-        if _axis_varies(x, axis) and (b, k) == (0, -1):
-            continue
-        if _axis_varies(x, axis):
-            x = _gather(x, range_(constant(b, dtypes.int64), _run_time_size(x, axis) if k == -1 else
-                                  constant(b + k, dtypes.int64)), axis=axis)
-        elif (b, e) != (0, x._shape[axis]):
-            x = _gather(x, constant(np.arange(b, e, dtype=np.int64)), axis=axis)
-    return x
-
-
-def strided_slice(input_, begin, end, strides=None, name=None):
-    """input_[begin_0:end_0:strides_0, ...] with Python slice semantics per dimension (no masks)."""
-    begin, end = convert_arg(begin, "ints", "strided_slice", "begin"), convert_arg(end, "ints", "strided_slice", "end")
-    strides = [1] * len(begin) if strides is None else convert_arg(strides, "ints", "strided_slice", "strides")
-    return convert_to_tensor(input_)[tuple(builtins.slice(b, e, s) for b, e, s in zip(begin, end, strides))]
-
-
-def reverse(tensor, axis, name=None):
-    """Reverses the listed axes."""
-    x = convert_to_tensor(tensor)
-    axes = [_axis(a, x.ndim, "reverse", "ReverseV2") for a in convert_arg(axis, "ints", "reverse", "axis")]
-    if len(set(axes)) != len(axes):
-        raise _InvalidArgument(f"ReverseV2: axis {axes} lists an axis twice")
-    return _reverse(x, axis=axes)
-
-
-def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
-    """The entries of ``tensor`` where ``mask`` is True; ``mask`` covers dimensions axis..axis+mask.ndim."""
-    x = convert_to_tensor(tensor)
-    m = mask if isinstance(mask, Tensor) else convert_to_tensor(np.asarray(mask))
-    axis = 0 if axis is None else _axis(axis, x.ndim, "boolean_mask", "BooleanMask")
-    k, s, ms = m.ndim, list(x._shape), tuple(m._shape)
-    if m.dtype != dtypes.bool or k == 0 or tuple(s[axis:axis + k]) != ms:
-        raise _InvalidArgument(f"BooleanMask: mask of {m.dtype.name}{ms} does not match dimensions {axis}.."
-                               f"{axis + k - 1} of shape {tuple(s)}")
-    flat = reshape(x, s[:axis] + [-1 if m._size else 0] + s[axis + k:]) if k != 1 else x
-    # the positions of the true entries, read at every call inside a tf.function (Where is value-shaped)
-    positions = _where_true(m if k == 1 else _reshape(m, shape=[-1]))
-    return _gather(flat, _reshape(positions, shape=[-1]), axis=axis)

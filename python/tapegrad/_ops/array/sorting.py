@@ -11,11 +11,12 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import gather, transpose
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, identity, shape
+from tapegrad._ops import _raw
 
 __all__ = ["sort", "argsort", "top_k", "in_top_k", "searchsorted"]
 
-_argsort = _core.op("ArgSort")
-_search = _core.op("SearchSorted")
+_argsort = _raw.ArgSort
+_search = _raw.SearchSorted
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 

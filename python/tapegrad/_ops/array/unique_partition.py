@@ -11,7 +11,7 @@ import collections
 
 import numpy as np
 
-from tapegrad import _core, dtypes, errors
+from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import binary, convert_arg, public_op
 from tapegrad._ops.array.manipulation import _gather, _reshape, _tensor_list, concat
 from tapegrad._ops.array.roll_repeat_mask import _traced, _value_needed
@@ -20,6 +20,7 @@ from tapegrad._ops.math.elementwise import clip_by_value, floor
 from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
 from tapegrad._tensor.tensor import Tensor, cast, constant, shape
 from tapegrad._tensor.tensor_shape import TensorShape, unknown_shape
+from tapegrad._ops import _raw
 
 __all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch", "broadcast_dynamic_shape",
            "broadcast_static_shape", "shape_n", "unravel_index", "histogram_fixed_width",
@@ -27,14 +28,14 @@ __all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch"
            "space_to_batch_nd", "space_to_batch", "batch_to_space"]
 
 _InvalidArgument = errors.InvalidArgumentError
-_unique_values = _core.op("UniqueValues")
-_unique_index = _core.op("UniqueIndex")
-_unique_count = _core.op("UniqueCount")
-_partition_positions = _core.op("PartitionPositions")
-_stitch_sources = _core.op("StitchSources")
-_broadcast_args = _core.op("BroadcastArgs")
-_unravel_index = _core.op("UnravelIndex")
-_histogram = _core.op("HistogramFixedWidth")
+_unique_values = _raw.UniqueValues
+_unique_index = _raw.UniqueIndex
+_unique_count = _raw.UniqueCount
+_partition_positions = _raw.PartitionPositions
+_stitch_sources = _raw.StitchSources
+_broadcast_args = _raw.BroadcastArgs
+_unravel_index = _raw.UnravelIndex
+_histogram = _raw.HistogramFixedWidth
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 
 Unique = collections.namedtuple("Unique", ["y", "idx"])

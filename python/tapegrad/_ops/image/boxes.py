@@ -1,14 +1,15 @@
 """tf.image's box selection: non_max_suppression (and _with_scores), on the registry op
 NonMaxSuppressionV3 (cpp/ops/nms.cpp), whose result's length follows the scores, so one tf.function
 trace serves every input."""
-from tapegrad import _core, dtypes, errors
+from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import gather
 from tapegrad._tensor.tensor import cast, convert_to_tensor
+from tapegrad._ops import _raw
 
 __all__ = ["non_max_suppression", "non_max_suppression_with_scores"]
 
-_nms = _core.op("NonMaxSuppressionV3")
+_nms = _raw.NonMaxSuppressionV3
 
 
 def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, fn):

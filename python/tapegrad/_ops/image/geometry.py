@@ -9,7 +9,8 @@ from tapegrad._function.control_flow import switch_case
 from tapegrad._ops.array.creation import range as _range, zeros
 from tapegrad._ops.image._common import as_image, check_rank, static_sizes
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import gather, pad, reshape, reverse, stack, transpose as _transpose
+from tapegrad._ops.array.manipulation import gather, reshape, stack, transpose as _transpose
+from tapegrad._ops.array.slicing import pad, reverse
 from tapegrad._ops.image.resize import ResizeMethod, resize
 from tapegrad._tensor.tensor import Tensor, cast
 

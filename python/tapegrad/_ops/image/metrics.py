@@ -6,7 +6,8 @@ import numpy as np
 
 from tapegrad import dtypes, errors
 from tapegrad._ops.image._common import as_image, check_float, static_sizes
-from tapegrad._ops.array.manipulation import concat, pad, reshape, stack
+from tapegrad._ops.array.manipulation import concat, reshape, stack
+from tapegrad._ops.array.slicing import pad
 from tapegrad._ops.nn.conv_pool import depthwise_conv2d
 from tapegrad._ops.math.elementwise import abs as _abs, log
 from tapegrad._ops.image.convert_dtype import convert_image_dtype

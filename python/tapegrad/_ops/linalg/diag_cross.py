@@ -3,18 +3,19 @@ diagonal mask, so entries off the diagonal are never multiplied by anything and 
 is), tensor_diag / tensor_diag_part (the same on the flattened tensor), normalize and cross."""
 import numpy as np
 
-from tapegrad import _core, dtypes, errors
+from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import _diag_last_two, _refuse_varying, concat, expand_dims, gather
 from tapegrad._ops.math.elementwise import where
 from tapegrad._ops.linalg.products_norms import norm
 from tapegrad._ops.nn.activations_losses import l2_normalize  # noqa: F401 -- tf.linalg.l2_normalize
 from tapegrad._tensor.tensor import cast, constant
+from tapegrad._ops import _raw
 
 __all__ = ["diag", "set_diag", "tensor_diag", "tensor_diag_part", "l2_normalize", "normalize", "cross"]
 
 _InvalidArgument = errors.InvalidArgumentError
-_reshape = _core.op("Reshape")
+_reshape = _raw.Reshape
 
 
 def _padded(d, before, after):

@@ -16,11 +16,12 @@ from tapegrad._ops.array.manipulation import (_axis_varies, _diag_last_two, _pro
                                  stack, transpose)
 from tapegrad._ops.math.reduction import reduce_sum
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
+from tapegrad._ops import _raw
 
 __all__ = ["einsum"]
 
-_matmul = _core.op("MatMul")
-_reshape = _core.op("Reshape")
+_matmul = _raw.MatMul
+_reshape = _raw.Reshape
 _LETTERS = set(string.ascii_letters)
 
 

@@ -10,14 +10,15 @@ from tapegrad._ops.composite.indexed_slices import IndexedSlices
 from tapegrad._ops.math.reduction import reduce_max, reduce_sum, safe_sqrt
 from tapegrad._ops.array.creation import zeros_like
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
+from tapegrad._ops import _raw
 
 __all__ = ["matmul", "tensordot", "einsum", "norm", "clip_by_norm", "clip_by_global_norm"]
 # tf.linalg only (see tapegrad/linalg.py): matvec, global_norm, trace, matrix_transpose, diag_part, eye.
 
-_matmul = _core.op("MatMul")
-_reshape = _core.op("Reshape")
-_abs = _core.op("Abs")
-_pow = _core.op("Pow")
+_matmul = _raw.MatMul
+_reshape = _raw.Reshape
+_abs = _raw.Abs
+_pow = _raw.Pow
 
 
 def _error(msg):

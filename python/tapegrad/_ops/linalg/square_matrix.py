@@ -4,6 +4,7 @@ from tapegrad import _core
 from tapegrad._ops._wrap import public_op
 from tapegrad._ops.array.manipulation import broadcast_to
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
+from tapegrad._ops import _raw
 
 __all__ = ["inv", "det", "slogdet", "logdet", "solve", "triangular_solve", "cholesky", "cholesky_solve", "eigh",
            "eigvalsh"]
@@ -17,10 +18,10 @@ solve = public_op("MatrixSolve", "solve", "matrix, rhs, adjoint:bool=False",
 cholesky = public_op("Cholesky", "cholesky", "input",
                      "The lower-triangular L with L @ L^T = input (read from its lower triangle); NaN where the "
                      "matrix is not positive definite, as TF.")
-_triangular_solve = _core.op("MatrixTriangularSolve")
-_eig = _core.op("SelfAdjointEig")
-_log_abs_det = _core.op("LogAbsDeterminant")
-_det_sign = _core.op("DeterminantSign")
+_triangular_solve = _raw.MatrixTriangularSolve
+_eig = _raw.SelfAdjointEig
+_log_abs_det = _raw.LogAbsDeterminant
+_det_sign = _raw.DeterminantSign
 
 
 def slogdet(input, name=None):

@@ -1,14 +1,15 @@
 """tf.linalg.svd on the Svd / SvdValues ops (cpp/ops/svd.cpp, Note [SVD gradient]), and what it
 serves: pinv, matrix_rank and lstsq."""
-from tapegrad import _core, dtypes, errors
+from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import _refuse_varying, _reshape
 from tapegrad._tensor.tensor import cast
+from tapegrad._ops import _raw
 
 __all__ = ["svd", "pinv", "matrix_rank", "lstsq"]
 
-_svd = _core.op("Svd")
-_values = _core.op("SvdValues")
+_svd = _raw.Svd
+_values = _raw.SvdValues
 
 
 def _matrix(tensor, fn, arg):

@@ -14,12 +14,14 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops.array.creation import ones_like, zeros_like
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import _refuse_varying, _slice_along, concat, reverse, unsorted_segment_sum
+from tapegrad._ops.array.manipulation import _refuse_varying, _slice_along, concat, unsorted_segment_sum
+from tapegrad._ops.array.slicing import reverse
 from tapegrad._ops.math.elementwise import (abs, divide_no_nan, equal, floordiv, less, less_equal, log, log1p,  # noqa: A004
                                        maximum, not_equal, sign, where)
 from tapegrad._ops.math.reduction import add_n, reduce_all, reduce_mean, reduce_sum
 from tapegrad._ops.array.sorting import argsort
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
+from tapegrad._ops import _raw
 
 __all__ = [
     "reciprocal_no_nan", "count_nonzero", "scalar_mul", "accumulate_n", "invert_permutation",
@@ -28,7 +30,7 @@ __all__ = [
 ]
 
 _InvalidArgument = errors.InvalidArgumentError
-_exp, _reshape = _core.op("Exp"), _core.op("Reshape")
+_exp, _reshape = _raw.Exp, _raw.Reshape
 
 
 def _zero_of(x):

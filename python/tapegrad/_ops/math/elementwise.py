@@ -1,7 +1,8 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
-from tapegrad import _core, dtypes
+from tapegrad import dtypes
 from tapegrad._ops._wrap import binary, convert_arg, export, public_op, unary
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
+from tapegrad._ops import _raw
 
 _UNARY = {
     "negative": "Neg", "square": "Square", "sqrt": "Sqrt", "rsqrt": "Rsqrt", "exp": "Exp", "log": "Log",
@@ -24,8 +25,8 @@ __all__ = export(globals(), _UNARY, unary) + export(globals(), _BINARY, binary) 
 softplus = unary("Softplus", "softplus", arg="features")
 neg = globals()["negative"]
 mod = globals()["floormod"]
-_realdiv = _core.op("RealDiv")
-_div_no_nan = _core.op("DivNoNan")
+_realdiv = _raw.RealDiv
+_div_no_nan = _raw.DivNoNan
 atan2 = public_op("Atan2", "atan2", "y, x", "atan2(y, x, name=None): the angle of the point (x, y), in [-pi, pi].")
 # tf.math only (see tapegrad/math.py): not in __all__, which the top-level namespace takes.
 erfinv = unary("Erfinv", "erfinv", "erfinv(x, name=None): the inverse of erf on [-1, 1] (+-inf at +-1).")
@@ -36,8 +37,8 @@ polygamma = public_op("Polygamma", "polygamma", "a, x",
                       "other a); no gradient with respect to a.")
 xlogy = binary("Xlogy", "xlogy", "xlogy(x, y, name=None): x * log(y), 0 where x == 0 (even for a NaN y).")
 xdivy = binary("Xdivy", "xdivy", "xdivy(x, y, name=None): x / y, 0 where x == 0 (even for a NaN y).")
-_select = _core.op("Select")
-_where_true = _core.op("Where")  # value-shaped: its length is read at every call of a tf.function
+_select = _raw.Select
+_where_true = _raw.Where  # value-shaped: its length is read at every call of a tf.function
 
 
 def _operands(x, y, fn):

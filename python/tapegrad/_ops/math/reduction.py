@@ -4,6 +4,7 @@ from tapegrad._ops._wrap import convert_arg, public_op
 from tapegrad._ops.array.manipulation import _tensor_list
 from tapegrad._ops.math.elementwise import where
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor, stop_gradient
+from tapegrad._ops import _raw
 
 __all__ = [
     "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
@@ -12,10 +13,10 @@ __all__ = [
 ]
 
 _ops = {name: _core.op(name) for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")}
-_argmax = _core.op("ArgMax")
-_argmin = _core.op("ArgMin")
+_argmax = _raw.ArgMax
+_argmin = _raw.ArgMin
 _exp, _log, _sqrt, _abs = (_core.op(n) for n in ("Exp", "Log", "Sqrt", "Abs"))
-_less, _not_equal, _reshape = _core.op("Less"), _core.op("NotEqual"), _core.op("Reshape")
+_less, _not_equal, _reshape = _raw.Less, _raw.NotEqual, _raw.Reshape
 
 
 def _axes(axis, fn="reduce"):

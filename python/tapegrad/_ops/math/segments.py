@@ -1,17 +1,18 @@
 """Segment reductions beyond the sum: tf.math.unsorted_segment_max / min (registry ops, cpp/ops/index.cpp),
 unsorted_segment_mean / sqrt_n (the sum over the count), and the sorted segment_max / segment_min."""
-from tapegrad import _core, dtypes
+from tapegrad import dtypes
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import _reshape, num_segments_arg, segment_op, unsorted_segment_sum
 from tapegrad._ops.math.elementwise import maximum, sqrt, where
 from tapegrad._tensor.tensor import cast, convert_to_tensor
+from tapegrad._ops import _raw
 
 __all__ = ["unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_mean",
            "unsorted_segment_sqrt_n", "segment_max", "segment_min", "segment_prod"]
 
-_max = _core.op("UnsortedSegmentMax")
-_min = _core.op("UnsortedSegmentMin")
-_prod = _core.op("UnsortedSegmentProd")
+_max = _raw.UnsortedSegmentMax
+_min = _raw.UnsortedSegmentMin
+_prod = _raw.UnsortedSegmentProd
 
 
 def _args(data, segment_ids, num_segments, fn):

@@ -16,6 +16,7 @@ from tapegrad._ops.math.elementwise import (abs, divide, divide_no_nan, exp, les
 from tapegrad._ops.math.aggregates import zero_fraction  # noqa: F401 -- tf.nn.zero_fraction
 from tapegrad._ops.math.reduction import add_n, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, constant
+from tapegrad._ops import _raw
 
 __all__ = [
     "zero_fraction", "normalize_moments", "sufficient_statistics", "weighted_moments", "compute_average_loss",
@@ -24,7 +25,7 @@ __all__ = [
 ]
 
 _InvalidArgument = errors.InvalidArgumentError
-_relu, _reshape, _matmul = _core.op("Relu"), _core.op("Reshape"), _core.op("MatMul")
+_relu, _reshape, _matmul = _raw.Relu, _raw.Reshape, _raw.MatMul
 _NUM_REPLICAS = 1
 
 
