@@ -224,7 +224,7 @@ void bind_raw(PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Tensor
 }
 
 // Note [When an op call fails]: only then (the success path pays nothing) the error, the handle and
-// the arguments go to the Python hook set with _set_failure_hook (tapegrad/_ops/_on_failure.py), which
+// the arguments go to the Python hook set with _set_failure_hook (tapegrad/_ops/_dispatch.py), which
 // may build the result another way (keras's symbolic tensors, attributes computed in a trace) or
 // return NotImplemented, and the error stands.
 PyObject* g_failure_hook = nullptr;

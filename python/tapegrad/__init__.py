@@ -27,6 +27,7 @@ from tapegrad._ops.math.elementwise import *  # noqa: E402,F401,F403
 from tapegrad._ops.math.reduction import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.manipulation import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.slicing import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.one_hot import one_hot  # noqa: E402,F401
 from tapegrad._ops.linalg.products_norms import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.roll_repeat_mask import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.gather_scatter import *  # noqa: E402,F401,F403
@@ -45,7 +46,7 @@ from tapegrad._function.py_function import *  # noqa: E402,F401,F403
 from tapegrad._ops.math.aggregates import scalar_mul  # noqa: E402,F401
 from tapegrad._function.control_flow import case, cond, switch_case, while_loop  # noqa: E402
 from tapegrad._function.functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: E402
-from tapegrad import math, nn, linalg, random, debugging, nest, image  # noqa: E402
+from tapegrad import math, nn, linalg, random, debugging, nest, image  # noqa: E402,F401
 from tapegrad import raw_ops  # noqa: E402,F401
 from tapegrad import autodiff  # noqa: E402
 from tapegrad import config, strings, summary, test  # noqa: E402
@@ -68,7 +69,7 @@ from tapegrad._utilities import *  # noqa: E402,F401,F403
 
 from tapegrad._install import install as _install  # noqa: E402
 
-_install(_os.sys.modules[__name__], (math, nn, linalg, image))
+_install(_os.sys.modules[__name__])
 del _install
 
 # keras loads at its first use (tf.keras.layers, `from tapegrad import keras`), with TF's top-level

@@ -3,11 +3,8 @@
 Run once by ``__init__`` after every public module is loaded, in this order:
   1. the package directory, which the binding uses to find the user's frame for error messages;
   2. Tensor's Python surface (operators, __getitem__, numpy(), ...), whose methods are public ops;
-  3. the ops that, inside a tf.function, take tensors computed there where they take a shape
-     (Note [Attributes computed in a trace] in _debugging/op_failure.py);
-  4. the binding's failure hook, which hands those calls and calls on Keras tensors a second way;
-  5. the Keras symbolic-tensor check around the public ops written in Python (Note [Symbolic
-     dispatch] in _ops/_symbolic.py), armed only when the first Keras tensor is made.
+  3. the binding's failure hook, through which a C++-bound op hands a call it cannot take to the
+     op's declared fallback or to keras (Note [Op dispatch] in _ops/_dispatch.py).
 """
 import importlib.machinery
 import importlib.util
@@ -15,20 +12,16 @@ import os
 import sys
 
 from tapegrad import _core
-from tapegrad._debugging import op_failure
-from tapegrad._ops import _symbolic
-from tapegrad._ops.array import computed_attrs
+from tapegrad._ops import _dispatch
 from tapegrad._tensor.tensor import install_tensor_surface
 
 __all__ = ["install", "lazy_module"]
 
 
-def install(package, dispatching_namespaces):
+def install(package):
     _core._set_package_dir(os.path.dirname(os.path.abspath(package.__file__)) + os.sep)
     install_tensor_surface()
-    computed_attrs.install()
-    op_failure.install()
-    _symbolic.install([package, *dispatching_namespaces], ("tapegrad._ops.",), ("cast",))
+    _core._set_failure_hook(_dispatch.on_failure)
 
 
 class _LoadedMeanwhile:

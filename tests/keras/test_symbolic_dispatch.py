@@ -1,16 +1,16 @@
-"""The hook through which ops on keras's symbolic tensors are recorded (Note [Symbolic dispatch])."""
+"""The hook through which ops on keras's symbolic tensors are recorded (Note [Op dispatch])."""
 import pytest
 
 import tapegrad as tf
-from tapegrad._ops import _symbolic
+from tapegrad._ops import _dispatch
 from tapegrad.keras import _functional
 
 
 def test_registration_refuses_what_is_not_a_class_or_callable():
     with pytest.raises(TypeError, match="must be callable"):
-        _symbolic.register_symbolic_type(int, 1)
+        _dispatch.register_symbolic_type(int, 1)
     with pytest.raises(TypeError, match="expected a class"):
-        _symbolic.register_symbolic_type("KerasTensor", print)
+        _dispatch.register_symbolic_type("KerasTensor", print)
 
 
 def test_an_op_failing_on_other_arguments_keeps_its_error():
@@ -22,7 +22,7 @@ def test_an_op_failing_on_other_arguments_keeps_its_error():
 
 def test_the_hook_receives_the_public_op_and_its_arguments():
     calls = []
-    previous = list(_symbolic._STATE)
+    previous = list(_dispatch._SYMBOLIC)
 
     class Marker:
         pass
@@ -31,13 +31,24 @@ def test_the_hook_receives_the_public_op_and_its_arguments():
         calls.append((op, args, kwargs))
         return "recorded"
     try:
-        _symbolic.register_symbolic_type(Marker, hook)
-        _symbolic.activate()  # as making the first Keras tensor does: Python ops are wrapped from now on
+        _dispatch.register_symbolic_type(Marker, hook)
         m = Marker()
         assert tf.reshape(m, [2]) == "recorded" and calls[-1][0] is tf.reshape
         assert tf.expand_dims(m, axis=0) == "recorded" and calls[-1][0] is tf.expand_dims
         assert calls[-1][2] == {"axis": 0}
         assert tf.concat([tf.ones([1]), m], axis=0) == "recorded"
     finally:
-        _symbolic.register_symbolic_type(*previous)
-    assert _symbolic._STATE[0] is _functional.KerasTensor
+        _dispatch.register_symbolic_type(*previous)
+    assert _dispatch._SYMBOLIC[0] is _functional.KerasTensor
+
+
+def test_every_public_op_written_in_python_is_declared_with_dispatch():
+    # the declaration at the definition is the only way a Python op reaches keras's hook
+    import types
+    missing = []
+    for space in (tf, tf.math, tf.nn, tf.linalg, tf.image):
+        for name, fn in vars(space).items():
+            if isinstance(fn, types.FunctionType) and fn.__module__.startswith("tapegrad._ops.") \
+                    and not name.startswith("_") and fn.__code__.co_filename != _dispatch.__file__:
+                missing.append(f"{space.__name__}.{name}")
+    assert not missing, f"public ops without @dispatch: {missing}"

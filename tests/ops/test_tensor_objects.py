@@ -179,7 +179,7 @@ def test_an_op_handle_made_by_new_alone_raises():
 
 def test_an_error_from_the_failure_hook_keeps_the_ops_error_as_its_context():
     # Note [When an op call fails]: the hook runs inside the failed call, as an `except` block would
-    from tapegrad._debugging import op_failure as _op_failure
+    from tapegrad._ops import _dispatch
 
     def failing_hook(error, op, args, kwargs):
         raise RuntimeError("hook failed")
@@ -189,7 +189,7 @@ def test_an_error_from_the_failure_hook_keeps_the_ops_error_as_its_context():
         with pytest.raises(RuntimeError, match="hook failed") as info:
             tf.reshape(tf.constant([1.0, 2.0]), [3])
     finally:
-        _core._set_failure_hook(_op_failure.on_failure)
+        _core._set_failure_hook(_dispatch.on_failure)
     assert isinstance(info.value.__context__, tf.errors.InvalidArgumentError)
     assert "reshape" in str(info.value.__context__).lower()
 

@@ -23,10 +23,14 @@ _core.OpHandle.__signature__ = property(_signature)
 # A public op that maps onto one registry op is the op handle itself, bound to TF's signature: the
 # C++ doorway binds positional and keyword arguments (and `name=`), converts and validates them and
 # runs the op. A Python function around the handle would double the cost of a small op.
-def public_op(op_name, py_name, signature, doc=None):
+# ``traced_fallback`` builds the op another way for an attribute given as a tensor computed inside a
+# tf.function (Note [Op dispatch] in _dispatch.py).
+def public_op(op_name, py_name, signature, doc=None, traced_fallback=None):
     handle = _core.op(op_name, py_name, signature)
     handle.__name__ = handle.__qualname__ = py_name
     handle.__doc__ = doc or f"{py_name}({signature}, name=None): registry op ``{op_name}``."
+    if traced_fallback is not None:
+        handle.traced_fallback = traced_fallback
     return handle
 
 

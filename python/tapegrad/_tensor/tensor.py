@@ -8,15 +8,14 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._function import trace_context as _trace_context
 from tapegrad._name_scope import current_scope as _current_scope
+from tapegrad._ops import _raw
+from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._tensor.string_tensor import StringTensor, empty_nest, is_text, string_constant
 from tapegrad._tensor.tensor_shape import TensorShape, _known
-from tapegrad._ops import _raw
 
-__all__ = [
-    "Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
-    "is_tensor", "cast", "identity", "stop_gradient", "shape", "size", "rank",
-]
+__all__ = ["Tensor", "Variable", "TensorShape", "TensorSpec", "constant", "convert_to_tensor",
+           "is_tensor", "cast", "identity", "stop_gradient", "shape", "size", "rank"]
 
 Tensor = _core.Tensor
 
@@ -184,13 +183,11 @@ def _tensor_surface():
         "__array__": _guarded("__array__"),
         "shape": property(_static_shape, doc="The shape, as a TensorShape (None for a size computed at each call)."),
         "dtype": property(lambda self: dtypes.from_code(self._dtype), doc="The element type."),
-        "__repr__": _tensor_repr,
-        "__str__": _tensor_str,
+        "__repr__": _tensor_repr, "__str__": _tensor_str,
         "__float__": lambda self: _scalar(self, float),
         "__int__": lambda self: _scalar(self, int),
         "__index__": _index,
-        "__bool__": _bool,
-        "__format__": _format,
+        "__bool__": _bool, "__format__": _format,
         "__iter__": _iter,
         # tensors are immutable: a copy is the tensor itself (as in TF); pickle stores the value
         "__copy__": lambda self: self,
@@ -440,6 +437,7 @@ def _item(v):
 _cast, _identity, _stop_gradient = _raw.Cast, _raw.Identity, _raw.StopGradient
 
 
+@dispatch
 def cast(x, dtype, name=None):
     """Casts to ``dtype``; the gradient flows between float types only."""
     x = convert_to_tensor(x)

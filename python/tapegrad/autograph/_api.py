@@ -191,7 +191,7 @@ def iterable_call(f, args, kwargs, recursive=True):
     tensor there, so TF loops in the graph whatever the bounds), or Python's range with a traced
     bound, is not materialized; the loop counts in the graph."""
     from tapegrad._ops.array.creation import range as tf_range
-    is_tf_range = getattr(f, "__wrapped__", f) is tf_range  # (tf.range as exported may be wrapped)
+    is_tf_range = f is tf_range
     if is_tf_range or f is range:
         values = list(args) + list((kwargs or {}).values())
         if is_tf_range and _core._tracing() or any(_operators.is_graph_tensor(v) for v in values):

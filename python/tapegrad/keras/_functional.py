@@ -5,7 +5,7 @@ axis and a dtype, no values) made by an InputLayer. Calling a layer on KerasTens
 it records a Node (the layer, the call's arguments with the KerasTensors in them, the output
 KerasTensors) in ``layer._inbound_nodes``. A tapegrad op called on a KerasTensor (``tf.concat``,
 ``tf.reshape``, ``x * 2``, ``x[:, 1:]``) becomes a TFOpLambda layer's node the same way (the op fails to
-bind the KerasTensor and hands the call here, Note [Symbolic dispatch] in _symbolic.py).
+bind the KerasTensor and hands the call here, Note [Op dispatch] in _ops/_dispatch.py).
 ``Model(inputs, outputs)`` walks the nodes back from the outputs and runs them in order on real
 tensors. Output shapes come from running the layer on two concrete probes (zeros) in which every
 unknown axis has a different size (see _PROBE_SIZES): an axis that differs between the two results
@@ -18,7 +18,7 @@ import numpy as np
 
 import tapegrad as tf
 
-from tapegrad._ops import _symbolic
+from tapegrad._ops import _dispatch, _raw
 from tapegrad.keras.layers import base as _base
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.layers.core import InputLayer
@@ -35,7 +35,6 @@ class KerasTensor:
     """A symbolic tensor of a functional model: shape (None where unknown), dtype, and the node that made it."""
 
     def __init__(self, shape, dtype="float32", name=None, node=None, index=0):
-        _symbolic.activate()  # ops written in Python start checking for Keras tensors (Note [Symbolic dispatch])
         self.shape = tuple(None if d is None else int(d) for d in shape)
         self.dtype = tf.as_dtype(dtype)
         self.name = name
@@ -254,7 +253,7 @@ def _function_name(fn):
 
 def _function_of(name):
     if name.startswith("op:"):
-        return _symbolic.registry_op(name[3:])
+        return getattr(_raw, name[3:])
     if name.startswith("__operators__."):
         return getattr(operator, name.split(".", 1)[1])
     space = tf
@@ -295,7 +294,7 @@ def _op_call(fn, args, kwargs):
     return TFOpLambda(fn)(*args, **kwargs)
 
 
-_symbolic.register_symbolic_type(KerasTensor, _op_call)
+_dispatch.register_symbolic_type(KerasTensor, _op_call)
 _base._SYMBOLIC[:] = [is_symbolic, call_symbolic]
 
 

@@ -1,15 +1,12 @@
 """Public ops given, inside a tf.function, a tensor computed there where the op takes a shape or count
-(Note [Attributes computed in a trace] in tapegrad/_debugging/op_failure.py): each is built from ops that read the
+(Note [Attributes computed in a trace] in tapegrad/_ops/_dispatch.py): each is built from ops that read the
 value at every call, so one trace serves every value, as in TF. Each fallback returns NotImplemented
 for arguments it does not cover (the op's TypeError then stands)."""
 from tapegrad import _core, dtypes
 from tapegrad._ops.array.creation import _computed_dims
-from tapegrad._ops.array.manipulation import _gather, broadcast_to, reshape
-from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
 from tapegrad._ops import _raw
-
-_dynamic_reshape = _raw.DynamicReshape
-_dynamic_broadcast_to = _raw.DynamicBroadcastTo
+from tapegrad._ops.array.manipulation import _gather, reshape
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
 
 
 def _shape_arg(value, fn, arg):
@@ -17,16 +14,6 @@ def _shape_arg(value, fn, arg):
         return _computed_dims(value, fn, arg)
     except TypeError:
         return None
-
-
-def _reshape(tensor, shape, name=None):
-    dims = _shape_arg(shape, "reshape", "shape")
-    return NotImplemented if dims is None else _dynamic_reshape(convert_to_tensor(tensor), dims)
-
-
-def _broadcast_to(input, shape, name=None):
-    dims = _shape_arg(shape, "broadcast_to", "shape")
-    return NotImplemented if dims is None else _dynamic_broadcast_to(convert_to_tensor(input), dims)
 
 
 def tile(input, multiples):
@@ -42,12 +29,6 @@ def tile(input, multiples):
         n = cast(shape(x)[d], m.dtype)
         x = _gather(x, floormod(range_(n * m[d]), n), axis=d)
     return x
-
-
-def install():
-    """Gives the public ops their fallback for computed shapes (run by the package's install step)."""
-    reshape.traced_fallback = _reshape
-    broadcast_to.traced_fallback = _broadcast_to
 
 
 def traced(v):

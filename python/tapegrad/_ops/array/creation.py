@@ -10,6 +10,7 @@ import numbers
 
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._tensor.string_tensor import string_constant
 from tapegrad._tensor.tensor import Tensor, _item, cast as _cast, convert_to_tensor
@@ -23,6 +24,7 @@ _range_op = _raw.Range
 _TF_TYPE = {"float32": "float", "float64": "double"}  # TF's names in an OOM message
 
 
+@dispatch
 def fill(dims, value, name=None):
     v = _tensor_arg(value, "Fill", "value", strings=True)
     computed = _computed_dims(dims, "Fill", "dims")
@@ -43,12 +45,14 @@ def fill(dims, value, name=None):
     return _named("Fill", _core.fill, shape, float(v._item()), v._dtype)
 
 
+@dispatch
 def zeros(shape, dtype=dtypes.float32, name=None):
     if dtype is dtypes.string or dtype == "string":  # empty strings, as TF
         return string_constant(b"", _dims(shape, "zeros", "shape"))
     return _filled(shape, 0.0, dtype, "zeros")
 
 
+@dispatch
 def ones(shape, dtype=dtypes.float32, name=None):
     return _filled(shape, 1.0, dtype, "ones")
 
@@ -99,6 +103,7 @@ def _run_time_like(t, value, dt):
     return None
 
 
+@dispatch
 def zeros_like(input, dtype=None, name=None):
     t = _tensor_arg(input, "zeros_like", "input", strings=True)
     dt = _dtype("zeros_like", dtype or t.dtype)
@@ -106,6 +111,7 @@ def zeros_like(input, dtype=None, name=None):
     return zeros(t._shape, dt) if out is None else out
 
 
+@dispatch
 def ones_like(input, dtype=None, name=None):
     t = _tensor_arg(input, "ones_like", "input")
     dt = _dtype("ones_like", dtype or t.dtype)
@@ -113,6 +119,7 @@ def ones_like(input, dtype=None, name=None):
     return ones(t._shape, dt) if out is None else out
 
 
+@dispatch
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     if _core._tracing() and batch_shape is None:  # a count computed inside the tf.function
         from tapegrad._ops.array import computed_attrs
@@ -129,6 +136,7 @@ def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name
     return _numpy("MatrixDiagV3", batch + [rows, cols], dt, make)
 
 
+@dispatch
 def range(start, limit=None, delta=1, dtype=None, name="range"):  # noqa: A001 -- TF's name
     if limit is None:
         start, limit = 0, start
@@ -165,6 +173,7 @@ def _range_of_tensors(start, limit, delta, dtype):
     return _range_op(*[t if t.dtype == dt else _cast(t, dt) for t in bounds])
 
 
+@dispatch
 def linspace(start, stop, num, name=None, axis=0):
     s, e = _tensor_arg(start, "LinSpace", "start"), _tensor_arg(stop, "LinSpace", "stop")
     if isinstance(num, Tensor) and _core._tracing() and _core._is_traced(num) and not s._shape and not e._shape:

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.creation import zeros_like
@@ -75,6 +76,7 @@ def _out_of_range(fn, rows, bad, what, err):
     return _InvalidArgument(f"{fn}: indices[{at}] = {row} does not index into {what}")
 
 
+@dispatch
 def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     """The slices of ``params`` at the index rows of ``indices`` ([..., k]): the result has shape
     indices.shape[:-1] + params.shape[batch_dims + k:]. The first ``batch_dims`` dimensions are
@@ -195,6 +197,7 @@ def _summed(fn, rows, bad, offset, updates, slots, shape):
     return _reshape(out, shape=shape)
 
 
+@dispatch
 def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
     """A tensor of ``shape``, zero except for ``updates`` added at the index rows of ``indices``
     ([..., k]); updates at the same index add up (bool ones or together). An index outside
@@ -229,11 +232,13 @@ def _scatter_into(tensor, indices, updates, bad_indices_policy, fn, combine):
     return combine(t, _summed(fn, rows, bad, offset, flat, slots, shape))
 
 
+@dispatch
 def tensor_scatter_nd_add(tensor, indices, updates, bad_indices_policy="", name=None):
     """``tensor`` with ``updates`` added at the index rows of ``indices`` (repeated indices add up)."""
     return _scatter_into(tensor, indices, updates, bad_indices_policy, "tensor_scatter_nd_add", lambda t, s: t + s)
 
 
+@dispatch
 def tensor_scatter_nd_sub(tensor, indices, updates, bad_indices_policy="", name=None):
     """``tensor`` with ``updates`` subtracted at the index rows of ``indices``."""
     return _scatter_into(tensor, indices, updates, bad_indices_policy, "tensor_scatter_nd_sub", lambda t, s: t - s)
@@ -270,6 +275,7 @@ def _last_writers_at_run_time(offset, slots):
     return position == _gather(last, safe, axis=0)
 
 
+@dispatch
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """``tensor`` with the slices at the index rows of ``indices`` replaced by ``updates``; of repeated
     indices the last update wins, as on TF's CPU."""

@@ -1,16 +1,18 @@
 """Shape ops: reshape, transpose, broadcast_to, expand_dims, squeeze, concat, stack, unstack, split, tile,
-gather, one_hot and the segment sum; pad and slicing are in slicing.py."""
+gather and the segment sum; pad and slicing are in slicing.py, one_hot in one_hot.py."""
 import builtins
 
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg, public_op
+from tapegrad._ops.array.creation import _computed_dims
 from tapegrad._tensor.tensor import Tensor, cast, constant, convert_to_tensor, shape
 from tapegrad._ops import _raw
 
 __all__ = ["reshape", "transpose", "broadcast_to", "expand_dims", "squeeze", "concat", "stack", "unstack",
-           "split", "tile", "gather", "one_hot", "newaxis"]
+           "split", "tile", "gather", "newaxis"]
 
 newaxis = None
 _InvalidArgument = _core.InvalidArgumentError
@@ -22,8 +24,6 @@ _tile = _raw.Tile
 _gather = _raw.GatherV2
 _expand_dims = _raw.ExpandDims
 _squeeze = _raw.Squeeze
-_select = _raw.Select
-_one_hot = _raw.OneHot
 _segment_sum = _raw.UnsortedSegmentSum
 
 
@@ -42,10 +42,30 @@ def _axis(axis, rank, fn, op):
     return axis % rank
 
 
+def _computed_shape(value, fn):
+    try:
+        return _computed_dims(value, fn, "shape")
+    except TypeError:
+        return None
+
+
+# reshape and broadcast_to to a shape computed inside a tf.function (Note [Attributes computed in a trace])
+def _reshape_to_computed(tensor, shape, name=None):
+    dims = _computed_shape(shape, "reshape")
+    return NotImplemented if dims is None else _raw.DynamicReshape(convert_to_tensor(tensor), dims)
+
+
+def _broadcast_to_computed(input, shape, name=None):
+    dims = _computed_shape(shape, "broadcast_to")
+    return NotImplemented if dims is None else _raw.DynamicBroadcastTo(convert_to_tensor(input), dims)
+
+
 reshape = public_op("Reshape", "reshape", "tensor, shape:ints",
-                    "Gives ``tensor``'s values the shape ``shape`` (one entry may be -1); a view, no copy.")
+                    "Gives ``tensor``'s values the shape ``shape`` (one entry may be -1); a view, no copy.",
+                    traced_fallback=_reshape_to_computed)
 
 
+@dispatch
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permutes the axes (reversed if perm is None); a negative entry counts from the end, as TF."""
     if perm is None:
@@ -55,9 +75,11 @@ def transpose(a, perm=None, conjugate=False, name="transpose"):
     return _transpose(a, perm=[p + nd if -nd <= p < 0 else p for p in convert_arg(perm, "ints", "transpose", "perm")])
 
 
-broadcast_to = public_op("BroadcastTo", "broadcast_to", "input, shape:ints", "Broadcasts ``input`` to ``shape``.")
+broadcast_to = public_op("BroadcastTo", "broadcast_to", "input, shape:ints", "Broadcasts ``input`` to ``shape``.",
+                         traced_fallback=_broadcast_to_computed)
 
 
+@dispatch
 def expand_dims(input, axis, name=None):
     t = convert_to_tensor(input)
     s = list(t._shape)
@@ -71,6 +93,7 @@ def expand_dims(input, axis, name=None):
     return _reshape(t, shape=s)
 
 
+@dispatch
 def squeeze(input, axis=None, name=None):
     """Removes size-1 axes: those in ``axis``, or every one when ``axis`` is None or empty (as TF)."""
     t = convert_to_tensor(input)
@@ -172,6 +195,7 @@ def _slice_along(x, axis, begin, end, stride=1):
     return _strided_slice(x, begin=b, end=e, strides=st)
 
 
+@dispatch
 def concat(values, axis, name="concat"):
     """Joins tensors along an existing axis; the gradient slices g back into the pieces.
 
@@ -185,6 +209,7 @@ def concat(values, axis, name="concat"):
     return _concat(*values, axis=convert_arg(axis, "int", "concat", "axis"))
 
 
+@dispatch
 def stack(values, axis=0, name="stack"):
     """Joins same-shape tensors along a new axis."""
     ts = [convert_to_tensor(v) for v in _tensor_list(values, "stack", "values")]
@@ -198,6 +223,7 @@ def stack(values, axis=0, name="stack"):
     return concat([expand_dims(t, axis) for t in ts], axis)
 
 
+@dispatch
 def unstack(value, num=None, axis=0, name="unstack"):
     """Splits a tensor into a list of tensors along ``axis``, removing it."""
     x = convert_to_tensor(value)
@@ -210,6 +236,7 @@ def unstack(value, num=None, axis=0, name="unstack"):
     return [x[lead + (i,)] for i in range(n)]
 
 
+@dispatch
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Splits into ``num_or_size_splits`` equal pieces, or pieces of the listed sizes (one may be -1)."""
     x = convert_to_tensor(value)
@@ -252,6 +279,7 @@ def _refuse_varying(x, fn, why, axis=None):
             "tf.gather or tf.boolean_mask with computed indices or masks instead.")
 
 
+@dispatch
 def tile(input, multiples, name=None):
     if _core._tracing():  # multiples computed inside the tf.function
         from tapegrad._ops.array.computed_attrs import tile as tile_computed
@@ -261,6 +289,7 @@ def tile(input, multiples, name=None):
     return _tile(input, multiples=convert_arg(multiples, "ints", "tile", "multiples"))
 
 
+@dispatch
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """params[..., indices, ...] along ``axis`` (default ``batch_dims``); out-of-range indices raise."""
     idx = indices if isinstance(indices, Tensor) else convert_to_tensor(indices, dtype_hint=dtypes.int32)
@@ -305,6 +334,7 @@ def _batched_gather_at_run_time(params, idx, axis, batch_dims):
     return _transpose(out, perm=back)
 
 
+@dispatch
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s; a negative id drops its row, one of num_segments
     or more raises."""
@@ -328,51 +358,3 @@ def segment_op(op, data, ids, n):
     if isinstance(n, Tensor):
         return op(data, ids, n, num_segments_input=True)
     return op(data, ids, num_segments=n)
-
-
-def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
-    """A tensor with ``on_value`` where the last (or ``axis``) index equals ``indices``, ``off_value`` elsewhere."""
-    if dtype is None:
-        given = [convert_to_tensor(v).dtype for v in (on_value, off_value) if v is not None]
-        dtype = given[0] if given else dtypes.float32
-    dt = convert_arg(dtype, "dtype", "one_hot", "dtype")
-    if dt == dtypes.string:
-        return _one_hot_strings(indices, depth, on_value, off_value, axis)
-    on = 1 if on_value is None else convert_to_tensor(on_value)._item()
-    off = 0 if off_value is None else convert_to_tensor(off_value)._item()
-    if isinstance(depth, Tensor) and _core._tracing() and _core._is_traced(depth):
-        return _one_hot_computed_depth(convert_to_tensor(indices), depth, on, off, axis, dt)
-    return _one_hot(convert_to_tensor(indices), depth=convert_arg(depth, "int", "one_hot", "depth"), on_value=float(on), off_value=float(off),
-                    axis=-1 if axis is None else convert_arg(axis, "int", "one_hot", "axis"), dtype=dt.code)
-
-
-def _one_hot_strings(indices, depth, on_value, off_value, axis):
-    """one_hot of strings (TF's kernel takes any dtype): both values must be given, as TF's 1 and 0
-    defaults convert to no string; the positions come from a boolean one_hot."""
-    for what, v in (("on_value", on_value), ("off_value", off_value)):
-        if v is None:
-            raise TypeError(f"one_hot: Cannot convert {1 if what == 'on_value' else 0} to EagerTensor of dtype string "
-                            f"(the default {what}; give both on_value and off_value for strings)")
-    on, off = (convert_to_tensor(v) for v in (on_value, off_value))
-    if on.dtype != dtypes.string or off.dtype != dtypes.string or on._shape or off._shape:
-        raise TypeError(f"one_hot: on_value and off_value must be string scalars of one dtype, got {on!r} and {off!r}")
-    hit = one_hot(indices, depth, on_value=True, off_value=False, axis=axis)
-    return constant(np.where(hit.numpy(), on.numpy(), off.numpy()).astype(object))
-
-
-def _one_hot_computed_depth(indices, depth, on, off, axis, dt):
-    """one_hot with a depth computed inside the tf.function: the indices compared with range(depth),
-    whose length is read at every call (OneHot takes its depth while tracing)."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._ops.math.elementwise import equal
-    if not indices.dtype.is_integer or not depth.dtype.is_integer or depth._shape:
-        raise _InvalidArgument(f"OneHot: indices and depth must be integers and depth a scalar, got {indices!r} "
-                               f"and {depth!r}")
-    at = indices.ndim if axis is None or axis == -1 else convert_arg(axis, "int", "one_hot", "axis")
-    if not 0 <= at <= indices.ndim:
-        raise _InvalidArgument(f"OneHot: axis {axis} is out of range for indices of rank {indices.ndim}")
-    along = [1] * (indices.ndim + 1)
-    along[at] = -1
-    positions = reshape(range_(cast(depth, indices.dtype)), along)
-    hit = equal(expand_dims(indices, at), positions)
-    return _select(hit, constant(on, dt), constant(off, dt))

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import (_axis_varies, _gather, _reshape, _run_time_size, _slice_along, broadcast_to, concat,
@@ -42,6 +43,7 @@ def _integer_tensor(value, fn, arg):
     return t
 
 
+@dispatch
 def roll(input, shift, axis, name=None):
     """Rolls the elements of ``input`` by ``shift`` along ``axis`` (ints, or equal-length lists):
     x[i] moves to x[(i + shift) % n]; shifts of the same axis add up. A traced ``shift`` is read at
@@ -99,6 +101,7 @@ def _roll_at_run_time(x, axis, shift):
     return _gather(x, floormod(range_(n) - shift, maximum(n, 1)), axis=axis)
 
 
+@dispatch
 def repeat(input, repeats, axis=None, name=None):
     """Repeats each slice of ``input`` along ``axis`` (the flattened input when None) ``repeats``
     times: an int, or one count per slice (a negative count is 0, as TF)."""
@@ -145,6 +148,7 @@ def repeat(input, repeats, axis=None, name=None):
     return _gather(x, constant(source), axis=axis)
 
 
+@dispatch
 def meshgrid(*args, **kwargs):
     """N-D coordinate grids from N 1-D tensors (each flattened first): ``indexing`` "xy" (the
     default; the first two axes swapped, as for plotting) or "ij" (matrix order); ``name``."""
@@ -177,6 +181,7 @@ def meshgrid(*args, **kwargs):
     return out
 
 
+@dispatch
 def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
     """mask[..., j] = j < lengths[...], for j < ``maxlen`` (default: the largest length), as
     ``dtype``. The comparison is in maxlen's dtype (lengths cast to it, as TF)."""
@@ -221,6 +226,7 @@ def _band_width(value, fn, arg):
     return (t if _traced(t) else int(t._item())), t
 
 
+@dispatch
 def band_part(input, num_lower, num_upper, name=None):
     """The band of each innermost matrix: entry (i, j) kept where (num_lower < 0 or i - j <= num_lower)
     and (num_upper < 0 or j - i <= num_upper), zero elsewhere (a select: inf or NaN outside the band
@@ -273,6 +279,7 @@ def _within(distance, width):
     return logical_or(less(width, constant(np.zeros((), width.dtype.as_numpy_dtype))), less_equal(d, width))
 
 
+@dispatch
 def ensure_shape(x, shape, name=None):
     """``x`` after checking that its shape is compatible with ``shape`` (None: any size, or any rank
     for shape=None). A mismatch is InvalidArgumentError, or, while tracing (where TF checks the

@@ -4,6 +4,7 @@ import builtins
 
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._wrap import convert_arg
@@ -20,6 +21,7 @@ _select = _raw.Select
 _where_true = _raw.Where
 
 
+@dispatch
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pads with a constant, or mirrors the edges (mode REFLECT without, SYMMETRIC with the edge)."""
     x = convert_to_tensor(tensor)
@@ -92,6 +94,7 @@ def _mirror_at_run_time(x, axis, before, after, edge):
     return _gather(x, positions, axis=axis)
 
 
+@dispatch
 def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
     """input_[begin : begin + size] in every dimension; a size of -1 takes the rest."""
     x = convert_to_tensor(input_)
@@ -124,6 +127,7 @@ def _slice_at_run_time(x, begin, size, end):
     return x
 
 
+@dispatch
 def strided_slice(input_, begin, end, strides=None, name=None):
     """input_[begin_0:end_0:strides_0, ...] with Python slice semantics per dimension (no masks)."""
     begin, end = convert_arg(begin, "ints", "strided_slice", "begin"), convert_arg(end, "ints", "strided_slice", "end")
@@ -131,6 +135,7 @@ def strided_slice(input_, begin, end, strides=None, name=None):
     return convert_to_tensor(input_)[tuple(builtins.slice(b, e, s) for b, e, s in zip(begin, end, strides))]
 
 
+@dispatch
 def reverse(tensor, axis, name=None):
     """Reverses the listed axes."""
     x = convert_to_tensor(tensor)
@@ -140,6 +145,7 @@ def reverse(tensor, axis, name=None):
     return _reverse(x, axis=axes)
 
 
+@dispatch
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The entries of ``tensor`` where ``mask`` is True; ``mask`` covers dimensions axis..axis+mask.ndim."""
     x = convert_to_tensor(tensor)

@@ -7,6 +7,7 @@ larger than every number (Note [Sort order] in cpp/ops/sort.cpp).
 """
 import collections
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import gather, transpose
@@ -57,6 +58,7 @@ def _take_last(t, indices):
     return gather(t, indices, axis=rank - 1, batch_dims=rank - 1)
 
 
+@dispatch
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """Indices (int32) that sort ``values`` along ``axis``; equal values keep their order (always stable)."""
     descending = _direction(direction, "argsort")
@@ -64,6 +66,7 @@ def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     return _argsort(t, axis=convert_arg(axis, "int", "argsort", "axis"), descending=descending)
 
 
+@dispatch
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     """``values`` sorted along ``axis``; differentiable (the gradient goes back to each value's place)."""
     descending = _direction(direction, "sort")
@@ -90,6 +93,7 @@ def _k(k, n):
     return k
 
 
+@dispatch
 def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
     """The ``k`` largest entries of the last axis and their indices, largest first (``sorted=False``
     gives the same order: TF leaves it unspecified); equal values come in index order."""
@@ -116,6 +120,7 @@ def _top_k_computed(t, k):
     return _argsort(t, axis=-1, descending=True)[..., :k]
 
 
+@dispatch
 def in_top_k(targets, predictions, k, name=None):
     """Whether ``predictions[i, targets[i]]`` is among the ``k`` largest of row i: fewer than k entries
     of the row are larger (ties count in its favour); False for a row holding a non-finite prediction
@@ -146,6 +151,7 @@ def in_top_k(targets, predictions, k, name=None):
     return logical_and(logical_and(inside, row_finite), larger < k)
 
 
+@dispatch
 def searchsorted(sorted_sequence, values, side="left", out_type=dtypes.int32, name=None):
     """Per row, where each value would go to keep ``sorted_sequence`` sorted: before equal entries
     (side="left") or after them ("right"). Both are read as rows of their last axis, as many of each."""

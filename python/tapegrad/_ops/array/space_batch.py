@@ -8,6 +8,7 @@ the gather raise at run time).
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops.array.creation import range as range_
 from tapegrad._ops._wrap import convert_arg
@@ -26,6 +27,7 @@ def _transposed(x, perm):
     return x if perm == sorted(perm) else _transpose(x, perm=perm)
 
 
+@dispatch
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None):
     """Reverses the first seq_lengths[b] entries along ``seq_axis`` of each slice b along ``batch_axis``
     (default 0); entries past the length stay. A length must be in [0, input.shape[seq_axis]]."""
@@ -99,6 +101,7 @@ def _block_args(x, block_shape, pairs, fn, arg):
     return [int(b) for b in block], [[int(a), int(b)] for a, b in p]
 
 
+@dispatch
 def space_to_batch_nd(input, block_shape, paddings, name=None):
     """Zero-pads the M spatial dimensions after the batch (``paddings`` [M, 2]) and moves each block of
     ``block_shape`` [M] into the batch: [batch] + spatial + rest -> [batch * prod(block_shape)] +
@@ -134,11 +137,13 @@ def _only_batch_varies(x, fn):
     return bool(varying)
 
 
+@dispatch
 def space_to_batch(input, block_shape, paddings, name=None):
     """TF 2's space_to_batch: space_to_batch_nd."""
     return space_to_batch_nd(input, block_shape, paddings)
 
 
+@dispatch
 def batch_to_space(input, block_shape, crops, name=None):
     """The inverse of space_to_batch_nd: moves blocks of ``block_shape`` [M] (a Python int stands for it
     in two dimensions) from the batch back into the M spatial dimensions, then crops each by ``crops``

@@ -11,6 +11,7 @@ import collections
 
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import binary, convert_arg, public_op
 from tapegrad._ops.array.manipulation import _gather, _reshape, _tensor_list, concat
@@ -81,6 +82,7 @@ def _unique(x, out_idx, fn, with_counts):
     return UniqueWithCounts(y, idx, _unique_count(idx, y, out_idx=dt.code)) if with_counts else Unique(y, idx)
 
 
+@dispatch
 def unique(x, out_idx=dtypes.int32, name=None):
     """(y, idx): the distinct values of the 1-D ``x`` in order of first appearance, and for each entry of
     x the position of its value in y (x == gather(y, idx)), as ``out_idx``. -0.0 equals 0.0; each NaN is
@@ -88,6 +90,7 @@ def unique(x, out_idx=dtypes.int32, name=None):
     return _unique(x, out_idx, "unique", False)
 
 
+@dispatch
 def unique_with_counts(x, out_idx=dtypes.int32, name=None):
     """(y, idx, count): as unique, with how many times each value of y occurs in x (as ``out_idx``)."""
     return _unique(x, out_idx, "unique_with_counts", True)
@@ -110,6 +113,7 @@ def _count_arg(value, fn, arg):
     return convert_arg(value, "int", fn, arg)
 
 
+@dispatch
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """Splits ``data`` into ``num_partitions`` tensors: result i holds the slices data[j] (j running over
     the entries of the int32 ``partitions``, whose shape is a prefix of data's) with partitions[j] == i,
@@ -130,6 +134,7 @@ def dynamic_partition(data, partitions, num_partitions, name=None):
             for i in range(n)]
 
 
+@dispatch
 def dynamic_stitch(indices, data, name=None):
     """Interleaves the slices of ``data`` into one tensor: merged[indices[m][i]] = data[m][i] (each
     data[m] has shape indices[m].shape + one common row shape); the result has max(indices) + 1 rows,
@@ -168,6 +173,7 @@ def dynamic_stitch(indices, data, name=None):
     return _gather(concat(rows + [zero_row], 0), sources, axis=0, batch_dims=0)
 
 
+@dispatch
 def broadcast_dynamic_shape(shape_x, shape_y):
     """The shape (a 1-D int32 or int64 tensor) that tensors of shapes ``shape_x`` and ``shape_y`` broadcast
     to; incompatible shapes raise InvalidArgumentError (at run time in a tf.function)."""
@@ -185,6 +191,7 @@ def _static_dim(a, b):
     return b if a == 1 else False
 
 
+@dispatch
 def broadcast_static_shape(shape_x, shape_y):
     """The TensorShape that tensors of TensorShapes ``shape_x`` and ``shape_y`` broadcast to (unknown rank
     if either is); a known incompatible pair of dimensions raises ValueError."""
@@ -203,6 +210,7 @@ def broadcast_static_shape(shape_x, shape_y):
     return TensorShape(dims)
 
 
+@dispatch
 def shape_n(input, out_type=dtypes.int32, name=None):
     """[tf.shape(t, out_type) for t in input] (a tensor's rows when ``input`` is one tensor)."""
     fn = "shape_n"
@@ -213,6 +221,7 @@ def shape_n(input, out_type=dtypes.int32, name=None):
     return [shape(convert_arg(t, "tensor", fn, f"input[{k}]"), out_type=dt) for k, t in enumerate(items)]
 
 
+@dispatch
 def unravel_index(indices, dims, name=None):
     """The coordinates of the flat ``indices`` (a scalar or a vector) into an array of shape ``dims``:
     [len(dims)] + indices.shape, in indices' dtype (int32 or int64). An index >= prod(dims) raises; a
@@ -229,6 +238,7 @@ def _histogram_args(values, value_range, nbins, fn):
     return v, r
 
 
+@dispatch
 def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
     """Counts of ``values`` in ``nbins`` equal bins spanning ``value_range`` [lo, hi] (lo < hi), as
     ``dtype`` (int32 or int64): values below lo count in the first bin, values at or above hi in the
@@ -243,6 +253,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
     return _histogram(v, r, nbins=n, dtype=_index_dtype(dtype, fn, "dtype").code)
 
 
+@dispatch
 def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
     """The bin of each value (int32, whatever ``dtype`` says, as TF): floor(nbins * (v - lo) / (hi - lo))
     clipped to [0, nbins - 1], computed in values' float dtype as TF does (NaN gives int32's minimum)."""
@@ -272,6 +283,7 @@ def _limit(value, dtype, below):
     return constant(held)
 
 
+@dispatch
 def saturate_cast(value, dtype, name=None):
     """``value`` cast to ``dtype`` with values outside its range clamped to its limits first (float
     limits held in the value's dtype are stepped toward zero: float32 -> int32 clamps at 2147483520). As

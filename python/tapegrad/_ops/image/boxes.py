@@ -1,6 +1,7 @@
 """tf.image's box selection: non_max_suppression (and _with_scores), on the registry op
 NonMaxSuppressionV3 (cpp/ops/nms.cpp), whose result's length follows the scores, so one tf.function
 trace serves every input."""
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import gather
@@ -29,6 +30,7 @@ def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, fn):
     return _nms(b, s, n, *thresholds)
 
 
+@dispatch
 def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
                         name=None):
     """Indices (int32) of up to ``max_output_size`` boxes, by decreasing score, each overlapping no box
@@ -36,6 +38,7 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
     return _select(boxes, scores, max_output_size, iou_threshold, score_threshold, "non_max_suppression")
 
 
+@dispatch
 def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
                                     score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
     """(indices, their scores) as non_max_suppression; only hard suppression (soft_nms_sigma=0)."""

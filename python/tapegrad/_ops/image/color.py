@@ -5,6 +5,7 @@ images (adjust_contrast too, which TF leaves without a gradient).
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes
 from tapegrad._ops.image._common import (as_image, check_rank, from_working_float, known_value, static_sizes,
                                          to_working_float)
@@ -28,6 +29,7 @@ def _scalar_as(value, dtype, fn, arg):
     return t if t.dtype == dtype else cast(t, dtype)
 
 
+@dispatch
 def adjust_brightness(image, delta):
     """``image + delta`` (delta on the [0, 1] scale for integer images), in the image's dtype."""
     image = as_image(image, "adjust_brightness")
@@ -36,6 +38,7 @@ def adjust_brightness(image, delta):
     return from_working_float(flt + delta, pixel_dtype(image), True)
 
 
+@dispatch
 def adjust_contrast(images, contrast_factor):
     """Each channel of each image moved away from (factor > 1) or toward its mean over height and
     width: ``(x - mean) * contrast_factor + mean``, in the images' dtype."""
@@ -55,6 +58,7 @@ def _check_gamma(gamma):
         raise ValueError("adjust_gamma: Gamma should be a non-negative real number.")
 
 
+@dispatch
 def adjust_gamma(image, gamma=1, gain=1):
     """Gamma correction ``gain * image ** gamma`` on the [0, 1] scale, in the image's dtype."""
     image = as_image(image, "adjust_gamma")
@@ -65,6 +69,7 @@ def adjust_gamma(image, gamma=1, gain=1):
     return from_working_float(adjusted, pixel_dtype(image), True)
 
 
+@dispatch
 def per_image_standardization(image):
     """Each image scaled to mean 0 and variance 1 over its height, width and channels, as float32; the
     divisor is at least 1 / sqrt(pixels) so a uniform image gives zeros."""
@@ -78,6 +83,7 @@ def per_image_standardization(image):
     return (x - mean) / std
 
 
+@dispatch
 def rgb_to_grayscale(images, name=None):
     """The luma of RGB ``images`` ([..., 3]) as [..., 1], in the images' dtype."""
     images = as_image(images, "rgb_to_grayscale", "images")
@@ -89,6 +95,7 @@ def rgb_to_grayscale(images, name=None):
     return convert_image_dtype(gray, pixel_dtype(images))
 
 
+@dispatch
 def grayscale_to_rgb(images, name=None):
     """Grayscale ``images`` ([..., 1]) with the channel repeated three times: [..., 3]."""
     images = as_image(images, "grayscale_to_rgb", "images")

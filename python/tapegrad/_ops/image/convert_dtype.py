@@ -17,6 +17,7 @@ with ``saturate``.
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops.image._common import as_image
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.math.elementwise import floordiv, floormod, maximum, minimum
@@ -58,6 +59,7 @@ def _stored(x, out, saturate):
     return mark(x, out)
 
 
+@dispatch
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """``image`` converted to ``dtype`` with its values rescaled (Note [Image dtype scaling]); the same
     dtype gives the image back. Only float and integer dtypes are images (AttributeError otherwise).

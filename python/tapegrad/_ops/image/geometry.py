@@ -4,6 +4,7 @@ pads, so gradients come from those ops. Sizes are the images' static dimensions 
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._function.control_flow import switch_case
 from tapegrad._ops.array.creation import range as _range, zeros
@@ -26,6 +27,7 @@ def _hw(image, fn):
     return tuple(static_sizes(image, fn)[-3:-1])
 
 
+@dispatch
 def flip_left_right(image):
     """``image`` mirrored along its width axis."""
     image = as_image(image, "flip_left_right")
@@ -33,6 +35,7 @@ def flip_left_right(image):
     return reverse(image, [-2])
 
 
+@dispatch
 def flip_up_down(image):
     """``image`` mirrored along its height axis."""
     image = as_image(image, "flip_up_down")
@@ -44,6 +47,7 @@ def _swap_hw(image):
     return _transpose(image, [1, 0, 2] if image.shape.rank == 3 else [0, 2, 1, 3])
 
 
+@dispatch
 def transpose(image, name=None):
     """``image`` with its height and width axes swapped."""
     image = as_image(image, "transpose")
@@ -77,6 +81,7 @@ def _turns(k):
     return int(k)
 
 
+@dispatch
 def rot90(image, k=1, name=None):
     """``image`` rotated counter-clockwise by ``k`` quarter turns (k may be negative, or an int32 scalar
     tensor; a traced one chooses among the four turns when the graph runs)."""
@@ -92,6 +97,7 @@ def _slice_hw(image, top, left, height, width):
     return image[..., top:top + height, left:left + width, :]
 
 
+@dispatch
 def central_crop(image, central_fraction):
     """The central ``central_fraction`` (in (0, 1]) of ``image``'s height and width."""
     image = as_image(image, "central_crop")
@@ -120,6 +126,7 @@ def _take(image, offset, size, axis):
     return gather(image, cast(offset, dtypes.int32) + _range(size), axis=axis)
 
 
+@dispatch
 def crop_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """The ``target_height`` x ``target_width`` window of ``image`` whose top-left pixel is at
     (``offset_height``, ``offset_width``); the offsets may be traced tensors."""
@@ -145,6 +152,7 @@ def crop_to_bounding_box(image, offset_height, offset_width, target_height, targ
     return out[..., left:left + tw, :] if isinstance(left, int) else _take(out, left, tw, rank - 2)
 
 
+@dispatch
 def pad_to_bounding_box(image, offset_height, offset_width, target_height, target_width):
     """``image`` placed at (``offset_height``, ``offset_width``) in a zero
     ``target_height`` x ``target_width`` canvas."""
@@ -177,6 +185,7 @@ def _target_size(target_height, target_width, fn):
     return th, tw
 
 
+@dispatch
 def resize_with_crop_or_pad(image, target_height, target_width):
     """``image`` cropped centrally and/or padded evenly with zeros to ``target_height`` x ``target_width``."""
     fn = "resize_with_crop_or_pad"
@@ -190,6 +199,7 @@ def resize_with_crop_or_pad(image, target_height, target_width):
     return pad_to_bounding_box(cropped, max(dh // 2, 0), max(dw // 2, 0), th, tw)
 
 
+@dispatch
 def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILINEAR, antialias=False):
     """``image`` resized (tf.image.resize with ``method``) to fit ``target_height`` x ``target_width``
     without distortion, then padded with zeros to that size, centred."""
@@ -227,6 +237,7 @@ def _patch_axis(size, k, stride, rate, padding):
     return out, total // 2, total - total // 2
 
 
+@dispatch
 def extract_patches(images, sizes, strides, rates, padding, name=None):
     """Every ``sizes[1]`` x ``sizes[2]`` patch of ``images`` ([batch, height, width, depth]) taken
     ``strides`` apart, its pixels ``rates`` apart, flattened (rows, then columns, then depth) into the

@@ -12,6 +12,7 @@ unchosen branch never puts NaN into the gradient.
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import errors
 from tapegrad._ops.image._common import (as_image, check_channels, check_float, from_working_float, known_value,
                                          to_working_float)
@@ -48,6 +49,7 @@ def _to_rgb(h, s, v):
     return stack([(1.0 - s + s * c) * v for c in (red, green, blue)], axis=-1)
 
 
+@dispatch
 def rgb_to_hsv(images, name=None):
     """RGB ``images`` ([..., 3], float, values in [0, 1]) as hue, saturation and value in [0, 1]
     (Note [HSV formulas])."""
@@ -57,6 +59,7 @@ def rgb_to_hsv(images, name=None):
     return stack(list(_to_hsv(images)), axis=-1)
 
 
+@dispatch
 def hsv_to_rgb(images, name=None):
     """HSV ``images`` ([..., 3], float, values in [0, 1]) as RGB (Note [HSV formulas])."""
     images = as_image(images, "hsv_to_rgb", "images")
@@ -65,6 +68,7 @@ def hsv_to_rgb(images, name=None):
     return _to_rgb(*_channels(images))
 
 
+@dispatch
 def adjust_saturation(image, saturation_factor, name=None):
     """``image`` (RGB, [..., 3]) with its saturation multiplied by ``saturation_factor`` and clipped to
     [0, 1], in the image's dtype."""
@@ -77,6 +81,7 @@ def adjust_saturation(image, saturation_factor, name=None):
     return from_working_float(_to_rgb(h, clip_by_value(s * factor, 0.0, 1.0), v), pixel_dtype(image), False)
 
 
+@dispatch
 def adjust_hue(image, delta, name=None):
     """``image`` (RGB, [..., 3]) with ``delta`` (in [-1, 1]) added to its hue, which wraps around
     [0, 1), in the image's dtype."""

@@ -4,6 +4,7 @@ psnr and ssim compare images as float32 on the [0, 1] scale of convert_image_dty
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops.image._common import as_image, check_float, static_sizes
 from tapegrad._ops.array.manipulation import concat, reshape, stack
@@ -23,6 +24,7 @@ def _invalid(message):
     return errors.InvalidArgumentError(None, None, message)
 
 
+@dispatch
 def total_variation(images, name=None):
     """The sum of absolute differences between neighbouring pixels (down and across), per image:
     a scalar for [h, w, c], one value per image for [batch, h, w, c]; in the images' dtype."""
@@ -36,6 +38,7 @@ def total_variation(images, name=None):
     return reduce_sum(_abs(down), axis=axes) + reduce_sum(_abs(across), axis=axes)
 
 
+@dispatch
 def image_gradients(image):
     """(dy, dx): forward differences of ``image`` ([batch, h, w, d]) down and across, each the image's
     shape with zeros in the last row (dy) or column (dx)."""
@@ -62,6 +65,7 @@ def _filter3x3(padded, taps, h, w):
     return out
 
 
+@dispatch
 def sobel_edges(image):
     """Sobel responses of ``image`` ([batch, h, w, d], float), edges mirrored: [batch, h, w, d, 2] with
     the vertical (dy) response first and the horizontal (dx) second."""
@@ -105,6 +109,7 @@ def _max_val_float(max_val, dtype, fn):
     return convert_image_dtype(peak if peak.dtype == dtype else cast(peak, dtype), dtypes.float32)
 
 
+@dispatch
 def psnr(a, b, max_val, name=None):
     """Peak signal-to-noise ratio (dB) between images ``a`` and ``b`` whose values span [0, max_val],
     per image: 20 log10(max_val) - 10 log10(mean squared error); float32."""
@@ -131,6 +136,7 @@ def _window_mean(x, window):
     return reshape(y, shape[:-3] + list(y.shape[1:]))
 
 
+@dispatch
 def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03, return_index_map=False):
     """Structural similarity between ``img1`` and ``img2`` ([..., h, w, c], values in [0, max_val]),
     with a ``filter_size`` Gaussian window of ``filter_sigma``: luminance term times contrast-structure

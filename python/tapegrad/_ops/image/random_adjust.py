@@ -5,6 +5,7 @@ from random offsets; so gradients reach the image and the graph reads the draw a
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad import random as _random
 from tapegrad._ops.array.creation import range as _range
@@ -31,11 +32,13 @@ def _random_flip(image, seed, axis, fn):
     return where(flip, reverse(image, [axis]), image)
 
 
+@dispatch
 def random_flip_left_right(image, seed=None):
     """``image`` (or each image of a batch) mirrored left to right with probability 1/2."""
     return _random_flip(image, seed, -2, "random_flip_left_right")
 
 
+@dispatch
 def random_flip_up_down(image, seed=None):
     """``image`` (or each image of a batch) mirrored upside down with probability 1/2."""
     return _random_flip(image, seed, -3, "random_flip_up_down")
@@ -59,6 +62,7 @@ def _crop_size(size, value, fn="random_crop"):
     return size, shape
 
 
+@dispatch
 def random_crop(value, size, seed=None, name=None):
     """A ``size`` slice of ``value`` (any rank) at an offset drawn uniformly along each dimension."""
     value = as_image(value, "random_crop", "value")
@@ -96,6 +100,7 @@ def _check_range(lower, upper, fn):
     return lower, upper
 
 
+@dispatch
 def random_brightness(image, max_delta, seed=None):
     """adjust_brightness by a delta drawn uniformly from [-max_delta, max_delta)."""
     image = as_image(image, "random_brightness")
@@ -105,6 +110,7 @@ def random_brightness(image, max_delta, seed=None):
     return adjust_brightness(image, _uniform_between(-max_delta, max_delta, seed))
 
 
+@dispatch
 def random_contrast(image, lower, upper, seed=None):
     """adjust_contrast by a factor drawn uniformly from [lower, upper)."""
     image = as_image(image, "random_contrast")
@@ -115,6 +121,7 @@ def random_contrast(image, lower, upper, seed=None):
     return adjust_contrast(image, _uniform_between(lower, upper, seed))
 
 
+@dispatch
 def random_saturation(image, lower, upper, seed=None):
     """adjust_saturation by a factor drawn uniformly from [lower, upper)."""
     image = as_image(image, "random_saturation")
@@ -123,6 +130,7 @@ def random_saturation(image, lower, upper, seed=None):
     return adjust_saturation(image, _uniform_between(lower, upper, seed))
 
 
+@dispatch
 def random_hue(image, max_delta, seed=None):
     """adjust_hue by a delta drawn uniformly from [-max_delta, max_delta) (max_delta at most 0.5)."""
     image = as_image(image, "random_hue")

@@ -11,6 +11,7 @@ Columns likewise. Bilinear interpolates along the width first, then along the he
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import expand_dims, gather, squeeze
@@ -74,6 +75,7 @@ def _lerp(images, lower, upper, weight, axis):
     return a + (b - a) * constant(weight.reshape(shape))
 
 
+@dispatch
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
     """``images`` ([batch, height, width, channels] or [height, width, channels]) resized to ``size``
     ([new_height, new_width]), as TF 2's tf.image.resize: bilinear (the default; the result is

@@ -3,6 +3,7 @@ tf.random's stateless ops from a [2] integer ``seed`` (the same seed, the same r
 read at every call of a tf.function). Gradients reach the image as through the deterministic ops."""
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes
 from tapegrad._ops.image._common import as_image, check_channels, check_rank, static_sizes
 from tapegrad._ops.array.manipulation import reshape
@@ -34,16 +35,19 @@ def _flip(image, seed, axis, fn):
     return where(flip, reverse(image, [axis]), image)
 
 
+@dispatch
 def stateless_random_flip_left_right(image, seed):
     """``image`` (or each image of a batch) mirrored left to right with probability 1/2."""
     return _flip(image, seed, -2, "stateless_random_flip_left_right")
 
 
+@dispatch
 def stateless_random_flip_up_down(image, seed):
     """``image`` (or each image of a batch) mirrored upside down with probability 1/2."""
     return _flip(image, seed, -3, "stateless_random_flip_up_down")
 
 
+@dispatch
 def stateless_random_brightness(image, max_delta, seed):
     """adjust_brightness by a delta drawn uniformly from [-max_delta, max_delta)."""
     fn = "stateless_random_brightness"
@@ -54,6 +58,7 @@ def stateless_random_brightness(image, max_delta, seed):
     return adjust_brightness(image, _uniform(seed, fn, [], -max_delta, max_delta))
 
 
+@dispatch
 def stateless_random_contrast(image, lower, upper, seed):
     """adjust_contrast by a factor drawn uniformly from [lower, upper)."""
     fn = "stateless_random_contrast"
@@ -64,6 +69,7 @@ def stateless_random_contrast(image, lower, upper, seed):
     return adjust_contrast(image, _uniform(seed, fn, [], lower, upper))
 
 
+@dispatch
 def stateless_random_saturation(image, lower, upper, seed=None):
     """adjust_saturation by a factor drawn uniformly from [lower, upper) (``seed`` is required, as TF)."""
     fn = "stateless_random_saturation"
@@ -73,6 +79,7 @@ def stateless_random_saturation(image, lower, upper, seed=None):
     return adjust_saturation(image, _uniform(seed, fn, [], lower, upper))
 
 
+@dispatch
 def stateless_random_hue(image, max_delta, seed):
     """adjust_hue by a delta drawn uniformly from [-max_delta, max_delta) (max_delta at most 0.5)."""
     fn = "stateless_random_hue"
@@ -86,6 +93,7 @@ def stateless_random_hue(image, max_delta, seed):
     return adjust_hue(image, _uniform(seed, fn, [], -max_delta, max_delta))
 
 
+@dispatch
 def stateless_random_crop(value, size, seed, name=None):
     """A ``size`` slice of ``value`` (any rank) at an offset drawn uniformly along each dimension."""
     fn = "stateless_random_crop"

@@ -3,6 +3,7 @@ diagonal mask, so entries off the diagonal are never multiplied by anything and 
 is), tensor_diag / tensor_diag_part (the same on the flattened tensor), normalize and cross."""
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import _diag_last_two, _refuse_varying, concat, expand_dims, gather
@@ -49,6 +50,7 @@ def _diag_size(n, k, num_rows, num_cols):
     return rows, cols
 
 
+@dispatch
 def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, align="RIGHT_LEFT"):
     """A batch of matrices with ``diagonal`` ([..., n]) on diagonal ``k`` and ``padding_value``
     elsewhere; num_rows / num_cols (-1: the smallest that fit) make it rectangular. Supported: one
@@ -74,6 +76,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
     return _place(_padded(d, before, cols - n - before), np.eye(rows, cols, k, dtype=bool), padding)
 
 
+@dispatch
 def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):
     """``input`` ([..., m, n]) with its main diagonal replaced by ``diagonal`` ([..., min(m, n)]);
     only k=0 is supported (UnimplementedError otherwise)."""
@@ -99,6 +102,7 @@ def _no_bool(x, fn, arg):
         raise _InvalidArgument(f"{fn}: {arg} of dtype bool is not supported")
 
 
+@dispatch
 def tensor_diag(diagonal, name=None):
     """The tensor of shape s + s (s the diagonal's shape, rank >= 1) with out[i, i] = diagonal[i]
     for every multi-index i, zero elsewhere."""
@@ -112,6 +116,7 @@ def tensor_diag(diagonal, name=None):
     return _reshape(flat, shape=list(d.shape) * 2)
 
 
+@dispatch
 def tensor_diag_part(input, name=None):
     """The inverse of tensor_diag: from a tensor of shape s + s, the entries at [i, i], of shape s."""
     x = convert_arg(input, "tensor", "tensor_diag_part", "input")
@@ -124,6 +129,7 @@ def tensor_diag_part(input, name=None):
     return _reshape(_diag_last_two(_reshape(x, shape=[size, size])), shape=list(x.shape[:half]))
 
 
+@dispatch
 def normalize(tensor, ord="euclidean", axis=None, name=None):
     """(tensor / norm, norm): the norm as tf.linalg.norm computes it, its axes kept."""
     x = convert_arg(tensor, "tensor", "normalize", "tensor")
@@ -137,6 +143,7 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):
     return x / n, n
 
 
+@dispatch
 def cross(a, b, name=None):
     """The cross product over the last axis (of size 3) of two tensors of one shape and dtype."""
     a = convert_arg(a, "tensor", "cross", "a")

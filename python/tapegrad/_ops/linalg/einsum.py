@@ -11,6 +11,7 @@ import string
 
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops.array.manipulation import (_axis_varies, _diag_last_two, _product, _reshape_to, _run_time_size, broadcast_to,
                                  stack, transpose)
@@ -171,6 +172,7 @@ def _run_time_sizes(xs, labels, sizes):
     return out
 
 
+@dispatch
 def einsum(equation, *inputs, **kwargs):
     """Einstein summation, e.g. 'ij,jk->ik', 'bij,bjk->bik', 'i,i->', 'ij->ji', '...ij,...jk->...ik'.
 

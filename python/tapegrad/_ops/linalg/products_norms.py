@@ -1,6 +1,7 @@
 """Linear algebra: matmul, matvec, tensordot, einsum, norms and norm clipping."""
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import _diag_last_two, _product, _reshape_to, _size_or_run_time, expand_dims, squeeze, transpose
@@ -25,6 +26,7 @@ def _error(msg):
     return _core.InvalidArgumentError(msg)
 
 
+@dispatch
 def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_b=False, a_is_sparse=False,
            b_is_sparse=False, output_type=None, grad_a=False, grad_b=False, name=None):
     """a @ b over the last two axes; leading (batch) axes broadcast. The sparsity hints and grad_a/grad_b
@@ -35,6 +37,7 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     return _matmul(a, b, transpose_a=bool(transpose_a or adjoint_a), transpose_b=bool(transpose_b or adjoint_b))
 
 
+@dispatch
 def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_sparse=False, name=None):
     """Matrix times vector over the last axes: [..., m, n] x [..., n] -> [..., m]."""
     b = convert_to_tensor(b)
@@ -45,6 +48,7 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
     return squeeze(out, [-1])
 
 
+@dispatch
 def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     """Swaps the last two axes."""
     a = convert_to_tensor(a)
@@ -55,12 +59,14 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
     return transpose(a, perm)
 
 
+@dispatch
 def trace(x, name=None):
     """Sum of the main diagonal of the last two axes (only the diagonal is read: an inf or NaN
     elsewhere does not reach the result)."""
     return reduce_sum(diag_part(x), -1)
 
 
+@dispatch
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
     """The main diagonal of the last two axes ([..., m, n] -> [..., min(m, n)]); entries off the
     diagonal are never read (see array._diag_last_two)."""
@@ -82,6 +88,7 @@ def _axis_list(axes, rank, what):
     return out
 
 
+@dispatch
 def tensordot(a, b, axes, name=None):
     """Sums the products of a and b over the given axes.
 
@@ -121,6 +128,7 @@ def _permuted(t, perm):
     return t if perm == list(range(t.ndim)) else transpose(t, perm)
 
 
+@dispatch
 def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     """Vector norm (axis None or int) or matrix norm (axis a pair).
 
@@ -166,6 +174,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
     return squeeze(result, sorted(reduced)) if reduced else result  # (sizes that vary stay run-time ones)
 
 
+@dispatch
 def global_norm(t_list, name=None):
     """sqrt(sum of squares of every entry of every tensor in t_list); None entries are skipped."""
     if isinstance(t_list, (Tensor, str)) or not hasattr(t_list, "__iter__"):
@@ -181,6 +190,7 @@ def global_norm(t_list, name=None):
     return safe_sqrt(total)
 
 
+@dispatch
 def clip_by_norm(t, clip_norm, axes=None, name=None):
     """Scales t so that its L2 norm over ``axes`` is at most clip_norm.
 
@@ -203,6 +213,7 @@ def _scale(t, scale):
     return t * cast(scale, t.dtype)
 
 
+@dispatch
 def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     """Scales every tensor by clip_norm / max(global_norm, clip_norm); returns (clipped list, global norm).
 

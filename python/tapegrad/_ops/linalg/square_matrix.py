@@ -1,5 +1,6 @@
 """tf.linalg's square-matrix ops on LAPACK (cpp/ops/matrix.cpp, Note [Matrix gradients]): inv, det,
 slogdet, logdet, solve, triangular_solve, cholesky and cholesky_solve, batched over leading axes."""
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core
 from tapegrad._ops._wrap import public_op
 from tapegrad._ops.array.manipulation import broadcast_to
@@ -24,11 +25,13 @@ _log_abs_det = _raw.LogAbsDeterminant
 _det_sign = _raw.DeterminantSign
 
 
+@dispatch
 def slogdet(input, name=None):
     """(sign, log|det|) of each square matrix: the log stays finite where det itself would overflow."""
     return _det_sign(input), _log_abs_det(input)
 
 
+@dispatch
 def logdet(matrix, name=None):
     """log(det(matrix)) of symmetric positive definite matrices, through their Cholesky factor."""
     from tapegrad._ops.linalg.products_norms import diag_part
@@ -69,6 +72,7 @@ def _common_batch_at_run_time(a, b):
     return broadcast_to(a, concat([batch, sa[-2:]], 0)), broadcast_to(b, concat([batch, sb[-2:]], 0))
 
 
+@dispatch
 def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     """X with matrix @ X = rhs for triangular matrices (only the lower or upper triangle is read);
     a zero on the diagonal gives inf and NaN, as TF. Leading axes broadcast."""
@@ -76,12 +80,14 @@ def triangular_solve(matrix, rhs, lower=True, adjoint=False, name=None):
     return _triangular_solve(a, b, lower=bool(lower), adjoint=bool(adjoint))
 
 
+@dispatch
 def cholesky_solve(chol, rhs, name=None):
     """X with A @ X = rhs, given A's Cholesky factor ``chol``: two triangular solves."""
     y = triangular_solve(chol, rhs, lower=True, adjoint=False)
     return triangular_solve(chol, y, lower=True, adjoint=True)
 
 
+@dispatch
 def eigh(tensor, name=None):
     """(eigenvalues ascending, eigenvectors as columns) of symmetric matrices, read from their lower
     triangle; each eigenvector's largest component is positive. Differentiable (degenerate eigenvalues
@@ -91,6 +97,7 @@ def eigh(tensor, name=None):
     return packed[..., 0, :], packed[..., 1:, :]
 
 
+@dispatch
 def eigvalsh(tensor, name=None):
     """The eigenvalues (ascending) of symmetric matrices, read from their lower triangle."""
     return eigh(tensor)[0]

@@ -1,5 +1,6 @@
 """tf.linalg.svd on the Svd / SvdValues ops (cpp/ops/svd.cpp, Note [SVD gradient]), and what it
 serves: pinv, matrix_rank and lstsq."""
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import _refuse_varying, _reshape
@@ -19,6 +20,7 @@ def _matrix(tensor, fn, arg):
     return t
 
 
+@dispatch
 def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """Singular values (descending) of the matrices in the last two axes, and with ``compute_uv`` the
     (s, u, v) with tensor = u diag(s) v^T; each column of u has its largest component positive."""
@@ -49,6 +51,7 @@ def _cutoff(s, m, n, given, dtype):
     return reduce_max(s, axis=-1, keepdims=True) * (max(m, n) * eps)
 
 
+@dispatch
 def pinv(a, rcond=None, validate_args=False, name=None):
     """The Moore-Penrose pseudo-inverse: v diag(1/s) u^T over the singular values above rcond * the largest."""
     from tapegrad._ops.math.elementwise import where
@@ -65,6 +68,7 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     return matmul(v * inv_s[..., None, :], u, transpose_b=True)
 
 
+@dispatch
 def matrix_rank(a, tol=None, validate_args=False, name=None):
     """The number of singular values above ``tol`` (default: max(m, n) * eps * the largest), int32."""
     from tapegrad._ops.math.reduction import reduce_sum
@@ -74,6 +78,7 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
     return reduce_sum(cast(s > cut, dtypes.int32), axis=-1)
 
 
+@dispatch
 def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """The least-squares solution of matrix @ x = rhs, by the regularized normal equations through a
     Cholesky factor (TF's fast path): (A^T A + l2 I) x = A^T b when rows >= columns, else

@@ -11,6 +11,7 @@ The gradient is then the softmax weights, exact at ties, and ceil(log2(n)) steps
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops.array.creation import ones_like, zeros_like
 from tapegrad._ops._wrap import convert_arg
@@ -37,6 +38,7 @@ def _zero_of(x):
     return constant(False if x.dtype == dtypes.bool else 0, dtype=x.dtype)
 
 
+@dispatch
 def reciprocal_no_nan(x, name=None):
     """1 / x, 0 where x == 0; float inputs only (an integer is InvalidArgumentError, as in TF)."""
     x = convert_arg(x, "tensor", "reciprocal_no_nan", "x")
@@ -45,6 +47,7 @@ def reciprocal_no_nan(x, name=None):
     return divide_no_nan(constant(1, dtype=x.dtype), x)
 
 
+@dispatch
 def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):
     """The number of non-zero entries (NaN counts) over ``axis``, as ``dtype``."""
     x = convert_arg(input, "tensor", "count_nonzero", "input")
@@ -54,6 +57,7 @@ def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None
     return cast(counts, dtype)
 
 
+@dispatch
 def scalar_mul(scalar, x, name=None):
     """scalar * x for a 0-d ``scalar`` converted to x's dtype (another dtype's tensor is a ValueError)."""
     if not isinstance(x, Tensor):
@@ -66,6 +70,7 @@ def scalar_mul(scalar, x, name=None):
     return s * x
 
 
+@dispatch
 def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
     """The sum of a non-empty list of tensors of one dtype and shape (tf.math.add_n with checks on
     the optional ``shape`` and ``tensor_dtype``)."""
@@ -91,6 +96,7 @@ def _shape_list(shape):
     return [None if d is None else convert_arg(d, "int", "accumulate_n", "shape") for d in list(shape)]
 
 
+@dispatch
 def invert_permutation(x, name=None):
     """y with y[x[i]] = i for a permutation x of 0..n-1 (int32 or int64, 1-D): its argsort. Eager
     inputs are checked to be permutations (InvalidArgumentError); a traced one cannot be."""
@@ -117,18 +123,21 @@ def _steps(x, fn):
     return _slice_along(flat, 0, min(n, 1), n) - _slice_along(flat, 0, 0, max(n - 1, 0))
 
 
+@dispatch
 def is_non_decreasing(x, name=None):
     """True if x (flattened) never decreases; a NaN makes it False; fewer than 2 entries: True."""
     d = _steps(x, "is_non_decreasing")
     return reduce_all(less_equal(_zero_of(d), d))
 
 
+@dispatch
 def is_strictly_increasing(x, name=None):
     """True if x (flattened) always increases; a NaN makes it False; fewer than 2 entries: True."""
     d = _steps(x, "is_strictly_increasing")
     return reduce_all(less(_zero_of(d), d))
 
 
+@dispatch
 def xlog1py(x, y, name=None):
     """x * log1p(y), 0 where x == 0 (even for a NaN y); the gradients there are 0 too, as TF's."""
     if not isinstance(x, Tensor) and isinstance(y, Tensor):
@@ -142,12 +151,14 @@ def xlog1py(x, y, name=None):
     return where(zero, _zero_of(x), x * log1p(safe_y))
 
 
+@dispatch
 def zero_fraction(value, name=None):
     """The fraction of entries equal to zero, as a float32 scalar (NaN for an empty tensor)."""
     x = convert_arg(value, "tensor", "zero_fraction", "value")
     return reduce_mean(cast(equal(x, _zero_of(x)), dtypes.float32))
 
 
+@dispatch
 def polyval(coeffs, x, name=None):
     """coeffs[0] * x^(n-1) + ... + coeffs[n-1] by Horner's rule; ``coeffs`` is a list (zeros like x if
     empty); each coefficient broadcasts against x."""
@@ -178,6 +189,7 @@ def _shifted(x, axis, shift, n):
     return concat([pad, _slice_along(x, axis, 0, max(n - shift, 0))], axis)
 
 
+@dispatch
 def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     """log(cumsum(exp(x))) along ``axis``, without overflow or underflow (Note [Cumulative logsumexp]).
 
@@ -237,6 +249,7 @@ def _segments(data, segment_ids, fn):
     return data, ids, int(values[-1]) + 1 if values.size else 0
 
 
+@dispatch
 def segment_sum(data, segment_ids, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s, for sorted non-negative ids; the output has
     segment_ids[-1] + 1 rows (a missing id's row is 0)."""
@@ -244,6 +257,7 @@ def segment_sum(data, segment_ids, name=None):
     return unsorted_segment_sum(data, ids, n)
 
 
+@dispatch
 def segment_mean(data, segment_ids, name=None):
     """The mean of each segment (see segment_sum; an empty segment's row is 0). Integer data gives
     the mean rounded toward zero, as TF."""

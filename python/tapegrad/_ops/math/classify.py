@@ -1,5 +1,6 @@
 """tf.math.is_nan, is_inf and is_finite: float comparisons (NaN is the only value unequal to itself,
 and every comparison with NaN is false), so they run wherever comparisons do, traced graphs included."""
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import errors
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
@@ -15,18 +16,21 @@ def _float_input(x, fn):
     return t
 
 
+@dispatch
 def is_nan(x, name=None):
     """True where ``x`` is NaN."""
     t = _float_input(x, "is_nan")
     return t != t
 
 
+@dispatch
 def is_inf(x, name=None):
     """True where ``x`` is +inf or -inf."""
     t = _float_input(x, "is_inf")
     return abs(t) == _INF
 
 
+@dispatch
 def is_finite(x, name=None):
     """True where ``x`` is neither NaN nor infinite."""
     t = _float_input(x, "is_finite")

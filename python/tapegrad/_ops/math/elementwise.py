@@ -1,4 +1,5 @@
 """Elementwise math: unary and binary ops, comparisons, logical ops, where, clip_by_value."""
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes
 from tapegrad._ops._wrap import binary, convert_arg, export, public_op, unary
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
@@ -58,16 +59,19 @@ def _divide(x, y, fn):
     return x / y
 
 
+@dispatch
 def truediv(x, y, name=None):
     """x / y; integer inputs are divided as float64, as in TF."""
     return _divide(x, y, "truediv")
 
 
+@dispatch
 def divide(x, y, name=None):
     """x / y (TF's tf.divide); integer inputs are divided as float64."""
     return _divide(x, y, "divide")
 
 
+@dispatch
 def divide_no_nan(x, y, name=None):
     """x / y, 0 where y == 0 (even for a NaN x); integer inputs are divided as float64, as in TF."""
     x, y = _operands(x, y, "divide_no_nan")
@@ -76,10 +80,12 @@ def divide_no_nan(x, y, name=None):
     return _div_no_nan(x, y)
 
 
+@dispatch
 def realdiv(x, y, name=None):
     return _realdiv(x, y)
 
 
+@dispatch
 def where(condition, x=None, y=None, name=None):
     """Picks x where condition is true, else y (all three broadcast)."""
     if x is None and y is None:  # the int64 [true entries, rank] indices of the true (non-zero) entries
@@ -95,6 +101,7 @@ def where(condition, x=None, y=None, name=None):
     return _select(c, x, y)
 
 
+@dispatch
 def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     """max(min(t, clip_value_max), clip_value_min), in TF's order (so clip_value_min wins when it
     exceeds clip_value_max); NaN stays NaN; the gradient is zero where t was clipped."""
@@ -104,6 +111,7 @@ def clip_by_value(t, clip_value_min, clip_value_max, name=None):
     return globals()["maximum"](globals()["minimum"](t, hi), lo)
 
 
+@dispatch
 def logical_xor(x, y, name=None):
     return globals()["not_equal"](convert_to_tensor(x, dtype=dtypes.bool), y)
 

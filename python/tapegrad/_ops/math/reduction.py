@@ -1,4 +1,5 @@
 """Reductions over axes (reduce_sum and friends), arg-reductions, cumsum and add_n."""
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes
 from tapegrad._ops._wrap import convert_arg, public_op
 from tapegrad._ops.array.manipulation import _tensor_list
@@ -50,6 +51,7 @@ def _float_input(x, op):
     return x
 
 
+@dispatch
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))) over ``axis``, computed without overflow.
 
@@ -71,6 +73,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     return _log(summed) + (m if keepdims else _ops["Max"](m, axis=axes, keepdims=False))
 
 
+@dispatch
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance over ``axis``: mean((x - mean(x))^2)."""
     x = _float_input(input_tensor, "reduce_variance")
@@ -79,6 +82,7 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     return _ops["Mean"](centered * centered, axis=axes, keepdims=bool(keepdims))
 
 
+@dispatch
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation over ``axis``: sqrt(reduce_variance)."""
     return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), _axes(axis, "reduce_std"), keepdims))
@@ -94,18 +98,21 @@ def safe_sqrt(s):
     return where(nonzero, _sqrt(where(nonzero, s, 1.0)), 0.0)
 
 
+@dispatch
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(sum(x^2)) over ``axis``; the gradient at an all-zero slice is 0."""
     x = convert_to_tensor(input_tensor)
     return safe_sqrt(_ops["Sum"](x * x, axis=_axes(axis, "reduce_euclidean_norm"), keepdims=bool(keepdims)))
 
 
+@dispatch
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
     return _argmax(input, axis=_axis(axis, fn="argmax"),
                    output_type=convert_arg(output_type, "dtype", "argmax", "output_type").code)
 
 
+@dispatch
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
     return _argmin(input, axis=_axis(axis, fn="argmin"),
@@ -125,6 +132,7 @@ cumsum = public_op("Cumsum", "cumsum", "x, axis:int=0, exclusive:bool=False, rev
     """)
 
 
+@dispatch
 def add_n(inputs, name=None):
     """Sums a list of tensors of the same shape and dtype."""
     inputs = _tensor_list(inputs, "add_n", "inputs")

@@ -1,5 +1,6 @@
 """Segment reductions beyond the sum: tf.math.unsorted_segment_max / min (registry ops, cpp/ops/index.cpp),
 unsorted_segment_mean / sqrt_n (the sum over the count), and the sorted segment_max / segment_min."""
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import _reshape, num_segments_arg, segment_op, unsorted_segment_sum
@@ -21,6 +22,7 @@ def _args(data, segment_ids, num_segments, fn):
     return d, ids, num_segments_arg(num_segments, fn)
 
 
+@dispatch
 def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     """out[s] = max of data[i] over segment_ids[i] == s; an empty segment holds the dtype's lowest value,
     a negative id drops its row, a NaN makes its segment NaN (as TF)."""
@@ -28,12 +30,14 @@ def unsorted_segment_max(data, segment_ids, num_segments, name=None):
     return segment_op(_max, d, ids, n)
 
 
+@dispatch
 def unsorted_segment_min(data, segment_ids, num_segments, name=None):
     """As unsorted_segment_max with the minimum (an empty segment holds the dtype's highest value)."""
     d, ids, n = _args(data, segment_ids, num_segments, "unsorted_segment_min")
     return segment_op(_min, d, ids, n)
 
 
+@dispatch
 def unsorted_segment_prod(data, segment_ids, num_segments, name=None):
     """out[s] = product of data[i] over segment_ids[i] == s (1 for an empty segment); its gradient needs
     no division, so zeros in a segment get the product of the others."""
@@ -51,12 +55,14 @@ def _sum_and_count(data, segment_ids, num_segments, fn):
     return unsorted_segment_sum(d, ids, n), count
 
 
+@dispatch
 def unsorted_segment_mean(data, segment_ids, num_segments, name=None):
     """The mean of each segment (0 for an empty one); integer data is averaged in float64, as TF."""
     total, count = _sum_and_count(data, segment_ids, num_segments, "unsorted_segment_mean")
     return total / count
 
 
+@dispatch
 def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """Each segment's sum over the square root of its size (0 for an empty one); float data only."""
     d = convert_arg(data, "tensor", "unsorted_segment_sqrt_n", "data")
@@ -79,16 +85,19 @@ def _sorted(data, segment_ids, fn, op, missing=0):
     return where(present, out, cast(0, out.dtype))  # TF's sorted kernels give 0 to a missing id
 
 
+@dispatch
 def segment_max(data, segment_ids, name=None):
     """The maximum of each segment for sorted ids (segment_ids[-1] + 1 rows; 0 for a missing id)."""
     return _sorted(data, segment_ids, "segment_max", _max)
 
 
+@dispatch
 def segment_min(data, segment_ids, name=None):
     """The minimum of each segment for sorted ids (segment_ids[-1] + 1 rows; 0 for a missing id)."""
     return _sorted(data, segment_ids, "segment_min", _min)
 
 
+@dispatch
 def segment_prod(data, segment_ids, name=None):
     """The product of each segment for sorted ids (segment_ids[-1] + 1 rows; 1 for a missing id, as TF)."""
     return _sorted(data, segment_ids, "segment_prod", _prod, missing=1)

@@ -14,6 +14,7 @@ import math
 
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import reshape, unsorted_segment_sum
@@ -35,6 +36,7 @@ def _float_input(x, fn):
     return x
 
 
+@dispatch
 def rint(x, name=None):
     """The nearest integer, halves to even (rint(0.5) = 0, rint(1.5) = 2), as a float."""
     return round(_float_input(x, "rint"))
@@ -48,6 +50,7 @@ def _mills(t):
     return 1.0 / d
 
 
+@dispatch
 def erfc(x, name=None):
     """1 - erf(x), accurate where erf(x) is near 1 (Note [Normal tails])."""
     x = _float_input(x, "erfc")
@@ -78,6 +81,7 @@ def _ndtri_lower(q):
     return where(less(q, 1e-3), tail, central)
 
 
+@dispatch
 def ndtri(x, name=None):
     """The inverse of the standard normal CDF: -inf at 0, inf at 1, NaN outside [0, 1]."""
     x = _float_input(x, "ndtri")
@@ -101,6 +105,7 @@ def _as_int64(x, fn, arg):
     return x if x.dtype == dtypes.int64 else cast(x, dtypes.int64)
 
 
+@dispatch
 def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None):
     """m[i, j] = the number (or total ``weights``) of entries with label i predicted as j; the size is
     ``num_classes``, or the largest label or prediction + 1 (which needs their values: eager only)."""
@@ -172,6 +177,7 @@ def _bincount_size(arr, minlength, maxlength, fn):
                                     "minlength == maxlength (the length bincount would read from arr's values)")
 
 
+@dispatch
 def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int32, name=None, axis=None,
              binary_output=False):
     """Counts of each value 0..size-1 in the non-negative integers ``arr`` (or the total of ``weights``

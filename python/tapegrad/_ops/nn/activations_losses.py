@@ -1,6 +1,7 @@
 """Neural-network ops of tf.nn: activations, softmax, dropout and the cross-entropy losses."""
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core
 from tapegrad._ops._wrap import convert_arg, export, unary
 from tapegrad._ops.array.manipulation import squeeze
@@ -21,12 +22,14 @@ _ops = {n: _core.op(n) for n in (
     "SparseSoftmaxCrossEntropyWithLogits", "SigmoidCrossEntropyWithLogits")}
 
 
+@dispatch
 def leaky_relu(features, alpha=0.2, name=None):
     """``x`` for ``x > 0``, else ``alpha * x``; alpha is a float32 attribute, as in TF (so a float64
     input is scaled by 0.2000000029... for alpha=0.2)."""
     return _ops["LeakyRelu"](features, alpha=float(np.float32(alpha)))
 
 
+@dispatch
 def gelu(features, approximate=False, name=None):
     """Gaussian error linear unit.
 
@@ -39,6 +42,7 @@ def gelu(features, approximate=False, name=None):
     return _ops["GeluTanh" if approximate else "Gelu"](features)
 
 
+@dispatch
 def silu(features, beta=1.0):
     """Sigmoid linear unit (swish): ``x * sigmoid(beta * x)``."""
     if beta == 1.0:
@@ -50,6 +54,7 @@ def silu(features, beta=1.0):
 swish = silu
 
 
+@dispatch
 def softmax(logits, axis=None, name=None):
     """``exp(x) / sum(exp(x))`` along ``axis`` (default -1), computed from ``x - max(x)``.
 
@@ -59,11 +64,13 @@ def softmax(logits, axis=None, name=None):
     return _ops["Softmax"](logits, axis=-1 if axis is None else convert_arg(axis, "int", "softmax", "axis"))
 
 
+@dispatch
 def log_softmax(logits, axis=None, name=None):
     """``x - log(sum(exp(x)))`` along ``axis`` (default -1); finite for any finite logits."""
     return _ops["LogSoftmax"](logits, axis=-1 if axis is None else convert_arg(axis, "int", "log_softmax", "axis"))
 
 
+@dispatch
 def dropout(x, rate, noise_shape=None, seed=None, name=None):
     """Zeroes each entry with probability ``rate`` and scales the kept ones by ``1 / (1 - rate)``.
 
@@ -108,6 +115,7 @@ def _as_list(v):
     return list(v)
 
 
+@dispatch
 def l2_loss(t, name=None):
     """``sum(t ** 2) / 2``."""
     t = convert_to_tensor(t)
@@ -117,6 +125,7 @@ def l2_loss(t, name=None):
     return reduce_sum(t * t) * 0.5
 
 
+@dispatch
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """Per-example ``logsumexp(logits) - logits[label]`` for integer class ``labels``.
 
@@ -129,6 +138,7 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     return _ops["SparseSoftmaxCrossEntropyWithLogits"](logits, labels)
 
 
+@dispatch
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """``-sum(labels * log_softmax(logits), axis)``; differentiable in both arguments.
 
@@ -171,6 +181,7 @@ def _broadcast_cross_entropy(labels, logits, axis):
     return reshape(-reduce_sum(z * log_softmax(g, axis=-1), axis=-1), batch)
 
 
+@dispatch
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Elementwise ``max(x, 0) - x * z + log(1 + exp(-|x|))`` for logits ``x`` and labels ``z``."""
     if labels is None or logits is None:
@@ -184,11 +195,13 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return _ops["SigmoidCrossEntropyWithLogits"](logits, labels)
 
 
+@dispatch
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), finite for any finite x (tf.math only)."""
     return -softplus(-convert_arg(x, "tensor", "log_sigmoid", "x"))
 
 
+@dispatch
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x^2, axis), epsilon)) over ``axis`` (all axes if None; ``dim`` is its old name)."""
     x = convert_arg(x, "tensor", "l2_normalize", "x")
@@ -199,6 +212,7 @@ def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     return x * _ops["Rsqrt"](_ops["Maximum"](square_sum, epsilon))
 
 
+@dispatch
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """Mean and (biased) variance of ``x`` over ``axes``, as ``(mean, variance)``."""
     y = convert_arg(x, "tensor", "moments", "x")

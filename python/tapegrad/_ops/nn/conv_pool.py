@@ -4,6 +4,7 @@ The registry ops (cpp/ops/conv.cpp, cpp/ops/pooling.cpp) are 2-D; the 1-D forms 
 height-1 image, as TF does. Attributes: strides and dilations [h, w], padding "SAME" / "VALID" /
 "EXPLICIT" with explicit_paddings [top, bottom, left, right], ksize [h, w] for pooling.
 """
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import expand_dims, reshape, squeeze
@@ -86,6 +87,7 @@ def _rank(x, rank, fn, what):
     return x
 
 
+@dispatch
 def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None, name=None):
     """2-D convolution (cross-correlation, as TF) of ``input`` [batch, h, w, in] with ``filters``
     [fh, fw, in, out]: output [batch, oh, ow, out].
@@ -98,6 +100,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _ops["Conv2D"](input, filters, **_attrs("Conv2D", strides, padding, dilations))
 
 
+@dispatch
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
     """1-D convolution of ``input`` [batch, width, in] with ``filters`` [fw, in, out] (a 2-D one of height 1)."""
     _check_format("conv1d", data_format, ("NWC",))
@@ -116,6 +119,7 @@ def _output_shape(output_shape, rank, fn):
     return shape
 
 
+@dispatch
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC", dilations=None,
                      name=None):
     """The gradient of conv2d with respect to its input: ``input`` [batch, h, w, out] and ``filters``
@@ -128,6 +132,7 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
                                        **a)
 
 
+@dispatch
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC", dilations=None,
                      name=None):
     """The gradient of conv1d with respect to its input (``filters`` [fw, in, out])."""
@@ -139,6 +144,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     return squeeze(_ops["Conv2DBackpropInput"](w, x, input_sizes=[b, 1, width, c], **a), [1])
 
 
+@dispatch
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None, dilations=None,
                    name=None):
     """conv1d_transpose or conv2d_transpose, chosen by the rank of ``input``."""
@@ -150,6 +156,7 @@ def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_f
     raise errors.UnimplementedError(f"conv_transpose: only 1-D and 2-D (input rank 3 or 4) are supported, got rank {rank}")
 
 
+@dispatch
 def convolution(input, filters, strides=None, padding="VALID", data_format=None, dilations=None, name=None):
     """conv1d or conv2d, chosen by the rank of ``input``."""
     rank = convert_to_tensor(input).ndim
@@ -161,6 +168,7 @@ def convolution(input, filters, strides=None, padding="VALID", data_format=None,
     raise errors.UnimplementedError(f"convolution: only 1-D and 2-D (input rank 3 or 4) are supported, got rank {rank}")
 
 
+@dispatch
 def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilations=None, name=None):
     """Each input channel convolved with its own ``filter`` [fh, fw, in, multiplier]: output channel
     ``c * multiplier + j`` comes from input channel ``c``; output [batch, oh, ow, in * multiplier]."""
@@ -168,6 +176,7 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     return _ops["DepthwiseConv2dNative"](input, filter, **_attrs("DepthwiseConv2dNative", strides, padding, dilations))
 
 
+@dispatch
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format=None, dilations=None,
                      name=None):
     """depthwise_conv2d followed by a 1x1 conv2d with ``pointwise_filter`` [1, 1, in * multiplier, out]."""
@@ -190,6 +199,7 @@ def _pool(op, fn, input, ksize, strides, padding, n, explicit):
     return _ops[op](input, **a)
 
 
+@dispatch
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """The maximum of each ``ksize`` window of ``input`` [batch, h, w, channels] (padding is never the
     maximum; a NaN in a window is its maximum)."""
@@ -197,6 +207,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return _pool("MaxPool", "max_pool2d", input, ksize, strides, padding, 2, True)
 
 
+@dispatch
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """The mean of each ``ksize`` window of ``input`` [batch, h, w, channels]; with ``"SAME"`` padding
     a window's padding is not counted."""
@@ -204,12 +215,14 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return _pool("AvgPool", "avg_pool2d", input, ksize, strides, padding, 2, False)
 
 
+@dispatch
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     """max_pool2d over [batch, width, channels]."""
     _check_format("max_pool1d", data_format, ("NWC",))
     return _pool("MaxPool", "max_pool1d", input, ksize, strides, padding, 1, True)
 
 
+@dispatch
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     """avg_pool2d over [batch, width, channels]."""
     _check_format("avg_pool1d", data_format, ("NWC",))
@@ -225,16 +238,19 @@ def _pool_nd(fn, input, ksize, strides, padding, data_format):
     raise errors.UnimplementedError(f"{fn}: only 1-D and 2-D pooling (input rank 3 or 4) are supported, got rank {rank}")
 
 
+@dispatch
 def max_pool(input, ksize, strides, padding, data_format=None, name=None):
     """max_pool1d or max_pool2d, chosen by the rank of ``input``."""
     return _pool_nd("max_pool", input, ksize, strides, padding, data_format)
 
 
+@dispatch
 def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
     """avg_pool1d or avg_pool2d, chosen by the rank of ``input``."""
     return _pool_nd("avg_pool", input, ksize, strides, padding, data_format)
 
 
+@dispatch
 def bias_add(value, bias, data_format=None, name=None):
     """``value + bias`` with the 1-D ``bias`` added along the channel axis: the last one (``"N...C"``,
     the default) or axis 1 (``"NC..."``); ``value`` must be at least 2-D."""

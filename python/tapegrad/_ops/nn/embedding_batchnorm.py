@@ -1,5 +1,6 @@
 """tf.nn.embedding_lookup and tf.nn.batch_normalization, composed of registered ops (so their
 gradients differentiate again)."""
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import concat, gather
@@ -10,6 +11,7 @@ from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 __all__ = ["embedding_lookup", "batch_normalization"]
 
 
+@dispatch
 def embedding_lookup(params, ids, max_norm=None, name=None):
     """``params[ids]``: one row of ``params`` per id, for ``ids`` of any shape and an integer dtype.
 
@@ -44,6 +46,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     return clip_by_norm(result, max_norm, axes=list(range(ids_rank, result.shape.rank)))
 
 
+@dispatch
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """``scale * (x - mean) / sqrt(variance + variance_epsilon) + offset``, broadcasting ``mean``,
     ``variance``, ``offset`` and ``scale`` against ``x``; ``offset`` and ``scale`` may be None.

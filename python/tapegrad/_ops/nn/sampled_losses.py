@@ -15,6 +15,7 @@ logits x . w_c + b_c, minus log(expected count) (the "subtract log Q" correction
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import concat, expand_dims, gather, reshape
@@ -98,6 +99,7 @@ def _candidate_sampler(kind, true_classes, num_true, num_sampled, unique, range_
     return sampled, true_expected, sampled_expected
 
 
+@dispatch
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
     """num_sampled classes drawn uniformly from [0, range_max); (sampled, true expected count, sampled
     expected count) as tf.random.uniform_candidate_sampler."""
@@ -105,12 +107,14 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
                               "uniform_candidate_sampler")
 
 
+@dispatch
 def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
     """num_sampled classes drawn from the log-uniform (Zipfian) distribution over [0, range_max)."""
     return _candidate_sampler("log_uniform", true_classes, num_true, num_sampled, unique, range_max, seed,
                               "log_uniform_candidate_sampler")
 
 
+@dispatch
 def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
     """Every class 0 .. num_sampled - 1, each with expected count 1 (a test sampler, as TF's)."""
     true_classes = _classes(true_classes, "all_candidate_sampler", "true_classes")
@@ -122,6 +126,7 @@ def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None
     return sampled, ones, convert_to_tensor(np.ones(n, np.float32))
 
 
+@dispatch
 def compute_accidental_hits(true_classes, sampled_candidates, num_true, seed=None, name=None):
     """Where a sampled class is one of a row's true classes: (row indices int32, positions in
     sampled_candidates int64, weights = float32's lowest), row by row, true class by true class.
@@ -187,6 +192,7 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
     return logits, stop_gradient(targets)
 
 
+@dispatch
 def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
              remove_accidental_hits=False, name="nce_loss"):
     """Noise-contrastive estimation loss per example [batch]: sigmoid cross-entropy of the true classes
@@ -196,6 +202,7 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
     return reduce_sum(sigmoid_cross_entropy_with_logits(labels=targets, logits=logits), 1)
 
 
+@dispatch
 def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
                          remove_accidental_hits=True, seed=None, name="sampled_softmax_loss"):
     """Softmax cross-entropy per example [batch] over the true classes and num_sampled sampled ones,

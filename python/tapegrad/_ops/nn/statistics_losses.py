@@ -7,6 +7,7 @@ A single replica runs every step here, so the loss-scaling helpers divide by one
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops.array.creation import zeros_like
 from tapegrad._ops._wrap import convert_arg
@@ -29,6 +30,7 @@ _relu, _reshape, _matmul = _raw.Relu, _raw.Reshape, _raw.MatMul
 _NUM_REPLICAS = 1
 
 
+@dispatch
 def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
     """(mean, variance) from sufficient statistics: mean_ss / counts (+ shift), and
     variance_ss / counts - (mean_ss / counts)^2."""
@@ -59,6 +61,7 @@ def _int_attr(value, fn, arg):
     return convert_arg(value, "int", fn, arg)
 
 
+@dispatch
 def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     """(count, sum(x - shift), sum((x - shift)^2), shift) over ``axes``; the count has x's dtype and
     the shift is returned as given (a tensor, or None)."""
@@ -76,6 +79,7 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     return count, reduce_sum(m_ss, axes, keepdims=keepdims), reduce_sum(v_ss, axes, keepdims=keepdims), shift
 
 
+@dispatch
 def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     """(mean, variance) of x over ``axes`` with each entry counted ``frequency_weights`` times (the
     weights broadcast against x and are cast to its dtype); 0 where the weights sum to 0."""
@@ -92,6 +96,7 @@ def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     return mean, variance
 
 
+@dispatch
 def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size=None):
     """sum(per_example_loss * sample_weight) / global_batch_size (default: the first dimension times
     the number of replicas); 0 when the batch size is 0. An integer loss gives a float64 mean."""
@@ -124,6 +129,7 @@ def _batch_size(value, dtype):
     return cast(t, dtype)
 
 
+@dispatch
 def scale_regularization_loss(regularization_loss):
     """The sum of the regularization loss (a tensor, or a list of them) divided by the number of replicas."""
     if isinstance(regularization_loss, (list, tuple)):
@@ -140,6 +146,7 @@ def _same_shape(a, b, names, fn):
                          f"{tuple(a.shape)} and {tuple(b.shape)}")
 
 
+@dispatch
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - log_input * targets, plus with ``compute_full_loss`` the Stirling term
     t log t - t + log(2 pi t) / 2 for targets outside [0, 1]."""
@@ -155,6 +162,7 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     return result + where(in_unit, zero, stirling)
 
 
+@dispatch
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Sigmoid cross-entropy with the positive term weighted by ``pos_weight``, computed as
     (1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0)) so that it never overflows."""
@@ -165,6 +173,7 @@ def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     return (1 - labels) * logits + log_weight * (log1p(exp(-abs(logits))) + _relu(-logits))
 
 
+@dispatch
 def crelu(features, axis=-1, name=None):
     """Concatenated ReLU: [relu(x), relu(-x)] joined along ``axis`` (which doubles)."""
     x = convert_arg(features, "tensor", "crelu", "features")
@@ -187,6 +196,7 @@ def _blocks(input, block_size, data_format, fn):
     return x, b
 
 
+@dispatch
 def space_to_depth(input, block_size, data_format="NHWC", name=None):
     """Moves each block_size x block_size block of pixels into the channels:
     [n, h, w, c] -> [n, h / b, w / b, b * b * c], channels ordered (block row, block column, c)."""
@@ -199,6 +209,7 @@ def space_to_depth(input, block_size, data_format="NHWC", name=None):
     return _reshape(y, shape=[n, h // b, w // b, b * b * c])
 
 
+@dispatch
 def depth_to_space(input, block_size, data_format="NHWC", name=None):
     """The inverse of space_to_depth: [n, h, w, b * b * c] -> [n, h * b, w * b, c]."""
     x, b = _blocks(input, block_size, data_format, "depth_to_space")
@@ -209,6 +220,7 @@ def depth_to_space(input, block_size, data_format="NHWC", name=None):
     return _reshape(y, shape=[n, h * b, w * b, c // (b * b)])
 
 
+@dispatch
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):
     """x / (bias + alpha * s)^beta, s the sum of x^2 over the channels within ``depth_radius`` of
     each channel (last axis of a 4-D float32 input). The window sum is one matmul with a band matrix."""

@@ -1,0 +1,86 @@
+"""Where a public op's call goes when its own code cannot take it: Note [Op dispatch].
+
+Note [Op dispatch]: two kinds of argument a public op cannot compute with reach it, and this module is
+the one place that hands such a call elsewhere (as TF's ``add_dispatch_support``):
+  * a Keras symbolic tensor (keras.Input) has a shape and a dtype but no values. A public op called
+    on one (``tf.concat([x, y], 1)``, ``tf.expand_dims(x, 1)`` in a functional model) goes to the hook
+    keras registers with ``register_symbolic_type``, which makes the call a layer of the model.
+    An op written in Python is declared with ``@dispatch`` where it is defined; its wrapper checks
+    the arguments (one level into lists) only once a symbolic type is registered, so a program that
+    never builds a functional model pays one comparison. An op bound in C++ (a handle) checks
+    nothing on the success path: the binding fails to convert the Keras tensor and only then calls
+    ``on_failure`` (Note [When an op call fails] in cpp/bindings/ops.cpp), which hands it to the hook.
+  * inside a tf.function, a tensor computed there where a C++-bound op takes an attribute (a shape
+    or a count: ``tf.reshape(x, [tf.shape(x)[0], -1])``, Note [Attributes computed in a trace])
+    makes the binding raise TypeError. ``on_failure`` then runs the ``traced_fallback`` the op was
+    declared with (``public_op(..., traced_fallback=...)`` in _wrap.py), which builds the op from
+    ops that read the value at every call, or returns NotImplemented and the TypeError stands.
+
+Note [Attributes computed in a trace]: an attribute fixes a result's structure when the op runs; a
+value computed inside a trace has no value then. TF accepts such tensors for shapes and counts (its
+kernels read them at run time), so the ops that take one here have a fallback composed of ops whose
+inputs are those tensors (DynamicReshape, DynamicBroadcastTo, gathers): one trace serves every value.
+"""
+import functools
+
+from tapegrad import _core
+
+__all__ = ["dispatch", "register_symbolic_type", "on_failure"]
+
+_SYMBOLIC = [None, None]  # the registered type, the hook
+
+
+def register_symbolic_type(cls, hook):
+    """hook(op, args, kwargs) runs in place of a public op called with an instance of ``cls`` among its
+    arguments (or in a list argument)."""
+    if not isinstance(cls, type):
+        raise TypeError(f"register_symbolic_type: expected a class, got {type(cls).__name__}")
+    if not callable(hook):
+        raise TypeError(f"register_symbolic_type: hook must be callable, got {type(hook).__name__}")
+    _SYMBOLIC[:] = [cls, hook]
+
+
+def _holds(values, cls):
+    for v in values:  # type identity, not isinstance: this runs at every call of the op
+        t = type(v)
+        if t is cls:
+            return True
+        if t is list or t is tuple:
+            for item in v:
+                if type(item) is cls:
+                    return True
+    return False
+
+
+def _holds_instance(values, cls, depth=0):
+    return any(isinstance(v, cls) or depth < 1 and isinstance(v, (list, tuple)) and _holds_instance(v, cls, depth + 1)
+               for v in values)
+
+
+def dispatch(fn):
+    """Declares ``fn`` a public op written in Python: a call with a Keras symbolic tensor among its
+    arguments goes to the registered hook (Note [Op dispatch])."""
+    @functools.wraps(fn)
+    def op(*args, **kwargs):
+        cls = _SYMBOLIC[0]
+        if cls is not None and (_holds(args, cls) or kwargs and _holds(kwargs.values(), cls)):
+            return _SYMBOLIC[1](op, args, kwargs)
+        return fn(*args, **kwargs)
+    # errors name the public function from the outermost frame in the package: this one, so it takes fn's name
+    op.__code__ = op.__code__.replace(co_name=fn.__name__)
+    return op
+
+
+def on_failure(error, op, args, kwargs):
+    """The result of ``op(*args, **kwargs)``, a C++-bound op whose call raised ``error``, or
+    NotImplemented (the error stands). Set as the binding's failure hook by the install step."""
+    if isinstance(error, TypeError) and _core._tracing():
+        fallback = getattr(op, "traced_fallback", None)
+        if fallback is not None:
+            result = fallback(*args, **kwargs)
+            if result is not NotImplemented:
+                return result
+    cls = _SYMBOLIC[0]
+    if cls is not None and (_holds_instance(args, cls) or _holds_instance(kwargs.values(), cls)):
+        return _SYMBOLIC[1](op, args, kwargs)
+    return NotImplemented
