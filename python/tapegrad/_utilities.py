@@ -20,10 +20,11 @@ import numbers
 
 import numpy as np
 
-from tapegrad import _core, random
+from tapegrad import _core, nest, random
+from tapegrad._function.trace_context import _trace_stack
 from tapegrad._ops.array.creation import ones, zeros
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
-from tapegrad.dtypes import as_dtype, double, float32  # noqa: F401 -- double: re-exported as tf.double
+from tapegrad.dtypes import as_dtype, double, float32  # noqa: F401
 from tapegrad.errors import UnimplementedError
 
 __all__ = ["double", "get_logger", "control_dependencies", "group", "no_op", "init_scope",
@@ -62,7 +63,6 @@ def group(*inputs, **kwargs):
     kwargs.pop("name", None)
     if kwargs:
         raise ValueError(f"group: unknown keyword arguments: {', '.join(sorted(kwargs))}")
-    from tapegrad import nest
     for x in nest.flatten(list(inputs)):
         if x is not None and not isinstance(x, Tensor):
             raise TypeError(f"group: 'inputs' should be zero or more (nested) Tensors. Received {x!r} with type "
@@ -85,7 +85,6 @@ def init_scope():
     if not _core._tracing():
         yield
         return
-    from tapegrad._function.trace_context import _trace_stack
     tracers = [getattr(t, "tracer", None) for t in _trace_stack()]
     if not tracers or None in tracers:
         raise UnimplementedError("init_scope: cannot lift code out of a tf.cond / tf.while_loop branch (or a "

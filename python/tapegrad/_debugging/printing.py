@@ -4,6 +4,7 @@ import sys
 import numpy as np
 
 from tapegrad import _core
+from tapegrad._function.trace_context import current_trace
 from tapegrad._tensor.string_tensor import StringTensor
 from tapegrad._tensor.tensor import Tensor
 
@@ -60,7 +61,6 @@ def print(*inputs, output_stream=None, summarize=3, sep=" ", end="\n", name=None
     if _core._tracing():
         label = sep.join("{}" if p is _core._OUT else str(p) for p in parts)
         _core._record_host_call(emit, tensors, label)
-        from tapegrad._function.trace_context import current_trace
         trace = current_trace()
         if trace is not None and trace.dry:
             return None

@@ -1,6 +1,7 @@
 """tapegrad.show_config(): the version, kernel ISA levels, thread counts, BLAS and build flags."""
 import platform
 import sys
+from importlib import metadata
 
 from tapegrad import _core
 
@@ -9,7 +10,6 @@ _TF_API_VERSION = "2.21.0"  # tf.version.VERSION: the TF release whose API tapeg
 
 
 def _package_version():
-    from importlib import metadata
     try:
         return metadata.version("tapegrad")
     except metadata.PackageNotFoundError:  # imported from a source tree that was never installed

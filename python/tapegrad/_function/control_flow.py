@@ -13,11 +13,11 @@ iteration) and the enclosing trace records the node, so every later call decides
 """
 import contextlib
 
-from tapegrad import _core
-from tapegrad import _nest as nest
+from tapegrad import _core, _nest as nest
+from tapegrad._function.trace_context import _Trace, _trace_stack, traced_value_error
 from tapegrad._nest import sequence_like
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor, identity, stop_gradient
-from tapegrad._function.trace_context import _Trace, _trace_stack, traced_value_error
+from tapegrad.errors import InvalidArgumentError
 
 __all__ = ["cond", "while_loop", "case", "switch_case"]
 
@@ -327,11 +327,9 @@ def case(pred_fn_pairs, default=None, exclusive=False, strict=False, name="case"
     if exclusive and not _core._tracing():
         true = [k for k, (p, _) in enumerate(pairs) if _decide(p, "tf.case")]
         if len(true) > 1:
-            from tapegrad.errors import InvalidArgumentError
             raise InvalidArgumentError(None, None, f"tf.case: more than one condition evaluated as True "
                                                    f"(pairs {true}) with exclusive=True")
     if default is None and not _core._tracing() and not any(_decide(p, "tf.case") for p, _ in pairs):
-        from tapegrad.errors import InvalidArgumentError
         raise InvalidArgumentError(None, None, f"tf.case: none of the {len(pairs)} conditions evaluated as True "
                                                f"and no default is given")
     if default is None:

@@ -10,9 +10,11 @@ import concurrent.futures
 
 import numpy as np
 
-from tapegrad import _core
+from tapegrad import _core, errors
+from tapegrad._autodiff.register_gradient import _unbound_rules
 from tapegrad._function.host_call import fresh
-from tapegrad._tensor.tensor import Tensor, convert_to_tensor
+from tapegrad._function.trace_context import current_trace
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor, identity
 from tapegrad.dtypes import as_dtype
 from tapegrad.errors import InvalidArgumentError
 
@@ -41,7 +43,6 @@ def _missing_tout(api):
 def _calling(func, args, api):
     """func(*args), with an exception raised in it as TF gives it: InvalidArgumentError "ValueError: ..."
     (an OpError stays as it is; StopIteration is OutOfRangeError, the end of a dataset's generator)."""
-    from tapegrad import errors
     try:
         return func(*args)
     except errors.OpError:
@@ -62,11 +63,9 @@ def _results(out, Tout, convert):
 
 def _graph_call(fn, inp, Tout, api):
     """fn(list of tensors) -> results as Tout says, recorded as a host call of the graph being traced."""
-    from tapegrad._function.trace_context import current_trace
     trace = current_trace()
     if api == "EagerPyFunc" and _core.should_record(list(inp)):
         # A host call is not differentiable in a graph: a tape would silently get no gradient.
-        from tapegrad import errors
         raise errors.UnimplementedError(None, None, "py_function inside tf.function: a gradient through it is not "
                                                     "supported (its inputs are watched by a GradientTape); call it "
                                                     "outside the tf.function or compute the gradient in func itself")
@@ -151,7 +150,6 @@ def numpy_function(func=None, inp=None, Tout=None, stateful=True, name=None):  #
 
 def identity_n(input, name=None):  # noqa: A002 -- TF's argument name
     """A list with the identity of every tensor in ``input`` (gradients pass through each)."""
-    from tapegrad._tensor.tensor import identity
     if not isinstance(input, (list, tuple)):
         raise TypeError(f"identity_n(): argument 'input' must be a list of tensors, got {type(input).__name__}")
     return [identity(x) for x in input]
@@ -173,7 +171,6 @@ _no_gradient_ops = set()  # op types declared to have no gradient (no op of ours
 def no_gradient(op_type):
     """Declares that ops of type ``op_type`` have no gradient. An op type with a gradient already
     (every built-in op, a RegisterGradient name, an earlier no_gradient) raises KeyError, as TF."""
-    from tapegrad._autodiff.register_gradient import _unbound_rules
     if not isinstance(op_type, str):
         raise TypeError(f"no_gradient(): argument 'op_type' must be a string, got {type(op_type).__name__}")
     if op_type in _no_gradient_ops or op_type in _unbound_rules or op_type in _core.registered_ops():

@@ -4,6 +4,9 @@ A trace (tapegrad._function.function) runs the Python function with real tensors
 records its ops; these helpers let the tensor and variable code ask whether it is being traced.
 """
 import threading
+import linecache
+import os
+import sys
 
 from tapegrad import _core
 
@@ -59,9 +62,6 @@ def _on_variable_created():
 
 def traced_value_error(t, what):
     """The error for Python asking a traced tensor for a value: names the condition and its line."""
-    import linecache
-    import os
-    import sys
 
     from tapegrad.errors import OperatorNotAllowedInGraphError
 

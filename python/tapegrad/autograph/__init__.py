@@ -21,6 +21,8 @@ it to loop in the graph.
 >>> "if_stmt" in tf.autograph.to_code(f)
 True
 """
+import logging
+
 from tapegrad.autograph import experimental
 from tapegrad.autograph._api import to_code, to_graph
 
@@ -29,7 +31,6 @@ __all__ = ["to_code", "to_graph", "experimental", "set_verbosity", "trace"]
 
 def set_verbosity(level, alsologtostdout=False):
     """Accepted for TF compatibility; conversion logs through the ``tapegrad.autograph`` logger."""
-    import logging
     logging.getLogger("tapegrad.autograph").setLevel(logging.DEBUG if level > 0 else logging.WARNING)
 
 

@@ -16,10 +16,12 @@ import types
 import weakref
 
 from tapegrad import _core
+from tapegrad._ops.array.creation import range as tf_range
 from tapegrad._tensor.tensor import cast
 from tapegrad.autograph import _operators
 from tapegrad.autograph._convert import AG, convert_function_def
 from tapegrad.autograph._expressions import Expressions
+from tapegrad.autograph._loops import RangeLoop
 
 __all__ = ["convert", "converted_call", "to_code", "to_graph", "do_not_convert", "is_user_function"]
 
@@ -190,12 +192,10 @@ def iterable_call(f, args, kwargs, recursive=True):
     """The call that makes a `for` loop's iterable: tf.range inside a traced function (its result is a
     tensor there, so TF loops in the graph whatever the bounds), or Python's range with a traced
     bound, is not materialized; the loop counts in the graph."""
-    from tapegrad._ops.array.creation import range as tf_range
     is_tf_range = f is tf_range
     if is_tf_range or f is range:
         values = list(args) + list((kwargs or {}).values())
         if is_tf_range and _core._tracing() or any(_operators.is_graph_tensor(v) for v in values):
-            from tapegrad.autograph._loops import RangeLoop
             return RangeLoop(*args, **(kwargs or {}), graph_loop=is_tf_range)
     return converted_call(f, args, kwargs, recursive)
 

@@ -7,10 +7,11 @@ the loop is local to an iteration and undefined after the loop (reading it there
 After one traced iteration each carried value must keep its dtype and shape (TF's rule; shape
 invariants from ``set_loop_options`` relax the shape).
 """
-from tapegrad._function import control_flow as _control_flow
 from tapegrad import _core
-from tapegrad._ops.array.creation import zeros
+from tapegrad._function import control_flow as _control_flow, tensor_array as _tensor_array
+from tapegrad._function.tensor_array import TensorArray
 from tapegrad._nest import sequence_like
+from tapegrad._ops.array.creation import zeros
 from tapegrad._ops.array.manipulation import gather
 from tapegrad._ops.math.elementwise import ceil, floordiv, logical_and, maximum, sign
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor, identity, shape
@@ -20,12 +21,10 @@ _LOOP_OPTIONS = ("parallel_iterations", "swap_memory", "maximum_iterations")
 
 
 def _tensor_array_type():
-    from tapegrad._function.tensor_array import TensorArray
     return TensorArray
 
 
 def _tensor_array_module():
-    from tapegrad._function import tensor_array as _tensor_array
     return _tensor_array
 
 

@@ -23,9 +23,15 @@ of unknown rank.
 import contextlib
 
 from tapegrad import _core
+from tapegrad._function import control_flow as _control_flow
 from tapegrad._function.host_call import fresh
+from tapegrad._function.tensor_array import TensorArray
 from tapegrad._function.trace_context import current_trace
+from tapegrad.autograph import _loops
+from tapegrad.autograph._undefined import located
 from tapegrad.data import _structure as st
+from tapegrad.data._dataset import Iterator
+from tapegrad.errors import OutOfRangeError, UnimplementedError
 
 __all__ = ["dataset_for_stmt"]
 
@@ -42,7 +48,6 @@ class _GraphIterator:
         self.where = None
 
     def restart(self, _values):
-        from tapegrad.data._dataset import Iterator
         if self.it is not None:
             self.it.close()
         self.it, self.buffered = Iterator(self.dataset), None
@@ -65,7 +70,6 @@ class _GraphIterator:
             return self.dummies()
         out, self.buffered = self.buffered, None
         if out is None:
-            from tapegrad.errors import OutOfRangeError
             raise OutOfRangeError(None, None, "tf.data: the loop asked for an element past the end")
         return out
 
@@ -83,8 +87,6 @@ class _GraphIterator:
             self.unknown_size = 2
 
     def refuse(self, why):
-        from tapegrad.autograph._undefined import located
-        from tapegrad.errors import UnimplementedError
         raise UnimplementedError(None, None, located(
             self.where, f"`for ... in dataset` inside tf.function: the loop body differs between batches of "
             f"different sizes ({why}); this dataset's element_spec is {self.dataset.element_spec}. Read sizes with "
@@ -100,12 +102,9 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
                 break
         return
     import tapegrad as tf
-    from tapegrad.autograph import _loops
-    from tapegrad.autograph._undefined import located
     loop = _GraphIterator(dataset)
     loop.where = where
     if any(s.shape.rank is None for s in loop.specs):
-        from tapegrad.errors import UnimplementedError
         raise UnimplementedError(None, None, located(
             where, f"`for ... in dataset` inside tf.function needs elements of known rank; this dataset's "
             f"element_spec is {dataset.element_spec}. Iterate outside the tf.function and call it once per batch."))
@@ -121,7 +120,6 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
         flat = _host(loop.take, "IteratorGetNext", loop.dummies())
         body(st.structure_of(dataset.element_spec, flat))
 
-    from tapegrad._function import control_flow as _control_flow
     varying = any(None in s.shape for s in loop.specs)
     opts = dict(opts or {})
     with _control_flow.varying_elements(loop) if varying else contextlib.nullcontext():
@@ -135,8 +133,6 @@ def _learn_element_shapes(loop, step, get_state, set_state, varying):
     iteration writes to it, learnt from a throwaway dry trace of the body (twice, with elements of
     two sizes, when the element spec has unknown dimensions: a shape that follows the batch size
     cannot be carried and is refused)."""
-    from tapegrad._function import control_flow as _control_flow
-    from tapegrad._function.tensor_array import TensorArray
     init = list(get_state())
     arrays = [k for k, v in enumerate(init) if isinstance(v, TensorArray) and not v._loop_ready()]
 

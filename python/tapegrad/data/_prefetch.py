@@ -13,6 +13,7 @@ import threading
 import weakref
 
 from tapegrad import errors
+from tapegrad.data._batching import Batch
 from tapegrad.data._dataset import AUTOTUNE, Dataset, check_count
 
 __all__ = ["Prefetch"]
@@ -23,7 +24,6 @@ _DONE = object()
 
 def _is_in_memory(dataset):
     """Rows, or batches of rows: nothing for a second thread to overlap."""
-    from tapegrad.data._batching import Batch
     return dataset._columns is not None or isinstance(dataset, Batch) and dataset._input._columns is not None
 
 

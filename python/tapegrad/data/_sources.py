@@ -8,7 +8,8 @@ from tapegrad import dtypes, errors
 from tapegrad._tensor.string_tensor import is_text, string_constant
 from tapegrad._tensor.tensor import Tensor, TensorSpec
 from tapegrad.data import _structure as st
-from tapegrad.data._dataset import INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, check_count
+from tapegrad.data._dataset import Dataset, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, check_count
+from tapegrad.io import matching_files
 
 __all__ = ["TensorSlices", "Tensors", "Range", "Counter", "Generator", "Zip", "Concatenate", "list_files"]
 
@@ -257,7 +258,6 @@ class Counter(Range):
 
 def list_files(file_pattern, shuffle, seed):
     """Dataset.list_files: the matching names, sliced, shuffled over all of them unless ``shuffle`` is False."""
-    from tapegrad.io import matching_files  # (tapegrad.io loads after tapegrad.data)
     names = matching_files(file_pattern)
     if not len(names):
         patterns = [file_pattern] if isinstance(file_pattern, (str, bytes)) else np.asarray(file_pattern).reshape(-1)

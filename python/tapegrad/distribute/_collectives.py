@@ -7,13 +7,14 @@ broadcast, the summed gradient on the root rank and zeros elsewhere.
 import numpy as np
 
 from tapegrad import _core
-from tapegrad._function.control_flow import _as_tensor
 from tapegrad._autodiff.custom_gradient import custom_gradient
+from tapegrad._function.control_flow import _as_tensor
 from tapegrad._tensor.tensor import convert_to_tensor
 from tapegrad.distribute import _runtime
-from tapegrad.distribute._reduce import Average, Sum, reduce_now, resolve_op
 from tapegrad.distribute._host import collective
-from tapegrad.errors import InvalidArgumentError
+from tapegrad.distribute._reduce import Average, Sum, reduce_now, resolve_op
+from tapegrad.errors import InvalidArgumentError, UnimplementedError
+import tapegrad as tf
 
 __all__ = ["allreduce", "grouped_allreduce", "allgather", "broadcast", "broadcast_variables", "Compression"]
 
@@ -35,7 +36,6 @@ def _wire_dtype(compression, fn):
         return None
     if compression is Compression.fp16:
         return np.float16
-    from tapegrad.errors import UnimplementedError
     raise UnimplementedError(None, None, f"{fn}: compression={getattr(compression, '__name__', compression)!r} is not "
                              "supported; use Compression.none or Compression.fp16")
 
@@ -143,7 +143,6 @@ def allgather(tensor, name=None, ignore_name_scope=False, process_set=None):
         def grad(dy):
             # This rank's rows of the summed gradient; the row counts are gathered again (ops, so
             # that a traced gradient follows each call's sizes).
-            import tapegrad as tf
             st = _runtime.state()
             summed = _reduced([dy], Sum, [label + "/grad"], f"allgather gradient {label}", 1.0, 1.0,
                               _node_name("HorovodAllgather", label) + "_grad")[0]

@@ -2,6 +2,7 @@
 from tapegrad.distribute import _runtime
 from tapegrad.distribute._collectives import _wire_dtype, grouped_allreduce
 from tapegrad.distribute._reduce import Average, resolve_op
+from tapegrad.errors import UnimplementedError
 
 __all__ = ["DistributedOptimizer"]
 
@@ -18,7 +19,6 @@ def DistributedOptimizer(optimizer, name=None, use_locking=False, device_dense="
     _wire_dtype(compression, "DistributedOptimizer")
     op = resolve_op(op, None, "DistributedOptimizer")
     if backward_passes_per_step != 1:
-        from tapegrad.errors import UnimplementedError
         raise UnimplementedError(None, None, "DistributedOptimizer: backward_passes_per_step other than 1 is not "
                                  "supported")
     if not gradient_predivide_factor > 0:

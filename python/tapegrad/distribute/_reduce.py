@@ -28,6 +28,7 @@ import time
 import numpy as np
 
 from tapegrad import _core
+from tapegrad.errors import InvalidArgumentError, UnimplementedError
 
 __all__ = ["ReduceOp", "Average", "Sum", "Min", "Max", "Product", "Adasum", "Reduction", "new_reduction", "reduce_now"]
 
@@ -59,7 +60,6 @@ def resolve_op(op, average, fn):
     if not isinstance(op, ReduceOp):
         raise TypeError(f"{fn}: op must be tapegrad.distribute.Average, Sum, Min, Max or Product, got {op!r}")
     if op.mpi_name is None:
-        from tapegrad.errors import UnimplementedError
         raise UnimplementedError(None, None, f"{fn}: op={op!r} is not supported")
     return op
 
@@ -294,7 +294,6 @@ def new_reduction(st, what, op, slots, prescale=1.0, postscale=1.0, threshold=No
     [Shared-memory reduction] in _shared.py), else by MPI's collectives in buckets."""
     from tapegrad.distribute._shared import SharedReduction, shared_arena
     if (prescale != 1 or postscale != 1) and any(not s.dtype.is_floating for s in slots):
-        from tapegrad.errors import InvalidArgumentError
         raise InvalidArgumentError(None, None, f"{what}: prescale_factor and postscale_factor need float tensors, "
                                    f"got {', '.join(f'{s.label} ({s.dtype.name})' for s in slots)}")
     arena = shared_arena(st) if wire is None else None

@@ -45,8 +45,9 @@ import threading
 import time
 
 import numpy as np
+import sys
 
-from tapegrad.errors import DeadlineExceededError, InvalidArgumentError
+from tapegrad.errors import DeadlineExceededError, InvalidArgumentError, UnimplementedError
 
 __all__ = ["init", "shutdown", "is_initialized", "rank", "size", "local_rank", "local_size", "cross_rank",
            "cross_size", "state", "mpi_threads_supported", "mpi_enabled", "mpi_built", "set_timeout",
@@ -263,7 +264,6 @@ def _abort_after_fault():
     s = _state
     fault = (s.MPI, s.rank, s.failed) if s is not None and s.failed is not None else _init_fault
     if fault is not None:
-        import sys
         MPI, rank, e = fault
         sys.stdout.flush()
         sys.stderr.write(f"tapegrad.distribute: rank {rank} aborts the job after "
@@ -279,7 +279,6 @@ def init(comm=None, process_sets=None, timeout=None):
     every wait for the other ranks (default TAPEGRAD_MPI_TIMEOUT or 60)."""
     global _state, _exit_hook
     if process_sets is not None:
-        from tapegrad.errors import UnimplementedError
         raise UnimplementedError(None, None, "tapegrad.distribute.init: process_sets are not supported")
     if _state is not None:
         return

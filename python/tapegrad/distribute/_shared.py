@@ -30,9 +30,10 @@ import os
 import time
 
 import numpy as np
+import warnings
 
 from tapegrad import _core
-from tapegrad.distribute._reduce import _COMBINE, Reduction, _scale
+from tapegrad.distribute._reduce import Reduction, _COMBINE, _scale
 
 __all__ = ["SharedReduction", "shared_arena"]
 
@@ -64,7 +65,6 @@ class _Arena:
         fits = budget is None or 2 * capacity * ranks <= budget
         self.free()
         if not self.node.allreduce(fits, op=MPI.LAND):  # one rank short of room: all give up
-            import warnings
             warnings.warn(f"tapegrad.distribute: the shared-memory window needs {2 * capacity * ranks / 1e6:.1f} MB for "
                           f"{ranks} ranks, more than {_SHM_DIR} can spare ({(budget or 0) / 1e6:.1f} MB: half its free "
                           "space, or TAPEGRAD_SHARED_MEMORY_LIMIT); reducing with MPI's collectives instead. A larger "

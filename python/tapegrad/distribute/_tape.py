@@ -16,11 +16,11 @@ plain script, and the speed-up of more ranks is measured against that.
 """
 import time
 
-from tapegrad import _nest
-from tapegrad.distribute import _runtime
-from tapegrad.distribute._reduce import Average, _Slot, new_reduction, plan, resolve_op
-from tapegrad.distribute._collectives import _wire_dtype, grouped_allreduce
+from tapegrad import _core, _nest
 from tapegrad._function.trace_context import current_trace
+from tapegrad.distribute import _runtime
+from tapegrad.distribute._collectives import _wire_dtype, grouped_allreduce
+from tapegrad.distribute._reduce import Average, _Slot, new_reduction, plan, resolve_op
 
 __all__ = ["DistributedGradientTape"]
 
@@ -140,7 +140,6 @@ class _TracedStep:
         return [got[i] for i in self.order]
 
     def gradient(self, tape, target, flat, slots):
-        from tapegrad import _core
         pending = {}  # bucket -> [(index, value)] while tracing
 
         def on_order(order):

@@ -15,6 +15,8 @@ In TF's file format the graph is written with TF + Keras 3's names instead (tf_o
 [Keras 3 object graph] in _keras3.py) and read back into these keys (entries_from_tf_graph).
 """
 from tapegrad._tensor.tensor import Variable
+from tapegrad.train import _keras3
+from tapegrad.train._bundle import VALUE_SUFFIX, node_paths
 
 SLOT = "/.OPTIMIZER_SLOT/"
 
@@ -83,8 +85,6 @@ def tf_object_graph(root):
     variable's value is the attribute "VARIABLE_VALUE" under "<first path>/.ATTRIBUTES/VARIABLE_VALUE"
     (an optimizer's slots are variables in its lists, as Keras 3 keeps them).
     """
-    from tapegrad.train import _keras3
-    from tapegrad.train._bundle import VALUE_SUFFIX
     by_id = _keras3.variables_by_id(root)
     nodes, ids, paths, tensors = [{"children": []}], {id(root): 0}, [""], {}
     queue = [root]
@@ -121,8 +121,6 @@ def entries_from_tf_graph(nodes, arrays, root):
     reached by several chains is matched by the first that exists in root's graph now; a node matching
     nothing yet keeps its shortest chain, which deferred restoration finds when the chain uses
     tapegrad's own names (Modules, dicts, lists, Checkpoint attributes; not Keras-internal names)."""
-    from tapegrad.train import _keras3
-    from tapegrad.train._bundle import node_paths
     variables, objects = walk(root)
     own = {id(v): k for k, v in list(variables.items()) + list(slot_variables(variables, objects).items())}
     keras_walk = _keras3.walk(root)

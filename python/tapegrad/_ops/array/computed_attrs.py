@@ -3,9 +3,12 @@
 value at every call, so one trace serves every value, as in TF. Each fallback returns NotImplemented
 for arguments it does not cover (the op's TypeError then stands)."""
 from tapegrad import _core, dtypes
-from tapegrad._ops.array.creation import _computed_dims
 from tapegrad._ops import _raw
-from tapegrad._ops.array.manipulation import _gather, reshape
+from tapegrad._ops.array.creation import _computed_dims, ones, range as range_
+from tapegrad._ops.array.manipulation import _gather, broadcast_to, concat, reshape, stack
+from tapegrad._ops.array.sorting import searchsorted
+from tapegrad._ops.math.elementwise import equal, floormod, maximum
+from tapegrad._ops.math.reduction import cumsum, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
 
 
@@ -19,8 +22,6 @@ def _shape_arg(value, fn, arg):
 def tile(input, multiples):
     """tile with computed multiples (called by tf.tile while tracing): each axis d repeated
     multiples[d] times, a gather of positions i mod n for i < n * multiples[d]."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._ops.math.elementwise import floormod
     m = _shape_arg(multiples, "tile", "multiples")
     x = convert_to_tensor(input)
     if m is None or tuple(m._shape) != (x.ndim,):
@@ -45,7 +46,6 @@ def holds_traced(value):
 def pack(value, dtype=None):
     """A nested list holding tensors computed inside the tf.function as one tensor (TF's auto-packing:
     a Pack node in the graph); elements take the dtype of the first tensor, or ``dtype``."""
-    from tapegrad._ops.array.manipulation import stack
 
     def first_dtype(v):
         if isinstance(v, (list, tuple)):
@@ -68,7 +68,6 @@ def pack(value, dtype=None):
 def pad(x, paddings, value):
     """pad(mode="CONSTANT") with paddings computed inside the tf.function: along each axis, blocks of
     ``value`` (Fill of a run-time shape) concatenated before and after."""
-    from tapegrad._ops.array.manipulation import concat
     from tapegrad.debugging import assert_non_negative
     p = cast(paddings if isinstance(paddings, Tensor) else pack(paddings), dtypes.int64)
     if tuple(p._shape) != (x.ndim, 2):
@@ -86,8 +85,6 @@ def pad(x, paddings, value):
 
 def eye(rows, cols, dt):
     """eye with a row or column count computed inside the tf.function (a Range per axis, compared)."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._ops.math.elementwise import equal
     r, c = (cast(convert_to_tensor(v), dtypes.int64) for v in (rows, cols))
     return cast(equal(reshape(range_(r), [-1, 1]), reshape(range_(c), [1, -1])), dt)
 
@@ -95,11 +92,6 @@ def eye(rows, cols, dt):
 def repeat(x, counts, axis):
     """repeat with counts computed inside the tf.function: output row j takes input row i where i is the
     number of cumulative counts <= j (a searchsorted over them)."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._ops.math.elementwise import maximum
-    from tapegrad._ops.math.reduction import cumsum, reduce_sum
-    from tapegrad._ops.array.sorting import searchsorted
-    from tapegrad._ops.array.manipulation import broadcast_to, stack
     n = shape(x, out_type=dtypes.int64)[axis]
     c = cast(counts, dtypes.int64)
     if c.ndim == 0:  # one count for every row: TF's tile refuses a negative one
@@ -114,7 +106,6 @@ def repeat(x, counts, axis):
 
 
 def _ones_like_rows(n):
-    from tapegrad._ops.array.creation import ones
     return ones([n], dtypes.int64)
 
 

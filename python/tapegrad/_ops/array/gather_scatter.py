@@ -14,15 +14,16 @@ import math
 
 import numpy as np
 
-from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
+from tapegrad._function.trace_context import traced_value_error
+from tapegrad._ops import _raw
+from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.creation import zeros_like
+from tapegrad._ops.array.creation import range as range_, zeros_like
 from tapegrad._ops.array.manipulation import _gather, _refuse_varying, _reshape, _segment_sum
 from tapegrad._ops.math.elementwise import greater_equal, less, logical_not, logical_or, not_equal, where
 from tapegrad._ops.math.reduction import reduce_any, reduce_sum
-from tapegrad._tensor.tensor import Tensor, cast, constant
-from tapegrad._ops import _raw
+from tapegrad._tensor.tensor import Tensor, cast, constant, size
 
 __all__ = ["gather_nd", "scatter_nd", "tensor_scatter_nd_add", "tensor_scatter_nd_sub", "tensor_scatter_nd_update"]
 
@@ -144,7 +145,6 @@ def _static_shape(shape, index_dtype, fn):
     if s.ndim != 1:
         raise _InvalidArgument(f"{fn}: shape must be a vector, got shape {tuple(s._shape)}")
     if _core._tracing() and _core._is_traced(s):
-        from tapegrad._function.trace_context import traced_value_error  # the result's shape would depend on a run-time value
         raise traced_value_error(s, f"{fn}'s shape")
     dims = convert_arg(s, "ints", fn, "shape")
     for d in dims:
@@ -266,8 +266,6 @@ def _last_writers(offset, slots):
 def _last_writers_at_run_time(offset, slots):
     """_last_writers for a number of updates that changes from call to call (its bits are not known at
     the trace): each slot's last position is the segment max of the positions."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._tensor.tensor import size
     dt = offset.dtype
     position = range_(size(offset, out_type=dt), dtype=dt)
     safe = where(less(offset, constant(dt.as_numpy_dtype(0))), constant(dt.as_numpy_dtype(0)), offset)

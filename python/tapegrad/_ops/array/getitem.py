@@ -8,12 +8,12 @@ import builtins
 import numpy as np
 
 from tapegrad import _core
+from tapegrad._function.trace_context import note_frozen_size, traced_value_error
+from tapegrad._ops.array.getitem_run_time import getitem_at_run_time
 from tapegrad._ops.array.manipulation import _InvalidArgument, _gather, _reshape, _strided_slice, gather
 from tapegrad._ops.array.slicing import boolean_mask
 from tapegrad._ops.math.elementwise import less, where
-from tapegrad._ops.array.getitem_run_time import getitem_at_run_time
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
-from tapegrad._function.trace_context import note_frozen_size
 from tapegrad.errors import UnimplementedError as _Unimplemented
 
 _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), scalar int32/int64 tensors and "
@@ -138,7 +138,6 @@ def _index_value(k):
         return int(k)
     if isinstance(k, Tensor) and k.dtype.is_integer:
         if _traced(k):
-            from tapegrad._function.trace_context import traced_value_error  # its value would be baked into the graph
             raise traced_value_error(k, "an index inside a tuple key")
         return int(k._item()) if k.ndim == 0 else k.numpy().astype(np.int64)
     if isinstance(k, (list, np.ndarray)):

@@ -12,9 +12,10 @@ import builtins
 
 import numpy as np
 
-from tapegrad._ops import _raw
-from tapegrad._ops.array.manipulation import _axis_varies, _expand_dims, _gather, _run_time_size
 from tapegrad import dtypes, errors
+from tapegrad._ops import _raw
+from tapegrad._ops.array.creation import range as range_
+from tapegrad._ops.array.manipulation import _axis_varies, _expand_dims, _gather, _run_time_size
 from tapegrad._ops.math.elementwise import greater, less, maximum, minimum, where
 from tapegrad._tensor.tensor import Tensor, cast, constant
 
@@ -86,7 +87,6 @@ def _slice_positions(k, n):
     """The positions slice k takes from an axis of run-time length n (an int64 scalar tensor), as
     slice.indices(n) gives them; an index past the end is clamped, as in Python. An index out of range
     (x[5] on 3 rows) is the gather's error at run time."""
-    from tapegrad._ops.array.creation import range as range_
     if _int_scalar(k.step):  # computed in the graph: the direction is known at run time only
         step = cast(k.step, dtypes.int64)
         up = greater(step, 0)

@@ -1,12 +1,14 @@
 """tf.one_hot: numbers, strings and a depth computed inside a tf.function."""
 import numpy as np
 
-from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes
-from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor.tensor import Tensor, cast, constant, convert_to_tensor
 from tapegrad._ops import _raw
+from tapegrad._ops._dispatch import dispatch
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.array.creation import range as range_
 from tapegrad._ops.array.manipulation import _InvalidArgument, expand_dims, reshape
+from tapegrad._ops.math.elementwise import equal
+from tapegrad._tensor.tensor import Tensor, cast, constant, convert_to_tensor
 
 __all__ = ["one_hot"]
 
@@ -48,8 +50,6 @@ def _one_hot_strings(indices, depth, on_value, off_value, axis):
 def _one_hot_computed_depth(indices, depth, on, off, axis, dt):
     """one_hot with a depth computed inside the tf.function: the indices compared with range(depth),
     whose length is read at every call (OneHot takes its depth while tracing)."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._ops.math.elementwise import equal
     if not indices.dtype.is_integer or not depth.dtype.is_integer or depth._shape:
         raise _InvalidArgument(f"OneHot: indices and depth must be integers and depth a scalar, got {indices!r} "
                                f"and {depth!r}")

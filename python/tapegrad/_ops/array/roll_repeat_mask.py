@@ -10,12 +10,16 @@ import math
 
 import numpy as np
 
-from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
+from tapegrad._function.trace_context import traced_value_error
+from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import (_axis_varies, _gather, _reshape, _run_time_size, _slice_along, broadcast_to, concat,
-                                 expand_dims)
-from tapegrad._ops.math.elementwise import ceil, floormod, less, less_equal, logical_and, logical_or, where
+from tapegrad._ops.array import computed_attrs
+from tapegrad._ops.array.creation import range as range_
+from tapegrad._ops.array.manipulation import (_axis_varies, _gather, _refuse_varying, _reshape, _run_time_size,
+                                              _slice_along, broadcast_to, concat, expand_dims, stack)
+from tapegrad._ops.math.elementwise import (ceil, floordiv, floormod, less, less_equal, logical_and, logical_or,
+                                            maximum, where)
 from tapegrad._ops.math.reduction import reduce_max
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, constant
 
@@ -31,7 +35,6 @@ def _traced(t):
 def _value_needed(t, what):
     """Refuses a traced tensor where a Python value is needed (it would be baked into the graph)."""
     if _traced(t):
-        from tapegrad._function.trace_context import traced_value_error
         raise traced_value_error(t, what)
 
 
@@ -94,8 +97,6 @@ def roll(input, shift, axis, name=None):
 def _roll_at_run_time(x, axis, shift):
     """roll along an axis whose size n changes from call to call of the tf.function being traced: a
     gather at (i - shift) mod n for i in range(n), n read at run time (no positions when n is 0)."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._ops.math.elementwise import maximum
     n = _run_time_size(x, axis)
     shift = cast(shift, dtypes.int64)
     return _gather(x, floormod(range_(n) - shift, maximum(n, 1)), axis=axis)
@@ -123,14 +124,10 @@ def repeat(input, repeats, axis=None, name=None):
             raise ValueError(f"repeat: axis={axis} out of bounds: expected {-x.ndim}<=axis<{x.ndim}")
         axis %= x.ndim
     if _traced(reps):  # counts computed inside the tf.function: positions found at run time
-        from tapegrad._ops.array import computed_attrs
         return computed_attrs.repeat(x, reps, axis)
     if _axis_varies(x, axis):  # an axis whose size changes from call to call: positions found at run time
         if reps.ndim and reps._shape[0] != 1:
-            from tapegrad._ops.array.manipulation import _refuse_varying
             _refuse_varying(x, "repeat", "one count per slice would keep the traced number of slices", axis)
-        from tapegrad._ops.array.creation import range as range_
-        from tapegrad._ops.math.elementwise import floordiv
         count = convert_arg(reps, "ints", "repeat", "repeats")[0]
         if count < 0:
             raise _InvalidArgument(f"repeat: repeats must be >= 0, got {count}")
@@ -172,7 +169,6 @@ def meshgrid(*args, **kwargs):
         sizes[0], sizes[1] = sizes[1], sizes[0]
     out = []
     if sizes and isinstance(sizes[0], Tensor):
-        from tapegrad._ops.array.manipulation import stack
         sizes = stack(sizes)
     for v, at in zip(vectors, position):
         shape = [1] * len(vectors)
@@ -199,7 +195,6 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
         if limit.ndim != 0:
             raise ValueError(f"sequence_mask: argument 'maxlen' must be a scalar, got shape {tuple(limit._shape)}")
     if _traced(limit):  # the result's length is read at every call (a Range, value-shaped)
-        from tapegrad._ops.array.creation import range as range_
         steps = range_(cast(ceil(limit), limit.dtype) if limit.dtype.is_floating else limit)
         given = lengths if lengths.dtype == limit.dtype else cast(lengths, limit.dtype)
         mask = less(steps, expand_dims(given, -1))
@@ -244,7 +239,6 @@ def band_part(input, num_lower, num_upper, name=None):
                                f"and {upper_t.dtype.name}")
     if m is None:
         from tapegrad._debugging.asserts import assert_less_equal
-        from tapegrad._ops.array.creation import range as range_
         sizes = [_run_time_size(x, x.ndim + d) for d in (-2, -1)]
         for width, size, what, whose in ((lower, sizes[0], "num_lower", "rows"),
                                         (upper, sizes[1], "num_upper", "columns")):

@@ -4,10 +4,12 @@ import builtins
 
 import numpy as np
 
-from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
+from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.array import computed_attrs
+from tapegrad._ops.array.creation import range as range_
 from tapegrad._ops.array.manipulation import (_InvalidArgument, _axis, _axis_varies, _gather, _reshape, _run_time_size,
                                               _slice_along, concat, reshape)
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
@@ -27,7 +29,6 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     x = convert_to_tensor(tensor)
     mode = str(mode).upper()
     if _core._tracing() and mode == "CONSTANT":  # paddings computed inside the tf.function
-        from tapegrad._ops.array import computed_attrs
         if computed_attrs.holds_traced(paddings):
             y = computed_attrs.pad(x, paddings, convert_to_tensor(constant_values, dtype=x.dtype))
             if y is not NotImplemented:
@@ -78,7 +79,6 @@ def _mirror_at_run_time(x, axis, before, after, edge):
     """_mirror along an axis whose size n changes from call to call: one gather of the positions
     before-1+edge .. edge, 0 .. n-1, n-1-edge .. n-edge-after, those after the axis computed from n at
     run time; paddings beyond n - edge are refused at run time, as TF's MirrorPad refuses them."""
-    from tapegrad._ops.array.creation import range as range_
     if min(before, after) < 0:
         raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must not be negative")
     n = _run_time_size(x, axis)
@@ -115,7 +115,6 @@ def _slice_at_run_time(x, begin, size, end):
     known while tracing for an axis of one size, else of range(begin, begin + size) (size -1: to the
     run-time end), so that a later call of another size is cut at its own bounds (one out of range is
     the gather's or the range's error at run time, as TF checks it then)."""
-    from tapegrad._ops.array.creation import range as range_
     for axis, (b, k, e) in enumerate(zip(begin, size, end)):
         if _axis_varies(x, axis) and (b, k) == (0, -1):
             continue

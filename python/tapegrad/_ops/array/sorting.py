@@ -7,12 +7,16 @@ larger than every number (Note [Sort order] in cpp/ops/sort.cpp).
 """
 import collections
 
-from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import gather, transpose
-from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, identity, shape
 from tapegrad._ops import _raw
+from tapegrad._ops._dispatch import dispatch
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.array.creation import zeros
+from tapegrad._ops.array.manipulation import gather, transpose
+from tapegrad._ops.math.classify import is_finite
+from tapegrad._ops.math.elementwise import logical_and, where
+from tapegrad._ops.math.reduction import reduce_all, reduce_sum
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, identity, shape
 
 __all__ = ["sort", "argsort", "top_k", "in_top_k", "searchsorted"]
 
@@ -125,9 +129,6 @@ def in_top_k(targets, predictions, k, name=None):
     """Whether ``predictions[i, targets[i]]`` is among the ``k`` largest of row i: fewer than k entries
     of the row are larger (ties count in its favour); False for a row holding a non-finite prediction
     or a target outside the row."""
-    from tapegrad._ops.math.classify import is_finite
-    from tapegrad._ops.math.elementwise import logical_and, where
-    from tapegrad._ops.math.reduction import reduce_sum
     p = predictions if isinstance(predictions, Tensor) else convert_to_tensor(predictions)
     t = targets if isinstance(targets, Tensor) else convert_to_tensor(targets)
     if p.dtype != dtypes.float32:
@@ -140,13 +141,11 @@ def in_top_k(targets, predictions, k, name=None):
     k = convert_arg(k, "int", "in_top_k", "k")
     n = p._shape[1]
     if n == 0:  # no class to be in the top of
-        from tapegrad._ops.array.creation import zeros
         return zeros([p._shape[0]], dtypes.bool) if p._shape[0] is not None else t < 0
     inside = logical_and(t >= 0, t < n)
     safe = where(inside, t, 0)
     target_p = gather(p, cast(safe, dtypes.int32)[:, None], axis=1, batch_dims=1)  # [batch, 1]
     larger = reduce_sum(cast(p > target_p, dtypes.int32), axis=1)
-    from tapegrad._ops.math.reduction import reduce_all
     row_finite = reduce_all(is_finite(p), axis=1)  # TF: a non-finite prediction anywhere makes the row False
     return logical_and(logical_and(inside, row_finite), larger < k)
 

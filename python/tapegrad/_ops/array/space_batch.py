@@ -8,13 +8,14 @@ the gather raise at run time).
 """
 import numpy as np
 
-from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops.array.creation import range as range_
+from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import _axis_varies, _batched_gather_at_run_time, _gather, _refuse_varying, _reshape, _run_time_size, _strided_slice, _transpose
-from tapegrad._ops.array.slicing import pad
+from tapegrad._ops.array.creation import range as range_
+from tapegrad._ops.array.manipulation import (_axis_varies, _batched_gather_at_run_time, _gather, _refuse_varying,
+                                              _reshape, _run_time_size, _strided_slice, _transpose)
 from tapegrad._ops.array.roll_repeat_mask import _traced, _value_needed
+from tapegrad._ops.array.slicing import _slice_at_run_time, pad
 from tapegrad._ops.math.elementwise import less, where
 from tapegrad._tensor.tensor import constant, identity
 
@@ -174,7 +175,6 @@ def batch_to_space(input, block_shape, crops, name=None):
     if not any(a or b for a, b in crop):
         return y
     if batch_varies:
-        from tapegrad._ops.array.slicing import _slice_at_run_time
         begin = [0] + [a for a, _ in crop] + [0] * len(rest)
         end = [y._shape[0]] + [f - b for f, (_, b) in zip(full, crop)] + rest
         return _slice_at_run_time(y, begin, [-1] + [e - b for b, e in zip(begin[1:], end[1:])], end)

@@ -1,9 +1,11 @@
 """Argument checks and float round trips shared by the tf.image modules (image_geometry, image_color,
 image_hsv, image_random, image_metrics); errors name the public function and argument, with TF's classes."""
+import numpy as np
+
 from tapegrad import _core, dtypes
+from tapegrad._function.trace_context import note_frozen_size
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._tensor.tensor import Tensor
-from tapegrad._function.trace_context import note_frozen_size
 
 
 def as_image(value, fn, arg="image"):
@@ -60,5 +62,4 @@ def known_value(value):
     is known only when the graph runs, so checks on it are skipped)."""
     if isinstance(value, Tensor):
         return None if _core._tracing() and _core._is_traced(value) else value.numpy()
-    import numpy as np
     return np.asarray(value)

@@ -1,11 +1,17 @@
 """tf.linalg's square-matrix ops on LAPACK (cpp/ops/matrix.cpp, Note [Matrix gradients]): inv, det,
 slogdet, logdet, solve, triangular_solve, cholesky and cholesky_solve, batched over leading axes."""
-from tapegrad._ops._dispatch import dispatch
-from tapegrad import _core
-from tapegrad._ops._wrap import public_op
-from tapegrad._ops.array.manipulation import broadcast_to
-from tapegrad._tensor.tensor import Tensor, convert_to_tensor
+import numpy as np
+
+from tapegrad import _core, errors
 from tapegrad._ops import _raw
+from tapegrad._ops._dispatch import dispatch
+from tapegrad._ops._wrap import convert_arg, public_op
+from tapegrad._ops.array.manipulation import broadcast_to, concat
+from tapegrad._ops.array.unique_partition import broadcast_dynamic_shape
+from tapegrad._ops.linalg.products_norms import diag_part
+from tapegrad._ops.math.elementwise import log
+from tapegrad._ops.math.reduction import reduce_sum
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor, shape
 
 __all__ = ["inv", "det", "slogdet", "logdet", "solve", "triangular_solve", "cholesky", "cholesky_solve", "eigh",
            "eigvalsh"]
@@ -34,10 +40,6 @@ def slogdet(input, name=None):
 @dispatch
 def logdet(matrix, name=None):
     """log(det(matrix)) of symmetric positive definite matrices, through their Cholesky factor."""
-    from tapegrad._ops.linalg.products_norms import diag_part
-    from tapegrad._ops.math.elementwise import log
-    from tapegrad._ops.math.reduction import reduce_sum
-    from tapegrad._ops._wrap import convert_arg
     m = convert_arg(matrix, "tensor", "logdet", "matrix")
     return 2.0 * reduce_sum(log(diag_part(cholesky(m))), axis=-1)
 
@@ -51,11 +53,9 @@ def _common_batch(matrix, rhs, fn):
         return _common_batch_at_run_time(a, b)
     if len(sa) < 2 or len(sb) < 2 or sa[:-2] == sb[:-2]:
         return a, b
-    import numpy as np
     try:
         batch = list(np.broadcast_shapes(tuple(sa[:-2]), tuple(sb[:-2])))
     except ValueError:
-        from tapegrad import errors
         raise errors.InvalidArgumentError(None, None, f"{fn}: the leading dimensions of matrix {list(sa)} and rhs "
                                                       f"{list(sb)} do not broadcast") from None
     return broadcast_to(a, batch + list(sa[-2:])), broadcast_to(b, batch + list(sb[-2:]))
@@ -64,9 +64,6 @@ def _common_batch(matrix, rhs, fn):
 def _common_batch_at_run_time(a, b):
     """_common_batch for a matrix or rhs whose sizes change from call to call of the tf.function being
     traced: the leading axes broadcast at run time (the traced ones may not be the later calls')."""
-    from tapegrad._ops.array.manipulation import concat
-    from tapegrad._ops.array.unique_partition import broadcast_dynamic_shape
-    from tapegrad._tensor.tensor import shape
     sa, sb = shape(a), shape(b)
     batch = broadcast_dynamic_shape(sa[:-2], sb[:-2])
     return broadcast_to(a, concat([batch, sa[-2:]], 0)), broadcast_to(b, concat([batch, sb[-2:]], 0))

@@ -1,11 +1,18 @@
 """tf.linalg.svd on the Svd / SvdValues ops (cpp/ops/svd.cpp, Note [SVD gradient]), and what it
 serves: pinv, matrix_rank and lstsq."""
-from tapegrad._ops._dispatch import dispatch
+import numpy as np
+
 from tapegrad import dtypes, errors
-from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import _refuse_varying, _reshape
-from tapegrad._tensor.tensor import cast
 from tapegrad._ops import _raw
+from tapegrad._ops._dispatch import dispatch
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.array.creation import eye
+from tapegrad._ops.array.manipulation import _refuse_varying, _reshape
+from tapegrad._ops.linalg.products_norms import matmul
+from tapegrad._ops.linalg.square_matrix import cholesky, cholesky_solve
+from tapegrad._ops.math.elementwise import where
+from tapegrad._ops.math.reduction import reduce_max, reduce_sum
+from tapegrad._tensor.tensor import cast
 
 __all__ = ["svd", "pinv", "matrix_rank", "lstsq"]
 
@@ -43,8 +50,6 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
 
 def _cutoff(s, m, n, given, dtype):
     """The singular values below it count as zero: given, or max(m, n) * eps * the largest (NumPy's rule)."""
-    import numpy as np
-    from tapegrad._ops.math.reduction import reduce_max
     if given is not None:
         return given
     eps = float(np.finfo(dtype.as_numpy_dtype).eps)
@@ -54,15 +59,11 @@ def _cutoff(s, m, n, given, dtype):
 @dispatch
 def pinv(a, rcond=None, validate_args=False, name=None):
     """The Moore-Penrose pseudo-inverse: v diag(1/s) u^T over the singular values above rcond * the largest."""
-    from tapegrad._ops.math.elementwise import where
-    from tapegrad._ops.linalg.products_norms import matmul
     t = _matrix(a, "pinv", "a")
     s, u, v = svd(t)
     m, n = t._shape[-2], t._shape[-1]
     if rcond is None:
-        import numpy as np
         rcond = 10.0 * max(m, n) * float(np.finfo(t.dtype.as_numpy_dtype).eps)
-    from tapegrad._ops.math.reduction import reduce_max
     keep = s > reduce_max(s, axis=-1, keepdims=True) * rcond
     inv_s = where(keep, 1.0 / where(keep, s, 1.0), 0.0)
     return matmul(v * inv_s[..., None, :], u, transpose_b=True)
@@ -71,7 +72,6 @@ def pinv(a, rcond=None, validate_args=False, name=None):
 @dispatch
 def matrix_rank(a, tol=None, validate_args=False, name=None):
     """The number of singular values above ``tol`` (default: max(m, n) * eps * the largest), int32."""
-    from tapegrad._ops.math.reduction import reduce_sum
     t = _matrix(a, "matrix_rank", "a")
     s = svd(t, compute_uv=False)
     cut = _cutoff(s, t._shape[-2], t._shape[-1], tol, t.dtype)
@@ -83,9 +83,6 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     """The least-squares solution of matrix @ x = rhs, by the regularized normal equations through a
     Cholesky factor (TF's fast path): (A^T A + l2 I) x = A^T b when rows >= columns, else
     x = A^T (A A^T + l2 I)^-1 b."""
-    from tapegrad._ops.array.creation import eye
-    from tapegrad._ops.linalg.products_norms import matmul
-    from tapegrad._ops.linalg.square_matrix import cholesky, cholesky_solve
     a = _matrix(matrix, "lstsq", "matrix")
     b = _matrix(rhs, "lstsq", "rhs")
     if not fast:

@@ -1,12 +1,13 @@
 """Segment reductions beyond the sum: tf.math.unsorted_segment_max / min (registry ops, cpp/ops/index.cpp),
 unsorted_segment_mean / sqrt_n (the sum over the count), and the sorted segment_max / segment_min."""
+from tapegrad import dtypes, errors
+from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
-from tapegrad import dtypes
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import _reshape, num_segments_arg, segment_op, unsorted_segment_sum
+from tapegrad._ops.math.aggregates import _segments
 from tapegrad._ops.math.elementwise import maximum, sqrt, where
 from tapegrad._tensor.tensor import cast, convert_to_tensor
-from tapegrad._ops import _raw
 
 __all__ = ["unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_mean",
            "unsorted_segment_sqrt_n", "segment_max", "segment_min", "segment_prod"]
@@ -67,7 +68,6 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
     """Each segment's sum over the square root of its size (0 for an empty one); float data only."""
     d = convert_arg(data, "tensor", "unsorted_segment_sqrt_n", "data")
     if not d.dtype.is_floating:
-        from tapegrad import errors
         raise errors.InvalidArgumentError(None, None, f"unsorted_segment_sqrt_n: argument 'data' must be a float "
                                                       f"tensor, got {d.dtype.name}")
     total, count = _sum_and_count(d, segment_ids, num_segments, "unsorted_segment_sqrt_n")
@@ -75,7 +75,6 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
 
 
 def _sorted(data, segment_ids, fn, op, missing=0):
-    from tapegrad._ops.math.aggregates import _segments
     d, ids, n = _segments(data, segment_ids, fn)
     out = segment_op(op, d, ids, n)
     if missing == 1:  # (the product's value for an empty segment is already 1)

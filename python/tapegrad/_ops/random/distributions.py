@@ -4,9 +4,15 @@ host, and float parameters composed around the draw with ops, so gradients reach
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.array.manipulation import concat
+from tapegrad._ops.array.sorting import searchsorted
+from tapegrad._ops.math.classify import is_nan
+from tapegrad._ops.math.elementwise import exp, maximum, minimum, where
+from tapegrad._ops.math.reduction import cumsum, reduce_max
 from tapegrad._ops.random import samplers
 from tapegrad._ops.random.host import draw, known, out_dtype, out_shape, to_dtype
-from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, stop_gradient
+from tapegrad._tensor.tensor import Tensor, cast, constant, convert_to_tensor, shape, stop_gradient
 
 FLOATS = (dtypes.float32, dtypes.float64)
 INTS = (dtypes.int32, dtypes.int64)
@@ -99,7 +105,6 @@ def _sample_shape(shape, params, fn, trailing):
     pshape = _params_shape(params, fn)
     if isinstance(shape, Tensor):  # a run-time shape: the draw checks it
         if trailing:
-            from tapegrad._ops.array.manipulation import concat
             return concat([cast(shape, dtypes.int32), convert_to_tensor(pshape, dtypes.int32)], 0)
         return shape
     if trailing:
@@ -128,7 +133,6 @@ def gamma(src, fn, shape, alpha, beta, dtype, trailing):
     """Gamma(alpha, beta) values, floored at the dtype's smallest normal number as TF. The gradient to
     alpha is d sample / d alpha at fixed CDF (Note [Gamma's implicit gradient]), drawn beside the sample
     and joined as ``x + (alpha - stop_gradient(alpha)) * dx_dalpha``; beta's flows through ``x / beta``."""
-    from tapegrad._ops.math.elementwise import maximum
     dt = out_dtype(dtype, fn, FLOATS, TypeError)
     alpha = param(alpha, dt, fn, "alpha")
     beta = None if beta is None else param(beta, dt, fn, "beta")
@@ -184,11 +188,6 @@ def categorical(logits, num_samples, dtype, uniform_draw, fn):
     by inverting each row's cumulative distribution at ``uniform_draw(shape)`` (float64 in [0, 1)): a
     binary search per draw. A NaN logit is never drawn; a row with no finite logit draws ``classes`` (out
     of range), as TF's kernel does."""
-    from tapegrad._ops.math.classify import is_nan
-    from tapegrad._ops.math.elementwise import exp, minimum, where
-    from tapegrad._ops.math.reduction import cumsum, reduce_max
-    from tapegrad._ops.array.sorting import searchsorted
-    from tapegrad._ops._wrap import convert_arg
 
     lg = logits if isinstance(logits, Tensor) else convert_to_tensor(logits)
     if not lg.dtype.is_floating:
@@ -223,6 +222,4 @@ def leading_shape(t, trailing):
     first = t._shape[0]
     if first is not None and first >= 0:
         return [first] + list(trailing)
-    from tapegrad._ops.array.manipulation import concat
-    from tapegrad._tensor.tensor import constant, shape
     return concat([shape(t)[:1], constant(list(trailing), dtypes.int32)], 0)

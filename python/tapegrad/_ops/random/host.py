@@ -12,9 +12,10 @@ import numpy as np
 
 from tapegrad import _core, dtypes, errors
 from tapegrad._function.host_call import fresh
-from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 from tapegrad._function.trace_context import current_trace, relaxed_trace
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.array.creation import zeros
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor, stop_gradient
 
 MASK = (1 << 64) - 1
 GENERATOR_DOMAIN = 0x6A09E667F3BCC908  # the second Philox key word of Generator streams
@@ -173,8 +174,6 @@ def draw(fn, src, params, outs, body):
     run time. ``params`` are tensors the draw reads (their gradients are cut: compose ops around the
     draw for those). A stateful source draws anew at every call of a graph; a stateless one whose inputs
     are all fixed draws once, while tracing, and the graph holds the values."""
-    from tapegrad._ops.array.creation import zeros
-    from tapegrad._tensor.tensor import stop_gradient
 
     carriers = [zeros(s, dt) for s, dt in outs if isinstance(s, Tensor)]  # output k takes input k's size
     if any(not isinstance(s, Tensor) for s, _ in outs[:len(carriers)]):

@@ -6,10 +6,15 @@ The values come from NumPy's Philox keyed by the seed, so they are not TF's (TF 
 kernels with another counter layout): the same distributions, shapes, dtypes, errors and gradients.
 """
 import math
+import numpy as np
 
 from tapegrad import dtypes, errors
+from tapegrad._ops.array.manipulation import stack
+from tapegrad._ops.math.classify import is_inf
+from tapegrad._ops.math.elementwise import maximum, minimum, where
+from tapegrad._ops.math.tails_and_counts import erfc, ndtri
 from tapegrad._ops.random import distributions as dists
-from tapegrad._ops.random.host import Stateless, algorithm, draw, out_shape
+from tapegrad._ops.random.host import Stateless, algorithm, draw, out_shape, seed_tensor
 from tapegrad._tensor.tensor import Tensor, cast, stop_gradient
 
 __all__ = ["stateless_uniform", "stateless_normal", "stateless_truncated_normal", "stateless_categorical",
@@ -66,15 +71,12 @@ def stateless_poisson(shape, seed, lam, dtype=dtypes.int32, name=None):
 
 
 def _std_normal_cdf(t):
-    from tapegrad._ops.math.tails_and_counts import erfc
     return 0.5 * erfc(t * (-1.0 / math.sqrt(2.0)))
 
 
 def _standardised(bound, mean, stddev):
     """(bound - mean) / stddev; an infinite bound stays infinite with no path to mean or stddev (whose
     gradient would be inf * 0 there)."""
-    from tapegrad._ops.math.classify import is_inf
-    from tapegrad._ops.math.elementwise import where
     inf = is_inf(bound)
     return where(inf, bound, (where(inf, 0.0, bound) - mean) / stddev)
 
@@ -85,8 +87,6 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     which is exactly that distribution. Gradients as TF's: ``means + stddevs * z`` with z's standardised
     bounds held fixed for the gradients to means and stddevs (so d/dmeans is 1, d/dstddevs is z), and
     d/dminvals, d/dmaxvals at fixed CDF. A bound ~37 standard deviations into a tail draws that bound."""
-    from tapegrad._ops.math.elementwise import maximum, minimum, where
-    from tapegrad._ops.math.tails_and_counts import ndtri
 
     fn = "stateless_parameterized_truncated_normal"
     src = Stateless(seed, fn)
@@ -99,7 +99,6 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     shape = dists._sample_shape(out_shape(shape, fn), params, fn, False)
 
     def body(rng, arrays, shapes):
-        import numpy as np
         _, s, lo, hi = (dists._spread(a, shapes[0], fn) for a in arrays)
         if not np.all((s > 0) & (lo < hi) & (np.isfinite(lo) | np.isfinite(hi))):
             raise errors.InvalidArgumentError(f"{fn}: Invalid parameters: stddevs must be > 0 and minvals < maxvals "
@@ -117,7 +116,6 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
 
 
 def _seed_and_dtype(seed, fn):
-    from tapegrad._ops.random.host import seed_tensor
     s = seed_tensor(seed, fn)
     return s, s.dtype
 
@@ -131,7 +129,6 @@ def split(seed, num=2, alg="auto_select"):
 
 def fold_in(seed, data, alg="auto_select"):
     """A new seed from ``seed`` and the integer ``data``: [a number drawn from seed, data], of data's dtype."""
-    from tapegrad._ops.array.manipulation import stack
     algorithm(alg, "fold_in")
     s, _ = _seed_and_dtype(seed, "fold_in")
     d = data if isinstance(data, Tensor) else dists._any_tensor(data, "fold_in", "data")

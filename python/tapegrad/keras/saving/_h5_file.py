@@ -25,6 +25,7 @@ import json
 import os
 
 import numpy as np
+import io
 
 from tapegrad.io._atomic import atomic_path
 from tapegrad.keras.saving._keras_h5 import require_h5py
@@ -67,7 +68,6 @@ def seal(path):
 
 def sealed(data):
     """HDF5 bytes written with a USER_BLOCK-byte user block, with the digest in it (as _seal)."""
-    import io
     f = io.BytesIO(data)
     sha, n = _digest(f)
     return (DIGEST_MAGIC + f"sha256={sha}\nlength={n}\n".encode()).ljust(_USER_BLOCK, b"\0") + data[_USER_BLOCK:]

@@ -21,6 +21,7 @@ import json
 import numpy as np
 
 import tapegrad as tf
+from tapegrad import keras
 
 __all__ = ["AutoConfig", "register_keras_serializable", "get_registered_name", "get_registered_object",
            "serialize_keras_object", "deserialize_keras_object", "custom_object_scope", "CustomObjectScope",
@@ -155,7 +156,6 @@ custom_object_scope = CustomObjectScope
 
 
 def _builtin_classes():
-    from tapegrad import keras
     table = {}
     for space in (keras.constraints, keras.regularizers, keras.initializers, keras.metrics, keras.losses,
                   keras.optimizers.schedules, keras.optimizers, keras.layers, keras.models):
