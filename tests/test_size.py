@@ -17,7 +17,7 @@ MODULES_OVER_CAP = {
     "keras/models.py": (401, "Model, Functional, Sequential and clone_model; Sequential can have its own file"),
     "data/_dataset.py": (402, "the public Dataset class, one short method per transformation (as TF's dataset_ops.py)"),
     "keras/_training.py": (425, "compile/fit/evaluate/predict and their steps; the array and batch helpers can move"),
-    "_tensor/tensor.py": (491, "Tensor's surface, Variable, TensorSpec, constant/cast/shape; Variable can move out"),
+    "_tensor/tensor.py": (489, "Tensor's surface, Variable, TensorSpec, constant/cast/shape; Variable can move out"),
     "keras/layers/recurrent.py": (522, "three cells, RNN, three layers, Bidirectional (elsewhere one layer per file)"),
     "keras/_functional.py": (534, "KerasTensor, Node, TFOpLambda and Graph (Note [Functional graphs]); Graph can move"),
 }

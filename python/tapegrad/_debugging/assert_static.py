@@ -9,6 +9,8 @@ import collections.abc
 import numpy as np
 
 from tapegrad import _core
+from tapegrad._debugging import asserts as _asserts
+from tapegrad._function import trace_context as _trace_context
 from tapegrad._tensor.tensor import Tensor, TensorShape, convert_to_tensor
 from tapegrad.dtypes import as_dtype, float32
 from tapegrad.errors import InvalidArgumentError
@@ -20,8 +22,7 @@ __all__ = ["assert_rank", "assert_rank_at_least", "assert_rank_in", "assert_scal
 
 def _name(t):
     """The graph name TF's rank messages give a traced tensor ("a:0"); eagerly tensors have none."""
-    from tapegrad._debugging.asserts import _graph_name
-    return _graph_name(t) if _core._tracing() else ""
+    return _asserts._graph_name(t) if _core._tracing() else ""
 
 
 def _lead(message):
@@ -121,8 +122,7 @@ def is_numeric_tensor(tensor):
 # -- assert_shapes -------------------------------------------------------------------------------------
 def _static_shape(t):
     """t's shape as the graph being traced knows it: None for a dimension a relaxed trace leaves open."""
-    from tapegrad._function.trace_context import relaxed_trace
-    trace = relaxed_trace()
+    trace = _trace_context.relaxed_trace()
     shape = trace.relaxed_shapes.get(t._id) if trace is not None else None
     return list(t.shape) if shape is None else shape.as_list()
 
@@ -171,13 +171,11 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
 
     >>> tf.debugging.assert_shapes([(x, ('N', 'D')), (y, ('D',))])
     """
-    from tapegrad._debugging.asserts import _label
-    from tapegrad._function.trace_context import relaxed_trace
     items = shapes.items() if isinstance(shapes, dict) else shapes
     pairs = [(convert_to_tensor(t), (s,) if isinstance(s, str) else tuple(s)) for t, s in items]
-    labels = [_label(t) for t, _ in pairs]
+    labels = [_asserts._label(t) for t, _ in pairs]
     _check_shapes(pairs, labels, [_static_shape(t) for t, _ in pairs], message, ValueError)
-    trace = relaxed_trace()
+    trace = _trace_context.relaxed_trace()
     if trace is not None:  # sizes the graph leaves open are checked at every call
 
         def run(values):

@@ -18,6 +18,8 @@ __all__ = ["Assert", "assert_equal", "assert_none_equal", "assert_less", "assert
 
 from tapegrad._debugging.assert_static import *  # noqa: E402,F401,F403 -- one module to import: all of tf.debugging's asserts
 from tapegrad._debugging.assert_static import __all__ as _static_names  # noqa: E402
+from tapegrad._function import trace_context as _trace_context
+from tapegrad._ops.math import reduction as _reduction
 
 __all__ += _static_names
 
@@ -30,15 +32,13 @@ def _value(t):
 
 
 def _traced():
-    from tapegrad._function.trace_context import current_trace
-    return current_trace()
+    return _trace_context.current_trace()
 
 
 def _graph_name(t):
     """TF's name of t in the graph being traced ("a:0", "mul:0"); "Const:0" for a constant."""
-    from tapegrad._function.trace_context import graph_name
     name = _core._traced_name(t)
-    return graph_name(name[:-2]) + ":0" if name else "Const:0"
+    return _trace_context.graph_name(name[:-2]) + ":0" if name else "Const:0"
 
 
 def _label(t):
@@ -267,7 +267,6 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
 
     rtol and atol default to 10 * eps of x's dtype."""
     from tapegrad._ops.math import elementwise as ew
-    from tapegrad._ops.math.reduction import reduce_all
     x = convert_to_tensor(x)
     y = convert_to_tensor(y, dtype=x.dtype)
     if not x.dtype.is_floating:  # TF's ValueError (from np.finfo, whose wording changes with NumPy's version)
@@ -275,7 +274,7 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     eps = np.finfo(x.dtype.as_numpy_dtype).eps
     rtol = convert_to_tensor(10 * eps if rtol is None else rtol, dtype=x.dtype)
     atol = convert_to_tensor(10 * eps if atol is None else atol, dtype=x.dtype)
-    ok = reduce_all(ew.less_equal(ew.abs(x - y), atol + rtol * ew.abs(y)))
+    ok = _reduction.reduce_all(ew.less_equal(ew.abs(x - y), atol + rtol * ew.abs(y)))
     data = [f"{message}.  " if message else "",
             f"x and y not equal to tolerance rtol = {rtol!s}, atol = {atol!s}",
             f"x ({_label(x)}) = ", x, f"y ({_label(y)}) = ", y]
@@ -287,7 +286,6 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
 def assert_all_finite(x, message, name=None):
     """Returns ``x``; raises InvalidArgumentError "<message> : Tensor had NaN values" (or Inf)."""
     from tapegrad._ops.math import elementwise as ew
-    from tapegrad._ops.math.reduction import reduce_all
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
         raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: "

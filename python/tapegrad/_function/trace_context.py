@@ -8,7 +8,8 @@ import linecache
 import os
 import sys
 
-from tapegrad import _core
+from tapegrad import _core, errors as _errors
+from tapegrad._tensor import tensor as _tensor
 
 __all__ = ["current_trace", "traced_value_error", "inside_function", "is_symbolic_tensor", "symbolic_text",
            "relaxed_trace", "leaked_error", "leaked_text"]
@@ -63,7 +64,6 @@ def _on_variable_created():
 def traced_value_error(t, what):
     """The error for Python asking a traced tensor for a value: names the condition and its line."""
 
-    from tapegrad.errors import OperatorNotAllowedInGraphError
 
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # tapegrad/, this file is in _function/
     frame = sys._getframe(1)
@@ -75,7 +75,7 @@ def traced_value_error(t, what):
         where = f" at {frame.f_code.co_filename}:{frame.f_lineno}" + (f" (`{line}`)" if line else "")
     trace = current_trace()
     fname = trace.function.__name__ if trace is not None else "a tf.function"
-    return OperatorNotAllowedInGraphError(
+    return _errors.OperatorNotAllowedInGraphError(
         f"{what} of a traced tensor{where} while tracing tf.function {fname!r}: the value "
         f"`{t.name if t._is_variable else _core._describe_traced(t)}` depends on the function's arguments or "
         "variables, so Python code that needs its value (an `if`/`while` condition, int(), .numpy()) would "
@@ -135,7 +135,6 @@ def graph_name(name):
 def symbolic_text(t, as_repr):
     """TF's text for a tensor of the trace (Note [Symbolic tensors]), or None for other tensors:
     ``<tf.Tensor 'add:0' shape=(None,) dtype=float32>`` (repr) or ``Tensor("add:0", ...)`` (str)."""
-    from tapegrad._tensor.tensor import TensorShape
 
     if not is_symbolic_tensor(t):
         return None
@@ -143,7 +142,7 @@ def symbolic_text(t, as_repr):
     name = graph_name(name[:-2]) + ":0" if name else "Const:0"
     trace = current_trace()
     shape = None if trace is None or trace.relaxed_shapes is None else trace.relaxed_shapes.get(t._id)
-    shape = TensorShape(t._shape) if shape is None else shape
+    shape = _tensor.TensorShape(t._shape) if shape is None else shape
     if as_repr:
         return f"<tf.Tensor '{name}' shape={shape} dtype={t.dtype.name}>"
     return f'Tensor("{name}", shape={shape}, dtype={t.dtype.name})'

@@ -4,6 +4,7 @@ string tensors for constants, comparison, indexing, printing, pickling and the t
 import numpy as np
 
 from tapegrad import dtypes, errors
+from tapegrad._tensor import tensor as _tensor
 
 __all__ = ["StringTensor", "is_text", "string_constant", "empty_nest"]
 
@@ -69,8 +70,7 @@ def _operand(other):
 
 
 def _bool_tensor(values):
-    from tapegrad._tensor.tensor import constant
-    return constant(np.asarray(values, dtype=bool))
+    return _tensor.constant(np.asarray(values, dtype=bool))
 
 
 class StringTensor:
@@ -88,8 +88,7 @@ class StringTensor:
 
     @property
     def shape(self):
-        from tapegrad._tensor.tensor import TensorShape
-        return TensorShape(self._value.shape)
+        return _tensor.TensorShape(self._value.shape)
 
     def get_shape(self):
         return self.shape

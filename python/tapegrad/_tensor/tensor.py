@@ -65,8 +65,7 @@ def _symbolic_text(self, as_repr):
     """While tracing: TF's symbolic text for a tensor of the trace, else None."""
     if not _core._tracing():
         return None
-    from tapegrad._function.trace_context import symbolic_text
-    return symbolic_text(self, as_repr)
+    return _trace_context.symbolic_text(self, as_repr)
 
 
 def _tensor_repr(self):
@@ -87,8 +86,7 @@ def _tensor_str(self):
 
 def _check_concrete(self, what):
     if _no_value(self):
-        from tapegrad._function.trace_context import traced_value_error
-        raise traced_value_error(self, what)
+        raise _trace_context.traced_value_error(self, what)
 
 
 def _scalar(self, kind):
@@ -176,7 +174,6 @@ def _set_shape(self, shape):
 
 def _tensor_surface():
     """What Tensor is in Python beyond the C++ class (cpp/bindings/tensor.cpp: storage, operators)."""
-    from tapegrad._ops.array.getitem import getitem
     return {
         "_numpy_unchecked": Tensor.__dict__["numpy"],  # tf.print reads traced values on purpose
         "numpy": _guarded("numpy"),
@@ -193,7 +190,7 @@ def _tensor_surface():
         "__copy__": lambda self: self,
         "__deepcopy__": lambda self, memo: self,
         "__reduce__": _tensor_reduce,
-        "__getitem__": getitem,
+        "__getitem__": _getitem.getitem,
         "__array_priority__": 100,  # NumPy defers to our reflected operators
         "get_shape": _static_shape,
         "set_shape": _set_shape,
@@ -228,8 +225,7 @@ class Variable(_core.Variable):
         if initial_value is None:
             raise ValueError("Variable: initial_value must be given")
         if _core._tracing():
-            from tapegrad._function.trace_context import _on_variable_created
-            _on_variable_created()
+            _trace_context._on_variable_created()
         if callable(initial_value):
             initial_value = initial_value()
         dt = _dtype_of(dtype)
@@ -343,9 +339,8 @@ def convert_to_tensor(value, dtype=None, dtype_hint=None, name=None):
         if is_text(value) and _dtype_of(dtype) in (None, dtypes.string):
             return string_constant(value)
         if _core._tracing() and isinstance(value, (list, tuple)):  # tensors computed in the tf.function
-            from tapegrad._ops.array.computed_attrs import holds_traced, pack
-            if holds_traced(value):
-                return pack(value, _dtype_of(dtype))
+            if _computed_attrs.holds_traced(value):
+                return _computed_attrs.pack(value, _dtype_of(dtype))
         raise _naming_public_function(e) from None
 
 
@@ -467,8 +462,7 @@ def _sizes_vary(t):
     Note [Value-shaped ops] in cpp/engine/registry.h). Its shape is then a run-time value."""
     if not (_core._tracing() and _core._is_traced(t)):
         return False
-    from tapegrad._function.trace_context import relaxed_trace
-    return relaxed_trace() is not None or _core._size_varies(t)
+    return _trace_context.relaxed_trace() is not None or _core._size_varies(t)
 
 
 def shape(input, out_type=dtypes.int32, name=None):
@@ -489,3 +483,7 @@ def size(input, out_type=dtypes.int32, name=None):
 
 def rank(input, name=None):
     return constant(convert_to_tensor(input).ndim, dtype=dtypes.int32)
+
+
+# Imported after the definitions above: these modules import this one (their names are read at call time).
+from tapegrad._ops.array import computed_attrs as _computed_attrs, getitem as _getitem  # noqa: E402

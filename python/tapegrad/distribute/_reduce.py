@@ -292,13 +292,12 @@ def _fusion_buffer(st, np_dtype, n):
 def new_reduction(st, what, op, slots, prescale=1.0, postscale=1.0, threshold=None, wire=None):
     """The group's reduction: through shared memory when the ranks share a machine (Note
     [Shared-memory reduction] in _shared.py), else by MPI's collectives in buckets."""
-    from tapegrad.distribute._shared import SharedReduction, shared_arena
     if (prescale != 1 or postscale != 1) and any(not s.dtype.is_floating for s in slots):
         raise InvalidArgumentError(None, None, f"{what}: prescale_factor and postscale_factor need float tensors, "
                                    f"got {', '.join(f'{s.label} ({s.dtype.name})' for s in slots)}")
-    arena = shared_arena(st) if wire is None else None
+    arena = _shared.shared_arena(st) if wire is None else None
     if arena is not None:
-        return SharedReduction(st, arena, what, op, slots, prescale, postscale, threshold)
+        return _shared.SharedReduction(st, arena, what, op, slots, prescale, postscale, threshold)
     return Reduction(st, what, op, slots, prescale, postscale, threshold, wire)
 
 
@@ -310,3 +309,7 @@ def reduce_now(st, what, op, tensors, labels, prescale=1.0, postscale=1.0, wire=
         r.final(i, t)
     got = r.results()
     return [got[i] for i in range(len(tensors))]
+
+
+# Imported after the definitions above: _shared imports this module (its names are read at call time).
+from tapegrad.distribute import _shared  # noqa: E402

@@ -22,6 +22,7 @@ from tapegrad._ops import _dispatch, _raw
 from tapegrad.keras.layers import base as _base
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.layers.core import InputLayer
+from tapegrad.keras.saving import _serialization
 
 __all__ = ["KerasTensor", "Node", "Input", "TFOpLambda", "is_symbolic"]
 
@@ -426,7 +427,6 @@ class Graph:
             node.outputs is t for t in self.inputs)
 
     def get_config(self):
-        from tapegrad.keras.saving._serialization import serialize_keras_object
 
         # a node's index counts this model's nodes of its layer only (a shared layer may have others)
         local = {}
@@ -454,11 +454,11 @@ class Graph:
                 return [plain(v) for v in value]
             if isinstance(value, dict):
                 return {k: plain(v) for k, v in value.items()}
-            return serialize_keras_object(value)
+            return _serialization.serialize_keras_object(value)
 
         layers = []
         for layer in self.layers:
-            entry = serialize_keras_object(layer)
+            entry = _serialization.serialize_keras_object(layer)
             entry["name"] = layer.name
             entry["inbound_nodes"] = [{"args": plain(list(n.args)), "kwargs": plain(n.kwargs)}
                                       for n in layer.__dict__.get("_inbound_nodes", [])
@@ -477,12 +477,12 @@ class Graph:
     @staticmethod
     def from_config(config, custom_objects=None):
         """(inputs, outputs) rebuilt by calling each deserialized layer on its recorded arguments."""
-        from tapegrad.keras.saving._serialization import deserialize_keras_object
         made = {}  # layer name -> [output structure of each node]
         pending = []
         layers = {}
         for entry in config["layers"]:
-            layer = deserialize_keras_object({k: v for k, v in entry.items() if k != "inbound_nodes"}, custom_objects)
+            layer_config = {k: v for k, v in entry.items() if k != "inbound_nodes"}
+            layer = _serialization.deserialize_keras_object(layer_config, custom_objects)
             layers[entry["name"]] = layer
             if isinstance(layer, InputLayer):
                 made[entry["name"]] = [_input_layer_output(layer)]
@@ -507,7 +507,7 @@ class Graph:
                 return [resolve(v) for v in value]
             if isinstance(value, dict) and not ("class_name" in value and "config" in value):
                 return {k: resolve(v) for k, v in value.items()}
-            return deserialize_keras_object(value, custom_objects)
+            return _serialization.deserialize_keras_object(value, custom_objects)
 
         while pending:  # nodes whose inputs exist run first; a pass without progress is an error
             progress = []

@@ -16,7 +16,7 @@ import numpy as np
 
 from tapegrad._module import Module
 from tapegrad._tensor.tensor import Variable
-from tapegrad.train import _graph
+from tapegrad.train import _graph, checkpoint as _checkpoint
 
 
 @dataclasses.dataclass
@@ -63,8 +63,7 @@ def _defer(objects, relkey, entry, plan):
 
 
 def _holds_children(obj):
-    from tapegrad.train.checkpoint import Checkpoint
-    return isinstance(obj, Checkpoint)
+    return isinstance(obj, _checkpoint.Checkpoint)
 
 
 def apply(root, entries):

@@ -97,8 +97,7 @@ def _computed_dims(shape, op, arg):
 def _run_time_like(t, value, dt):
     """In a traced graph whose sizes vary (tf.unique's result, Note [Sizes in traced rules]): value
     broadcast to t's run-time shape; else None."""
-    from tapegrad._tensor.tensor import _sizes_vary
-    if isinstance(t, Tensor) and dt is not dtypes.string and _sizes_vary(t):
+    if isinstance(t, Tensor) and dt is not dtypes.string and _tensor._sizes_vary(t):
         return _raw.BroadcastLike(_core.fill([], value, dt.code), t)
     return None
 
@@ -195,30 +194,29 @@ def linspace(start, stop, num, name=None, axis=0):
 def _linspace_ops(start, stop, n, at, rank):
     """linspace in ops, as TF builds it (start, start + i * (stop - start) / (n - 1), stop along the
     axis, cut to num): differentiable in start and stop, and a graph value while tracing."""
-    from tapegrad._ops.array.manipulation import broadcast_to, concat, expand_dims, reshape
     shape = [1] * rank
     shape[at] = -1
     base = list(np.broadcast_shapes(tuple(start._shape), tuple(stop._shape)))
+    expand_dims, broadcast_to = _manipulation.expand_dims, _manipulation.broadcast_to
     first, last = expand_dims(broadcast_to(start, base), at), expand_dims(broadcast_to(stop, base), at)
     delta = (last - first) / float(max(n - 1, 1))
-    index = reshape(convert_to_tensor(np.arange(1, max(n - 1, 1), dtype=start.dtype.as_numpy_dtype)), shape)
-    out = concat([first, first + index * delta, last], at)
+    steps = np.arange(1, max(n - 1, 1), dtype=start.dtype.as_numpy_dtype)
+    index = _manipulation.reshape(convert_to_tensor(steps), shape)
+    out = _manipulation.concat([first, first + index * delta, last], at)
     return out if n >= 2 else out[(slice(None),) * at + (slice(0, n),)]  # num 0 or 1: stop is still connected
 
 
 def _linspace_computed(start, stop, num):
     """linspace of scalars with a count computed inside the tf.function: start, start + i * delta for
     0 < i < num - 1, and stop, cut to num (a Range and a slice read num at run time)."""
-    from tapegrad._ops.array.manipulation import concat, reshape
-    from tapegrad._ops.math.elementwise import maximum
     dt = start.dtype if start.dtype.is_floating else dtypes.float32
-    first, last = reshape(_cast(start, dt), [1]), reshape(_cast(stop, dt), [1])
+    first, last = _manipulation.reshape(_cast(start, dt), [1]), _manipulation.reshape(_cast(stop, dt), [1])
     from tapegrad.debugging import assert_non_negative
     n = _cast(num, dtypes.int64)
     assert_non_negative(n, message="linspace: num must be non-negative")
-    delta = (last - first) / _cast(maximum(n - 1, 1), dt)
-    inner = _cast(range(_cast(1, dtypes.int64), maximum(n - 1, 1)), dt)
-    return concat([first, first + inner * delta, last], 0)[:n]
+    delta = (last - first) / _cast(_elementwise.maximum(n - 1, 1), dt)
+    inner = _cast(range(_cast(1, dtypes.int64), _elementwise.maximum(n - 1, 1)), dt)
+    return _manipulation.concat([first, first + inner * delta, last], 0)[:n]
 
 
 def _numpy(op, shape, dt, make):
@@ -344,3 +342,9 @@ def _range_size(start, limit, delta):
         raise errors.InvalidArgumentError(f"Range: Requires ((limit - start) / delta) <= {_INT64_MAX}, "
                                           f"got start={start}, limit={limit}, delta={delta}")
     return int(size)
+
+
+# Imported after the definitions above: these modules import this one (their names are read at call time).
+from tapegrad._tensor import tensor as _tensor  # noqa: E402
+from tapegrad._ops.array import manipulation as _manipulation  # noqa: E402
+from tapegrad._ops.math import elementwise as _elementwise  # noqa: E402

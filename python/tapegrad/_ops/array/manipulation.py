@@ -130,15 +130,13 @@ def _diag_at_run_time(x):
     cpp/graph/varying_dims.cpp): the leading min(m, n) rows and columns, read at run time, then the entries
     where row == column picked by a select (not a product: an inf or NaN off the diagonal stays out)
     and summed over the columns, each row holding one picked entry."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._ops.math.elementwise import equal, minimum, where
-    from tapegrad._ops.math.reduction import reduce_sum
     r = x.ndim
-    d = minimum(_run_time_size(x, r - 2), _run_time_size(x, r - 1))
-    steps = range_(d)
+    d = _elementwise.minimum(_run_time_size(x, r - 2), _run_time_size(x, r - 1))
+    steps = _creation.range(d)
     square = _gather(_gather(x, steps, axis=r - 2), steps, axis=r - 1)
-    on_diagonal = equal(_reshape(steps, shape=[-1, 1]), _reshape(steps, shape=[1, -1]))
-    return reduce_sum(where(on_diagonal, square, constant(np.zeros((), x.dtype.as_numpy_dtype))), r - 1)
+    on_diagonal = _elementwise.equal(_reshape(steps, shape=[-1, 1]), _reshape(steps, shape=[1, -1]))
+    zero = constant(np.zeros((), x.dtype.as_numpy_dtype))
+    return _reduction.reduce_sum(_elementwise.where(on_diagonal, square, zero), r - 1)
 
 
 def _run_time_size(x, axis, dtype=dtypes.int64):
@@ -306,9 +304,6 @@ def _batched_gather_at_run_time(params, idx, axis, batch_dims):
     folded into one, at indices offset by each batch entry's start, all sizes read at run time. (The
     batched gather's own gradient folds the traced sizes into its segment count.) An index out of
     [0, n) is made -1, so that it raises in the gather as TF's does rather than read another row."""
-    from tapegrad._ops.array.creation import range as range_
-    from tapegrad._ops.math.elementwise import greater_equal, less, logical_or, where
-    from tapegrad._ops.math.reduction import reduce_prod
     params = convert_to_tensor(params)
     rank, bd = params.ndim, batch_dims % idx.ndim if batch_dims < 0 else batch_dims
     axis = axis % rank if -rank <= axis < 0 else axis
@@ -321,10 +316,11 @@ def _batched_gather_at_run_time(params, idx, axis, batch_dims):
     flat = reshape(moved, concat([constant([-1], dtypes.int64), sizes[bd + 1:]], 0))
     n = sizes[bd]
     i = cast(idx, dtypes.int64)
-    starts = range_(reduce_prod(sizes[:bd])) * n  # [batch] -> batch... followed by 1s as idx's rank
+    starts = _creation.range(_reduction.reduce_prod(sizes[:bd])) * n  # [batch] -> batch... followed by 1s as idx's rank
     starts = reshape(starts, concat([shape(idx, out_type=dtypes.int64)[:bd],
                                      constant([1] * (idx.ndim - bd), dtypes.int64)], 0))
-    at = where(logical_or(less(i, 0), greater_equal(i, n)), constant(-1, dtypes.int64), i + starts)
+    outside = _elementwise.logical_or(_elementwise.less(i, 0), _elementwise.greater_equal(i, n))
+    at = _elementwise.where(outside, constant(-1, dtypes.int64), i + starts)
     out = _gather(flat, at, axis=0)  # [batch..., idx..., pre..., post...]
     if axis == bd:
         return out
@@ -358,3 +354,9 @@ def segment_op(op, data, ids, n):
     if isinstance(n, Tensor):
         return op(data, ids, n, num_segments_input=True)
     return op(data, ids, num_segments=n)
+
+
+# Imported after the definitions above: these modules import this one (their names are read at call time).
+from tapegrad._ops.array import creation as _creation  # noqa: E402
+from tapegrad._ops.math import elementwise as _elementwise  # noqa: E402
+from tapegrad._ops.math import reduction as _reduction  # noqa: E402

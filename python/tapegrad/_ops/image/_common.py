@@ -48,13 +48,11 @@ def check_float(image, fn, arg="image"):
 def to_working_float(image):
     """TF's adjust_* ops work in float32 (float16/float32 inputs as they are): integer images are scaled
     to [0, 1] by convert_image_dtype and float64 ones are cast."""
-    from tapegrad._ops.image.convert_dtype import convert_image_dtype
-    return image if image.dtype == dtypes.float32 else convert_image_dtype(image, dtypes.float32)
+    return image if image.dtype == dtypes.float32 else _convert_dtype.convert_image_dtype(image, dtypes.float32)
 
 
 def from_working_float(adjusted, dtype, saturate):
-    from tapegrad._ops.image.convert_dtype import convert_image_dtype
-    return convert_image_dtype(adjusted, dtype, saturate=saturate)
+    return _convert_dtype.convert_image_dtype(adjusted, dtype, saturate=saturate)
 
 
 def known_value(value):
@@ -63,3 +61,7 @@ def known_value(value):
     if isinstance(value, Tensor):
         return None if _core._tracing() and _core._is_traced(value) else value.numpy()
     return np.asarray(value)
+
+
+# Imported after the definitions above: these modules import this one (their names are read at call time).
+from tapegrad._ops.image import convert_dtype as _convert_dtype  # noqa: E402

@@ -1,13 +1,15 @@
 """Neural-network ops of tf.nn: activations, softmax, dropout and the cross-entropy losses."""
 import numpy as np
 
-from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core
+from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg, export, unary
+from tapegrad._ops.array import manipulation as _manipulation
 from tapegrad._ops.array.manipulation import squeeze
-from tapegrad._ops.math.elementwise import sigmoid, softplus  # noqa: F401 -- tf.nn.sigmoid, tf.nn.softplus
+from tapegrad._ops.math.elementwise import sigmoid, softplus  # noqa: F401
 from tapegrad._ops.math.reduction import reduce_mean, reduce_sum
 from tapegrad._tensor.tensor import cast, convert_to_tensor
+from tapegrad._tensor import tensor as _tensor
 
 _UNARY = {"relu": "Relu", "relu6": "Relu6", "elu": "Elu", "selu": "Selu"}
 __all__ = export(globals(), _UNARY, lambda op, py_name: unary(op, py_name, arg="features")) + [
@@ -97,8 +99,7 @@ def dropout(x, rate, noise_shape=None, seed=None, name=None):
     shape = list(x.shape)
     if noise_shape is None and _core._tracing() and _core._is_traced(x):
         # tf.shape: a run-time value in a graph that serves several sizes, so the mask takes x's shape
-        from tapegrad._tensor.tensor import shape as shape_of
-        shape = shape_of(x)
+        shape = _tensor.shape(x)
     if noise_shape is not None:
         noise_shape = [int(d) if d is not None else None for d in _as_list(noise_shape)]
         if len(noise_shape) != len(shape) or any(n not in (None, 1, s) for n, s in zip(noise_shape, shape)):
@@ -155,7 +156,6 @@ def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
 def _broadcast_cross_entropy(labels, logits, axis):
     """TF's rule for labels and logits of different shapes: the class axis moved last, each flattened
     to [rows, classes], the two matrices broadcast, and the result shaped as logits without the class axis."""
-    from tapegrad._ops.array.manipulation import broadcast_to, reshape, transpose
 
     def rows(x):
         if x.ndim == 0:
@@ -166,8 +166,8 @@ def _broadcast_cross_entropy(labels, logits, axis):
             raise _core.InvalidArgumentError(f"SoftmaxCrossEntropyWithLogits: axis {axis} is out of range for shape "
                                              f"{tuple(x._shape)}")
         if a != x.ndim - 1:
-            x = transpose(x, [d for d in range(x.ndim) if d != a] + [a])
-        return x, reshape(x, [int(np.prod(x._shape[:-1], dtype=np.int64)), x._shape[-1]])
+            x = _manipulation.transpose(x, [d for d in range(x.ndim) if d != a] + [a])
+        return x, _manipulation.reshape(x, [int(np.prod(x._shape[:-1], dtype=np.int64)), x._shape[-1]])
 
     logits_moved, g = rows(logits)
     _, z = rows(labels)
@@ -177,8 +177,8 @@ def _broadcast_cross_entropy(labels, logits, axis):
         raise _core.InvalidArgumentError(
             f"SoftmaxCrossEntropyWithLogits: logits and labels must be broadcastable: logits_size={list(g._shape)} "
             f"labels_size={list(z._shape)} (logits {tuple(logits._shape)}, labels {tuple(labels._shape)}, axis {axis})")
-    g, z = broadcast_to(g, size), broadcast_to(z, size)
-    return reshape(-reduce_sum(z * log_softmax(g, axis=-1), axis=-1), batch)
+    g, z = _manipulation.broadcast_to(g, size), _manipulation.broadcast_to(z, size)
+    return _manipulation.reshape(-reduce_sum(z * log_softmax(g, axis=-1), axis=-1), batch)
 
 
 @dispatch

@@ -39,6 +39,7 @@ import warnings
 
 import numpy as np
 
+from tapegrad.keras import layers as _layers
 from tapegrad.keras.layers.base import Layer
 from tapegrad.keras.optimizers._keras_order import keras_order
 
@@ -120,8 +121,7 @@ def keras_layers(model):
 
 
 def _input_layer_class():
-    from tapegrad.keras.layers import InputLayer
-    return InputLayer
+    return _layers.InputLayer
 
 
 def keras_trainable_variables(model):
