@@ -1,7 +1,7 @@
 """``tf.debugging``: finding where a NaN or Inf first appears, and the assertions."""
-from tapegrad._debugging import asserts as _asserts
+from tapegrad._ops.debugging import asserts as _asserts
 from tapegrad import _core
-from tapegrad._debugging.asserts import *  # noqa: F401,F403
+from tapegrad._ops.debugging.asserts import *  # noqa: F401,F403
 
 __all__ = ["check_numerics", "enable_check_numerics", "disable_check_numerics"] + _asserts.__all__
 

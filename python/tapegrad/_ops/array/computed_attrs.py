@@ -10,6 +10,7 @@ from tapegrad._ops.array.sorting import searchsorted
 from tapegrad._ops.math.elementwise import equal, floormod, maximum
 from tapegrad._ops.math.reduction import cumsum, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
+from tapegrad._ops.debugging import asserts as _asserts
 
 
 def _shape_arg(value, fn, arg):
@@ -68,11 +69,10 @@ def pack(value, dtype=None):
 def pad(x, paddings, value):
     """pad(mode="CONSTANT") with paddings computed inside the tf.function: along each axis, blocks of
     ``value`` (Fill of a run-time shape) concatenated before and after."""
-    from tapegrad.debugging import assert_non_negative
     p = cast(paddings if isinstance(paddings, Tensor) else pack(paddings), dtypes.int64)
     if tuple(p._shape) != (x.ndim, 2):
         return NotImplemented
-    assert_non_negative(p, message="Pad: paddings must be non-negative")
+    _asserts.assert_non_negative(p, message="Pad: paddings must be non-negative")
     for d in range(x.ndim):
         pieces = []
         for before, side in ((True, p[d, 0]), (False, p[d, 1])):
@@ -95,8 +95,7 @@ def repeat(x, counts, axis):
     n = shape(x, out_type=dtypes.int64)[axis]
     c = cast(counts, dtypes.int64)
     if c.ndim == 0:  # one count for every row: TF's tile refuses a negative one
-        from tapegrad.debugging import assert_non_negative
-        assert_non_negative(c, message="repeat: repeats must not be negative")
+        _asserts.assert_non_negative(c, message="repeat: repeats must not be negative")
         c = c * _ones_like_rows(n)
     else:  # one count per row, or one for all (TF broadcasts them to the rows, at run time here)
         c = maximum(broadcast_to(c, stack([n])), 0)  # (a negative count among several is 0, as TF)

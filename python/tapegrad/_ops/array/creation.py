@@ -40,8 +40,7 @@ def fill(dims, value, name=None):
     if v.dtype.is_floating and (_core.any_tape_recording() or _core._tracing()):
         # fill(dims, v) = broadcast_to(v, dims): the gradient of v is the upstream sum, as TF's, and a
         # trace keeps v as a graph value instead of reading it once
-        from tapegrad._ops.array.manipulation import broadcast_to
-        return broadcast_to(v, shape)
+        return _manipulation.broadcast_to(v, shape)
     return _named("Fill", _core.fill, shape, float(v._item()), v._dtype)
 
 
@@ -79,12 +78,11 @@ def _computed_dims(shape, op, arg):
         if not shape.dtype.is_integer:
             raise TypeError(f"{op}: {arg} must be an int32 or int64 tensor, got {shape.dtype.name}")
         if shape.ndim == 0:  # tf.zeros(n): one dimension
-            from tapegrad._ops.array.manipulation import reshape
-            return reshape(shape, [1])
+            return _manipulation.reshape(shape, [1])
         return shape
     if not isinstance(shape, (list, tuple)) or not any(computed(d) for d in shape):
         return None
-    from tapegrad._ops.array.manipulation import concat, reshape
+    concat, reshape = _manipulation.concat, _manipulation.reshape
     parts = []
     for d in shape:
         t = _tensor_arg(d, op, arg)
@@ -121,9 +119,8 @@ def ones_like(input, dtype=None, name=None):
 @dispatch
 def eye(num_rows, num_columns=None, batch_shape=None, dtype=dtypes.float32, name=None):
     if _core._tracing() and batch_shape is None:  # a count computed inside the tf.function
-        from tapegrad._ops.array import computed_attrs
-        if computed_attrs.holds_traced([num_rows, num_columns]):
-            return computed_attrs.eye(num_rows, num_rows if num_columns is None else num_columns, _dtype("eye", dtype))
+        if _computed_attrs.holds_traced([num_rows, num_columns]):
+            return _computed_attrs.eye(num_rows, num_rows if num_columns is None else num_columns, _dtype("eye", dtype))
     rows = _count(num_rows, "eye", "num_rows")
     cols = rows if num_columns is None else _count(num_columns, "eye", "num_columns")
     batch = [] if batch_shape is None else _dims(batch_shape, "eye", "batch_shape")
@@ -211,9 +208,8 @@ def _linspace_computed(start, stop, num):
     0 < i < num - 1, and stop, cut to num (a Range and a slice read num at run time)."""
     dt = start.dtype if start.dtype.is_floating else dtypes.float32
     first, last = _manipulation.reshape(_cast(start, dt), [1]), _manipulation.reshape(_cast(stop, dt), [1])
-    from tapegrad.debugging import assert_non_negative
     n = _cast(num, dtypes.int64)
-    assert_non_negative(n, message="linspace: num must be non-negative")
+    _asserts.assert_non_negative(n, message="linspace: num must be non-negative")
     delta = (last - first) / _cast(_elementwise.maximum(n - 1, 1), dt)
     inner = _cast(range(_cast(1, dtypes.int64), _elementwise.maximum(n - 1, 1)), dt)
     return _manipulation.concat([first, first + inner * delta, last], 0)[:n]
@@ -315,8 +311,7 @@ def _bound(value, arg):
     if isinstance(value, Tensor) and value._size != 1:
         raise errors.InvalidArgumentError(f"Range: {arg} must be a scalar, got a tensor {value.dtype.name}{tuple(value.shape)}")
     if isinstance(value, Tensor) and _core._tracing() and (_core._is_traced(value) or value._is_variable):
-        from tapegrad._function.trace_context import traced_value_error  # its value would be baked into the graph
-        raise traced_value_error(value, f"tf.range's {arg}")
+        raise _trace_context.traced_value_error(value, f"tf.range's {arg}")
     v = _item(value) if isinstance(value, Tensor) else value
     if isinstance(v, (np.integer, np.floating)):
         v = v.item()
@@ -345,6 +340,9 @@ def _range_size(start, limit, delta):
 
 
 # Imported after the definitions above: these modules import this one (their names are read at call time).
+from tapegrad._function import trace_context as _trace_context  # noqa: E402
 from tapegrad._tensor import tensor as _tensor  # noqa: E402
 from tapegrad._ops.array import manipulation as _manipulation  # noqa: E402
 from tapegrad._ops.math import elementwise as _elementwise  # noqa: E402
+from tapegrad._ops.array import computed_attrs as _computed_attrs  # noqa: E402
+from tapegrad._ops.debugging import asserts as _asserts  # noqa: E402

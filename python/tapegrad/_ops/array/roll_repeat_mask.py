@@ -22,6 +22,7 @@ from tapegrad._ops.math.elementwise import (ceil, floordiv, floormod, less, less
                                             maximum, where)
 from tapegrad._ops.math.reduction import reduce_max
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, constant
+from tapegrad._ops.debugging import asserts as _asserts
 
 __all__ = ["roll", "repeat", "meshgrid", "sequence_mask", "ensure_shape"]
 
@@ -238,12 +239,11 @@ def band_part(input, num_lower, num_upper, name=None):
         raise _InvalidArgument(f"band_part: num_lower and num_upper must have one dtype, got {lower_t.dtype.name} "
                                f"and {upper_t.dtype.name}")
     if m is None:
-        from tapegrad._debugging.asserts import assert_less_equal
         sizes = [_run_time_size(x, x.ndim + d) for d in (-2, -1)]
         for width, size, what, whose in ((lower, sizes[0], "num_lower", "rows"),
                                         (upper, sizes[1], "num_upper", "columns")):
             if isinstance(width, int) and width > 0:  # checked at every call, as TF checks it
-                assert_less_equal(constant(width, dtypes.int64), size,
+                _asserts.assert_less_equal(constant(width, dtypes.int64), size,
                                   message=f"band_part: {what} must be negative or at most the number of {whose}")
         rows, cols = (range_(n) for n in sizes)
         below = _reshape(rows, shape=[-1, 1]) - _reshape(cols, shape=[1, -1])

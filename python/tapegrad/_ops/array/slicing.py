@@ -13,6 +13,7 @@ from tapegrad._ops.array.creation import range as range_
 from tapegrad._ops.array.manipulation import (_InvalidArgument, _axis, _axis_varies, _gather, _reshape, _run_time_size,
                                               _slice_along, concat, reshape)
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
+from tapegrad._ops.debugging import asserts as _asserts
 
 __all__ = ["pad", "slice", "strided_slice", "reverse", "boolean_mask"]
 
@@ -82,8 +83,7 @@ def _mirror_at_run_time(x, axis, before, after, edge):
     if min(before, after) < 0:
         raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must not be negative")
     n = _run_time_size(x, axis)
-    from tapegrad._debugging.asserts import assert_less_equal
-    assert_less_equal(constant(max(before, after), dtypes.int64), n - edge,
+    _asserts.assert_less_equal(constant(max(before, after), dtypes.int64), n - edge,
                       message=f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
                               + (" less one (REFLECT)" if edge else ""))
     head = np.arange(before - 1 + edge, edge - 1, -1, dtype=np.int64)

@@ -17,6 +17,7 @@ from tapegrad._ops.math.classify import is_finite
 from tapegrad._ops.math.elementwise import logical_and, where
 from tapegrad._ops.math.reduction import reduce_all, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, identity, shape
+from tapegrad._ops.debugging import asserts as _asserts
 
 __all__ = ["sort", "argsort", "top_k", "in_top_k", "searchsorted"]
 
@@ -117,9 +118,8 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
 def _top_k_computed(t, k):
     """The indices of the k largest of each row for a k computed inside the tf.function: the first k of
     the full order, cut at run time (checked there as TF checks k)."""
-    from tapegrad.debugging import assert_less_equal, assert_non_negative
-    assert_non_negative(k, message="top_k: Need k >= 0")
-    assert_less_equal(cast(k, dtypes.int64), cast(shape(t)[-1], dtypes.int64),
+    _asserts.assert_non_negative(k, message="top_k: Need k >= 0")
+    _asserts.assert_less_equal(cast(k, dtypes.int64), cast(shape(t)[-1], dtypes.int64),
                       message="top_k: input must have at least k columns")
     return _argsort(t, axis=-1, descending=True)[..., :k]
 

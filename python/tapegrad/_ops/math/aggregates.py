@@ -23,6 +23,7 @@ from tapegrad._ops.math.reduction import add_n, reduce_all, reduce_mean, reduce_
 from tapegrad._ops.array.sorting import argsort
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
 from tapegrad._ops import _raw
+from tapegrad._ops.debugging import asserts as _asserts
 
 __all__ = [
     "reciprocal_no_nan", "count_nonzero", "scalar_mul", "accumulate_n", "invert_permutation",
@@ -237,9 +238,8 @@ def _segments(data, segment_ids, fn):
     if _core._tracing() and _core._is_traced(ids):  # checked and counted at every call
         if n_ids == 0:
             return data, ids, 0
-        from tapegrad.debugging import assert_greater_equal, assert_non_negative
-        assert_non_negative(ids[:1], message=f"{fn}: segment ids must not be negative")
-        assert_greater_equal(ids[1:], ids[:-1], message=f"{fn}: segment ids are not increasing")
+        _asserts.assert_non_negative(ids[:1], message=f"{fn}: segment ids must not be negative")
+        _asserts.assert_greater_equal(ids[1:], ids[:-1], message=f"{fn}: segment ids are not increasing")
         return data, ids, reduce_sum(ids[-1:] + 1)  # (0 for ids empty at a call)
     values = ids.numpy()
     if values.size and values[0] < 0:

@@ -22,6 +22,7 @@ from tapegrad._ops.math.elementwise import (equal, erf, erfinv, exp, greater, gr
                                        log, logical_or, maximum, minimum, round, sqrt, where)
 from tapegrad._ops.math.reduction import reduce_max
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
+from tapegrad._ops.debugging import asserts as _asserts
 
 __all__ = ["rint", "ndtri", "erfc", "confusion_matrix", "bincount"]
 
@@ -123,9 +124,8 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     if num_classes is None and not known:  # counted at every call of the tf.function
         if labels.shape.num_elements() == 0:
             raise _InvalidArgument(f"{fn}: num_classes=None needs at least one label")
-        from tapegrad.debugging import assert_non_negative
-        assert_non_negative(labels, message=f"{fn}: `labels` contains negative values")
-        assert_non_negative(predictions, message=f"{fn}: `predictions` contains negative values")
+        _asserts.assert_non_negative(labels, message=f"{fn}: `labels` contains negative values")
+        _asserts.assert_non_negative(predictions, message=f"{fn}: `predictions` contains negative values")
         n = maximum(reduce_max(labels), reduce_max(predictions)) + 1
     elif num_classes is None:
         if labels.shape.num_elements() == 0:
@@ -156,8 +156,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 def _bincount_size(arr, minlength, maxlength, fn):
     if not _known(arr) and (minlength is None or maxlength is None or int(minlength) != int(maxlength)):
         # read at every call of the tf.function: the counts are a value-shaped segment sum
-        from tapegrad.debugging import assert_non_negative
-        assert_non_negative(arr, message=f"{fn}: Input arr must be non-negative!")
+        _asserts.assert_non_negative(arr, message=f"{fn}: Input arr must be non-negative!")
         size = reduce_max(arr) + 1 if arr.shape.num_elements() else constant(0, arr.dtype)
         if minlength is not None:
             size = maximum(size, int(minlength))

@@ -8,6 +8,7 @@ check also runs then. A condition on values known while tracing (constants) rais
 """
 import numpy as np
 
+from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 from tapegrad.errors import InvalidArgumentError
@@ -16,10 +17,11 @@ __all__ = ["Assert", "assert_equal", "assert_none_equal", "assert_less", "assert
            "assert_greater_equal", "assert_positive", "assert_negative", "assert_non_negative",
            "assert_non_positive", "assert_near", "assert_all_finite"]
 
-from tapegrad._debugging.assert_static import *  # noqa: E402,F401,F403 -- one module to import: all of tf.debugging's asserts
-from tapegrad._debugging.assert_static import __all__ as _static_names  # noqa: E402
+from tapegrad._ops.debugging.assert_static import *  # noqa: E402,F401,F403 -- one module to import: all of tf.debugging's asserts
+from tapegrad._ops.debugging.assert_static import __all__ as _static_names  # noqa: E402
 from tapegrad._function import trace_context as _trace_context
 from tapegrad._ops.math import reduction as _reduction
+from tapegrad._ops.math import elementwise as ew
 
 __all__ += _static_names
 
@@ -148,7 +150,6 @@ def _binary_eager_text(x, y, ok, op, message, summarize):
 
 
 def _binary(x, y, compare, op, message, summarize):
-    from tapegrad._ops.math import elementwise as ew
     x = convert_to_tensor(x)
     y = convert_to_tensor(y, dtype_hint=x.dtype)
     ok = getattr(ew, compare)(x, y)
@@ -157,6 +158,7 @@ def _binary(x, y, compare, op, message, summarize):
     return _check(ok, data, summarize, lambda: _binary_eager_text(x, y, ok, op, message, summarize), static=True)
 
 
+@dispatch
 def assert_equal(x, y, message=None, summarize=None, name=None):
     """Raises InvalidArgumentError unless ``x == y`` for every element (after broadcasting)."""
     return _binary(x, y, "equal", "==", message, summarize)
@@ -167,6 +169,7 @@ def assert_none_equal(x, y, summarize=None, message=None, name=None):
     return _binary(x, y, "not_equal", "!=", message, summarize)
 
 
+@dispatch
 def assert_less(x, y, message=None, summarize=None, name=None):
     """Raises InvalidArgumentError unless ``x < y`` for every element."""
     return _binary(x, y, "less", "<", message, summarize)
@@ -177,6 +180,7 @@ def assert_less_equal(x, y, message=None, summarize=None, name=None):
     return _binary(x, y, "less_equal", "<=", message, summarize)
 
 
+@dispatch
 def assert_greater(x, y, message=None, summarize=None, name=None):
     """Raises InvalidArgumentError unless ``x > y`` for every element."""
     return _binary(x, y, "greater", ">", message, summarize)
@@ -189,7 +193,6 @@ def assert_greater_equal(x, y, message=None, summarize=None, name=None):
 
 # -- the sign of one tensor -------------------------------------------------------------------------------
 def _sign(x, compare, op, message, summarize):
-    from tapegrad._ops.math import elementwise as ew
     x = convert_to_tensor(x)
     ok = getattr(ew, compare)(x, convert_to_tensor(0, dtype=x.dtype))
     lead = f"{message}.  " if message else ""
@@ -239,6 +242,7 @@ def _eager_datum(d, summarize):
     return ", ".join(flat[:n] + (["..."] if len(flat) > n else []))
 
 
+@dispatch
 def Assert(condition, data, summarize=None, name=None):  # noqa: N802 -- TF's name
     """Raises InvalidArgumentError listing ``data`` when the scalar ``condition`` is false.
 
@@ -266,7 +270,6 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
     """Raises InvalidArgumentError unless ``|x - y| <= atol + rtol * |y|`` everywhere.
 
     rtol and atol default to 10 * eps of x's dtype."""
-    from tapegrad._ops.math import elementwise as ew
     x = convert_to_tensor(x)
     y = convert_to_tensor(y, dtype=x.dtype)
     if not x.dtype.is_floating:  # TF's ValueError (from np.finfo, whose wording changes with NumPy's version)
@@ -285,7 +288,6 @@ def assert_near(x, y, rtol=None, atol=None, message=None, summarize=None, name=N
 
 def assert_all_finite(x, message, name=None):
     """Returns ``x``; raises InvalidArgumentError "<message> : Tensor had NaN values" (or Inf)."""
-    from tapegrad._ops.math import elementwise as ew
     x = convert_to_tensor(x)
     if not x.dtype.is_floating:
         raise InvalidArgumentError(f"Value for attr 'T' of {x.dtype.name} is not in the list of allowed values: "

@@ -9,8 +9,9 @@ import collections.abc
 import numpy as np
 
 from tapegrad import _core
-from tapegrad._debugging import asserts as _asserts
 from tapegrad._function import trace_context as _trace_context
+from tapegrad._ops._dispatch import dispatch
+from tapegrad._ops.debugging import asserts as _asserts
 from tapegrad._tensor.tensor import Tensor, TensorShape, convert_to_tensor
 from tapegrad.dtypes import as_dtype, float32
 from tapegrad.errors import InvalidArgumentError
@@ -46,6 +47,7 @@ def _check_rank(x, message, ok, wanted):
                          f"Received rank {x.ndim}, shape {x.shape}")
 
 
+@dispatch
 def assert_rank(x, rank, message=None, name=None):
     """Raises ValueError unless ``x`` has rank ``rank``."""
     rank = _rank_value(rank)
