@@ -10,22 +10,26 @@ The stateless ops, Generator, gamma and poisson draw on the host from NumPy's Ph
 (TF's Philox kernels lay out key and counter their own way). Keras initializers and tf.data draw
 from the NumPy generator of ``_numpy_generator``, which ``set_seed`` seeds too.
 """
+import sys as _sys
+import types as _types
+
 import numpy as np
 
-from tapegrad import dtypes
-from tapegrad._ops._wrap import convert_arg as _convert_arg
-from tapegrad import _core
-from tapegrad._ops.random import distributions as _random_dists
-from tapegrad._ops.random import stateful as _stateful
-from tapegrad._ops.random.stateful import gamma, poisson
-from tapegrad._ops.random.stateless import (fold_in, split, stateless_binomial, stateless_categorical,
-                                            stateless_gamma, stateless_normal, stateless_parameterized_truncated_normal,
-                                            stateless_poisson, stateless_truncated_normal, stateless_uniform)
-from tapegrad._ops.random.generator import (Algorithm, Generator, create_rng_state, get_global_generator,
-                                        set_global_generator)
-from tapegrad._ops.nn.sampled_losses import (all_candidate_sampler, log_uniform_candidate_sampler,
-                                      uniform_candidate_sampler)
+from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
+from tapegrad._ops._wrap import convert_arg as _convert_arg
+from tapegrad._ops.array import creation as _creation, manipulation as _manipulation
+from tapegrad._ops.math import elementwise as _elementwise
+from tapegrad._ops.nn.sampled_losses import (all_candidate_sampler, log_uniform_candidate_sampler,
+                                             uniform_candidate_sampler)
+from tapegrad._ops.random import distributions as _random_dists, stateful as _stateful
+from tapegrad._ops.random.generator import (Algorithm, Generator, create_rng_state, get_global_generator,
+                                            set_global_generator)
+from tapegrad._ops.random.stateful import gamma, poisson
+from tapegrad._ops.random.stateless import (fold_in, split, stateless_binomial, stateless_categorical, stateless_gamma,
+                                            stateless_normal, stateless_parameterized_truncated_normal,
+                                            stateless_poisson, stateless_truncated_normal, stateless_uniform)
+from tapegrad._tensor import tensor as _tensor
 
 __all__ = ["set_seed", "normal", "uniform", "truncated_normal", "categorical", "shuffle", "get_global_generator",
            "set_global_generator", "Generator", "Algorithm", "create_rng_state", "gamma", "poisson",
@@ -65,8 +69,7 @@ def _draw(op, shape, dtype, seed, where):
     """One call of a random op. A shape computed while tracing a graph that serves several sizes
     (tf.shape of a traced tensor there) is passed as a tensor: the graph reads it at every call."""
     if _core._tracing():
-        from tapegrad._ops.array.creation import _computed_dims
-        dims = _computed_dims(shape, where, "shape")  # a traced tensor, or a list holding one
+        dims = _creation._computed_dims(shape, where, "shape")  # a traced tensor, or a list holding one
         if dims is not None:
             return op(dims, dtype=dtype, seed=seed, shape_input=True)
     return op(shape=_shape(shape, where), dtype=dtype, seed=seed)
@@ -95,8 +98,6 @@ def normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=None, name=No
 
 def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=None):
     """Uniform in ``[minval, maxval)`` (``maxval`` defaults to 1 for floats; required for integers)."""
-    from tapegrad._tensor.tensor import cast
-    from tapegrad._ops.math.elementwise import floor, minimum
 
     dt = _convert_arg(dtype, "dtype", "random.uniform", "dtype")
     if dt.is_integer:
@@ -106,8 +107,8 @@ def uniform(shape, minval=0, maxval=None, dtype=dtypes.float32, seed=None, name=
         if hi <= lo:
             raise ValueError(f"uniform: need minval < maxval for integer dtypes, got [{lo}, {hi})")
         u = _draw(_uniform, shape, dtypes.float64.code, _seed(seed), "random.uniform")
-        k = minimum(floor(u * float(hi - lo)), float(hi - lo - 1))
-        return cast(k, dt) + cast(lo, dt) if lo else cast(k, dt)
+        k = _elementwise.minimum(_elementwise.floor(u * float(hi - lo)), float(hi - lo - 1))
+        return _tensor.cast(k, dt) + _tensor.cast(lo, dt) if lo else _tensor.cast(k, dt)
     if not dt.is_floating:
         raise ValueError(f"random.uniform: dtype must be a float or integer type, got {dt.name}")
     u = _draw(_uniform, shape, dt.code, _seed(seed), "random.uniform")
@@ -124,13 +125,12 @@ def truncated_normal(shape, mean=0.0, stddev=1.0, dtype=dtypes.float32, seed=Non
     """Normal values with those more than two standard deviations from the mean left out: the
     normal's inverse CDF applied to a uniform draw on [CDF(-2), CDF(2)], which is exactly that
     distribution (no redraws, so it traces like any op)."""
-    from tapegrad._ops.math.elementwise import erfinv
     dt = _convert_arg(dtype, "dtype", "random.truncated_normal", "dtype")
     if not dt.is_floating:  # TF: a TypeError from its op's dtype check
         raise TypeError(f"random.truncated_normal: dtype must be float32 or float64, got {dt.name}")
     u = _draw(_uniform, shape, dt.code, _seed(seed), "random.truncated_normal")
     p = u * (1.0 - 2 * _PHI_MINUS_2) + _PHI_MINUS_2
-    z = erfinv(p * 2.0 - 1.0) * 1.4142135623730951
+    z = _elementwise.erfinv(p * 2.0 - 1.0) * 1.4142135623730951
     if not _is(stddev, 1.0):
         z = z * stddev
     if not _is(mean, 0.0):
@@ -151,29 +151,25 @@ def categorical(logits, num_samples, dtype=None, seed=None, name=None):
 def shuffle(value, seed=None, name=None):
     """``value`` with its first dimension randomly permuted (a scalar comes back as it is); the
     permutation sorts random keys, and the result is a gather, so gradients flow back to ``value``."""
-    from tapegrad._ops.array.manipulation import gather
-    from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
-    v = value if isinstance(value, Tensor) else convert_to_tensor(value)
+    v = value if isinstance(value, _tensor.Tensor) else _tensor.convert_to_tensor(value)
     if v.ndim == 0:
         return v
     keys = uniform(_random_dists.leading_shape(v, []), dtype=dtypes.float64, seed=seed)
     if v._is_variable:  # read densely: the gradient is a dense tensor, not a gather's IndexedSlices
         v = _raw.Identity(v)
-    return gather(v, _raw.ArgSort(keys, axis=0, descending=False))
+    return _manipulation.gather(v, _raw.ArgSort(keys, axis=0, descending=False))
 
 
 def _experimental_module():
     """``tf.random.experimental``: TF's names for the generator API and the seed helpers."""
-    import sys
-    import types
-    module = types.ModuleType(__name__ + ".experimental", _experimental_module.__doc__)
+    module = _types.ModuleType(__name__ + ".experimental", _experimental_module.__doc__)
     names = {"Algorithm": Algorithm, "Generator": Generator, "create_rng_state": create_rng_state,
              "get_global_generator": get_global_generator, "set_global_generator": set_global_generator,
              "stateless_split": split, "stateless_fold_in": fold_in}
     module.__dict__.update(names)
     module.__all__ = sorted(names)
-    sys.modules[module.__name__] = module
+    _sys.modules[module.__name__] = module
     return module
 
 

@@ -112,7 +112,6 @@ def categorical_crossentropy(y_true, y_pred, from_logits=False, label_smoothing=
 
 def sparse_categorical_crossentropy(y_true, y_pred, from_logits=False, ignore_class=None, axis=-1):
     """-log p[y_true] per instance; y_true holds class indices (a trailing axis of 1 is allowed)."""
-    import numpy as np
     y_pred = tf.convert_to_tensor(y_pred)
     if tf.is_symbolic_tensor(y_true):  # inside a tf.function, labels of its graph stay tensors
         return _traced_sparse_crossentropy(y_true, y_pred, from_logits, ignore_class, axis)

@@ -8,12 +8,18 @@ files by the ``tensorboard`` package (``pip install "tapegrad[tensorboard]"``).
 from tapegrad import _core, dtypes
 from tapegrad._tensor.tensor import Tensor, constant
 from tapegrad._function.trace_context import current_trace
-from tapegrad.summary import _protos, experimental
+from tapegrad.summary import experimental
 from tapegrad.summary._writer import (SummaryWriter, create_file_writer, create_noop_writer, current_step,
                                       default_writer, flush, record_if, should_record_summaries)
 
 __all__ = ["SummaryWriter", "create_file_writer", "create_noop_writer", "experimental", "flush", "histogram",
            "image", "record_if", "scalar", "should_record_summaries", "text"]
+
+
+def _builders():
+    """summary/_protos.py, imported at the first summary written: it needs the tensorboard extra."""
+    from tapegrad.summary import _protos
+    return _protos
 
 
 def _now(x):
@@ -46,20 +52,20 @@ def _write(build, data, step):
 
 def scalar(name, data, step=None, description=None):
     """Writes a scalar (a float, or a 0-d tensor) at ``step`` (else the default step)."""
-    return _write(lambda d: _protos.scalar_summary(name, d, description), data, step)
+    return _write(lambda d: _builders().scalar_summary(name, d, description), data, step)
 
 
 def histogram(name, data, step=None, buckets=None, description=None):
     """Writes a histogram of ``data`` in ``buckets`` equal-width buckets (30)."""
-    return _write(lambda d: _protos.histogram_summary(name, d, buckets, description), data, step)
+    return _write(lambda d: _builders().histogram_summary(name, d, buckets, description), data, step)
 
 
 def image(name, data, step=None, max_outputs=3, description=None):
     """Writes up to ``max_outputs`` images from ``data`` of shape [k, h, w, c] (c = 1, 3, 4): floats in
     [0, 1] or uint8."""
-    return _write(lambda d: _protos.image_summary(name, d, max_outputs, description), data, step)
+    return _write(lambda d: _builders().image_summary(name, d, max_outputs, description), data, step)
 
 
 def text(name, data, step=None, description=None):
     """Writes a string (or an array of strings; Markdown is rendered)."""
-    return _write(lambda d: _protos.text_summary(name, d, description), data, step)
+    return _write(lambda d: _builders().text_summary(name, d, description), data, step)

@@ -1,8 +1,16 @@
 """Summary protos for each kind of data, built by TensorBoard's own plugin helpers (the formats
-TensorBoard's scalars, histograms, images and text dashboards read, as TF writes them)."""
+TensorBoard's scalars, histograms, images and text dashboards read, as TF writes them). It needs the
+tensorboard extra (TensorBoard and Pillow), so tf.summary imports it at the first summary it writes."""
 import io
 
 import numpy as np
+from PIL import Image
+from tensorboard.compat.proto import summary_pb2
+from tensorboard.plugins.histogram import metadata as histogram_metadata
+from tensorboard.plugins.image import metadata as image_metadata
+from tensorboard.plugins.scalar import summary_v2 as scalar_summary_v2
+from tensorboard.plugins.text import summary_v2 as text_summary_v2
+from tensorboard.util import tensor_util
 
 __all__ = ["scalar_summary", "histogram_summary", "image_summary", "text_summary"]
 
@@ -13,13 +21,12 @@ def _values(data):
 
 
 def scalar_summary(name, data, description):
-    from tensorboard.plugins.scalar import summary_v2
     a = _values(data)
     if a.shape != ():
         raise ValueError(f"Expected scalar shape, saw shape: {a.shape}.")
     if a.dtype.kind not in "biuf":
         raise ValueError(f"tf.summary.scalar: {name}: cannot write a {a.dtype} value as a float scalar")
-    return summary_v2.scalar_pb(name, a, description)
+    return scalar_summary_v2.scalar_pb(name, a, description)
 
 
 def _buckets(data, k):
@@ -41,9 +48,6 @@ def _buckets(data, k):
 
 
 def histogram_summary(name, data, buckets, description):
-    from tensorboard.compat.proto import summary_pb2
-    from tensorboard.plugins.histogram import metadata
-    from tensorboard.util import tensor_util
     a = _values(data)
     if a.dtype.kind not in "biuf":
         raise ValueError(f"tf.summary.histogram: {name}: cannot bucket {a.dtype} values")
@@ -54,7 +58,7 @@ def histogram_summary(name, data, buckets, description):
         raise ValueError(f"tf.summary.histogram: {name}: buckets must be a positive int, got {buckets!r}")
     table = _buckets(a.ravel().astype(np.float64), 30 if buckets is None else int(buckets))
     summary = summary_pb2.Summary()
-    summary.value.add(tag=name, metadata=metadata.create_summary_metadata(None, description),
+    summary.value.add(tag=name, metadata=histogram_metadata.create_summary_metadata(None, description),
                       tensor=tensor_util.make_tensor_proto(table, dtype=np.float64))
     return summary
 
@@ -75,7 +79,6 @@ def _as_uint8(images):
 
 
 def _png(image):
-    from PIL import Image
     buffer = io.BytesIO()
     Image.fromarray(image[..., 0] if image.shape[-1] == 1 else image).save(buffer, format="PNG")
     return buffer.getvalue()
@@ -84,9 +87,6 @@ def _png(image):
 def image_summary(name, data, max_outputs, description):
     """[k, h, w, c] images (c = 1, 3 or 4) as TF's image summary: width, height, then the first
     ``max_outputs`` images as PNG."""
-    from tensorboard.compat.proto import summary_pb2
-    from tensorboard.plugins.image import metadata
-    from tensorboard.util import tensor_util
     a = _values(data)
     if a.ndim != 4:
         raise ValueError(f"Tensor  must have rank 4.  Received rank {a.ndim}, shape {a.shape}")
@@ -97,7 +97,7 @@ def image_summary(name, data, max_outputs, description):
     pixels = _as_uint8(a[:int(max_outputs)])
     blobs = [str(a.shape[2]).encode(), str(a.shape[1]).encode()] + [_png(img) for img in pixels]
     summary = summary_pb2.Summary()
-    summary.value.add(tag=name, metadata=metadata.create_summary_metadata(None, description),
+    summary.value.add(tag=name, metadata=image_metadata.create_summary_metadata(None, description),
                       tensor=tensor_util.make_tensor_proto(np.array(blobs, dtype=object)))
     return summary
 
@@ -110,5 +110,4 @@ def _text_values(data):
 
 
 def text_summary(name, data, description):
-    from tensorboard.plugins.text import summary_v2
-    return summary_v2.text_pb(name, _text_values(data), description)
+    return text_summary_v2.text_pb(name, _text_values(data), description)

@@ -10,6 +10,7 @@ import pickle
 import shutil
 import tarfile
 import tempfile
+import urllib.parse
 import zipfile
 
 import numpy as np
@@ -117,7 +118,6 @@ def get_file(fname=None, origin=None, untar=False, md5_hash=None, file_hash=None
     provided = bool(fname)
     fname = os.fspath(fname) if provided else ""
     if not provided:
-        import urllib.parse
         fname = os.path.basename(urllib.parse.urlsplit(origin).path)
         if not fname:
             raise ValueError(f"Can't parse the file name from the origin provided: '{origin}'. "
