@@ -13,6 +13,7 @@ void bind_tape(py::module_& m);
 void bind_graph(py::module_& m);
 void bind_forward(py::module_& m);
 void bind_config(py::module_& m);
+void bind_dispatch(py::module_& m);
 
 namespace {
 
@@ -70,4 +71,5 @@ PYBIND11_MODULE(_core, m) {
   tg::bind_graph(m);
   tg::bind_forward(m);
   tg::bind_config(m);
+  tg::bind_dispatch(m);
 }

@@ -8,7 +8,7 @@ from tapegrad import GradientTape
 from tapegrad.errors import InvalidArgumentError
 from tapegrad.errors import TapeError
 import typing
-__all__: list[str] = ['GradientTape', 'Graph', 'InvalidArgumentError', 'OpHandle', 'TapeError', 'Tensor', 'Variable', 'accumulators_active', 'active_isa', 'any_tape_recording', 'apply', 'best_isa', 'convert', 'convert_hint', 'fill', 'forward_custom', 'from_numpy', 'fusable_ops', 'is_differentiable', 'op', 'record_custom', 'registered_ops', 'set_gradient', 'set_isa', 'should_record']
+__all__: list[str] = ['GradientTape', 'Graph', 'InvalidArgumentError', 'OpHandle', 'PythonOp', 'TapeError', 'Tensor', 'Variable', 'accumulators_active', 'active_isa', 'any_tape_recording', 'apply', 'best_isa', 'convert', 'convert_hint', 'fill', 'forward_custom', 'from_numpy', 'fusable_ops', 'is_differentiable', 'op', 'record_custom', 'registered_ops', 'set_gradient', 'set_isa', 'should_record']
 class Tensor:
     """
     An immutable n-dimensional array.
@@ -335,6 +335,25 @@ class _PauseAccumulators:
         ...
     def __init__(self) -> None:
         ...
+class PythonOp:
+    """
+    PythonOp(fn): a public op written in Python, as @dispatch declares it (Note [Op dispatch] in tapegrad/_ops/_dispatch.py).
+    """
+    @staticmethod
+    def __new__(type, *args, **kwargs):
+        """
+        Create and return a new object.  See help(type) for accurate signature.
+        """
+    def __call__(self, *args, **kwargs):
+        """
+        Call self as a function.
+        """
+    def __get__(self, instance, owner = None):
+        """
+        Return an attribute of instance, which is of type owner.
+        """
+    def __repr__(self) -> Tensor:
+        ...
 def _alias(arg0: Tensor) -> Tensor:
     """
     t's value under a new tensor id.
@@ -424,6 +443,10 @@ def _set_random_seed(seed: typing.SupportsInt | typing.SupportsIndex) -> None:
 def _set_sizes_at_run_time(on: typing.SupportsInt | typing.SupportsIndex) -> int:
     """
     Note [Sizes in traced rules]: sets whether gradient rules take sizes at run time (0 no, 1 or True yes, 2 also broadcasting gradients at run time); returns the old mode, to be passed back.
+    """
+def _set_symbolic_type(arg0: typing.Any, arg1: typing.Any) -> None:
+    """
+    Registers the type whose instances send a PythonOp's call to hook(op, args, kwargs).
     """
 def _size_varies(arg0: Tensor) -> bool:
     """

@@ -5,9 +5,9 @@ the one place that hands such a call elsewhere (as TF's ``add_dispatch_support``
   * a Keras symbolic tensor (keras.Input) has a shape and a dtype but no values. A public op called
     on one (``tf.concat([x, y], 1)``, ``tf.expand_dims(x, 1)`` in a functional model) goes to the hook
     keras registers with ``register_symbolic_type``, which makes the call a layer of the model.
-    An op written in Python is declared with ``@dispatch`` where it is defined; its wrapper checks
-    the arguments (one level into lists) only once a symbolic type is registered, so a program that
-    never builds a functional model pays one comparison. An op bound in C++ (a handle) checks
+    An op written in Python is declared with ``@dispatch`` where it is defined; its wrapper (a C++
+    callable) checks the arguments (one level into lists) only once a symbolic type is registered,
+    so a program that never builds a functional model pays one comparison. An op bound in C++ (a handle) checks
     nothing on the success path: the binding fails to convert the Keras tensor and only then calls
     ``on_failure`` (Note [When an op call fails] in cpp/bindings/ops.cpp), which hands it to the hook.
   * inside a tf.function, a tensor computed there where a C++-bound op takes an attribute (a shape
@@ -38,18 +38,7 @@ def register_symbolic_type(cls, hook):
     if not callable(hook):
         raise TypeError(f"register_symbolic_type: hook must be callable, got {type(hook).__name__}")
     _SYMBOLIC[:] = [cls, hook]
-
-
-def _holds(values, cls):
-    for v in values:  # type identity, not isinstance: this runs at every call of the op
-        t = type(v)
-        if t is cls:
-            return True
-        if t is list or t is tuple:
-            for item in v:
-                if type(item) is cls:
-                    return True
-    return False
+    _core._set_symbolic_type(cls, hook)  # what the ops declared with @dispatch check (cpp/bindings/dispatch.cpp)
 
 
 def _holds_instance(values, cls, depth=0):
@@ -59,16 +48,9 @@ def _holds_instance(values, cls, depth=0):
 
 def dispatch(fn):
     """Declares ``fn`` a public op written in Python: a call with a Keras symbolic tensor among its
-    arguments goes to the registered hook (Note [Op dispatch])."""
-    @functools.wraps(fn)
-    def op(*args, **kwargs):
-        cls = _SYMBOLIC[0]
-        if cls is not None and (_holds(args, cls) or kwargs and _holds(kwargs.values(), cls)):
-            return _SYMBOLIC[1](op, args, kwargs)
-        return fn(*args, **kwargs)
-    # errors name the public function from the outermost frame in the package: this one, so it takes fn's name
-    op.__code__ = op.__code__.replace(co_name=fn.__name__)
-    return op
+    arguments goes to the registered hook (Note [Op dispatch]). The op is a ``_core.PythonOp``, which
+    checks the arguments in C++ and otherwise calls ``fn`` with them as they came."""
+    return functools.update_wrapper(_core.PythonOp(fn), fn)
 
 
 def on_failure(error, op, args, kwargs):
