@@ -65,7 +65,7 @@ def join(inputs, separator="", name=None):
     between them."""
     if not isinstance(inputs, (list, tuple)):
         raise TypeError(f"StringJoin: inputs must be a list of string tensors, got {type(inputs).__name__}")
-    values = [_strings(x, "StringJoin")._value for x in inputs]
+    values = [_join_input(x, i, inputs)._value for i, x in enumerate(inputs)]
     shapes = {v.shape for v in values if v.ndim}
     if len(shapes) > 1:
         raise _errors.InvalidArgumentError("StringJoin: Input shapes do not match: " +
@@ -75,6 +75,12 @@ def join(inputs, separator="", name=None):
     for index in _np.ndindex(shape):
         joined[index] = sep.join(v[index] if v.ndim else v[()] for v in values)
     return _StringTensor(joined)
+
+
+def _join_input(x, i, inputs):
+    if isinstance(x, _StringTensor) or _is_text(x) or _empty_nest(x):
+        return _strings(x, "StringJoin")
+    _joins.refuse_join_input(x, i, inputs)
 
 
 def _check_unit(op, unit):

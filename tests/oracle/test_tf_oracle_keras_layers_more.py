@@ -357,3 +357,16 @@ def test_set_random_seed_seeds_python_and_numpy_as_keras():
     for lib in (tk, rk):
         with pytest.raises(ValueError):
             lib.utils.set_random_seed(1.5)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "bool"])
+@pytest.mark.parametrize("shape", [(3, 4), (2, 3, 4)])
+def test_dense_takes_integer_and_bool_inputs_as_keras_does(dtype, shape):
+    # Keras 3's matmul promotes the inputs to the kernel's float dtype
+    x = (np.arange(np.prod(shape)).reshape(shape) % 3).astype(dtype)
+    outs = []
+    for keras in (rk, tk):
+        layer = keras.layers.Dense(2, kernel_initializer="ones", bias_initializer="ones")
+        outs.append(layer(x))
+    assert outs[1].dtype.name == outs[0].dtype.name == "float32"
+    np.testing.assert_array_equal(np.asarray(outs[1]), np.asarray(outs[0]))

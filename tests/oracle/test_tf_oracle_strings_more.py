@@ -354,3 +354,22 @@ def test_ragged_results_are_ragged_tensors(call):
 def test_public_names_are_tfs():
     ours = {n for n in dir(tg.strings) if not n.startswith("_")}
     assert ours <= {n for n in dir(ref.strings) if not n.startswith("_")}
+
+
+_JOIN_REFUSED = {"a number": lambda tf: ["a", 1], "a float alone": lambda tf: [1.5],
+                 "a numeric tensor alone": lambda tf: [tf.constant([1, 2])],
+                 "tensors, the second numeric": lambda tf: [tf.constant(["a"]), tf.constant([1])],
+                 "a numeric tensor after text": lambda tf: ["a", tf.constant(1)],
+                 "a NumPy integer": lambda tf: ["a", np.int32(1)], "None": lambda tf: ["a", None]}
+
+
+@pytest.mark.parametrize("case", list(_JOIN_REFUSED))
+def test_join_refuses_what_is_not_text_with_tfs_class(case):
+    # TF's classes differ by path: tensors alone reach the kernel (InvalidArgumentError naming the input),
+    # Python values among them are converted first (TypeError for a number, ValueError for the rest)
+    classes = []
+    for tf in (ref, tg):
+        with pytest.raises(Exception) as info:
+            tf.strings.join(_JOIN_REFUSED[case](tf))
+        classes.append(type(info.value).__name__)
+    assert classes[1] == classes[0]

@@ -86,3 +86,16 @@ def ngrams(values, widths, sep, left, right, padding_width, preserve_short):
     for i, g in enumerate(grams):
         out[i, :] = g
     return out.reshape(values.shape[:-1] + (count,))
+
+
+def refuse_join_input(x, i, inputs):
+    """Raises for join's input ``x`` (``inputs[i]``, not text) as TF refuses it: a list of tensors only goes to
+    the kernel, which names the input; with Python values among them each is converted to a string tensor."""
+    if all(hasattr(v, "dtype") for v in inputs):  # tensors (string or not) and nothing else
+        raise errors.InvalidArgumentError(f"cannot compute StringJoin as input #{i}(zero-based) was expected to be a "
+                                          f"string tensor but is a {x.dtype.name} tensor")
+    if hasattr(x, "dtype") and not isinstance(x, np.generic):
+        raise ValueError(f"StringJoin: Tensor conversion requested dtype string for Tensor with dtype {x.dtype.name}")
+    if isinstance(x, (bool, int, float)):
+        raise TypeError(f"StringJoin: Cannot convert {x!r} to EagerTensor of dtype string")
+    raise ValueError(f"StringJoin: cannot convert {x!r} ({type(x).__name__}) to a string tensor")

@@ -140,12 +140,12 @@ class StringTensor:
         return NotImplemented if values is None else _bool_tensor(self._value != values)
 
     def __add__(self, other):
-        from tapegrad import strings
-        return strings.join([self, other])
+        from tapegrad import strings  # (tf.add converts a number to a tensor first: InvalidArgumentError)
+        return strings.join([self, strings._strings(other, "StringJoin")])
 
     def __radd__(self, other):
         from tapegrad import strings
-        return strings.join([other, self])
+        return strings.join([other, self])  # (a number on the left is TF's TypeError)
 
     def __bool__(self):
         raise TypeError("the truth value of a string tensor is not defined; compare it first (s == b'x')")

@@ -61,9 +61,13 @@ class Dense(Layer):
             try:
                 out = inputs @ self.kernel
             except tf.errors.InvalidArgumentError:
+                if inputs.dtype.is_integer or inputs.dtype == tf.bool:  # Keras 3's matmul promotes them to the float
+                    return self.call(tf.cast(inputs, self.kernel.dtype))
                 self._check_inputs(inputs)
                 raise
         else:
+            if inputs.dtype.is_integer or inputs.dtype == tf.bool:
+                inputs = tf.cast(inputs, self.kernel.dtype)
             self._check_rank(inputs.shape)
             shape = self._check_inputs(inputs)
             lead = list(shape[:-1])
