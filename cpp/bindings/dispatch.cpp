@@ -123,6 +123,9 @@ PyObject* python_op_repr(PyObject* self) {
   return fn ? PyObject_Repr(fn) : PyUnicode_FromString("<PythonOp>");
 }
 
+// Pickled and deep-copied as a function is: by reference, the name it has in its module.
+PyObject* python_op_reduce(PyObject* self, PyObject*) { return PyObject_GetAttrString(self, "__qualname__"); }
+
 }  // namespace
 
 void bind_dispatch(py::module_& m) {
@@ -134,6 +137,7 @@ void bind_dispatch(py::module_& m) {
   static PyGetSetDef getset[] = {
       {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
       {nullptr, nullptr, nullptr, nullptr, nullptr}};
+  static PyMethodDef methods[] = {{"__reduce__", python_op_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
   static PyType_Slot slots[] = {
       {Py_tp_new, reinterpret_cast<void*>(python_op_new)},
       {Py_tp_dealloc, reinterpret_cast<void*>(python_op_dealloc)},
@@ -144,6 +148,7 @@ void bind_dispatch(py::module_& m) {
       {Py_tp_repr, reinterpret_cast<void*>(python_op_repr)},
       {Py_tp_members, members},
       {Py_tp_getset, getset},
+      {Py_tp_methods, methods},
       {Py_tp_doc, const_cast<char*>("PythonOp(fn): a public op written in Python, as @dispatch declares it "
                                     "(Note [Op dispatch] in tapegrad/_ops/_dispatch.py).")},
       {0, nullptr}};

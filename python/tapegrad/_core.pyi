@@ -344,6 +344,9 @@ class PythonOp:
         """
         Create and return a new object.  See help(type) for accurate signature.
         """
+    @staticmethod
+    def __reduce__(*args, **kwargs):
+        ...
     def __call__(self, *args, **kwargs):
         """
         Call self as a function.

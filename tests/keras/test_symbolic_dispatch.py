@@ -53,3 +53,11 @@ def test_every_public_op_written_in_python_is_declared_with_dispatch():
                 missing.append(f"{space.__name__}.{name}")  # a declared op is a _core.PythonOp
     assert isinstance(tf.concat, tf._core.PythonOp) and tf.concat.__wrapped__.__name__ == "concat"
     assert not missing, f"public ops without @dispatch: {missing}"
+
+
+def test_declared_ops_copy_and_pickle_by_reference_as_functions_do():
+    import copy
+    import pickle
+    for op in (tf.concat, tf.cast, tf.nn.softmax, tf.math.reduce_std):
+        assert copy.deepcopy(op) is op and copy.copy(op) is op
+        assert pickle.loads(pickle.dumps(op)) is op
