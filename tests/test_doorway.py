@@ -133,3 +133,54 @@ def test_einsum_takes_tfs_keywords_only():
     assert tf.einsum("ij->", x, name="e", optimize="greedy").numpy() == 4.0
     with pytest.raises(TypeError, match="einsum.*'transpose'"):
         tf.einsum("ij->", x, transpose=True)
+
+
+DECLARED = [(q, f) for q, f in OPS if isinstance(f, tf._core.PythonOp) and f._signature_args is not None]
+
+
+def test_ops_written_in_python_declare_their_arguments():
+    assert len(DECLARED) >= 6  # @dispatch("...") in tapegrad/_ops
+
+
+@pytest.mark.parametrize("qualname,fn", DECLARED, ids=[q for q, _ in DECLARED])
+def test_a_declared_argument_list_is_the_functions_own(qualname, fn):
+    # The binder calls the function positionally in the declared order: the names must agree.
+    declared = [name for name, *_ in fn._signature_args]
+    own = [n for n in inspect.signature(fn.__wrapped__).parameters if n != "name"]
+    assert declared == own
+
+
+def declared(signature):
+    return tf._core.PythonOp(lambda *args, **kwargs: (args, kwargs), signature)
+
+
+def test_a_declared_op_converts_its_arguments_in_cpp():
+    op = declared("x, labels:tensor_own_dtype=None, axis:axes=None, keep:bool=False, t:dtype='int64', "
+                  "*, rate:float=1, how:any=None")
+    (x, labels, axis, keep, t), kw = op([1.0, 2.0], [1, 2], 1, keep=1, name="ignored")
+    assert (x.dtype, labels.dtype, axis, keep, t, kw) == (tf.float32, tf.int32, [1], True, tf.int64,
+                                                          {"rate": 1.0, "how": None})
+    first = tf.constant([1.0], tf.float64)
+    (x, y), _ = declared("x, y")(2, first)  # a Python value takes the first tensor's dtype
+    assert x.dtype == tf.float64 and y is first
+
+
+@pytest.mark.parametrize("call,error,words", [
+    (lambda op: op(), TypeError, "missing required argument 'x'"),
+    (lambda op: op(1.0, 2.5), tf.errors.InvalidArgumentError, "argument 'axis' must be an int"),
+    (lambda op: op(1.0, 1, 2), TypeError, "takes 2 positional arguments but 3 were given"),
+    (lambda op: op(1.0, bogus=1), TypeError, "unexpected keyword argument 'bogus'"),
+    (lambda op: op(1.0, 1, axis=2), TypeError, "multiple values for argument 'axis'"),
+    (lambda op: op(1.0, rate="a"), TypeError, "argument 'rate' must be a float"),
+    (lambda op: op(None), tf.errors.InvalidArgumentError, "argument 'x'"),
+])
+def test_a_declared_op_refuses_bad_arguments_naming_the_op(call, error, words):
+    with pytest.raises(error, match=words):
+        call(declared("x, axis:int=0, *, rate:float=1"))
+
+
+@pytest.mark.parametrize("signature,error", [("x:bogus", tf.errors.InvalidArgumentError),
+                                             ("x=[1]", tf.errors.InvalidArgumentError)])
+def test_a_malformed_declaration_is_refused(signature, error):
+    with pytest.raises(error):
+        declared(signature)

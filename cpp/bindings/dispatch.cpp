@@ -4,17 +4,28 @@
 // item of a list or tuple argument, is an instance of exactly that type: then the registered hook
 // runs as hook(op, args, kwargs). A Python wrapper would add a frame and repack the arguments at every
 // call (about 0.3 us, 10-20% of a small composed op, more where composed ops call each other).
+// Declared with TF's argument list (@dispatch("x, axis:int=-1")), it binds and converts the arguments
+// in C++ as a registry op's handle does (bind.cpp) and calls the function with the converted values.
 #include <pybind11/pybind11.h>
 #include <structmember.h>
+#include <memory>
+#include "bindings/bind.h"
+#include "core/error.h"
 
 namespace py = pybind11;
 
 namespace tg {
 namespace {
 
+struct BoundSignature {
+  Signature sig;
+  std::vector<PyObject*> names;  // interned, never released (as OpHandle's)
+};
+
 struct PythonOp {
   PyObject_HEAD
   PyObject* fn;
+  BoundSignature* bound;  // null: the arguments go to fn as they came
   PyObject* dict;      // __wrapped__, __name__, __qualname__, __doc__, __module__ (functools.update_wrapper)
   PyObject* weakrefs;
   vectorcallfunc vectorcall;
@@ -57,6 +68,36 @@ PyObject* call_hook(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   return r;
 }
 
+// fn called with the converted arguments in the signature's order: positionally, those after `*`
+// by keyword.
+PyObject* call_bound(const PythonOp* op, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  const Signature& s = op->bound->sig;
+  const size_t n = s.args.size(), npos = std::min(n, s.positional);
+  py::object values[kMaxArgs];
+  py::object keywords;
+  try {
+    PyObject* slot[kMaxArgs] = {};
+    match_slots(s, op->bound->names.data(), args, nargs, kwnames, slot);
+    // Python values take the dtype of the first tensor given, else of the first converted (TF's T).
+    int hint = input_dtype_hint(s, slot);
+    for (size_t j = 0; j < n; ++j) {
+      values[j] = python_arg(s, s.args[j], slot[j], hint);
+      if (hint < 0 && s.args[j].kind == ArgKind::Tensor && is_tensor(values[j])) hint = (int)tensor_ref(values[j])->dtype;
+    }
+    if (n > npos) {
+      py::tuple names(n - npos);
+      for (size_t j = npos; j < n; ++j) names[j - npos] = py::reinterpret_borrow<py::object>(op->bound->names[j]);
+      keywords = std::move(names);
+    }
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+  PyObject* call_args[kMaxArgs + 1];
+  for (size_t j = 0; j < n; ++j) call_args[j + 1] = values[j].ptr();
+  return PyObject_Vectorcall(op->fn, call_args + 1, npos | PY_VECTORCALL_ARGUMENTS_OFFSET, keywords.ptr());
+}
+
 PyObject* python_op_call(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames) {
   auto* op = reinterpret_cast<PythonOp*>(self);
   if (g_symbolic_type) {
@@ -64,23 +105,48 @@ PyObject* python_op_call(PyObject* self, PyObject* const* args, size_t nargsf, P
     if (holds_symbolic(args, nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0)))
       return call_hook(self, args, nargs, kwnames);
   }
+  if (op->bound) return call_bound(op, args, PyVectorcall_NARGS(nargsf), kwnames);
   return PyObject_Vectorcall(op->fn, args, nargsf, kwnames);
 }
 
+BoundSignature* bind_text(PyObject* fn, PyObject* text) {
+  if (!PyUnicode_Check(text)) {
+    PyErr_Format(PyExc_TypeError, "PythonOp: the signature must be a str, got %s", Py_TYPE(text)->tp_name);
+    return nullptr;
+  }
+  try {
+    py::object name = py::getattr(fn, "__name__", py::str("op"));
+    auto bound = std::make_unique<BoundSignature>();
+    bound->sig = parse_signature(py::str(name), py::str(text));
+    if (bound->sig.args.size() > kMaxArgs) throw InvalidArgument(cat("signature of ", bound->sig.fn, ": too many arguments"));
+    for (const ArgSpec& a : bound->sig.args) bound->names.push_back(PyUnicode_InternFromString(a.name.c_str()));
+    return bound.release();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
 PyObject* python_op_new(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
-  PyObject* fn = nullptr;
-  if ((kwargs && PyDict_GET_SIZE(kwargs)) || !PyArg_UnpackTuple(args, "PythonOp", 1, 1, &fn)) {
-    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "PythonOp(fn) takes one positional argument");
+  PyObject *fn = nullptr, *text = Py_None;
+  if ((kwargs && PyDict_GET_SIZE(kwargs)) || !PyArg_UnpackTuple(args, "PythonOp", 1, 2, &fn, &text)) {
+    if (!PyErr_Occurred()) PyErr_SetString(PyExc_TypeError, "PythonOp(fn, signature=None) takes positional arguments");
     return nullptr;
   }
   if (!PyCallable_Check(fn)) {
     PyErr_Format(PyExc_TypeError, "PythonOp: expected a callable, got %s", Py_TYPE(fn)->tp_name);
     return nullptr;
   }
+  BoundSignature* bound = nullptr;
+  if (text != Py_None && !(bound = bind_text(fn, text))) return nullptr;
   auto* op = reinterpret_cast<PythonOp*>(type->tp_alloc(type, 0));
-  if (!op) return nullptr;
+  if (!op) {
+    delete bound;
+    return nullptr;
+  }
   Py_INCREF(fn);
   op->fn = fn;
+  op->bound = bound;
   op->vectorcall = python_op_call;
   return reinterpret_cast<PyObject*>(op);
 }
@@ -104,6 +170,7 @@ void python_op_dealloc(PyObject* self) {
   PyObject_GC_UnTrack(self);
   if (reinterpret_cast<PythonOp*>(self)->weakrefs) PyObject_ClearWeakRefs(self);
   python_op_clear(self);
+  delete reinterpret_cast<PythonOp*>(self)->bound;
   PyTypeObject* type = Py_TYPE(self);
   type->tp_free(self);
   Py_DECREF(type);
@@ -126,6 +193,18 @@ PyObject* python_op_repr(PyObject* self) {
 // Pickled and deep-copied as a function is: by reference, the name it has in its module.
 PyObject* python_op_reduce(PyObject* self, PyObject*) { return PyObject_GetAttrString(self, "__qualname__"); }
 
+// The declared argument list as OpHandle._signature_args gives it, or None.
+PyObject* python_op_signature_args(PyObject* self, void*) {
+  const BoundSignature* b = reinterpret_cast<PythonOp*>(self)->bound;
+  if (!b) Py_RETURN_NONE;
+  try {
+    return signature_args(b->sig).release().ptr();
+  } catch (...) {
+    py::detail::try_translate_exceptions();
+    return nullptr;
+  }
+}
+
 }  // namespace
 
 void bind_dispatch(py::module_& m) {
@@ -136,6 +215,7 @@ void bind_dispatch(py::module_& m) {
       {nullptr, 0, 0, 0, nullptr}};
   static PyGetSetDef getset[] = {
       {"__dict__", PyObject_GenericGetDict, PyObject_GenericSetDict, nullptr, nullptr},
+      {"_signature_args", python_op_signature_args, nullptr, nullptr, nullptr},
       {nullptr, nullptr, nullptr, nullptr, nullptr}};
   static PyMethodDef methods[] = {{"__reduce__", python_op_reduce, METH_NOARGS, nullptr}, {nullptr, nullptr, 0, nullptr}};
   static PyType_Slot slots[] = {
@@ -149,7 +229,7 @@ void bind_dispatch(py::module_& m) {
       {Py_tp_members, members},
       {Py_tp_getset, getset},
       {Py_tp_methods, methods},
-      {Py_tp_doc, const_cast<char*>("PythonOp(fn): a public op written in Python, as @dispatch declares it "
+      {Py_tp_doc, const_cast<char*>("PythonOp(fn, signature=None): a public op written in Python, as @dispatch declares it "
                                     "(Note [Op dispatch] in tapegrad/_ops/_dispatch.py).")},
       {0, nullptr}};
   static PyType_Spec spec = {"tapegrad._core.PythonOp", sizeof(PythonOp), 0,

@@ -17,6 +17,7 @@ constexpr KindName kKinds[] = {
     {"tensor", ArgKind::Tensor}, {"tensors", ArgKind::Tensors}, {"int", ArgKind::Int},
     {"ints", ArgKind::Ints},     {"axes", ArgKind::Axes},       {"float", ArgKind::Float},
     {"bool", ArgKind::Bool},     {"str", ArgKind::Str},         {"dtype", ArgKind::DType},
+    {"tensor_own_dtype", ArgKind::OwnTensor}, {"any", ArgKind::Any},
 };
 
 // A default written in the table: None, True, False, an int, a float or a quoted string.
@@ -67,7 +68,7 @@ ArgKind arg_kind_of(const std::string& kind, const std::string& fn) {
   throw InvalidArgument(cat("signature of ", fn, ": unknown argument kind '", kind, "'"));
 }
 
-bool is_input_kind(ArgKind k) { return k == ArgKind::Tensor || k == ArgKind::Tensors; }
+bool is_input_kind(ArgKind k) { return k == ArgKind::Tensor || k == ArgKind::Tensors || k == ArgKind::OwnTensor; }
 
 Signature parse_signature(const std::string& fn, const std::string& text) {
   Signature s;

@@ -12,12 +12,15 @@ namespace tg {
 //     "input_tensor, axis:axes=None, keepdims:bool=False"
 // Each item is `name[:kind][>attr][=default]`. Kinds: tensor (an input, the default), tensors (a
 // list of inputs), int, ints, axes (None, an int, a list or a tensor of ints), float, bool, str,
-// dtype (attribute kinds). `>attr` names the registry attribute when it differs from TF's argument
+// dtype (attribute kinds); tensor_own_dtype (an input whose Python value keeps its own dtype, as
+// labels or indices beside float inputs) and any (passed on as given: ops written in Python only).
+// `>attr` names the registry attribute when it differs from TF's argument
 // name. A default of None leaves the attribute unset. A `*` item makes the arguments after it
 // keyword-only (TF's raw_ops take keywords only). Every signature also takes TF's `name=`.
-// The bindings bind Python arguments to it (positional and keyword) in one place: see
-// OpHandle in cpp/bindings/ops.cpp.
-enum class ArgKind : unsigned char { Tensor, Tensors, Int, Ints, Axes, Float, Bool, Str, DType };
+// The bindings bind Python arguments to it (positional and keyword) in one place, bind.cpp: for a
+// registry op (OpHandle, ops.cpp) into inputs and attributes; for an op written in Python (PythonOp,
+// dispatch.cpp, declared with @dispatch("signature")) into the values its function is called with.
+enum class ArgKind : unsigned char { Tensor, Tensors, Int, Ints, Axes, Float, Bool, Str, DType, OwnTensor, Any };
 
 struct ArgSpec {
   std::string name;        // TF's argument name

@@ -46,11 +46,17 @@ def _holds_instance(values, cls, depth=0):
                for v in values)
 
 
-def dispatch(fn):
-    """Declares ``fn`` a public op written in Python: a call with a Keras symbolic tensor among its
-    arguments goes to the registered hook (Note [Op dispatch]). The op is a ``_core.PythonOp``, which
-    checks the arguments in C++ and otherwise calls ``fn`` with them as they came."""
-    return functools.update_wrapper(_core.PythonOp(fn), fn)
+def dispatch(fn_or_signature):
+    """Declares a public op written in Python: ``@dispatch`` or ``@dispatch("x, axis:int=-1, ...")``.
+
+    A call with a Keras symbolic tensor among its arguments goes to the registered hook (Note [Op
+    dispatch]). The op is a ``_core.PythonOp``. With TF's argument list (Note [Op signatures] in
+    cpp/bindings/signature.h) it binds and converts the arguments in C++ as a registry op's handle does
+    (errors name the op and the argument) and calls the function with the converted values in the
+    list's order; without one, it calls the function with the arguments as they came."""
+    if isinstance(fn_or_signature, str):
+        return lambda fn: functools.update_wrapper(_core.PythonOp(fn, fn_or_signature), fn)
+    return functools.update_wrapper(_core.PythonOp(fn_or_signature), fn_or_signature)
 
 
 def on_failure(error, op, args, kwargs):

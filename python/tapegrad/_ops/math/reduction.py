@@ -20,15 +20,6 @@ _exp, _log, _sqrt, _abs = (_core.op(n) for n in ("Exp", "Log", "Sqrt", "Abs"))
 _less, _not_equal, _reshape = _raw.Less, _raw.NotEqual, _raw.Reshape
 
 
-def _axes(axis, fn="reduce"):
-    return None if axis is None else convert_arg(axis, "axes", fn, "axis")
-
-
-def _axis(axis, default=0, fn="reduce"):
-    """One axis as an int (a Python int, a 0-d or one-element tensor, or None for ``default``)."""
-    return default if axis is None else convert_arg(axis, "int", fn, "axis")
-
-
 def _reduce(op_name, py_name, doc):
     return public_op(op_name, py_name, "input_tensor, axis:axes=None, keepdims:bool=False", doc)
 
@@ -51,7 +42,7 @@ def _float_input(x, op):
     return x
 
 
-@dispatch
+@dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
 def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     """log(sum(exp(x))) over ``axis``, computed without overflow.
 
@@ -64,28 +55,26 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
     1000.6931...
     """
     x = _float_input(input_tensor, "reduce_logsumexp")
-    axes = _axes(axis, "reduce_logsumexp")
-    raw_max = _ops["Max"](x, axis=axes, keepdims=True)
+    raw_max = _ops["Max"](x, axis=axis, keepdims=True)
     finite = _less(_abs(raw_max), float("inf"))
     m = stop_gradient(where(finite, raw_max, 0.0))
-    summed = _ops["Sum"](_exp(x - m), axis=axes, keepdims=bool(keepdims))
+    summed = _ops["Sum"](_exp(x - m), axis=axis, keepdims=keepdims)
     # m without the reduced axes (a reduction of its length-1 axes: no traced size is kept)
-    return _log(summed) + (m if keepdims else _ops["Max"](m, axis=axes, keepdims=False))
+    return _log(summed) + (m if keepdims else _ops["Max"](m, axis=axis, keepdims=False))
 
 
-@dispatch
+@dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
 def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
     """Population variance over ``axis``: mean((x - mean(x))^2)."""
     x = _float_input(input_tensor, "reduce_variance")
-    axes = _axes(axis, "reduce_variance")
-    centered = x - _ops["Mean"](x, axis=axes, keepdims=True)
-    return _ops["Mean"](centered * centered, axis=axes, keepdims=bool(keepdims))
+    centered = x - _ops["Mean"](x, axis=axis, keepdims=True)
+    return _ops["Mean"](centered * centered, axis=axis, keepdims=keepdims)
 
 
-@dispatch
+@dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
 def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
     """Population standard deviation over ``axis``: sqrt(reduce_variance)."""
-    return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), _axes(axis, "reduce_std"), keepdims))
+    return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), axis, keepdims))
 
 
 def safe_sqrt(s):
@@ -98,25 +87,23 @@ def safe_sqrt(s):
     return where(nonzero, _sqrt(where(nonzero, s, 1.0)), 0.0)
 
 
-@dispatch
+@dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
 def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
     """sqrt(sum(x^2)) over ``axis``; the gradient at an all-zero slice is 0."""
-    x = convert_to_tensor(input_tensor)
-    return safe_sqrt(_ops["Sum"](x * x, axis=_axes(axis, "reduce_euclidean_norm"), keepdims=bool(keepdims)))
+    x = input_tensor
+    return safe_sqrt(_ops["Sum"](x * x, axis=axis, keepdims=keepdims))
 
 
-@dispatch
+@dispatch("input:any, axis:int=None, output_type:dtype='int64'")
 def argmax(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmax(input, axis=_axis(axis, fn="argmax"),
-                   output_type=convert_arg(output_type, "dtype", "argmax", "output_type").code)
+    return _argmax(input, axis=0 if axis is None else axis, output_type=output_type.code)
 
 
-@dispatch
+@dispatch("input:any, axis:int=None, output_type:dtype='int64'")
 def argmin(input, axis=None, output_type=dtypes.int64, name=None):
     """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmin(input, axis=_axis(axis, fn="argmin"),
-                   output_type=convert_arg(output_type, "dtype", "argmin", "output_type").code)
+    return _argmin(input, axis=0 if axis is None else axis, output_type=output_type.code)
 
 
 cumprod = public_op("Cumprod", "cumprod", "x, axis:int=0, exclusive:bool=False, reverse:bool=False", """Running product
