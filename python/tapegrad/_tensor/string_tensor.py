@@ -151,12 +151,10 @@ class StringTensor:
         raise TypeError("the truth value of a string tensor is not defined; compare it first (s == b'x')")
 
     def __repr__(self):
-        from tapegrad._tensor.tensor import numpy_text
-        return f"<tf.Tensor: shape={self.shape}, dtype=string, numpy={numpy_text(self.numpy(), True)}>"
+        return f"<tf.Tensor: shape={self.shape}, dtype=string, numpy={_tensor.numpy_text(self.numpy(), True)}>"
 
     def __str__(self):
-        from tapegrad._tensor.tensor import numpy_text
-        return f"tf.Tensor({numpy_text(self.numpy())}, shape={self.shape}, dtype=string)"
+        return f"tf.Tensor({_tensor.numpy_text(self.numpy())}, shape={self.shape}, dtype=string)"
 
     def __format__(self, spec):  # as TF: NumPy's format of the value
         return format(np.asarray(self.numpy()), spec)

@@ -24,6 +24,7 @@ import contextlib
 
 from tapegrad import _core
 from tapegrad._function import control_flow as _control_flow
+from tapegrad._ops import _raw
 from tapegrad._function.host_call import fresh
 from tapegrad._function.tensor_array import TensorArray
 from tapegrad._function.trace_context import current_trace
@@ -101,7 +102,6 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
             if extra_test is not None and not extra_test():
                 break
         return
-    import tapegrad as tf
     loop = _GraphIterator(dataset)
     loop.where = where
     if any(s.shape.rank is None for s in loop.specs):
@@ -114,7 +114,7 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
 
     def test():
         more = _host(loop.fetch, "IteratorHasNext", [fresh([], 4, True)])[0]
-        return more if extra_test is None else tf.logical_and(more, extra_test())
+        return more if extra_test is None else _raw.LogicalAnd(more, extra_test())
 
     def step():
         flat = _host(loop.take, "IteratorGetNext", loop.dummies())

@@ -3,6 +3,7 @@ import warnings
 
 import numpy as np
 
+from tapegrad._tensor import tensor as _tensor
 from tapegrad.distribute import _runtime
 from tapegrad.distribute._collectives import broadcast_variables, grouped_allreduce
 from tapegrad.keras.callbacks import Callback
@@ -41,8 +42,7 @@ class MetricAverageCallback(Callback):
         if not logs:
             return
         names = sorted(k for k, v in logs.items() if np.ndim(v) == 0 and k not in ("lr", "learning_rate"))
-        from tapegrad._tensor.tensor import constant
-        values = grouped_allreduce([constant(float(logs[k]), dtype="float64") for k in names], name="metrics")
+        values = grouped_allreduce([_tensor.constant(float(logs[k]), dtype="float64") for k in names], name="metrics")
         for k, v in zip(names, values):
             logs[k] = float(v.numpy())
 
