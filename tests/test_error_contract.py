@@ -6,8 +6,10 @@ non-integer axis, negative, huge, inf and NaN sizes). An error must be a tapegra
 a TypeError or a ValueError (never a bare RuntimeError, IndexError, KeyError, AttributeError,
 OverflowError, ZeroDivisionError, NotImplementedError or MemoryError), and its message must name
 the op: its Python name, or the TF op name that the engine puts first ("Sum: ...").
+The classes themselves (codes, attributes, pickling) are TF's, one set raised by the engine and Python code.
 """
 import inspect
+import pickle
 import re
 import types
 
@@ -15,7 +17,7 @@ import numpy as np
 import pytest
 
 import tapegrad as tf
-from tapegrad import errors
+from tapegrad import _core, errors
 
 # Functions that are not ops on tensors; each is tested where it lives.
 EXCLUDED = {
@@ -185,11 +187,58 @@ def test_messages_name_the_op():
     assert not found, f"{len(found)} messages do not name the op:\n" + "\n".join(found)
 
 
+CLASSES = {
+    "CancelledError": 1, "UnknownError": 2, "InvalidArgumentError": 3, "DeadlineExceededError": 4,
+    "NotFoundError": 5, "AlreadyExistsError": 6, "PermissionDeniedError": 7, "ResourceExhaustedError": 8,
+    "FailedPreconditionError": 9, "AbortedError": 10, "OutOfRangeError": 11, "UnimplementedError": 12,
+    "InternalError": 13, "UnavailableError": 14, "DataLossError": 15, "UnauthenticatedError": 16,
+}
+
+
+@pytest.mark.parametrize("name,code", sorted(CLASSES.items()))
+def test_each_class_has_tf_code_and_attributes(name, code):
+    cls = getattr(tf.errors, name)
+    assert issubclass(cls, tf.errors.OpError)
+    e = cls(None, None, "it failed")
+    assert (e.message, e.op, e.node_def, e.error_code, str(e)) == ("it failed", None, None, code, "it failed")
+    assert cls("short form").message == "short form"
+
+
+def test_error_code_constants_as_tf():
+    assert (errors.OK, errors.INVALID_ARGUMENT, errors.RESOURCE_EXHAUSTED, errors.UNAUTHENTICATED) == (0, 3, 8, 16)
+    assert errors.OpError(None, None, "m", errors.DATA_LOSS).error_code == 15
+
+
+def test_invalid_argument_is_also_a_value_error_and_pickles():
+    assert issubclass(tf.errors.InvalidArgumentError, ValueError)
+    e = pickle.loads(pickle.dumps(tf.errors.InvalidArgumentError(None, None, "bad")))
+    assert type(e) is tf.errors.InvalidArgumentError and e.message == "bad"
+
+
+def test_engine_raises_the_same_classes():
+    assert _core.InvalidArgumentError is tf.errors.InvalidArgumentError
+    assert _core.TapeError is tf.errors.TapeError
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.matmul(tf.ones([2, 3]), tf.ones([2, 3]))
+    assert type(info.value) is tf.errors.InvalidArgumentError and info.value.error_code == 3
+
+
 @pytest.mark.parametrize("dtype", [None, tf.float32, tf.int32])
 def test_constant_refuses_none_naming_constant(dtype):
     # np.asarray(None, float32) is NaN: the conversion must refuse None before NumPy sees it.
     with pytest.raises(ValueError, match=r"constant\(\): argument 'value' cannot convert None"):
         tf.constant(None, dtype)
+
+
+def test_constant_shape_refused_naming_const():
+    oom = r"^Const: OOM when allocating tensor with shape\[1099511627776,1024\]"
+    with pytest.raises(tf.errors.ResourceExhaustedError, match=oom):
+        tf.constant(1.0, shape=[2 ** 40, 2 ** 10])
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"^Const: dimension -1"):
+        tf.constant(1.0, shape=[-1])
+    with pytest.raises(TypeError, match=r"^Const: shape must be a list of ints, got float inf"):
+        tf.constant(1.0, shape=[float("inf")])
+    assert tf.constant(1.0, shape=3).shape == (3,)
 
 
 def test_as_dtype_refuses_none_and_tensors():

@@ -1,6 +1,13 @@
 """The C++ registry and the test op table must list the same ops."""
+import pytest
+
 import tapegrad as tf
 from op_db import op_db
+
+
+def test_an_unknown_op_is_refused_naming_it():
+    with pytest.raises(tf.errors.InvalidArgumentError, match="NoSuchOp"):
+        tf._core.op("NoSuchOp")
 
 
 def test_every_registered_op_has_a_row():

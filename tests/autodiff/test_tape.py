@@ -4,6 +4,8 @@ import pytest
 
 import tapegrad as tf
 
+E = tf.errors.InvalidArgumentError
+
 
 def test_variables_are_watched_automatically():
     w = tf.Variable(2.0)
@@ -239,3 +241,57 @@ def test_unwatched_source_that_is_the_target_keeps_its_seed():
         y = x * c
     assert float(tape.gradient(c, c)) == 1.0
     assert [float(g) for g in tape.gradient([c, x], [c, x])] == [1.0, 1.0]
+
+
+def test_gradient_of_non_tensor_source():
+    x = tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        y = x * 2.0
+    with pytest.raises(E, match="source"):
+        tape.gradient(y, [x, 3.0])
+
+
+def test_gradient_target_none():
+    with tf.GradientTape() as tape:
+        pass
+    with pytest.raises(E, match="target"):
+        tape.gradient(None, [])
+
+
+def test_watch_non_tensor():
+    with tf.GradientTape() as tape:
+        with pytest.raises(E, match="watch"):
+            tape.watch("x")
+
+
+def test_bad_unconnected_gradients():
+    x = tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        y = x * 2.0
+    with pytest.raises(E, match="unconnected"):
+        tape.gradient(y, x, unconnected_gradients="sometimes")
+
+
+def test_output_gradients_count():
+    x = tf.Variable(1.0)
+    with tf.GradientTape() as tape:
+        y = x * 2.0
+    with pytest.raises(E, match="output_gradients"):
+        tape.gradient([y], x, output_gradients=[tf.constant(1.0), tf.constant(2.0)])
+
+
+def test_tape_entered_twice():
+    tape = tf.GradientTape()
+    with tape:
+        with pytest.raises(RuntimeError):
+            tape.__enter__()
+
+
+def test_a_refused_op_leaves_the_tape_usable():
+    x = tf.ones((2, 3))
+    with tf.GradientTape() as tape:
+        tape.watch(x)
+        with pytest.raises(E):
+            tf.nn.sparse_softmax_cross_entropy_with_logits([0, 9], x)
+        loss = tf.reduce_sum(tf.nn.sparse_softmax_cross_entropy_with_logits([0, 2], x))
+    assert tape.gradient(loss, x).shape == (2, 3)

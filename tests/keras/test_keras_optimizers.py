@@ -183,6 +183,12 @@ def test_kernel_errors_name_the_optimizer():
         keras.optimizers.SGD().apply_gradients([(tf.constant(np.zeros(3)), var)])
 
 
+def test_optimizer_shape_mismatch_names_the_variable():
+    var = tf.Variable(np.zeros(2), name="kernel")
+    with pytest.raises(ValueError, match="kernel"):
+        keras.optimizers.SGD().apply_gradients([(tf.constant(np.zeros(3)), var)])
+
+
 def test_learning_rate_is_a_variable_as_in_keras():
     # Keras 3: a number becomes a Variable of floatx's dtype; .assign() on it sets the rate that eager
     # and traced steps use, and get_config reports it. A schedule gives its value as a tensor.

@@ -102,7 +102,9 @@ def _concat():
     return _named("ConcatV2", BadCall(op("ConcatV2"), axis=0),
                   BadCall(tf.concat, [tf.constant(1.0), tf.constant(2.0)], 0), BadCall(tf.concat, [X, X[0]], 0),
                   BadCall(tf.concat, [X, X[:, :, :1]], 1), BadCall(tf.concat, [X, tf.cast(X, tf.float32)], 0),
-                  BadCall(tf.concat, [X, X], 3))
+                  BadCall(tf.concat, [X, X], 3)) + [
+        # a Python float beside an integer tensor: TF's TypeError "Cannot convert 1.5 to EagerTensor of dtype int32"
+        BadCall(tf.concat, [tf.constant([1, 2]), [1.5]], 0).raises(TypeError, "Cannot convert")]
 
 
 def _split():

@@ -1,10 +1,13 @@
 """Rows for the ops composed in Python (tapegrad/_ops/math/aggregates.py, _ops/nn/statistics_losses.py, _ops/linalg/diag_cross.py):
 no registry op of their own, so their gradients are those of the ops they are built from, checked
 here against finite differences (to second order where the formula is smooth)."""
+import math
+
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput, uniform
+from opinfo import composites_edges, composites_errors
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples, attach_error_inputs, uniform
 
 
 def _shapes(*shape_lists, lo=-2.0, hi=2.0, **kwargs):
@@ -67,6 +70,23 @@ def _diag_samples(rng, dtype):
     yield SampleInput([uniform(rng, (2,), dtype)], {"num_rows": 3, "padding_value": 1.5})
 
 
+def _eye_samples(rng, dtype):
+    dt = tf.as_dtype(dtype)
+    for n, kw in [(3, {}), (2, {"num_columns": 4}), (3, {"num_columns": 2, "batch_shape": [2]})]:
+        yield SampleInput([n], dict(kw, dtype=dt))
+
+
+def _np_eye(n, num_columns=None, batch_shape=(), dtype=None):
+    m = np.eye(n, num_columns, dtype=dtype.as_numpy_dtype)
+    return np.broadcast_to(m, tuple(batch_shape) + m.shape)
+
+
+def _linspace_samples(rng, dtype):
+    # Python bounds: under a ForwardAccumulator alone (no tape) tf.linspace has no JVP, so no tensor bounds here
+    yield SampleInput([-1.5, 2.0, 5])
+    yield SampleInput([[0.0, 1.0], 3.0, 4], {"axis": 1})
+    yield SampleInput([2.0, 2.0, 1])
+
 
 def _np_crelu(x, axis=-1):
     return np.concatenate([np.maximum(x, 0), np.maximum(-x, 0)], axis)
@@ -106,4 +126,15 @@ rows = [
            samples=_shapes(((2, 3),), axis=1), order=2, op=None),
     OpInfo("linalg.cross", tf.linalg.cross, np.cross, samples=_shapes(((3,), (3,)), ((2, 4, 3), (2, 4, 3))),
            order=2, op=None),
+    OpInfo("linalg.diag_part", tf.linalg.diag_part, lambda x: np.diagonal(x, axis1=-2, axis2=-1),
+           samples=_shapes(((3, 3),), ((2, 3, 4),)), order=2, op=None),
+    OpInfo("math.erfc", tf.math.erfc, np.vectorize(math.erfc, otypes=[float]), domain=(-3.0, 3.0), order=2, op=None),
+    OpInfo("add_n", lambda *xs: tf.add_n(list(xs)), lambda *xs: sum(xs),
+           samples=_shapes(((2, 3), (2, 3)), ((4,), (4,), (4,))), order=2, op=None),
+    OpInfo("eye", tf.eye, _np_eye, samples=_eye_samples, differentiable=False, op=None),
+    OpInfo("linspace", tf.linspace, lambda start, stop, num, axis=0: np.linspace(start, stop, num, axis=axis),
+           samples=_linspace_samples, differentiable=False, dtypes=("float32",), op=None),
 ]
+
+attach_error_inputs(rows, composites_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/composites_errors.py
+attach_edge_samples(rows, composites_edges.EDGE_SAMPLES)  # their edge values, in opinfo/composites_edges.py

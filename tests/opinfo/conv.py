@@ -2,8 +2,8 @@
 import numpy as np
 
 import tapegrad as tf
-from opinfo import conv_errors
-from opinfo.core import OpInfo, SampleInput, attach_error_inputs
+from opinfo import conv_edges, conv_errors
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples, attach_error_inputs
 
 _op = tf._core.op
 
@@ -307,3 +307,4 @@ rows = [
 ]
 
 attach_error_inputs(rows, conv_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/conv_errors.py
+attach_edge_samples(rows, conv_edges.EDGE_SAMPLES)  # their edge values, in opinfo/conv_edges.py

@@ -1,4 +1,5 @@
-"""OpInfo: one test row per op (how to call it, sample inputs, NumPy reference, input domain, bad calls)."""
+"""OpInfo: one test row per op (how to call it, sample inputs, NumPy reference, input domain, bad calls,
+edge samples)."""
 import dataclasses
 from typing import Callable, Optional
 
@@ -24,6 +25,7 @@ class ErrorInput:
     error_type: object      # an exception class, or a tuple of them
     error_regex: Optional[str] = None
     contains: tuple = ()    # substrings the message must hold (checks written as `words in str(e)`)
+    after: Optional[Callable] = None   # () -> None, run after the raise: asserts what the call left alone
 
 
 class BadCall:
@@ -32,8 +34,64 @@ class BadCall:
     def __init__(self, fn, *args, **kwargs):
         self.fn, self.sample = fn, SampleInput(list(args), kwargs)
 
-    def raises(self, error_type, error_regex=None, contains=()):
-        return ErrorInput(self.fn, self.sample, error_type, error_regex, tuple(contains))
+    def raises(self, error_type, error_regex=None, contains=(), after=None):
+        return ErrorInput(self.fn, self.sample, error_type, error_regex, tuple(contains), after)
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    """A property an edge output must have where no one value is expected: holds(output as NumPy) is true
+    (everywhere, for an array of truth values)."""
+    what: str
+    holds: Callable
+
+
+ANY = Check("anything", lambda out: True)       # an output the edge sample does not check
+FINITE = Check("finite", np.isfinite)
+
+
+@dataclasses.dataclass
+class EdgeSample:
+    """An input at an edge of the op's domain (0, -0.0, +-inf, NaN, huge, subnormal, empty) and what the op
+    gives there (tests/ops/test_op_edges.py).
+
+    fn(*sample.args, **sample.kwargs), with fn the row's unless `fn` names the public form the sample goes
+    through (NumPy arrays among the args become tensors; other values are passed as they are), gives `value`:
+    a NumPy value or nested lists (an array of that shape, compared as float64 with |got - want| <=
+    max(atol, rtol * |want|), NaN matching NaN and +-inf only itself), a Check, None (the output is None),
+    or a tuple of those, one per output. `dtype`: the output's dtype name, where it is checked.
+    grad: the tape gradient of (the sum of) the output with respect to the inputs `wrt` (default: every float
+    array), compared as the value (one entry per input, or the entry alone for one input); None: not checked.
+    """
+    sample: SampleInput
+    value: object
+    rtol: float = 0.0
+    atol: float = 0.0
+    dtype: Optional[str] = None
+    grad: object = None
+    grad_rtol: float = 0.0
+    grad_atol: float = 0.0
+    wrt: Optional[list] = None
+    fn: Optional[Callable] = None
+
+    def and_grad(self, grad, rtol=0.0, atol=0.0, wrt=None):
+        return dataclasses.replace(self, grad=grad, grad_rtol=rtol, grad_atol=atol, wrt=wrt)
+
+
+class Edge:
+    """`Edge(np.array([1e30, -1e30])).gives(1e30, rtol=1e-7).and_grad([1.0, 0.0])`, or with the public form
+    it goes through, `Edge(a, compute_uv=False).through(tf.linalg.svd).gives(...)`: reads as the check it
+    makes. Exact (rtol = atol = 0) unless told."""
+
+    def __init__(self, *args, **kwargs):
+        self.sample, self.fn = SampleInput(list(args), kwargs), None
+
+    def through(self, fn):
+        self.fn = fn
+        return self
+
+    def gives(self, value, rtol=0.0, atol=0.0, dtype=None):
+        return EdgeSample(self.sample, value, rtol, atol, dtype, fn=self.fn)
 
 
 @dataclasses.dataclass
@@ -51,6 +109,8 @@ class OpInfo:
       two calls skip it.
     error_inputs: () -> iterable of ErrorInput, the op's bad calls (set by attach_error_inputs from the
       family's <family>_errors.py table; a callable so the inputs are built only when a test asks).
+    edge_samples: () -> iterable of EdgeSample, the op's values at the edges of its domain with what it
+      must give there (set by attach_edge_samples from the family's <family>_edges.py table).
     """
 
     name: str
@@ -69,6 +129,7 @@ class OpInfo:
     op: Optional[str] = "same"     # registry op covered by this row ("same": name; None: composite)
     draws_random: bool = False
     error_inputs: Optional[Callable] = None
+    edge_samples: Optional[Callable] = None
 
     @property
     def registry_op(self):
@@ -86,14 +147,24 @@ class OpInfo:
             yield SampleInput([rng.uniform(lo, hi, size=sh).astype(dtype) for sh in s])
 
 
-def attach_error_inputs(rows, table):
-    """Sets error_inputs on the rows named in table ({row name: () -> [ErrorInput]}); a name with no row
-    is an error, so a check cannot drop out of the table unnoticed."""
+def _attach(rows, table, field):
+    """Sets `field` on the rows named in table ({row name: () -> [...]}); a name with no row is an error,
+    so a check cannot drop out of the table unnoticed."""
     by_name = {row.name: row for row in rows}
     missing = sorted(set(table) - set(by_name))
-    assert not missing, f"error inputs for rows that do not exist: {missing}"
-    for name, error_inputs in table.items():
-        by_name[name].error_inputs = error_inputs
+    assert not missing, f"{field} for rows that do not exist: {missing}"
+    for name, inputs in table.items():
+        setattr(by_name[name], field, inputs)
+
+
+def attach_error_inputs(rows, table):
+    """The rows' bad calls ({row name: () -> [ErrorInput]})."""
+    _attach(rows, table, "error_inputs")
+
+
+def attach_edge_samples(rows, table):
+    """The rows' edge samples ({row name: () -> [EdgeSample]})."""
+    _attach(rows, table, "edge_samples")
 
 
 def uniform(rng, shape, dtype, lo=-2.0, hi=2.0):

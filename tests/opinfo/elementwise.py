@@ -4,8 +4,8 @@ import math
 import numpy as np
 
 import tapegrad as tf
-from opinfo import elementwise_errors
-from opinfo.core import OpInfo, SampleInput, attach_error_inputs, uniform
+from opinfo import elementwise_edges, elementwise_errors
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples, attach_error_inputs, uniform
 
 
 def _away_from_zero(rng, dtype):
@@ -288,3 +288,4 @@ def _away_from_zero_list(rng, dtype):
     return [s.args[0] for s in _away_from_zero(rng, dtype)]
 
 attach_error_inputs(rows, elementwise_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/elementwise_errors.py
+attach_edge_samples(rows, elementwise_edges.EDGE_SAMPLES)  # their edge values, in opinfo/elementwise_edges.py

@@ -2,8 +2,8 @@
 import numpy as np
 
 import tapegrad as tf
-from opinfo import linalg_errors
-from opinfo.core import OpInfo, SampleInput, attach_error_inputs
+from opinfo import linalg_edges, linalg_errors
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples, attach_error_inputs
 
 
 def _u(rng, shape, dtype, lo=-2.0, hi=2.0):
@@ -140,3 +140,4 @@ rows = [
 ]
 
 attach_error_inputs(rows, linalg_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/linalg_errors.py
+attach_edge_samples(rows, linalg_edges.EDGE_SAMPLES)  # their edge values, in opinfo/linalg_edges.py

@@ -3,7 +3,8 @@ well-conditioned batched matrices, to second order."""
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput
+from opinfo import matrix_edges
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples
 
 _sign_op = tf._core.op("DeterminantSign")
 _log_abs_op = tf._core.op("LogAbsDeterminant")
@@ -115,3 +116,5 @@ rows = [
            samples=lambda rng, dt: [SampleInput([_well_conditioned(rng, (3, 3), dt),
                                                  rng.uniform(-1, 1, size=(3, 2)).astype(dt)])], order=2, op=None),
 ]
+
+attach_edge_samples(rows, matrix_edges.EDGE_SAMPLES)  # the rows' edge values, in opinfo/matrix_edges.py

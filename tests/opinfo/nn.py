@@ -4,8 +4,8 @@ import math
 import numpy as np
 
 import tapegrad as tf
-from opinfo import nn_errors
-from opinfo.core import OpInfo, SampleInput, attach_error_inputs
+from opinfo import nn_edges, nn_errors
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples, attach_error_inputs
 
 _erf = np.vectorize(math.erf, otypes=[float])
 
@@ -206,3 +206,4 @@ rows += [
 ]
 
 attach_error_inputs(rows, nn_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/nn_errors.py
+attach_edge_samples(rows, nn_edges.EDGE_SAMPLES)  # their edge values, in opinfo/nn_edges.py

@@ -1,5 +1,5 @@
 """Bad calls of the fused optimizer update rows (opinfo/optim.py, through tf.raw_ops): each error names the
-op and the argument."""
+op and the argument; a refused update leaves the variable alone (the `after` checks)."""
 import numpy as np
 
 import tapegrad as tf
@@ -77,8 +77,28 @@ def _adam():
                  grad=tf.constant(np.zeros(2)), use_nesterov=True)]
 
 
+def _step_before_first(op, *slots):
+    """At t = 0 the bias corrections divide by zero: a step of 0, -1 or NaN is raised, before the variable is
+    touched."""
+    cases = []
+    for step in (0, -1, float("nan")):
+        var = tf.Variable(np.ones(2))
+        cases.append(BadCall(getattr(tf.raw_ops, op), var=var, **{k: tf.Variable(np.zeros(2)) for k in slots},
+                             local_step=step, lr=0.1, beta1=0.9, beta2=0.999, epsilon=1e-7,
+                             grad=tf.constant(np.ones(2)))
+                     .raises(E, f"{op}: local_step must be >= 1", after=_unchanged(var, [1.0, 1.0])))
+    return cases
+
+
+def _unchanged(var, value):
+    return lambda: np.testing.assert_array_equal(var.numpy(), value)
+
+
 ERROR_INPUTS = {
-    "ResourceApplyGradientDescent": _gradient_descent, "ResourceApplyAdagradV2": _adagrad, "ResourceApplyNadam": _nadam,
-    "ResourceApplyKerasAdam": _keras_adam, "ResourceApplyKerasAdamWithAmsgrad": _keras_adam_amsgrad,
+    "ResourceApplyGradientDescent": _gradient_descent, "ResourceApplyAdagradV2": _adagrad,
+    "ResourceApplyNadam": lambda: _nadam() + _step_before_first("ResourceApplyNadam", "m", "v"),
+    "ResourceApplyKerasAdam": lambda: _keras_adam() + _step_before_first("ResourceApplyKerasAdam", "m", "v"),
+    "ResourceApplyKerasAdamWithAmsgrad": lambda: _keras_adam_amsgrad() + _step_before_first(
+        "ResourceApplyKerasAdamWithAmsgrad", "m", "v", "vhat"),
     "ResourceApplyAdam": _adam,
 }

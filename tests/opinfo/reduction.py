@@ -2,8 +2,8 @@
 import numpy as np
 
 import tapegrad as tf
-from opinfo import reduction_errors
-from opinfo.core import OpInfo, SampleInput, attach_error_inputs
+from opinfo import reduction_edges, reduction_errors
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples, attach_error_inputs
 
 # (shape, kwargs): no axis, one axis, negative axis, several axes, keepdims, empty axis list, scalars
 AXIS_CASES = [
@@ -156,3 +156,4 @@ rows = [
 ]
 
 attach_error_inputs(rows, reduction_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/reduction_errors.py
+attach_edge_samples(rows, reduction_edges.EDGE_SAMPLES)  # their edge values, in opinfo/reduction_edges.py

@@ -6,7 +6,8 @@ elementwise (fusable), have their rows in elementwise.py."""
 import numpy as np
 
 import tapegrad as tf
-from opinfo.core import OpInfo, SampleInput, uniform
+from opinfo import sets_edges
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples, uniform
 
 INTS = ("int32", "int64")
 NUMERIC = ("float32", "float64") + INTS
@@ -241,3 +242,5 @@ rows = [
     OpInfo("saturate_cast", lambda x, dt: tf.saturate_cast(x, tf.as_dtype(dt)), _np_saturate,
            samples=_saturate_samples, order=2, op=None),
 ]
+
+attach_edge_samples(rows, sets_edges.EDGE_SAMPLES)  # the rows' edge values, in opinfo/sets_edges.py

@@ -4,8 +4,8 @@ UnsortedSegmentSumLike (cpp/ops/index.cpp), GatherV2's gradient in such traces."
 import numpy as np
 
 import tapegrad as tf
-from opinfo import sized_by_values_errors
-from opinfo.core import OpInfo, SampleInput, attach_error_inputs, uniform
+from opinfo import sized_by_values_edges, sized_by_values_errors
+from opinfo.core import OpInfo, SampleInput, attach_edge_samples, attach_error_inputs, uniform
 
 _op = tf._core.op
 
@@ -160,3 +160,4 @@ rows = [
 ]
 
 attach_error_inputs(rows, sized_by_values_errors.ERROR_INPUTS)  # the rows' bad calls, in opinfo/sized_by_values_errors.py
+attach_edge_samples(rows, sized_by_values_edges.EDGE_SAMPLES)  # their edge values, in opinfo/sized_by_values_edges.py

@@ -36,7 +36,10 @@ def _range():
         BadCall(tf.range, float("inf")).raises(E, r"Range: Requires \(\(limit - start\) / delta\)"),
         BadCall(tf.range, None).raises(ValueError, "Range: limit is None"),
         _oom(BadCall(tf.range, 10 ** 13), r"shape\[10000000000000\] and type int64"),
-    ]
+    ] + [  # a Python float for an integer dtype: TF's TypeError "Cannot convert 0.3 to EagerTensor of dtype int64"
+        # (tapegrad truncated the step)
+        BadCall(tf.range, *args, dtype=dtype).raises(TypeError, "Range: Cannot convert")
+        for args in [(0, 1, 0.3), (0, 5, 1.5), (0.0, 3, 1), (0, 3.0)] for dtype in (tf.int32, tf.int64)]
 
 
 def _fill():

@@ -1,4 +1,6 @@
-"""Gradients stay finite where the math is finite: masked singular lanes give 0, overflow stays NaN."""
+"""Gradients stay finite where the math is finite: masked singular lanes give 0, overflow stays NaN, and
+log_softmax's second derivative at a huge spread is finite (the ops' edge values and gradients are their
+rows' edge samples, tests/opinfo/*_edges.py)."""
 import numpy as np
 import pytest
 
@@ -45,3 +47,17 @@ def test_builtin_softplus_is_stable():
         z = tf.nn.softplus(x)
     np.testing.assert_allclose(z.numpy(), [100.0, 0.0], atol=1e-30)
     np.testing.assert_allclose(tape.gradient(z, x).numpy(), [1.0, 0.0], atol=1e-30)
+
+
+@pytest.mark.parametrize("dtype", [tf.float32, tf.float64])
+def test_log_softmax_second_derivative_finite(dtype):
+    x = tf.constant([1000.0, 0.0, -1000.0], dtype)
+    with tf.GradientTape() as outer:
+        outer.watch(x)
+        with tf.GradientTape() as inner:
+            inner.watch(x)
+            y = tf.reduce_sum(tf.nn.log_softmax(x) * tf.constant([1.0, 0.0, 0.0], dtype))
+        g = inner.gradient(y, x)
+        gg = tf.reduce_sum(g * g)
+    h = outer.gradient(gg, x).numpy()
+    assert np.all(np.isfinite(g.numpy())) and np.all(np.isfinite(h))

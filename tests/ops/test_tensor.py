@@ -67,6 +67,16 @@ def test_variable_assign_ops_and_errors():
     assert v.name == "w:0" and v.trainable and v.constraint is None
 
 
+def test_assigning_a_python_float_to_an_integer_variable_is_a_type_error():
+    # TF: "Cannot convert 1.5 to EagerTensor of dtype int32" (the ops' cases are in opinfo/*_errors.py)
+    with pytest.raises(TypeError, match="Cannot convert"):
+        tf.Variable(tf.constant([1, 2])).assign([1.5, 2.5])
+
+
+def test_a_dtype_hint_is_only_a_preference():
+    assert tf.convert_to_tensor(1.5, dtype_hint=tf.int32).dtype == tf.float32
+
+
 def test_variable_usable_as_tensor():
     v = tf.Variable([[1.0, 2.0]])
     assert isinstance(v, tf.Tensor)
