@@ -291,3 +291,12 @@ def test_function_inside_an_accumulator():
             y = f(x)
         np.testing.assert_allclose(float(acc.jvp(y)), d @ [1.0, 2.0], rtol=1e-5)
     assert f.experimental_get_tracing_count() == 1
+
+
+def test_fill_and_linspace_carry_a_tangent_with_no_tape_recording():
+    # Their eager shortcut (a NumPy fill) once skipped the accumulator: the JVP was None.
+    x = tf.constant(2.0)
+    with tf.autodiff.ForwardAccumulator(x, tf.constant(1.0)) as acc:
+        filled, spaced = tf.fill([3], x), tf.linspace(x, 5.0, 4)
+    np.testing.assert_allclose(acc.jvp(filled).numpy(), [1.0, 1.0, 1.0])
+    np.testing.assert_allclose(acc.jvp(spaced).numpy(), [1.0, 2 / 3, 1 / 3, 0.0], rtol=1e-6)

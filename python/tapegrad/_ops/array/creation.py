@@ -37,7 +37,7 @@ def fill(dims, value, name=None):
         return string_constant(v.numpy(), shape)
     if v.dtype == dtypes.int64:  # exact beyond 2**53
         return _numpy("Fill", shape, v.dtype, lambda: np.full(shape, v.numpy()))
-    if v.dtype.is_floating and (_core.any_tape_recording() or _core._tracing()):
+    if v.dtype.is_floating and (_core.any_tape_recording() or _core.accumulators_active() or _core._tracing()):
         # fill(dims, v) = broadcast_to(v, dims): the gradient of v is the upstream sum, as TF's, and a
         # trace keeps v as a graph value instead of reading it once
         return _manipulation.broadcast_to(v, shape)
@@ -182,7 +182,7 @@ def linspace(start, stop, num, name=None, axis=0):
         raise errors.InvalidArgumentError(f"LinSpace: axis {axis} is out of range for a result of rank {len(shape) + 1}")
     at = axis if axis >= 0 else axis + len(shape) + 1
     shape.insert(at, n)
-    if s.dtype.is_floating and (_core.any_tape_recording() or _core._tracing()):
+    if s.dtype.is_floating and (_core.any_tape_recording() or _core.accumulators_active() or _core._tracing()):
         return _linspace_ops(s, e, n, at, len(shape))
     return _numpy("LinSpace", shape, dt,
                   lambda: np.linspace(s.numpy(), e.numpy(), n, axis=axis).astype(dt.as_numpy_dtype))
