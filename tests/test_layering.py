@@ -151,3 +151,179 @@ def test_imports_inside_functions_do_not_grow():
         f"{n} imports of tapegrad modules inside functions (cap {IMPORTS_INSIDE_FUNCTIONS}): import at "
         "module level, from a lower unit")
     assert n > IMPORTS_INSIDE_FUNCTIONS - 10, f"{n} imports inside functions: lower IMPORTS_INSIDE_FUNCTIONS to {n}"
+
+
+# -- Python: the layers of the ops composed in Python (Note [Composed-op layers] in _ops/_lib) -----
+# A module of _ops is in the bottom (_raw, _wrap, _dispatch), a binding module (public ops that are
+# registry ops bound to TF's signatures, no @dispatch), a helper (no public op) or composed (declares
+# ops with @dispatch). Every module imports only the bottom, bindings and helpers, but the arrows into
+# composed modules listed here, which may only go.
+OPS = PY / "_ops"
+BOTTOM = {"_raw", "_wrap", "_dispatch"}
+COMPOSED_IMPORTS_LEFT = {
+    ("array.computed_attrs", "array.creation"),
+    ("array.computed_attrs", "array.manipulation"),
+    ("array.computed_attrs", "array.sorting"),
+    ("array.computed_attrs", "debugging.asserts"),
+    ("array.creation", "array.manipulation"),
+    ("array.creation", "debugging.asserts"),
+    ("array.gather_scatter", "array.creation"),
+    ("array.gather_scatter", "array.manipulation"),
+    ("array.gather_scatter", "math.divide_where"),
+    ("array.getitem", "array.manipulation"),
+    ("array.getitem", "array.slicing"),
+    ("array.getitem", "math.divide_where"),
+    ("array.getitem_run_time", "array.creation"),
+    ("array.getitem_run_time", "array.manipulation"),
+    ("array.getitem_run_time", "math.divide_where"),
+    ("array.one_hot", "array.creation"),
+    ("array.one_hot", "array.manipulation"),
+    ("array.roll_repeat_mask", "array.creation"),
+    ("array.roll_repeat_mask", "array.manipulation"),
+    ("array.roll_repeat_mask", "debugging.asserts"),
+    ("array.roll_repeat_mask", "math.divide_where"),
+    ("array.slicing", "array.creation"),
+    ("array.slicing", "array.manipulation"),
+    ("array.slicing", "debugging.asserts"),
+    ("array.sorting", "array.creation"),
+    ("array.sorting", "array.manipulation"),
+    ("array.sorting", "debugging.asserts"),
+    ("array.sorting", "math.classify"),
+    ("array.sorting", "math.divide_where"),
+    ("array.space_batch", "array.creation"),
+    ("array.space_batch", "array.manipulation"),
+    ("array.space_batch", "array.roll_repeat_mask"),
+    ("array.space_batch", "array.slicing"),
+    ("array.space_batch", "math.divide_where"),
+    ("array.unique_partition", "array.manipulation"),
+    ("array.unique_partition", "array.roll_repeat_mask"),
+    ("array.unique_partition", "array.space_batch"),
+    ("array.unique_partition", "math.divide_where"),
+    ("composite.indexed_slices", "array.creation"),
+    ("composite.indexed_slices", "array.manipulation"),
+    ("composite.ragged_tensor", "array.gather_scatter"),
+    ("composite.ragged_tensor", "array.manipulation"),
+    ("composite.ragged_tensor", "math.divide_where"),
+    ("composite.sparse_tensor", "array.gather_scatter"),
+    ("composite.sparse_tensor", "array.manipulation"),
+    ("debugging.assert_static", "debugging.asserts"),
+    ("debugging.asserts", "debugging.assert_static"),
+    ("image._common", "image.convert_dtype"),
+    ("image.boxes", "array.manipulation"),
+    ("image.color", "array.manipulation"),
+    ("image.color", "image.convert_dtype"),
+    ("image.color", "math.reduce_composed"),
+    ("image.geometry", "array.creation"),
+    ("image.geometry", "array.manipulation"),
+    ("image.geometry", "array.slicing"),
+    ("image.geometry", "image.resize"),
+    ("image.hsv", "array.manipulation"),
+    ("image.hsv", "math.divide_where"),
+    ("image.metrics", "array.creation"),
+    ("image.metrics", "array.manipulation"),
+    ("image.metrics", "array.slicing"),
+    ("image.metrics", "image.convert_dtype"),
+    ("image.metrics", "nn.conv_pool"),
+    ("image.random_adjust", "array.creation"),
+    ("image.random_adjust", "array.manipulation"),
+    ("image.random_adjust", "array.slicing"),
+    ("image.random_adjust", "image.color"),
+    ("image.random_adjust", "image.hsv"),
+    ("image.random_adjust", "math.divide_where"),
+    ("image.resize", "array.manipulation"),
+    ("image.stateless_random", "array.manipulation"),
+    ("image.stateless_random", "array.slicing"),
+    ("image.stateless_random", "image.color"),
+    ("image.stateless_random", "image.hsv"),
+    ("image.stateless_random", "image.random_adjust"),
+    ("image.stateless_random", "math.divide_where"),
+    ("linalg.diag_cross", "array.manipulation"),
+    ("linalg.diag_cross", "linalg.products_norms"),
+    ("linalg.diag_cross", "math.divide_where"),
+    ("linalg.diag_cross", "nn.activations_losses"),
+    ("linalg.einsum", "array.manipulation"),
+    ("linalg.products_norms", "array.creation"),
+    ("linalg.products_norms", "array.manipulation"),
+    ("linalg.products_norms", "linalg.einsum"),
+    ("linalg.square_matrix", "array.manipulation"),
+    ("linalg.square_matrix", "array.unique_partition"),
+    ("linalg.square_matrix", "linalg.products_norms"),
+    ("linalg.svd", "array.creation"),
+    ("linalg.svd", "array.manipulation"),
+    ("linalg.svd", "linalg.products_norms"),
+    ("linalg.svd", "linalg.square_matrix"),
+    ("linalg.svd", "math.divide_where"),
+    ("math.aggregates", "array.creation"),
+    ("math.aggregates", "array.manipulation"),
+    ("math.aggregates", "array.slicing"),
+    ("math.aggregates", "array.sorting"),
+    ("math.aggregates", "debugging.asserts"),
+    ("math.aggregates", "math.divide_where"),
+    ("math.aggregates", "math.reduce_composed"),
+    ("math.segments", "array.manipulation"),
+    ("math.segments", "math.aggregates"),
+    ("math.segments", "math.divide_where"),
+    ("math.tails_and_counts", "array.manipulation"),
+    ("math.tails_and_counts", "debugging.asserts"),
+    ("math.tails_and_counts", "math.divide_where"),
+    ("nn.activations_losses", "array.manipulation"),
+    ("nn.conv_pool", "array.manipulation"),
+    ("nn.embedding_batchnorm", "array.manipulation"),
+    ("nn.embedding_batchnorm", "linalg.products_norms"),
+    ("nn.embedding_batchnorm", "nn.activations_losses"),
+    ("nn.sampled_losses", "array.manipulation"),
+    ("nn.sampled_losses", "linalg.products_norms"),
+    ("nn.sampled_losses", "math.divide_where"),
+    ("nn.sampled_losses", "nn.activations_losses"),
+    ("nn.statistics_losses", "array.creation"),
+    ("nn.statistics_losses", "array.manipulation"),
+    ("nn.statistics_losses", "math.aggregates"),
+    ("nn.statistics_losses", "math.divide_where"),
+    ("nn.statistics_losses", "math.reduce_composed"),
+    ("random.distributions", "array.manipulation"),
+    ("random.distributions", "array.sorting"),
+    ("random.distributions", "math.classify"),
+    ("random.distributions", "math.divide_where"),
+    ("random.host", "array.creation"),
+    ("random.stateless", "array.manipulation"),
+    ("random.stateless", "math.classify"),
+    ("random.stateless", "math.divide_where"),
+    ("random.stateless", "math.tails_and_counts"),
+}
+
+
+def _ops_module(path):
+    return ".".join(path.relative_to(OPS).with_suffix("").parts).removesuffix(".__init__").removesuffix("__init__")
+
+
+def _ops_layer(path):
+    name, text = _ops_module(path), path.read_text(encoding="utf-8")
+    if name in BOTTOM:
+        return "bottom"
+    if "@dispatch" in text:
+        return "composed"
+    return "binding" if re.search(r"\b(public_op|unary|binary|export)\(", text) else "helper"
+
+
+def _ops_imports(path):
+    """The _ops modules path imports (anywhere in it), as names relative to _ops."""
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("tapegrad._ops"):
+            base = node.module.removeprefix("tapegrad._ops").lstrip(".")
+            for a in node.names:
+                sub = f"{base}.{a.name}".lstrip(".")
+                yield sub if (OPS / (sub.replace(".", "/") + ".py")).is_file() or (OPS / sub.replace(".", "/")).is_dir() else base
+
+
+def test_composed_ops_import_only_the_layers_below():
+    layers = {_ops_module(p): _ops_layer(p) for p in OPS.rglob("*.py")}
+    found = set()
+    for path in sorted(OPS.rglob("*.py")):
+        here = _ops_module(path)
+        for target in _ops_imports(path):
+            if target in layers and target != here and layers[target] == "composed":
+                found.add((here, target))
+    new = found - COMPOSED_IMPORTS_LEFT
+    assert not new, "imports of composed modules (call _raw, a binding or _lib instead): " + \
+        ", ".join(f"{a} -> {b}" for a, b in sorted(new))
+    assert not COMPOSED_IMPORTS_LEFT - found, f"stale COMPOSED_IMPORTS_LEFT entries: {sorted(COMPOSED_IMPORTS_LEFT - found)}"

@@ -24,7 +24,9 @@ from tapegrad._autodiff.custom_gradient import custom_gradient  # noqa: E402
 from tapegrad._autodiff.register_gradient import RegisterGradient  # noqa: E402
 from tapegrad._autodiff.recompute import recompute_grad  # noqa: E402
 from tapegrad._ops.math.elementwise import *  # noqa: E402,F401,F403
+from tapegrad._ops.math.divide_where import *  # noqa: E402,F401,F403
 from tapegrad._ops.math.reduction import *  # noqa: E402,F401,F403
+from tapegrad._ops.math.reduce_composed import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.manipulation import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.slicing import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.one_hot import one_hot  # noqa: E402,F401

@@ -337,7 +337,7 @@ class _PauseAccumulators:
         ...
 class PythonOp:
     """
-    PythonOp(fn): a public op written in Python, as @dispatch declares it (Note [Op dispatch] in tapegrad/_ops/_dispatch.py).
+    PythonOp(fn, signature=None): a public op written in Python, as @dispatch declares it (Note [Op dispatch] in tapegrad/_ops/_dispatch.py).
     """
     @staticmethod
     def __new__(type, *args, **kwargs):

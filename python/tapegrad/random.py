@@ -18,7 +18,8 @@ import numpy as np
 from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._wrap import convert_arg as _convert_arg
-from tapegrad._ops.array import creation as _creation, manipulation as _manipulation
+from tapegrad._ops._lib.shapes import computed_dims as _computed_dims
+from tapegrad._ops.array import manipulation as _manipulation
 from tapegrad._ops.math import elementwise as _elementwise
 from tapegrad._ops.nn.sampled_losses import (all_candidate_sampler, log_uniform_candidate_sampler,
                                              uniform_candidate_sampler)
@@ -69,7 +70,7 @@ def _draw(op, shape, dtype, seed, where):
     """One call of a random op. A shape computed while tracing a graph that serves several sizes
     (tf.shape of a traced tensor there) is passed as a tensor: the graph reads it at every call."""
     if _core._tracing():
-        dims = _creation._computed_dims(shape, where, "shape")  # a traced tensor, or a list holding one
+        dims = _computed_dims(shape, where, "shape")  # a traced tensor, or a list holding one
         if dims is not None:
             return op(dims, dtype=dtype, seed=seed, shape_input=True)
     return op(shape=_shape(shape, where), dtype=dtype, seed=seed)

@@ -10,7 +10,8 @@ from tapegrad._ops.array import manipulation as _array
 from tapegrad._ops.array import gather_scatter as _sg
 from tapegrad._ops.math import segments as _segments
 from tapegrad._ops.array.creation import fill as _fill, zeros as _zeros
-from tapegrad._ops.math.elementwise import exp as _exp, where as _where
+from tapegrad._ops.math.elementwise import exp as _exp
+from tapegrad._ops.math.divide_where import where as _where
 from tapegrad._ops.composite.indexed_slices import IndexedSlices as _IndexedSlices
 from tapegrad._ops.composite.sparse_tensor import SparseTensor
 from tapegrad._tensor.tensor import Tensor as _Tensor, cast as _cast, convert_to_tensor as _convert

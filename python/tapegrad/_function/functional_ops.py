@@ -24,7 +24,8 @@ from tapegrad import _nest as nest
 from tapegrad._function.control_flow import _trace_subgraph, while_loop
 from tapegrad._ops.array.creation import zeros
 from tapegrad._ops.array.manipulation import concat, expand_dims, gather, reshape, stack, unstack
-from tapegrad._ops.math.elementwise import equal, maximum, where
+from tapegrad._ops.math.elementwise import equal, maximum
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import cumsum, reduce_sum
 from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor, stop_gradient
 from tapegrad._ops import _raw

@@ -4,7 +4,8 @@ value at every call, so one trace serves every value, as in TF. Each fallback re
 for arguments it does not cover (the op's TypeError then stands)."""
 from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
-from tapegrad._ops.array.creation import _computed_dims, ones, range as range_
+from tapegrad._ops.array.creation import ones, range as range_
+from tapegrad._ops._lib.shapes import computed_dims
 from tapegrad._ops.array.manipulation import _gather, broadcast_to, concat, reshape, stack
 from tapegrad._ops.array.sorting import searchsorted
 from tapegrad._ops.math.elementwise import equal, floormod, maximum
@@ -15,7 +16,7 @@ from tapegrad._ops.debugging import asserts as _asserts
 
 def _shape_arg(value, fn, arg):
     try:
-        return _computed_dims(value, fn, arg)
+        return computed_dims(value, fn, arg)
     except TypeError:
         return None
 

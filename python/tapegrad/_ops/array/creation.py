@@ -15,6 +15,7 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._tensor.string_tensor import string_constant
 from tapegrad._tensor.tensor import Tensor, _item, cast as _cast, convert_to_tensor
 from tapegrad._ops import _raw
+from tapegrad._ops._lib.shapes import computed_dims
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace"]
 
@@ -27,7 +28,7 @@ _TF_TYPE = {"float32": "float", "float64": "double"}  # TF's names in an OOM mes
 @dispatch
 def fill(dims, value, name=None):
     v = _tensor_arg(value, "Fill", "value", strings=True)
-    computed = _computed_dims(dims, "Fill", "dims")
+    computed = computed_dims(dims, "Fill", "dims")
     if computed is not None and v.dtype is not dtypes.string:
         return _fill(computed, v)
     shape = _dims(dims, "Fill", "dims")
@@ -58,38 +59,12 @@ def ones(shape, dtype=dtypes.float32, name=None):
 
 def _filled(shape, value, dtype, fn):
     dt = _dtype(fn, dtype)
-    computed = _computed_dims(shape, fn, "shape")
+    computed = computed_dims(shape, fn, "shape")
     if computed is not None:
         return _fill(computed, _core.fill([], value, dt.code))
     return _named("Fill", _core.fill, _dims(shape, fn, "shape"), value, dt.code)
 
 
-def _computed_dims(shape, op, arg):
-    """A shape computed inside a tf.function (a traced tensor, or a list holding one) as the int tensor a
-    Fill node reads at every call; None for a shape whose value is known while tracing."""
-    def computed(d):
-        return isinstance(d, Tensor) and (_core._is_traced(d) or d._is_variable)
-
-    if not _core._tracing():
-        return None
-    if isinstance(shape, Tensor):
-        if not computed(shape):
-            return None
-        if not shape.dtype.is_integer:
-            raise TypeError(f"{op}: {arg} must be an int32 or int64 tensor, got {shape.dtype.name}")
-        if shape.ndim == 0:  # tf.zeros(n): one dimension
-            return _manipulation.reshape(shape, [1])
-        return shape
-    if not isinstance(shape, (list, tuple)) or not any(computed(d) for d in shape):
-        return None
-    concat, reshape = _manipulation.concat, _manipulation.reshape
-    parts = []
-    for d in shape:
-        t = _tensor_arg(d, op, arg)
-        if not t.dtype.is_integer or t._shape:
-            raise TypeError(f"{op}: each dimension of {arg} must be an int or a scalar int tensor, got {t!r}")
-        parts.append(reshape(_cast(t, dtypes.int64), [1]))
-    return concat(parts, 0)
 
 
 def _run_time_like(t, value, dt):

@@ -20,8 +20,10 @@ from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.creation import range as range_, zeros_like
-from tapegrad._ops.array.manipulation import _gather, _refuse_varying, _reshape, _segment_sum
-from tapegrad._ops.math.elementwise import greater_equal, less, logical_not, logical_or, not_equal, where
+from tapegrad._ops.array.manipulation import _gather, _reshape, _segment_sum
+from tapegrad._ops._lib.shapes import refuse_varying
+from tapegrad._ops.math.elementwise import greater_equal, less, logical_not, logical_or, not_equal
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_any, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, constant, size
 
@@ -108,8 +110,8 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     if _core._varying_dims(idx) == 1 and not b and len(inner) == 1:
         m, out_shape = -1, [-1] + rest  # index rows whose number changes from call to call (tf.where's)
     elif _core._tracing():
-        _refuse_varying(idx, "gather_nd", "only a list of index rows (batch_dims=0) may vary in length")
-        _refuse_varying(params, "gather_nd", "the offsets of the index rows would keep the traced sizes")
+        refuse_varying(idx, "gather_nd", "only a list of index rows (batch_dims=0) may vary in length")
+        refuse_varying(params, "gather_nd", "the offsets of the index rows would keep the traced sizes")
     rows = _reshape(idx, shape=[-1, k] if m == -1 else [nb, m, k])  # (a varying length leads: traced_shape)
     offset, bad = _offsets(rows, dims)
     if nb > 1:  # batch j reads rows j * per_batch ... of the flattened params
@@ -175,9 +177,9 @@ def _scatter_rows(fn, idx, updates, shape, ignore):
     dims, rest = shape[:k], shape[k:]
     n, slots = math.prod(outer), math.prod(dims)
     if _core._varying_dims(idx):  # index rows whose number changes from call to call: counted at run time
-        _refuse_varying(idx, fn, "the length of its index rows would be the traced one", idx.ndim - 1)
+        refuse_varying(idx, fn, "the length of its index rows would be the traced one", idx.ndim - 1)
         if math.prod(rest) == 0:
-            _refuse_varying(idx, fn, "the number of its rows cannot be inferred from empty updates")
+            refuse_varying(idx, fn, "the number of its rows cannot be inferred from empty updates")
         n = -1
     rows = _reshape(idx, shape=[n, k])
     offset, bad = _offsets(rows, dims)
@@ -226,7 +228,7 @@ def _scatter_into(tensor, indices, updates, bad_indices_policy, fn, combine):
     if t.dtype == dtypes.bool:  # TF registers no bool kernel for these two
         raise errors.NotFoundError(f"{fn}: no kernel for tensors of dtype bool")
     ignore = _ignores_bad_indices(bad_indices_policy, fn)
-    _refuse_varying(t, fn, "the offsets of the index rows would be computed from the traced shape")
+    refuse_varying(t, fn, "the offsets of the index rows would be computed from the traced shape")
     shape = list(t._shape)
     rows, bad, offset, flat, slots, _ = _scatter_rows(fn, idx, u, shape, ignore)
     return combine(t, _summed(fn, rows, bad, offset, flat, slots, shape))
@@ -280,7 +282,7 @@ def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     fn = "tensor_scatter_nd_update"
     t, u = _tensor_and_updates(tensor, updates, fn)
     idx = _index_tensor(indices, fn)
-    _refuse_varying(t, fn, "the offsets of the index rows would be computed from the traced shape")
+    refuse_varying(t, fn, "the offsets of the index rows would be computed from the traced shape")
     shape = list(t._shape)
     rows, bad, offset, flat, slots, rest = _scatter_rows(fn, idx, u, shape, False)
     varying = _core._varying_dims(offset) != 0  # (the number of index rows changes from call to call)

@@ -12,7 +12,8 @@ from tapegrad._function.trace_context import note_frozen_size, traced_value_erro
 from tapegrad._ops.array.getitem_run_time import getitem_at_run_time
 from tapegrad._ops.array.manipulation import _InvalidArgument, _gather, _reshape, _strided_slice, gather
 from tapegrad._ops.array.slicing import boolean_mask
-from tapegrad._ops.math.elementwise import less, where
+from tapegrad._ops.math.elementwise import less
+from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 from tapegrad.errors import UnimplementedError as _Unimplemented
 

@@ -15,8 +15,10 @@ import numpy as np
 from tapegrad import dtypes, errors
 from tapegrad._ops import _raw
 from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import _axis_varies, _expand_dims, _gather, _run_time_size
-from tapegrad._ops.math.elementwise import greater, less, maximum, minimum, where
+from tapegrad._ops.array.manipulation import _expand_dims, _gather
+from tapegrad._ops._lib.shapes import axis_varies, run_time_size
+from tapegrad._ops.math.elementwise import greater, less, maximum, minimum
+from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.tensor import Tensor, cast, constant
 
 _WHOLE, _FLIPPED = builtins.slice(None), builtins.slice(None, None, -1)
@@ -41,19 +43,19 @@ def getitem_at_run_time(x, key):
         elif isinstance(k, builtins.slice):
             if _is(k, _FLIPPED):
                 y = _raw.ReverseV2(y, axis=[d])
-            elif not _axis_varies(y, d) and all(v is None or _plain_int(v) for v in (k.start, k.stop)) and not _int_scalar(k.step):
+            elif not axis_varies(y, d) and all(v is None or _plain_int(v) for v in (k.start, k.stop)) and not _int_scalar(k.step):
                 # an axis of one size at every call, sliced by numbers: positions known while tracing
                 y = _gather(y, constant(np.arange(*k.indices(y._shape[d])), dtypes.int64), axis=d)
             elif not _is(k, _WHOLE):
-                y = _gather(y, _slice_positions(k, _run_time_size(y, d)), axis=d)
+                y = _gather(y, _slice_positions(k, run_time_size(y, d)), axis=d)
             d += 1
-        elif _plain_int(k) and not _axis_varies(y, d):  # checked while tracing, as TF checks a known size
+        elif _plain_int(k) and not axis_varies(y, d):  # checked while tracing, as TF checks a known size
             n = y._shape[d]
             if not -n <= k < n:
                 raise errors.InvalidArgumentError(f"strided_slice: index {k} is out of bounds for axis {d} of size {n}")
             y = _gather(y, constant(int(k) % n, dtypes.int64), axis=d)
         else:  # an index: the axis goes (one out of range is the gather's error at run time)
-            n = _run_time_size(y, d)
+            n = run_time_size(y, d)
             if isinstance(k, Tensor):
                 k = cast(k, dtypes.int64)
                 y = _gather(y, where(less(k, 0), k + n, k), axis=d)

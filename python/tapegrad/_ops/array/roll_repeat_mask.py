@@ -16,10 +16,10 @@ from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import computed_attrs
 from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import (_axis_varies, _gather, _refuse_varying, _reshape, _run_time_size,
-                                              _slice_along, broadcast_to, concat, expand_dims, stack)
-from tapegrad._ops.math.elementwise import (ceil, floordiv, floormod, less, less_equal, logical_and, logical_or,
-                                            maximum, where)
+from tapegrad._ops.array.manipulation import _gather, _reshape, broadcast_to, concat, expand_dims, stack
+from tapegrad._ops._lib.shapes import axis_varies, refuse_varying, run_time_size, slice_along
+from tapegrad._ops.math.elementwise import ceil, floordiv, floormod, less, less_equal, logical_and, logical_or, maximum
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_max
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, constant
 from tapegrad._ops.debugging import asserts as _asserts
@@ -72,7 +72,7 @@ def roll(input, shift, axis, name=None):
     if _traced(shifts):
         flat = _reshape(shifts, shape=[-1])
         for i, a in enumerate(axis_list):
-            if _axis_varies(x, a):
+            if axis_varies(x, a):
                 x = _roll_at_run_time(x, a, flat[i])
                 continue
             n = x._shape[a]
@@ -85,20 +85,20 @@ def roll(input, shift, axis, name=None):
     for a, s in zip(axis_list, convert_arg(shifts, "ints", "roll", "shift")):
         total[a] = total.get(a, 0) + s
     for a, s in total.items():
-        if _axis_varies(x, a):
+        if axis_varies(x, a):
             x = _roll_at_run_time(x, a, constant(s, dtypes.int64))
             continue
         n = x._shape[a]
         s = s % n if n else 0
         if s:  # the last s entries move to the front
-            x = concat([_slice_along(x, a, n - s, n), _slice_along(x, a, 0, n - s)], a)
+            x = concat([slice_along(x, a, n - s, n), slice_along(x, a, 0, n - s)], a)
     return x
 
 
 def _roll_at_run_time(x, axis, shift):
     """roll along an axis whose size n changes from call to call of the tf.function being traced: a
     gather at (i - shift) mod n for i in range(n), n read at run time (no positions when n is 0)."""
-    n = _run_time_size(x, axis)
+    n = run_time_size(x, axis)
     shift = cast(shift, dtypes.int64)
     return _gather(x, floormod(range_(n) - shift, maximum(n, 1)), axis=axis)
 
@@ -126,13 +126,13 @@ def repeat(input, repeats, axis=None, name=None):
         axis %= x.ndim
     if _traced(reps):  # counts computed inside the tf.function: positions found at run time
         return computed_attrs.repeat(x, reps, axis)
-    if _axis_varies(x, axis):  # an axis whose size changes from call to call: positions found at run time
+    if axis_varies(x, axis):  # an axis whose size changes from call to call: positions found at run time
         if reps.ndim and reps._shape[0] != 1:
-            _refuse_varying(x, "repeat", "one count per slice would keep the traced number of slices", axis)
+            refuse_varying(x, "repeat", "one count per slice would keep the traced number of slices", axis)
         count = convert_arg(reps, "ints", "repeat", "repeats")[0]
         if count < 0:
             raise _InvalidArgument(f"repeat: repeats must be >= 0, got {count}")
-        return _gather(x, floordiv(range_(_run_time_size(x, axis) * count), max(count, 1)), axis=axis)
+        return _gather(x, floordiv(range_(run_time_size(x, axis) * count), max(count, 1)), axis=axis)
     n = x._shape[axis]
     counts = convert_arg(reps, "ints", "repeat", "repeats")
     if reps.ndim == 0 or len(counts) == 1:
@@ -162,8 +162,8 @@ def meshgrid(*args, **kwargs):
             raise _InvalidArgument(f"meshgrid: all inputs must have one dtype, got {vectors[0].dtype.name} (args[0]) "
                                    f"and {v.dtype.name} (args[{i}])")
     sizes = [v._shape[0] for v in vectors]
-    if any(_axis_varies(v, 0) for v in vectors):  # a length that changes from call to call: read at run time
-        sizes = [_run_time_size(v, 0) for v in vectors]
+    if any(axis_varies(v, 0) for v in vectors):  # a length that changes from call to call: read at run time
+        sizes = [run_time_size(v, 0) for v in vectors]
     position = list(range(len(vectors)))
     if indexing == "xy" and len(vectors) > 1:
         position[0], position[1] = 1, 0
@@ -231,7 +231,7 @@ def band_part(input, num_lower, num_upper, name=None):
     if x.ndim < 2:
         raise _InvalidArgument(f"band_part: input must be at least 2-D, got shape {tuple(x._shape)}")
     m, n = x._shape[-2:]
-    if _axis_varies(x, x.ndim - 2) or _axis_varies(x, x.ndim - 1):
+    if axis_varies(x, x.ndim - 2) or axis_varies(x, x.ndim - 1):
         m = n = None  # read at run time (a width beyond them is not checked)
     lower, lower_t = _band_width(num_lower, "band_part", "num_lower")
     upper, upper_t = _band_width(num_upper, "band_part", "num_upper")
@@ -239,7 +239,7 @@ def band_part(input, num_lower, num_upper, name=None):
         raise _InvalidArgument(f"band_part: num_lower and num_upper must have one dtype, got {lower_t.dtype.name} "
                                f"and {upper_t.dtype.name}")
     if m is None:
-        sizes = [_run_time_size(x, x.ndim + d) for d in (-2, -1)]
+        sizes = [run_time_size(x, x.ndim + d) for d in (-2, -1)]
         for width, size, what, whose in ((lower, sizes[0], "num_lower", "rows"),
                                         (upper, sizes[1], "num_upper", "columns")):
             if isinstance(width, int) and width > 0:  # checked at every call, as TF checks it

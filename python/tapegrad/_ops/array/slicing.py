@@ -10,8 +10,8 @@ from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array import computed_attrs
 from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import (_InvalidArgument, _axis, _axis_varies, _gather, _reshape, _run_time_size,
-                                              _slice_along, concat, reshape)
+from tapegrad._ops.array.manipulation import _InvalidArgument, _gather, _reshape, concat, reshape
+from tapegrad._ops._lib.shapes import normalized_axis, axis_varies, run_time_size, slice_along
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
 from tapegrad._ops.debugging import asserts as _asserts
 
@@ -62,7 +62,7 @@ def _paddings(paddings, x):
 
 
 def _mirror(x, axis, before, after, edge):
-    if _axis_varies(x, axis):
+    if axis_varies(x, axis):
         return _mirror_at_run_time(x, axis, before, after, edge)
     n = x._shape[axis]
     if min(before, after) < 0 or max(before, after) > n - edge:
@@ -70,9 +70,9 @@ def _mirror(x, axis, before, after, edge):
                                f"{axis} of shape {tuple(x._shape)}")
     parts = [x]
     if before:  # x[before - 1 + edge], ..., x[edge]
-        parts.insert(0, _slice_along(x, axis, before - 1 + edge, edge - 1, -1))
+        parts.insert(0, slice_along(x, axis, before - 1 + edge, edge - 1, -1))
     if after:   # x[n - 1 - edge], ..., x[n - edge - after]
-        parts.append(_slice_along(x, axis, n - 1 - edge, n - 1 - edge - after, -1))
+        parts.append(slice_along(x, axis, n - 1 - edge, n - 1 - edge - after, -1))
     return concat(parts, axis)
 
 
@@ -82,7 +82,7 @@ def _mirror_at_run_time(x, axis, before, after, edge):
     run time; paddings beyond n - edge are refused at run time, as TF's MirrorPad refuses them."""
     if min(before, after) < 0:
         raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must not be negative")
-    n = _run_time_size(x, axis)
+    n = run_time_size(x, axis)
     _asserts.assert_less_equal(constant(max(before, after), dtypes.int64), n - edge,
                       message=f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
                               + (" less one (REFLECT)" if edge else ""))
@@ -116,10 +116,10 @@ def _slice_at_run_time(x, begin, size, end):
     run-time end), so that a later call of another size is cut at its own bounds (one out of range is
     the gather's or the range's error at run time, as TF checks it then)."""
     for axis, (b, k, e) in enumerate(zip(begin, size, end)):
-        if _axis_varies(x, axis) and (b, k) == (0, -1):
+        if axis_varies(x, axis) and (b, k) == (0, -1):
             continue
-        if _axis_varies(x, axis):
-            x = _gather(x, range_(constant(b, dtypes.int64), _run_time_size(x, axis) if k == -1 else
+        if axis_varies(x, axis):
+            x = _gather(x, range_(constant(b, dtypes.int64), run_time_size(x, axis) if k == -1 else
                                   constant(b + k, dtypes.int64)), axis=axis)
         elif (b, e) != (0, x._shape[axis]):
             x = _gather(x, constant(np.arange(b, e, dtype=np.int64)), axis=axis)
@@ -138,7 +138,7 @@ def strided_slice(input_, begin, end, strides=None, name=None):
 def reverse(tensor, axis, name=None):
     """Reverses the listed axes."""
     x = convert_to_tensor(tensor)
-    axes = [_axis(a, x.ndim, "reverse", "ReverseV2") for a in convert_arg(axis, "ints", "reverse", "axis")]
+    axes = [normalized_axis(a, x.ndim, "reverse", "ReverseV2") for a in convert_arg(axis, "ints", "reverse", "axis")]
     if len(set(axes)) != len(axes):
         raise _InvalidArgument(f"ReverseV2: axis {axes} lists an axis twice")
     return _reverse(x, axis=axes)
@@ -149,7 +149,7 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The entries of ``tensor`` where ``mask`` is True; ``mask`` covers dimensions axis..axis+mask.ndim."""
     x = convert_to_tensor(tensor)
     m = mask if isinstance(mask, Tensor) else convert_to_tensor(np.asarray(mask))
-    axis = 0 if axis is None else _axis(axis, x.ndim, "boolean_mask", "BooleanMask")
+    axis = 0 if axis is None else normalized_axis(axis, x.ndim, "boolean_mask", "BooleanMask")
     k, s, ms = m.ndim, list(x._shape), tuple(m._shape)
     if m.dtype != dtypes.bool or k == 0 or tuple(s[axis:axis + k]) != ms:
         raise _InvalidArgument(f"BooleanMask: mask of {m.dtype.name}{ms} does not match dimensions {axis}.."

@@ -14,7 +14,8 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.creation import zeros
 from tapegrad._ops.array.manipulation import gather, transpose
 from tapegrad._ops.math.classify import is_finite
-from tapegrad._ops.math.elementwise import logical_and, where
+from tapegrad._ops.math.elementwise import logical_and
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_all, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, identity, shape
 from tapegrad._ops.debugging import asserts as _asserts

@@ -12,11 +12,12 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import (_axis_varies, _batched_gather_at_run_time, _gather, _refuse_varying,
-                                              _reshape, _run_time_size, _strided_slice, _transpose)
+from tapegrad._ops.array.manipulation import _gather, _reshape, _strided_slice, _transpose
+from tapegrad._ops._lib.shapes import axis_varies, batched_gather_at_run_time, refuse_varying, run_time_size
 from tapegrad._ops.array.roll_repeat_mask import _traced, _value_needed
 from tapegrad._ops.array.slicing import _slice_at_run_time, pad
-from tapegrad._ops.math.elementwise import less, where
+from tapegrad._ops.math.elementwise import less
+from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.tensor import constant, identity
 
 __all__ = ["reverse_sequence", "space_to_batch_nd", "space_to_batch", "batch_to_space"]
@@ -58,8 +59,8 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
             raise _InvalidArgument(f"{fn}: seq_lengths[{b}] = {v[b]} is not in [0, {t_len}] (input.dims({seq}))")
     perm = [batch, seq] + [d for d in range(rank) if d not in (batch, seq)]
     varies = bool(_core._varying_dims(x))  # sizes that change from call to call: read at run time
-    if _axis_varies(x, seq):
-        t_len = _run_time_size(x, seq, lens.dtype)
+    if axis_varies(x, seq):
+        t_len = run_time_size(x, seq, lens.dtype)
         steps = range_(t_len)
     else:
         steps = constant(np.arange(t_len, dtype=lens.dtype.as_numpy_dtype))
@@ -68,7 +69,7 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     # a negative length points past the end: the gather raises (a traced length is checked there)
     past_end = t_len if varies else constant(t_len, lens.dtype)
     source = where(less(length, constant(0, lens.dtype)), past_end, source)
-    gather = _batched_gather_at_run_time if varies else (lambda p, i, a, b: _gather(p, i, axis=a, batch_dims=b))
+    gather = batched_gather_at_run_time if varies else (lambda p, i, a, b: _gather(p, i, axis=a, batch_dims=b))
     out = gather(_transposed(x, perm), source, 1, 1)
     return _transposed(out, list(np.argsort(perm)))
 
@@ -134,7 +135,7 @@ def _only_batch_varies(x, fn):
     change in another axis is refused (the blocks' reshapes would keep the traced sizes)."""
     varying = _core._varying_dims(x)
     if varying & ~1:
-        _refuse_varying(x, fn, "only the batch (axis 0) may change size from call to call")
+        refuse_varying(x, fn, "only the batch (axis 0) may change size from call to call")
     return bool(varying)
 
 

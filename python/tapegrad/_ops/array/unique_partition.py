@@ -14,10 +14,12 @@ import numpy as np
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import binary, convert_arg, public_op
-from tapegrad._ops.array.manipulation import _gather, _reshape, _tensor_list, concat
+from tapegrad._ops.array.manipulation import _gather, _reshape, concat
+from tapegrad._ops._lib.tensors import tensor_list
 from tapegrad._ops.array.roll_repeat_mask import _traced, _value_needed
 from tapegrad._ops.array.space_batch import batch_to_space, reverse_sequence, space_to_batch, space_to_batch_nd
-from tapegrad._ops.math.elementwise import clip_by_value, floor
+from tapegrad._ops.math.elementwise import floor
+from tapegrad._ops.math.divide_where import clip_by_value
 from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
 from tapegrad._tensor.tensor import Tensor, cast, constant, shape
 from tapegrad._tensor.tensor_shape import TensorShape, unknown_shape
@@ -141,7 +143,7 @@ def dynamic_stitch(indices, data, name=None):
     where an index given twice takes the later slice and a row no index names is zeros, as in TF.
     Differentiable with respect to data: a slice overwritten by a later one gets no gradient."""
     fn = "dynamic_stitch"
-    idx_list, data_list = _tensor_list(indices, fn, "indices"), _tensor_list(data, fn, "data")
+    idx_list, data_list = tensor_list(indices, fn, "indices"), tensor_list(data, fn, "data")
     if len(idx_list) != len(data_list):
         raise _InvalidArgument(f"{fn}: List argument 'data' to 'dynamic_stitch' Op with length {len(data_list)} "
                                f"must match length {len(idx_list)} of argument 'indices'.")
@@ -214,7 +216,7 @@ def broadcast_static_shape(shape_x, shape_y):
 def shape_n(input, out_type=dtypes.int32, name=None):
     """[tf.shape(t, out_type) for t in input] (a tensor's rows when ``input`` is one tensor)."""
     fn = "shape_n"
-    items = _tensor_list(input, fn, "input")
+    items = tensor_list(input, fn, "input")
     if not items:
         raise _InvalidArgument(f"{fn}: input must hold at least one tensor")
     dt = _index_dtype(out_type, fn, "out_type")

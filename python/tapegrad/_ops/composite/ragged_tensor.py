@@ -12,7 +12,7 @@ import numpy as np
 from tapegrad import dtypes, errors
 from tapegrad._ops.array.manipulation import gather, reshape
 from tapegrad._ops.array.gather_scatter import scatter_nd
-from tapegrad._ops.math.elementwise import where
+from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.string_tensor import StringTensor, string_constant
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor
 

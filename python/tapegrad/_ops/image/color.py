@@ -14,7 +14,8 @@ from tapegrad._ops.array.manipulation import tile
 from tapegrad._ops.math.elementwise import maximum
 from tapegrad._ops.image.convert_dtype import convert_image_dtype
 from tapegrad._ops.image.pixels import pixel_dtype
-from tapegrad._ops.math.reduction import reduce_mean, reduce_std, reduce_sum
+from tapegrad._ops.math.reduction import reduce_mean, reduce_sum
+from tapegrad._ops.math.reduce_composed import reduce_std
 from tapegrad._tensor.tensor import cast, constant
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_gamma", "per_image_standardization", "rgb_to_grayscale",

@@ -17,7 +17,8 @@ from tapegrad import errors
 from tapegrad._ops.image._common import (as_image, check_channels, check_float, from_working_float, known_value,
                                          to_working_float)
 from tapegrad._ops.array.manipulation import stack, unstack
-from tapegrad._ops.math.elementwise import abs as _abs, clip_by_value, floor, maximum, minimum, where
+from tapegrad._ops.math.elementwise import abs as _abs, floor, maximum, minimum
+from tapegrad._ops.math.divide_where import clip_by_value, where
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.image.pixels import pixel_dtype
 from tapegrad._tensor.tensor import cast

@@ -13,7 +13,8 @@ from tapegrad._ops.image._common import as_image, check_channels, check_rank, st
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import gather, reshape
 from tapegrad._ops.array.slicing import reverse
-from tapegrad._ops.math.elementwise import floormod, where
+from tapegrad._ops.math.elementwise import floormod
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.image.color import adjust_brightness, adjust_contrast
 from tapegrad._ops.image.hsv import adjust_hue, adjust_saturation
 from tapegrad._tensor.tensor import constant

@@ -8,7 +8,7 @@ from tapegrad import dtypes
 from tapegrad._ops.image._common import as_image, check_channels, check_rank, static_sizes
 from tapegrad._ops.array.manipulation import reshape
 from tapegrad._ops.array.slicing import reverse
-from tapegrad._ops.math.elementwise import where
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.image.color import adjust_brightness, adjust_contrast
 from tapegrad._ops.image.hsv import adjust_hue, adjust_saturation
 from tapegrad._ops.image.random_adjust import _check_range, _crop_at, _crop_size, _float

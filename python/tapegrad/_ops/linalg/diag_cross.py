@@ -6,8 +6,9 @@ import numpy as np
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import _diag_last_two, _refuse_varying, concat, expand_dims, gather
-from tapegrad._ops.math.elementwise import where
+from tapegrad._ops.array.manipulation import concat, expand_dims, gather
+from tapegrad._ops._lib.shapes import diag_last_two, refuse_varying
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.linalg.products_norms import norm
 from tapegrad._ops.nn.activations_losses import l2_normalize  # noqa: F401 -- tf.linalg.l2_normalize
 from tapegrad._tensor.tensor import cast, constant
@@ -65,7 +66,7 @@ def diag(diagonal, name="diag", k=0, num_rows=-1, num_cols=-1, padding_value=0, 
         raise errors.UnimplementedError("diag: num_rows / num_cols with k != 0 are not supported")
     if d.ndim < 1:
         raise _InvalidArgument(f"diag: diagonal must be at least 1-D, got shape {tuple(d.shape)}")
-    _refuse_varying(d, "diag", "the matrices' size and the mask of their diagonal would keep the traced sizes")
+    refuse_varying(d, "diag", "the matrices' size and the mask of their diagonal would keep the traced sizes")
     n = d.shape[-1]
     rows, cols = _diag_size(n, k, num_rows, num_cols)
     if rows * cols > 2 ** 31:  # the mask is a constant of the output's size
@@ -89,7 +90,7 @@ def set_diag(input, diagonal, name="set_diag", k=0, align="RIGHT_LEFT"):
     if x.dtype != d.dtype:
         raise _InvalidArgument(f"set_diag: diagonal must have input's dtype {x.dtype.name}, got {d.dtype.name}")
     for t in (x, d):
-        _refuse_varying(t, "set_diag", "the mask of the diagonal would keep the traced sizes")
+        refuse_varying(t, "set_diag", "the mask of the diagonal would keep the traced sizes")
     *batch, m, n = x.shape
     if list(d.shape) != batch + [min(m, n)]:
         raise _InvalidArgument(f"set_diag: diagonal must have shape {tuple(batch + [min(m, n)])} for input of "
@@ -108,7 +109,7 @@ def tensor_diag(diagonal, name=None):
     for every multi-index i, zero elsewhere."""
     d = convert_arg(diagonal, "tensor", "tensor_diag", "diagonal")
     _no_bool(d, "tensor_diag", "diagonal")
-    _refuse_varying(d, "tensor_diag", "the mask of the diagonal would keep the traced sizes")
+    refuse_varying(d, "tensor_diag", "the mask of the diagonal would keep the traced sizes")
     if d.ndim < 1:
         raise _InvalidArgument(f"tensor_diag: diagonal must be at least rank 1, got shape {tuple(d.shape)}")
     size = int(np.prod(d.shape, dtype=np.int64))
@@ -121,12 +122,12 @@ def tensor_diag_part(input, name=None):
     """The inverse of tensor_diag: from a tensor of shape s + s, the entries at [i, i], of shape s."""
     x = convert_arg(input, "tensor", "tensor_diag_part", "input")
     _no_bool(x, "tensor_diag_part", "input")
-    _refuse_varying(x, "tensor_diag_part", "the flattened diagonal would keep the traced sizes")
+    refuse_varying(x, "tensor_diag_part", "the flattened diagonal would keep the traced sizes")
     half = x.ndim // 2
     if x.ndim % 2 or list(x.shape[:half]) != list(x.shape[half:]):
         raise _InvalidArgument(f"tensor_diag_part: input's shape must be s + s, got {tuple(x.shape)}")
     size = int(np.prod(x.shape[:half], dtype=np.int64))
-    return _reshape(_diag_last_two(_reshape(x, shape=[size, size])), shape=list(x.shape[:half]))
+    return _reshape(diag_last_two(_reshape(x, shape=[size, size])), shape=list(x.shape[:half]))
 
 
 @dispatch

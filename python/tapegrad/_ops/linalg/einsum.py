@@ -13,8 +13,8 @@ import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops.array.manipulation import (_axis_varies, _diag_last_two, _product, _reshape_to, _run_time_size, broadcast_to,
-                                 stack, transpose)
+from tapegrad._ops.array.manipulation import broadcast_to, stack, transpose
+from tapegrad._ops._lib.shapes import axis_varies, diag_last_two, size_product, reshape_to, run_time_size
 from tapegrad._ops.math.reduction import reduce_sum
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
 from tapegrad._ops import _raw
@@ -107,7 +107,7 @@ def _diagonal(x, ls):
         q = ls.index(l, p + 1)
         rest = [i for i in range(len(ls)) if i not in (p, q)]
         perm = rest + [p, q]  # the two axes last, then their diagonal (off-diagonal entries unread)
-        x = _diag_last_two(x if perm == list(range(len(ls))) else transpose(x, perm))
+        x = diag_last_two(x if perm == list(range(len(ls))) else transpose(x, perm))
         ls = [ls[i] for i in rest] + [l]
     return x, ls
 
@@ -127,11 +127,11 @@ def _permuted(x, ls, order):
 def _expand(x, ls, sizes, which):
     """Broadcasts the size-1 broadcast axes among ``which`` to their full size; a size that changes from
     call to call (an int64 scalar tensor in sizes, or an axis of x that varies) is read at run time."""
-    target = [_run_time_size(x, i) if _axis_varies(x, i) else sizes[l] if l in which else d
+    target = [run_time_size(x, i) if axis_varies(x, i) else sizes[l] if l in which else d
               for i, (l, d) in enumerate(zip(ls, x._shape))]
     if not any(isinstance(t, Tensor) for t in target):
         return x if target == list(x._shape) else broadcast_to(x, target)
-    if all(_axis_varies(x, i) or not isinstance(t, Tensor) and t == d
+    if all(axis_varies(x, i) or not isinstance(t, Tensor) and t == d
            for i, (t, d) in enumerate(zip(target, x._shape))):
         return x  # (only x's own sizes)
     return broadcast_to(x, stack([t if isinstance(t, Tensor) else constant(t, dtypes.int64) for t in target]))
@@ -144,19 +144,19 @@ def _contract(a, la, b, lb, keep, sizes):
     a_only = [l for l in la if l not in lb]
     b_only = [l for l in lb if l not in la]
     a, b = _expand(a, la, sizes, shared), _expand(b, lb, sizes, shared)
-    size = lambda ls: _product([sizes[l] for l in ls])  # noqa: E731 (an int64 tensor when a size varies)
+    size = lambda ls: size_product([sizes[l] for l in ls])  # noqa: E731 (an int64 tensor when a size varies)
     B, M, K, N = size(batch), size(a_only), size(summed), size(b_only)
     lead = [B] if batch else []
-    at = _reshape_to(_permuted(a, la, batch + a_only + summed), lead + [M, K])
-    bt = _reshape_to(_permuted(b, lb, batch + summed + b_only), lead + [K, N])
+    at = reshape_to(_permuted(a, la, batch + a_only + summed), lead + [M, K])
+    bt = reshape_to(_permuted(b, lb, batch + summed + b_only), lead + [K, N])
     if not summed:        # outer product per batch entry: broadcasting multiply
         out = at * bt
     elif not a_only and not b_only:   # dot product per batch entry (M == N == 1)
-        out = reduce_sum(at * _reshape_to(bt, lead + [1, K]), -1, keepdims=True)
+        out = reduce_sum(at * reshape_to(bt, lead + [1, K]), -1, keepdims=True)
     else:
         out = _matmul(at, bt, transpose_a=False, transpose_b=False)
     labels = batch + a_only + b_only
-    return _reshape_to(out, [sizes[l] for l in labels]), labels
+    return reshape_to(out, [sizes[l] for l in labels]), labels
 
 
 def _run_time_sizes(xs, labels, sizes):
@@ -165,10 +165,10 @@ def _run_time_sizes(xs, labels, sizes):
     out = dict(sizes)
     for x, ls in zip(xs, labels):
         for i, l in enumerate(ls):
-            if _axis_varies(x, i) and not isinstance(out[l], Tensor) and not any(
-                    l in ls2 and x2._shape[ls2.index(l)] != 1 and not _axis_varies(x2, ls2.index(l))
+            if axis_varies(x, i) and not isinstance(out[l], Tensor) and not any(
+                    l in ls2 and x2._shape[ls2.index(l)] != 1 and not axis_varies(x2, ls2.index(l))
                     for x2, ls2 in zip(xs, labels)):
-                out[l] = _run_time_size(x, i)
+                out[l] = run_time_size(x, i)
     return out
 
 

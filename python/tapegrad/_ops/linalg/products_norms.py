@@ -4,11 +4,13 @@ import numpy as np
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import _diag_last_two, _product, _reshape_to, _size_or_run_time, expand_dims, squeeze, transpose
+from tapegrad._ops.array.manipulation import expand_dims, squeeze, transpose
+from tapegrad._ops._lib.shapes import diag_last_two, size_product, reshape_to, size_or_run_time
 from tapegrad._ops.linalg.einsum import einsum
 from tapegrad._ops.math.elementwise import maximum
 from tapegrad._ops.composite.indexed_slices import IndexedSlices
-from tapegrad._ops.math.reduction import reduce_max, reduce_sum, safe_sqrt
+from tapegrad._ops.math.reduction import reduce_max, reduce_sum
+from tapegrad._ops._lib.tensors import safe_sqrt
 from tapegrad._ops.array.creation import zeros_like
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
 from tapegrad._ops import _raw
@@ -69,13 +71,13 @@ def trace(x, name=None):
 @dispatch
 def diag_part(input, name="diag_part", k=0, padding_value=0, align="RIGHT_LEFT"):
     """The main diagonal of the last two axes ([..., m, n] -> [..., min(m, n)]); entries off the
-    diagonal are never read (see array._diag_last_two)."""
+    diagonal are never read (see array.diag_last_two)."""
     if k != 0:
         raise errors.UnimplementedError(f"diag_part: only k=0 is supported, got k={k!r}")
     x = convert_to_tensor(input)
     if x.ndim < 2:
         raise _error(f"MatrixDiagPart: input must be at least 2-D, got shape {tuple(x.shape)}")
-    return _diag_last_two(x)
+    return diag_last_two(x)
 
 
 def _axis_list(axes, rank, what):
@@ -115,13 +117,13 @@ def tensordot(a, b, axes, name=None):
     free_a = [i for i in range(a.ndim) if i not in a_axes]
     free_b = [i for i in range(b.ndim) if i not in b_axes]
     # sizes that change from call to call are read at run time (Note [Varying dimensions])
-    sa = [_size_or_run_time(a, i) for i in range(a.ndim)]
-    sb = [_size_or_run_time(b, i) for i in range(b.ndim)]
-    m, k, n = _product([sa[i] for i in free_a]), _product([sa[i] for i in a_axes]), _product([sb[i] for i in free_b])
-    at = _reshape_to(_permuted(a, free_a + a_axes), [m, k])
-    bt = _reshape_to(_permuted(b, b_axes + free_b), [k, n])
+    sa = [size_or_run_time(a, i) for i in range(a.ndim)]
+    sb = [size_or_run_time(b, i) for i in range(b.ndim)]
+    m, k, n = size_product([sa[i] for i in free_a]), size_product([sa[i] for i in a_axes]), size_product([sb[i] for i in free_b])
+    at = reshape_to(_permuted(a, free_a + a_axes), [m, k])
+    bt = reshape_to(_permuted(b, b_axes + free_b), [k, n])
     out = _matmul(at, bt, transpose_a=False, transpose_b=False)
-    return _reshape_to(out, [sa[i] for i in free_a] + [sb[i] for i in free_b])
+    return reshape_to(out, [sa[i] for i in free_a] + [sb[i] for i in free_b])
 
 
 def _permuted(t, perm):

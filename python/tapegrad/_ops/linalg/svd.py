@@ -7,10 +7,11 @@ from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.creation import eye
-from tapegrad._ops.array.manipulation import _refuse_varying, _reshape
+from tapegrad._ops.array.manipulation import _reshape
+from tapegrad._ops._lib.shapes import refuse_varying
 from tapegrad._ops.linalg.products_norms import matmul
 from tapegrad._ops.linalg.square_matrix import cholesky, cholesky_solve
-from tapegrad._ops.math.elementwise import where
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_max, reduce_sum
 from tapegrad._tensor.tensor import cast
 
@@ -32,7 +33,7 @@ def svd(tensor, full_matrices=False, compute_uv=True, name=None):
     """Singular values (descending) of the matrices in the last two axes, and with ``compute_uv`` the
     (s, u, v) with tensor = u diag(s) v^T; each column of u has its largest component positive."""
     t = _matrix(tensor, "svd", "tensor")
-    _refuse_varying(t, "svd", "its results and their gradient are unpacked to the traced sizes")
+    refuse_varying(t, "svd", "its results and their gradient are unpacked to the traced sizes")
     if not compute_uv:
         return _values(t)
     m, n = t._shape[-2], t._shape[-1]
@@ -89,8 +90,8 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
         raise errors.UnimplementedError(None, None, "lstsq: fast=False (the complete orthogonal factorization) is "
                                                     "not supported")
     # (which of the two formulas applies, and the size of the identity, follow the matrices' sizes)
-    _refuse_varying(a, "lstsq", "its formula and identity are chosen by the traced matrix size", a.ndim - 2)
-    _refuse_varying(a, "lstsq", "its formula and identity are chosen by the traced matrix size", a.ndim - 1)
+    refuse_varying(a, "lstsq", "its formula and identity are chosen by the traced matrix size", a.ndim - 2)
+    refuse_varying(a, "lstsq", "its formula and identity are chosen by the traced matrix size", a.ndim - 1)
     m, n = a._shape[-2], a._shape[-1]
     reg = convert_arg(l2_regularizer, "float", "lstsq", "l2_regularizer")
     if m >= n:

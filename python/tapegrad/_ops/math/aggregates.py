@@ -15,11 +15,13 @@ from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops.array.creation import ones_like, zeros_like
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import _refuse_varying, _slice_along, concat, unsorted_segment_sum
+from tapegrad._ops.array.manipulation import concat, unsorted_segment_sum
+from tapegrad._ops._lib.shapes import refuse_varying, slice_along
 from tapegrad._ops.array.slicing import reverse
-from tapegrad._ops.math.elementwise import (abs, divide_no_nan, equal, floordiv, less, less_equal, log, log1p,  # noqa: A004
-                                       maximum, not_equal, sign, where)
-from tapegrad._ops.math.reduction import add_n, reduce_all, reduce_mean, reduce_sum
+from tapegrad._ops.math.elementwise import abs, equal, floordiv, less, less_equal, log, log1p, maximum, not_equal, sign
+from tapegrad._ops.math.divide_where import divide_no_nan, where
+from tapegrad._ops.math.reduction import reduce_all, reduce_mean, reduce_sum
+from tapegrad._ops.math.reduce_composed import add_n
 from tapegrad._ops.array.sorting import argsort
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
 from tapegrad._ops import _raw
@@ -121,7 +123,7 @@ def _steps(x, fn):
         raise TypeError(f"{fn}: expected x to be numeric, got bool")
     flat = _reshape(x, shape=[-1])
     n = int(np.prod(x.shape, dtype=np.int64))
-    return _slice_along(flat, 0, min(n, 1), n) - _slice_along(flat, 0, 0, max(n - 1, 0))
+    return slice_along(flat, 0, min(n, 1), n) - slice_along(flat, 0, 0, max(n - 1, 0))
 
 
 @dispatch
@@ -187,7 +189,7 @@ def _shifted(x, axis, shift, n):
     shape = list(x.shape)
     shape[axis] = min(shift, n)
     pad = constant(np.full(shape, -np.inf, x.dtype.as_numpy_dtype))
-    return concat([pad, _slice_along(x, axis, 0, max(n - shift, 0))], axis)
+    return concat([pad, slice_along(x, axis, 0, max(n - shift, 0))], axis)
 
 
 @dispatch
@@ -203,7 +205,7 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
     if not -x.ndim <= axis < x.ndim:
         raise _InvalidArgument(f"cumulative_logsumexp: axis {axis} is out of range for shape {tuple(x.shape)}")
     axis %= x.ndim
-    _refuse_varying(x, "cumulative_logsumexp", "its steps and padding are sized by the traced shape")
+    refuse_varying(x, "cumulative_logsumexp", "its steps and padding are sized by the traced shape")
     n = x.shape[axis]
     out = x if not reverse else _reversed(x, axis, n)
     if exclusive:

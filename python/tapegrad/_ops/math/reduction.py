@@ -1,24 +1,9 @@
-"""Reductions over axes (reduce_sum and friends), arg-reductions, cumsum and add_n."""
-from tapegrad._ops._dispatch import dispatch
-from tapegrad import _core, dtypes
-from tapegrad._ops._wrap import convert_arg, public_op
-from tapegrad._ops.array.manipulation import _tensor_list
-from tapegrad._ops.math.elementwise import where
-from tapegrad._tensor.tensor import Tensor, convert_to_tensor, stop_gradient
-from tapegrad._ops import _raw
+"""Reductions over axes bound to registry ops (reduce_sum and friends), cumsum and cumprod; the
+reductions composed in Python (logsumexp, moments, norms, arg-reductions, add_n) are in reduce_composed.py."""
+from tapegrad._ops._wrap import public_op
 
-__all__ = [
-    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
-    "reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidean_norm", "argmax", "argmin",
-    "cumsum", "add_n",
-]
-
-_ops = {name: _core.op(name) for name in ("Sum", "Mean", "Max", "Min", "Prod", "Any", "All")}
-_argmax = _raw.ArgMax
-_argmin = _raw.ArgMin
-_exp, _log, _sqrt, _abs = (_core.op(n) for n in ("Exp", "Log", "Sqrt", "Abs"))
-_less, _not_equal, _reshape = _raw.Less, _raw.NotEqual, _raw.Reshape
-
+__all__ = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_any", "reduce_all",
+           "cumsum"]
 
 def _reduce(op_name, py_name, doc):
     return public_op(op_name, py_name, "input_tensor, axis:axes=None, keepdims:bool=False", doc)
@@ -35,77 +20,6 @@ reduce_any = _reduce("Any", "reduce_any", "Logical or over ``axis`` of a bool te
 reduce_all = _reduce("All", "reduce_all", "Logical and over ``axis`` of a bool tensor.")
 
 
-def _float_input(x, op):
-    x = convert_to_tensor(x)
-    if not x.dtype.is_floating:
-        raise TypeError(f"{op}: expected a float tensor, got {x.dtype.name}{tuple(x.shape)}")
-    return x
-
-
-@dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
-    """log(sum(exp(x))) over ``axis``, computed without overflow.
-
-    Formula:
-        m = stop_gradient(max(x))   (0 where the max is not finite)
-        logsumexp(x) = log(sum(exp(x - m))) + m
-    The gradient is softmax(x), finite for any finite input.
-
-    >>> float(tf.reduce_logsumexp([1000.0, 1000.0]))   # 1000 + log 2
-    1000.6931...
-    """
-    x = _float_input(input_tensor, "reduce_logsumexp")
-    raw_max = _ops["Max"](x, axis=axis, keepdims=True)
-    finite = _less(_abs(raw_max), float("inf"))
-    m = stop_gradient(where(finite, raw_max, 0.0))
-    summed = _ops["Sum"](_exp(x - m), axis=axis, keepdims=keepdims)
-    # m without the reduced axes (a reduction of its length-1 axes: no traced size is kept)
-    return _log(summed) + (m if keepdims else _ops["Max"](m, axis=axis, keepdims=False))
-
-
-@dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
-    """Population variance over ``axis``: mean((x - mean(x))^2)."""
-    x = _float_input(input_tensor, "reduce_variance")
-    centered = x - _ops["Mean"](x, axis=axis, keepdims=True)
-    return _ops["Mean"](centered * centered, axis=axis, keepdims=keepdims)
-
-
-@dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
-    """Population standard deviation over ``axis``: sqrt(reduce_variance)."""
-    return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), axis, keepdims))
-
-
-def safe_sqrt(s):
-    """sqrt(s) for s >= 0 whose gradient at s == 0 is 0 (a subgradient) instead of inf * 0 = NaN.
-
-    Only s == 0 is masked: a NaN sum stays NaN (so a norm reports a diverging gradient).
-    """
-    s = convert_to_tensor(s)
-    nonzero = _not_equal(s, 0.0)
-    return where(nonzero, _sqrt(where(nonzero, s, 1.0)), 0.0)
-
-
-@dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
-def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
-    """sqrt(sum(x^2)) over ``axis``; the gradient at an all-zero slice is 0."""
-    x = input_tensor
-    return safe_sqrt(_ops["Sum"](x * x, axis=axis, keepdims=keepdims))
-
-
-@dispatch("input:any, axis:int=None, output_type:dtype='int64'")
-def argmax(input, axis=None, output_type=dtypes.int64, name=None):
-    """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmax(input, axis=0 if axis is None else axis, output_type=output_type.code)
-
-
-@dispatch("input:any, axis:int=None, output_type:dtype='int64'")
-def argmin(input, axis=None, output_type=dtypes.int64, name=None):
-    """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
-    return _argmin(input, axis=0 if axis is None else axis, output_type=output_type.code)
-
-
 cumprod = public_op("Cumprod", "cumprod", "x, axis:int=0, exclusive:bool=False, reverse:bool=False", """Running product
     along ``axis`` (1 before the first element when exclusive; from the end if reverse). Its gradient is
     TF's: it divides by x and gives 0 where x is 0.""")
@@ -117,20 +31,3 @@ cumsum = public_op("Cumsum", "cumsum", "x, axis:int=0, exclusive:bool=False, rev
     >>> tf.cumsum([1, 2, 3], exclusive=True).numpy()
     array([0, 1, 3], dtype=int32)
     """)
-
-
-@dispatch
-def add_n(inputs, name=None):
-    """Sums a list of tensors of the same shape and dtype."""
-    inputs = _tensor_list(inputs, "add_n", "inputs")
-    if not inputs:
-        raise ValueError("add_n: inputs must be a non-empty list")
-    ts = [convert_arg(t, "tensor", "add_n", "inputs") for t in inputs]
-    for t in ts[1:]:  # TF adds tensors of one shape and dtype, with no broadcasting
-        if t._shape != ts[0]._shape or t._dtype != ts[0]._dtype:
-            raise _core.InvalidArgumentError(f"AddN: inputs must all have the shape and dtype of the first, got "
-                                             f"{ts[0].dtype.name}{tuple(ts[0]._shape)} and {t.dtype.name}{tuple(t._shape)}")
-    total = ts[0]
-    for t in ts[1:]:
-        total = total + t
-    return total

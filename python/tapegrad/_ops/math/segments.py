@@ -4,9 +4,11 @@ from tapegrad import dtypes, errors
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import _reshape, num_segments_arg, segment_op, unsorted_segment_sum
+from tapegrad._ops.array.manipulation import _reshape, unsorted_segment_sum
+from tapegrad._ops._lib.shapes import num_segments_arg, segment_op
 from tapegrad._ops.math.aggregates import _segments
-from tapegrad._ops.math.elementwise import maximum, sqrt, where
+from tapegrad._ops.math.elementwise import maximum, sqrt
+from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.tensor import cast, convert_to_tensor
 
 __all__ = ["unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_mean",

@@ -18,8 +18,8 @@ from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import reshape, unsorted_segment_sum
-from tapegrad._ops.math.elementwise import (equal, erf, erfinv, exp, greater, greater_equal, less, less_equal,  # noqa: A004
-                                       log, logical_or, maximum, minimum, round, sqrt, where)
+from tapegrad._ops.math.elementwise import equal, erf, erfinv, exp, greater, greater_equal, less, less_equal, log, logical_or, maximum, minimum, round, sqrt
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_max
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
 from tapegrad._ops.debugging import asserts as _asserts

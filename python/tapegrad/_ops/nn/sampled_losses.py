@@ -19,7 +19,8 @@ from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import concat, expand_dims, gather, reshape
-from tapegrad._ops.math.elementwise import equal, log, where
+from tapegrad._ops.math.elementwise import equal, log
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_any, reduce_sum
 from tapegrad._ops.linalg.products_norms import matmul
 from tapegrad._ops.nn.activations_losses import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits

@@ -12,10 +12,11 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._ops.array.creation import zeros_like
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import concat, expand_dims, squeeze, transpose
-from tapegrad._ops.math.elementwise import (abs, divide, divide_no_nan, exp, less_equal, log, log1p,  # noqa: A004
-                                       logical_and, pow, reciprocal, square, squared_difference, where)
+from tapegrad._ops.math.elementwise import abs, exp, less_equal, log, log1p, logical_and, pow, reciprocal, square, squared_difference
+from tapegrad._ops.math.divide_where import divide, divide_no_nan, where
 from tapegrad._ops.math.aggregates import zero_fraction  # noqa: F401 -- tf.nn.zero_fraction
-from tapegrad._ops.math.reduction import add_n, reduce_sum
+from tapegrad._ops.math.reduction import reduce_sum
+from tapegrad._ops.math.reduce_composed import add_n
 from tapegrad._tensor.tensor import Tensor, cast, constant
 from tapegrad._ops import _raw
 

@@ -8,7 +8,8 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array.manipulation import concat
 from tapegrad._ops.array.sorting import searchsorted
 from tapegrad._ops.math.classify import is_nan
-from tapegrad._ops.math.elementwise import exp, maximum, minimum, where
+from tapegrad._ops.math.elementwise import exp, maximum, minimum
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import cumsum, reduce_max
 from tapegrad._ops.random import samplers
 from tapegrad._ops.random.host import draw, known, out_dtype, out_shape, to_dtype

@@ -11,7 +11,8 @@ import numpy as np
 from tapegrad import dtypes, errors
 from tapegrad._ops.array.manipulation import stack
 from tapegrad._ops.math.classify import is_inf
-from tapegrad._ops.math.elementwise import maximum, minimum, where
+from tapegrad._ops.math.elementwise import maximum, minimum
+from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.tails_and_counts import erfc, ndtri
 from tapegrad._ops.random import distributions as dists
 from tapegrad._ops.random.host import Stateless, algorithm, draw, out_shape, seed_tensor

@@ -1,0 +1,33 @@
+"""Functions on tensors that ops composed in Python share: picking entries, lists of tensors, sqrt with
+a finite gradient at 0."""
+from tapegrad._ops import _raw
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor
+
+__all__ = ["select", "tensor_list", "safe_sqrt"]
+
+
+def select(condition, x, y):
+    """x where condition (bool) holds, else y, all three broadcast; a Python value takes the dtype of the
+    other operand (the Select op's own inputs would give it the condition's)."""
+    if not isinstance(x, Tensor):
+        x = convert_to_tensor(x, dtype=y.dtype) if isinstance(y, Tensor) else convert_to_tensor(x)
+    if not isinstance(y, Tensor):
+        y = convert_to_tensor(y, dtype=x.dtype)
+    return _raw.Select(condition, x, y)
+
+
+def tensor_list(values, op, arg):
+    """values (a list, tuple or other iterable of tensors) as a list; anything else is a TypeError naming op."""
+    if values is None or isinstance(values, (str, bytes, dict)) or not hasattr(values, "__iter__"):
+        raise TypeError(f"{op}: {arg} must be a list of tensors, got {type(values).__name__} {values!r}")
+    return list(values)
+
+
+def safe_sqrt(s):
+    """sqrt(s) for s >= 0 whose gradient at s == 0 is 0 (a subgradient) instead of inf * 0 = NaN.
+
+    Only s == 0 is masked: a NaN sum stays NaN (so a norm reports a diverging gradient).
+    """
+    s = convert_to_tensor(s)
+    nonzero = _raw.NotEqual(s, 0.0)
+    return select(nonzero, _raw.Sqrt(select(nonzero, s, 1.0)), 0.0)

@@ -1,0 +1,88 @@
+"""Elementwise ops composed in Python: division (truediv, divide, divide_no_nan, realdiv), where,
+clip_by_value and logical_xor."""
+from tapegrad import dtypes
+from tapegrad._ops import _raw
+from tapegrad._ops._dispatch import dispatch
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
+
+__all__ = ["divide", "truediv", "realdiv", "where", "clip_by_value", "logical_xor"]
+_realdiv = _raw.RealDiv
+_div_no_nan = _raw.DivNoNan
+_select = _raw.Select
+_where_true = _raw.Where  # value-shaped: its length is read at every call of a tf.function
+
+
+def _operands(x, y, fn):
+    """x and y as tensors of one dtype: a Python value takes the other's dtype; two tensors of different
+    dtypes are a TypeError, as in TF."""
+    if not isinstance(x, Tensor):
+        x = convert_arg(x, "tensor", fn, "x", y.dtype if isinstance(y, Tensor) else None)
+    if not isinstance(y, Tensor):
+        y = convert_arg(y, "tensor", fn, "y", x.dtype)
+    if x._dtype != y._dtype:
+        raise TypeError(f"{fn}: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}")
+    return x, y
+
+
+def _divide(x, y, fn):
+    x, y = _operands(x, y, fn)
+    return x / y
+
+
+@dispatch
+def truediv(x, y, name=None):
+    """x / y; integer inputs are divided as float64, as in TF."""
+    return _divide(x, y, "truediv")
+
+
+@dispatch
+def divide(x, y, name=None):
+    """x / y (TF's tf.divide); integer inputs are divided as float64."""
+    return _divide(x, y, "divide")
+
+
+@dispatch
+def divide_no_nan(x, y, name=None):
+    """x / y, 0 where y == 0 (even for a NaN x); integer inputs are divided as float64, as in TF."""
+    x, y = _operands(x, y, "divide_no_nan")
+    if x.dtype.is_integer:
+        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+    return _div_no_nan(x, y)
+
+
+@dispatch
+def realdiv(x, y, name=None):
+    return _realdiv(x, y)
+
+
+@dispatch
+def where(condition, x=None, y=None, name=None):
+    """Picks x where condition is true, else y (all three broadcast)."""
+    if x is None and y is None:  # the int64 [true entries, rank] indices of the true (non-zero) entries
+        return _where_true(convert_arg(condition, "tensor", "where", "condition"))
+    if x is None or y is None:
+        raise ValueError("where: x and y must both be given")
+    c = convert_to_tensor(condition, dtype=dtypes.bool)
+    if not isinstance(x, Tensor) and isinstance(y, Tensor):
+        x = convert_arg(x, "tensor", "where", "x", y.dtype)
+    x = convert_to_tensor(x)
+    # y converts to x's dtype as an op input does (TF: where(c, int_tensor, 1.5) is a TypeError)
+    y = y if isinstance(y, Tensor) else convert_arg(y, "tensor", "where", "y", x.dtype)
+    return _select(c, x, y)
+
+
+@dispatch
+def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+    """max(min(t, clip_value_max), clip_value_min), in TF's order (so clip_value_min wins when it
+    exceeds clip_value_max); NaN stays NaN; the gradient is zero where t was clipped."""
+    t = convert_arg(t, "tensor", "clip_by_value", "t")
+    hi = convert_arg(clip_value_max, "tensor", "clip_by_value", "clip_value_max", t.dtype)
+    lo = convert_arg(clip_value_min, "tensor", "clip_by_value", "clip_value_min", t.dtype)
+    return _raw.Maximum(_raw.Minimum(t, hi), lo)
+
+
+@dispatch
+def logical_xor(x, y, name=None):
+    return _raw.NotEqual(convert_to_tensor(x, dtype=dtypes.bool), y)
+
