@@ -1,4 +1,4 @@
-"""Per-op overhead on float32 scalars: eager add, add recorded on a tape, a scalar gradient.
+"""Per-op overhead: add (eager, on a tape), a scalar gradient, ops composed in Python (where, concat, logsumexp).
 
 The TensorFlow and tapegrad cases are one function of a module `tf`, called with
 `tensorflow` and with `tapegrad`: the code a TF user writes, run unchanged by both.
@@ -155,7 +155,53 @@ def _(jax):
     return lambda: dfdx(x).block_until_ready()
 
 
-WORKLOADS = [add, add_op, add_taped, grad]
+# ---------------------------------------------------------------------------------
+# Ops composed in Python: their argument binding and calls into the registry ops, on 4-element vectors.
+# name: (title, then the call on (module, x, y, c) for tf/tapegrad, numpy, torch and jax)
+COMPOSED = {
+    "where": ("where(c, x, y), float32 4-vectors, no tape",
+              lambda tf, x, y, c: tf.where(c, x, y), lambda np, x, y, c: np.where(c, x, y),
+              lambda torch, x, y, c: torch.where(c, x, y), lambda jax, x, y, c: jax.numpy.where(c, x, y)),
+    "concat": ("concat([x, y], 0), float32 4-vectors, no tape",
+               lambda tf, x, y, c: tf.concat([x, y], 0), lambda np, x, y, c: np.concatenate([x, y], 0),
+               lambda torch, x, y, c: torch.cat([x, y], 0), lambda jax, x, y, c: jax.numpy.concatenate([x, y], 0)),
+    "logsumexp": ("reduce_logsumexp(x), float32 4-vector, no tape",
+                  lambda tf, x, y, c: tf.reduce_logsumexp(x),
+                  lambda np, x, y, c: np.log(np.sum(np.exp(x - x.max()))) + x.max(),
+                  lambda torch, x, y, c: torch.logsumexp(x, 0),
+                  lambda jax, x, y, c: jax.nn.logsumexp(x)),
+}
+_X, _Y, _C = [0.5, -1.0, 2.0, 0.25], [1.5, 0.0, -2.0, 3.0], [True, False, True, False]
+
+
+def _composed(title, tf_call, np_call, torch_call, jax_call):
+    w = h.Workload(GROUP, title, note="a public op written in Python over registry ops (jax: eager jnp, "
+                                      "block_until_ready)")
+
+    @w.case("tensorflow", "tapegrad")
+    def _(tf):
+        x, y, c = tf.constant(_X), tf.constant(_Y), tf.constant(_C)
+        return lambda: tf_call(tf, x, y, c)
+
+    @w.case("numpy")
+    def _(np):
+        x, y, c = np.array(_X, np.float32), np.array(_Y, np.float32), np.array(_C)
+        return lambda: np_call(np, x, y, c)
+
+    @w.case("torch")
+    def _(torch):
+        x, y, c = torch.tensor(_X), torch.tensor(_Y), torch.tensor(_C)
+        return lambda: torch_call(torch, x, y, c)
+
+    @w.case("jax")
+    def _(jax):
+        jnp = jax.numpy
+        x, y, c = jnp.array(_X, jnp.float32), jnp.array(_Y, jnp.float32), jnp.array(_C)
+        return lambda: jax_call(jax, x, y, c).block_until_ready()
+    return w
+
+
+WORKLOADS = [add, add_op, add_taped, grad] + [_composed(*row) for row in COMPOSED.values()]
 
 
 def main(argv=None, print_env=True):

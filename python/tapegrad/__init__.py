@@ -43,7 +43,8 @@ from tapegrad import autograph  # noqa: E402
 from tapegrad._function.tensor_array import TensorArray  # noqa: E402
 from tapegrad._function.trace_context import inside_function, is_symbolic_tensor  # noqa: E402
 from tapegrad._debugging.printing import print  # noqa: E402,A004
-from tapegrad._ops.debugging.asserts import Assert, assert_equal, assert_greater, assert_less, assert_rank  # noqa: E402,F401
+from tapegrad._ops.debugging.asserts import Assert, assert_equal, assert_greater, assert_less  # noqa: E402,F401
+from tapegrad._ops.debugging.assert_static import assert_rank  # noqa: E402,F401
 from tapegrad._function.py_function import *  # noqa: E402,F401,F403
 from tapegrad._ops.math.aggregates import scalar_mul  # noqa: E402,F401
 from tapegrad._function.control_flow import case, cond, switch_case, while_loop  # noqa: E402

@@ -1,9 +1,12 @@
 """``tf.debugging``: finding where a NaN or Inf first appears, and the assertions."""
-from tapegrad._ops.debugging import asserts as _asserts
 from tapegrad import _core
+from tapegrad._ops.debugging import asserts as _asserts
+from tapegrad._ops.debugging import assert_static as _assert_static
+from tapegrad._ops.debugging.assert_static import *  # noqa: F401,F403
 from tapegrad._ops.debugging.asserts import *  # noqa: F401,F403
 
-__all__ = ["check_numerics", "enable_check_numerics", "disable_check_numerics"] + _asserts.__all__
+__all__ = ["check_numerics", "enable_check_numerics", "disable_check_numerics"] + _asserts.__all__ + \
+    _assert_static.__all__
 
 
 def enable_check_numerics(stack_height_limit=30, path_length_limit=50):

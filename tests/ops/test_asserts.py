@@ -136,7 +136,7 @@ def test_static_checks_raise_while_tracing():
 
 
 def test_graph_text_summarizes_like_tfs_assert_op():
-    from tapegrad._ops.debugging.asserts import _graph_summary
+    from tapegrad._ops.debugging.checks import graph_summary as _graph_summary
     assert _graph_summary(np.array([[1, 2], [3, 4]]), None) == "[1 2][3...]..."
     assert _graph_summary(np.arange(12).reshape(2, 2, 3), None) == "[[0 1 2]]..."
     assert _graph_summary(np.arange(12).reshape(3, 4), 5) == "[0 1 2 3][4...]..."

@@ -11,7 +11,7 @@ import numpy as np
 from tapegrad import _core
 from tapegrad._function import trace_context as _trace_context
 from tapegrad._ops._dispatch import dispatch
-from tapegrad._ops.debugging import asserts as _asserts
+from tapegrad._ops.debugging import checks
 from tapegrad._tensor.tensor import Tensor, TensorShape, convert_to_tensor
 from tapegrad.dtypes import as_dtype, float32
 from tapegrad.errors import InvalidArgumentError
@@ -23,7 +23,7 @@ __all__ = ["assert_rank", "assert_rank_at_least", "assert_rank_in", "assert_scal
 
 def _name(t):
     """The graph name TF's rank messages give a traced tensor ("a:0"); eagerly tensors have none."""
-    return _asserts._graph_name(t) if _core._tracing() else ""
+    return checks.graph_name(t) if _core._tracing() else ""
 
 
 def _lead(message):
@@ -175,7 +175,7 @@ def assert_shapes(shapes, data=None, summarize=None, message=None, name=None):
     """
     items = shapes.items() if isinstance(shapes, dict) else shapes
     pairs = [(convert_to_tensor(t), (s,) if isinstance(s, str) else tuple(s)) for t, s in items]
-    labels = [_asserts._label(t) for t, _ in pairs]
+    labels = [checks.label(t) for t, _ in pairs]
     _check_shapes(pairs, labels, [_static_shape(t) for t, _ in pairs], message, ValueError)
     trace = _trace_context.relaxed_trace()
     if trace is not None:  # sizes the graph leaves open are checked at every call
