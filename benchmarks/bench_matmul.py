@@ -1,12 +1,14 @@
-"""Matrix multiply, float32 1024x1024: reduce_sum(A @ B) forward, and with both gradients.
+"""Matrix multiply, float32 1024x1024: C = A @ B with both gradients for a random upstream G; reduce_sum(A @ B).
 
 Flops counted (for GFLOP/s): 2 n^3 per GEMM; forward is one GEMM, forward +
-backward three (A @ B, g @ B^T, A^T @ g); the reduce_sum is not counted. The
+backward three (A @ B, G @ B^T, A^T @ G); the reduce_sum is not counted. The
 TensorFlow and tapegrad cases are one function of a module `tf`, with A and B as
-tf.Variable (watched by the tape without tape.watch). tapegrad's MatMul rule sees that
-the gradient of the sum is one value (Note [Uniform gradients] in cpp/engine/backprop.cpp)
-and computes dA and dB as row and column sums, one GEMM in all: its GFLOP/s is the rate of
-the same result, not of the flops it ran.
+tf.Variable (watched by the tape without tape.watch).
+The headline rows take a fixed random upstream gradient G (tape.gradient's output_gradients, torch's
+grad_outputs, jax.vjp), as training meets. In the reduce_sum rows the upstream is all ones: tapegrad's
+MatMul rule sees that it is one value (Note [Uniform gradients] in cpp/engine/backprop.cpp) and
+computes dA and dB as row and column sums, one GEMM in all: their GFLOP/s is the rate of the same
+result, not of the flops it ran.
 """
 
 import sys
@@ -29,6 +31,14 @@ def input_data():
 
 
 A, B = input_data()
+G = np.random.default_rng(2).standard_normal((N, N)).astype(np.float32)  # the upstream gradient of C
+
+upstream = h.Workload(GROUP, "C = A @ B forward+backward, random upstream G, %dx%d float32" % (N, N),
+                      flops=3 * 2 * N ** 3, note="returns C, dA = G B^T, dB = A^T G; GFLOP/s counts three GEMMs",
+                      rtol=1e-3)
+upstream_traced = h.Workload(GROUP, "C = A @ B forward+backward traced, random upstream G, %dx%d float32" % (N, N),
+                             flops=3 * 2 * N ** 3, note="tapegrad and TF: tf.function; jax: jit(vjp); numpy: by "
+                                                        "hand; torch: eager", rtol=1e-3)
 
 fwd = h.Workload(GROUP, "reduce_sum(A @ B) forward, %dx%d float32" % (N, N), flops=2 * N ** 3,
                  note="GFLOP/s counts one GEMM, 2 n^3", rtol=1e-4)
@@ -41,6 +51,50 @@ bwd_traced = h.Workload(GROUP, "reduce_sum(A @ B) forward+backward traced (tf.fu
                         % (N, N), flops=3 * 2 * N ** 3,
                         note="tapegrad and TF: the step in tf.function, returning the sum too; jax: "
                              "jit(value_and_grad); numpy: by hand; torch: eager", rtol=1e-4)
+
+
+def _tf_upstream(tf):
+    a, b, g = tf.Variable(A), tf.Variable(B), tf.constant(G)
+
+    def step():
+        with tf.GradientTape() as tape:
+            c = tf.matmul(a, b)
+        return [c] + tape.gradient(c, [a, b], output_gradients=g)
+    return step
+
+
+upstream.case("tensorflow", "tapegrad")(_tf_upstream)
+upstream_traced.case("tensorflow", "tapegrad")(lambda tf: tf.function(_tf_upstream(tf)))
+
+
+@upstream_traced.case("numpy")
+@upstream.case("numpy")
+def _(np):
+    return lambda: [A @ B, G @ B.T, A.T @ G]
+
+
+@upstream_traced.case("torch")
+@upstream.case("torch")
+def _(torch):
+    a = torch.from_numpy(A.copy()).requires_grad_(True)
+    b = torch.from_numpy(B.copy()).requires_grad_(True)
+    g = torch.from_numpy(G)
+
+    def step():
+        c = a @ b
+        return [c.detach()] + list(torch.autograd.grad(c, [a, b], grad_outputs=g))
+    return step
+
+
+@upstream_traced.case("jax")
+@upstream.case("jax")
+def _(jax):
+    @jax.jit
+    def step(a, b, g):
+        c, vjp = jax.vjp(lambda a, b: a @ b, a, b)
+        return [c, *vjp(g)]
+    a, b, g = (jax.numpy.asarray(m) for m in (A, B, G))
+    return lambda: jax.block_until_ready(step(a, b, g))
 
 
 @fwd.case("tensorflow", "tapegrad")
@@ -133,7 +187,7 @@ bwd.case("jax")(_jax_step)
 bwd_traced.case("jax")(lambda jax: _jax_step(jax, with_value=True))
 
 
-WORKLOADS = [fwd, bwd, bwd_traced]
+WORKLOADS = [upstream, upstream_traced, fwd, bwd, bwd_traced]
 
 
 def main(argv=None, print_env=True):
