@@ -12,8 +12,8 @@ import sys
 try:
     from . import _harness as h
     from . import (bench_autodiff, bench_cnn, bench_data, bench_dispatch, bench_elementwise, bench_function,
-                   bench_loops, bench_lstm, bench_matmul, bench_pinn, bench_recurrence, bench_training,
-                   bench_transformer)
+                   bench_loops, bench_lstm, bench_matmul, bench_pinn, bench_recurrence, bench_text,
+                   bench_training, bench_transformer)
 except ImportError:          # run as a script
     import _harness as h
     import bench_autodiff
@@ -27,11 +27,12 @@ except ImportError:          # run as a script
     import bench_matmul
     import bench_pinn
     import bench_recurrence
+    import bench_text
     import bench_training
     import bench_transformer
 
 SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_data,
-          bench_cnn, bench_lstm, bench_transformer, bench_pinn, bench_recurrence, bench_loops)
+          bench_cnn, bench_lstm, bench_text, bench_transformer, bench_pinn, bench_recurrence, bench_loops)
 
 
 def main(argv=None):
