@@ -244,13 +244,13 @@ def test_variable_returned_is_its_value():
 
 
 def test_variable_creation_first_trace_only():
+    # As TF: a first trace that creates variables is traced again, and the second creating one fails
     @tf.function
     def f(x):
         return tf.Variable(1.0) + x
 
-    assert f(tf.constant(1.0)).numpy() == 2.0
     with pytest.raises(ValueError, match="singleton tf.Variables created on the first call.*trace #2"):
-        f(tf.constant([1.0]))
+        f(tf.constant(1.0))
 
 
 def test_variable_created_once_on_first_trace():
@@ -266,6 +266,27 @@ def test_variable_created_once_on_first_trace():
     m = Model()
     assert m(tf.constant(3.0)).numpy() == 6.0
     assert m(tf.constant([1.0, 2.0])).numpy().tolist() == [2.0, 4.0]
+
+
+def test_first_trace_creating_variables_runs_twice_updates_once():
+    # TF traces twice when the first trace creates variables (body twice, tracing count 2); the step's
+    # assignments and the optimizer's update happen once per call
+    v, calls = tf.Variable(1.0), []
+    opt = tf.keras.optimizers.SGD(0.25, momentum=0.5)
+
+    @tf.function
+    def step():
+        calls.append(1)
+        with tf.GradientTape() as tape:
+            loss = v * v
+        opt.apply_gradients([(tape.gradient(loss, v), v)])  # builds the optimizer's momentum
+        return loss
+
+    assert step().numpy() == 1.0
+    assert (len(calls), step.experimental_get_tracing_count()) == (2, 2)
+    assert v.numpy() == 0.5 and int(opt.iterations.numpy()) == 1
+    step()
+    assert len(calls) == 2 and v.numpy() == 0.0 and int(opt.iterations.numpy()) == 2  # TF's values
 
 
 def test_get_concrete_function_does_not_assign():

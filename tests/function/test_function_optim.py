@@ -47,10 +47,11 @@ def test_traced_optimizer_step_matches_eager(name):
         opt, w, b = OPTIMIZERS[name](), tf.Variable(w0), tf.Variable(b0)
         step = _step_fn(opt, w, b)
         step = tf.function(step) if traced else step
+        before = len(opt.variables)
         losses = [float(step(X, y)) for _ in range(5)]
         runs.append((losses, w.numpy(), b.numpy(), int(opt.iterations)))
-        if traced:
-            assert step.experimental_get_tracing_count() == 1
+        if traced:  # a first trace that builds the optimizer's slots is traced again, as TF's
+            assert step.experimental_get_tracing_count() == (2 if len(opt.variables) > before else 1)
     (le, we, be, ie), (lt, wt, bt, it) = runs
     np.testing.assert_allclose(lt, le, rtol=1e-12)
     np.testing.assert_allclose(wt, we, rtol=1e-12, atol=1e-15)
@@ -117,8 +118,8 @@ def test_traced_book_training_step_matches_eager():
         step = tf.function(step) if traced else step
         losses = [float(step(X_train[i].astype(np.float32), y_train[i].astype(np.float32))) for i in batches]
         results.append((losses, [v.numpy() for v in model.variables]))
-        if traced:
-            assert step.experimental_get_tracing_count() == 1
+        if traced:  # the first trace builds Nadam's slots: traced again, as TF's
+            assert step.experimental_get_tracing_count() == 2
     (le, ve), (lt, vt) = results
     np.testing.assert_allclose(lt, le, rtol=1e-5)
     for a, b in zip(vt, ve):

@@ -1,5 +1,5 @@
 """Rows for the fused optimizer updates (tf.raw_ops.ResourceApplyAdam, ...): each row runs one update on
-fresh Variables.
+Variables set to the arguments.
 
 A sample's inputs are the op's arguments in TF's order. The row's fn copies the variable and slot
 arrays into Variables (assigning them, so a traced call starts from the arguments every time), runs
@@ -25,12 +25,16 @@ def _inputs(op_name):
 
 def _update_fn(op_name):
     op, names = getattr(tf.raw_ops, op_name), _inputs(op_name)
+    made = {}  # one Variable per input name, shape and dtype: a tf.function of fn creates none after its first trace
 
     def fn(*inputs, **attrs):
         state = {}
         for n, t in zip(names, inputs):
             if n in _VARIABLES:
-                state[n] = tf.Variable(np.zeros(t.shape, t.dtype.as_numpy_dtype))
+                key = (n, tuple(t.shape), t.dtype.name)
+                if key not in made:
+                    made[key] = tf.Variable(np.zeros(t.shape, t.dtype.as_numpy_dtype))
+                state[n] = made[key]
                 state[n].assign(t)
         op(**{n: state.get(n, t) for n, t in zip(names, inputs)}, **attrs)
         return tf.concat([tf.reshape(state[n], [-1]) for n in names if n in state], 0)

@@ -191,7 +191,11 @@ class Function(_core._FunctionBase):
                               "changes": [], "dry": dry, "verifying": verifying})
         if len(self._history) > _HISTORY_LIMIT:
             del self._history[1]
-        return cf, _result_value(result, flat, template, single)
+        value = _result_value(result, flat, template, single)
+        if self._num_traces == 1 and trace.created_variables:  # Note [Variables on the first trace] (trace_context)
+            cf, _ = self._trace(call, True, verifying, relaxed_shapes)
+            self._history[-1]["dry"] = dry
+        return cf, value
 
     def _after_trace(self, call, record):
         previous = [r for r in self._history[:-1]]
@@ -249,12 +253,8 @@ class Function(_core._FunctionBase):
 
     def pretty_printed_concrete_signatures(self, verbose=True):
         """Each traced signature as TF prints it: input parameters, output type, captures."""
-        seen, out = set(), []
-        for cf in self._concrete.values():
-            if id(cf) not in seen:
-                seen.add(id(cf))
-                out.append(cf.pretty_printed_signature(verbose=verbose))
-        return "\n\n".join(out)
+        graphs = {id(cf): cf for cf in self._concrete.values()}  # one per graph, in the order first cached
+        return "\n\n".join(cf.pretty_printed_signature(verbose=verbose) for cf in graphs.values())
 
     def experimental_get_tracing_count(self):
         """How many times the Python function was traced."""

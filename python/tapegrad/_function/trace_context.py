@@ -29,6 +29,7 @@ class _Trace:
         # TensorShape by tensor id; tf.shape of a traced tensor is then a run-time value.
         self.relaxed_shapes = relaxed_shapes
         self.frozen_size = None  # why the graph holds a traced size no comparison can see (note_frozen_size)
+        self.created_variables = False  # Note [Variables on the first trace]
 
 
 def _next_tensor_id():
@@ -49,10 +50,19 @@ def current_trace():
     return stack[-1] if stack else None
 
 
+# Note [Variables on the first trace]: as TF, a function whose first trace creates variables is traced
+# a second time, and a variable created by that second trace (or any later one) is TF's ValueError
+# ("only supports singleton tf.Variables"): a function that creates a variable on every call fails on
+# its first call, one that creates them once (`if self.v is None`) runs. The first trace ran with the
+# call's values and gave its result; the second is dry (what it assigns and draws is undone), so the
+# call's updates happen once, and its graph, which reads the variables the first one made, serves
+# the later calls. The Python body runs twice and experimental_get_tracing_count() says 2, as TF's.
 def _on_variable_created():
     """Called by Variable() while tracing: only a Function's first trace may create variables."""
     trace = current_trace()
-    if trace is not None and trace.function._num_traces > 0:
+    if trace is not None and trace.function._num_traces == 0:
+        trace.created_variables = True
+    elif trace is not None:
         f = trace.function
         raise ValueError(
             "tf.function only supports singleton tf.Variables created on the first call. Make sure the "
