@@ -1,11 +1,19 @@
-"""Argument checks and float round trips shared by the tf.image modules (image_geometry, image_color,
-image_hsv, image_random, image_metrics); errors name the public function and argument, with TF's classes."""
+"""Argument checks, dtype conversions and pieces shared by the tf.image modules (geometry, color, hsv,
+metrics, random_adjust, stateless_random); errors name the public function and argument, with TF's
+classes."""
 import numpy as np
 
-from tapegrad import _core, dtypes
+from tapegrad import _core, dtypes, errors
 from tapegrad._function.trace_context import note_frozen_size
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import arange, concat, zeros
+from tapegrad._ops._lib.shapes import axis_varies, run_time_size, slice_along
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor.tensor import Tensor
+from tapegrad._ops.debugging.checks import check_less_equal
+from tapegrad._ops.image.pixels import PixelType, mark, pixel_dtype
+from tapegrad._ops.math.elementwise import floordiv, floormod, maximum, minimum
+from tapegrad._tensor.string_tensor import string_constant
+from tapegrad._tensor.tensor import Tensor, cast, constant, identity
 
 
 def as_image(value, fn, arg="image"):
@@ -20,6 +28,23 @@ def static_sizes(image, fn):
     if _core._tracing():
         note_frozen_size(f"tf.image.{fn} computes from the image's size")
     return list(image.shape)
+
+
+# A shape built from static_sizes holds None for a size that changes from call to call of the tf.function
+# being traced: tf.zeros and tf.reshape refuse it, with these errors.
+def sized_zeros(shape, dtype):
+    """tf.zeros(shape, dtype) (empty strings for a string dtype)."""
+    if None in shape:
+        raise ValueError(f"zeros: shape {shape!r} has an unknown (None) dimension")
+    return string_constant(b"", shape) if dtype is dtypes.string else zeros(shape, dtype)
+
+
+def sized_reshape(x, shape):
+    """tf.reshape(x, shape)."""
+    if None in shape:
+        raise errors.InvalidArgumentError(f"reshape(): argument 'shape' must be an int or a list of ints, got "
+                                          f"{shape!r} (list)")
+    return _raw.Reshape(x, shape=shape)
 
 
 def check_rank(image, fn, arg="image", ranks=(3, 4), at_least=None):
@@ -48,11 +73,67 @@ def check_float(image, fn, arg="image"):
 def to_working_float(image):
     """TF's adjust_* ops work in float32 (float16/float32 inputs as they are): integer images are scaled
     to [0, 1] by convert_image_dtype and float64 ones are cast."""
-    return image if image.dtype == dtypes.float32 else _convert_dtype.convert_image_dtype(image, dtypes.float32)
+    return image if image.dtype == dtypes.float32 else convert_image(image, dtypes.float32)
 
 
 def from_working_float(adjusted, dtype, saturate):
-    return _convert_dtype.convert_image_dtype(adjusted, dtype, saturate=saturate)
+    return convert_image(adjusted, dtype, saturate)
+
+
+def _limit(value, float_dtype, toward_zero_if):
+    """An integer limit as ``float_dtype`` holds it, nudged toward zero when rounding crossed it."""
+    held = np.array(value, dtype=float_dtype)
+    if toward_zero_if(np.float64(held), np.float64(value)):  # compared in float64, as TF's limits are
+        held = np.nextafter(held, np.array(0, dtype=float_dtype))
+    return constant(held)
+
+
+def _saturate_to_int(x, out):
+    info = np.iinfo(out.as_numpy_dtype)
+    f = x.dtype.as_numpy_dtype
+    x = maximum(x, _limit(info.min, f, lambda h, v: h < v))
+    return minimum(x, _limit(info.max, f, lambda h, v: h > v))
+
+
+def _max(dtype):
+    return dtype.max if isinstance(dtype, PixelType) else int(np.iinfo(dtype.as_numpy_dtype).max)
+
+
+def _stored(x, out, saturate):
+    """An integer result as ``out`` stores it: a pixel type's values wrap into its range as TF's uint casts
+    do (clamped with ``saturate``), in an int32 tensor marked with it (Note [Pixel tensors])."""
+    if not isinstance(out, PixelType):
+        return x
+    if saturate:
+        x = minimum(maximum(x, constant(0, x.dtype)), constant(out.max, x.dtype))
+    else:
+        x = floormod(x, constant(out.max + 1, x.dtype))
+    return mark(x, out)
+
+
+def convert_image(image, out, saturate=False):
+    """tf.image.convert_image_dtype of a tensor to ``out``, a float or integer DType or a PixelType
+    (Note [Image dtype scaling] in _ops/image/convert_dtype.py); AttributeError for an image of another
+    dtype."""
+    src = pixel_dtype(image)
+    if not (src.is_floating or src.is_integer):
+        raise AttributeError("convert_image_dtype: image dtype must be either floating point or integer")
+    store = dtypes.int32 if isinstance(out, PixelType) else out  # the tensor dtype of the result
+    if out is src or out == src:
+        return mark(identity(image), out) if isinstance(out, PixelType) else identity(image)
+    if src.is_floating and out.is_floating:
+        return cast(image, out)
+    if src.is_integer and out.is_integer:
+        max_in, max_out = _max(src), _max(out)
+        if max_in > max_out:
+            return _stored(cast(floordiv(image, constant((max_in + 1) // (max_out + 1), image.dtype)), store), out,
+                           saturate)
+        return _stored(cast(image, store) * constant((max_out + 1) // (max_in + 1), store), out, saturate)
+    if src.is_integer:
+        scale = np.array(1.0 / _max(src), dtype=out.as_numpy_dtype)
+        return cast(image, out) * constant(scale)
+    scaled = image * constant(np.array(_max(out) + 0.5, dtype=src.as_numpy_dtype))
+    return _stored(cast(_saturate_to_int(scaled, out) if saturate else scaled, store), out, False)
 
 
 def known_value(value):
@@ -63,5 +144,86 @@ def known_value(value):
     return np.asarray(value)
 
 
-# Imported after the definitions above: these modules import this one (their names are read at call time).
-from tapegrad._ops.image import convert_dtype as _convert_dtype  # noqa: E402
+def reverse_axes(image, axes):
+    """``image`` with the listed axes (negative ones counted from the end) reversed, as tf.reverse."""
+    return _raw.ReverseV2(image, axis=[a % image.ndim for a in axes])
+
+
+def float_arg(value, fn, arg):
+    return convert_arg(value, "float", fn, arg)
+
+
+def check_range(lower, upper, fn):
+    """A random op's [lower, upper) factor range as floats, with TF's ValueErrors."""
+    lower, upper = float_arg(lower, fn, "lower"), float_arg(upper, fn, "upper")
+    if upper <= lower:
+        raise ValueError(f"{fn}: upper must be > lower.")
+    if lower < 0:
+        raise ValueError(f"{fn}: lower must be non-negative.")
+    return lower, upper
+
+
+def crop_size(size, value, fn="random_crop"):
+    """A random crop's size as ints, one per dimension of ``value`` and none above it, and value's sizes."""
+    if isinstance(size, _core.Tensor):
+        if not size.dtype.is_integer:
+            raise TypeError(f"{fn}: size must be integers, got dtype {size.dtype.name}")
+        size = size.numpy().tolist()
+    if any(isinstance(s, (float, np.floating)) for s in np.ravel(size).tolist()):
+        raise TypeError(f"{fn}: cannot convert size={size!r} to int32")
+    size = convert_arg(size, "ints", fn, "size")
+    shape = static_sizes(value, fn)
+    if len(size) != len(shape):
+        raise errors.InvalidArgumentError(None, None, f"{fn}: size {size} must have one entry per dimension "
+                                                      f"of value, of shape {tuple(shape)}")
+    if any(s > d for s, d in zip(size, shape)):
+        raise errors.InvalidArgumentError(None, None, f"{fn}: Need value.shape >= size, got {tuple(shape)} "
+                                                      f"and {size}")
+    return size, shape
+
+
+def crop_at(value, size, limits, draws):
+    """The ``size`` slice of value at offsets draws mod limits (the number of offsets per dimension)."""
+    offsets = floormod(draws, constant(np.array(limits, dtype=np.int32)))
+    out = value
+    for axis, (s, limit) in enumerate(zip(size, limits)):
+        if limit > 1:
+            out = _raw.GatherV2(out, offsets[axis] + arange(s), axis=axis, batch_dims=0)
+    return out
+
+
+# tf.pad(x, paddings, "REFLECT") as array/slicing.py builds it (no registry op mirrors), for sobel_edges.
+def reflect_pad(x, paddings):
+    """``x`` padded by [before, after] pairs of ints, each axis mirrored without its edge entry."""
+    for axis, (before, after) in enumerate(paddings):
+        x = (_reflect_at_run_time if axis_varies(x, axis) else _reflect)(x, axis, before, after)
+    return x
+
+
+def _reflect(x, axis, before, after):
+    n = x._shape[axis]
+    if min(before, after) < 0 or max(before, after) > n - 1:
+        raise _core.InvalidArgumentError(f"MirrorPad: paddings ({before}, {after}) must be in [0, {n - 1}] for "
+                                         f"dimension {axis} of shape {tuple(x._shape)}")
+    parts = [x]
+    if before:  # x[before], ..., x[1]
+        parts.insert(0, slice_along(x, axis, before, 0, -1))
+    if after:  # x[n - 2], ..., x[n - 1 - after]
+        parts.append(slice_along(x, axis, n - 2, n - 2 - after, -1))
+    return concat(parts, axis)
+
+
+def _reflect_at_run_time(x, axis, before, after):
+    """_reflect along an axis whose size n changes from call to call: one gather of the positions
+    before .. 1, 0 .. n-1, n-2 .. n-1-after, those after the axis computed from n at run time; paddings
+    beyond n - 1 are refused at run time, as TF's MirrorPad refuses them."""
+    if min(before, after) < 0:
+        raise _core.InvalidArgumentError(f"MirrorPad: paddings ({before}, {after}) must not be negative")
+    n = run_time_size(x, axis)
+    check_less_equal(constant(max(before, after), dtypes.int64), n - 1,
+                     f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis} less one "
+                     "(REFLECT)")
+    parts = [constant(np.arange(before, 0, -1, dtype=np.int64)), arange(n, dtypes.int64)]
+    if after:
+        parts.append(n - 2 - constant(np.arange(after, dtype=np.int64)))
+    return _raw.GatherV2(x, concat(parts, 0), axis=axis, batch_dims=0)

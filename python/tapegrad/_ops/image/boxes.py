@@ -4,7 +4,6 @@ trace serves every input."""
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import gather
 from tapegrad._tensor.tensor import cast, convert_to_tensor
 from tapegrad._ops import _raw
 
@@ -47,4 +46,4 @@ def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshol
                                         "implemented; only hard suppression (0.0)")
     fn = "non_max_suppression_with_scores"
     picked = _select(boxes, scores, max_output_size, iou_threshold, score_threshold, fn)
-    return picked, gather(convert_to_tensor(scores), picked)
+    return picked, _raw.GatherV2(convert_to_tensor(scores), picked, axis=0, batch_dims=0)

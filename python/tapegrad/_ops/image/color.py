@@ -7,15 +7,13 @@ import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes
-from tapegrad._ops.image._common import (as_image, check_rank, from_working_float, known_value, static_sizes,
-                                         to_working_float)
-from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import tile
+from tapegrad._ops import _raw
+from tapegrad._ops.image._adjust import brightness, contrast, scalar_as
+from tapegrad._ops.image._common import (as_image, check_rank, convert_image, from_working_float, known_value,
+                                         static_sizes, to_working_float)
 from tapegrad._ops.math.elementwise import maximum
-from tapegrad._ops.image.convert_dtype import convert_image_dtype
 from tapegrad._ops.image.pixels import pixel_dtype
 from tapegrad._ops.math.reduction import reduce_mean, reduce_sum
-from tapegrad._ops.math.reduce_composed import reduce_std
 from tapegrad._tensor.tensor import cast, constant
 
 __all__ = ["adjust_brightness", "adjust_contrast", "adjust_gamma", "per_image_standardization", "rgb_to_grayscale",
@@ -25,18 +23,10 @@ __all__ = ["adjust_brightness", "adjust_contrast", "adjust_gamma", "per_image_st
 _LUMA = np.array([0.2989, 0.5870, 0.1140], dtype=np.float32)
 
 
-def _scalar_as(value, dtype, fn, arg):
-    t = convert_arg(value, "tensor", fn, arg, dtype_hint=dtype)
-    return t if t.dtype == dtype else cast(t, dtype)
-
-
 @dispatch
 def adjust_brightness(image, delta):
     """``image + delta`` (delta on the [0, 1] scale for integer images), in the image's dtype."""
-    image = as_image(image, "adjust_brightness")
-    flt = to_working_float(image)
-    delta = _scalar_as(delta, flt.dtype, "adjust_brightness", "delta")
-    return from_working_float(flt + delta, pixel_dtype(image), True)
+    return brightness(as_image(image, "adjust_brightness"), delta)
 
 
 @dispatch
@@ -47,10 +37,7 @@ def adjust_contrast(images, contrast_factor):
     if images.shape.rank < 3:
         raise _core.InvalidArgumentError(f"adjust_contrast: 'images' must be at least 3-D, got shape "
                                          f"{tuple(images.shape)}")
-    flt = to_working_float(images)
-    factor = _scalar_as(contrast_factor, flt.dtype, "adjust_contrast", "contrast_factor")
-    mean = reduce_mean(flt, axis=[-3, -2], keepdims=True)
-    return from_working_float((flt - mean) * factor + mean, pixel_dtype(images), True)
+    return contrast(images, contrast_factor)
 
 
 def _check_gamma(gamma):
@@ -65,8 +52,8 @@ def adjust_gamma(image, gamma=1, gain=1):
     image = as_image(image, "adjust_gamma")
     flt = to_working_float(image)
     _check_gamma(gamma)
-    g = _scalar_as(gamma, flt.dtype, "adjust_gamma", "gamma")
-    adjusted = _scalar_as(gain, flt.dtype, "adjust_gamma", "gain") * flt ** g
+    g = scalar_as(gamma, flt.dtype, "adjust_gamma", "gamma")
+    adjusted = scalar_as(gain, flt.dtype, "adjust_gamma", "gain") * flt ** g
     return from_working_float(adjusted, pixel_dtype(image), True)
 
 
@@ -80,8 +67,14 @@ def per_image_standardization(image):
     pixels = int(np.prod(static_sizes(image, "per_image_standardization")[-3:]))
     mean = reduce_mean(x, axis=[-1, -2, -3], keepdims=True)
     floor = constant(np.float32(1) / np.sqrt(np.float32(pixels)))
-    std = maximum(reduce_std(x, axis=[-1, -2, -3], keepdims=True), floor)
+    std = maximum(_std(x, [-1, -2, -3]), floor)
     return (x - mean) / std
+
+
+def _std(x, axes):
+    """tf.math.reduce_std(x, axes, keepdims=True): the population standard deviation."""
+    centered = x - reduce_mean(x, axis=axes, keepdims=True)
+    return _raw.Sqrt(reduce_mean(centered * centered, axis=axes, keepdims=True))
 
 
 @dispatch
@@ -91,9 +84,9 @@ def rgb_to_grayscale(images, name=None):
     if images.shape.rank < 1 or images.shape[-1] != 3:
         raise _core.InvalidArgumentError(f"rgb_to_grayscale: the last dimension of 'images' must be 3, got shape "
                                          f"{tuple(images.shape)}")
-    flt = convert_image_dtype(images, dtypes.float32)
+    flt = convert_image(images, dtypes.float32)
     gray = reduce_sum(flt * constant(_LUMA), axis=-1, keepdims=True)
-    return convert_image_dtype(gray, pixel_dtype(images))
+    return convert_image(gray, pixel_dtype(images))
 
 
 @dispatch
@@ -105,4 +98,4 @@ def grayscale_to_rgb(images, name=None):
                          "two-dimensional.")
     if images.shape[-1] != 1:
         raise ValueError("grayscale_to_rgb: Last dimension of a grayscale image should be size 1.")
-    return tile(images, [1] * (images.shape.rank - 1) + [3])
+    return _raw.Tile(images, multiples=[1] * (images.shape.rank - 1) + [3])

@@ -7,12 +7,11 @@ import numpy as np
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._function.control_flow import switch_case
-from tapegrad._ops.array.creation import range as _range, zeros
-from tapegrad._ops.image._common import as_image, check_rank, static_sizes
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import arange, stack
+from tapegrad._ops.image._common import as_image, check_rank, reverse_axes, sized_reshape, sized_zeros, static_sizes
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import gather, reshape, stack, transpose as _transpose
-from tapegrad._ops.array.slicing import pad, reverse
-from tapegrad._ops.image.resize import ResizeMethod, resize
+from tapegrad._ops.image._resize import ResizeMethod, resize_images
 from tapegrad._tensor.tensor import Tensor, cast
 
 __all__ = ["flip_left_right", "flip_up_down", "rot90", "transpose", "central_crop", "crop_to_bounding_box",
@@ -32,7 +31,7 @@ def flip_left_right(image):
     """``image`` mirrored along its width axis."""
     image = as_image(image, "flip_left_right")
     check_rank(image, "flip_left_right")
-    return reverse(image, [-2])
+    return reverse_axes(image, [-2])
 
 
 @dispatch
@@ -40,11 +39,11 @@ def flip_up_down(image):
     """``image`` mirrored along its height axis."""
     image = as_image(image, "flip_up_down")
     check_rank(image, "flip_up_down")
-    return reverse(image, [-3])
+    return reverse_axes(image, [-3])
 
 
 def _swap_hw(image):
-    return _transpose(image, [1, 0, 2] if image.shape.rank == 3 else [0, 2, 1, 3])
+    return _raw.Transpose(image, perm=[1, 0, 2] if image.shape.rank == 3 else [0, 2, 1, 3])
 
 
 @dispatch
@@ -58,11 +57,11 @@ def transpose(image, name=None):
 def _quarter_turns(image, k):
     """``image`` turned counter-clockwise by k quarter turns, k a Python int in 0..3."""
     if k == 1:
-        return _swap_hw(reverse(image, [-2]))
+        return _swap_hw(reverse_axes(image, [-2]))
     if k == 2:
-        return reverse(image, [-3, -2])
+        return reverse_axes(image, [-3, -2])
     if k == 3:
-        return reverse(_swap_hw(image), [-2])
+        return reverse_axes(_swap_hw(image), [-2])
     return image
 
 
@@ -123,7 +122,7 @@ def _offset(value, fn, arg):
 
 def _take(image, offset, size, axis):
     """``size`` entries of ``axis`` from a traced ``offset`` on: a gather, so the graph reads the offset."""
-    return gather(image, cast(offset, dtypes.int32) + _range(size), axis=axis)
+    return _raw.GatherV2(image, cast(offset, dtypes.int32) + arange(size), axis=axis, batch_dims=0)
 
 
 @dispatch
@@ -172,7 +171,12 @@ def pad_to_bounding_box(image, offset_height, offset_width, target_height, targe
     if bottom < 0:
         raise ValueError(f"{fn}: height must be <= target - offset")
     paddings = [[top, bottom], [left, right], [0, 0]]
-    return pad(image, paddings if image.shape.rank == 3 else [[0, 0]] + paddings)
+    return _pad(image, paddings if image.shape.rank == 3 else [[0, 0]] + paddings)
+
+
+def _pad(image, paddings):
+    """``image`` with [before, after] zeros along each axis (tf.pad with ints)."""
+    return _raw.Pad(image, paddings=[p for pair in paddings for p in pair], constant_values=0.0)
 
 
 def _target_size(target_height, target_width, fn):
@@ -212,7 +216,7 @@ def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILI
     ratio = max(w / f32(tw), h / f32(th))  # float32 throughout, so the sizes round as TF's do
     new_h, new_w = h / ratio, w / ratio
     pad_h, pad_w = (f32(th) - new_h) / f32(2), (f32(tw) - new_w) / f32(2)
-    resized = resize(image, [int(np.floor(new_h)), int(np.floor(new_w))], method=method, antialias=antialias)
+    resized = resize_images(image, [int(np.floor(new_h)), int(np.floor(new_w))], method, False, antialias)
     return pad_to_bounding_box(resized, max(0, int(np.floor(pad_h))), max(0, int(np.floor(pad_w))), th, tw)
 
 
@@ -259,8 +263,8 @@ def extract_patches(images, sizes, strides, rates, padding, name=None):
     oh, top, bottom = _patch_axis(h, kh, sh, rh, padding)
     ow, left, right = _patch_axis(w, kw, sw, rw, padding)
     if oh == 0 or ow == 0:
-        return zeros([batch, oh, ow, kh * kw * depth], images.dtype)
-    x = pad(images, [[0, 0], [top, bottom], [left, right], [0, 0]]) if top + bottom + left + right else images
+        return sized_zeros([batch, oh, ow, kh * kw * depth], images.dtype)
+    x = _pad(images, [[0, 0], [top, bottom], [left, right], [0, 0]]) if top + bottom + left + right else images
     taps = [x[:, i * rh:i * rh + (oh - 1) * sh + 1:sh, j * rw:j * rw + (ow - 1) * sw + 1:sw, :]
             for i in range(kh) for j in range(kw)]
-    return reshape(stack(taps, axis=3), [batch, oh, ow, kh * kw * depth])
+    return sized_reshape(stack(taps, axis=3), [batch, oh, ow, kh * kw * depth])

@@ -14,40 +14,12 @@ import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import errors
-from tapegrad._ops.image._common import (as_image, check_channels, check_float, from_working_float, known_value,
-                                         to_working_float)
-from tapegrad._ops.array.manipulation import stack, unstack
-from tapegrad._ops.math.elementwise import abs as _abs, floor, maximum, minimum
-from tapegrad._ops.math.divide_where import clip_by_value, where
+from tapegrad._ops._lib.arrays import stack
+from tapegrad._ops.image._adjust import channels, hue, saturation, to_hsv, to_rgb
+from tapegrad._ops.image._common import as_image, check_channels, check_float, known_value
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.image.pixels import pixel_dtype
-from tapegrad._tensor.tensor import cast
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue"]
-
-
-def _channels(images):
-    return unstack(images, axis=-1)
-
-
-def _to_hsv(images):
-    r, g, b = _channels(images)
-    v = maximum(maximum(r, g), b)
-    spread = v - minimum(minimum(r, g), b)
-    s = where(v > 0, spread / where(v > 0, v, 1.0), 0.0)
-    has_hue = spread > 0
-    norm = 1.0 / (6.0 * where(has_hue, spread, 1.0))
-    h = where(r == v, norm * (g - b), where(g == v, norm * (b - r) + 2.0 / 6.0, norm * (r - g) + 4.0 / 6.0))
-    h = where(has_hue, h, 0.0)
-    return where(h < 0, h + 1.0, h), s, v
-
-
-def _to_rgb(h, s, v):
-    d = h * 6.0
-    red = clip_by_value(_abs(d - 3.0) - 1.0, 0.0, 1.0)
-    green = clip_by_value(2.0 - _abs(d - 2.0), 0.0, 1.0)
-    blue = clip_by_value(2.0 - _abs(d - 4.0), 0.0, 1.0)
-    return stack([(1.0 - s + s * c) * v for c in (red, green, blue)], axis=-1)
 
 
 @dispatch
@@ -57,7 +29,7 @@ def rgb_to_hsv(images, name=None):
     images = as_image(images, "rgb_to_hsv", "images")
     check_float(images, "rgb_to_hsv", "images")
     check_channels(images, "rgb_to_hsv", lambda message: errors.FailedPreconditionError(None, None, message))
-    return stack(list(_to_hsv(images)), axis=-1)
+    return stack(list(to_hsv(images)), axis=-1)
 
 
 @dispatch
@@ -66,7 +38,7 @@ def hsv_to_rgb(images, name=None):
     images = as_image(images, "hsv_to_rgb", "images")
     check_float(images, "hsv_to_rgb", "images")
     check_channels(images, "hsv_to_rgb")
-    return _to_rgb(*_channels(images))
+    return to_rgb(*channels(images))
 
 
 @dispatch
@@ -75,11 +47,7 @@ def adjust_saturation(image, saturation_factor, name=None):
     [0, 1], in the image's dtype."""
     image = as_image(image, "adjust_saturation")
     check_channels(image, "adjust_saturation", arg="image")
-    flt = to_working_float(image)
-    factor = convert_arg(saturation_factor, "tensor", "adjust_saturation", "saturation_factor", flt.dtype)
-    factor = factor if factor.dtype == flt.dtype else cast(factor, flt.dtype)
-    h, s, v = _to_hsv(flt)
-    return from_working_float(_to_rgb(h, clip_by_value(s * factor, 0.0, 1.0), v), pixel_dtype(image), False)
+    return saturation(image, saturation_factor)
 
 
 @dispatch
@@ -92,7 +60,4 @@ def adjust_hue(image, delta, name=None):
     if d is not None and np.any((d < -1.0) | (d > 1.0)):  # a NaN delta passes, as in TF
         raise ValueError("adjust_hue: delta must be in the interval [-1, 1]")
     check_channels(image, "adjust_hue", arg="image")
-    flt = to_working_float(image)
-    h, s, v = _to_hsv(flt)
-    shifted = h + (delta if delta.dtype == flt.dtype else cast(delta, flt.dtype))
-    return from_working_float(_to_rgb(shifted - floor(shifted), s, v), pixel_dtype(image), False)
+    return hue(image, delta)

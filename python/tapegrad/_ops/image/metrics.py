@@ -6,15 +6,12 @@ import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
-from tapegrad._ops.image._common import as_image, check_float, static_sizes
-from tapegrad._ops.array.manipulation import concat, reshape, stack
-from tapegrad._ops.array.slicing import pad
-from tapegrad._ops.nn.conv_pool import depthwise_conv2d
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import concat, stack
+from tapegrad._ops.image._common import as_image, check_float, convert_image, reflect_pad, sized_zeros, static_sizes
 from tapegrad._ops.math.elementwise import abs as _abs, log
-from tapegrad._ops.image.convert_dtype import convert_image_dtype
 from tapegrad._ops.image.pixels import PixelType, mark, pixel_dtype
 from tapegrad._ops.math.reduction import reduce_mean, reduce_sum
-from tapegrad._ops.array.creation import zeros
 from tapegrad._tensor.tensor import cast, constant
 
 __all__ = ["total_variation", "image_gradients", "sobel_edges", "psnr", "ssim"]
@@ -46,8 +43,8 @@ def image_gradients(image):
     if image.shape.rank != 4:
         raise ValueError(f"image_gradients expects a 4D tensor [batch_size, h, w, d], not {tuple(image.shape)}.")
     b, h, w, d = static_sizes(image, "image_gradients")
-    dy = concat([image[:, 1:] - image[:, :-1], zeros([b, 1, w, d], image.dtype)], axis=1)
-    dx = concat([image[:, :, 1:] - image[:, :, :-1], zeros([b, h, 1, d], image.dtype)], axis=2)
+    dy = concat([image[:, 1:] - image[:, :-1], sized_zeros([b, 1, w, d], image.dtype)], axis=1)
+    dx = concat([image[:, :, 1:] - image[:, :, :-1], sized_zeros([b, h, 1, d], image.dtype)], axis=2)
     return dy, dx
 
 
@@ -75,7 +72,7 @@ def sobel_edges(image):
         raise _invalid(f"sobel_edges: 'image' must be 4-dimensional [batch, h, w, d], got shape "
                        f"{tuple(image.shape)}")
     _, h, w, _ = static_sizes(image, "sobel_edges")
-    padded = pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+    padded = reflect_pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]])
     return stack([_filter3x3(padded, _SOBEL_Y, h, w), _filter3x3(padded, _SOBEL_X, h, w)], axis=-1)
 
 
@@ -105,8 +102,8 @@ def _max_val_float(max_val, dtype, fn):
     """max_val in the images' dtype, then on the [0, 1] float32 scale the images are compared on."""
     peak = as_image(max_val, fn, "max_val")
     if isinstance(dtype, PixelType):  # uint8 / uint16 pixels (Note [Pixel tensors] in _ops/image/pixels.py)
-        return convert_image_dtype(mark(cast(peak, dtypes.int32), dtype), dtypes.float32)
-    return convert_image_dtype(peak if peak.dtype == dtype else cast(peak, dtype), dtypes.float32)
+        return convert_image(mark(cast(peak, dtypes.int32), dtype), dtypes.float32)
+    return convert_image(peak if peak.dtype == dtype else cast(peak, dtype), dtypes.float32)
 
 
 @dispatch
@@ -115,7 +112,7 @@ def psnr(a, b, max_val, name=None):
     per image: 20 log10(max_val) - 10 log10(mean squared error); float32."""
     a, b = _compared_pair(a, b, "psnr", ("a", "b"))
     peak = _max_val_float(max_val, pixel_dtype(a), "psnr")
-    a, b = convert_image_dtype(a, dtypes.float32), convert_image_dtype(b, dtypes.float32)
+    a, b = convert_image(a, dtypes.float32), convert_image(b, dtypes.float32)
     mse = reduce_mean((a - b) * (a - b), axis=[-3, -2, -1])
     return 20.0 * log(peak) / np.float32(np.log(np.float32(10.0))) - np.float32(10 / np.log(10)) * log(mse)
 
@@ -132,8 +129,9 @@ def _gaussian_window(size, sigma):
 def _window_mean(x, window):
     """Gaussian-weighted local means over height and width (VALID), for any number of batch axes."""
     shape = list(x.shape)
-    y = depthwise_conv2d(reshape(x, [-1] + shape[-3:]), window, strides=[1, 1, 1, 1], padding="VALID")
-    return reshape(y, shape[:-3] + list(y.shape[1:]))
+    y = _raw.DepthwiseConv2dNative(_raw.Reshape(x, shape=[-1] + shape[-3:]), window, strides=[1, 1], padding="VALID",
+                                   dilations=[1, 1])
+    return _raw.Reshape(y, shape=shape[:-3] + list(y.shape[1:]))
 
 
 @dispatch
@@ -150,7 +148,7 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
         if min(static_sizes(t, "ssim")[-3:-1]) < filter_size:
             raise _invalid(f"ssim: images of shape {tuple(t.shape)} are smaller than filter_size={filter_size}")
     peak = _max_val_float(max_val, pixel_dtype(img1), "ssim")
-    x, y = convert_image_dtype(img1, dtypes.float32), convert_image_dtype(img2, dtypes.float32)
+    x, y = convert_image(img1, dtypes.float32), convert_image(img2, dtypes.float32)
     window = constant(np.tile(_gaussian_window(int(filter_size), filter_sigma), [1, 1, x.shape[-1], 1]))
     c1, c2 = (k1 * peak) * (k1 * peak), (k2 * peak) * (k2 * peak)
     mean_x, mean_y = _window_mean(x, window), _window_mean(y, window)

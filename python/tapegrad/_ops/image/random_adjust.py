@@ -6,18 +6,13 @@ from random offsets; so gradients reach the image and the graph reads the draw a
 import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
-from tapegrad import _core, dtypes, errors
+from tapegrad import dtypes, errors
 from tapegrad import random as _random
-from tapegrad._ops.array.creation import range as _range
-from tapegrad._ops.image._common import as_image, check_channels, check_rank, static_sizes
-from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import gather, reshape
-from tapegrad._ops.array.slicing import reverse
-from tapegrad._ops.math.elementwise import floormod
-from tapegrad._ops.math.divide_where import where
-from tapegrad._ops.image.color import adjust_brightness, adjust_contrast
-from tapegrad._ops.image.hsv import adjust_hue, adjust_saturation
-from tapegrad._tensor.tensor import constant
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.image._adjust import brightness, contrast, hue, saturation
+from tapegrad._ops.image._common import (as_image, check_channels, check_range, check_rank, crop_at, crop_size,
+                                         float_arg, reverse_axes, static_sizes)
 
 __all__ = ["random_flip_left_right", "random_flip_up_down", "random_crop", "random_brightness", "random_contrast",
            "random_saturation", "random_hue"]
@@ -29,8 +24,8 @@ def _random_flip(image, seed, axis, fn):
     if rank == 3:
         flip = _random.uniform([], seed=seed) < 0.5
     else:
-        flip = reshape(_random.uniform(static_sizes(image, fn)[:1], seed=seed) < 0.5, [-1, 1, 1, 1])
-    return where(flip, reverse(image, [axis]), image)
+        flip = _raw.Reshape(_random.uniform(static_sizes(image, fn)[:1], seed=seed) < 0.5, shape=[-1, 1, 1, 1])
+    return select(flip, reverse_axes(image, [axis]), image)
 
 
 @dispatch
@@ -45,70 +40,29 @@ def random_flip_up_down(image, seed=None):
     return _random_flip(image, seed, -3, "random_flip_up_down")
 
 
-def _crop_size(size, value, fn="random_crop"):
-    if isinstance(size, _core.Tensor):
-        if not size.dtype.is_integer:
-            raise TypeError(f"{fn}: size must be integers, got dtype {size.dtype.name}")
-        size = size.numpy().tolist()
-    if any(isinstance(s, (float, np.floating)) for s in np.ravel(size).tolist()):
-        raise TypeError(f"{fn}: cannot convert size={size!r} to int32")
-    size = convert_arg(size, "ints", fn, "size")
-    shape = static_sizes(value, fn)
-    if len(size) != len(shape):
-        raise errors.InvalidArgumentError(None, None, f"{fn}: size {size} must have one entry per dimension "
-                                                      f"of value, of shape {tuple(shape)}")
-    if any(s > d for s, d in zip(size, shape)):
-        raise errors.InvalidArgumentError(None, None, f"{fn}: Need value.shape >= size, got {tuple(shape)} "
-                                                      f"and {size}")
-    return size, shape
-
-
 @dispatch
 def random_crop(value, size, seed=None, name=None):
     """A ``size`` slice of ``value`` (any rank) at an offset drawn uniformly along each dimension."""
     value = as_image(value, "random_crop", "value")
-    size, shape = _crop_size(size, value)
+    size, shape = crop_size(size, value)
     limits = [d - s + 1 for s, d in zip(size, shape)]
     # one int32 draw per dimension, reduced modulo the number of possible offsets along it
     draws = _random.uniform([len(shape)], maxval=np.iinfo(np.int32).max, dtype=dtypes.int32, seed=seed)
-    return _crop_at(value, size, limits, draws)
-
-
-def _crop_at(value, size, limits, draws):
-    """The ``size`` slice of value at offsets draws mod limits (the number of offsets per dimension)."""
-    offsets = floormod(draws, constant(np.array(limits, dtype=np.int32)))
-    out = value
-    for axis, (s, limit) in enumerate(zip(size, limits)):
-        if limit > 1:
-            out = gather(out, offsets[axis] + _range(s), axis=axis)
-    return out
+    return crop_at(value, size, limits, draws)
 
 
 def _uniform_between(lo, hi, seed):
     return _random.uniform([], minval=lo, maxval=hi, seed=seed)
 
 
-def _float(value, fn, arg):
-    return convert_arg(value, "float", fn, arg)
-
-
-def _check_range(lower, upper, fn):
-    lower, upper = _float(lower, fn, "lower"), _float(upper, fn, "upper")
-    if upper <= lower:
-        raise ValueError(f"{fn}: upper must be > lower.")
-    if lower < 0:
-        raise ValueError(f"{fn}: lower must be non-negative.")
-    return lower, upper
-
-
 @dispatch
 def random_brightness(image, max_delta, seed=None):
     """adjust_brightness by a delta drawn uniformly from [-max_delta, max_delta)."""
     image = as_image(image, "random_brightness")
-    max_delta = _float(max_delta, "random_brightness", "max_delta")
+    max_delta = float_arg(max_delta, "random_brightness", "max_delta")
     if max_delta < 0:
         raise ValueError("random_brightness: max_delta must be non-negative.")
-    return adjust_brightness(image, _uniform_between(-max_delta, max_delta, seed))
+    return brightness(image, _uniform_between(-max_delta, max_delta, seed))
 
 
 @dispatch
@@ -118,8 +72,8 @@ def random_contrast(image, lower, upper, seed=None):
     if image.shape.rank < 3:
         raise errors.InvalidArgumentError(None, None, f"random_contrast: 'image' must be at least 3-D, got shape "
                                                       f"{tuple(image.shape)}")
-    lower, upper = _check_range(lower, upper, "random_contrast")
-    return adjust_contrast(image, _uniform_between(lower, upper, seed))
+    lower, upper = check_range(lower, upper, "random_contrast")
+    return contrast(image, _uniform_between(lower, upper, seed))
 
 
 @dispatch
@@ -127,8 +81,8 @@ def random_saturation(image, lower, upper, seed=None):
     """adjust_saturation by a factor drawn uniformly from [lower, upper)."""
     image = as_image(image, "random_saturation")
     check_channels(image, "random_saturation", arg="image")
-    lower, upper = _check_range(lower, upper, "random_saturation")
-    return adjust_saturation(image, _uniform_between(lower, upper, seed))
+    lower, upper = check_range(lower, upper, "random_saturation")
+    return saturation(image, _uniform_between(lower, upper, seed))
 
 
 @dispatch
@@ -136,9 +90,9 @@ def random_hue(image, max_delta, seed=None):
     """adjust_hue by a delta drawn uniformly from [-max_delta, max_delta) (max_delta at most 0.5)."""
     image = as_image(image, "random_hue")
     check_channels(image, "random_hue", arg="image")
-    max_delta = _float(max_delta, "random_hue", "max_delta")
+    max_delta = float_arg(max_delta, "random_hue", "max_delta")
     if max_delta > 0.5:
         raise ValueError("random_hue: max_delta must be <= 0.5.")
     if max_delta < 0:
         raise ValueError("random_hue: max_delta must be non-negative.")
-    return adjust_hue(image, _uniform_between(-max_delta, max_delta, seed))
+    return hue(image, _uniform_between(-max_delta, max_delta, seed))

@@ -5,13 +5,11 @@ import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes
-from tapegrad._ops.image._common import as_image, check_channels, check_rank, static_sizes
-from tapegrad._ops.array.manipulation import reshape
-from tapegrad._ops.array.slicing import reverse
-from tapegrad._ops.math.divide_where import where
-from tapegrad._ops.image.color import adjust_brightness, adjust_contrast
-from tapegrad._ops.image.hsv import adjust_hue, adjust_saturation
-from tapegrad._ops.image.random_adjust import _check_range, _crop_at, _crop_size, _float
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.image._adjust import brightness, contrast, hue, saturation
+from tapegrad._ops.image._common import (as_image, check_channels, check_range, check_rank, crop_at, crop_size,
+                                         float_arg, reverse_axes, static_sizes)
 from tapegrad._ops.random.host import Stateless
 from tapegrad._ops.random import distributions as dists
 from tapegrad import errors
@@ -31,8 +29,8 @@ def _flip(image, seed, axis, fn):
     if rank == 3:
         flip = _uniform(seed, fn, []) < 0.5
     else:  # one draw per image of the batch
-        flip = reshape(_uniform(seed, fn, static_sizes(image, fn)[:1]) < 0.5, [-1, 1, 1, 1])
-    return where(flip, reverse(image, [axis]), image)
+        flip = _raw.Reshape(_uniform(seed, fn, static_sizes(image, fn)[:1]) < 0.5, shape=[-1, 1, 1, 1])
+    return select(flip, reverse_axes(image, [axis]), image)
 
 
 @dispatch
@@ -52,10 +50,10 @@ def stateless_random_brightness(image, max_delta, seed):
     """adjust_brightness by a delta drawn uniformly from [-max_delta, max_delta)."""
     fn = "stateless_random_brightness"
     image = as_image(image, fn)
-    max_delta = _float(max_delta, fn, "max_delta")
+    max_delta = float_arg(max_delta, fn, "max_delta")
     if max_delta < 0:
         raise ValueError(f"{fn}: max_delta must be non-negative.")
-    return adjust_brightness(image, _uniform(seed, fn, [], -max_delta, max_delta))
+    return brightness(image, _uniform(seed, fn, [], -max_delta, max_delta))
 
 
 @dispatch
@@ -63,10 +61,10 @@ def stateless_random_contrast(image, lower, upper, seed):
     """adjust_contrast by a factor drawn uniformly from [lower, upper)."""
     fn = "stateless_random_contrast"
     image = as_image(image, fn)
-    lower, upper = _check_range(lower, upper, fn)
+    lower, upper = check_range(lower, upper, fn)
     if image.shape.rank < 3:
         raise errors.InvalidArgumentError(f"{fn}: 'image' must be at least 3-D, got shape {tuple(image.shape)}")
-    return adjust_contrast(image, _uniform(seed, fn, [], lower, upper))
+    return contrast(image, _uniform(seed, fn, [], lower, upper))
 
 
 @dispatch
@@ -74,9 +72,9 @@ def stateless_random_saturation(image, lower, upper, seed=None):
     """adjust_saturation by a factor drawn uniformly from [lower, upper) (``seed`` is required, as TF)."""
     fn = "stateless_random_saturation"
     image = as_image(image, fn)
-    lower, upper = _check_range(lower, upper, fn)
+    lower, upper = check_range(lower, upper, fn)
     check_channels(image, fn, arg="image")
-    return adjust_saturation(image, _uniform(seed, fn, [], lower, upper))
+    return saturation(image, _uniform(seed, fn, [], lower, upper))
 
 
 @dispatch
@@ -84,13 +82,13 @@ def stateless_random_hue(image, max_delta, seed):
     """adjust_hue by a delta drawn uniformly from [-max_delta, max_delta) (max_delta at most 0.5)."""
     fn = "stateless_random_hue"
     image = as_image(image, fn)
-    max_delta = _float(max_delta, fn, "max_delta")
+    max_delta = float_arg(max_delta, fn, "max_delta")
     if max_delta > 0.5:
         raise ValueError(f"{fn}: max_delta must be <= 0.5.")
     if max_delta < 0:
         raise ValueError(f"{fn}: max_delta must be non-negative.")
     check_channels(image, fn, arg="image")
-    return adjust_hue(image, _uniform(seed, fn, [], -max_delta, max_delta))
+    return hue(image, _uniform(seed, fn, [], -max_delta, max_delta))
 
 
 @dispatch
@@ -98,8 +96,8 @@ def stateless_random_crop(value, size, seed, name=None):
     """A ``size`` slice of ``value`` (any rank) at an offset drawn uniformly along each dimension."""
     fn = "stateless_random_crop"
     value = as_image(value, fn, "value")
-    size, shape = _crop_size(size, value, fn)
+    size, shape = crop_size(size, value, fn)
     limits = [d - s + 1 for s, d in zip(size, shape)]
     # one int32 draw per dimension, reduced modulo the number of possible offsets along it
     draws = dists.uniform(Stateless(seed, fn), fn, [len(shape)], 0, np.iinfo(np.int32).max, dtypes.int32)
-    return _crop_at(value, size, limits, draws)
+    return crop_at(value, size, limits, draws)

@@ -3,10 +3,10 @@ import numpy as np
 
 from tapegrad import _core
 from tapegrad._ops._dispatch import dispatch
+from tapegrad._ops import _raw
 from tapegrad._ops._wrap import convert_arg, export, unary
-from tapegrad._ops.array import manipulation as _manipulation
-from tapegrad._ops.array.manipulation import squeeze
 from tapegrad._ops.math.elementwise import sigmoid, softplus  # noqa: F401
+from tapegrad._ops.nn._common import squeeze
 from tapegrad._ops.math.reduction import reduce_mean, reduce_sum
 from tapegrad._tensor.tensor import cast, convert_to_tensor
 from tapegrad._tensor import tensor as _tensor
@@ -166,8 +166,8 @@ def _broadcast_cross_entropy(labels, logits, axis):
             raise _core.InvalidArgumentError(f"SoftmaxCrossEntropyWithLogits: axis {axis} is out of range for shape "
                                              f"{tuple(x._shape)}")
         if a != x.ndim - 1:
-            x = _manipulation.transpose(x, [d for d in range(x.ndim) if d != a] + [a])
-        return x, _manipulation.reshape(x, [int(np.prod(x._shape[:-1], dtype=np.int64)), x._shape[-1]])
+            x = _raw.Transpose(x, perm=[d for d in range(x.ndim) if d != a] + [a])
+        return x, _raw.Reshape(x, shape=[int(np.prod(x._shape[:-1], dtype=np.int64)), x._shape[-1]])
 
     logits_moved, g = rows(logits)
     _, z = rows(labels)
@@ -177,8 +177,8 @@ def _broadcast_cross_entropy(labels, logits, axis):
         raise _core.InvalidArgumentError(
             f"SoftmaxCrossEntropyWithLogits: logits and labels must be broadcastable: logits_size={list(g._shape)} "
             f"labels_size={list(z._shape)} (logits {tuple(logits._shape)}, labels {tuple(labels._shape)}, axis {axis})")
-    g, z = _manipulation.broadcast_to(g, size), _manipulation.broadcast_to(z, size)
-    return _manipulation.reshape(-reduce_sum(z * log_softmax(g, axis=-1), axis=-1), batch)
+    g, z = _raw.BroadcastTo(g, shape=size), _raw.BroadcastTo(z, shape=size)
+    return _raw.Reshape(-reduce_sum(z * log_softmax(g, axis=-1), axis=-1), shape=batch)
 
 
 @dispatch

@@ -6,8 +6,9 @@ height-1 image, as TF does. Attributes: strides and dilations [h, w], padding "S
 """
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, errors
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import expand_dims
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import expand_dims, reshape, squeeze
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["conv2d", "conv1d", "conv2d_transpose", "conv1d_transpose", "conv_transpose", "depthwise_conv2d",
@@ -106,7 +107,7 @@ def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, n
     _check_format("conv1d", data_format, ("NWC",))
     x = expand_dims(_rank(input, 3, "conv1d", "input"), 1)
     w = expand_dims(_rank(filters, 3, "conv1d", "filters"), 0)
-    return squeeze(_ops["Conv2D"](x, w, **_attrs("Conv2D", stride, padding, dilations, n=1)), [1])
+    return _raw.Squeeze(_ops["Conv2D"](x, w, **_attrs("Conv2D", stride, padding, dilations, n=1)), axis=[1])
 
 
 def _output_shape(output_shape, rank, fn):
@@ -141,7 +142,7 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     w = expand_dims(_rank(filters, 3, "conv1d_transpose", "filters"), 0)
     b, width, c = _output_shape(output_shape, 3, "conv1d_transpose")
     a = _attrs("Conv2DBackpropInput", strides, padding, dilations, n=1)
-    return squeeze(_ops["Conv2DBackpropInput"](w, x, input_sizes=[b, 1, width, c], **a), [1])
+    return _raw.Squeeze(_ops["Conv2DBackpropInput"](w, x, input_sizes=[b, 1, width, c], **a), axis=[1])
 
 
 @dispatch
@@ -195,7 +196,7 @@ def _pool(op, fn, input, ksize, strides, padding, n, explicit):
     k = _window(ksize, n, fn, "ksize")
     a["ksize"] = [1] + k if n == 1 else k
     if n == 1:
-        return squeeze(_ops[op](expand_dims(_rank(input, 3, fn, "input"), 1), **a), [1])
+        return _raw.Squeeze(_ops[op](expand_dims(_rank(input, 3, fn, "input"), 1), **a), axis=[1])
     return _ops[op](input, **a)
 
 
@@ -270,5 +271,5 @@ def bias_add(value, bias, data_format=None, name=None):
         raise errors.InvalidArgumentError(f"BiasAdd: value and bias must have one dtype, got {value.dtype.name} and "
                                           f"{bias.dtype.name}")
     if channels_first:
-        bias = reshape(bias, [-1] + [1] * (value.ndim - 2))
+        bias = _raw.Reshape(bias, shape=[-1] + [1] * (value.ndim - 2))
     return value + bias

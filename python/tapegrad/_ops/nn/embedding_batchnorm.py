@@ -2,10 +2,10 @@
 gradients differentiate again)."""
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import concat
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import concat, gather
-from tapegrad._ops.linalg.products_norms import clip_by_norm
-from tapegrad._ops.nn.activations_losses import _ops
+from tapegrad._ops.nn._common import clip_by_norm
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["embedding_lookup", "batch_normalization"]
@@ -25,7 +25,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         if not params:
             raise ValueError("embedding_lookup: params must be a tensor or a non-empty list of tensors, got []")
         shards = [convert_arg(p, "tensor", "embedding_lookup", "params") for p in params]
-        table = shards[0] if len(shards) == 1 else concat(shards, axis=0)
+        table = concat(shards, 0)
     else:
         table = convert_arg(params, "tensor", "embedding_lookup", "params")
     ids = ids if isinstance(ids, Tensor) else convert_to_tensor(ids, dtype_hint="int32")
@@ -35,7 +35,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     if table.shape.rank == 0:
         raise _core.InvalidArgumentError("embedding_lookup: params must have rank >= 1, got a scalar")
     try:
-        result = gather(table, ids)
+        result = _raw.GatherV2(table, ids, axis=0, batch_dims=0)
     except _core.InvalidArgumentError as error:
         raise _core.InvalidArgumentError(
             f"embedding_lookup: ids of shape {tuple(ids.shape)} must be in [0, {table.shape[0]}) for params of "
@@ -65,7 +65,7 @@ def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name
 
     mean, variance = arg(mean, "mean"), arg(variance, "variance")
     try:
-        inv = _ops["Rsqrt"](variance + arg(variance_epsilon, "variance_epsilon"))
+        inv = _raw.Rsqrt(variance + arg(variance_epsilon, "variance_epsilon"))
         if scale is not None:
             inv = inv * arg(scale, "scale")
         shift = -mean * inv if offset is None else arg(offset, "offset") - mean * inv

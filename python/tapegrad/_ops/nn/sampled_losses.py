@@ -17,13 +17,12 @@ import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import concat, expand_dims
+from tapegrad._ops._lib.tensors import select
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import concat, expand_dims, gather, reshape
 from tapegrad._ops.math.elementwise import equal, log
-from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_any, reduce_sum
-from tapegrad._ops.linalg.products_norms import matmul
-from tapegrad._ops.nn.activations_losses import sigmoid_cross_entropy_with_logits, softmax_cross_entropy_with_logits
 from tapegrad._function.py_function import numpy_function
 from tapegrad._tensor.tensor import cast, constant, convert_to_tensor, stop_gradient
 
@@ -176,16 +175,16 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
         sampled_values = log_uniform_candidate_sampler(labels, num_true, num_sampled, True, num_classes, seed)
     sampled, true_expected, sampled_expected = (stop_gradient(convert_to_tensor(v)) for v in sampled_values)
     sampled = cast(sampled, dtypes.int64)
-    ids = concat([reshape(labels, [-1]), sampled], 0)
-    w, b = gather(weights, ids), gather(biases, ids)
+    ids = concat([_raw.Reshape(labels, shape=[-1]), sampled], 0)
+    w, b = _raw.GatherV2(weights, ids, axis=0, batch_dims=0), _raw.GatherV2(biases, ids, axis=0, batch_dims=0)
     n_true = batch * num_true
-    true_w = reshape(w[:n_true], [batch, num_true, weights.shape[1]])
-    true_logits = reduce_sum(expand_dims(inputs, 1) * true_w, -1) + reshape(b[:n_true], [batch, num_true])
-    sampled_logits = matmul(inputs, w[n_true:], transpose_b=True) + b[n_true:]
+    true_w = _raw.Reshape(w[:n_true], shape=[batch, num_true, weights.shape[1]])
+    true_logits = reduce_sum(expand_dims(inputs, 1) * true_w, -1) + _raw.Reshape(b[:n_true], shape=[batch, num_true])
+    sampled_logits = _raw.MatMul(inputs, w[n_true:], transpose_a=False, transpose_b=True) + b[n_true:]
     if remove_accidental_hits:  # compute_accidental_hits's weights added as a dense mask: a fixed shape in graphs
-        hit = reduce_any(equal(expand_dims(labels, 2), reshape(sampled, [1, 1, -1])), 1)
-        sampled_logits += where(hit, constant(_FLOAT32_LOWEST, sampled_logits.dtype),
-                                constant(0.0, sampled_logits.dtype))
+        hit = reduce_any(equal(expand_dims(labels, 2), _raw.Reshape(sampled, shape=[1, 1, -1])), 1)
+        sampled_logits += select(hit, constant(_FLOAT32_LOWEST, sampled_logits.dtype),
+                                 constant(0.0, sampled_logits.dtype))
     true_logits -= log(cast(true_expected, true_logits.dtype))
     sampled_logits -= log(cast(sampled_expected, sampled_logits.dtype))
     logits = concat([true_logits, sampled_logits], 1)
@@ -200,7 +199,7 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
     (labelled 1 / num_true) and num_sampled sampled classes (labelled 0), logits corrected by log Q."""
     logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                       sampled_values, remove_accidental_hits, None, "nce_loss")
-    return reduce_sum(sigmoid_cross_entropy_with_logits(labels=targets, logits=logits), 1)
+    return reduce_sum(_raw.SigmoidCrossEntropyWithLogits(logits, targets), 1)  # targets: logits' shape
 
 
 @dispatch
@@ -210,5 +209,4 @@ def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_class
     logits corrected by log Q (an estimate of the full softmax loss for training only)."""
     logits, targets = _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, num_true,
                                       sampled_values, remove_accidental_hits, seed, "sampled_softmax_loss")
-    return softmax_cross_entropy_with_logits(labels=targets, logits=logits)
-
+    return -reduce_sum(targets * _raw.LogSoftmax(logits, axis=-1), axis=-1)  # softmax cross-entropy

@@ -9,19 +9,17 @@ import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops.array.creation import zeros_like
+from tapegrad._ops._lib.arrays import concat, expand_dims, zeros_like
+from tapegrad._ops._lib.tensors import select
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import concat, expand_dims, squeeze, transpose
 from tapegrad._ops.math.elementwise import abs, exp, less_equal, log, log1p, logical_and, pow, reciprocal, square, squared_difference
-from tapegrad._ops.math.divide_where import divide, divide_no_nan, where
-from tapegrad._ops.math.aggregates import zero_fraction  # noqa: F401 -- tf.nn.zero_fraction
 from tapegrad._ops.math.reduction import reduce_sum
-from tapegrad._ops.math.reduce_composed import add_n
+from tapegrad._ops.nn._common import add_n, divide_no_nan, squeeze
 from tapegrad._tensor.tensor import Tensor, cast, constant
 from tapegrad._ops import _raw
 
 __all__ = [
-    "zero_fraction", "normalize_moments", "sufficient_statistics", "weighted_moments", "compute_average_loss",
+    "normalize_moments", "sufficient_statistics", "weighted_moments", "compute_average_loss",
     "scale_regularization_loss", "log_poisson_loss", "weighted_cross_entropy_with_logits", "crelu",
     "space_to_depth", "depth_to_space", "local_response_normalization", "lrn",
 ]
@@ -110,7 +108,7 @@ def compute_average_loss(per_example_loss, sample_weight=None, global_batch_size
         # TF weighs the losses in float32 whatever their dtype, then casts back
         w = cast(convert_arg(sample_weight, "tensor", "compute_average_loss", "sample_weight"), dtypes.float32)
         if w.ndim == loss.ndim + 1 and w.shape[-1] == 1:  # [batch, 1] weights for [batch] losses
-            w = squeeze(w, [-1])
+            w = _raw.Squeeze(w, axis=[w.ndim - 1])
         elif w.ndim == loss.ndim - 1:  # [batch] weights for [batch, k] losses
             w = expand_dims(w, -1)
         loss = cast(cast(loss, dtypes.float32) * w, loss.dtype)
@@ -138,7 +136,7 @@ def scale_regularization_loss(regularization_loss):
             raise ValueError("scale_regularization_loss: regularization_loss is an empty list")
         regularization_loss = add_n(regularization_loss)
     loss = convert_arg(regularization_loss, "tensor", "scale_regularization_loss", "regularization_loss")
-    return divide(reduce_sum(loss), _NUM_REPLICAS)
+    return reduce_sum(loss) / _NUM_REPLICAS
 
 
 def _same_shape(a, b, names, fn):
@@ -160,7 +158,7 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     zero, one = constant(0, dtype=targets.dtype), constant(1, dtype=targets.dtype)
     stirling = targets * log(targets) - targets + 0.5 * log(2.0 * np.pi * targets)
     in_unit = logical_and(less_equal(zero, targets), less_equal(targets, one))
-    return result + where(in_unit, zero, stirling)
+    return result + select(in_unit, zero, stirling)
 
 
 @dispatch
@@ -206,7 +204,7 @@ def space_to_depth(input, block_size, data_format="NHWC", name=None):
     if h % b or w % b:
         raise _InvalidArgument(f"space_to_depth: image width {w} and height {h} should be divisible by "
                                f"block_size {b}")
-    y = transpose(_reshape(x, shape=[n, h // b, b, w // b, b, c]), [0, 1, 3, 2, 4, 5])
+    y = _raw.Transpose(_reshape(x, shape=[n, h // b, b, w // b, b, c]), perm=[0, 1, 3, 2, 4, 5])
     return _reshape(y, shape=[n, h // b, w // b, b * b * c])
 
 
@@ -217,7 +215,7 @@ def depth_to_space(input, block_size, data_format="NHWC", name=None):
     n, h, w, c = x.shape
     if c % (b * b):
         raise _InvalidArgument(f"depth_to_space: input depth {c} should be divisible by {b * b}")
-    y = transpose(_reshape(x, shape=[n, h, w, b, b, c // (b * b)]), [0, 1, 3, 2, 4, 5])
+    y = _raw.Transpose(_reshape(x, shape=[n, h, w, b, b, c // (b * b)]), perm=[0, 1, 3, 2, 4, 5])
     return _reshape(y, shape=[n, h * b, w * b, c // (b * b)])
 
 

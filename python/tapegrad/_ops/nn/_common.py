@@ -1,0 +1,50 @@
+"""Pieces of public ops that the tf.nn modules compose, on tensors already converted: squeezing reduced
+axes, division that is 0 where the divisor is, add_n and clip_by_norm. Each does what the public op does
+for the arguments the nn ops pass (its own checks on them included)."""
+from tapegrad import _core, dtypes
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import zeros_like
+from tapegrad._ops._lib.tensors import safe_sqrt
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.math.elementwise import maximum
+from tapegrad._ops.math.reduction import reduce_sum
+from tapegrad._tensor.tensor import cast
+
+
+def squeeze(x, axes):
+    """tf.squeeze(x, axes): the listed axes (negative ones counted from the end) removed, or every
+    size-1 axis when axes is None or empty."""
+    rank = x.ndim
+    if not axes:
+        return _raw.Squeeze(x, axis=[d for d, n in enumerate(x._shape) if n == 1])
+    return _raw.Squeeze(x, axis=sorted({a + rank if a < 0 else a for a in axes}))
+
+
+def divide_no_nan(x, y):
+    """tf.math.divide_no_nan of two tensors of one dtype: x / y, 0 where y == 0; integers are divided as
+    float64."""
+    if x.dtype.is_integer:
+        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+    return _raw.DivNoNan(x, y)
+
+
+def add_n(inputs):
+    """tf.add_n of a non-empty list: its tensors, of one shape and dtype, summed (no broadcasting, as TF)."""
+    ts = [convert_arg(t, "tensor", "add_n", "inputs") for t in inputs]
+    for t in ts[1:]:
+        if t._shape != ts[0]._shape or t._dtype != ts[0]._dtype:
+            raise _core.InvalidArgumentError(f"AddN: inputs must all have the shape and dtype of the first, got "
+                                             f"{ts[0].dtype.name}{tuple(ts[0]._shape)} and "
+                                             f"{t.dtype.name}{tuple(t._shape)}")
+    total = ts[0]
+    for t in ts[1:]:
+        total = total + t
+    return total
+
+
+def clip_by_norm(t, clip_norm, axes):
+    """tf.clip_by_norm of a tensor: t * c / max(norm(t over axes), c) with c = max(clip_norm, 0)."""
+    n = safe_sqrt(reduce_sum(t * t, axes, keepdims=True))
+    clip = convert_arg(clip_norm, "tensor", "clip_by_norm", "clip_norm", t.dtype)
+    clip = maximum(clip, zeros_like(clip))
+    return t * clip / maximum(n, clip)
