@@ -4,6 +4,7 @@ from tapegrad._ops.linalg.products_norms import (  # noqa: F401
 )
 from tapegrad._ops.array.creation import eye  # noqa: F401
 from tapegrad._ops.array.roll_repeat_mask import band_part  # noqa: F401
+from tapegrad._ops.nn.activations_losses import l2_normalize  # noqa: F401
 from tapegrad._ops.linalg.svd import lstsq, matrix_rank, pinv, svd  # noqa: F401
 from tapegrad._ops.linalg.square_matrix import (  # noqa: F401
     cholesky, cholesky_solve, det, eigh, eigvalsh, inv, logdet, slogdet, solve, triangular_solve,

@@ -6,15 +6,14 @@ import numpy as np
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import concat, expand_dims, gather
+from tapegrad._ops._lib.arrays import concat, expand_dims
 from tapegrad._ops._lib.shapes import diag_last_two, refuse_varying
-from tapegrad._ops.math.divide_where import where
-from tapegrad._ops.linalg.products_norms import norm
-from tapegrad._ops.nn.activations_losses import l2_normalize  # noqa: F401 -- tf.linalg.l2_normalize
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.linalg._common import norm
 from tapegrad._tensor.tensor import cast, constant
 from tapegrad._ops import _raw
 
-__all__ = ["diag", "set_diag", "tensor_diag", "tensor_diag_part", "l2_normalize", "normalize", "cross"]
+__all__ = ["diag", "set_diag", "tensor_diag", "tensor_diag_part", "normalize", "cross"]
 
 _InvalidArgument = errors.InvalidArgumentError
 _reshape = _raw.Reshape
@@ -32,7 +31,7 @@ def _padded(d, before, after):
 def _place(d, mask, background):
     """A [..., rows, cols] matrix with d[..., j] at the True entries of ``mask`` (one per column at
     most) and ``background`` elsewhere."""
-    return where(constant(mask), expand_dims(d, -2), background)
+    return select(constant(mask), expand_dims(d, -2), background)
 
 
 def _diag_size(n, k, num_rows, num_cols):
@@ -139,7 +138,7 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):
     if axis is not None:
         kind = "ints" if isinstance(axis, (list, tuple)) else "int"
         axis = convert_arg(axis, kind, "normalize", "axis")
-    n = norm(x, ord=ord, axis=axis, keepdims=True)
+    n = norm(x, ord, axis, keepdims=True)
     n = n if n.dtype == x.dtype else cast(n, x.dtype)
     return x / n, n
 
@@ -159,6 +158,10 @@ def cross(a, b, name=None):
     if a.shape[-1] != 3:
         raise errors.FailedPreconditionError(f"cross: cross products are only defined for 3-element vectors, "
                                              f"got shape {tuple(a.shape)}")
-    axis = a.ndim - 1
-    yzx, zxy = np.array([1, 2, 0], np.int32), np.array([2, 0, 1], np.int32)
-    return gather(a, yzx, axis=axis) * gather(b, zxy, axis=axis) - gather(a, zxy, axis=axis) * gather(b, yzx, axis=axis)
+    yzx, zxy = constant(np.array([1, 2, 0], np.int32)), constant(np.array([2, 0, 1], np.int32))
+    return _last_at(a, yzx) * _last_at(b, zxy) - _last_at(a, zxy) * _last_at(b, yzx)
+
+
+def _last_at(t, positions):
+    """t's entries at ``positions`` (int32) along its last axis."""
+    return _raw.GatherV2(t, positions, axis=t.ndim - 1, batch_dims=0)

@@ -9,12 +9,11 @@ matmul; (3) the result is transposed to the output order. Every step is a differ
 import collections
 import string
 
-import numpy as np
-
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops.array.manipulation import broadcast_to, stack, transpose
+from tapegrad._ops._lib.arrays import stack
 from tapegrad._ops._lib.shapes import axis_varies, diag_last_two, size_product, reshape_to, run_time_size
+from tapegrad._ops.linalg._common import broadcast_to_dims
 from tapegrad._ops.math.reduction import reduce_sum
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
 from tapegrad._ops import _raw
@@ -22,7 +21,7 @@ from tapegrad._ops import _raw
 __all__ = ["einsum"]
 
 _matmul = _raw.MatMul
-_reshape = _raw.Reshape
+_transpose = _raw.Transpose
 _LETTERS = set(string.ascii_letters)
 
 
@@ -107,7 +106,7 @@ def _diagonal(x, ls):
         q = ls.index(l, p + 1)
         rest = [i for i in range(len(ls)) if i not in (p, q)]
         perm = rest + [p, q]  # the two axes last, then their diagonal (off-diagonal entries unread)
-        x = diag_last_two(x if perm == list(range(len(ls))) else transpose(x, perm))
+        x = diag_last_two(x if perm == list(range(len(ls))) else _transpose(x, perm=perm))
         ls = [ls[i] for i in rest] + [l]
     return x, ls
 
@@ -121,7 +120,7 @@ def _sum_unused(x, ls, keep):
 
 def _permuted(x, ls, order):
     perm = [ls.index(l) for l in order]
-    return x if perm == list(range(len(ls))) else transpose(x, perm)
+    return x if perm == list(range(len(ls))) else _transpose(x, perm=perm)
 
 
 def _expand(x, ls, sizes, which):
@@ -130,11 +129,11 @@ def _expand(x, ls, sizes, which):
     target = [run_time_size(x, i) if axis_varies(x, i) else sizes[l] if l in which else d
               for i, (l, d) in enumerate(zip(ls, x._shape))]
     if not any(isinstance(t, Tensor) for t in target):
-        return x if target == list(x._shape) else broadcast_to(x, target)
+        return x if target == list(x._shape) else _raw.BroadcastTo(x, shape=target)
     if all(axis_varies(x, i) or not isinstance(t, Tensor) and t == d
            for i, (t, d) in enumerate(zip(target, x._shape))):
         return x  # (only x's own sizes)
-    return broadcast_to(x, stack([t if isinstance(t, Tensor) else constant(t, dtypes.int64) for t in target]))
+    return broadcast_to_dims(x, stack([t if isinstance(t, Tensor) else constant(t, dtypes.int64) for t in target]))
 
 
 def _contract(a, la, b, lb, keep, sizes):

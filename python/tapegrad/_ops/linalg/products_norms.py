@@ -1,17 +1,15 @@
 """Linear algebra: matmul, matvec, tensordot, einsum, norms and norm clipping."""
-import numpy as np
-
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import expand_dims, squeeze, transpose
+from tapegrad._ops._lib.arrays import expand_dims, zeros_like
 from tapegrad._ops._lib.shapes import diag_last_two, size_product, reshape_to, size_or_run_time
-from tapegrad._ops.linalg.einsum import einsum
+from tapegrad._ops.linalg import _common
+from tapegrad._ops.linalg.einsum import einsum  # noqa: F401 -- tf.einsum and tf.linalg.einsum (tapegrad/__init__.py)
 from tapegrad._ops.math.elementwise import maximum
 from tapegrad._ops.composite.indexed_slices import IndexedSlices
-from tapegrad._ops.math.reduction import reduce_max, reduce_sum
+from tapegrad._ops.math.reduction import reduce_sum
 from tapegrad._ops._lib.tensors import safe_sqrt
-from tapegrad._ops.array.creation import zeros_like
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
 from tapegrad._ops import _raw
 
@@ -19,9 +17,7 @@ __all__ = ["matmul", "tensordot", "einsum", "norm", "clip_by_norm", "clip_by_glo
 # tf.linalg only (see tapegrad/linalg.py): matvec, global_norm, trace, matrix_transpose, diag_part, eye.
 
 _matmul = _raw.MatMul
-_reshape = _raw.Reshape
-_abs = _raw.Abs
-_pow = _raw.Pow
+_transpose = _raw.Transpose
 
 
 def _error(msg):
@@ -47,7 +43,7 @@ def matvec(a, b, transpose_a=False, adjoint_a=False, a_is_sparse=False, b_is_spa
         raise _error(f"MatVec: b must have rank >= 1, got shape {tuple(b.shape)}")
     out = _matmul(a, expand_dims(b, -1), transpose_a=bool(transpose_a or adjoint_a),
                   transpose_b=False)
-    return squeeze(out, [-1])
+    return _raw.Squeeze(out, axis=[out.ndim - 1])
 
 
 @dispatch
@@ -58,7 +54,7 @@ def matrix_transpose(a, name="matrix_transpose", conjugate=False):
         raise _error(f"MatrixTranspose: expected rank >= 2, got shape {tuple(a.shape)}")
     perm = list(range(a.ndim))
     perm[-2:] = perm[-1], perm[-2]
-    return transpose(a, perm)
+    return _transpose(a, perm=perm)
 
 
 @dispatch
@@ -127,7 +123,7 @@ def tensordot(a, b, axes, name=None):
 
 
 def _permuted(t, perm):
-    return t if perm == list(range(t.ndim)) else transpose(t, perm)
+    return t if perm == list(range(t.ndim)) else _transpose(t, perm=perm)
 
 
 @dispatch
@@ -139,41 +135,7 @@ def norm(tensor, ord="euclidean", axis=None, keepdims=None, name=None):
         1:  sum |x|      inf:  max |x|      p > 0:  (sum |x|^p)^(1/p)
         matrix 1:  max over columns of the column sums of |x|; inf: the same over rows
     """
-    x = convert_to_tensor(tensor)
-    matrix = isinstance(axis, (list, tuple)) and len(axis) == 2
-    if matrix:
-        ax = [convert_arg(a, "int", "norm", "axis") for a in axis]
-        if not all(-x.ndim <= a < x.ndim for a in ax) or ax[0] % x.ndim == ax[1] % x.ndim:
-            raise _error(f"Norm: axis {axis} must be two distinct axes of a tensor of shape {tuple(x.shape)}")
-        if ord not in ("euclidean", "fro", 1, np.inf):
-            raise ValueError(f"norm: ord={ord!r} is not supported for matrices ('euclidean', 'fro', 1, np.inf)"
-                             + (" (ord=2 needs a singular value decomposition)" if ord == 2 else ""))
-    else:
-        if isinstance(axis, (list, tuple)):
-            if len(axis) != 1:
-                raise ValueError(f"norm: axis must be None, an int or a pair of ints, got {axis!r}")
-            axis = axis[0]
-        ax = None if axis is None else [convert_arg(axis, "int", "norm", "axis")]
-        if ax is not None and not -x.ndim <= ax[0] < max(x.ndim, 1):
-            raise _error(f"Norm: axis {axis} is out of range for a tensor of shape {tuple(x.shape)}")
-        if ord not in ("euclidean", "fro") and (isinstance(ord, str) or not ord > 0):
-            raise ValueError(f"norm: ord={ord!r} is not supported for vectors ('euclidean', 'fro', 1, 2, np.inf "
-                             "or any positive number)")
-    if ord in ("euclidean", "fro") or (ord == 2 and not matrix):
-        result = safe_sqrt(reduce_sum(x * x, ax, keepdims=True))
-    elif matrix:
-        first, second = (ax[0], ax[1]) if ord == 1 else (ax[1], ax[0])
-        result = reduce_max(reduce_sum(_abs(x), first, keepdims=True), second, keepdims=True)
-    elif ord == np.inf:
-        result = reduce_max(_abs(x), ax, keepdims=True)
-    elif ord == 1:
-        result = reduce_sum(_abs(x), ax, keepdims=True)
-    else:
-        result = _pow(reduce_sum(_pow(_abs(x), float(ord)), ax, keepdims=True), 1.0 / float(ord))
-    if keepdims:
-        return result
-    reduced = set(range(x.ndim)) if ax is None else {a % x.ndim for a in ax}
-    return squeeze(result, sorted(reduced)) if reduced else result  # (sizes that vary stay run-time ones)
+    return _common.norm(convert_to_tensor(tensor), ord, axis, keepdims)
 
 
 @dispatch
@@ -232,4 +194,3 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     scale = clip / maximum(use_norm, clip) + (use_norm - use_norm)
     clipped = [None if t is None else _scale(t, scale) for t in t_list]
     return clipped, use_norm
-

@@ -2,16 +2,13 @@
 serves: pinv, matrix_rank and lstsq."""
 import numpy as np
 
-from tapegrad import dtypes, errors
+from tapegrad import _core, dtypes, errors
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.creation import eye
-from tapegrad._ops.array.manipulation import _reshape
 from tapegrad._ops._lib.shapes import refuse_varying
-from tapegrad._ops.linalg.products_norms import matmul
-from tapegrad._ops.linalg.square_matrix import cholesky, cholesky_solve
-from tapegrad._ops.math.divide_where import where
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.linalg._common import cholesky_solve
 from tapegrad._ops.math.reduction import reduce_max, reduce_sum
 from tapegrad._tensor.tensor import cast
 
@@ -19,6 +16,9 @@ __all__ = ["svd", "pinv", "matrix_rank", "lstsq"]
 
 _svd = _raw.Svd
 _values = _raw.SvdValues
+_reshape = _raw.Reshape
+_matmul = _raw.MatMul
+_cholesky = _raw.Cholesky
 
 
 def _matrix(tensor, fn, arg):
@@ -66,8 +66,8 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     if rcond is None:
         rcond = 10.0 * max(m, n) * float(np.finfo(t.dtype.as_numpy_dtype).eps)
     keep = s > reduce_max(s, axis=-1, keepdims=True) * rcond
-    inv_s = where(keep, 1.0 / where(keep, s, 1.0), 0.0)
-    return matmul(v * inv_s[..., None, :], u, transpose_b=True)
+    inv_s = select(keep, 1.0 / select(keep, s, 1.0), 0.0)
+    return _matmul(v * inv_s[..., None, :], u, transpose_a=False, transpose_b=True)
 
 
 @dispatch
@@ -95,7 +95,12 @@ def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
     m, n = a._shape[-2], a._shape[-1]
     reg = convert_arg(l2_regularizer, "float", "lstsq", "l2_regularizer")
     if m >= n:
-        gram = matmul(a, a, transpose_a=True) + reg * eye(n, dtype=a.dtype)
-        return cholesky_solve(cholesky(gram), matmul(a, b, transpose_a=True))
-    gram = matmul(a, a, transpose_b=True) + reg * eye(m, dtype=a.dtype)
-    return matmul(a, cholesky_solve(cholesky(gram), b), transpose_a=True)
+        gram = _matmul(a, a, transpose_a=True, transpose_b=False) + reg * _eye(n, a.dtype)
+        return cholesky_solve(_cholesky(gram), _matmul(a, b, transpose_a=True, transpose_b=False))
+    gram = _matmul(a, a, transpose_a=False, transpose_b=True) + reg * _eye(m, a.dtype)
+    return _matmul(a, cholesky_solve(_cholesky(gram), b), transpose_a=True, transpose_b=False)
+
+
+def _eye(n, dtype):
+    """The n x n identity matrix of dtype."""
+    return _core.from_numpy(np.eye(n, dtype=dtype.as_numpy_dtype), dtype.code)

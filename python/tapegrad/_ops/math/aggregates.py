@@ -13,16 +13,13 @@ import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
-from tapegrad._ops.array.creation import ones_like, zeros_like
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import concat, unsorted_segment_sum
-from tapegrad._ops._lib.shapes import refuse_varying, slice_along
-from tapegrad._ops.array.slicing import reverse
+from tapegrad._ops._lib.arrays import concat, zeros_like
+from tapegrad._ops._lib.shapes import refuse_varying, segment_op, slice_along
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.math._common import ones_like
 from tapegrad._ops.math.elementwise import abs, equal, floordiv, less, less_equal, log, log1p, maximum, not_equal, sign
-from tapegrad._ops.math.divide_where import divide_no_nan, where
 from tapegrad._ops.math.reduction import reduce_all, reduce_mean, reduce_sum
-from tapegrad._ops.math.reduce_composed import add_n
-from tapegrad._ops.array.sorting import argsort
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
 from tapegrad._ops import _raw
 from tapegrad._ops.debugging import asserts as _asserts
@@ -34,7 +31,7 @@ __all__ = [
 ]
 
 _InvalidArgument = errors.InvalidArgumentError
-_exp, _reshape = _raw.Exp, _raw.Reshape
+_exp, _reshape, _segment_sum = _raw.Exp, _raw.Reshape, _raw.UnsortedSegmentSum
 
 
 def _zero_of(x):
@@ -47,7 +44,7 @@ def reciprocal_no_nan(x, name=None):
     x = convert_arg(x, "tensor", "reciprocal_no_nan", "x")
     if not x.dtype.is_floating:
         raise _InvalidArgument(f"reciprocal_no_nan: x must be float32 or float64, got {x.dtype.name}")
-    return divide_no_nan(constant(1, dtype=x.dtype), x)
+    return _raw.DivNoNan(constant(1, dtype=x.dtype), x)
 
 
 @dispatch
@@ -90,7 +87,10 @@ def accumulate_n(inputs, shape=None, tensor_dtype=None, name=None):
         want = got
     if tensor_dtype is not None and convert_arg(tensor_dtype, "dtype", "accumulate_n", "tensor_dtype") != ts[0].dtype:
         raise TypeError(f"accumulate_n: tensor_dtype is {tensor_dtype!r}, but the inputs are {ts[0].dtype.name}")
-    return add_n(ts)
+    total = ts[0]
+    for t in ts[1:]:
+        total = total + t
+    return total
 
 
 def _shape_list(shape):
@@ -113,7 +113,7 @@ def invert_permutation(x, name=None):
         n = len(values)
         if ((values < 0) | (values >= n)).any() or len(np.unique(values)) != n:
             raise _InvalidArgument(f"invert_permutation: x is not a permutation of 0..{n - 1}: {values.tolist()}")
-    return cast(argsort(x), x.dtype)
+    return cast(_raw.ArgSort(x, axis=-1, descending=False), x.dtype)
 
 
 def _steps(x, fn):
@@ -150,8 +150,8 @@ def xlog1py(x, y, name=None):
     if x.dtype != y.dtype:
         raise _InvalidArgument(f"xlog1py: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}")
     zero = equal(x, _zero_of(x))
-    safe_y = where(zero, _zero_of(y), y)  # a NaN/-1 y where x == 0 reaches neither value nor gradient
-    return where(zero, _zero_of(x), x * log1p(safe_y))
+    safe_y = select(zero, _zero_of(y), y)  # a NaN/-1 y where x == 0 reaches neither value nor gradient
+    return select(zero, _zero_of(x), x * log1p(safe_y))
 
 
 @dispatch
@@ -180,7 +180,7 @@ def polyval(coeffs, x, name=None):
 def _logaddexp(a, b):
     m = maximum(a, b)
     finite = less(abs(m), float("inf"))
-    m = stop_gradient(where(finite, m, _zero_of(m)))
+    m = stop_gradient(select(finite, m, _zero_of(m)))
     return log(_exp(a - m) + _exp(b - m)) + m
 
 
@@ -218,7 +218,7 @@ def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
 
 
 def _reversed(x, axis, n):
-    return reverse(x, [axis]) if n else x
+    return _raw.ReverseV2(x, axis=[axis]) if n else x
 
 
 def _segments(data, segment_ids, fn):
@@ -256,7 +256,7 @@ def segment_sum(data, segment_ids, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s, for sorted non-negative ids; the output has
     segment_ids[-1] + 1 rows (a missing id's row is 0)."""
     data, ids, n = _segments(data, segment_ids, "segment_sum")
-    return unsorted_segment_sum(data, ids, n)
+    return segment_op(_segment_sum, data, ids, n)
 
 
 @dispatch
@@ -264,8 +264,8 @@ def segment_mean(data, segment_ids, name=None):
     """The mean of each segment (see segment_sum; an empty segment's row is 0). Integer data gives
     the mean rounded toward zero, as TF."""
     data, ids, n = _segments(data, segment_ids, "segment_mean")
-    sums = unsorted_segment_sum(data, ids, n)
-    counts = unsorted_segment_sum(cast(ones_like(ids), data.dtype), ids, n)  # (ids' length read at run time)
+    sums = segment_op(_segment_sum, data, ids, n)
+    counts = segment_op(_segment_sum, ones_like(ids, data.dtype), ids, n)  # (ids' length read at run time)
     counts = _reshape(maximum(counts, constant(1, dtype=data.dtype)), shape=[-1] + [1] * (data.ndim - 1))
     if data.dtype.is_floating:
         return sums / counts

@@ -4,11 +4,11 @@ from tapegrad import dtypes, errors
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import _reshape, unsorted_segment_sum
+from tapegrad._ops.array.manipulation import unsorted_segment_sum  # noqa: F401 -- for tapegrad/sparse.py
 from tapegrad._ops._lib.shapes import num_segments_arg, segment_op
-from tapegrad._ops.math.aggregates import _segments
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.math.aggregates import _segments  # (its checks of traced ids call debugging/asserts.py)
 from tapegrad._ops.math.elementwise import maximum, sqrt
-from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.tensor import cast, convert_to_tensor
 
 __all__ = ["unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_prod", "unsorted_segment_mean",
@@ -17,6 +17,8 @@ __all__ = ["unsorted_segment_max", "unsorted_segment_min", "unsorted_segment_pro
 _max = _raw.UnsortedSegmentMax
 _min = _raw.UnsortedSegmentMin
 _prod = _raw.UnsortedSegmentProd
+_sum = _raw.UnsortedSegmentSum
+_reshape = _raw.Reshape
 
 
 def _args(data, segment_ids, num_segments, fn):
@@ -53,9 +55,9 @@ def _sum_and_count(data, segment_ids, num_segments, fn):
     if not d.dtype.is_floating:  # TF averages integers in float64
         d = cast(d, dtypes.float64)
     ones = cast(convert_to_tensor(ids) >= 0, d.dtype)  # (a dropped row counts nowhere anyway)
-    count = unsorted_segment_sum(ones, ids, n)
+    count = segment_op(_sum, ones, ids, n)
     count = _reshape(maximum(count, 1.0), shape=[-1] + [1] * (d.ndim - ids.ndim))
-    return unsorted_segment_sum(d, ids, n), count
+    return segment_op(_sum, d, ids, n), count
 
 
 @dispatch
@@ -81,9 +83,9 @@ def _sorted(data, segment_ids, fn, op, missing=0):
     out = segment_op(op, d, ids, n)
     if missing == 1:  # (the product's value for an empty segment is already 1)
         return out
-    present = unsorted_segment_sum(cast(convert_to_tensor(ids) >= 0, dtypes.int32), ids, n) > 0
+    present = segment_op(_sum, cast(convert_to_tensor(ids) >= 0, dtypes.int32), ids, n) > 0
     present = _reshape(present, shape=[-1] + [1] * (d.ndim - 1))
-    return where(present, out, cast(0, out.dtype))  # TF's sorted kernels give 0 to a missing id
+    return select(present, out, cast(0, out.dtype))  # TF's sorted kernels give 0 to a missing id
 
 
 @dispatch

@@ -1,4 +1,5 @@
-"""tf.math's rint, ndtri, erfc, confusion_matrix and bincount, composed of registered ops.
+"""tf.math's rint, ndtri, erfc, confusion_matrix and bincount, composed of registered ops (erfc's and
+ndtri's formulas are in math/_common.py, for the ops of random/ too).
 
 Note [Normal tails]: 1 - erf(x) and erfinv(2p - 1) lose all precision in the tails (erfc(10) is
 2e-45; ndtri(1e-30) needs p below float64's spacing near 1). Both use the Mills ratio
@@ -10,24 +11,24 @@ R(t) = 1/(t + 1/(t + 2/(t + 3/(t + ...)))), which converges fast for t >= 2:
   that of one Newton step at the root: exactly 1 / phi(ndtri(q)).
 Everything runs in float64 and is cast back.
 """
-import math
-
 import numpy as np
 
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import reshape, unsorted_segment_sum
-from tapegrad._ops.math.elementwise import equal, erf, erfinv, exp, greater, greater_equal, less, less_equal, log, logical_or, maximum, minimum, round, sqrt
-from tapegrad._ops.math.divide_where import where
+from tapegrad._ops._lib.shapes import reshape_to, segment_op
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.math import _common
+from tapegrad._ops.math.elementwise import equal, greater, greater_equal, less, maximum, minimum, round
 from tapegrad._ops.math.reduction import reduce_max
-from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
+from tapegrad._ops import _raw
+from tapegrad._tensor.tensor import Tensor, cast, constant
 from tapegrad._ops.debugging import asserts as _asserts
 
 __all__ = ["rint", "ndtri", "erfc", "confusion_matrix", "bincount"]
 
 _InvalidArgument = errors.InvalidArgumentError
-_CF_TERMS = 40  # continued-fraction depth: float64-exact for t >= 2
+_reshape, _segment_sum = _raw.Reshape, _raw.UnsortedSegmentSum
 
 
 def _float_input(x, fn):
@@ -43,57 +44,16 @@ def rint(x, name=None):
     return round(_float_input(x, "rint"))
 
 
-def _mills(t):
-    """R(t) = Q(t) / phi(t) for t >= 2 (Note [Normal tails])."""
-    d = t
-    for k in range(_CF_TERMS, 0, -1):
-        d = t + k / d
-    return 1.0 / d
-
-
 @dispatch
 def erfc(x, name=None):
     """1 - erf(x), accurate where erf(x) is near 1 (Note [Normal tails])."""
-    x = _float_input(x, "erfc")
-    x64 = cast(x, dtypes.float64)
-    # the tail branch's argument, kept where R converges and below 40, past which erfc is 0 in float64
-    # (so that the gradient at +-inf is 0, not inf * 0)
-    xc = minimum(maximum(abs(x64), 2.0), 40.0)
-    tail = 2.0 / math.sqrt(2.0 * math.pi) * exp(-xc * xc) * _mills(xc * math.sqrt(2.0))  # exp(-x^2): x^2 exact
-    near = 1.0 - erf(minimum(maximum(x64, -2.0), 2.0))
-    out = where(greater_equal(x64, 2.0), tail, where(less_equal(x64, -2.0), 2.0 - tail, near))
-    return cast(out, x.dtype)
-
-
-def _ndtri_lower(q):
-    """ndtri(q) for 0 < q <= 0.5 in float64 (Note [Normal tails])."""
-    central = math.sqrt(2.0) * erfinv(2.0 * maximum(q, 1e-3) - 1.0)
-    qt = minimum(maximum(q, 1e-300), 1e-3)
-    start = math.sqrt(2.0) * erfinv(2.0 * qt - 1.0)
-    t = where(less(start, -1e300), sqrt(-2.0 * log(qt)), -start)  # erfinv gives -inf below q ~ 1e-16
-    t = stop_gradient(maximum(t, 2.0))
-    log_q = log(qt)
-    half_log_2pi = 0.5 * math.log(2.0 * math.pi)
-    for _ in range(6):
-        r = _mills(t)
-        t = stop_gradient(t + (-0.5 * t * t - half_log_2pi + log(r) - log_q) * r)
-    r = _mills(t)
-    tail = -(t + (-0.5 * t * t - half_log_2pi + log(r) - log_q) * r)
-    return where(less(q, 1e-3), tail, central)
+    return _common.erfc(_float_input(x, "erfc"))
 
 
 @dispatch
 def ndtri(x, name=None):
     """The inverse of the standard normal CDF: -inf at 0, inf at 1, NaN outside [0, 1]."""
-    x = _float_input(x, "ndtri")
-    p = cast(x, dtypes.float64)
-    upper = greater(p, 0.5)
-    q = where(upper, 1.0 - p, p)  # exact: 1 - p for p in [0.5, 1]
-    low = _ndtri_lower(minimum(maximum(q, 1e-300), 0.5))
-    out = where(upper, -low, low)
-    out = where(equal(p, 0.0), -np.inf, where(equal(p, 1.0), np.inf, out))
-    out = where(logical_or(less(p, 0.0), greater(p, 1.0)), np.nan, out)
-    return cast(out, x.dtype)
+    return _common.ndtri(_float_input(x, "ndtri"))
 
 
 def _known(t):
@@ -139,18 +99,18 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
                     raise _InvalidArgument(f"{fn}: `{arg}` out of bound: values must be < num_classes={n}, "
                                            f"got {t.numpy().tolist()}")
         n = max(n, 0)
-    flat_l, flat_p = reshape(labels, [-1]), reshape(predictions, [-1])
+    flat_l, flat_p = _reshape(labels, shape=[-1]), _reshape(predictions, shape=[-1])
     if weights is None:
         values = cast(equal(flat_l, flat_l), dtypes.int64)
     else:
         w = convert_arg(weights, "tensor", fn, "weights")
         if tuple(w.shape) != tuple(labels.shape):
             raise ValueError(f"{fn}: Shapes {tuple(labels.shape)} and {tuple(w.shape)} are incompatible (weights)")
-        values = reshape(cast(w, dtype), [-1])  # TF casts weights to dtype before summing
+        values = _reshape(cast(w, dtype), shape=[-1])  # TF casts weights to dtype before summing
         if dtype == dtypes.bool:
             values = cast(values, dtypes.int64)
-    counts = unsorted_segment_sum(values, flat_l * n + flat_p, n * n)
-    return cast(reshape(counts, [n, n]), dtype)
+    counts = segment_op(_segment_sum, values, flat_l * n + flat_p, n * n)
+    return cast(reshape_to(counts, [n, n]), dtype)  # (n a tensor when computed in a tf.function)
 
 
 def _bincount_size(arr, minlength, maxlength, fn):
@@ -208,19 +168,20 @@ def bincount(arr, weights=None, minlength=None, maxlength=None, dtype=dtypes.int
         dtype = values.dtype
     size = _bincount_size(arr, minlength, maxlength, fn)
     rows = arr.shape[0] if axis == -1 and arr.ndim == 2 else None
-    idx = cast(reshape(arr, [-1]), dtypes.int64)
-    idx = where(less(idx, size), idx, -1)  # values past maxlength are dropped (negative ids are)
+    idx = cast(_reshape(arr, shape=[-1]), dtypes.int64)
+    idx = select(less(idx, size), idx, -1)  # values past maxlength are dropped (negative ids are)
     if rows is not None:
-        idx = where(less(idx, 0), -1, idx + cast(reshape(_row_ids(rows, arr.shape[1]), [-1]), dtypes.int64) * size)
+        row_ids = cast(_reshape(_row_ids(rows, arr.shape[1]), shape=[-1]), dtypes.int64)
+        idx = select(less(idx, 0), -1, idx + row_ids * size)
     n = size * (rows if rows is not None else 1)
     if values is None:
         values = cast(greater_equal(idx, idx), dtype)
-    counts = unsorted_segment_sum(reshape(values, [-1]), idx, n)
+    counts = segment_op(_segment_sum, _reshape(values, shape=[-1]), idx, n)
     if binary_output:
         counts = cast(greater(counts, 0), dtype)
     if isinstance(size, Tensor):  # (computed in the tf.function: the counts already hold size per row)
-        return counts if rows is None else reshape(counts, [rows, -1])
-    return reshape(counts, [size] if rows is None else [rows, size])
+        return counts if rows is None else _reshape(counts, shape=[rows, -1])
+    return _reshape(counts, shape=[size] if rows is None else [rows, size])
 
 
 def _row_ids(rows, cols):

@@ -4,12 +4,12 @@ host, and float parameters composed around the draw with ops, so gradients reach
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import concat
+from tapegrad._ops._lib.tensors import select
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import concat
-from tapegrad._ops.array.sorting import searchsorted
-from tapegrad._ops.math.classify import is_nan
+from tapegrad._ops.math._common import is_nan
 from tapegrad._ops.math.elementwise import exp, maximum, minimum
-from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import cumsum, reduce_max
 from tapegrad._ops.random import samplers
 from tapegrad._ops.random.host import draw, known, out_dtype, out_shape, to_dtype
@@ -207,15 +207,15 @@ def categorical(logits, num_samples, dtype, uniform_draw, fn):
     if classes == 0:
         raise errors.InvalidArgumentError(f"{fn}: num_classes should be positive, got 0")
     # In float64 whatever the logits' dtype: the cumulative sums of a large vocabulary keep their steps.
-    clean = where(is_nan(lg), float("-inf"), cast(lg, dtypes.float64))
+    clean = select(is_nan(lg), float("-inf"), cast(lg, dtypes.float64))
     top = reduce_max(clean, axis=1, keepdims=True)
     empty_row = top[:, 0] == float("-inf")
-    weights = exp(clean - where(empty_row[:, None], 0.0, top))  # the largest is 1: no overflow, no underflow to 0
+    weights = exp(clean - select(empty_row[:, None], 0.0, top))  # the largest is 1: no overflow, no underflow to 0
     cdf = cumsum(weights, axis=1)
     u = uniform_draw(leading_shape(lg, [n])) * cdf[:, -1:]
     # the first class whose cumulative weight exceeds u: a class of weight 0 is never drawn
-    draws = minimum(searchsorted(cdf, u, side="right", out_type=out), cast(classes - 1, out))
-    return where(empty_row[:, None], cast(classes, out), draws)
+    draws = minimum(_raw.SearchSorted(cdf, u, right=True, out_type=out.code), cast(classes - 1, out))
+    return select(empty_row[:, None], cast(classes, out), draws)
 
 
 def leading_shape(t, trailing):

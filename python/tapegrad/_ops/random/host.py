@@ -13,8 +13,8 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._function.host_call import fresh
 from tapegrad._function.trace_context import current_trace, relaxed_trace
+from tapegrad._ops import _raw
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.creation import zeros
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor, stop_gradient
 
 MASK = (1 << 64) - 1
@@ -168,6 +168,11 @@ def known(t):
     return not (_core._tracing() and (_core._is_traced(t) or t._is_variable))
 
 
+def _zeros(shape, dt):
+    """Zeros of the traced 1-D int tensor shape (a Fill, which reads its size at every call)."""
+    return _raw.Fill(shape, _core.fill([], 0.0, dt.code))
+
+
 def draw(fn, src, params, outs, body):
     """Tensors drawn on the host by ``body(rng, param_arrays, shapes) -> list of arrays``, one per (shape,
     dtype) of ``outs``. A shape may be a traced 1-D tensor (a relaxed graph): its output then takes its size at
@@ -175,7 +180,7 @@ def draw(fn, src, params, outs, body):
     draw for those). A stateful source draws anew at every call of a graph; a stateless one whose inputs
     are all fixed draws once, while tracing, and the graph holds the values."""
 
-    carriers = [zeros(s, dt) for s, dt in outs if isinstance(s, Tensor)]  # output k takes input k's size
+    carriers = [_zeros(s, dt) for s, dt in outs if isinstance(s, Tensor)]  # output k takes input k's size
     if any(not isinstance(s, Tensor) for s, _ in outs[:len(carriers)]):
         raise errors.UnimplementedError(f"{fn}: only leading outputs may have a run-time shape")
     inputs = carriers + list(src.inputs) + [stop_gradient(p) if p.dtype.is_floating else p for p in params]

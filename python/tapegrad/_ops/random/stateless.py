@@ -9,11 +9,10 @@ import math
 import numpy as np
 
 from tapegrad import dtypes, errors
-from tapegrad._ops.array.manipulation import stack
-from tapegrad._ops.math.classify import is_inf
+from tapegrad._ops._lib.arrays import stack
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.math._common import erfc, is_inf, ndtri
 from tapegrad._ops.math.elementwise import maximum, minimum
-from tapegrad._ops.math.divide_where import where
-from tapegrad._ops.math.tails_and_counts import erfc, ndtri
 from tapegrad._ops.random import distributions as dists
 from tapegrad._ops.random.host import Stateless, algorithm, draw, out_shape, seed_tensor
 from tapegrad._tensor.tensor import Tensor, cast, stop_gradient
@@ -79,7 +78,7 @@ def _standardised(bound, mean, stddev):
     """(bound - mean) / stddev; an infinite bound stays infinite with no path to mean or stddev (whose
     gradient would be inf * 0 there)."""
     inf = is_inf(bound)
-    return where(inf, bound, (where(inf, 0.0, bound) - mean) / stddev)
+    return select(inf, bound, (select(inf, 0.0, bound) - mean) / stddev)
 
 
 def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0, minvals=-2.0, maxvals=2.0,
@@ -110,10 +109,10 @@ def stateless_parameterized_truncated_normal(shape, seed, means=0.0, stddevs=1.0
     a = _standardised(lo, stop_gradient(m), stop_gradient(s))
     b = _standardised(hi, stop_gradient(m), stop_gradient(s))
     upper = a > 0.0  # both bounds above the mean: draw -z from [-b, -a], where the CDF keeps its digits
-    low, high = where(upper, -b, a), where(upper, -a, b)
+    low, high = select(upper, -b, a), select(upper, -a, b)
     p_low, p_high = _std_normal_cdf(low), _std_normal_cdf(high)
     z = minimum(maximum(ndtri(p_low + u * (p_high - p_low)), low), high)
-    return cast(m + s * where(upper, -z, z), dt)
+    return cast(m + s * select(upper, -z, z), dt)
 
 
 def _seed_and_dtype(seed, fn):
