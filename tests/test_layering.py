@@ -208,11 +208,6 @@ COMPOSED_IMPORTS_LEFT = {
     ("composite.sparse_tensor", "array.manipulation"),
     ("debugging.assert_static", "debugging.asserts"),
     ("debugging.asserts", "debugging.assert_static"),
-    ("linalg.products_norms", "linalg.einsum"),
-    ("math.aggregates", "debugging.asserts"),
-    ("math.segments", "array.manipulation"),
-    ("math.segments", "math.aggregates"),
-    ("math.tails_and_counts", "debugging.asserts"),
 }
 
 

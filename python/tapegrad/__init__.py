@@ -31,6 +31,7 @@ from tapegrad._ops.array.manipulation import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.slicing import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.one_hot import one_hot  # noqa: E402,F401
 from tapegrad._ops.linalg.products_norms import *  # noqa: E402,F401,F403
+from tapegrad._ops.linalg.einsum import einsum  # noqa: E402,F401
 from tapegrad._ops.array.roll_repeat_mask import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.gather_scatter import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.unique_partition import *  # noqa: E402,F401,F403

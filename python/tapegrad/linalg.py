@@ -1,7 +1,8 @@
 """``tf.linalg``: matrix products, einsum and norms."""
 from tapegrad._ops.linalg.products_norms import (  # noqa: F401
-    diag_part, einsum, global_norm, matmul, matrix_transpose, matvec, norm, tensordot, trace,
+    diag_part, global_norm, matmul, matrix_transpose, matvec, norm, tensordot, trace,
 )
+from tapegrad._ops.linalg.einsum import einsum  # noqa: F401
 from tapegrad._ops.array.creation import eye  # noqa: F401
 from tapegrad._ops.array.roll_repeat_mask import band_part  # noqa: F401
 from tapegrad._ops.nn.activations_losses import l2_normalize  # noqa: F401

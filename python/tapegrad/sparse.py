@@ -154,8 +154,8 @@ def _merge(a, b, combine, fn):
     union = np.union1d(la, lb)
     where_a, where_b = np.searchsorted(union, la), np.searchsorted(union, lb)
     n = len(union)
-    va = _segments.unsorted_segment_sum(a.values, _convert(where_a), n)
-    vb = _segments.unsorted_segment_sum(_cast(b.values, a.dtype), _convert(where_b), n)
+    va = _array.unsorted_segment_sum(a.values, _convert(where_a), n)
+    vb = _array.unsorted_segment_sum(_cast(b.values, a.dtype), _convert(where_b), n)
     out = np.stack(np.unravel_index(union, shape), axis=1).astype(np.int64) if n else np.zeros((0, len(shape)), np.int64)
     return out, combine(va, vb), shape, np.isin(union, la) & np.isin(union, lb)
 
@@ -203,7 +203,7 @@ def reduce_sum(sp_input, axis=None, keepdims=None, output_is_sparse=False, name=
     """The sum over axis of the dense tensor (a dense tensor, or a SparseTensor with output_is_sparse)."""
     sp = _check(sp_input, "reduce_sum")
     segment, n, shape = _reduction(sp, axis, keepdims)
-    dense = _array.reshape(_segments.unsorted_segment_sum(sp.values, _convert(segment), n), shape)
+    dense = _array.reshape(_array.unsorted_segment_sum(sp.values, _convert(segment), n), shape)
     return from_dense(dense) if output_is_sparse else dense
 
 
@@ -233,7 +233,7 @@ def sparse_dense_matmul(sp_a, b, adjoint_a=False, adjoint_b=False, name=None):
         raise _errors.InvalidArgumentError(None, None, f"SparseTensorDenseMatMul: cannot multiply A of shape "
                                                        f"{[m, k]} by B of shape {list(dense.shape)}")
     picked = _array.gather(dense, _convert(cols)) * _array.expand_dims(sp.values, 1)
-    return _segments.unsorted_segment_sum(picked, _convert(rows), m)
+    return _array.unsorted_segment_sum(picked, _convert(rows), m)
 
 
 def retain(sp_input, to_retain):
@@ -299,7 +299,7 @@ def softmax(sp_input, name=None):
     n, seg = int(np.prod(shape[:-1])), _convert(rows)
     shifted = sp.values - _array.gather(_segments.unsorted_segment_max(sp.values, seg, n), seg)
     e = _exp(shifted)
-    return sp.with_values(e / _array.gather(_segments.unsorted_segment_sum(e, seg, n), seg))
+    return sp.with_values(e / _array.gather(_array.unsorted_segment_sum(e, seg, n), seg))
 
 
 def split(sp_input=None, num_split=None, axis=None, name=None):
@@ -322,7 +322,7 @@ def _segment(data, indices, segment_ids, num_segments, scale):
     rows = _array.gather(_convert(data), _convert(indices))
     ids = np.asarray(segment_ids, np.int64)
     n = int(num_segments) if num_segments is not None else (int(ids.max()) + 1 if len(ids) else 0)
-    total = _segments.unsorted_segment_sum(rows, _convert(ids), n)
+    total = _array.unsorted_segment_sum(rows, _convert(ids), n)
     if scale is None:
         return total
     counts = np.bincount(ids, minlength=n).astype(np.float64)

@@ -1,11 +1,10 @@
-"""Linear algebra: matmul, matvec, tensordot, einsum, norms and norm clipping."""
+"""Linear algebra: matmul, matvec, tensordot, norms and norm clipping (einsum is in einsum.py)."""
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops._lib.arrays import expand_dims, zeros_like
 from tapegrad._ops._lib.shapes import diag_last_two, size_product, reshape_to, size_or_run_time
 from tapegrad._ops.linalg import _common
-from tapegrad._ops.linalg.einsum import einsum  # noqa: F401 -- tf.einsum and tf.linalg.einsum (tapegrad/__init__.py)
 from tapegrad._ops.math.elementwise import maximum
 from tapegrad._ops.composite.indexed_slices import IndexedSlices
 from tapegrad._ops.math.reduction import reduce_sum
@@ -13,7 +12,7 @@ from tapegrad._ops._lib.tensors import safe_sqrt
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
 from tapegrad._ops import _raw
 
-__all__ = ["matmul", "tensordot", "einsum", "norm", "clip_by_norm", "clip_by_global_norm"]
+__all__ = ["matmul", "tensordot", "norm", "clip_by_norm", "clip_by_global_norm"]
 # tf.linalg only (see tapegrad/linalg.py): matvec, global_norm, trace, matrix_transpose, diag_part, eye.
 
 _matmul = _raw.MatMul

@@ -1,5 +1,6 @@
 """Pieces of tf.math's ops that other ops run on tensors already converted: erfc and ndtri in the normal
-tails (Note [Normal tails] in math/tails_and_counts.py), the NaN and infinity tests and ones_like."""
+tails (Note [Normal tails] in math/tails_and_counts.py), the NaN and infinity tests, ones_like, and the
+checked arguments of the sorted segment reductions."""
 import math
 
 import numpy as np
@@ -7,6 +8,9 @@ import numpy as np
 from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._lib.tensors import select
+from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.debugging.checks import check_greater_equal, check_non_negative
+from tapegrad._ops.math.reduction import reduce_sum
 from tapegrad._ops.math.elementwise import (equal, erf, erfinv, exp, greater, greater_equal, less, less_equal, log,
                                              logical_or, maximum, minimum, sqrt)
 from tapegrad._tensor.tensor import _sizes_vary, cast, convert_to_tensor, stop_gradient
@@ -81,3 +85,33 @@ def ones_like(x, dtype=None):
     if _sizes_vary(x):
         return _raw.BroadcastLike(_core.fill([], 1.0, dt.code), x)
     return _core.fill(list(x._shape), 1.0, dt.code)
+
+
+def sorted_segments(data, segment_ids, fn):
+    """data, the ids and the number of segments, checked as TF's sorted segment kernels check them."""
+    data = convert_arg(data, "tensor", fn, "data")
+    ids = convert_arg(segment_ids, "tensor", fn, "segment_ids")
+    if data.dtype == dtypes.bool:
+        raise _core.InvalidArgumentError(f"{fn}: data of dtype bool is not supported")
+    if ids.dtype not in (dtypes.int32, dtypes.int64):
+        raise _core.InvalidArgumentError(f"{fn}: segment_ids must be int32 or int64, got {ids.dtype.name}")
+    if data.ndim < 1:
+        raise _core.InvalidArgumentError(f"{fn}: data must be at least rank 1, got shape {tuple(data.shape)}")
+    if ids.ndim != 1:
+        raise _core.InvalidArgumentError(f"{fn}: segment_ids must be a vector, got shape {tuple(ids.shape)}")
+    n_ids, n_rows = ids.shape[0], data.shape[0]  # None: computed at each call (the kernel checks them then)
+    if n_ids is not None and n_rows is not None and n_ids != n_rows:
+        raise _core.InvalidArgumentError(f"{fn}: segment_ids (length {n_ids}) must have the length of data's "
+                               f"first dimension ({n_rows})")
+    if _core._tracing() and _core._is_traced(ids):  # checked and counted at every call
+        if n_ids == 0:
+            return data, ids, 0
+        check_non_negative(ids[:1], f"{fn}: segment ids must not be negative")
+        check_greater_equal(ids[1:], ids[:-1], f"{fn}: segment ids are not increasing")
+        return data, ids, reduce_sum(ids[-1:] + 1)  # (0 for ids empty at a call)
+    values = ids.numpy()
+    if values.size and values[0] < 0:
+        raise _core.InvalidArgumentError(f"{fn}: segment id {values[0]} is negative")
+    if (np.diff(values) < 0).any():
+        raise _core.InvalidArgumentError(f"{fn}: segment ids are not increasing: {values.tolist()}")
+    return data, ids, int(values[-1]) + 1 if values.size else 0

@@ -17,12 +17,11 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops._lib.arrays import concat, zeros_like
 from tapegrad._ops._lib.shapes import refuse_varying, segment_op, slice_along
 from tapegrad._ops._lib.tensors import select
-from tapegrad._ops.math._common import ones_like
+from tapegrad._ops.math._common import ones_like, sorted_segments
 from tapegrad._ops.math.elementwise import abs, equal, floordiv, less, less_equal, log, log1p, maximum, not_equal, sign
 from tapegrad._ops.math.reduction import reduce_all, reduce_mean, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
 from tapegrad._ops import _raw
-from tapegrad._ops.debugging import asserts as _asserts
 
 __all__ = [
     "reciprocal_no_nan", "count_nonzero", "scalar_mul", "accumulate_n", "invert_permutation",
@@ -221,41 +220,11 @@ def _reversed(x, axis, n):
     return _raw.ReverseV2(x, axis=[axis]) if n else x
 
 
-def _segments(data, segment_ids, fn):
-    """data, the ids and the number of segments, checked as TF's sorted segment kernels check them."""
-    data = convert_arg(data, "tensor", fn, "data")
-    ids = convert_arg(segment_ids, "tensor", fn, "segment_ids")
-    if data.dtype == dtypes.bool:
-        raise _InvalidArgument(f"{fn}: data of dtype bool is not supported")
-    if ids.dtype not in (dtypes.int32, dtypes.int64):
-        raise _InvalidArgument(f"{fn}: segment_ids must be int32 or int64, got {ids.dtype.name}")
-    if data.ndim < 1:
-        raise _InvalidArgument(f"{fn}: data must be at least rank 1, got shape {tuple(data.shape)}")
-    if ids.ndim != 1:
-        raise _InvalidArgument(f"{fn}: segment_ids must be a vector, got shape {tuple(ids.shape)}")
-    n_ids, n_rows = ids.shape[0], data.shape[0]  # None: computed at each call (the kernel checks them then)
-    if n_ids is not None and n_rows is not None and n_ids != n_rows:
-        raise _InvalidArgument(f"{fn}: segment_ids (length {n_ids}) must have the length of data's "
-                               f"first dimension ({n_rows})")
-    if _core._tracing() and _core._is_traced(ids):  # checked and counted at every call
-        if n_ids == 0:
-            return data, ids, 0
-        _asserts.assert_non_negative(ids[:1], message=f"{fn}: segment ids must not be negative")
-        _asserts.assert_greater_equal(ids[1:], ids[:-1], message=f"{fn}: segment ids are not increasing")
-        return data, ids, reduce_sum(ids[-1:] + 1)  # (0 for ids empty at a call)
-    values = ids.numpy()
-    if values.size and values[0] < 0:
-        raise _InvalidArgument(f"{fn}: segment id {values[0]} is negative")
-    if (np.diff(values) < 0).any():
-        raise _InvalidArgument(f"{fn}: segment ids are not increasing: {values.tolist()}")
-    return data, ids, int(values[-1]) + 1 if values.size else 0
-
-
 @dispatch
 def segment_sum(data, segment_ids, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s, for sorted non-negative ids; the output has
     segment_ids[-1] + 1 rows (a missing id's row is 0)."""
-    data, ids, n = _segments(data, segment_ids, "segment_sum")
+    data, ids, n = sorted_segments(data, segment_ids, "segment_sum")
     return segment_op(_segment_sum, data, ids, n)
 
 
@@ -263,7 +232,7 @@ def segment_sum(data, segment_ids, name=None):
 def segment_mean(data, segment_ids, name=None):
     """The mean of each segment (see segment_sum; an empty segment's row is 0). Integer data gives
     the mean rounded toward zero, as TF."""
-    data, ids, n = _segments(data, segment_ids, "segment_mean")
+    data, ids, n = sorted_segments(data, segment_ids, "segment_mean")
     sums = segment_op(_segment_sum, data, ids, n)
     counts = segment_op(_segment_sum, ones_like(ids, data.dtype), ids, n)  # (ids' length read at run time)
     counts = _reshape(maximum(counts, constant(1, dtype=data.dtype)), shape=[-1] + [1] * (data.ndim - 1))

@@ -4,10 +4,9 @@ from tapegrad import dtypes, errors
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.manipulation import unsorted_segment_sum  # noqa: F401 -- for tapegrad/sparse.py
 from tapegrad._ops._lib.shapes import num_segments_arg, segment_op
 from tapegrad._ops._lib.tensors import select
-from tapegrad._ops.math.aggregates import _segments  # (its checks of traced ids call debugging/asserts.py)
+from tapegrad._ops.math._common import sorted_segments
 from tapegrad._ops.math.elementwise import maximum, sqrt
 from tapegrad._tensor.tensor import cast, convert_to_tensor
 
@@ -79,7 +78,7 @@ def unsorted_segment_sqrt_n(data, segment_ids, num_segments, name=None):
 
 
 def _sorted(data, segment_ids, fn, op, missing=0):
-    d, ids, n = _segments(data, segment_ids, fn)
+    d, ids, n = sorted_segments(data, segment_ids, fn)
     out = segment_op(op, d, ids, n)
     if missing == 1:  # (the product's value for an empty segment is already 1)
         return out

@@ -23,7 +23,7 @@ from tapegrad._ops.math.elementwise import equal, greater, greater_equal, less, 
 from tapegrad._ops.math.reduction import reduce_max
 from tapegrad._ops import _raw
 from tapegrad._tensor.tensor import Tensor, cast, constant
-from tapegrad._ops.debugging import asserts as _asserts
+from tapegrad._ops.debugging.checks import check_non_negative
 
 __all__ = ["rint", "ndtri", "erfc", "confusion_matrix", "bincount"]
 
@@ -84,8 +84,8 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     if num_classes is None and not known:  # counted at every call of the tf.function
         if labels.shape.num_elements() == 0:
             raise _InvalidArgument(f"{fn}: num_classes=None needs at least one label")
-        _asserts.assert_non_negative(labels, message=f"{fn}: `labels` contains negative values")
-        _asserts.assert_non_negative(predictions, message=f"{fn}: `predictions` contains negative values")
+        check_non_negative(labels, f"{fn}: `labels` contains negative values")
+        check_non_negative(predictions, f"{fn}: `predictions` contains negative values")
         n = maximum(reduce_max(labels), reduce_max(predictions)) + 1
     elif num_classes is None:
         if labels.shape.num_elements() == 0:
@@ -116,7 +116,7 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
 def _bincount_size(arr, minlength, maxlength, fn):
     if not _known(arr) and (minlength is None or maxlength is None or int(minlength) != int(maxlength)):
         # read at every call of the tf.function: the counts are a value-shaped segment sum
-        _asserts.assert_non_negative(arr, message=f"{fn}: Input arr must be non-negative!")
+        check_non_negative(arr, f"{fn}: Input arr must be non-negative!")
         size = reduce_max(arr) + 1 if arr.shape.num_elements() else constant(0, arr.dtype)
         if minlength is not None:
             size = maximum(size, int(minlength))
