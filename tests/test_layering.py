@@ -206,8 +206,6 @@ COMPOSED_IMPORTS_LEFT = {
     ("composite.ragged_tensor", "math.divide_where"),
     ("composite.sparse_tensor", "array.gather_scatter"),
     ("composite.sparse_tensor", "array.manipulation"),
-    ("debugging.assert_static", "debugging.asserts"),
-    ("debugging.asserts", "debugging.assert_static"),
 }
 
 
