@@ -16,8 +16,10 @@ import sys
 
 try:
     from . import _harness as h
+    from ._jax_train import adam_step
 except ImportError:          # run as a script: python benchmarks/bench_lstm.py
     import _harness as h
+    from _jax_train import adam_step
 
 import numpy as np  # noqa: E402  (after _harness, which configures NumPy's OpenBLAS)
 
@@ -134,30 +136,7 @@ def _(jax):
         (h, _), _ = lax.scan(cell, (zeros, zeros), xp)
         return jnp.mean((h @ dense + dense_bias - y) ** 2)
 
-    def adam(params, m, v, t, grads, lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
-        m = [b1 * mi + (1 - b1) * g for mi, g in zip(m, grads)]
-        v = [b2 * vi + (1 - b2) * g * g for vi, g in zip(v, grads)]
-        scale = lr * jnp.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        params = [p - scale * mi / (jnp.sqrt(vi) + eps) for p, mi, vi in zip(params, m, v)]
-        return params, m, v
-
-    @jax.jit
-    def train(params, m, v, t, x, y):
-        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-        params, m, v = adam(params, m, v, t, grads)
-        return loss, params, m, v
-
-    state = {"p": [jnp.asarray(w) for w in WEIGHTS], "t": 0}
-    state["m"] = [jnp.zeros_like(p) for p in state["p"]]
-    state["v"] = [jnp.zeros_like(p) for p in state["p"]]
-    x, y = jnp.asarray(X), jnp.asarray(Y)
-
-    def step():
-        state["t"] += 1
-        loss, state["p"], state["m"], state["v"] = train(state["p"], state["m"], state["v"],
-                                                         jnp.float32(state["t"]), x, y)
-        return loss.block_until_ready()
-    return step
+    return adam_step(jax, loss_fn, WEIGHTS, X, Y)
 
 
 WORKLOADS = [eager, traced]

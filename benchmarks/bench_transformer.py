@@ -18,8 +18,10 @@ import sys
 
 try:
     from . import _harness as h
+    from ._jax_train import adam_step
 except ImportError:          # run as a script: python benchmarks/bench_transformer.py
     import _harness as h
+    from _jax_train import adam_step
 
 import numpy as np  # noqa: E402  (after _harness, which configures NumPy's OpenBLAS)
 
@@ -150,25 +152,7 @@ def _(jax):
     def loss_fn(params, x, y):
         return jnp.mean((_block(ops, params, x) - y) ** 2)
 
-    @jax.jit
-    def train(params, m, v, t, x, y, lr=0.001, b1=0.9, b2=0.999, eps=1e-7):
-        loss, grads = jax.value_and_grad(loss_fn)(params, x, y)
-        m = [b1 * mi + (1 - b1) * g for mi, g in zip(m, grads)]
-        v = [b2 * vi + (1 - b2) * g * g for vi, g in zip(v, grads)]
-        scale = lr * jnp.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        return loss, [p - scale * mi / (jnp.sqrt(vi) + eps) for p, mi, vi in zip(params, m, v)], m, v
-
-    state = {"p": [jnp.asarray(w) for w in FLAT], "t": 0}
-    state["m"] = [jnp.zeros_like(p) for p in state["p"]]
-    state["v"] = [jnp.zeros_like(p) for p in state["p"]]
-    x, y = jnp.asarray(X), jnp.asarray(Y)
-
-    def step():
-        state["t"] += 1
-        loss, state["p"], state["m"], state["v"] = train(state["p"], state["m"], state["v"],
-                                                         jnp.float32(state["t"]), x, y)
-        return loss.block_until_ready()
-    return step
+    return adam_step(jax, loss_fn, FLAT, X, Y)
 
 
 WORKLOADS = [eager, traced]

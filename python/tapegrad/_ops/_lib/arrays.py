@@ -1,5 +1,5 @@
 """Arrays built from tensors already converted, for the ops composed in Python: joining, stacking, a new
-axis, integer ranges and zeros. Each is one registry op (or a constant), with no argument checking and
+axis, integer ranges, zeros and ones. Each is one registry op (or a constant), with no argument checking and
 no dispatch: the public ops of array/ check what a user passes."""
 import numpy as np
 
@@ -7,7 +7,7 @@ from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
 from tapegrad._tensor.tensor import Tensor, _sizes_vary, cast, convert_to_tensor
 
-__all__ = ["concat", "stack", "expand_dims", "arange", "zeros", "zeros_like"]
+__all__ = ["concat", "stack", "expand_dims", "arange", "zeros", "zeros_like", "ones_like"]
 
 
 def concat(tensors, axis):
@@ -45,10 +45,18 @@ def zeros(shape, dtype=dtypes.float32):
     return _core.fill(list(shape), 0, dtype.code)
 
 
-def zeros_like(x, dtype=None):
-    """Zeros with x's shape (read at run time when x's sizes vary in a trace) and x's dtype or dtype."""
+def _filled_like(x, value, dtype):
+    """value with x's shape (read at run time when x's sizes vary in a trace) and x's dtype or dtype."""
     x = convert_to_tensor(x)
     dt = dtype or x.dtype
     if _sizes_vary(x):
-        return _raw.BroadcastLike(_core.fill([], 0, dt.code), x)
-    return _core.fill(list(x._shape), 0, dt.code)
+        return _raw.BroadcastLike(_core.fill([], value, dt.code), x)
+    return _core.fill(list(x._shape), value, dt.code)
+
+
+def zeros_like(x, dtype=None):
+    return _filled_like(x, 0, dtype)
+
+
+def ones_like(x, dtype=None):
+    return _filled_like(x, 1, dtype)

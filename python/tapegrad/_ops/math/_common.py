@@ -1,19 +1,18 @@
 """Pieces of tf.math's ops that other ops run on tensors already converted: erfc and ndtri in the normal
-tails (Note [Normal tails] in math/tails_and_counts.py), the NaN and infinity tests, ones_like, and the
+tails (Note [Normal tails] in math/tails_and_counts.py), the NaN and infinity tests and the
 checked arguments of the sorted segment reductions."""
 import math
 
 import numpy as np
 
 from tapegrad import _core, dtypes
-from tapegrad._ops import _raw
 from tapegrad._ops._lib.tensors import select
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.debugging.checks import check_greater_equal, check_non_negative
 from tapegrad._ops.math.reduction import reduce_sum
 from tapegrad._ops.math.elementwise import (equal, erf, erfinv, exp, greater, greater_equal, less, less_equal, log,
                                              logical_or, maximum, minimum, sqrt)
-from tapegrad._tensor.tensor import _sizes_vary, cast, convert_to_tensor, stop_gradient
+from tapegrad._tensor.tensor import cast, stop_gradient
 
 _CF_TERMS = 40  # continued-fraction depth: float64-exact for t >= 2
 _INF = float("inf")
@@ -76,15 +75,6 @@ def is_nan(t):
 def is_inf(t):
     """True where the float tensor t is +inf or -inf."""
     return abs(t) == _INF
-
-
-def ones_like(x, dtype=None):
-    """Ones with x's shape (read at run time when x's sizes vary in a trace) and x's dtype or dtype."""
-    x = convert_to_tensor(x)
-    dt = dtype or x.dtype
-    if _sizes_vary(x):
-        return _raw.BroadcastLike(_core.fill([], 1.0, dt.code), x)
-    return _core.fill(list(x._shape), 1.0, dt.code)
 
 
 def sorted_segments(data, segment_ids, fn):

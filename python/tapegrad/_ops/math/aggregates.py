@@ -14,10 +14,10 @@ import numpy as np
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops._lib.arrays import concat, zeros_like
+from tapegrad._ops._lib.arrays import concat, ones_like, zeros_like
 from tapegrad._ops._lib.shapes import refuse_varying, segment_op, slice_along
 from tapegrad._ops._lib.tensors import select
-from tapegrad._ops.math._common import ones_like, sorted_segments
+from tapegrad._ops.math._common import sorted_segments
 from tapegrad._ops.math.elementwise import abs, equal, floordiv, less, less_equal, log, log1p, maximum, not_equal, sign
 from tapegrad._ops.math.reduction import reduce_all, reduce_mean, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
