@@ -1,9 +1,11 @@
 """Functions on tensors that ops composed in Python share: picking entries, lists of tensors, sqrt with
-a finite gradient at 0."""
+a finite gradient at 0, add_n's sum."""
+from tapegrad import _core
 from tapegrad._ops import _raw
+from tapegrad._ops._wrap import convert_arg
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
-__all__ = ["select", "tensor_list", "safe_sqrt"]
+__all__ = ["select", "tensor_list", "safe_sqrt", "sum_of"]
 
 
 def select(condition, x, y):
@@ -31,3 +33,16 @@ def safe_sqrt(s):
     s = convert_to_tensor(s)
     nonzero = _raw.NotEqual(s, 0.0)
     return select(nonzero, _raw.Sqrt(select(nonzero, s, 1.0)), 0.0)
+
+
+def sum_of(inputs):
+    """tf.add_n of a non-empty list: its tensors, of one shape and dtype, summed (no broadcasting, as TF)."""
+    ts = [convert_arg(t, "tensor", "add_n", "inputs") for t in inputs]
+    for t in ts[1:]:
+        if t._shape != ts[0]._shape or t._dtype != ts[0]._dtype:
+            raise _core.InvalidArgumentError(f"AddN: inputs must all have the shape and dtype of the first, got "
+                                             f"{ts[0].dtype.name}{tuple(ts[0]._shape)} and {t.dtype.name}{tuple(t._shape)}")
+    total = ts[0]
+    for t in ts[1:]:
+        total = total + t
+    return total

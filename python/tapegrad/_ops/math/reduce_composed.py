@@ -1,9 +1,8 @@
 """Reductions composed in Python: logsumexp, variance, std, the euclidean norm, argmax/argmin and add_n."""
-from tapegrad import _core, dtypes
+from tapegrad import dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
-from tapegrad._ops._lib.tensors import safe_sqrt, select, tensor_list
-from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops._lib.tensors import safe_sqrt, select, sum_of, tensor_list
 from tapegrad._tensor.tensor import convert_to_tensor, stop_gradient
 
 __all__ = ["reduce_logsumexp", "reduce_variance", "reduce_std", "reduce_euclidean_norm", "argmax", "argmin", "add_n"]
@@ -80,12 +79,4 @@ def add_n(inputs, name=None):
     inputs = tensor_list(inputs, "add_n", "inputs")
     if not inputs:
         raise ValueError("add_n: inputs must be a non-empty list")
-    ts = [convert_arg(t, "tensor", "add_n", "inputs") for t in inputs]
-    for t in ts[1:]:  # TF adds tensors of one shape and dtype, with no broadcasting
-        if t._shape != ts[0]._shape or t._dtype != ts[0]._dtype:
-            raise _core.InvalidArgumentError(f"AddN: inputs must all have the shape and dtype of the first, got "
-                                             f"{ts[0].dtype.name}{tuple(ts[0]._shape)} and {t.dtype.name}{tuple(t._shape)}")
-    total = ts[0]
-    for t in ts[1:]:
-        total = total + t
-    return total
+    return sum_of(inputs)

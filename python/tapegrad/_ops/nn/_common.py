@@ -1,7 +1,7 @@
 """Pieces of public ops that the tf.nn modules compose, on tensors already converted: squeezing reduced
-axes, division that is 0 where the divisor is, add_n and clip_by_norm. Each does what the public op does
+axes, division that is 0 where the divisor is and clip_by_norm. Each does what the public op does
 for the arguments the nn ops pass (its own checks on them included)."""
-from tapegrad import _core, dtypes
+from tapegrad import dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._lib.arrays import zeros_like
 from tapegrad._ops._lib.tensors import safe_sqrt
@@ -26,20 +26,6 @@ def divide_no_nan(x, y):
     if x.dtype.is_integer:
         x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
     return _raw.DivNoNan(x, y)
-
-
-def add_n(inputs):
-    """tf.add_n of a non-empty list: its tensors, of one shape and dtype, summed (no broadcasting, as TF)."""
-    ts = [convert_arg(t, "tensor", "add_n", "inputs") for t in inputs]
-    for t in ts[1:]:
-        if t._shape != ts[0]._shape or t._dtype != ts[0]._dtype:
-            raise _core.InvalidArgumentError(f"AddN: inputs must all have the shape and dtype of the first, got "
-                                             f"{ts[0].dtype.name}{tuple(ts[0]._shape)} and "
-                                             f"{t.dtype.name}{tuple(t._shape)}")
-    total = ts[0]
-    for t in ts[1:]:
-        total = total + t
-    return total
 
 
 def clip_by_norm(t, clip_norm, axes):

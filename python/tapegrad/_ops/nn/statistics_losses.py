@@ -14,7 +14,8 @@ from tapegrad._ops._lib.tensors import select
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.math.elementwise import abs, exp, less_equal, log, log1p, logical_and, pow, reciprocal, square, squared_difference
 from tapegrad._ops.math.reduction import reduce_sum
-from tapegrad._ops.nn._common import add_n, divide_no_nan, squeeze
+from tapegrad._ops._lib.tensors import sum_of
+from tapegrad._ops.nn._common import divide_no_nan, squeeze
 from tapegrad._tensor.tensor import Tensor, cast, constant
 from tapegrad._ops import _raw
 
@@ -134,7 +135,7 @@ def scale_regularization_loss(regularization_loss):
     if isinstance(regularization_loss, (list, tuple)):
         if not regularization_loss:
             raise ValueError("scale_regularization_loss: regularization_loss is an empty list")
-        regularization_loss = add_n(regularization_loss)
+        regularization_loss = sum_of(regularization_loss)
     loss = convert_arg(regularization_loss, "tensor", "scale_regularization_loss", "regularization_loss")
     return reduce_sum(loss) / _NUM_REPLICAS
 
