@@ -2,6 +2,7 @@
 // step for the recurrence, and the gate arithmetic in plain loops between them.
 #include "kernels/recurrent.h"
 #include <algorithm>
+#include <optional>
 #include "core/allocator.h"
 #include "kernels/matmul.h"
 #include "kernels/threads.h"
@@ -42,6 +43,28 @@ struct Dims {
 };
 
 Dims dims_of(const Tensor& x, const Tensor& R) { return {x->shape[0], x->shape[1], x->shape[2], R->shape[0]}; }
+
+// Note [Recurrent row blocks]: the batch rows of a recurrence never meet, so the time loop runs as
+// independent loops over blocks of rows, one per OpenMP thread, each with its own small GEMMs at one
+// OpenBLAS thread (waking BLAS's threads for every step's small product costs more than it saves).
+// run(first row, rows) is called once per block; a batch too small to split runs as one block.
+constexpr int64_t kMinBlockRows = 8;
+constexpr int64_t kMinBlockWork = 1 << 18;  // step-GEMM multiply-adds per step and block worth a thread
+
+template <class F> void row_blocks(const Dims& d, F&& run) {
+  const int64_t by_rows = d.B / kMinBlockRows, by_work = d.B * 4 * d.U * d.U / kMinBlockWork;
+  const int threads = (int)std::max<int64_t>(1, std::min<int64_t>({(int64_t)usable_threads(), by_rows, by_work}));
+  OneBlasThread one_thread;
+  if (threads == 1) {
+    run(int64_t(0), d.B);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int i = 0; i < threads; ++i) {
+    const int64_t r0 = d.B * i / threads, r1 = d.B * (i + 1) / threads;
+    run(r0, r1 - r0);
+  }
+}
 
 // hprev [B*T, U] (row b*T + t) gets h_{t-1} (h0 at t = 0), read from an output whose rows are
 // out_width wide with h first.
@@ -93,19 +116,22 @@ void forward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, co
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U, O = kLstmWidth * U;
   Scratch<T> xp(B * S * G), z(B * G);
   blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
-  for (int64_t t = 0; t < S; ++t) {
-    const T* hp = t == 0 ? h0 : out + (t - 1) * O;
-    const int64_t ldh = t == 0 ? U : S * O;
-    blas_gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), z.data(), G);
-    for (int64_t r = 0; r < B; ++r) {
-      const T* p = xp.data() + (r * S + t) * G;
-      T* zr = z.data() + r * G;
-      const T* cp = t == 0 ? c0 + r * U : out + (r * S + t - 1) * O + U;
-      for (int64_t j = 0; j < G; ++j) zr[j] += p[j] + b[j];
-      activate_gates(zr, U);
-      lstm_cell_update(zr, cp, out + (r * S + t) * O, U);
+  row_blocks(d, [&](int64_t r0, int64_t rows) {
+    for (int64_t t = 0; t < S; ++t) {
+      const T* hp = t == 0 ? h0 + r0 * U : out + (r0 * S + t - 1) * O;
+      const int64_t ldh = t == 0 ? U : S * O;
+      T* zb = z.data() + r0 * G;
+      blas_gemm<T>(false, false, rows, G, U, hp, ldh, R, G, T(0), zb, G);
+      for (int64_t r = r0; r < r0 + rows; ++r) {
+        const T* p = xp.data() + (r * S + t) * G;
+        T* zr = z.data() + r * G;
+        const T* cp = t == 0 ? c0 + r * U : out + (r * S + t - 1) * O + U;
+        for (int64_t j = 0; j < G; ++j) zr[j] += p[j] + b[j];
+        activate_gates(zr, U);
+        lstm_cell_update(zr, cp, out + (r * S + t) * O, U);
+      }
     }
-  }
+  });
 }
 
 template <class T>
@@ -122,15 +148,17 @@ void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, c
   T* dW = dc0 + B * U;
   T* dR = dW + F * G;
   T* db = dR + U * G;
-  for (int64_t t = S - 1; t >= 0; --t) {
-    for (int64_t r = 0; r < B; ++r) {
-      const int64_t row = r * S + t;
-      const T* cp = t == 0 ? c0 + r * U : out + (row - 1) * O + U;
-      lstm_cell_backward(out + row * O, g + row * O, cp, dh.data() + r * U, dc.data() + r * U, dz.data() + row * G, U);
+  row_blocks(d, [&](int64_t r0, int64_t rows) {
+    for (int64_t t = S - 1; t >= 0; --t) {
+      for (int64_t r = r0; r < r0 + rows; ++r) {
+        const int64_t row = r * S + t;
+        const T* cp = t == 0 ? c0 + r * U : out + (row - 1) * O + U;
+        lstm_cell_backward(out + row * O, g + row * O, cp, dh.data() + r * U, dc.data() + r * U, dz.data() + row * G, U);
+      }
+      // dh_{t-1} = dz_t R^T over the block's rows of step t (stride S*G).
+      blas_gemm<T>(false, true, rows, U, G, dz.data() + r0 * S * G + t * G, S * G, R, G, T(0), dh.data() + r0 * U, U);
     }
-    // dh_{t-1} = dz_t R^T over the batch rows of step t (stride S*G).
-    blas_gemm<T>(false, true, B, U, G, dz.data() + t * G, S * G, R, G, T(0), dh.data(), U);
-  }
+  });
   std::copy_n(dh.data(), B * U, dh0);
   std::copy_n(dc.data(), B * U, dc0);
   blas_gemm<T>(false, true, B * S, F, G, dz.data(), G, W, G, T(0), dx, F);
@@ -416,11 +444,13 @@ void rnn_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
   }
 }
 
-// The plumbing of every time loop: the sizes, OpenBLAS at one thread, and run(d, T{}) with T the
-// element type (float32 or float64).
-template <class F> void time_loop(const Tensor& x, const Tensor& R, F&& run) {
+// The plumbing of every time loop: the sizes, and run(d, T{}) with T the element type (float32 or
+// float64). GRU and RNN run at one OpenBLAS thread throughout; the LSTM splits its steps into row
+// blocks (Note [Recurrent row blocks]) and gives its whole-sequence GEMMs every BLAS thread.
+template <class F> void time_loop(const Tensor& x, const Tensor& R, F&& run, bool whole_blas = false) {
   const Dims d = dims_of(x, R);
-  OneBlasThread one_thread;
+  std::optional<OneBlasThread> one_thread;
+  if (!whole_blas) one_thread.emplace();
   if (x->dtype == DType::Float32)
     run(d, float{});
   else
@@ -428,12 +458,12 @@ template <class F> void time_loop(const Tensor& x, const Tensor& R, F&& run) {
 }
 
 // A backward time loop; with no step, h0 and c0 pass nothing on and every gradient is zero.
-template <class F> void backward_loop(const Tensor& x, const Tensor& R, Tensor& packed, F&& run) {
+template <class F> void backward_loop(const Tensor& x, const Tensor& R, Tensor& packed, F&& run, bool whole_blas = false) {
   if (x->shape[1] == 0) {
     std::fill_n(static_cast<char*>(packed->data()), packed->nbytes(), 0);
     return;
   }
-  time_loop(x, R, run);
+  time_loop(x, R, run, whole_blas);
 }
 
 }  // namespace
@@ -444,7 +474,7 @@ void lstm_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& c0, 
   time_loop(x, R, [&](const Dims& d, auto v) {
     using T = decltype(v);
     forward<T>(d, p<T>(x), p<T>(h0), p<T>(c0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
-  });
+  }, true);
 }
 
 void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
@@ -452,7 +482,7 @@ void lstm_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& c0,
   backward_loop(x, R, packed, [&](const Dims& d, auto v) {
     using T = decltype(v);
     backward<T>(d, p<T>(x), p<T>(h0), p<T>(c0), p<T>(W), p<T>(R), p<T>(out), p<T>(g), packed->data_as<T>());
-  });
+  }, true);
 }
 
 void lstm_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& c0, const Tensor& W, const Tensor& R,
