@@ -51,8 +51,8 @@ Dims dims_of(const Tensor& x, const Tensor& R) { return {x->shape[0], x->shape[1
 constexpr int64_t kMinBlockRows = 8;
 constexpr int64_t kMinBlockWork = 1 << 18;  // step-GEMM multiply-adds per step and block worth a thread
 
-template <class F> void row_blocks(const Dims& d, F&& run) {
-  const int64_t by_rows = d.B / kMinBlockRows, by_work = d.B * 4 * d.U * d.U / kMinBlockWork;
+template <class F> void row_blocks(const Dims& d, int64_t gates, F&& run) {
+  const int64_t by_rows = d.B / kMinBlockRows, by_work = d.B * gates * d.U * d.U / kMinBlockWork;
   const int threads = (int)std::max<int64_t>(1, std::min<int64_t>({(int64_t)usable_threads(), by_rows, by_work}));
   OneBlasThread one_thread;
   if (threads == 1) {
@@ -116,7 +116,7 @@ void forward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, co
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U, G = 4 * U, O = kLstmWidth * U;
   Scratch<T> xp(B * S * G), z(B * G);
   blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);  // input projection of every step
-  row_blocks(d, [&](int64_t r0, int64_t rows) {
+  row_blocks(d, 4, [&](int64_t r0, int64_t rows) {
     for (int64_t t = 0; t < S; ++t) {
       const T* hp = t == 0 ? h0 + r0 * U : out + (r0 * S + t - 1) * O;
       const int64_t ldh = t == 0 ? U : S * O;
@@ -148,7 +148,7 @@ void backward(const Dims& d, const T* x, const T* h0, const T* c0, const T* W, c
   T* dW = dc0 + B * U;
   T* dR = dW + F * G;
   T* db = dR + U * G;
-  row_blocks(d, [&](int64_t r0, int64_t rows) {
+  row_blocks(d, 4, [&](int64_t r0, int64_t rows) {
     for (int64_t t = S - 1; t >= 0; --t) {
       for (int64_t r = r0; r < r0 + rows; ++r) {
         const int64_t row = r * S + t;
@@ -265,16 +265,18 @@ void gru_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R,
   blas_gemm<T>(false, false, B * S, G, F, x, F, W, G, T(0), xp.data(), G);
   for (int64_t row = 0; row < B * S; ++row)
     for (int64_t j = 0; j < G; ++j) xp[row * G + j] += b[j];
-  for (int64_t t = 0; t < S; ++t) {
-    const T* hp = t == 0 ? h0 : out + (t - 1) * U;
-    const int64_t ldh = t == 0 ? U : S * U;
-    blas_gemm<T>(false, false, B, G, U, hp, ldh, R, G, T(0), rc.data(), G);
-    for (int64_t r = 0; r < B; ++r) {
-      T* c = rc.data() + r * G;
-      for (int64_t j = 0; j < G; ++j) c[j] += b[G + j];
-      gru_cell(xp.data() + (r * S + t) * G, c, hp + r * ldh, out + (r * S + t) * U, U);
+  row_blocks(d, 3, [&](int64_t r0, int64_t rows) {
+    for (int64_t t = 0; t < S; ++t) {
+      const T* hp = t == 0 ? h0 + r0 * U : out + (r0 * S + t - 1) * U;
+      const int64_t ldh = t == 0 ? U : S * U;
+      blas_gemm<T>(false, false, rows, G, U, hp, ldh, R, G, T(0), rc.data() + r0 * G, G);
+      for (int64_t r = r0; r < r0 + rows; ++r) {
+        T* c = rc.data() + r * G;
+        for (int64_t j = 0; j < G; ++j) c[j] += b[G + j];
+        gru_cell(xp.data() + (r * S + t) * G, c, hp + (r - r0) * ldh, out + (r * S + t) * U, U);
+      }
     }
-  }
+  });
 }
 
 // One row of the backward step: from the gates a = [z, r, h~], rh = h_{t-1} R_h + b'_h, h_{t-1},
@@ -321,15 +323,17 @@ void gru_backward(const Dims& d, const T* x, const T* h0, const T* W, const T* R
   T* dW = dh0 + B * U;
   T* dR = dW + F * G;
   T* db = dR + U * G;
-  for (int64_t t = S - 1; t >= 0; --t) {
-    for (int64_t r = 0; r < B; ++r) {
-      const int64_t row = r * S + t;
-      gru_cell_backward(a.data() + row * G, rc.data() + row * G, hprev.data() + row * U, g + row * U,
-                        dh.data() + r * U, dxp.data() + row * G, drc.data() + row * G, U);
+  row_blocks(d, 3, [&](int64_t r0, int64_t rows) {
+    for (int64_t t = S - 1; t >= 0; --t) {
+      for (int64_t r = r0; r < r0 + rows; ++r) {
+        const int64_t row = r * S + t;
+        gru_cell_backward(a.data() + row * G, rc.data() + row * G, hprev.data() + row * U, g + row * U,
+                          dh.data() + r * U, dxp.data() + row * G, drc.data() + row * G, U);
+      }
+      // dh_{t-1} = dh z + drc_t R^T over the block's rows of step t (stride S*G).
+      blas_gemm<T>(false, true, rows, U, G, drc.data() + r0 * S * G + t * G, S * G, R, G, T(1), dh.data() + r0 * U, U);
     }
-    // dh_{t-1} = dh z + drc_t R^T over the batch rows of step t (stride S*G).
-    blas_gemm<T>(false, true, B, U, G, drc.data() + t * G, S * G, R, G, T(1), dh.data(), U);
-  }
+  });
   std::copy_n(dh.data(), B * U, dh0);
   blas_gemm<T>(false, true, B * S, F, G, dxp.data(), G, W, G, T(0), dx, F);
   blas_gemm<T>(true, false, F, G, B * S, x, F, dxp.data(), G, T(0), dW, G);
@@ -382,15 +386,17 @@ template <class T>
 void rnn_forward(const Dims& d, const T* x, const T* h0, const T* W, const T* R, const T* b, T* out) {
   const int64_t B = d.B, S = d.T, F = d.F, U = d.U;
   blas_gemm<T>(false, false, B * S, U, F, x, F, W, U, T(0), out, U);  // input projections, in place
-  for (int64_t t = 0; t < S; ++t) {
-    const T* hp = t == 0 ? h0 : out + (t - 1) * U;
-    const int64_t ldh = t == 0 ? U : S * U;
-    blas_gemm<T>(false, false, B, U, U, hp, ldh, R, U, T(1), out + t * U, S * U);
-    for (int64_t r = 0; r < B; ++r) {
-      T* __restrict o = out + (r * S + t) * U;
-      for (int64_t j = 0; j < U; ++j) o[j] = vmath::tanh(o[j] + b[j]);
+  row_blocks(d, 1, [&](int64_t r0, int64_t rows) {
+    for (int64_t t = 0; t < S; ++t) {
+      const T* hp = t == 0 ? h0 + r0 * U : out + (r0 * S + t - 1) * U;
+      const int64_t ldh = t == 0 ? U : S * U;
+      blas_gemm<T>(false, false, rows, U, U, hp, ldh, R, U, T(1), out + (r0 * S + t) * U, S * U);
+      for (int64_t r = r0; r < r0 + rows; ++r) {
+        T* __restrict o = out + (r * S + t) * U;
+        for (int64_t j = 0; j < U; ++j) o[j] = vmath::tanh(o[j] + b[j]);
+      }
     }
-  }
+  });
 }
 
 template <class T>
@@ -405,17 +411,19 @@ void rnn_backward(const Dims& d, const T* x, const T* h0, const T* W, const T* R
   T* dW = dh0 + B * U;
   T* dR = dW + F * U;
   T* db = dR + U * U;
-  for (int64_t t = S - 1; t >= 0; --t) {
-    for (int64_t r = 0; r < B; ++r) {
-      const int64_t row = r * S + t;
-      const T* __restrict h = out + row * U;
-      const T* __restrict gr = g + row * U;
-      const T* __restrict dhr = dh.data() + r * U;
-      T* __restrict a = da.data() + row * U;
-      for (int64_t j = 0; j < U; ++j) a[j] = (gr[j] + dhr[j]) * (T(1) - h[j] * h[j]);
+  row_blocks(d, 1, [&](int64_t r0, int64_t rows) {
+    for (int64_t t = S - 1; t >= 0; --t) {
+      for (int64_t r = r0; r < r0 + rows; ++r) {
+        const int64_t row = r * S + t;
+        const T* __restrict h = out + row * U;
+        const T* __restrict gr = g + row * U;
+        const T* __restrict dhr = dh.data() + r * U;
+        T* __restrict a = da.data() + row * U;
+        for (int64_t j = 0; j < U; ++j) a[j] = (gr[j] + dhr[j]) * (T(1) - h[j] * h[j]);
+      }
+      blas_gemm<T>(false, true, rows, U, U, da.data() + (r0 * S + t) * U, S * U, R, U, T(0), dh.data() + r0 * U, U);
     }
-    blas_gemm<T>(false, true, B, U, U, da.data() + t * U, S * U, R, U, T(0), dh.data(), U);
-  }
+  });
   std::copy_n(dh.data(), B * U, dh0);
   blas_gemm<T>(false, true, B * S, F, U, da.data(), U, W, U, T(0), dx, F);
   blas_gemm<T>(true, false, F, U, B * S, x, F, da.data(), U, T(0), dW, U);
@@ -445,8 +453,9 @@ void rnn_jvp(const Dims& d, const T* x, const T* h0, const T* W, const T* R, con
 }
 
 // The plumbing of every time loop: the sizes, and run(d, T{}) with T the element type (float32 or
-// float64). GRU and RNN run at one OpenBLAS thread throughout; the LSTM splits its steps into row
-// blocks (Note [Recurrent row blocks]) and gives its whole-sequence GEMMs every BLAS thread.
+// float64). Forward and backward loops split their steps into row blocks (Note [Recurrent row
+// blocks]) and give their whole-sequence GEMMs every BLAS thread (whole_blas); the JVP loops run at
+// one OpenBLAS thread throughout.
 template <class F> void time_loop(const Tensor& x, const Tensor& R, F&& run, bool whole_blas = false) {
   const Dims d = dims_of(x, R);
   std::optional<OneBlasThread> one_thread;
@@ -502,7 +511,7 @@ void gru_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, co
   time_loop(x, R, [&](const Dims& d, auto v) {
     using T = decltype(v);
     gru_forward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
-  });
+  }, true);
 }
 
 void gru_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
@@ -510,7 +519,7 @@ void gru_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, c
   backward_loop(x, R, packed, [&](const Dims& d, auto v) {
     using T = decltype(v);
     gru_backward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), p<T>(out), p<T>(g), packed->data_as<T>());
-  });
+  }, true);
 }
 
 void gru_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor& b,
@@ -530,7 +539,7 @@ void rnn_sequence_forward(const Tensor& x, const Tensor& h0, const Tensor& W, co
   time_loop(x, R, [&](const Dims& d, auto v) {
     using T = decltype(v);
     rnn_forward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(b), out->data_as<T>());
-  });
+  }, true);
 }
 
 void rnn_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor&,
@@ -538,7 +547,7 @@ void rnn_sequence_backward(const Tensor& x, const Tensor& h0, const Tensor& W, c
   backward_loop(x, R, packed, [&](const Dims& d, auto v) {
     using T = decltype(v);
     rnn_backward<T>(d, p<T>(x), p<T>(h0), p<T>(W), p<T>(R), p<T>(out), p<T>(g), packed->data_as<T>());
-  });
+  }, true);
 }
 
 void rnn_sequence_jvp(const Tensor& x, const Tensor& h0, const Tensor& W, const Tensor& R, const Tensor&,

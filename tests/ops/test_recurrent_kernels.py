@@ -32,22 +32,28 @@ def test_no_timesteps_gives_zero_gradients(name, gates, bias_shape, has_c0):
         np.testing.assert_array_equal(g.numpy(), np.zeros(v.shape), err_msg=k)
 
 
-def test_lstm_batch_split_into_row_blocks_matches_one_block():
+SPLIT = [("LSTMSequence", "lstm", True), ("GRUSequence", "gru", False), ("RNNSequence", "rnn", False)]
+
+
+@pytest.mark.parametrize("name,ref,has_c0", SPLIT, ids=[s[0] for s in SPLIT])
+def test_batch_split_into_row_blocks_matches_one_block(name, ref, has_c0):
     # a batch and width large enough for the time loop to run as row blocks on separate threads (Note
     # [Recurrent row blocks]); 33 rows split unevenly. Forward against NumPy, gradients against one thread.
-    from opinfo.recurrent import lstm_inputs, lstm_sequence_ref
-    args = lstm_inputs(np.random.default_rng(4), np.float64, b=33, t=5, f=3, u=64)
+    from opinfo import recurrent
+    args = getattr(recurrent, f"{ref}_inputs")(np.random.default_rng(4), np.float64, b=33, t=5, f=3, u=64 if has_c0 else 128)
+    names = ["x", "h0"] + (["c0"] if has_c0 else []) + ["kernel", "recurrent_kernel", "bias"]
     ts = [tf.constant(a) for a in args]
-    upstream = tf.constant(np.random.default_rng(5).standard_normal(lstm_sequence_ref(*args).shape))
+    want = getattr(recurrent, f"{ref}_sequence_ref")(*args)
+    upstream = tf.constant(np.random.default_rng(5).standard_normal(want.shape))
 
     def run():
         with tf.GradientTape() as tape:
             tape.watch(ts)
-            out = tf.raw_ops.LSTMSequence(x=ts[0], h0=ts[1], c0=ts[2], kernel=ts[3], recurrent_kernel=ts[4], bias=ts[5])
+            out = getattr(tf.raw_ops, name)(**dict(zip(names, ts)))
         return out.numpy(), [g.numpy() for g in tape.gradient(out, ts, output_gradients=upstream)]
 
     out, grads = run()
-    np.testing.assert_allclose(out, lstm_sequence_ref(*args), rtol=1e-12, atol=1e-13)
+    np.testing.assert_allclose(out, want, rtol=1e-12, atol=1e-13)
     tf.config.threading.set_intra_op_parallelism_threads(1)
     try:
         out1, grads1 = run()
