@@ -49,6 +49,8 @@ class DType:
         return f"<dtype: '{self.name}'>"
 
     def __eq__(self, other):
+        if type(other) is DType:  # the common case, without as_dtype's conversions
+            return self is other
         try:
             return self is as_dtype(other)
         except TypeError:

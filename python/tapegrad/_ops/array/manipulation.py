@@ -29,10 +29,6 @@ _squeeze = _raw.Squeeze
 _segment_sum = _raw.UnsortedSegmentSum
 
 
-
-
-
-
 def _computed_shape(value, fn):
     try:
         return computed_dims(value, fn, "shape")
@@ -103,22 +99,6 @@ def squeeze(input, axis=None, name=None):
     return _reshape(t, shape=keep)
 
 
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 @dispatch
 def concat(values, axis, name="concat"):
     """Joins tensors along an existing axis; the gradient slices g back into the pieces.
@@ -127,6 +107,8 @@ def concat(values, axis, name="concat"):
     """
     if isinstance(values, Tensor):
         return values
+    if type(values) is list and len(values) > 1 and type(axis) is int and all(isinstance(v, Tensor) for v in values):
+        return _concat(*values, axis=axis)  # nothing to convert: what the lines below would do
     values = tensor_list(values, "concat", "values")
     if len(values) == 1:
         return convert_to_tensor(values[0])
@@ -192,8 +174,6 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     return out
 
 
-
-
 @dispatch
 def tile(input, multiples, name=None):
     if _core._tracing():  # multiples computed inside the tf.function
@@ -213,8 +193,6 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if batch_dims and isinstance(params, Tensor) and _core._varying_dims(params):
         return batched_gather_at_run_time(params, idx, axis, batch_dims)
     return _gather(params, idx, axis=axis, batch_dims=batch_dims)
-
-
 
 
 @dispatch

@@ -56,11 +56,17 @@ def realdiv(x, y, name=None):
     return _realdiv(x, y)
 
 
+_BOOL = dtypes.bool.code
+
+
 @dispatch
 def where(condition, x=None, y=None, name=None):
     """Picks x where condition is true, else y (all three broadcast)."""
     if x is None and y is None:  # the int64 [true entries, rank] indices of the true (non-zero) entries
         return _where_true(convert_arg(condition, "tensor", "where", "condition"))
+    if isinstance(condition, Tensor) and isinstance(x, Tensor) and isinstance(y, Tensor) and \
+            condition._dtype == _BOOL:  # nothing to convert: what the lines below would do
+        return _select(condition, x, y)
     if x is None or y is None:
         raise ValueError("where: x and y must both be given")
     c = convert_to_tensor(condition, dtype=dtypes.bool)
