@@ -102,7 +102,8 @@ class OpInfo:
     fn: calls the op through the public API: fn(*tensors_and_values, **kwargs).
     ref: the NumPy forward reference with the same signature on arrays (None: no forward check).
     samples: sample_fn(rng, np_dtype) -> iterable of SampleInput; default from ``arity``.
-    domain: (low, high) for random float inputs.
+    domain: (low, high) for random float inputs: of the default samples, and of the op's TF-oracle rows
+      (tests/tf_oracle, which name this row), so an op's domain is written once, here.
     order: 2 adds a second-derivative check through nested tapes.
     differentiable: False for ops with no gradient (checked to give None).
     draws_random: the op's output differs at every call (random ops); the sweeps that compare

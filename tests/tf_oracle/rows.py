@@ -4,6 +4,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
+from op_db import op_db
 from tf_oracle.samples import (ALL, DT, FLOAT, INT, NUMERIC, Sample, binary, edge_values, fixed,
                                random_array, reduction, unary)
 
@@ -15,7 +16,9 @@ class Row:
     grad: compare first-order gradients on the samples that allow it.
     signed_zeros: the sign of a zero result must agree too.
     shape_only: values differ by design (random ops): compare dtype and shape, and the statistics of 1000+ draws.
-    keywords: also check name= and an unknown keyword on the first sample (not for operators)."""
+    keywords: also check name= and an unknown keyword on the first sample (not for operators).
+    opinfo: the name of the op's row in the OpInfo table (tests/op_db.py): one row per op, so its random
+      inputs' domain is written once, there (take it with opinfo_domain(opinfo))."""
     name: str
     samples: Callable
     dtypes: tuple = FLOAT
@@ -26,6 +29,7 @@ class Row:
     rtol: Optional[float] = None
     variant: str = ""
     keywords: bool = True
+    opinfo: Optional[str] = None
 
     @property
     def case_name(self):
@@ -36,16 +40,24 @@ class Row:
         return self.tf_name or self.name
 
 
-def _u(name, dtypes=FLOAT, domain=(-2.0, 2.0), **kw):
-    return Row(name, unary(domain), dtypes, **kw)
+OPINFO = {row.name: row for row in op_db}
 
 
-def _b(name, dtypes=NUMERIC, domain=(-2.0, 2.0), **kw):
-    return Row(name, binary(domain), dtypes, **kw)
+def opinfo_domain(opinfo):
+    """The random inputs' (low, high): the OpInfo row's, or the default for an op without one (None)."""
+    return OPINFO[opinfo].domain if opinfo else (-2.0, 2.0)
 
 
-def _r(name, dtypes=NUMERIC, **kw):
-    return Row(name, reduction(), dtypes, **kw)
+def _u(name, opinfo, dtypes=FLOAT, **kw):
+    return Row(name, unary(opinfo_domain(opinfo)), dtypes, opinfo=opinfo, **kw)
+
+
+def _b(name, opinfo, dtypes=NUMERIC, **kw):
+    return Row(name, binary(opinfo_domain(opinfo)), dtypes, opinfo=opinfo, **kw)
+
+
+def _r(name, opinfo, dtypes=NUMERIC, **kw):
+    return Row(name, reduction(), dtypes, opinfo=opinfo, **kw)
 
 
 def _one(label, fn):
@@ -67,30 +79,36 @@ def _x(shape, **kwargs):
 
 
 ELEMENTWISE = [
-    _u("abs", NUMERIC, signed_zeros=True), _u("negative", NUMERIC, signed_zeros=True),
-    _u("neg", NUMERIC, tf_name="math.negative"), _u("sign", NUMERIC, signed_zeros=True),
-    _u("square", NUMERIC), _u("exp"), _u("expm1", signed_zeros=True), _u("log", domain=(0.1, 3.0)),
-    _u("log1p", domain=(-0.9, 3.0), signed_zeros=True), _u("sqrt", domain=(0.1, 3.0), signed_zeros=True),
-    _u("rsqrt", domain=(0.1, 3.0)), _u("reciprocal", domain=(0.5, 2.0), signed_zeros=True),
-    _u("sin", signed_zeros=True), _u("cos"), _u("tan", domain=(-1.2, 1.2), signed_zeros=True),
-    _u("tanh", signed_zeros=True), _u("sigmoid"), _u("softplus"), _u("erf", signed_zeros=True),
-    _u("floor", signed_zeros=True, grad=False), _u("ceil", signed_zeros=True, grad=False),
-    _u("round", signed_zeros=True, grad=False),
-    _u("nn.softsign"), _u("math.softsign", tf_name="nn.softsign"), _u("math.log_sigmoid"),
-    _u("nn.relu", NUMERIC), _u("nn.relu6", NUMERIC), _u("nn.elu"), _u("nn.selu"), _u("nn.gelu"),
-    _u("nn.silu"), _u("nn.swish", tf_name="nn.silu"), _u("nn.leaky_relu"),
-    Row("nn.gelu", unary(approximate=True), FLOAT, variant="approx"),
-    Row("nn.leaky_relu", unary(alpha=0.1), FLOAT, variant="alpha"),
-    _u("logical_not", ("bool",)),
-    _b("add", ALL[:-1]), _b("subtract"), _b("multiply", signed_zeros=True), _b("divide", FLOAT),
-    _b("truediv", NUMERIC), _b("realdiv", FLOAT), _b("maximum"), _b("minimum"),
-    _b("squared_difference", NUMERIC), _b("pow", FLOAT, domain=(0.2, 2.0)),
-    _b("pow", INT, domain=(0, 3), variant="int"),
-    _b("multiply_no_nan", FLOAT), _b("math.xlogy", FLOAT, domain=(0.2, 2.0)), _b("math.xdivy", FLOAT),
-    _b("math.divide_no_nan", NUMERIC), _b("floordiv", NUMERIC, grad=False), _b("floormod", NUMERIC, grad=False),
-    _b("mod", NUMERIC, tf_name="math.floormod", grad=False),
-    _b("equal", ALL), _b("not_equal", ALL), _b("less"), _b("less_equal"), _b("greater"), _b("greater_equal"),
-    _b("logical_and", ("bool",)), _b("logical_or", ("bool",)), _b("logical_xor", ("bool",)),
+    _u("abs", "Abs", NUMERIC, signed_zeros=True), _u("negative", "Neg", NUMERIC, signed_zeros=True),
+    _u("neg", "Neg", NUMERIC, tf_name="math.negative"), _u("sign", "Sign", NUMERIC, signed_zeros=True),
+    _u("square", "Square", NUMERIC), _u("exp", "Exp"), _u("expm1", "Expm1", signed_zeros=True), _u("log", "Log"),
+    _u("log1p", "Log1p", signed_zeros=True), _u("sqrt", "Sqrt", signed_zeros=True), _u("rsqrt", "Rsqrt"),
+    _u("reciprocal", "Reciprocal", signed_zeros=True),
+    _u("sin", "Sin", signed_zeros=True), _u("cos", "Cos"), _u("tan", "Tan", signed_zeros=True),
+    _u("tanh", "Tanh", signed_zeros=True), _u("sigmoid", "Sigmoid"), _u("softplus", "Softplus"),
+    _u("erf", "Erf", signed_zeros=True),
+    _u("floor", "Floor", signed_zeros=True, grad=False), _u("ceil", "Ceil", signed_zeros=True, grad=False),
+    _u("round", "Round", signed_zeros=True, grad=False),
+    _u("nn.softsign", "Softsign"), _u("math.softsign", "Softsign", tf_name="nn.softsign"),
+    _u("math.log_sigmoid", None),
+    _u("nn.relu", "Relu", NUMERIC), _u("nn.relu6", "Relu6", NUMERIC), _u("nn.elu", "Elu"), _u("nn.selu", "Selu"),
+    _u("nn.gelu", "Gelu"), _u("nn.silu", "Silu"), _u("nn.swish", "Silu", tf_name="nn.silu"),
+    _u("nn.leaky_relu", "LeakyRelu"),
+    Row("nn.gelu", unary(opinfo_domain("GeluTanh"), approximate=True), FLOAT, variant="approx", opinfo="GeluTanh"),
+    Row("nn.leaky_relu", unary(opinfo_domain("LeakyRelu"), alpha=0.1), FLOAT, variant="alpha", opinfo="LeakyRelu"),
+    _u("logical_not", "LogicalNot", ("bool",)),
+    _b("add", "Add", ALL[:-1]), _b("subtract", "Sub"), _b("multiply", "Mul", signed_zeros=True),
+    _b("divide", None, FLOAT), _b("truediv", None, NUMERIC), _b("realdiv", "RealDiv", FLOAT),
+    _b("maximum", "Maximum"), _b("minimum", "Minimum"), _b("squared_difference", "SquaredDifference", NUMERIC),
+    _b("pow", "Pow", FLOAT), _b("pow", "Pow", INT, variant="int"),
+    _b("multiply_no_nan", "MulNoNan", FLOAT), _b("math.xlogy", "Xlogy", FLOAT), _b("math.xdivy", "Xdivy", FLOAT),
+    _b("math.divide_no_nan", "DivNoNan", NUMERIC), _b("floordiv", "FloorDiv", NUMERIC, grad=False),
+    _b("floormod", "FloorMod", NUMERIC, grad=False),
+    _b("mod", "FloorMod", NUMERIC, tf_name="math.floormod", grad=False),
+    _b("equal", "Equal", ALL), _b("not_equal", "NotEqual", ALL), _b("less", "Less"), _b("less_equal", "LessEqual"),
+    _b("greater", "Greater"), _b("greater_equal", "GreaterEqual"),
+    _b("logical_and", "LogicalAnd", ("bool",)), _b("logical_or", "LogicalOr", ("bool",)),
+    _b("logical_xor", None, ("bool",)),
 ]
 
 
@@ -99,34 +117,36 @@ def _axis_out_of_range_only(rng, dt):
 
 
 REDUCTIONS = [
-    _r("reduce_sum"), _r("reduce_mean"), _r("reduce_max"), _r("reduce_min"), _r("reduce_prod"),
-    _r("reduce_logsumexp", FLOAT), _r("reduce_std", FLOAT), _r("reduce_variance", FLOAT),
-    _r("reduce_euclidean_norm", FLOAT),
-    _r("reduce_all", ("bool",)), _r("reduce_any", ("bool",)),
-    Row("norm", reduction(), FLOAT),
+    _r("reduce_sum", "Sum"), _r("reduce_mean", "Mean"), _r("reduce_max", "Max"), _r("reduce_min", "Min"),
+    _r("reduce_prod", "Prod"), _r("reduce_logsumexp", "reduce_logsumexp", FLOAT),
+    _r("reduce_std", "reduce_std", FLOAT), _r("reduce_variance", "reduce_variance", FLOAT),
+    _r("reduce_euclidean_norm", "reduce_euclidean_norm", FLOAT),
+    _r("reduce_all", "All", ("bool",)), _r("reduce_any", "Any", ("bool",)),
+    _r("norm", "norm", FLOAT),
     Row("argmax", fixed(("ax0", _x((2, 3), axis=0)), ("axm1", _x((2, 3), axis=-1)),
                         ("ax2", _x((2, 3), axis=2)), ("empty", _x((0, 3), axis=0)),
                         ("nan", _floats([1.0, np.nan, 3.0], axis=0)),
-                        ("i32", _x((4,), output_type=DT("int32")))), NUMERIC, grad=False),
+                        ("i32", _x((4,), output_type=DT("int32")))), NUMERIC, grad=False, opinfo="ArgMax"),
     Row("argmin", fixed(("ax0", _x((2, 3), axis=0)), ("axm1", _x((2, 3), axis=-1)),
                         ("ax2", _x((2, 3), axis=2)),
                         ("nan", _floats([1.0, np.nan, 3.0], axis=0))),
-        NUMERIC, grad=False),
+        NUMERIC, grad=False, opinfo="ArgMin"),
     Row("cumsum", fixed(("ax0", _x((2, 3), axis=0)), ("axm1", _x((2, 3), axis=-1)),
                         ("excl", _x((2, 3), axis=1, exclusive=True)), ("rev", _x((4,), reverse=True)),
                         ("both", _x((4,), exclusive=True, reverse=True)), ("ax2", _x((2, 3), axis=2)),
-                        ("empty", _x((0,)))), NUMERIC),
+                        ("empty", _x((0,)))), NUMERIC, opinfo="Cumsum"),
     *[Row(f"{ns}.l2_normalize", fixed(("all", _x((2, 3))), ("ax1", _x((2, 3), axis=1)), ("axm1", _x((2, 3), axis=-1)),
                                      ("ax01", _x((2, 3), axis=[0, 1]))), FLOAT) for ns in ("math", "nn")],
     Row("nn.l2_loss", fixed(("r23", _x((2, 3))), ("rank0", _x(())), ("empty", _x((0,))),
-                            ("inf", lambda rng, dt: Sample([np.array([np.inf, 1.0], dt)], grad=False))), FLOAT),
+                            ("inf", lambda rng, dt: Sample([np.array([np.inf, 1.0], dt)], grad=False))),
+        FLOAT, opinfo="l2_loss"),
     Row("nn.moments", fixed(("ax0", _x((3, 4), axes=[0])), ("ax01", _x((3, 4), axes=[0, 1])),
                             ("keep", _x((3, 4), axes=[1], keepdims=True))), FLOAT),
     Row("math.unsorted_segment_sum",
         fixed(("r", lambda rng, dt: Sample([_rand(rng, (4, 3), dt), np.array([0, 2, 0, 1], "int32"), 3])),
               ("neg", lambda rng, dt: Sample([_rand(rng, (4,), dt), np.array([0, -1, 0, 1], "int32"), 2])),
               ("oob", lambda rng, dt: Sample([_rand(rng, (4,), dt), np.array([0, 5, 0, 1], "int32"), 2]))),
-        NUMERIC),
+        NUMERIC, opinfo="UnsortedSegmentSum"),
 ]
 
 _MATS = [("mm", (2, 3), (3, 4)), ("batch", (2, 2, 3), (2, 3, 4)), ("bcast", (2, 2, 3), (3, 4)),
@@ -161,14 +181,15 @@ def _nan_offdiag(rng, dt):
 
 
 LINALG = [
-    Row("matmul", _matmul_extra, NUMERIC),
-    Row("linalg.matvec", _pairs([("mv", (2, 3), (3,)), ("batch", (2, 2, 3), (2, 3)), ("bad", (2, 3), (4,))]), FLOAT),
+    Row("matmul", _matmul_extra, NUMERIC, opinfo="MatMul"),
+    Row("linalg.matvec", _pairs([("mv", (2, 3), (3,)), ("batch", (2, 2, 3), (2, 3)), ("bad", (2, 3), (4,))]),
+        FLOAT, opinfo="matvec"),
     Row("tensordot", fixed(("ax1", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (3, 4), dt), 1])),
                            ("ax0", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (3, 4), dt), 0])),
                            ("pairs", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (3, 2), dt),
                                                              [[0, 1], [1, 0]]])),
                            ("bad", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (4, 2), dt), 1]))),
-        NUMERIC),
+        NUMERIC, opinfo="tensordot"),
     Row("einsum", fixed(("mm", lambda rng, dt: Sample(["ij,jk->ik", _rand(rng, (2, 3), dt), _rand(rng, (3, 4), dt)])),
                         ("trace", lambda rng, dt: Sample(["ii", _rand(rng, (3, 3), dt)])),
                         ("outer", lambda rng, dt: Sample(["i,j->ij", _rand(rng, (2,), dt), _rand(rng, (3,), dt)])),
@@ -177,23 +198,25 @@ LINALG = [
                                                             _rand(rng, (2, 3, 2), dt)])),
                         ("badshape", lambda rng, dt: Sample(["ij,jk->ik", _rand(rng, (2, 3), dt),
                                                              _rand(rng, (4, 2), dt)])),
-                        ("notstr", lambda rng, dt: Sample([3, _rand(rng, (2, 3), dt)]))), NUMERIC),
+                        ("notstr", lambda rng, dt: Sample([3, _rand(rng, (2, 3), dt)]))), NUMERIC, opinfo="einsum"),
     Row("linalg.trace", fixed(("sq", _sq((3, 3))), ("rect", _sq((2, 3))), ("batch", _sq((2, 3, 3))),
                               ("nan_offdiag", _nan_offdiag), ("rank1", _sq((3,)))), NUMERIC),
     Row("linalg.diag_part", fixed(("sq", _sq((3, 3))), ("rect", _sq((2, 3))), ("batch", _sq((2, 3, 3))),
-                                  ("nan_offdiag", _nan_offdiag), ("rank1", _sq((3,)))), NUMERIC),
+                                  ("nan_offdiag", _nan_offdiag), ("rank1", _sq((3,)))),
+        NUMERIC, opinfo="linalg.diag_part"),
     Row("linalg.matrix_transpose", fixed(("m", _sq((2, 3))), ("batch", _sq((2, 3, 4))), ("rank1", _sq((3,)))), ALL),
     Row("linalg.adjoint", fixed(("m", _sq((2, 3))), ("batch", _sq((2, 3, 4)))), ALL),
     Row("linalg.global_norm",
         fixed(("two", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (4,), dt)]])),
               ("nan", lambda rng, dt: Sample([[np.array([1.0, np.nan], dt), _rand(rng, (2,), dt)]], grad=False)),
               ("inf", lambda rng, dt: Sample([[np.array([1.0, np.inf], dt)]], grad=False)),
-              ("huge", lambda rng, dt: Sample([[np.array([1e20, 1e20], dt)]], grad=False))), FLOAT),
+              ("huge", lambda rng, dt: Sample([[np.array([1e20, 1e20], dt)]], grad=False))),
+        FLOAT, opinfo="global_norm"),
     Row("eye", fixed(("n", lambda rng, dt: Sample([3], {"dtype": DT(dt)})),
                      ("nm", lambda rng, dt: Sample([2, 3], {"dtype": DT(dt)})),
                      ("batch", lambda rng, dt: Sample([2], {"batch_shape": [3], "dtype": DT(dt)})),
                      ("zero", lambda rng, dt: Sample([0], {"dtype": DT(dt)})),
-                     ("neg", lambda rng, dt: Sample([-1], {"dtype": DT(dt)}))), NUMERIC, grad=False),
+                     ("neg", lambda rng, dt: Sample([-1], {"dtype": DT(dt)}))), NUMERIC, grad=False, opinfo="eye"),
 ]
 
 
@@ -301,10 +324,10 @@ def _range_samples(rng, dt):
 
 
 ARRAY = [
-    Row("reshape", _reshape_samples, ALL),
+    Row("reshape", _reshape_samples, ALL, opinfo="Reshape"),
     Row("transpose", fixed(("default", _x((2, 3, 4))), ("perm", _x((2, 3, 4), perm=[2, 0, 1])),
                            ("badperm", _x((2, 3), perm=[0, 0])), ("rank0", _x(())),
-                           ("short", _x((2, 3), perm=[0]))), ALL),
+                           ("short", _x((2, 3), perm=[0]))), ALL, opinfo="Transpose"),
     Row("expand_dims", _with((2, 3), [("ax0", {"axis": 0}), ("axm1", {"axis": -1}), ("ax3", {"axis": 3}),
                                       ("axm4", {"axis": -4})]), ALL),
     Row("squeeze", fixed(("all", _x((1, 3, 1))), ("ax0", _x((1, 3, 1), axis=0)), ("axl", _x((1, 3, 1), axis=[0, 2])),
@@ -318,26 +341,27 @@ ARRAY = [
                         ("ax2", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (2, 3), dt)], 2]))), ALL),
     Row("stack", fixed(("ax0", _list_of([(2, 3), (2, 3)])), ("ax2", _list_of([(2, 3), (2, 3)], axis=2)),
                        ("axm1", _list_of([(2,), (2,)], axis=-1)), ("bad", _list_of([(2, 3), (3, 2)])),
-                       ("ax3", _list_of([(2, 3)], axis=3)), ("rank0", _list_of([(), ()]))), ALL),
+                       ("ax3", _list_of([(2, 3)], axis=3)), ("rank0", _list_of([(), ()]))), ALL, opinfo="stack"),
     Row("unstack", _with((2, 3), [("ax0", {}), ("ax1", {"axis": 1}), ("axm1", {"axis": -1}),
-                                  ("ax2", {"axis": 2})]), ALL),
-    Row("split", _split_samples, ALL),
+                                  ("ax2", {"axis": 2})]), ALL, opinfo="unstack"),
+    Row("split", _split_samples, ALL, opinfo="split"),
     Row("tile", fixed(("m", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [2, 1]])),
                       ("zero", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [0, 2]])),
                       ("badlen", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [2]])),
-                      ("neg", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [-1, 1]]))), ALL),
+                      ("neg", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), [-1, 1]]))), ALL, opinfo="Tile"),
     Row("reverse", _with((2, 3), [("ax0", {"axis": [0]}), ("both", {"axis": [0, -1]}), ("ax2", {"axis": [2]}),
-                                  ("none", {"axis": []})]), ALL),
-    Row("pad", _pad_samples, ALL),
-    Row("slice", _slice_samples, ALL),
+                                  ("none", {"axis": []})]), ALL, opinfo="reverse"),
+    Row("pad", _pad_samples, ALL, opinfo="Pad"),
+    Row("slice", _slice_samples, ALL, opinfo="slice"),
     Row("strided_slice", _strided_slice_samples, ALL),
-    Row("gather", _gather_samples, ALL),
-    Row("one_hot", _one_hot_samples, NUMERIC, grad=False),
-    Row("boolean_mask", _boolean_mask_samples, ALL),
-    Row("where", _where_samples, ALL),
+    Row("gather", _gather_samples, ALL, opinfo="GatherV2"),
+    Row("one_hot", _one_hot_samples, NUMERIC, grad=False, opinfo="OneHot"),
+    Row("boolean_mask", _boolean_mask_samples, ALL, opinfo="boolean_mask"),
+    Row("where", _where_samples, ALL, opinfo="Select"),
     Row("broadcast_to", fixed(("ok", lambda rng, dt: Sample([_rand(rng, (3,), dt), [2, 3]])),
                               ("same", lambda rng, dt: Sample([_rand(rng, (2, 1), dt), [2, 4]])),
-                              ("bad", lambda rng, dt: Sample([_rand(rng, (3,), dt), [2, 4]]))), ALL),
+                              ("bad", lambda rng, dt: Sample([_rand(rng, (3,), dt), [2, 4]]))),
+        ALL, opinfo="BroadcastTo"),
     Row("cast", fixed(*[(f"to_{t}", (lambda t: lambda rng, dt: Sample(
         [np.concatenate([_rand(rng, (4,), dt), edge_values(dt)[next(iter(edge_values(dt)))]])],
         {"dtype": DT(t)}, grad=False))(t)) for t in ALL]), ALL, grad=False),
@@ -355,14 +379,17 @@ ARRAY = [
     Row("clip_by_norm", fixed(("clip", _x((2, 3), clip_norm=1.0)), ("noclip", _x((2, 3), clip_norm=100.0)),
                               ("axes", _x((2, 3), clip_norm=1.0, axes=[1])),
                               ("zero", lambda rng, dt: Sample([np.zeros((3,), dt), 1.0])),
-                              ("nan", lambda rng, dt: Sample([np.array([np.nan, 1.0], dt), 1.0], grad=False))), FLOAT),
+                              ("nan", lambda rng, dt: Sample([np.array([np.nan, 1.0], dt), 1.0], grad=False))),
+        FLOAT, opinfo="clip_by_norm"),
     Row("clip_by_global_norm",
         fixed(("clip", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (3,), dt)], 1.0])),
               ("noclip", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt)], 100.0])),
               ("nan", lambda rng, dt: Sample([[np.array([np.nan, 1.0], dt), _rand(rng, (2,), dt)], 1.0], grad=False)),
-              ("inf", lambda rng, dt: Sample([[np.array([np.inf, 1.0], dt)], 1.0], grad=False))), FLOAT),
+              ("inf", lambda rng, dt: Sample([[np.array([np.inf, 1.0], dt)], 1.0], grad=False))),
+        FLOAT, opinfo="clip_by_global_norm"),
     Row("add_n", fixed(("two", _list_of([(2, 3), (2, 3)])), ("one", _list_of([(3,)])),
-                       ("bad", _list_of([(2, 3), (3,)])), ("empty", lambda rng, dt: Sample([[]]))), NUMERIC),
+                       ("bad", _list_of([(2, 3), (3,)])), ("empty", lambda rng, dt: Sample([[]]))),
+        NUMERIC, opinfo="add_n"),
     Row("identity", unary(), ALL),
     Row("stop_gradient", unary(edges=False), ALL),
     Row("zeros_like", unary(edges=False), ALL), Row("ones_like", unary(edges=False), ALL),
@@ -390,7 +417,8 @@ ARRAY = [
     Row("linspace", fixed(("five", lambda rng, dt: Sample([np.array(0.0, dt), np.array(1.0, dt), 5])),
                           ("one", lambda rng, dt: Sample([np.array(2.0, dt), np.array(3.0, dt), 1])),
                           ("zero", lambda rng, dt: Sample([np.array(2.0, dt), np.array(3.0, dt), 0])),
-                          ("vec", lambda rng, dt: Sample([_rand(rng, (2,), dt), _rand(rng, (2,), dt), 3]))), FLOAT),
+                          ("vec", lambda rng, dt: Sample([_rand(rng, (2,), dt), _rand(rng, (2,), dt), 3]))),
+        FLOAT, opinfo="linspace"),
 ]
 
 
@@ -463,14 +491,15 @@ def _batch_norm_samples(rng, dt):
 
 
 NN = [
-    Row("nn.softmax", _softmax_samples), Row("nn.log_softmax", _softmax_samples),
-    Row("nn.softmax_cross_entropy_with_logits", _sce_samples),
-    Row("nn.sparse_softmax_cross_entropy_with_logits", _sparse_sce_samples),
+    Row("nn.softmax", _softmax_samples, opinfo="Softmax"), Row("nn.log_softmax", _softmax_samples, opinfo="LogSoftmax"),
+    Row("nn.softmax_cross_entropy_with_logits", _sce_samples, opinfo="softmax_cross_entropy_with_logits"),
+    Row("nn.sparse_softmax_cross_entropy_with_logits", _sparse_sce_samples,
+        opinfo="SparseSoftmaxCrossEntropyWithLogits"),
     Row("nn.sigmoid_cross_entropy_with_logits", _sigmoid_ce_samples),
     Row("nn.dropout", fixed(("half", _x((4, 5), rate=0.5)), ("zero", _x((4, 5), rate=0.0)),
                             ("bad", _x((4, 5), rate=1.5)),
                             ("stats", lambda rng, dt: Sample([np.ones((100, 100), dt)], {"rate": 0.3}))),
-        FLOAT, grad=False, shape_only=True),
+        FLOAT, grad=False, shape_only=True, opinfo="dropout"),
     Row("random.normal", fixed(("shape", lambda rng, dt: Sample([[2, 3]], {"dtype": DT(dt)})),
                                ("neg", lambda rng, dt: Sample([[-1]], {"dtype": DT(dt)})),
                                ("stats", lambda rng, dt: Sample([[20000]], {"mean": 2.0, "stddev": 3.0,
@@ -482,9 +511,9 @@ NN = [
                                 ("stats", lambda rng, dt: Sample([[20000]], {"minval": -3, "maxval": 9,
                                                                              "dtype": DT(dt)}))), NUMERIC, grad=False,
         shape_only=True),
-    Row("nn.embedding_lookup", _embedding_samples, ALL),
-    Row("nn.embedding_lookup", _embedding_max_norm_samples, FLOAT, variant="max_norm"),
-    Row("nn.batch_normalization", _batch_norm_samples),
+    Row("nn.embedding_lookup", _embedding_samples, ALL, opinfo="embedding_lookup"),
+    Row("nn.embedding_lookup", _embedding_max_norm_samples, FLOAT, variant="max_norm", opinfo="embedding_lookup"),
+    Row("nn.batch_normalization", _batch_norm_samples, opinfo="batch_normalization"),
 ]
 
 
@@ -534,7 +563,7 @@ def _pool_samples(rank):
 
 
 CONV = [
-    Row("nn.conv2d", _conv_samples), Row("nn.conv1d", _conv1d_samples),
+    Row("nn.conv2d", _conv_samples, opinfo="Conv2D"), Row("nn.conv1d", _conv1d_samples),
     Row("nn.convolution", fixed(("r4", lambda rng, dt: Sample([_rand(rng, (1, 5, 5, 2), dt), _rand(rng, (2, 2, 2, 3), dt)],
                                                              {"padding": "SAME"})))),
     Row("nn.conv2d_transpose", _conv_transpose_samples),
@@ -542,11 +571,11 @@ CONV = [
         [_rand(rng, (2, 4, 3), dt), _rand(rng, (3, 2, 3), dt), [2, 8, 2]], {"strides": 2, "padding": "SAME"})))),
     Row("nn.conv_transpose", fixed(("r4", lambda rng, dt: Sample(
         [_rand(rng, (1, 3, 3, 3), dt), _rand(rng, (2, 2, 2, 3), dt), [1, 6, 6, 2]], {"strides": 2})))),
-    Row("nn.depthwise_conv2d", _depthwise_samples),
+    Row("nn.depthwise_conv2d", _depthwise_samples, opinfo="DepthwiseConv2dNative"),
     Row("nn.separable_conv2d", fixed(("same", lambda rng, dt: Sample(
         [_rand(rng, (2, 5, 5, 3), dt), _rand(rng, (3, 3, 3, 2), dt), _rand(rng, (1, 1, 6, 4), dt)],
         {"strides": [1, 1, 1, 1], "padding": "SAME"})))),
-    Row("nn.max_pool2d", _pool_samples(4)), Row("nn.avg_pool2d", _pool_samples(4)),
+    Row("nn.max_pool2d", _pool_samples(4), opinfo="MaxPool"), Row("nn.avg_pool2d", _pool_samples(4), opinfo="AvgPool"),
     Row("nn.max_pool1d", _pool_samples(3)), Row("nn.avg_pool1d", _pool_samples(3)),
     Row("nn.max_pool", _pool_samples(4)), Row("nn.avg_pool", _pool_samples(3)),
     Row("nn.bias_add", fixed(
@@ -554,7 +583,7 @@ CONV = [
         ("nchw", lambda rng, dt: Sample([_rand(rng, (2, 3, 4, 2), dt), _rand(rng, (3,), dt)], {"data_format": "NCHW"})),
         ("rank1", lambda rng, dt: Sample([_rand(rng, (4,), dt), _rand(rng, (4,), dt)])),
         ("badbias", lambda rng, dt: Sample([_rand(rng, (2, 4), dt), _rand(rng, (3,), dt)])),
-        ("bias2d", lambda rng, dt: Sample([_rand(rng, (2, 4), dt), _rand(rng, (1, 4), dt)])))),
+        ("bias2d", lambda rng, dt: Sample([_rand(rng, (2, 4), dt), _rand(rng, (1, 4), dt)]))), opinfo="bias_add"),
 ]
 
 
@@ -593,7 +622,7 @@ OPERATORS = [Row(f"Tensor.{op}", _operator(), NUMERIC)
                         "__rtruediv__", "__lt__", "__ge__", "__eq__", "__ne__"]] + [
     Row("Tensor.__floordiv__", _operator(), NUMERIC, grad=False),
     Row("Tensor.__mod__", _operator(), NUMERIC, grad=False),
-    Row("Tensor.__pow__", _operator((0.5, 2.0)), FLOAT),
+    Row("Tensor.__pow__", _operator(opinfo_domain("Pow")), FLOAT, opinfo="Pow"),
     Row("Tensor.__matmul__", _pairs([("mm", (2, 3), (3, 4)), ("bad", (2, 3), (2, 3))]), NUMERIC),
     Row("Tensor.__neg__", _unary_operator, NUMERIC), Row("Tensor.__abs__", _unary_operator, NUMERIC),
     Row("Tensor.__and__", _operator(), ("bool",)), Row("Tensor.__or__", _operator(), ("bool",)),

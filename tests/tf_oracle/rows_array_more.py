@@ -180,15 +180,15 @@ def _tensor_scatter_samples(update=False):
 
 
 ARRAY_MORE = [
-    Row("roll", _roll_samples, ALL),
-    Row("repeat", _repeat_samples, ALL),
-    Row("meshgrid", _meshgrid_samples, ALL),
+    Row("roll", _roll_samples, ALL, opinfo="roll"),
+    Row("repeat", _repeat_samples, ALL, opinfo="repeat"),
+    Row("meshgrid", _meshgrid_samples, ALL, opinfo="meshgrid"),
     Row("sequence_mask", _sequence_mask_samples, ALL, grad=False),
-    Row("linalg.band_part", _band_part_samples, ALL),
-    Row("ensure_shape", _ensure_shape_samples, ALL),
-    Row("gather_nd", _gather_nd_samples, ALL),
-    Row("scatter_nd", _scatter_nd_samples, ALL),
-    Row("tensor_scatter_nd_add", _tensor_scatter_samples(), ALL),
-    Row("tensor_scatter_nd_sub", _tensor_scatter_samples(), NUMERIC),
-    Row("tensor_scatter_nd_update", _tensor_scatter_samples(update=True), ALL),
+    Row("linalg.band_part", _band_part_samples, ALL, opinfo="band_part"),
+    Row("ensure_shape", _ensure_shape_samples, ALL, opinfo="ensure_shape"),
+    Row("gather_nd", _gather_nd_samples, ALL, opinfo="gather_nd"),
+    Row("scatter_nd", _scatter_nd_samples, ALL, opinfo="scatter_nd"),
+    Row("tensor_scatter_nd_add", _tensor_scatter_samples(), ALL, opinfo="tensor_scatter_nd_add"),
+    Row("tensor_scatter_nd_sub", _tensor_scatter_samples(), NUMERIC, opinfo="tensor_scatter_nd_sub"),
+    Row("tensor_scatter_nd_update", _tensor_scatter_samples(update=True), ALL, opinfo="tensor_scatter_nd_update"),
 ]

@@ -48,7 +48,7 @@ def _bincount(rng, dtype):
 EXTRA = [
     Row("math.rint", _rint, FLOAT, grad=False, signed_zeros=True),
     Row("math.ndtri", _ndtri, FLOAT),
-    Row("math.erfc", _erfc, FLOAT),
+    Row("math.erfc", _erfc, FLOAT, opinfo="math.erfc"),
     Row("math.confusion_matrix", _confusion, INT),
     Row("math.bincount", _bincount, INT),
 ]

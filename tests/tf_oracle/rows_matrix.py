@@ -109,17 +109,17 @@ def _lstsq_samples(rng, dtype):
 
 
 MATRIX = [
-    Row("linalg.inv", _square_samples(), FLOAT),
-    Row("linalg.det", _square_samples(), FLOAT),
+    Row("linalg.inv", _square_samples(), FLOAT, opinfo="MatrixInverse"),
+    Row("linalg.det", _square_samples(), FLOAT, opinfo="MatrixDeterminant"),
     Row("linalg.slogdet", _square_samples(), FLOAT),
-    Row("linalg.logdet", _cholesky_samples, FLOAT),
-    Row("linalg.solve", _solve_samples, FLOAT),
-    Row("linalg.triangular_solve", _triangular_samples, FLOAT),
-    Row("linalg.cholesky", _cholesky_samples, FLOAT),
-    Row("linalg.cholesky_solve", _cholesky_solve_samples, FLOAT),
-    Row("linalg.eigvalsh", _square_samples(_spd), FLOAT),
+    Row("linalg.logdet", _cholesky_samples, FLOAT, opinfo="logdet"),
+    Row("linalg.solve", _solve_samples, FLOAT, opinfo="MatrixSolve"),
+    Row("linalg.triangular_solve", _triangular_samples, FLOAT, opinfo="MatrixTriangularSolve"),
+    Row("linalg.cholesky", _cholesky_samples, FLOAT, opinfo="Cholesky"),
+    Row("linalg.cholesky_solve", _cholesky_solve_samples, FLOAT, opinfo="cholesky_solve"),
+    Row("linalg.eigvalsh", _square_samples(_spd), FLOAT, opinfo="eigvalsh"),
     Row("linalg.svd", _svd_values_samples, FLOAT),
-    Row("linalg.pinv", _rect_samples, FLOAT),
+    Row("linalg.pinv", _rect_samples, FLOAT, opinfo="pinv"),
     Row("linalg.matrix_rank", _rank_samples, FLOAT, grad=False),
-    Row("linalg.lstsq", _lstsq_samples, FLOAT),
+    Row("linalg.lstsq", _lstsq_samples, FLOAT, opinfo="lstsq"),
 ]

@@ -36,13 +36,13 @@ def _cumprod(rng, dtype):
 
 
 SEGMENTS = [
-    Row("math.cumprod", _cumprod, NUMERIC),
-    Row("math.unsorted_segment_prod", _unsorted, NUMERIC),
+    Row("math.cumprod", _cumprod, NUMERIC, opinfo="Cumprod"),
+    Row("math.unsorted_segment_prod", _unsorted, NUMERIC, opinfo="UnsortedSegmentProd"),
     Row("math.segment_prod", _sorted, NUMERIC),
-    Row("math.unsorted_segment_max", _unsorted, NUMERIC),
-    Row("math.unsorted_segment_min", _unsorted, NUMERIC),
-    Row("math.unsorted_segment_mean", _unsorted, NUMERIC),
-    Row("math.unsorted_segment_sqrt_n", _unsorted, FLOAT),
+    Row("math.unsorted_segment_max", _unsorted, NUMERIC, opinfo="UnsortedSegmentMax"),
+    Row("math.unsorted_segment_min", _unsorted, NUMERIC, opinfo="UnsortedSegmentMin"),
+    Row("math.unsorted_segment_mean", _unsorted, NUMERIC, opinfo="unsorted_segment_mean"),
+    Row("math.unsorted_segment_sqrt_n", _unsorted, FLOAT, opinfo="unsorted_segment_sqrt_n"),
     Row("math.segment_max", _sorted, NUMERIC),
     Row("math.segment_min", _sorted, NUMERIC),
 ]

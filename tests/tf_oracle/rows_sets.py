@@ -3,7 +3,7 @@ helpers, tf.shape_n, tf.reverse_sequence, tf.unravel_index, the fixed-width hist
 ops, tf.saturate_cast, tf.truncatediv / truncatemod and tf.math.nextafter."""
 import numpy as np
 
-from tf_oracle.rows import Row
+from tf_oracle.rows import Row, opinfo_domain
 from tf_oracle.samples import ALL, DT, FLOAT, INT, NUMERIC, Sample, binary
 
 
@@ -224,20 +224,21 @@ def _saturate(rng, dtype):
 SETS = [
     Row("unique", _unique, ALL, grad=False),  # TF raises LookupError for a gradient, tapegrad gives None
     Row("unique_with_counts", _unique, ALL, grad=False),
-    Row("dynamic_partition", _partition, NUMERIC),
-    Row("dynamic_stitch", _stitch, NUMERIC),
+    Row("dynamic_partition", _partition, NUMERIC, opinfo="dynamic_partition"),
+    Row("dynamic_stitch", _stitch, NUMERIC, opinfo="dynamic_stitch"),
     Row("broadcast_dynamic_shape", _broadcast_dynamic, INT),
     Row("broadcast_static_shape", _broadcast_static, ("int32",)),
     Row("shape_n", _shape_n, NUMERIC),
-    Row("reverse_sequence", _reverse_sequence, NUMERIC),
+    Row("reverse_sequence", _reverse_sequence, NUMERIC, opinfo="reverse_sequence"),
     Row("unravel_index", _unravel, INT),
     Row("histogram_fixed_width", _histogram, NUMERIC),
     Row("histogram_fixed_width_bins", _histogram_bins, NUMERIC),
-    Row("space_to_batch_nd", _space_to_batch, NUMERIC),
+    Row("space_to_batch_nd", _space_to_batch, NUMERIC, opinfo="space_to_batch_nd"),
     Row("space_to_batch", _space_to_batch, NUMERIC),
-    Row("batch_to_space", _batch_to_space, NUMERIC),
-    Row("saturate_cast", _saturate, NUMERIC),
-    Row("truncatediv", binary(), NUMERIC),
-    Row("truncatemod", binary(), NUMERIC, grad=False),  # TF has no gradient (LookupError), tapegrad has one
-    Row("math.nextafter", binary(), FLOAT),
+    Row("batch_to_space", _batch_to_space, NUMERIC, opinfo="batch_to_space"),
+    Row("saturate_cast", _saturate, NUMERIC, opinfo="saturate_cast"),
+    Row("truncatediv", binary(opinfo_domain("TruncateDiv")), NUMERIC, opinfo="TruncateDiv"),
+    # TF has no gradient (LookupError), tapegrad has one
+    Row("truncatemod", binary(opinfo_domain("TruncateMod")), NUMERIC, grad=False, opinfo="TruncateMod"),
+    Row("math.nextafter", binary(opinfo_domain("NextAfter")), FLOAT, opinfo="NextAfter"),
 ]

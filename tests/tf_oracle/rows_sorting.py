@@ -121,9 +121,9 @@ def _search_samples(rng, dtype):
 
 SORTING = [
     Row("searchsorted", _search_samples, NUMERIC, grad=False),
-    Row("sort", _sort_samples(), NUMERIC),
+    Row("sort", _sort_samples(), NUMERIC, opinfo="sort"),
     Row("argsort", _sort_samples(_argsort_extra), NUMERIC, grad=False),
-    Row("math.top_k", _top_k_samples, NUMERIC),
+    Row("math.top_k", _top_k_samples, NUMERIC, opinfo="top_k"),
     Row("math.in_top_k", _in_top_k_samples, ("float32",), grad=False),
     Row("math.is_nan", _classify_samples, FLOAT, grad=False),
     Row("math.is_inf", _classify_samples, FLOAT, grad=False),
