@@ -35,6 +35,7 @@ from tapegrad._ops.linalg.einsum import einsum  # noqa: E402,F401
 from tapegrad._ops.array.roll_repeat_mask import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.gather_scatter import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.unique_partition import *  # noqa: E402,F401,F403
+from tapegrad._ops.array.space_batch import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.sorting import argsort, searchsorted, sort  # noqa: E402,F401
 from tapegrad._ops.composite.indexed_slices import IndexedSlices, IndexedSlicesSpec  # noqa: E402,F401
 from tapegrad._ops.composite.sparse_tensor import SparseTensor, SparseTensorSpec  # noqa: E402,F401

@@ -9,5 +9,6 @@ Note [Composed-op layers]: the ops written in Python stand in three layers insid
     already converted and run no dispatch), and a family's own helpers (``image/_common.py``,
     ``random/host.py``, ...);
   * composed ops: modules declaring public ops with ``@dispatch``. They import the two layers below,
-    never one another; tests/test_layering.py checks it (and lists the arrows still to remove).
+    never one another (a piece two of them share goes to ``_lib`` or the family's helper
+    module); tests/test_layering.py checks it.
 """

@@ -2,16 +2,17 @@
 (Note [Attributes computed in a trace] in tapegrad/_ops/_dispatch.py): each is built from ops that read the
 value at every call, so one trace serves every value, as in TF. Each fallback returns NotImplemented
 for arguments it does not cover (the op's TypeError then stands)."""
-from tapegrad import _core, dtypes
+from tapegrad import _core, dtypes, errors
 from tapegrad._ops import _raw
-from tapegrad._ops.array.creation import ones, range as range_
+from tapegrad._ops._lib.arrays import arange, concat, stack
 from tapegrad._ops._lib.shapes import computed_dims
-from tapegrad._ops.array.manipulation import _gather, broadcast_to, concat, reshape, stack
-from tapegrad._ops.array.sorting import searchsorted
+from tapegrad._ops.array._common import broadcast_to
 from tapegrad._ops.math.elementwise import equal, floormod, maximum
 from tapegrad._ops.math.reduction import cumsum, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, shape
-from tapegrad._ops.debugging import asserts as _asserts
+from tapegrad._ops.debugging import checks as _checks
+
+_gather, _reshape, _fill = _raw.GatherV2, _raw.Reshape, _raw.Fill
 
 
 def _shape_arg(value, fn, arg):
@@ -30,7 +31,7 @@ def tile(input, multiples):
         return NotImplemented
     for d in range(x.ndim):
         n = cast(shape(x)[d], m.dtype)
-        x = _gather(x, floormod(range_(n * m[d]), n), axis=d)
+        x = _gather(x, floormod(arange(n * m[d], m.dtype), n), axis=d)
     return x
 
 
@@ -58,7 +59,7 @@ def pack(value, dtype=None):
 
     def build(v):
         if isinstance(v, (list, tuple)):
-            return stack([build(e) for e in v])
+            return _stack([build(e) for e in v])
         t = v if isinstance(v, Tensor) else convert_to_tensor(v, dtype=dt)
         if t.dtype != dt:
             raise TypeError(f"convert_to_tensor: cannot pack a {t.dtype.name} tensor with {dt.name} elements")
@@ -67,17 +68,28 @@ def pack(value, dtype=None):
     return build(value)
 
 
+def _stack(tensors):
+    """tensors stacked on a new first axis, refused as tf.stack refuses them (TF's Pack errors)."""
+    if not tensors:
+        raise errors.InvalidArgumentError("Pack: expected at least one tensor to stack")
+    for t in tensors:
+        if t._shape != tensors[0]._shape:
+            raise errors.InvalidArgumentError(f"Pack: shapes of all inputs must match, got {tuple(tensors[0]._shape)} "
+                                              f"and {tuple(t._shape)}")
+    return stack(tensors)
+
+
 def pad(x, paddings, value):
     """pad(mode="CONSTANT") with paddings computed inside the tf.function: along each axis, blocks of
     ``value`` (Fill of a run-time shape) concatenated before and after."""
     p = cast(paddings if isinstance(paddings, Tensor) else pack(paddings), dtypes.int64)
     if tuple(p._shape) != (x.ndim, 2):
         return NotImplemented
-    _asserts.assert_non_negative(p, message="Pad: paddings must be non-negative")
+    _checks.check_non_negative(p, "Pad: paddings must be non-negative")
     for d in range(x.ndim):
         pieces = []
         for before, side in ((True, p[d, 0]), (False, p[d, 1])):
-            dims = concat([shape(x, out_type=dtypes.int64)[:d], reshape(side, [1]),
+            dims = concat([shape(x, out_type=dtypes.int64)[:d], _reshape(side, shape=[1]),
                            shape(x, out_type=dtypes.int64)[d + 1:]], 0)
             pieces.append(_fill(dims, value))
         x = concat([pieces[0], x, pieces[1]], d)
@@ -87,7 +99,7 @@ def pad(x, paddings, value):
 def eye(rows, cols, dt):
     """eye with a row or column count computed inside the tf.function (a Range per axis, compared)."""
     r, c = (cast(convert_to_tensor(v), dtypes.int64) for v in (rows, cols))
-    return cast(equal(reshape(range_(r), [-1, 1]), reshape(range_(c), [1, -1])), dt)
+    return cast(equal(_reshape(arange(r, r.dtype), shape=[-1, 1]), _reshape(arange(c, c.dtype), shape=[1, -1])), dt)
 
 
 def repeat(x, counts, axis):
@@ -96,17 +108,11 @@ def repeat(x, counts, axis):
     n = shape(x, out_type=dtypes.int64)[axis]
     c = cast(counts, dtypes.int64)
     if c.ndim == 0:  # one count for every row: TF's tile refuses a negative one
-        _asserts.assert_non_negative(c, message="repeat: repeats must not be negative")
-        c = c * _ones_like_rows(n)
+        _checks.check_non_negative(c, "repeat: repeats must not be negative")
+        c = broadcast_to(c, stack([n]))
     else:  # one count per row, or one for all (TF broadcasts them to the rows, at run time here)
         c = maximum(broadcast_to(c, stack([n])), 0)  # (a negative count among several is 0, as TF)
     ends = cumsum(c)
     total = reduce_sum(c)  # (not ends[-1]: the axis may have no rows at a later call)
-    return _gather(x, searchsorted(ends, range_(total), side="right"), axis=axis)
-
-
-def _ones_like_rows(n):
-    return ones([n], dtypes.int64)
-
-
-_fill = _raw.Fill
+    rows = _raw.SearchSorted(ends, arange(total, dtypes.int64), right=True, out_type=dtypes.int32.code)
+    return _gather(x, rows, axis=axis)

@@ -15,6 +15,7 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._tensor.string_tensor import string_constant
 from tapegrad._tensor.tensor import Tensor, _item, cast as _cast, convert_to_tensor
 from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import concat as _concat, expand_dims as _expand_dims
 from tapegrad._ops._lib.shapes import computed_dims
 
 __all__ = ["zeros", "ones", "zeros_like", "ones_like", "fill", "eye", "range", "linspace"]
@@ -41,7 +42,7 @@ def fill(dims, value, name=None):
     if v.dtype.is_floating and (_core.any_tape_recording() or _core.accumulators_active() or _core._tracing()):
         # fill(dims, v) = broadcast_to(v, dims): the gradient of v is the upstream sum, as TF's, and a
         # trace keeps v as a graph value instead of reading it once
-        return _manipulation.broadcast_to(v, shape)
+        return _raw.BroadcastTo(v, shape=shape)
     return _named("Fill", _core.fill, shape, float(v._item()), v._dtype)
 
 
@@ -63,8 +64,6 @@ def _filled(shape, value, dtype, fn):
     if computed is not None:
         return _fill(computed, _core.fill([], value, dt.code))
     return _named("Fill", _core.fill, _dims(shape, fn, "shape"), value, dt.code)
-
-
 
 
 def _run_time_like(t, value, dt):
@@ -169,12 +168,11 @@ def _linspace_ops(start, stop, n, at, rank):
     shape = [1] * rank
     shape[at] = -1
     base = list(np.broadcast_shapes(tuple(start._shape), tuple(stop._shape)))
-    expand_dims, broadcast_to = _manipulation.expand_dims, _manipulation.broadcast_to
-    first, last = expand_dims(broadcast_to(start, base), at), expand_dims(broadcast_to(stop, base), at)
+    first, last = (_expand_dims(_raw.BroadcastTo(t, shape=base), at) for t in (start, stop))
     delta = (last - first) / float(max(n - 1, 1))
     steps = np.arange(1, max(n - 1, 1), dtype=start.dtype.as_numpy_dtype)
-    index = _manipulation.reshape(convert_to_tensor(steps), shape)
-    out = _manipulation.concat([first, first + index * delta, last], at)
+    index = _raw.Reshape(convert_to_tensor(steps), shape=shape)
+    out = _concat([first, first + index * delta, last], at)
     return out if n >= 2 else out[(slice(None),) * at + (slice(0, n),)]  # num 0 or 1: stop is still connected
 
 
@@ -182,12 +180,12 @@ def _linspace_computed(start, stop, num):
     """linspace of scalars with a count computed inside the tf.function: start, start + i * delta for
     0 < i < num - 1, and stop, cut to num (a Range and a slice read num at run time)."""
     dt = start.dtype if start.dtype.is_floating else dtypes.float32
-    first, last = _manipulation.reshape(_cast(start, dt), [1]), _manipulation.reshape(_cast(stop, dt), [1])
+    first, last = _raw.Reshape(_cast(start, dt), shape=[1]), _raw.Reshape(_cast(stop, dt), shape=[1])
     n = _cast(num, dtypes.int64)
-    _asserts.assert_non_negative(n, message="linspace: num must be non-negative")
+    _checks.check_non_negative(n, "linspace: num must be non-negative")
     delta = (last - first) / _cast(_elementwise.maximum(n - 1, 1), dt)
     inner = _cast(range(_cast(1, dtypes.int64), _elementwise.maximum(n - 1, 1)), dt)
-    return _manipulation.concat([first, first + inner * delta, last], 0)[:n]
+    return _concat([first, first + inner * delta, last], 0)[:n]
 
 
 def _numpy(op, shape, dt, make):
@@ -317,7 +315,6 @@ def _range_size(start, limit, delta):
 # Imported after the definitions above: these modules import this one (their names are read at call time).
 from tapegrad._function import trace_context as _trace_context  # noqa: E402
 from tapegrad._tensor import tensor as _tensor  # noqa: E402
-from tapegrad._ops.array import manipulation as _manipulation  # noqa: E402
 from tapegrad._ops.math import elementwise as _elementwise  # noqa: E402
 from tapegrad._ops.array import computed_attrs as _computed_attrs  # noqa: E402
-from tapegrad._ops.debugging import asserts as _asserts  # noqa: E402
+from tapegrad._ops.debugging import checks as _checks  # noqa: E402

@@ -9,13 +9,16 @@ import numpy as np
 
 from tapegrad import _core
 from tapegrad._function.trace_context import note_frozen_size, traced_value_error
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.array._common import boolean_mask
 from tapegrad._ops.array.getitem_run_time import getitem_at_run_time
-from tapegrad._ops.array.manipulation import _InvalidArgument, _gather, _reshape, _strided_slice, gather
-from tapegrad._ops.array.slicing import boolean_mask
 from tapegrad._ops.math.elementwise import less
-from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 from tapegrad.errors import UnimplementedError as _Unimplemented
+
+_InvalidArgument = _core.InvalidArgumentError
+_gather, _reshape, _strided_slice = _raw.GatherV2, _raw.Reshape, _raw.StridedSlice
 
 _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), scalar int32/int64 tensors and "
           "one integer list or tensor are valid indices")
@@ -24,7 +27,8 @@ _VALID = ("Only integers, slices (`:`), ellipsis (`...`), tf.newaxis (`None`), s
 def _getitem(self, key):
     """x[key] as one StridedSlice (+ Reshape for new axes, + GatherV2 for an index list)."""
     if isinstance(key, bool) or (isinstance(key, (Tensor, np.ndarray)) and key.dtype == np.bool_):
-        return boolean_mask(self, key)  # (its rows are found at run time, whatever self's sizes)
+        mask = key if isinstance(key, Tensor) else convert_to_tensor(np.asarray(key))
+        return boolean_mask(self, mask, 0)  # (its rows are found at run time, whatever self's sizes)
     if _core._tracing() and (_core._size_varies(self) or _traced_key_part(key)):  # see _ops/array/getitem_run_time.py
         y = getitem_at_run_time(self, key)
         if y is None:
@@ -43,7 +47,7 @@ def _getitem(self, key):
     if isinstance(key, Tensor) and _traced(key) and key.ndim == 0 and key.dtype.is_integer and self._shape:
         # x[i] for a traced i, read at run time: a negative i counts from the end; one out of range
         # is the gather's error (not wrapped round)
-        return gather(self, where(less(key, 0), key + self._shape[0], key))
+        return _gather(self, select(less(key, 0), key + self._shape[0], key), axis=0, batch_dims=0)
     # A list key is a sequence of indices, as in TF (x[[0, 1]] is x[0, 1], not NumPy's gather);
     # an index list inside a tuple (x[[0, 1], :], x[:, [2, 0]]) gathers.
     key = tuple(key) if isinstance(key, (tuple, list)) else (key,)

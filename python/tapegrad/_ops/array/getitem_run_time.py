@@ -14,13 +14,12 @@ import numpy as np
 
 from tapegrad import dtypes, errors
 from tapegrad._ops import _raw
-from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import _expand_dims, _gather
 from tapegrad._ops._lib.shapes import axis_varies, run_time_size
+from tapegrad._ops._lib.tensors import select
 from tapegrad._ops.math.elementwise import greater, less, maximum, minimum
-from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.tensor import Tensor, cast, constant
 
+_expand_dims, _gather = _raw.ExpandDims, _raw.GatherV2
 _WHOLE, _FLIPPED = builtins.slice(None), builtins.slice(None, None, -1)
 
 
@@ -58,7 +57,7 @@ def getitem_at_run_time(x, key):
             n = run_time_size(y, d)
             if isinstance(k, Tensor):
                 k = cast(k, dtypes.int64)
-                y = _gather(y, where(less(k, 0), k + n, k), axis=d)
+                y = _gather(y, select(less(k, 0), k + n, k), axis=d)
             else:
                 y = _gather(y, n + int(k) if k < 0 else constant(int(k), dtypes.int64), axis=d)
     return y
@@ -92,8 +91,8 @@ def _slice_positions(k, n):
     if _int_scalar(k.step):  # computed in the graph: the direction is known at run time only
         step = cast(k.step, dtypes.int64)
         up = greater(step, 0)
-        low, high = where(up, constant(0, dtypes.int64), constant(-1, dtypes.int64)), where(up, n, n - 1)
-        pick = lambda a, b: where(up, a, b)  # noqa: E731
+        low, high = select(up, constant(0, dtypes.int64), constant(-1, dtypes.int64)), select(up, n, n - 1)
+        pick = lambda a, b: select(up, a, b)  # noqa: E731
     else:
         step = 1 if k.step is None else int(k.step)
         low, high = (0, n) if step > 0 else (-1, n - 1)  # the bounds each end is clamped to
@@ -104,7 +103,7 @@ def _slice_positions(k, n):
             return default
         if isinstance(v, Tensor):  # computed in the graph: its sign is known at run time only
             v = cast(v, dtypes.int64)
-            at = where(less(v, 0), n + v, v)
+            at = select(less(v, 0), n + v, v)
         else:
             v = int(v)
             at = n + v if v < 0 else constant(v, dtypes.int64)
@@ -113,4 +112,4 @@ def _slice_positions(k, n):
     start = bound(k.start, pick(low, high))
     stop = bound(k.stop, pick(high, low))
     stop = pick(maximum(stop, start), minimum(stop, start))  # (an empty slice: range's own order)
-    return range_(start, stop, step)
+    return _raw.Range(start, stop, step)  # (a Python start or step takes stop's int64)

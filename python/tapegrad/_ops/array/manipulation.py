@@ -10,6 +10,7 @@ from tapegrad._ops._wrap import convert_arg, public_op
 from tapegrad._ops._lib.shapes import (batched_gather_at_run_time, computed_dims, normalized_axis, num_segments_arg,
                                         refuse_varying, segment_op, slice_along)
 from tapegrad._ops._lib.tensors import tensor_list
+from tapegrad._ops.array.computed_attrs import tile as _tile_computed
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 from tapegrad._ops import _raw
 
@@ -177,8 +178,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
 @dispatch
 def tile(input, multiples, name=None):
     if _core._tracing():  # multiples computed inside the tf.function
-        from tapegrad._ops.array.computed_attrs import tile as tile_computed
-        y = tile_computed(input, multiples)
+        y = _tile_computed(input, multiples)
         if y is not NotImplemented:
             return y
     return _tile(input, multiples=convert_arg(multiples, "ints", "tile", "multiples"))

@@ -5,13 +5,13 @@ from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import _InvalidArgument, expand_dims, reshape
+from tapegrad._ops._lib.arrays import arange, expand_dims
 from tapegrad._ops.math.elementwise import equal
 from tapegrad._tensor.tensor import Tensor, cast, constant, convert_to_tensor
 
 __all__ = ["one_hot"]
 
+_InvalidArgument = _core.InvalidArgumentError
 _one_hot = _raw.OneHot
 _select = _raw.Select
 
@@ -58,6 +58,6 @@ def _one_hot_computed_depth(indices, depth, on, off, axis, dt):
         raise _InvalidArgument(f"OneHot: axis {axis} is out of range for indices of rank {indices.ndim}")
     along = [1] * (indices.ndim + 1)
     along[at] = -1
-    positions = reshape(range_(cast(depth, indices.dtype)), along)
+    positions = _raw.Reshape(arange(cast(depth, indices.dtype), indices.dtype), shape=along)
     hit = equal(expand_dims(indices, at), positions)
     return _select(hit, constant(on, dt), constant(off, dt))

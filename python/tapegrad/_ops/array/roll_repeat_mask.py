@@ -11,32 +11,23 @@ import math
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
-from tapegrad._function.trace_context import traced_value_error
+from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import computed_attrs
-from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import _gather, _reshape, broadcast_to, concat, expand_dims, stack
+from tapegrad._ops._lib.arrays import arange, concat, expand_dims, stack
 from tapegrad._ops._lib.shapes import axis_varies, refuse_varying, run_time_size, slice_along
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.array import computed_attrs
+from tapegrad._ops.array._common import broadcast_to, is_traced, value_needed
 from tapegrad._ops.math.elementwise import ceil, floordiv, floormod, less, less_equal, logical_and, logical_or, maximum
-from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_max
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, constant
-from tapegrad._ops.debugging import asserts as _asserts
+from tapegrad._ops.debugging import checks as _checks
 
 __all__ = ["roll", "repeat", "meshgrid", "sequence_mask", "ensure_shape"]
 
 _InvalidArgument = errors.InvalidArgumentError
-
-
-def _traced(t):
-    return _core._tracing() and _core._is_traced(t)
-
-
-def _value_needed(t, what):
-    """Refuses a traced tensor where a Python value is needed (it would be baked into the graph)."""
-    if _traced(t):
-        raise traced_value_error(t, what)
+_gather, _reshape = _raw.GatherV2, _raw.Reshape
 
 
 def _integer_tensor(value, fn, arg):
@@ -62,14 +53,14 @@ def roll(input, shift, axis, name=None):
     if tuple(shifts._shape) != tuple(axes._shape):
         raise _InvalidArgument(f"roll: shift and axis must have the same shape, got {tuple(shifts._shape)} and "
                                f"{tuple(axes._shape)}")
-    _value_needed(axes, "roll's axis")
+    value_needed(axes, "roll's axis")
     rank = x.ndim
     axis_list = convert_arg(axes, "ints", "roll", "axis")
     for a in axis_list:
         if not -rank <= a < rank:
             raise _InvalidArgument(f"roll: axis {a} is out of range for input of rank {rank}")
     axis_list = [a % rank for a in axis_list]
-    if _traced(shifts):
+    if is_traced(shifts):
         flat = _reshape(shifts, shape=[-1])
         for i, a in enumerate(axis_list):
             if axis_varies(x, a):
@@ -100,7 +91,7 @@ def _roll_at_run_time(x, axis, shift):
     gather at (i - shift) mod n for i in range(n), n read at run time (no positions when n is 0)."""
     n = run_time_size(x, axis)
     shift = cast(shift, dtypes.int64)
-    return _gather(x, floormod(range_(n) - shift, maximum(n, 1)), axis=axis)
+    return _gather(x, floormod(arange(n, dtypes.int64) - shift, maximum(n, 1)), axis=axis)
 
 
 @dispatch
@@ -124,7 +115,7 @@ def repeat(input, repeats, axis=None, name=None):
         if not -x.ndim <= axis < x.ndim:
             raise ValueError(f"repeat: axis={axis} out of bounds: expected {-x.ndim}<=axis<{x.ndim}")
         axis %= x.ndim
-    if _traced(reps):  # counts computed inside the tf.function: positions found at run time
+    if is_traced(reps):  # counts computed inside the tf.function: positions found at run time
         return computed_attrs.repeat(x, reps, axis)
     if axis_varies(x, axis):  # an axis whose size changes from call to call: positions found at run time
         if reps.ndim and reps._shape[0] != 1:
@@ -132,7 +123,7 @@ def repeat(input, repeats, axis=None, name=None):
         count = convert_arg(reps, "ints", "repeat", "repeats")[0]
         if count < 0:
             raise _InvalidArgument(f"repeat: repeats must be >= 0, got {count}")
-        return _gather(x, floordiv(range_(run_time_size(x, axis) * count), max(count, 1)), axis=axis)
+        return _gather(x, floordiv(arange(run_time_size(x, axis) * count, dtypes.int64), max(count, 1)), axis=axis)
     n = x._shape[axis]
     counts = convert_arg(reps, "ints", "repeat", "repeats")
     if reps.ndim == 0 or len(counts) == 1:
@@ -195,8 +186,8 @@ def sequence_mask(lengths, maxlen=None, dtype=dtypes.bool, name=None):
         limit = convert_arg(maxlen, "tensor", "sequence_mask", "maxlen")
         if limit.ndim != 0:
             raise ValueError(f"sequence_mask: argument 'maxlen' must be a scalar, got shape {tuple(limit._shape)}")
-    if _traced(limit):  # the result's length is read at every call (a Range, value-shaped)
-        steps = range_(cast(ceil(limit), limit.dtype) if limit.dtype.is_floating else limit)
+    if is_traced(limit):  # the result's length is read at every call (a Range, value-shaped)
+        steps = arange(cast(ceil(limit), limit.dtype) if limit.dtype.is_floating else limit, limit.dtype)
         given = lengths if lengths.dtype == limit.dtype else cast(lengths, limit.dtype)
         mask = less(steps, expand_dims(given, -1))
         return mask if dt == dtypes.bool else cast(mask, dt)
@@ -219,7 +210,7 @@ def _band_width(value, fn, arg):
     t = _integer_tensor(value, fn, arg)
     if t.ndim != 0:
         raise _InvalidArgument(f"{fn}: {arg} must be a scalar, got shape {tuple(t._shape)}")
-    return (t if _traced(t) else int(t._item())), t
+    return (t if is_traced(t) else int(t._item())), t
 
 
 @dispatch
@@ -243,12 +234,12 @@ def band_part(input, num_lower, num_upper, name=None):
         for width, size, what, whose in ((lower, sizes[0], "num_lower", "rows"),
                                         (upper, sizes[1], "num_upper", "columns")):
             if isinstance(width, int) and width > 0:  # checked at every call, as TF checks it
-                _asserts.assert_less_equal(constant(width, dtypes.int64), size,
-                                  message=f"band_part: {what} must be negative or at most the number of {whose}")
-        rows, cols = (range_(n) for n in sizes)
+                _checks.check_less_equal(constant(width, dtypes.int64), size,
+                                         f"band_part: {what} must be negative or at most the number of {whose}")
+        rows, cols = (arange(n, dtypes.int64) for n in sizes)
         below = _reshape(rows, shape=[-1, 1]) - _reshape(cols, shape=[1, -1])
         keep = logical_and(_within(below, lower), _within(-below, upper))
-        return where(keep, x, constant(np.zeros((), x.dtype.as_numpy_dtype)))
+        return select(keep, x, constant(np.zeros((), x.dtype.as_numpy_dtype)))
     if isinstance(lower, int) and lower > m:
         raise _InvalidArgument(f"band_part: num_lower must be negative or at most the number of rows ({m}), got {lower}")
     if isinstance(upper, int) and upper > n:
@@ -256,7 +247,7 @@ def band_part(input, num_lower, num_upper, name=None):
                                f"got {upper}")
     below = np.subtract.outer(np.arange(m), np.arange(n))  # i - j: how far below the diagonal
     keep = logical_and(_within(below, lower), _within(-below, upper))
-    return where(keep, x, constant(np.zeros((), x.dtype.as_numpy_dtype)))
+    return select(keep, x, constant(np.zeros((), x.dtype.as_numpy_dtype)))
 
 
 def _within(distance, width):
@@ -299,7 +290,7 @@ def _expected_shape(shape):
         if not shape.dtype.is_integer or shape.ndim != 1:
             raise TypeError(f"ensure_shape(): argument 'shape' must be a 1-D integer tensor, got "
                             f"{shape.dtype.name}{tuple(shape._shape)}")
-        _value_needed(shape, "ensure_shape's shape")
+        value_needed(shape, "ensure_shape's shape")
         shape = convert_arg(shape, "ints", "ensure_shape", "shape")
     try:
         return TensorShape(shape)

@@ -8,20 +8,20 @@ from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array import computed_attrs
-from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import _InvalidArgument, _gather, _reshape, concat, reshape
+from tapegrad._ops._lib.arrays import arange, concat
 from tapegrad._ops._lib.shapes import normalized_axis, axis_varies, run_time_size, slice_along
+from tapegrad._ops.array import _common, computed_attrs
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
-from tapegrad._ops.debugging import asserts as _asserts
+from tapegrad._ops.debugging import checks as _checks
 
 __all__ = ["pad", "slice", "strided_slice", "reverse", "boolean_mask"]
 
+_InvalidArgument = _core.InvalidArgumentError
+_gather = _raw.GatherV2
+_reshape = _raw.Reshape
 _strided_slice = _raw.StridedSlice
 _pad = _raw.Pad
 _reverse = _raw.ReverseV2
-_select = _raw.Select
-_where_true = _raw.Where
 
 
 @dispatch
@@ -83,11 +83,11 @@ def _mirror_at_run_time(x, axis, before, after, edge):
     if min(before, after) < 0:
         raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must not be negative")
     n = run_time_size(x, axis)
-    _asserts.assert_less_equal(constant(max(before, after), dtypes.int64), n - edge,
-                      message=f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
-                              + (" less one (REFLECT)" if edge else ""))
+    _checks.check_less_equal(constant(max(before, after), dtypes.int64), n - edge,
+                             f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
+                             + (" less one (REFLECT)" if edge else ""))
     head = np.arange(before - 1 + edge, edge - 1, -1, dtype=np.int64)
-    parts = [constant(head), range_(n)]
+    parts = [constant(head), arange(n, dtypes.int64)]
     if after:
         parts.append(n - 1 - edge - constant(np.arange(after, dtype=np.int64)))
     positions = concat(parts, 0)
@@ -106,24 +106,8 @@ def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
         if not 0 <= bb <= ee <= n:
             raise _InvalidArgument(f"Slice: begin {b} and size {s} are out of range for shape {tuple(x._shape)}")
     if _core._varying_dims(x):
-        return _slice_at_run_time(x, b, s, e)
+        return _common.slice_at_run_time(x, b, s, e)
     return _strided_slice(x, begin=b, end=e, strides=[1] * x.ndim)
-
-
-def _slice_at_run_time(x, begin, size, end):
-    """slice of a tensor whose sizes change from call to call: each axis cut by a gather, of positions
-    known while tracing for an axis of one size, else of range(begin, begin + size) (size -1: to the
-    run-time end), so that a later call of another size is cut at its own bounds (one out of range is
-    the gather's or the range's error at run time, as TF checks it then)."""
-    for axis, (b, k, e) in enumerate(zip(begin, size, end)):
-        if axis_varies(x, axis) and (b, k) == (0, -1):
-            continue
-        if axis_varies(x, axis):
-            x = _gather(x, range_(constant(b, dtypes.int64), run_time_size(x, axis) if k == -1 else
-                                  constant(b + k, dtypes.int64)), axis=axis)
-        elif (b, e) != (0, x._shape[axis]):
-            x = _gather(x, constant(np.arange(b, e, dtype=np.int64)), axis=axis)
-    return x
 
 
 @dispatch
@@ -150,11 +134,4 @@ def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     x = convert_to_tensor(tensor)
     m = mask if isinstance(mask, Tensor) else convert_to_tensor(np.asarray(mask))
     axis = 0 if axis is None else normalized_axis(axis, x.ndim, "boolean_mask", "BooleanMask")
-    k, s, ms = m.ndim, list(x._shape), tuple(m._shape)
-    if m.dtype != dtypes.bool or k == 0 or tuple(s[axis:axis + k]) != ms:
-        raise _InvalidArgument(f"BooleanMask: mask of {m.dtype.name}{ms} does not match dimensions {axis}.."
-                               f"{axis + k - 1} of shape {tuple(s)}")
-    flat = reshape(x, s[:axis] + [-1 if m._size else 0] + s[axis + k:]) if k != 1 else x
-    # the positions of the true entries, read at every call inside a tf.function (Where is value-shaped)
-    positions = _where_true(m if k == 1 else _reshape(m, shape=[-1]))
-    return _gather(flat, _reshape(positions, shape=[-1]), axis=axis)
+    return _common.boolean_mask(x, m, axis)

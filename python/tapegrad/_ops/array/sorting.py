@@ -11,19 +11,19 @@ from tapegrad import _core, dtypes, errors
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.creation import zeros
-from tapegrad._ops.array.manipulation import gather, transpose
-from tapegrad._ops.math.classify import is_finite
+from tapegrad._ops._lib.arrays import zeros
+from tapegrad._ops._lib.shapes import batched_gather_at_run_time
+from tapegrad._ops._lib.tensors import select
 from tapegrad._ops.math.elementwise import logical_and
-from tapegrad._ops.math.divide_where import where
 from tapegrad._ops.math.reduction import reduce_all, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, identity, shape
-from tapegrad._ops.debugging import asserts as _asserts
+from tapegrad._ops.debugging import checks as _checks
 
 __all__ = ["sort", "argsort", "top_k", "in_top_k", "searchsorted"]
 
 _argsort = _raw.ArgSort
 _search = _raw.SearchSorted
+_transpose = _raw.Transpose
 
 TopKV2 = collections.namedtuple("TopKV2", ["values", "indices"])
 
@@ -58,10 +58,17 @@ def _last_axis_first(t, axis, fn):
     return perm
 
 
+def _batched_gather(params, indices, axis, batch_dims):
+    """tf.gather with batch_dims, its sizes read at run time when params' change from call to call."""
+    if batch_dims and _core._varying_dims(params):
+        return batched_gather_at_run_time(params, indices, axis, batch_dims)
+    return _raw.GatherV2(params, indices, axis=axis, batch_dims=batch_dims)
+
+
 def _take_last(t, indices):
     """t[..., indices[..., j]]: the values at `indices` along the last axis."""
     rank = t.ndim
-    return gather(t, indices, axis=rank - 1, batch_dims=rank - 1)
+    return _batched_gather(t, indices, rank - 1, rank - 1)
 
 
 @dispatch
@@ -79,11 +86,11 @@ def sort(values, axis=-1, direction="ASCENDING", name=None):
     t = _sortable(values, "sort", "values")
     perm = _last_axis_first(t, axis, "sort")
     if perm is not None:
-        t = transpose(t, perm)
+        t = _transpose(t, perm=perm)
     if t._is_variable:  # read densely: a sort's gradient is a dense tensor, as TF's (not a gather's IndexedSlices)
         t = identity(t)
     out = _take_last(t, _argsort(t, axis=-1, descending=descending))
-    return out if perm is None else transpose(out, perm)
+    return out if perm is None else _transpose(out, perm=perm)
 
 
 def _k(k, n):
@@ -119,9 +126,9 @@ def top_k(input, k=1, sorted=True, index_type=dtypes.int32, name=None):
 def _top_k_computed(t, k):
     """The indices of the k largest of each row for a k computed inside the tf.function: the first k of
     the full order, cut at run time (checked there as TF checks k)."""
-    _asserts.assert_non_negative(k, message="top_k: Need k >= 0")
-    _asserts.assert_less_equal(cast(k, dtypes.int64), cast(shape(t)[-1], dtypes.int64),
-                      message="top_k: input must have at least k columns")
+    _checks.check_non_negative(k, "top_k: Need k >= 0")
+    _checks.check_less_equal(cast(k, dtypes.int64), cast(shape(t)[-1], dtypes.int64),
+                             "top_k: input must have at least k columns")
     return _argsort(t, axis=-1, descending=True)[..., :k]
 
 
@@ -144,10 +151,11 @@ def in_top_k(targets, predictions, k, name=None):
     if n == 0:  # no class to be in the top of
         return zeros([p._shape[0]], dtypes.bool) if p._shape[0] is not None else t < 0
     inside = logical_and(t >= 0, t < n)
-    safe = where(inside, t, 0)
-    target_p = gather(p, cast(safe, dtypes.int32)[:, None], axis=1, batch_dims=1)  # [batch, 1]
+    safe = select(inside, t, 0)
+    target_p = _batched_gather(p, cast(safe, dtypes.int32)[:, None], 1, 1)  # [batch, 1]
     larger = reduce_sum(cast(p > target_p, dtypes.int32), axis=1)
-    row_finite = reduce_all(is_finite(p), axis=1)  # TF: a non-finite prediction anywhere makes the row False
+    # TF: a non-finite prediction anywhere makes the row False (|p| < inf is tf.math.is_finite)
+    row_finite = reduce_all(abs(p) < float("inf"), axis=1)
     return logical_and(logical_and(inside, row_finite), larger < k)
 
 

@@ -9,20 +9,20 @@ the gather raise at run time).
 import numpy as np
 
 from tapegrad import _core, dtypes, errors
+from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.array.creation import range as range_
-from tapegrad._ops.array.manipulation import _gather, _reshape, _strided_slice, _transpose
+from tapegrad._ops._lib.arrays import arange
 from tapegrad._ops._lib.shapes import axis_varies, batched_gather_at_run_time, refuse_varying, run_time_size
-from tapegrad._ops.array.roll_repeat_mask import _traced, _value_needed
-from tapegrad._ops.array.slicing import _slice_at_run_time, pad
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.array._common import is_traced, slice_at_run_time, value_needed
 from tapegrad._ops.math.elementwise import less
-from tapegrad._ops.math.divide_where import where
 from tapegrad._tensor.tensor import constant, identity
 
 __all__ = ["reverse_sequence", "space_to_batch_nd", "space_to_batch", "batch_to_space"]
 
 _InvalidArgument = errors.InvalidArgumentError
+_gather, _reshape, _strided_slice, _transpose = _raw.GatherV2, _raw.Reshape, _raw.StridedSlice, _raw.Transpose
 
 
 def _transposed(x, perm):
@@ -53,7 +53,7 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     n, t_len = x._shape[batch], x._shape[seq]
     if lens._shape[0] != n:
         raise _InvalidArgument(f"{fn}: Length of seq_lengths != input.dims({batch}), ({lens._shape[0]} vs. {n})")
-    if not _traced(lens):
+    if not is_traced(lens):
         v = lens.numpy()
         for b in np.flatnonzero((v < 0) | (v > t_len))[:1]:
             raise _InvalidArgument(f"{fn}: seq_lengths[{b}] = {v[b]} is not in [0, {t_len}] (input.dims({seq}))")
@@ -61,14 +61,14 @@ def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=No
     varies = bool(_core._varying_dims(x))  # sizes that change from call to call: read at run time
     if axis_varies(x, seq):
         t_len = run_time_size(x, seq, lens.dtype)
-        steps = range_(t_len)
+        steps = arange(t_len, lens.dtype)
     else:
         steps = constant(np.arange(t_len, dtype=lens.dtype.as_numpy_dtype))
     length = _reshape(lens, shape=[-1, 1])
-    source = where(less(steps, length), length - constant(1, lens.dtype) - steps, steps)  # [batch, time]
+    source = select(less(steps, length), length - constant(1, lens.dtype) - steps, steps)  # [batch, time]
     # a negative length points past the end: the gather raises (a traced length is checked there)
     past_end = t_len if varies else constant(t_len, lens.dtype)
-    source = where(less(length, constant(0, lens.dtype)), past_end, source)
+    source = select(less(length, constant(0, lens.dtype)), past_end, source)
     gather = batched_gather_at_run_time if varies else (lambda p, i, a, b: _gather(p, i, axis=a, batch_dims=b))
     out = gather(_transposed(x, perm), source, 1, 1)
     return _transposed(out, list(np.argsort(perm)))
@@ -81,7 +81,7 @@ def _known_ints(value, fn, arg, rank):
         raise _InvalidArgument(f"{fn}: {arg} must be int32 or int64, got {t.dtype.name}")
     if t.ndim != rank:
         raise _InvalidArgument(f"{fn}: {arg} rank should be {rank} instead of {t.ndim}")
-    _value_needed(t, f"{fn}'s {arg} (it sets the result's shape)")
+    value_needed(t, f"{fn}'s {arg} (it sets the result's shape)")
     return t.numpy().astype(np.int64)
 
 
@@ -121,7 +121,8 @@ def space_to_batch_nd(input, block_shape, paddings, name=None):
         if s % b:
             raise _InvalidArgument(f"{fn}: padded_shape[{i}]={s} is not divisible by block_shape[{i}]={b}")
     if any(a or b for a, b in pads):
-        x = pad(x, [[0, 0]] + pads + [[0, 0]] * len(rest))
+        flat = [0, 0] + [p for pair in pads for p in pair] + [0, 0] * len(rest)
+        x = _raw.Pad(x, paddings=flat, constant_values=0.0)  # (tf.pad's zeros)
     split = [-1 if batch_varies else batch] + [d for s, b in zip(padded, block) for d in (s // b, b)] + rest
     perm = [2 + 2 * i for i in range(m)] + [0] + [1 + 2 * i for i in range(m)] + list(range(1 + 2 * m, len(split)))
     y = _transpose(_reshape(x, shape=split), perm=perm)
@@ -178,7 +179,7 @@ def batch_to_space(input, block_shape, crops, name=None):
     if batch_varies:
         begin = [0] + [a for a, _ in crop] + [0] * len(rest)
         end = [y._shape[0]] + [f - b for f, (_, b) in zip(full, crop)] + rest
-        return _slice_at_run_time(y, begin, [-1] + [e - b for b, e in zip(begin[1:], end[1:])], end)
+        return slice_at_run_time(y, begin, [-1] + [e - b for b, e in zip(begin[1:], end[1:])], end)
     shape = y._shape
     begin = [0] + [a for a, _ in crop] + [0] * len(rest)
     end = [shape[0]] + [f - b for f, (_, b) in zip(full, crop)] + rest

@@ -1,6 +1,6 @@
 """tf.unique, tf.unique_with_counts, tf.dynamic_partition, tf.dynamic_stitch, the broadcast shape
 helpers, tf.shape_n, tf.unravel_index, the fixed-width histograms, tf.saturate_cast and the truncating
-division ops; tf.reverse_sequence and the space/batch ops are in _ops/array/space_batch.py and exported here.
+division ops (tf.reverse_sequence and the space/batch ops are in space_batch.py).
 
 Results whose length is read from values (the distinct values, a partition's rows, dynamic_stitch's
 rows) come from value-shaped registry ops (cpp/ops/set_ops.cpp, Note [Value-shaped set ops]), so one
@@ -14,12 +14,10 @@ import numpy as np
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import binary, convert_arg, public_op
-from tapegrad._ops.array.manipulation import _gather, _reshape, concat
+from tapegrad._ops._lib.arrays import concat
 from tapegrad._ops._lib.tensors import tensor_list
-from tapegrad._ops.array.roll_repeat_mask import _traced, _value_needed
-from tapegrad._ops.array.space_batch import batch_to_space, reverse_sequence, space_to_batch, space_to_batch_nd
+from tapegrad._ops.array._common import is_traced, value_needed
 from tapegrad._ops.math.elementwise import floor
-from tapegrad._ops.math.divide_where import clip_by_value
 from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constant
 from tapegrad._tensor.tensor import Tensor, cast, constant, shape
 from tapegrad._tensor.tensor_shape import TensorShape, unknown_shape
@@ -27,10 +25,10 @@ from tapegrad._ops import _raw
 
 __all__ = ["unique", "unique_with_counts", "dynamic_partition", "dynamic_stitch", "broadcast_dynamic_shape",
            "broadcast_static_shape", "shape_n", "unravel_index", "histogram_fixed_width",
-           "histogram_fixed_width_bins", "saturate_cast", "truncatediv", "truncatemod", "reverse_sequence",
-           "space_to_batch_nd", "space_to_batch", "batch_to_space"]
+           "histogram_fixed_width_bins", "saturate_cast", "truncatediv", "truncatemod"]
 
 _InvalidArgument = errors.InvalidArgumentError
+_gather, _reshape = _raw.GatherV2, _raw.Reshape
 _unique_values = _raw.UniqueValues
 _unique_index = _raw.UniqueIndex
 _unique_count = _raw.UniqueCount
@@ -109,7 +107,7 @@ def _count_arg(value, fn, arg):
     """An integer attribute given as a Python number or a (known) tensor; a float is truncated, as TF's
     attribute conversion does."""
     if isinstance(value, Tensor):
-        _value_needed(value, f"{fn}'s {arg} (it sets the number of results)")
+        value_needed(value, f"{fn}'s {arg} (it sets the number of results)")
     elif isinstance(value, (float, np.floating)) and np.isfinite(value):
         value = int(value)
     return convert_arg(value, "int", fn, arg)
@@ -248,7 +246,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
     fn = "histogram_fixed_width"
     v, r = _histogram_args(values, value_range, nbins, fn)
     if isinstance(nbins, Tensor):
-        _value_needed(nbins, f"{fn}'s nbins (it sets the result's size)")
+        value_needed(nbins, f"{fn}'s nbins (it sets the result's size)")
     n = convert_arg(nbins, "int", fn, "nbins")
     if n > 2**31 - 1:  # TF's nbins is an int32: this count wraps there and is refused
         raise _InvalidArgument(f"HistogramFixedWidth: nbins should be a positive number, but got '{n}' (past int32)")
@@ -268,12 +266,17 @@ def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int3
         raise _InvalidArgument(f"{fn}: value_range is {r.dtype.name}, values are {v.dtype.name}: they must have "
                                "one dtype")
     n = convert_arg(nbins, "tensor", fn, "nbins", dtypes.int32)
-    if not _traced(n) and not n._item() > 0:
+    if not is_traced(n) and not n._item() > 0:
         raise _InvalidArgument(f"{fn}: nbins must be > 0, got {n._item()}")
     bins = cast(n, v.dtype)
     lo, hi = r[0], r[1]
     scaled = floor(bins * ((v - lo) / (hi - lo)))
-    return cast(clip_by_value(scaled, constant(0, v.dtype), bins - constant(1, v.dtype)), dtypes.int32)
+    return cast(_clip(scaled, constant(0, v.dtype), bins - constant(1, v.dtype)), dtypes.int32)
+
+
+def _clip(t, lo, hi):
+    """tf.clip_by_value of tensors of one dtype: max(min(t, hi), lo), in TF's order; NaN stays NaN."""
+    return _raw.Maximum(_raw.Minimum(t, hi), lo)
 
 
 def _limit(value, dtype, below):
@@ -302,5 +305,5 @@ def saturate_cast(value, dtype, name=None):
     dst_min, dst_max = (float(dt.min), float(dt.max)) if dt.is_floating else (int(dt.min), int(dt.max))
     lo, hi = max(src_min, dst_min), min(src_max, dst_max)
     if x.dtype.is_floating or lo > src_min or hi < src_max:
-        x = clip_by_value(x, _limit(lo, x.dtype, True), _limit(hi, x.dtype, False))
+        x = _clip(x, _limit(lo, x.dtype, True), _limit(hi, x.dtype, False))
     return cast(x, dt)

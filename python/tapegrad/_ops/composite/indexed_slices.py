@@ -12,8 +12,9 @@ import numpy as np
 import warnings
 
 from tapegrad import dtypes
-from tapegrad._ops.array.manipulation import concat, reshape, unsorted_segment_sum
-from tapegrad._ops.array.creation import zeros_like
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.arrays import concat, zeros_like
+from tapegrad._ops._lib.shapes import segment_op
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor
 
 __all__ = ["IndexedSlices", "IndexedSlicesSpec"]
@@ -59,7 +60,7 @@ class IndexedSlices:
         if size >= _LARGE:
             warnings.warn(f"Converting sparse IndexedSlices to a dense Tensor with {size} elements. This may consume "
                           "a large amount of memory.", UserWarning, stacklevel=3)
-        dense = unsorted_segment_sum(self._values, self._indices, rows)
+        dense = segment_op(_raw.UnsortedSegmentSum, self._values, self._indices, rows)
         return dense if dtype is None or dense.dtype == dtype else cast(dense, dtype)
 
     def __repr__(self):
@@ -87,9 +88,9 @@ def _from_gathers(values, indices, variable, unconnected_zero):
     if not pairs:
         return zeros_like(variable) if unconnected_zero else None
     row = list(variable.shape[1:])
-    flat_values = [reshape(v, [-1] + row) for v, _ in pairs]
+    flat_values = [_raw.Reshape(v, shape=[-1] + row) for v, _ in pairs]
     kind = dtypes.int64 if any(i.dtype == dtypes.int64 for _, i in pairs) else dtypes.int32
-    flat_indices = [reshape(cast(i, kind), [-1]) for _, i in pairs]
+    flat_indices = [_raw.Reshape(cast(i, kind), shape=[-1]) for _, i in pairs]
     if len(pairs) > 1:
         flat_values, flat_indices = [concat(flat_values, 0)], [concat(flat_indices, 0)]
     shape = np.asarray(list(variable.shape), dtype=np.int64)

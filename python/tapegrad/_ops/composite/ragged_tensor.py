@@ -10,9 +10,9 @@ pads); arithmetic with a scalar or a RaggedTensor of the same row partition work
 import numpy as np
 
 from tapegrad import dtypes, errors
-from tapegrad._ops.array.manipulation import gather, reshape
-from tapegrad._ops.array.gather_scatter import scatter_nd
-from tapegrad._ops.math.divide_where import where
+from tapegrad._ops import _raw
+from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.array._common import scatter_nd
 from tapegrad._tensor.string_tensor import StringTensor, string_constant
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor
 
@@ -209,14 +209,14 @@ class RaggedTensor:
             for (i, j), v in zip(index, values):
                 out[i, j] = v
             return string_constant(out)
-        dense = scatter_nd(convert_to_tensor(index), rows, bound[:2] + list(rows.shape[1:]))
+        dense = scatter_nd(convert_to_tensor(index), rows, bound[:2] + list(rows.shape[1:]), False)
         if default_value is None or (not isinstance(default_value, Tensor) and default_value == 0):
             return dense
         filled = np.zeros(bound[:2], bool)
         filled[tuple(index.T)] = True
         mask = filled.reshape(bound[:2] + [1] * (len(dense.shape) - 2))
-        return where(convert_to_tensor(np.broadcast_to(mask, dense.shape)), dense,
-                     cast(convert_to_tensor(default_value), dense.dtype))
+        return select(convert_to_tensor(np.broadcast_to(mask, dense.shape)), dense,
+                      cast(convert_to_tensor(default_value), dense.dtype))
 
     # -- indexing and arithmetic
     def __getitem__(self, key):
@@ -271,7 +271,7 @@ class RaggedTensor:
 def _reshape_rows(t, n):
     if isinstance(t, StringTensor):
         return string_constant(np.asarray(t._value, dtype=object).reshape((n,) + np.asarray(t._value).shape[2:]))
-    return reshape(t, [n] + list(t.shape[2:]))
+    return _raw.Reshape(t, shape=[n] + list(t.shape[2:]))
 
 
 def _take(values, positions):
@@ -282,7 +282,7 @@ def _take(values, positions):
         return RaggedTensor.from_row_lengths(_take(values._values, inner), limits - starts)
     if isinstance(values, StringTensor):
         return string_constant(np.asarray(values._value, dtype=object)[positions])
-    return gather(values, convert_to_tensor(np.asarray(positions, np.int64)))
+    return _raw.GatherV2(values, convert_to_tensor(np.asarray(positions, np.int64)), axis=0, batch_dims=0)
 
 
 def _row(values, start, limit):

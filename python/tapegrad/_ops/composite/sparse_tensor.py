@@ -12,8 +12,8 @@ Python reads there.
 import numpy as np
 
 from tapegrad import dtypes
-from tapegrad._ops.array.manipulation import broadcast_to
-from tapegrad._ops.array.gather_scatter import gather_nd
+from tapegrad._ops import _raw
+from tapegrad._ops.array._common import gather_nd
 from tapegrad._tensor.string_tensor import StringTensor
 from tapegrad._tensor.tensor import Tensor, TensorShape, convert_to_tensor
 
@@ -32,8 +32,8 @@ def read_dense_at(sp, dense):
     dense = convert_to_tensor(dense, dtype=sp.dtype)
     shape = [int(d) for d in np.asarray(sp.dense_shape)]
     if list(dense.shape) != shape:
-        dense = broadcast_to(dense, shape)
-    return gather_nd(dense, sp.indices)
+        dense = _raw.BroadcastTo(dense, shape=shape)
+    return gather_nd(dense, sp.indices, 0, False)
 
 
 class SparseTensor:
