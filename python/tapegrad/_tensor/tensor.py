@@ -172,9 +172,6 @@ def _set_shape(self, shape):
         raise ValueError(f"Tensor's shape {text(self.shape)} is not compatible with supplied shape {text(given)}.")
 
 
-_DTYPES = dtypes._BY_CODE  # by code: the dtype property indexes it directly
-
-
 def _tensor_surface():
     """What Tensor is in Python beyond the C++ class (cpp/bindings/tensor.cpp: storage, operators)."""
     return {
@@ -182,7 +179,7 @@ def _tensor_surface():
         "numpy": _guarded("numpy"),
         "__array__": _guarded("__array__"),
         "shape": property(_static_shape, doc="The shape, as a TensorShape (None for a size computed at each call)."),
-        "dtype": property(lambda self: _DTYPES[self._dtype], doc="The element type."),
+        "dtype": property(lambda self: dtypes._BY_CODE[self._dtype], doc="The element type."),
         "__repr__": _tensor_repr, "__str__": _tensor_str,
         "__float__": lambda self: _scalar(self, float),
         "__int__": lambda self: _scalar(self, int),
