@@ -1,5 +1,21 @@
 """The JAX side of the training benchmarks: a step that is one jax.jit of a loss's value and gradient and an
-Adam update, with Keras's formula (bias correction in the step size, eps outside the square root)."""
+Adam update, with Keras's formula (bias correction in the step size, eps outside the square root), and
+Keras's LSTM as a lax.scan."""
+
+
+def lstm_last_state(jax, x, kernel, recurrent, bias):
+    """The last h of Keras's LSTM (gates i, f, c~, o) over x [batch, steps, features], zero initial states."""
+    jnp = jax.numpy
+    xp = jnp.einsum("btf,fg->tbg", x, kernel) + bias   # every step's input projection
+
+    def cell(carry, p):
+        h, c = carry
+        i, f, g, o = jnp.split(p + h @ recurrent, 4, axis=-1)
+        c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+        return (jax.nn.sigmoid(o) * jnp.tanh(c), c), None
+    zeros = jnp.zeros((x.shape[0], recurrent.shape[0]), x.dtype)
+    (h, _), _ = jax.lax.scan(cell, (zeros, zeros), xp)
+    return h
 
 
 def adam_step(jax, loss_fn, weights, *data, lr=0.001, b1=0.9, b2=0.999, eps=1e-7):

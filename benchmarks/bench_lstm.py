@@ -16,10 +16,10 @@ import sys
 
 try:
     from . import _harness as h
-    from ._jax_train import adam_step
+    from ._jax_train import adam_step, lstm_last_state
 except ImportError:          # run as a script: python benchmarks/bench_lstm.py
     import _harness as h
-    from _jax_train import adam_step
+    from _jax_train import adam_step, lstm_last_state
 
 import numpy as np  # noqa: E402  (after _harness, which configures NumPy's OpenBLAS)
 
@@ -119,22 +119,10 @@ def _(torch):
 @traced.case("jax")
 @eager.case("jax")
 def _(jax):
-    jnp, lax = jax.numpy, jax.lax
-
     def loss_fn(params, x, y):
         kernel, recurrent, bias, dense, dense_bias = params
-        xp = jnp.einsum("btf,fg->tbg", x, kernel) + bias   # every step's input projection
-
-        def cell(carry, p):
-            h, c = carry
-            z = p + h @ recurrent
-            i, f, g, o = jnp.split(z, 4, axis=-1)
-            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-            h = jax.nn.sigmoid(o) * jnp.tanh(c)
-            return (h, c), None
-        zeros = jnp.zeros((x.shape[0], UNITS), x.dtype)
-        (h, _), _ = lax.scan(cell, (zeros, zeros), xp)
-        return jnp.mean((h @ dense + dense_bias - y) ** 2)
+        h = lstm_last_state(jax, x, kernel, recurrent, bias)
+        return jax.numpy.mean((h @ dense + dense_bias - y) ** 2)
 
     return adam_step(jax, loss_fn, WEIGHTS, X, Y)
 

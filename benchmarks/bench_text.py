@@ -17,10 +17,10 @@ import sys
 
 try:
     from . import _harness as h
-    from ._jax_train import adam_step
+    from ._jax_train import adam_step, lstm_last_state
 except ImportError:          # run as a script: python benchmarks/bench_text.py
     import _harness as h
-    from _jax_train import adam_step
+    from _jax_train import adam_step, lstm_last_state
 
 import numpy as np  # noqa: E402  (after _harness, which configures NumPy's OpenBLAS)
 
@@ -110,19 +110,11 @@ def _(torch):
 @traced.case("jax")
 @eager.case("jax")
 def _(jax):
-    jnp, lax = jax.numpy, jax.lax
+    jnp = jax.numpy
 
     def loss_fn(params, ids, labels):
         embeddings, kernel, recurrent, bias, dense, dense_bias = params
-        xp = jnp.einsum("btd,dg->tbg", embeddings[ids], kernel) + bias   # every token's input projection
-
-        def cell(carry, p):
-            h, c = carry
-            i, f, g, o = jnp.split(p + h @ recurrent, 4, axis=-1)
-            c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
-            return (jax.nn.sigmoid(o) * jnp.tanh(c), c), None
-        zeros = jnp.zeros((ids.shape[0], UNITS), jnp.float32)
-        (h, _), _ = lax.scan(cell, (zeros, zeros), xp)
+        h = lstm_last_state(jax, embeddings[ids], kernel, recurrent, bias)
         logp = jax.nn.log_softmax(h @ dense + dense_bias)
         return -jnp.mean(jnp.take_along_axis(logp, labels[:, None], axis=1))
 
