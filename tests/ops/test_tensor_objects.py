@@ -220,15 +220,24 @@ def test_a_tape_is_exited_and_dropped_on_its_own_thread_only():
     tape.__exit__(None, None, None)
     assert tape.gradient(y, x).numpy() == 4.0
 
-    box = [tf.GradientTape()]
-    box[0].__enter__()
-    worker = threading.Thread(target=box.clear)  # the last reference goes on the other thread
-    worker.start()
-    worker.join()
-    gc.collect()
-    [bytearray(256) for _ in range(1000)]
-    for _ in range(3):
-        with tf.GradientTape() as t2:
-            t2.watch(x)
-            y = x * x + tf.sin(x)  # records on every tape of this thread's stack
-        assert np.isclose(t2.gradient(y, x).numpy(), 4.0 + np.cos(2.0))
+    # (on a thread of its own, so that the tape left on its stack goes with it, not into later tests)
+    results = []
+
+    def owner():
+        box = [tf.GradientTape()]
+        box[0].__enter__()
+        worker = threading.Thread(target=box.clear)  # the last reference goes on the other thread
+        worker.start()
+        worker.join()
+        gc.collect()
+        [bytearray(256) for _ in range(1000)]
+        for _ in range(3):
+            with tf.GradientTape() as t2:
+                t2.watch(x)
+                y = x * x + tf.sin(x)  # records on every tape of this thread's stack
+            results.append(float(t2.gradient(y, x).numpy()))
+
+    thread = threading.Thread(target=owner)
+    thread.start()
+    thread.join()
+    assert np.allclose(results, [4.0 + np.cos(2.0)] * 3)
