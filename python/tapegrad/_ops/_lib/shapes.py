@@ -17,11 +17,18 @@ def join(parts):
     return parts[0] if len(parts) == 1 else _raw.ConcatV2(*parts, axis=0)
 
 
+def _read_at_run_time(dims):
+    return _core._tracing() and (_core._is_traced(dims) or dims._is_variable)
+
+
 def dynamic_reshape(x, dims):
     """x reshaped to the int tensor dims: read while tracing when known then, else at every call."""
-    if _core._tracing() and (_core._is_traced(dims) or dims._is_variable):
-        return _raw.DynamicReshape(x, dims)
-    return _reshape(x, shape=dims)
+    return _raw.DynamicReshape(x, dims) if _read_at_run_time(dims) else _reshape(x, shape=dims)
+
+
+def dynamic_broadcast(x, dims):
+    """x broadcast to the int tensor dims: read while tracing when known then, else at every call."""
+    return _raw.DynamicBroadcastTo(x, dims) if _read_at_run_time(dims) else _raw.BroadcastTo(x, shape=dims)
 
 
 def computed_dims(shape, op, arg):

@@ -1,11 +1,11 @@
 """Functions on tensors that ops composed in Python share: picking entries, lists of tensors, sqrt with
 a finite gradient at 0, add_n's sum."""
-from tapegrad import _core
+from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor.tensor import Tensor, convert_to_tensor
+from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
 
-__all__ = ["select", "tensor_list", "safe_sqrt", "sum_of"]
+__all__ = ["select", "tensor_list", "safe_sqrt", "sum_of", "divide_no_nan"]
 
 
 def select(condition, x, y):
@@ -46,3 +46,10 @@ def sum_of(inputs):
     for t in ts[1:]:
         total = total + t
     return total
+
+
+def divide_no_nan(x, y):
+    """x / y for two tensors of one dtype, 0 where y == 0; integers are divided as float64, as TF's."""
+    if x.dtype.is_integer:
+        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+    return _raw.DivNoNan(x, y)

@@ -9,10 +9,11 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._function.trace_context import traced_value_error
 from tapegrad._ops import _raw
-from tapegrad._ops._lib.arrays import zeros_like
-from tapegrad._ops._lib.shapes import axis_varies, computed_dims, refuse_varying, run_time_size
+from tapegrad._ops._lib.arrays import arange, concat, zeros_like
+from tapegrad._ops._lib.shapes import axis_varies, computed_dims, refuse_varying, run_time_size, slice_along
 from tapegrad._ops._lib.tensors import select
 from tapegrad._ops._wrap import convert_arg
+from tapegrad._ops.debugging.checks import check_less_equal
 from tapegrad._ops.math.elementwise import greater_equal, less, logical_or, not_equal
 from tapegrad._ops.math.reduction import reduce_any, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, constant
@@ -211,3 +212,38 @@ def scatter_nd(idx, updates, shape, ignore):
     dims = _static_shape(shape, idx.dtype, "scatter_nd")
     rows, bad, offset, flat, slots, _ = scatter_rows("scatter_nd", idx, updates, dims, ignore)
     return summed("scatter_nd", rows, bad, offset, flat, slots, dims)
+
+
+def mirror_along(x, axis, before, after, edge):
+    """x padded on one axis by before and after entries mirrored about its ends: tf.pad's SYMMETRIC
+    (edge 0, the end entry repeated) or REFLECT (edge 1, without it)."""
+    if axis_varies(x, axis):
+        return _mirror_at_run_time(x, axis, before, after, edge)
+    n = x._shape[axis]
+    if min(before, after) < 0 or max(before, after) > n - edge:
+        raise _core.InvalidArgumentError(f"MirrorPad: paddings ({before}, {after}) must be in [0, {n - edge}] for dimension "
+                               f"{axis} of shape {tuple(x._shape)}")
+    parts = [x]
+    if before:  # x[before - 1 + edge], ..., x[edge]
+        parts.insert(0, slice_along(x, axis, before - 1 + edge, edge - 1, -1))
+    if after:   # x[n - 1 - edge], ..., x[n - edge - after]
+        parts.append(slice_along(x, axis, n - 1 - edge, n - 1 - edge - after, -1))
+    return concat(parts, axis)
+
+
+def _mirror_at_run_time(x, axis, before, after, edge):
+    """mirror_along along an axis whose size n changes from call to call: one gather of the positions
+    before-1+edge .. edge, 0 .. n-1, n-1-edge .. n-edge-after, those after the axis computed from n at
+    run time; paddings beyond n - edge are refused at run time, as TF's MirrorPad refuses them."""
+    if min(before, after) < 0:
+        raise _core.InvalidArgumentError(f"MirrorPad: paddings ({before}, {after}) must not be negative")
+    n = run_time_size(x, axis)
+    check_less_equal(constant(max(before, after), dtypes.int64), n - edge,
+                     f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
+                     + (" less one (REFLECT)" if edge else ""))
+    head = np.arange(before - 1 + edge, edge - 1, -1, dtype=np.int64)
+    parts = [constant(head), arange(n, dtypes.int64)]
+    if after:
+        parts.append(n - 1 - edge - constant(np.arange(after, dtype=np.int64)))
+    positions = concat(parts, 0)
+    return _raw.GatherV2(x, positions, axis=axis, batch_dims=0)

@@ -8,11 +8,9 @@ from tapegrad import _core, dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops._lib.arrays import arange, concat
-from tapegrad._ops._lib.shapes import normalized_axis, axis_varies, run_time_size, slice_along
+from tapegrad._ops._lib.shapes import normalized_axis
 from tapegrad._ops.array import _common, computed_attrs
-from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
-from tapegrad._ops.debugging import checks as _checks
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["pad", "slice", "strided_slice", "reverse", "boolean_mask"]
 
@@ -45,7 +43,7 @@ def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     if len(flat) != 2 * x.ndim:
         raise _InvalidArgument(f"MirrorPad: paddings must have shape [{x.ndim}, 2], got {len(flat)} values")
     for axis in range(x.ndim):
-        x = _mirror(x, axis, flat[2 * axis], flat[2 * axis + 1], 1 if mode == "REFLECT" else 0)
+        x = _common.mirror_along(x, axis, flat[2 * axis], flat[2 * axis + 1], 1 if mode == "REFLECT" else 0)
     return x
 
 
@@ -59,39 +57,6 @@ def _paddings(paddings, x):
         raise _InvalidArgument(f"pad: paddings must be an integer matrix with 2 columns, got {p.dtype.name}"
                                f"{tuple(p._shape)} for input of shape {tuple(x._shape)}")
     return convert_arg(_reshape(p, shape=[-1]), "ints", "pad", "paddings")
-
-
-def _mirror(x, axis, before, after, edge):
-    if axis_varies(x, axis):
-        return _mirror_at_run_time(x, axis, before, after, edge)
-    n = x._shape[axis]
-    if min(before, after) < 0 or max(before, after) > n - edge:
-        raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must be in [0, {n - edge}] for dimension "
-                               f"{axis} of shape {tuple(x._shape)}")
-    parts = [x]
-    if before:  # x[before - 1 + edge], ..., x[edge]
-        parts.insert(0, slice_along(x, axis, before - 1 + edge, edge - 1, -1))
-    if after:   # x[n - 1 - edge], ..., x[n - edge - after]
-        parts.append(slice_along(x, axis, n - 1 - edge, n - 1 - edge - after, -1))
-    return concat(parts, axis)
-
-
-def _mirror_at_run_time(x, axis, before, after, edge):
-    """_mirror along an axis whose size n changes from call to call: one gather of the positions
-    before-1+edge .. edge, 0 .. n-1, n-1-edge .. n-edge-after, those after the axis computed from n at
-    run time; paddings beyond n - edge are refused at run time, as TF's MirrorPad refuses them."""
-    if min(before, after) < 0:
-        raise _InvalidArgument(f"MirrorPad: paddings ({before}, {after}) must not be negative")
-    n = run_time_size(x, axis)
-    _checks.check_less_equal(constant(max(before, after), dtypes.int64), n - edge,
-                             f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis}"
-                             + (" less one (REFLECT)" if edge else ""))
-    head = np.arange(before - 1 + edge, edge - 1, -1, dtype=np.int64)
-    parts = [constant(head), arange(n, dtypes.int64)]
-    if after:
-        parts.append(n - 1 - edge - constant(np.arange(after, dtype=np.int64)))
-    positions = concat(parts, 0)
-    return _gather(x, positions, axis=axis)
 
 
 @dispatch

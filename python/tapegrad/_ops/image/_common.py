@@ -6,10 +6,9 @@ import numpy as np
 from tapegrad import _core, dtypes, errors
 from tapegrad._function.trace_context import note_frozen_size
 from tapegrad._ops import _raw
-from tapegrad._ops._lib.arrays import arange, concat, zeros
-from tapegrad._ops._lib.shapes import axis_varies, run_time_size, slice_along
+from tapegrad._ops._lib.arrays import arange, zeros
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.debugging.checks import check_less_equal
+from tapegrad._ops.array._common import mirror_along
 from tapegrad._ops.image.pixels import PixelType, mark, pixel_dtype
 from tapegrad._ops.math.elementwise import floordiv, floormod, maximum, minimum
 from tapegrad._tensor.string_tensor import string_constant
@@ -196,34 +195,5 @@ def crop_at(value, size, limits, draws):
 def reflect_pad(x, paddings):
     """``x`` padded by [before, after] pairs of ints, each axis mirrored without its edge entry."""
     for axis, (before, after) in enumerate(paddings):
-        x = (_reflect_at_run_time if axis_varies(x, axis) else _reflect)(x, axis, before, after)
+        x = mirror_along(x, axis, before, after, 1)
     return x
-
-
-def _reflect(x, axis, before, after):
-    n = x._shape[axis]
-    if min(before, after) < 0 or max(before, after) > n - 1:
-        raise _core.InvalidArgumentError(f"MirrorPad: paddings ({before}, {after}) must be in [0, {n - 1}] for "
-                                         f"dimension {axis} of shape {tuple(x._shape)}")
-    parts = [x]
-    if before:  # x[before], ..., x[1]
-        parts.insert(0, slice_along(x, axis, before, 0, -1))
-    if after:  # x[n - 2], ..., x[n - 1 - after]
-        parts.append(slice_along(x, axis, n - 2, n - 2 - after, -1))
-    return concat(parts, axis)
-
-
-def _reflect_at_run_time(x, axis, before, after):
-    """_reflect along an axis whose size n changes from call to call: one gather of the positions
-    before .. 1, 0 .. n-1, n-2 .. n-1-after, those after the axis computed from n at run time; paddings
-    beyond n - 1 are refused at run time, as TF's MirrorPad refuses them."""
-    if min(before, after) < 0:
-        raise _core.InvalidArgumentError(f"MirrorPad: paddings ({before}, {after}) must not be negative")
-    n = run_time_size(x, axis)
-    check_less_equal(constant(max(before, after), dtypes.int64), n - 1,
-                     f"MirrorPad: paddings ({before}, {after}) must be at most the size of dimension {axis} less one "
-                     "(REFLECT)")
-    parts = [constant(np.arange(before, 0, -1, dtype=np.int64)), arange(n, dtypes.int64)]
-    if after:
-        parts.append(n - 2 - constant(np.arange(after, dtype=np.int64)))
-    return _raw.GatherV2(x, concat(parts, 0), axis=axis, batch_dims=0)

@@ -4,7 +4,7 @@ import numpy as np
 
 from tapegrad import _core, errors
 from tapegrad._ops import _raw
-from tapegrad._ops._lib.shapes import join
+from tapegrad._ops._lib.shapes import dynamic_broadcast, join
 from tapegrad._ops._lib.tensors import safe_sqrt
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.math.reduction import reduce_max, reduce_sum
@@ -55,13 +55,6 @@ def norm(x, ord, axis, keepdims):
     return _raw.Squeeze(result, axis=sorted(reduced)) if reduced else result  # (sizes that vary stay run-time ones)
 
 
-def broadcast_to_dims(x, dims):
-    """x broadcast to the 1-D int tensor dims: read while tracing when known then, else at every call."""
-    if _core._tracing() and (_core._is_traced(dims) or dims._is_variable):
-        return _raw.DynamicBroadcastTo(x, dims)
-    return _raw.BroadcastTo(x, shape=dims)
-
-
 def common_batch(matrix, rhs, fn):
     """matrix and rhs broadcast to the same leading axes (TF's triangular_solve broadcasts them)."""
     a = matrix if isinstance(matrix, Tensor) else convert_to_tensor(matrix)
@@ -84,7 +77,7 @@ def _common_batch_at_run_time(a, b):
     traced: the leading axes broadcast at run time (the traced ones may not be the later calls')."""
     sa, sb = shape(a), shape(b)
     batch = _raw.BroadcastArgs(sa[:-2], sb[:-2])
-    return broadcast_to_dims(a, join([batch, sa[-2:]])), broadcast_to_dims(b, join([batch, sb[-2:]]))
+    return dynamic_broadcast(a, join([batch, sa[-2:]])), dynamic_broadcast(b, join([batch, sb[-2:]]))
 
 
 def triangular_solve(matrix, rhs, lower, adjoint):

@@ -12,8 +12,8 @@ import string
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import _core, dtypes, errors
 from tapegrad._ops._lib.arrays import stack
-from tapegrad._ops._lib.shapes import axis_varies, diag_last_two, size_product, reshape_to, run_time_size
-from tapegrad._ops.linalg._common import broadcast_to_dims
+from tapegrad._ops._lib.shapes import (axis_varies, diag_last_two, dynamic_broadcast, reshape_to, run_time_size,
+                                       size_product)
 from tapegrad._ops.math.reduction import reduce_sum
 from tapegrad._tensor.tensor import Tensor, constant, convert_to_tensor
 from tapegrad._ops import _raw
@@ -133,7 +133,7 @@ def _expand(x, ls, sizes, which):
     if all(axis_varies(x, i) or not isinstance(t, Tensor) and t == d
            for i, (t, d) in enumerate(zip(target, x._shape))):
         return x  # (only x's own sizes)
-    return broadcast_to_dims(x, stack([t if isinstance(t, Tensor) else constant(t, dtypes.int64) for t in target]))
+    return dynamic_broadcast(x, stack([t if isinstance(t, Tensor) else constant(t, dtypes.int64) for t in target]))
 
 
 def _contract(a, la, b, lb, keep, sizes):

@@ -2,6 +2,7 @@
 and every comparison with NaN is false), so they run wherever comparisons do, traced graphs included."""
 from tapegrad._ops._dispatch import dispatch
 from tapegrad import errors
+from tapegrad._ops.math import _common
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["is_nan", "is_inf", "is_finite"]
@@ -19,15 +20,13 @@ def _float_input(x, fn):
 @dispatch
 def is_nan(x, name=None):
     """True where ``x`` is NaN."""
-    t = _float_input(x, "is_nan")
-    return t != t
+    return _common.is_nan(_float_input(x, "is_nan"))
 
 
 @dispatch
 def is_inf(x, name=None):
     """True where ``x`` is +inf or -inf."""
-    t = _float_input(x, "is_inf")
-    return abs(t) == _INF
+    return _common.is_inf(_float_input(x, "is_inf"))
 
 
 @dispatch

@@ -3,8 +3,9 @@ clip_by_value and logical_xor."""
 from tapegrad import dtypes
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
+from tapegrad._ops._lib.tensors import divide_no_nan as _divide_no_nan
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor
+from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 
 __all__ = ["divide", "truediv", "realdiv", "where", "clip_by_value", "logical_xor"]
 _realdiv = _raw.RealDiv
@@ -45,10 +46,7 @@ def divide(x, y, name=None):
 @dispatch
 def divide_no_nan(x, y, name=None):
     """x / y, 0 where y == 0 (even for a NaN x); integer inputs are divided as float64, as in TF."""
-    x, y = _operands(x, y, "divide_no_nan")
-    if x.dtype.is_integer:
-        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
-    return _div_no_nan(x, y)
+    return _divide_no_nan(*_operands(x, y, "divide_no_nan"))
 
 
 @dispatch

@@ -1,14 +1,12 @@
 """Pieces of public ops that the tf.nn modules compose, on tensors already converted: squeezing reduced
-axes, division that is 0 where the divisor is and clip_by_norm. Each does what the public op does
-for the arguments the nn ops pass (its own checks on them included)."""
-from tapegrad import dtypes
+axes and clip_by_norm. Each does what the public op does for the arguments the nn ops pass (its own
+checks on them included)."""
 from tapegrad._ops import _raw
 from tapegrad._ops._lib.arrays import zeros_like
 from tapegrad._ops._lib.tensors import safe_sqrt
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.math.elementwise import maximum
 from tapegrad._ops.math.reduction import reduce_sum
-from tapegrad._tensor.tensor import cast
 
 
 def squeeze(x, axes):
@@ -18,14 +16,6 @@ def squeeze(x, axes):
     if not axes:
         return _raw.Squeeze(x, axis=[d for d, n in enumerate(x._shape) if n == 1])
     return _raw.Squeeze(x, axis=sorted({a + rank if a < 0 else a for a in axes}))
-
-
-def divide_no_nan(x, y):
-    """tf.math.divide_no_nan of two tensors of one dtype: x / y, 0 where y == 0; integers are divided as
-    float64."""
-    if x.dtype.is_integer:
-        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
-    return _raw.DivNoNan(x, y)
 
 
 def clip_by_norm(t, clip_norm, axes):

@@ -14,8 +14,8 @@ from tapegrad._ops._lib.tensors import select
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.math.elementwise import abs, exp, less_equal, log, log1p, logical_and, pow, reciprocal, square, squared_difference
 from tapegrad._ops.math.reduction import reduce_sum
-from tapegrad._ops._lib.tensors import sum_of
-from tapegrad._ops.nn._common import divide_no_nan, squeeze
+from tapegrad._ops._lib.tensors import divide_no_nan, sum_of
+from tapegrad._ops.nn._common import squeeze
 from tapegrad._tensor.tensor import Tensor, cast, constant
 from tapegrad._ops import _raw
 
