@@ -179,15 +179,17 @@ rows = [
            samples=lambda rng, dt: [SampleInput([uniform(rng, gs, dt), uniform(rng, ls, dt)], grad_args=[0])
                                     for gs, ls in [((2, 3), (1, 3)), ((3,), (2, 3)), ((4, 2, 3), (2, 1)),
                                                    ((2, 3), (2, 3)), ((1, 3), (4, 1)), ((0, 2), (1, 2))]]),
-    OpInfo("Cast", _cast, lambda x, dtype: x.astype(dtype.as_numpy_dtype), samples=_cast_samples, order=2),
+    OpInfo("Cast", _cast, lambda x, dtype: x.astype(dtype.as_numpy_dtype), samples=_cast_samples, order=2,
+           public=(tf.cast,)),
     OpInfo("Shape", lambda x, out_type: _shape_op(x, out_type=out_type.code),
            lambda x, out_type: np.array(x.shape, out_type.as_numpy_dtype), differentiable=False,
            samples=_with_shapes([((2, 3), {"out_type": tf.int32}), ((0, 4, 1), {"out_type": tf.int64}),
                                  ((), {"out_type": tf.int32})])),
-    OpInfo("StridedSlice", lambda x, key: x[key], lambda x, key: x[key], samples=_getitem_samples, order=2),
+    OpInfo("StridedSlice", lambda x, key: x[key], lambda x, key: x[key], samples=_getitem_samples, order=2,
+           public=(tf.Tensor.__getitem__, tf.strided_slice)),
     OpInfo("StridedSliceGrad", _op("StridedSliceGrad"), _slice_grad_ref, samples=_slice_grad_samples, order=2),
     OpInfo("ConcatV2", lambda *xs, axis: tf.concat(xs, axis), lambda *xs, axis: np.concatenate(xs, axis),
-           samples=_concat_samples, order=2),
+           samples=_concat_samples, order=2, public=(tf.concat,)),
     OpInfo("Pad", tf.pad, lambda x, p, constant_values=0: np.pad(x, p, constant_values=constant_values) if p else x, order=2,
            samples=lambda rng, dt: [SampleInput([uniform(rng, (2, 3), dt), [[1, 0], [2, 1]]]),
                                     SampleInput([uniform(rng, (3,), dt), [[0, 2]]], {"constant_values": 1.5}),
@@ -210,8 +212,9 @@ rows = [
            op=None, samples=lambda rng, dt: [SampleInput([uniform(rng, (3, 4), dt), [1, 0], [2, -1]])]),
     OpInfo("MirrorPad", tf.pad, lambda x, p, mode: np.pad(x, p, mode.lower()), samples=_mirror_samples, op=None),
     OpInfo("boolean_mask", tf.boolean_mask, _np_bool_mask, samples=_bool_mask_samples, op=None),
-    OpInfo("getitem_list", lambda x, key: x[key], lambda x, key: x[key], op=None, samples=lambda rng, dt: [
-        SampleInput([uniform(rng, (4, 3), dt), ([3, -1, 0],)]), SampleInput([uniform(rng, (2, 4, 3), dt), np.s_[1:, [2, 2], ::-1]])]),
+    OpInfo("getitem_list", lambda x, key: x[key], lambda x, key: x[key], op=None, public=(tf.Tensor.__getitem__,),
+           samples=lambda rng, dt: [SampleInput([uniform(rng, (4, 3), dt), ([3, -1, 0],)]),
+                                    SampleInput([uniform(rng, (2, 4, 3), dt), np.s_[1:, [2, 2], ::-1]])]),
 ]
 
 

@@ -284,7 +284,7 @@ _CONV_TOL = dict(fwd_rtol32=2e-5, atol=1e-5, rtol=1e-4)
 rows = [
     OpInfo("Conv2D", tf.nn.conv2d, conv2d_ref, samples=_conv_samples, order=2, **_CONV_TOL),
     OpInfo("Conv2DBackpropInput", _conv2d_transpose, lambda dy, w, s, **kw: conv2d_transpose_ref(dy, w, s, **kw),
-           samples=_conv_transpose_samples, order=2, **_CONV_TOL),
+           samples=_conv_transpose_samples, order=2, public=(tf.nn.conv2d_transpose,), **_CONV_TOL),
     OpInfo("Conv2DBackpropFilter", _registry("Conv2DBackpropFilter", "filter_sizes"), conv2d_filter_ref,
            samples=_backprop_samples(False, "filter"), order=2, **_CONV_TOL),
     OpInfo("DepthwiseConv2dNative", tf.nn.depthwise_conv2d, depthwise_ref, samples=_depthwise_samples, order=2,

@@ -112,6 +112,9 @@ class OpInfo:
       family's <family>_errors.py table; a callable so the inputs are built only when a test asks).
     edge_samples: () -> iterable of EdgeSample, the op's values at the edges of its domain with what it
       must give there (set by attach_edge_samples from the family's <family>_edges.py table).
+    public: the public callables whose op this row tests where ``fn`` does not show it (fn a lambda, a helper
+      or the registry op's raw handle: tf.concat for ConcatV2, tf.range for Range): their TF-oracle rows name
+      this row (tests/ops/test_one_op_table.py finds a row by its registry op, its fn or these).
     """
 
     name: str
@@ -131,6 +134,7 @@ class OpInfo:
     draws_random: bool = False
     error_inputs: Optional[Callable] = None
     edge_samples: Optional[Callable] = None
+    public: tuple = ()
 
     @property
     def registry_op(self):

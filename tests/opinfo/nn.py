@@ -140,12 +140,14 @@ rows = [
            _sparse_xent, samples=_sparse_samples, order=2),
     OpInfo("SparseSoftmaxCrossEntropyWithLogitsGrad", lambda logits, labels: _sparse_grad_op(logits, tf.convert_to_tensor(labels)),
            _sparse_xent_grad, samples=_sparse_grad_samples, order=2),
+    # domain: the logits' (labels are probabilities, in [0, 1])
     OpInfo("SigmoidCrossEntropyWithLogits",
            lambda labels, logits: tf.nn.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits),
-           _sigmoid_xent, samples=_sigmoid_xent_samples, order=2),
+           _sigmoid_xent, samples=_sigmoid_xent_samples, order=2, domain=(-5.0, 5.0),
+           public=(tf.nn.sigmoid_cross_entropy_with_logits,)),
     OpInfo("Gelu", tf.nn.gelu, _gelu, samples=_unary_samples(), order=2),
     OpInfo("GeluTanh", lambda x: tf.nn.gelu(x, approximate=True), lambda x: _gelu(x, True),
-           samples=_unary_samples(), order=2),
+           samples=_unary_samples(), order=2, public=(tf.nn.gelu,)),
     OpInfo("Silu", tf.nn.silu, _silu, samples=_unary_samples(), order=2),
     # fused backward ops of Relu and Elu: (x or y = elu(x), upstream g)
     OpInfo("ReluGrad", _relu_grad_op, lambda x, g: np.where(x > 0, g, np.zeros_like(g)),
@@ -156,12 +158,12 @@ rows = [
     OpInfo("softmax_cross_entropy_with_logits", tf.nn.softmax_cross_entropy_with_logits, _xent,
            samples=_xent_samples, order=2, op=None),
     OpInfo("silu_beta", lambda x: tf.nn.silu(x, beta=1.5), lambda x: _silu(x, 1.5),
-           samples=_unary_samples(), order=2, op=None),
+           samples=_unary_samples(), order=2, op=None, public=(tf.nn.silu,)),
     OpInfo("l2_loss", tf.nn.l2_loss, lambda t: np.sum(t * t) / 2, order=2, op=None),
     OpInfo("moments_mean", lambda x, axes, **kw: tf.nn.moments(x, axes, **kw)[0], _moments_mean_ref,
-           samples=_moments_samples, op=None),
+           samples=_moments_samples, op=None, public=(tf.nn.moments,)),
     OpInfo("moments_variance", lambda x, axes, **kw: tf.nn.moments(x, axes, **kw)[1], _moments_var_ref,
-           samples=_moments_samples, order=2, op=None),
+           samples=_moments_samples, order=2, op=None, public=(tf.nn.moments,)),
     OpInfo("dropout", _seeded_dropout, None, samples=_dropout_samples, op=None, draws_random=True),
 ]
 

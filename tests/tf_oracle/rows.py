@@ -73,9 +73,9 @@ def _floats(values, **kwargs):
     return lambda rng, dt: Sample([np.array(values, dt)], kwargs, grad=False) if dt in FLOAT else None
 
 
-def _x(shape, **kwargs):
-    """A sample of one random input of the case's dtype and the given attributes."""
-    return lambda rng, dt: Sample([_rand(rng, shape, dt)], kwargs)
+def _x(shape, domain=(-2.0, 2.0), **kwargs):
+    """A sample of one random input of the case's dtype (in `domain`) and the given attributes."""
+    return lambda rng, dt: Sample([_rand(rng, shape, dt, domain)], kwargs)
 
 
 ELEMENTWISE = [
@@ -140,8 +140,10 @@ REDUCTIONS = [
     Row("nn.l2_loss", fixed(("r23", _x((2, 3))), ("rank0", _x(())), ("empty", _x((0,))),
                             ("inf", lambda rng, dt: Sample([np.array([np.inf, 1.0], dt)], grad=False))),
         FLOAT, opinfo="l2_loss"),
-    Row("nn.moments", fixed(("ax0", _x((3, 4), axes=[0])), ("ax01", _x((3, 4), axes=[0, 1])),
-                            ("keep", _x((3, 4), axes=[1], keepdims=True))), FLOAT),
+    Row("nn.moments", fixed(("ax0", _x((3, 4), opinfo_domain("moments_mean"), axes=[0])),
+                            ("ax01", _x((3, 4), opinfo_domain("moments_mean"), axes=[0, 1])),
+                            ("keep", _x((3, 4), opinfo_domain("moments_mean"), axes=[1], keepdims=True))), FLOAT,
+        opinfo="moments_mean"),
     Row("math.unsorted_segment_sum",
         fixed(("r", lambda rng, dt: Sample([_rand(rng, (4, 3), dt), np.array([0, 2, 0, 1], "int32"), 3])),
               ("neg", lambda rng, dt: Sample([_rand(rng, (4,), dt), np.array([0, -1, 0, 1], "int32"), 2])),
@@ -220,9 +222,9 @@ LINALG = [
 ]
 
 
-def _with(shape, label_kwargs):
-    """One random input of `shape` per (label, kwargs)."""
-    return fixed(*[(label, _x(shape, **kw)) for label, kw in label_kwargs])
+def _with(shape, label_kwargs, domain=(-2.0, 2.0)):
+    """One random input of `shape` (in `domain`) per (label, kwargs)."""
+    return fixed(*[(label, _x(shape, domain, **kw)) for label, kw in label_kwargs])
 
 
 def _list_of(shapes, **kwargs):
@@ -295,8 +297,18 @@ def _slice_samples(rng, dt):
     yield "badrank", Sample([x, [0], [1]])
 
 
+def _concat_samples(rng, dt):
+    r = lambda shape: _rand(rng, shape, dt, opinfo_domain("ConcatV2"))  # noqa: E731
+    yield "ax0", Sample([[r((2, 3)), r((1, 3))], 0])
+    yield "axm1", Sample([[r((2, 3)), r((2, 1))], -1])
+    yield "one", Sample([[r((2, 3))], 0])
+    yield "tensor", Sample([r((2, 3)), 0])
+    yield "bad", Sample([[r((2, 3)), r((2, 2))], 0])
+    yield "ax2", Sample([[r((2, 3)), r((2, 3))], 2])
+
+
 def _strided_slice_samples(rng, dt):
-    x = _rand(rng, (3, 4), dt)
+    x = _rand(rng, (3, 4), dt, opinfo_domain("StridedSlice"))
     yield "basic", Sample([x, [0, 1], [3, 4], [1, 2]])
     yield "rev", Sample([x, [-1, 0], [-4, 4], [-1, 1]])
     yield "clamp", Sample([x, [0, 0], [10, 10]])
@@ -329,16 +341,12 @@ ARRAY = [
                            ("badperm", _x((2, 3), perm=[0, 0])), ("rank0", _x(())),
                            ("short", _x((2, 3), perm=[0]))), ALL, opinfo="Transpose"),
     Row("expand_dims", _with((2, 3), [("ax0", {"axis": 0}), ("axm1", {"axis": -1}), ("ax3", {"axis": 3}),
-                                      ("axm4", {"axis": -4})]), ALL),
-    Row("squeeze", fixed(("all", _x((1, 3, 1))), ("ax0", _x((1, 3, 1), axis=0)), ("axl", _x((1, 3, 1), axis=[0, 2])),
-                         ("not1", _x((1, 3, 1), axis=1)), ("empty_axes", _x((1, 3, 1), axis=[])),
-                         ("ax5", _x((1, 3, 1), axis=5))), ALL),
-    Row("concat", fixed(("ax0", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (1, 3), dt)], 0])),
-                        ("axm1", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (2, 1), dt)], -1])),
-                        ("one", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt)], 0])),
-                        ("tensor", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), 0])),
-                        ("bad", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (2, 2), dt)], 0])),
-                        ("ax2", lambda rng, dt: Sample([[_rand(rng, (2, 3), dt), _rand(rng, (2, 3), dt)], 2]))), ALL),
+                                      ("axm4", {"axis": -4})], opinfo_domain("ExpandDims")), ALL, opinfo="ExpandDims"),
+    Row("squeeze", _with((1, 3, 1), [("all", {}), ("ax0", {"axis": 0}), ("axl", {"axis": [0, 2]}),
+                                     ("not1", {"axis": 1}), ("empty_axes", {"axis": []}), ("ax5", {"axis": 5})],
+                         opinfo_domain("Squeeze")),
+        ALL, opinfo="Squeeze"),
+    Row("concat", _concat_samples, ALL, opinfo="ConcatV2"),
     Row("stack", fixed(("ax0", _list_of([(2, 3), (2, 3)])), ("ax2", _list_of([(2, 3), (2, 3)], axis=2)),
                        ("axm1", _list_of([(2,), (2,)], axis=-1)), ("bad", _list_of([(2, 3), (3, 2)])),
                        ("ax3", _list_of([(2, 3)], axis=3)), ("rank0", _list_of([(), ()]))), ALL, opinfo="stack"),
@@ -353,7 +361,7 @@ ARRAY = [
                                   ("none", {"axis": []})]), ALL, opinfo="reverse"),
     Row("pad", _pad_samples, ALL, opinfo="Pad"),
     Row("slice", _slice_samples, ALL, opinfo="slice"),
-    Row("strided_slice", _strided_slice_samples, ALL),
+    Row("strided_slice", _strided_slice_samples, ALL, opinfo="StridedSlice"),
     Row("gather", _gather_samples, ALL, opinfo="GatherV2"),
     Row("one_hot", _one_hot_samples, NUMERIC, grad=False, opinfo="OneHot"),
     Row("boolean_mask", _boolean_mask_samples, ALL, opinfo="boolean_mask"),
@@ -363,13 +371,14 @@ ARRAY = [
                               ("bad", lambda rng, dt: Sample([_rand(rng, (3,), dt), [2, 4]]))),
         ALL, opinfo="BroadcastTo"),
     Row("cast", fixed(*[(f"to_{t}", (lambda t: lambda rng, dt: Sample(
-        [np.concatenate([_rand(rng, (4,), dt), edge_values(dt)[next(iter(edge_values(dt)))]])],
-        {"dtype": DT(t)}, grad=False))(t)) for t in ALL]), ALL, grad=False),
+        [np.concatenate([_rand(rng, (4,), dt, opinfo_domain("Cast")), edge_values(dt)[next(iter(edge_values(dt)))]])],
+        {"dtype": DT(t)}, grad=False))(t)) for t in ALL]), ALL, grad=False, opinfo="Cast"),
     Row("cast", fixed(*[(f"{lab}_{t}", (lambda lab, t: lambda rng, dt: Sample([edge_values(dt)[lab]], {"dtype": DT(t)},
                                                                               grad=False))(lab, t))
                         for lab in ["edge_nan", "edge_inf", "edge_huge", "edge_tiny"] for t in ALL]),
-        FLOAT, grad=False, variant="edges"),
-    Row("cast", fixed(("f64", _x((2, 3), dtype=DT("float64")))), ("float32",), variant="grad"),
+        FLOAT, grad=False, variant="edges", opinfo="Cast"),
+    Row("cast", fixed(("f64", _x((2, 3), opinfo_domain("Cast"), dtype=DT("float64")))), ("float32",), variant="grad",
+        opinfo="Cast"),
     Row("clip_by_value", fixed(("scalars", _x((2, 3), clip_value_min=-1.0, clip_value_max=1.0)),
                                ("inverted", _x((2, 3), clip_value_min=1.0, clip_value_max=-1.0)),
                                ("tensors", lambda rng, dt: Sample([_rand(rng, (2, 3), dt), _rand(rng, (3,), dt) - 1,
@@ -413,7 +422,7 @@ ARRAY = [
     Row("fill", fixed(("shape", lambda rng, dt: Sample([[2, 3], _rand(rng, (), dt)])),
                       ("neg", lambda rng, dt: Sample([[-1, 3], _rand(rng, (), dt)])),
                       ("nonscalar", lambda rng, dt: Sample([[2], _rand(rng, (2,), dt)]))), ALL),
-    Row("range", _range_samples, NUMERIC, grad=False),
+    Row("range", _range_samples, NUMERIC, grad=False, opinfo="Range"),
     Row("linspace", fixed(("five", lambda rng, dt: Sample([np.array(0.0, dt), np.array(1.0, dt), 5])),
                           ("one", lambda rng, dt: Sample([np.array(2.0, dt), np.array(3.0, dt), 1])),
                           ("zero", lambda rng, dt: Sample([np.array(2.0, dt), np.array(3.0, dt), 0])),
@@ -458,7 +467,8 @@ def _sparse_sce_samples(rng, dt):
 
 
 def _sigmoid_ce_samples(rng, dt):
-    yield "r", Sample([], {"labels": _rand(rng, (2, 3), dt, (0, 1)), "logits": _rand(rng, (2, 3), dt, (-5, 5))})
+    logits = opinfo_domain("SigmoidCrossEntropyWithLogits")  # (labels are probabilities, in [0, 1])
+    yield "r", Sample([], {"labels": _rand(rng, (2, 3), dt, (0, 1)), "logits": _rand(rng, (2, 3), dt, logits)})
     yield "huge", Sample([], {"labels": np.array([0.0, 1.0, 1.0], dt), "logits": np.array([1e30, -1e30, 100.0], dt)},
                          grad=False)
     yield "bad", Sample([], {"labels": _rand(rng, (2, 3), dt), "logits": _rand(rng, (3,), dt)})
@@ -495,7 +505,7 @@ NN = [
     Row("nn.softmax_cross_entropy_with_logits", _sce_samples, opinfo="softmax_cross_entropy_with_logits"),
     Row("nn.sparse_softmax_cross_entropy_with_logits", _sparse_sce_samples,
         opinfo="SparseSoftmaxCrossEntropyWithLogits"),
-    Row("nn.sigmoid_cross_entropy_with_logits", _sigmoid_ce_samples),
+    Row("nn.sigmoid_cross_entropy_with_logits", _sigmoid_ce_samples, opinfo="SigmoidCrossEntropyWithLogits"),
     Row("nn.dropout", fixed(("half", _x((4, 5), rate=0.5)), ("zero", _x((4, 5), rate=0.0)),
                             ("bad", _x((4, 5), rate=1.5)),
                             ("stats", lambda rng, dt: Sample([np.ones((100, 100), dt)], {"rate": 0.3}))),
@@ -538,7 +548,8 @@ def _conv1d_samples(rng, dt):
 
 
 def _conv_transpose_samples(rng, dt):
-    x, w = _rand(rng, (2, 3, 3, 4), dt), _rand(rng, (3, 3, 2, 4), dt)
+    domain = opinfo_domain("Conv2DBackpropInput")
+    x, w = _rand(rng, (2, 3, 3, 4), dt, domain), _rand(rng, (3, 3, 2, 4), dt, domain)
     yield "same_s2", Sample([x, w, [2, 6, 6, 2]], {"strides": 2, "padding": "SAME"})
     yield "same_odd", Sample([x, w, [2, 5, 5, 2]], {"strides": 2, "padding": "SAME"})
     yield "valid", Sample([x, w, [2, 5, 5, 2]], {"strides": 1, "padding": "VALID"})
@@ -566,7 +577,7 @@ CONV = [
     Row("nn.conv2d", _conv_samples, opinfo="Conv2D"), Row("nn.conv1d", _conv1d_samples),
     Row("nn.convolution", fixed(("r4", lambda rng, dt: Sample([_rand(rng, (1, 5, 5, 2), dt), _rand(rng, (2, 2, 2, 3), dt)],
                                                              {"padding": "SAME"})))),
-    Row("nn.conv2d_transpose", _conv_transpose_samples),
+    Row("nn.conv2d_transpose", _conv_transpose_samples, opinfo="Conv2DBackpropInput"),
     Row("nn.conv1d_transpose", fixed(("s2", lambda rng, dt: Sample(
         [_rand(rng, (2, 4, 3), dt), _rand(rng, (3, 2, 3), dt), [2, 8, 2]], {"strides": 2, "padding": "SAME"})))),
     Row("nn.conv_transpose", fixed(("r4", lambda rng, dt: Sample(
@@ -609,7 +620,7 @@ _KEYS = [("int", 1), ("neg", -2), ("oob", 3), ("slice", slice(1, None)), ("step"
 
 
 def _getitem(rng, dt):
-    x = _rand(rng, (3, 4), dt)
+    x = _rand(rng, (3, 4), dt, opinfo_domain("StridedSlice"))
     for label, key in _KEYS:
         yield label, Sample([x, key])
     yield "mask", Sample([x, _rand(rng, (3, 4), "bool")])
@@ -627,7 +638,7 @@ OPERATORS = [Row(f"Tensor.{op}", _operator(), NUMERIC)
     Row("Tensor.__neg__", _unary_operator, NUMERIC), Row("Tensor.__abs__", _unary_operator, NUMERIC),
     Row("Tensor.__and__", _operator(), ("bool",)), Row("Tensor.__or__", _operator(), ("bool",)),
     Row("Tensor.__invert__", _unary_operator, ("bool",)),
-    Row("Tensor.__getitem__", _getitem, ALL),
+    Row("Tensor.__getitem__", _getitem, ALL, opinfo="StridedSlice"),
 ]
 for _row in OPERATORS:
     _row.keywords = False

@@ -3,7 +3,7 @@
 import numpy as np
 
 from tf_oracle.rows import Row
-from tf_oracle.samples import DT, FLOAT, INT, NUMERIC, Sample, fixed, random_array, unary
+from tf_oracle.samples import DT, FLOAT, INT, NUMERIC, Sample, random_array, unary
 
 
 def _distinct(rng, shape, dtype):

@@ -34,6 +34,12 @@ def value_needed(t, what):
         raise traced_value_error(t, what)
 
 
+def none_refused(fn, arg):
+    """The doorway's error for None given to ``arg`` of the public op ``fn``, a declared int attribute whose
+    default is not None (the signature passes a given None on to the function, as the doorway's own)."""
+    return _InvalidArgument(f"{fn}(): argument '{arg}' must not be None")
+
+
 def broadcast_to(x, shape):
     """tf.broadcast_to of a tensor to shape, a list of ints or an int tensor (read at every call when
     computed inside the tf.function being traced, as tf.broadcast_to's fallback reads it)."""

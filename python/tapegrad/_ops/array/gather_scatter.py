@@ -31,9 +31,9 @@ _gather, _reshape = _raw.GatherV2, _raw.Reshape
 _segment_sum, _segment_max = _raw.UnsortedSegmentSum, _raw.UnsortedSegmentMax
 
 
-def _index_tensor(indices, fn, dtype_hint=None):
-    """indices as an int32 or int64 tensor (a float index is TF's InvalidArgumentError, as its attr check)."""
-    idx = convert_arg(indices, "tensor", fn, "indices", dtype_hint)
+def _index_tensor(idx, fn):
+    """The tensor idx, refused unless int32 or int64 (a float index is TF's InvalidArgumentError, as its
+    attr check) and at least a vector."""
     if idx.dtype not in (dtypes.int32, dtypes.int64):
         raise _InvalidArgument(f"{fn}: indices must be int32 or int64, got {idx.dtype.name}")
     if idx.ndim == 0:
@@ -50,15 +50,15 @@ def _ignores_bad_indices(policy, fn, unknown_error=_InvalidArgument):
     raise unknown_error(f"{fn}: unknown bad_indices_policy {policy!r} (expected '', 'DEFAULT', 'ERROR' or 'IGNORE')")
 
 
-@dispatch
+@dispatch("params, indices:tensor_own_dtype, batch_dims:int=0, *, bad_indices_policy:any=''")
 def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     """The slices of ``params`` at the index rows of ``indices`` ([..., k]): the result has shape
     indices.shape[:-1] + params.shape[batch_dims + k:]. The first ``batch_dims`` dimensions are
     batch dimensions shared by params and indices. An index outside params raises
     InvalidArgumentError (under bad_indices_policy="IGNORE" its slice is zeros)."""
-    params = convert_arg(params, "tensor", "gather_nd", "params")
-    idx = _index_tensor(indices, "gather_nd")
-    b = convert_arg(batch_dims, "int", "gather_nd", "batch_dims")
+    idx, b = _index_tensor(indices, "gather_nd"), batch_dims
+    if b is None:
+        raise _common.none_refused("gather_nd", "batch_dims")
     ignore = _ignores_bad_indices(bad_indices_policy, "gather_nd", errors.NotFoundError)
     if b < 0:
         raise ValueError(f"gather_nd: batch_dims must not be negative, got {b}")
@@ -67,22 +67,20 @@ def gather_nd(params, indices, batch_dims=0, name=None, bad_indices_policy=""):
     return _common.gather_nd(params, idx, b, ignore)
 
 
-@dispatch
+@dispatch("indices:any, updates, shape:any, bad_indices_policy:any=''")
 def scatter_nd(indices, updates, shape, bad_indices_policy="", name=None):
     """A tensor of ``shape``, zero except for ``updates`` added at the index rows of ``indices``
     ([..., k]); updates at the same index add up (bool ones or together). An index outside
     ``shape`` raises InvalidArgumentError (is skipped under bad_indices_policy="IGNORE")."""
     # indices given as a list take the dtype of a shape given as an integer tensor, as TF infers one index type
     hint = shape.dtype if isinstance(shape, Tensor) and shape.dtype in (dtypes.int32, dtypes.int64) else None
-    idx = _index_tensor(indices, "scatter_nd", hint)
-    upd = convert_arg(updates, "tensor", "scatter_nd", "updates")
+    idx = _index_tensor(convert_arg(indices, "tensor", "scatter_nd", "indices", hint), "scatter_nd")
     ignore = _ignores_bad_indices(bad_indices_policy, "scatter_nd")
-    return _common.scatter_nd(idx, upd, shape, ignore)
+    return _common.scatter_nd(idx, updates, shape, ignore)
 
 
-def _tensor_and_updates(tensor, updates, fn):
-    t = convert_arg(tensor, "tensor", fn, "tensor")
-    u = convert_arg(updates, "tensor", fn, "updates", t.dtype)
+def _tensor_and_updates(t, updates, fn):
+    u = convert_arg(updates, "tensor", fn, "updates", t.dtype)  # (a Python value takes the tensor's dtype)
     if u.dtype != t.dtype:
         raise _InvalidArgument(f"{fn}: updates must have the dtype of tensor ({t.dtype.name}), got {u.dtype.name}")
     return t, u
@@ -100,13 +98,13 @@ def _scatter_into(tensor, indices, updates, bad_indices_policy, fn, combine):
     return combine(t, summed(fn, rows, bad, offset, flat, slots, shape))
 
 
-@dispatch
+@dispatch("tensor:tensor_own_dtype, indices:tensor_own_dtype, updates:any, bad_indices_policy:any=''")
 def tensor_scatter_nd_add(tensor, indices, updates, bad_indices_policy="", name=None):
     """``tensor`` with ``updates`` added at the index rows of ``indices`` (repeated indices add up)."""
     return _scatter_into(tensor, indices, updates, bad_indices_policy, "tensor_scatter_nd_add", lambda t, s: t + s)
 
 
-@dispatch
+@dispatch("tensor:tensor_own_dtype, indices:tensor_own_dtype, updates:any, bad_indices_policy:any=''")
 def tensor_scatter_nd_sub(tensor, indices, updates, bad_indices_policy="", name=None):
     """``tensor`` with ``updates`` subtracted at the index rows of ``indices``."""
     return _scatter_into(tensor, indices, updates, bad_indices_policy, "tensor_scatter_nd_sub", lambda t, s: t - s)
@@ -141,7 +139,7 @@ def _last_writers_at_run_time(offset, slots):
     return position == _gather(last, safe, axis=0)
 
 
-@dispatch
+@dispatch("tensor:tensor_own_dtype, indices:tensor_own_dtype, updates:any")
 def tensor_scatter_nd_update(tensor, indices, updates, name=None):
     """``tensor`` with the slices at the index rows of ``indices`` replaced by ``updates``; of repeated
     indices the last update wins, as on TF's CPU."""

@@ -10,6 +10,7 @@ from tapegrad._ops._wrap import convert_arg, public_op
 from tapegrad._ops._lib.shapes import (batched_gather_at_run_time, computed_dims, normalized_axis, num_segments_arg,
                                         refuse_varying, segment_op, slice_along)
 from tapegrad._ops._lib.tensors import tensor_list
+from tapegrad._ops.array._common import none_refused
 from tapegrad._ops.array.computed_attrs import tile as _tile_computed
 from tapegrad._tensor.tensor import Tensor, convert_to_tensor
 from tapegrad._ops import _raw
@@ -53,25 +54,23 @@ reshape = public_op("Reshape", "reshape", "tensor, shape:ints",
                     traced_fallback=_reshape_to_computed)
 
 
-@dispatch
+@dispatch("a, perm:ints=None, conjugate:bool=False")
 def transpose(a, perm=None, conjugate=False, name="transpose"):
     """Permutes the axes (reversed if perm is None); a negative entry counts from the end, as TF."""
     if perm is None:
         return _transpose(a)
-    a = convert_to_tensor(a)
     nd = a.ndim
-    return _transpose(a, perm=[p + nd if -nd <= p < 0 else p for p in convert_arg(perm, "ints", "transpose", "perm")])
+    return _transpose(a, perm=[p + nd if -nd <= p < 0 else p for p in perm])
 
 
 broadcast_to = public_op("BroadcastTo", "broadcast_to", "input, shape:ints", "Broadcasts ``input`` to ``shape``.",
                          traced_fallback=_broadcast_to_computed)
 
 
-@dispatch
+@dispatch("input, axis:int")
 def expand_dims(input, axis, name=None):
-    t = convert_to_tensor(input)
+    t = input
     s = list(t._shape)
-    axis = convert_arg(axis, "int", "expand_dims", "axis")
     if not -len(s) - 1 <= axis <= len(s):
         raise _InvalidArgument(f"ExpandDims: axis {axis} is out of range for a tensor of rank {len(s)}")
     at = axis if axis >= 0 else len(s) + 1 + axis
@@ -81,12 +80,12 @@ def expand_dims(input, axis, name=None):
     return _reshape(t, shape=s)
 
 
-@dispatch
+@dispatch("input, axis:axes=None")
 def squeeze(input, axis=None, name=None):
     """Removes size-1 axes: those in ``axis``, or every one when ``axis`` is None or empty (as TF)."""
-    t = convert_to_tensor(input)
+    t = input
     s = list(t._shape)
-    axis = [] if axis is None else convert_arg(axis, "axes", "squeeze", "axis")
+    axis = axis or []
     if not axis:
         keep = [d for d in s if d != 1]
     else:
@@ -116,11 +115,12 @@ def concat(values, axis, name="concat"):
     return _concat(*values, axis=convert_arg(axis, "int", "concat", "axis"))
 
 
-@dispatch
+@dispatch("values:any, axis:int=0")
 def stack(values, axis=0, name="stack"):
     """Joins same-shape tensors along a new axis."""
     ts = [convert_to_tensor(v) for v in tensor_list(values, "stack", "values")]
-    axis = convert_arg(axis, "int", "stack", "axis")
+    if axis is None:
+        raise none_refused("stack", "axis")
     if not ts:
         raise _InvalidArgument("Pack: expected at least one tensor to stack")
     shape = ts[0]._shape
@@ -130,23 +130,23 @@ def stack(values, axis=0, name="stack"):
     return concat([expand_dims(t, axis) for t in ts], axis)
 
 
-@dispatch
+@dispatch("value:any, num:int=None, axis:int=0")
 def unstack(value, num=None, axis=0, name="unstack"):
     """Splits a tensor into a list of tensors along ``axis``, removing it."""
-    x = convert_to_tensor(value)
+    x = convert_to_tensor(value)  # (a string tensor too)
     axis = normalized_axis(axis, x.ndim, "unstack", "Unpack")
     refuse_varying(x, "unstack", "its number of results would be the traced size", axis)
     n = x._shape[axis]
-    if num is not None and convert_arg(num, "int", "unstack", "num") != n:
+    if num is not None and num != n:
         raise _InvalidArgument(f"Unpack: num={num} does not match dimension {axis} of shape {tuple(x._shape)}")
     lead = (builtins.slice(None),) * axis
     return [x[lead + (i,)] for i in range(n)]
 
 
-@dispatch
+@dispatch("value, num_or_size_splits:any, axis:int=0, num:any=None")
 def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     """Splits into ``num_or_size_splits`` equal pieces, or pieces of the listed sizes (one may be -1)."""
-    x = convert_to_tensor(value)
+    x = value
     axis = normalized_axis(axis, x.ndim, "split", "Split")
     refuse_varying(x, "split", "its pieces would keep the traced sizes", axis)
     n = x._shape[axis]
@@ -175,7 +175,7 @@ def split(value, num_or_size_splits, axis=0, num=None, name="split"):
     return out
 
 
-@dispatch
+@dispatch("input, multiples:any")
 def tile(input, multiples, name=None):
     if _core._tracing():  # multiples computed inside the tf.function
         y = _tile_computed(input, multiples)
@@ -184,20 +184,21 @@ def tile(input, multiples, name=None):
     return _tile(input, multiples=convert_arg(multiples, "ints", "tile", "multiples"))
 
 
-@dispatch
+@dispatch("params:any, indices:any, validate_indices:any=None, axis:int=None, batch_dims:int=0")
 def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name=None):
     """params[..., indices, ...] along ``axis`` (default ``batch_dims``); out-of-range indices raise."""
+    if batch_dims is None:
+        raise none_refused("gather", "batch_dims")
     idx = indices if isinstance(indices, Tensor) else convert_to_tensor(indices, dtype_hint=dtypes.int32)
-    batch_dims = convert_arg(batch_dims, "int", "gather", "batch_dims")
-    axis = batch_dims if axis is None else convert_arg(axis, "int", "gather", "axis")
+    axis = batch_dims if axis is None else axis
     if batch_dims and isinstance(params, Tensor) and _core._varying_dims(params):
         return batched_gather_at_run_time(params, idx, axis, batch_dims)
     return _gather(params, idx, axis=axis, batch_dims=batch_dims)
 
 
-@dispatch
+@dispatch("data, segment_ids:tensor_own_dtype, num_segments:any")
 def unsorted_segment_sum(data, segment_ids, num_segments, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s; a negative id drops its row, one of num_segments
     or more raises."""
     n = num_segments_arg(num_segments, "unsorted_segment_sum")
-    return segment_op(_segment_sum, data, convert_to_tensor(segment_ids), n)
+    return segment_op(_segment_sum, data, segment_ids, n)

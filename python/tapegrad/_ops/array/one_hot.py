@@ -16,21 +16,21 @@ _one_hot = _raw.OneHot
 _select = _raw.Select
 
 
-@dispatch
+@dispatch("indices:tensor_own_dtype, depth:any, on_value:any=None, off_value:any=None, axis:int=None, dtype:any=None")
 def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
     """A tensor with ``on_value`` where the last (or ``axis``) index equals ``indices``, ``off_value`` elsewhere."""
     if dtype is None:
         given = [convert_to_tensor(v).dtype for v in (on_value, off_value) if v is not None]
         dtype = given[0] if given else dtypes.float32
-    dt = convert_arg(dtype, "dtype", "one_hot", "dtype")
+    dt = convert_arg(dtype, "dtype", "one_hot", "dtype")  # (by hand: a DType passes at once)
     if dt == dtypes.string:
         return _one_hot_strings(indices, depth, on_value, off_value, axis)
     on = 1 if on_value is None else convert_to_tensor(on_value)._item()
     off = 0 if off_value is None else convert_to_tensor(off_value)._item()
     if isinstance(depth, Tensor) and _core._tracing() and _core._is_traced(depth):
-        return _one_hot_computed_depth(convert_to_tensor(indices), depth, on, off, axis, dt)
-    return _one_hot(convert_to_tensor(indices), depth=convert_arg(depth, "int", "one_hot", "depth"), on_value=float(on), off_value=float(off),
-                    axis=-1 if axis is None else convert_arg(axis, "int", "one_hot", "axis"), dtype=dt.code)
+        return _one_hot_computed_depth(indices, depth, on, off, axis, dt)
+    return _one_hot(indices, depth=convert_arg(depth, "int", "one_hot", "depth"), on_value=float(on), off_value=float(off),
+                    axis=-1 if axis is None else axis, dtype=dt.code)
 
 
 def _one_hot_strings(indices, depth, on_value, off_value, axis):
@@ -53,7 +53,7 @@ def _one_hot_computed_depth(indices, depth, on, off, axis, dt):
     if not indices.dtype.is_integer or not depth.dtype.is_integer or depth._shape:
         raise _InvalidArgument(f"OneHot: indices and depth must be integers and depth a scalar, got {indices!r} "
                                f"and {depth!r}")
-    at = indices.ndim if axis is None or axis == -1 else convert_arg(axis, "int", "one_hot", "axis")
+    at = indices.ndim if axis is None or axis == -1 else axis
     if not 0 <= at <= indices.ndim:
         raise _InvalidArgument(f"OneHot: axis {axis} is out of range for indices of rank {indices.ndim}")
     along = [1] * (indices.ndim + 1)

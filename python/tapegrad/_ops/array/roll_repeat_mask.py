@@ -30,20 +30,19 @@ _InvalidArgument = errors.InvalidArgumentError
 _gather, _reshape = _raw.GatherV2, _raw.Reshape
 
 
-def _integer_tensor(value, fn, arg):
-    """An int32/int64 tensor; another dtype is TF's attr error (InvalidArgumentError)."""
-    t = convert_arg(value, "tensor", fn, arg)
+def _integer_tensor(t, fn, arg):
+    """The tensor t, refused unless int32 or int64 (TF's attr error, InvalidArgumentError)."""
     if t.dtype not in (dtypes.int32, dtypes.int64):
         raise _InvalidArgument(f"{fn}: {arg} must be int32 or int64, got {t.dtype.name}")
     return t
 
 
-@dispatch
+@dispatch("input, shift:tensor_own_dtype, axis:tensor_own_dtype")
 def roll(input, shift, axis, name=None):
     """Rolls the elements of ``input`` by ``shift`` along ``axis`` (ints, or equal-length lists):
     x[i] moves to x[(i + shift) % n]; shifts of the same axis add up. A traced ``shift`` is read at
     run time (a gather at (i - shift) % n); a known one makes two slices and a concat."""
-    x = convert_arg(input, "tensor", "roll", "input")
+    x = input
     shifts = _integer_tensor(shift, "roll", "shift")
     axes = _integer_tensor(axis, "roll", "axis")
     if x.ndim == 0:
@@ -94,11 +93,11 @@ def _roll_at_run_time(x, axis, shift):
     return _gather(x, floormod(arange(n, dtypes.int64) - shift, maximum(n, 1)), axis=axis)
 
 
-@dispatch
+@dispatch("input, repeats:any, axis:any=None")
 def repeat(input, repeats, axis=None, name=None):
     """Repeats each slice of ``input`` along ``axis`` (the flattened input when None) ``repeats``
     times: an int, or one count per slice (a negative count is 0, as TF)."""
-    x = convert_arg(input, "tensor", "repeat", "input")
+    x = input
     reps = convert_arg(repeats, "tensor", "repeat", "repeats", dtypes.int32)
     if not reps.dtype.is_integer:
         raise TypeError(f"repeat: argument 'repeats' must be of an integer dtype, got {reps.dtype.name}")
@@ -207,18 +206,18 @@ def _band_width(value, fn, arg):
         raise TypeError(f"{fn}: argument {arg!r} must be an integer, got {value!r}")
     if isinstance(value, (int, np.integer)):
         return int(value), None
-    t = _integer_tensor(value, fn, arg)
+    t = _integer_tensor(convert_arg(value, "tensor", fn, arg), fn, arg)
     if t.ndim != 0:
         raise _InvalidArgument(f"{fn}: {arg} must be a scalar, got shape {tuple(t._shape)}")
     return (t if is_traced(t) else int(t._item())), t
 
 
-@dispatch
+@dispatch("input, num_lower:any, num_upper:any")
 def band_part(input, num_lower, num_upper, name=None):
     """The band of each innermost matrix: entry (i, j) kept where (num_lower < 0 or i - j <= num_lower)
     and (num_upper < 0 or j - i <= num_upper), zero elsewhere (a select: inf or NaN outside the band
     does not leak into the result or the gradient)."""
-    x = convert_arg(input, "tensor", "band_part", "input")
+    x = input
     if x.ndim < 2:
         raise _InvalidArgument(f"band_part: input must be at least 2-D, got shape {tuple(x._shape)}")
     m, n = x._shape[-2:]
@@ -264,12 +263,12 @@ def _within(distance, width):
     return logical_or(less(width, constant(np.zeros((), width.dtype.as_numpy_dtype))), less_equal(d, width))
 
 
-@dispatch
+@dispatch("x, shape:any")
 def ensure_shape(x, shape, name=None):
     """``x`` after checking that its shape is compatible with ``shape`` (None: any size, or any rank
     for shape=None). A mismatch is InvalidArgumentError, or, while tracing (where TF checks the
     static shape), ValueError."""
-    t = convert_arg(x, "tensor", "ensure_shape", "x")
+    t = x
     want = _expected_shape(shape)
     if want.rank is None:
         return t

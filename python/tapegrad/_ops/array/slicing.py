@@ -22,10 +22,10 @@ _pad = _raw.Pad
 _reverse = _raw.ReverseV2
 
 
-@dispatch
+@dispatch("tensor, paddings:any, mode:any='CONSTANT', constant_values:any=0")
 def pad(tensor, paddings, mode="CONSTANT", constant_values=0, name=None):
     """Pads with a constant, or mirrors the edges (mode REFLECT without, SYMMETRIC with the edge)."""
-    x = convert_to_tensor(tensor)
+    x = tensor
     mode = str(mode).upper()
     if _core._tracing() and mode == "CONSTANT":  # paddings computed inside the tf.function
         if computed_attrs.holds_traced(paddings):
@@ -59,11 +59,10 @@ def _paddings(paddings, x):
     return convert_arg(_reshape(p, shape=[-1]), "ints", "pad", "paddings")
 
 
-@dispatch
+@dispatch("input_, begin:ints, size:ints")
 def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
     """input_[begin : begin + size] in every dimension; a size of -1 takes the rest."""
-    x = convert_to_tensor(input_)
-    b, s = convert_arg(begin, "ints", "slice", "begin"), convert_arg(size, "ints", "slice", "size")
+    x, b, s = input_, begin, size
     if len(b) != x.ndim or len(s) != x.ndim:
         raise _InvalidArgument(f"Slice: begin {b} and size {s} need one entry per dimension of shape {tuple(x._shape)}")
     e = [n if k == -1 else bb + k for bb, k, n in zip(b, s, x._shape)]
@@ -75,28 +74,27 @@ def slice(input_, begin, size, name=None):  # noqa: A001 -- TF's name
     return _strided_slice(x, begin=b, end=e, strides=[1] * x.ndim)
 
 
-@dispatch
+@dispatch("input_:any, begin:ints, end:ints, strides:ints=None")
 def strided_slice(input_, begin, end, strides=None, name=None):
     """input_[begin_0:end_0:strides_0, ...] with Python slice semantics per dimension (no masks)."""
-    begin, end = convert_arg(begin, "ints", "strided_slice", "begin"), convert_arg(end, "ints", "strided_slice", "end")
-    strides = [1] * len(begin) if strides is None else convert_arg(strides, "ints", "strided_slice", "strides")
+    strides = [1] * len(begin) if strides is None else strides
     return convert_to_tensor(input_)[tuple(builtins.slice(b, e, s) for b, e, s in zip(begin, end, strides))]
 
 
-@dispatch
+@dispatch("tensor, axis:ints")
 def reverse(tensor, axis, name=None):
     """Reverses the listed axes."""
-    x = convert_to_tensor(tensor)
-    axes = [normalized_axis(a, x.ndim, "reverse", "ReverseV2") for a in convert_arg(axis, "ints", "reverse", "axis")]
+    x = tensor
+    axes = [normalized_axis(a, x.ndim, "reverse", "ReverseV2") for a in axis]
     if len(set(axes)) != len(axes):
         raise _InvalidArgument(f"ReverseV2: axis {axes} lists an axis twice")
     return _reverse(x, axis=axes)
 
 
-@dispatch
+@dispatch("tensor, mask:any, axis:int=None")
 def boolean_mask(tensor, mask, axis=None, name="boolean_mask"):
     """The entries of ``tensor`` where ``mask`` is True; ``mask`` covers dimensions axis..axis+mask.ndim."""
-    x = convert_to_tensor(tensor)
+    x = tensor
     m = mask if isinstance(mask, Tensor) else convert_to_tensor(np.asarray(mask))
     axis = 0 if axis is None else normalized_axis(axis, x.ndim, "boolean_mask", "BooleanMask")
     return _common.boolean_mask(x, m, axis)

@@ -14,6 +14,7 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops._lib.arrays import zeros
 from tapegrad._ops._lib.shapes import batched_gather_at_run_time
 from tapegrad._ops._lib.tensors import select
+from tapegrad._ops.array._common import none_refused
 from tapegrad._ops.math.elementwise import logical_and
 from tapegrad._ops.math.reduction import reduce_all, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, convert_to_tensor, identity, shape
@@ -44,10 +45,11 @@ def _sortable(values, fn, arg):
     return t
 
 
-def _last_axis_first(t, axis, fn):
-    """(perm moving `axis` to the end, or None when it is already there)."""
+def _last_axis_first(t, ax, fn):
+    """(perm moving `ax` to the end, or None when it is already there)."""
     rank = t.ndim
-    ax = convert_arg(axis, "int", fn, "axis")
+    if ax is None:
+        raise none_refused(fn, "axis")
     if not -rank <= ax < rank:
         raise errors.InvalidArgumentError(None, None, f"{fn}: axis {ax} is out of range for a tensor of shape {t.shape}")
     ax %= rank
@@ -71,15 +73,17 @@ def _take_last(t, indices):
     return _batched_gather(t, indices, rank - 1, rank - 1)
 
 
-@dispatch
+@dispatch("values:any, axis:int=-1, direction:any='ASCENDING', stable:bool=False")
 def argsort(values, axis=-1, direction="ASCENDING", stable=False, name=None):
     """Indices (int32) that sort ``values`` along ``axis``; equal values keep their order (always stable)."""
     descending = _direction(direction, "argsort")
     t = _sortable(values, "argsort", "values")
-    return _argsort(t, axis=convert_arg(axis, "int", "argsort", "axis"), descending=descending)
+    if axis is None:
+        raise none_refused("argsort", "axis")
+    return _argsort(t, axis=axis, descending=descending)
 
 
-@dispatch
+@dispatch("values:any, axis:int=-1, direction:any='ASCENDING'")
 def sort(values, axis=-1, direction="ASCENDING", name=None):
     """``values`` sorted along ``axis``; differentiable (the gradient goes back to each value's place)."""
     descending = _direction(direction, "sort")
@@ -132,13 +136,12 @@ def _top_k_computed(t, k):
     return _argsort(t, axis=-1, descending=True)[..., :k]
 
 
-@dispatch
+@dispatch("targets:tensor_own_dtype, predictions:tensor_own_dtype, k:int")
 def in_top_k(targets, predictions, k, name=None):
     """Whether ``predictions[i, targets[i]]`` is among the ``k`` largest of row i: fewer than k entries
     of the row are larger (ties count in its favour); False for a row holding a non-finite prediction
     or a target outside the row."""
-    p = predictions if isinstance(predictions, Tensor) else convert_to_tensor(predictions)
-    t = targets if isinstance(targets, Tensor) else convert_to_tensor(targets)
+    p, t = predictions, targets
     if p.dtype != dtypes.float32:
         raise errors.InvalidArgumentError(None, None, f"in_top_k: argument 'predictions' must be float32, got {p.dtype.name}")
     if t.dtype not in (dtypes.int32, dtypes.int64):
@@ -146,7 +149,6 @@ def in_top_k(targets, predictions, k, name=None):
     if p.ndim != 2 or t.ndim != 1:
         raise errors.InvalidArgumentError(None, None, f"in_top_k: predictions must be 2-D and targets 1-D, got shapes "
                                                       f"{p.shape} and {t.shape}")
-    k = convert_arg(k, "int", "in_top_k", "k")
     n = p._shape[1]
     if n == 0:  # no class to be in the top of
         return zeros([p._shape[0]], dtypes.bool) if p._shape[0] is not None else t < 0

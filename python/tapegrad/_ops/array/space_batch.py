@@ -29,16 +29,16 @@ def _transposed(x, perm):
     return x if perm == sorted(perm) else _transpose(x, perm=perm)
 
 
-@dispatch
+@dispatch("input, seq_lengths:any, seq_axis:int=None, batch_axis:int=None")
 def reverse_sequence(input, seq_lengths, seq_axis=None, batch_axis=None, name=None):
     """Reverses the first seq_lengths[b] entries along ``seq_axis`` of each slice b along ``batch_axis``
     (default 0); entries past the length stay. A length must be in [0, input.shape[seq_axis]]."""
     fn = "reverse_sequence"
-    x = convert_arg(input, "tensor", fn, "input")
+    x = input
     if seq_axis is None:
         raise TypeError(f"{fn}: Expected int for argument 'seq_axis' not None.")
-    seq = convert_arg(seq_axis, "int", fn, "seq_axis")
-    batch = 0 if batch_axis is None else convert_arg(batch_axis, "int", fn, "batch_axis")
+    seq = seq_axis
+    batch = 0 if batch_axis is None else batch_axis
     lens = convert_arg(seq_lengths, "tensor", fn, "seq_lengths", dtypes.int64)
     if lens.dtype not in (dtypes.int32, dtypes.int64):
         raise _InvalidArgument(f"{fn}: seq_lengths must be int32 or int64, got {lens.dtype.name}")
@@ -103,13 +103,13 @@ def _block_args(x, block_shape, pairs, fn, arg):
     return [int(b) for b in block], [[int(a), int(b)] for a, b in p]
 
 
-@dispatch
+@dispatch("input, block_shape:any, paddings:any")
 def space_to_batch_nd(input, block_shape, paddings, name=None):
     """Zero-pads the M spatial dimensions after the batch (``paddings`` [M, 2]) and moves each block of
     ``block_shape`` [M] into the batch: [batch] + spatial + rest -> [batch * prod(block_shape)] +
     padded spatial / block_shape + rest, the offset within the block leading the new batch index."""
     fn = "space_to_batch_nd"
-    x = convert_arg(input, "tensor", fn, "input")
+    x = input
     block, pads = _block_args(x, block_shape, paddings, fn, "paddings")
     m = len(block)
     if m == 0:
@@ -140,19 +140,19 @@ def _only_batch_varies(x, fn):
     return bool(varying)
 
 
-@dispatch
+@dispatch("input, block_shape:any, paddings:any")
 def space_to_batch(input, block_shape, paddings, name=None):
     """TF 2's space_to_batch: space_to_batch_nd."""
     return space_to_batch_nd(input, block_shape, paddings)
 
 
-@dispatch
+@dispatch("input, block_shape:any, crops:any")
 def batch_to_space(input, block_shape, crops, name=None):
     """The inverse of space_to_batch_nd: moves blocks of ``block_shape`` [M] (a Python int stands for it
     in two dimensions) from the batch back into the M spatial dimensions, then crops each by ``crops``
     [M, 2]: [batch * prod(block_shape)] + spatial + rest -> [batch] + spatial * block - crops + rest."""
     fn = "batch_to_space"
-    x = convert_arg(input, "tensor", fn, "input")
+    x = input
     if isinstance(block_shape, (int, np.integer)) and not isinstance(block_shape, bool):
         block_shape = [int(block_shape)] * 2
     block, crop = _block_args(x, block_shape, crops, fn, "crops")

@@ -113,13 +113,13 @@ def _count_arg(value, fn, arg):
     return convert_arg(value, "int", fn, arg)
 
 
-@dispatch
+@dispatch("data, partitions:any, num_partitions:any")
 def dynamic_partition(data, partitions, num_partitions, name=None):
     """Splits ``data`` into ``num_partitions`` tensors: result i holds the slices data[j] (j running over
     the entries of the int32 ``partitions``, whose shape is a prefix of data's) with partitions[j] == i,
     in order. Differentiable with respect to data (each result is a gather of data's rows)."""
     fn = "dynamic_partition"
-    d = convert_arg(data, "tensor", fn, "data")
+    d = data
     p = convert_arg(partitions, "tensor", fn, "partitions", dtypes.int32)
     if p.dtype != dtypes.int32:
         raise _InvalidArgument(f"{fn}: partitions must be int32, got {p.dtype.name}")
@@ -230,8 +230,8 @@ def unravel_index(indices, dims, name=None):
     return _unravel_index(idx, convert_arg(dims, "tensor", "unravel_index", "dims", idx.dtype))
 
 
-def _histogram_args(values, value_range, nbins, fn):
-    v = convert_arg(values, "tensor", fn, "values")
+def _histogram_args(v, value_range, nbins, fn):
+    """(values, value_range) as tensors, value_range taking values' dtype (v, a tensor already)."""
     r = convert_arg(value_range, "tensor", fn, "value_range", v.dtype)
     if isinstance(nbins, (float, np.floating)):
         raise TypeError(f"{fn}: nbins must be an integer, got {nbins!r}")
@@ -244,7 +244,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
     ``dtype`` (int32 or int64): values below lo count in the first bin, values at or above hi in the
     last. NaN values raise InvalidArgumentError, as in TF."""
     fn = "histogram_fixed_width"
-    v, r = _histogram_args(values, value_range, nbins, fn)
+    v, r = _histogram_args(convert_arg(values, "tensor", fn, "values"), value_range, nbins, fn)
     if isinstance(nbins, Tensor):
         value_needed(nbins, f"{fn}'s nbins (it sets the result's size)")
     n = convert_arg(nbins, "int", fn, "nbins")
@@ -253,7 +253,7 @@ def histogram_fixed_width(values, value_range, nbins=100, dtype=dtypes.int32, na
     return _histogram(v, r, nbins=n, dtype=_index_dtype(dtype, fn, "dtype").code)
 
 
-@dispatch
+@dispatch("values:tensor_own_dtype, value_range:any, nbins:any=100, dtype:any='int32'")
 def histogram_fixed_width_bins(values, value_range, nbins=100, dtype=dtypes.int32, name=None):
     """The bin of each value (int32, whatever ``dtype`` says, as TF): floor(nbins * (v - lo) / (hi - lo))
     clipped to [0, nbins - 1], computed in values' float dtype as TF does (NaN gives int32's minimum)."""
@@ -288,7 +288,7 @@ def _limit(value, dtype, below):
     return constant(held)
 
 
-@dispatch
+@dispatch("value, dtype:any")
 def saturate_cast(value, dtype, name=None):
     """``value`` cast to ``dtype`` with values outside its range clamped to its limits first (float
     limits held in the value's dtype are stepped toward zero: float32 -> int32 clamps at 2147483520). As
@@ -296,8 +296,8 @@ def saturate_cast(value, dtype, name=None):
     (an integer dtype receives its minimum, as the cast gives). bool is refused, as TF. Differentiable
     where the value is not clamped."""
     fn = "saturate_cast"
-    x = convert_arg(value, "tensor", fn, "value")
-    dt = convert_arg(dtype, "dtype", fn, "dtype")
+    x = value
+    dt = convert_arg(dtype, "dtype", fn, "dtype")  # (by hand: None is TF's TypeError, and a DType passes at once)
     if not (x.dtype.is_floating or x.dtype.is_integer) or not (dt.is_floating or dt.is_integer):
         raise TypeError(f"{fn}: cannot saturate a cast from {x.dtype.name} to {dt.name}: only numbers have a range")
     src_min, src_max = (float(x.dtype.min), float(x.dtype.max)) if x.dtype.is_floating else (int(x.dtype.min),

@@ -12,8 +12,8 @@ __all__ = ["non_max_suppression", "non_max_suppression_with_scores"]
 _nms = _raw.NonMaxSuppressionV3
 
 
-def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, fn):
-    b = convert_arg(boxes, "tensor", fn, "boxes")
+def _select(b, scores, max_output_size, iou_threshold, score_threshold, fn):
+    # boxes's dtype (declared an input, scores would give Python boxes its own)
     s = convert_arg(scores, "tensor", fn, "scores", b.dtype)
     if isinstance(max_output_size, float):
         raise TypeError(f"{fn}: max_output_size must be an int32 scalar, got the float {max_output_size!r}")
@@ -29,7 +29,7 @@ def _select(boxes, scores, max_output_size, iou_threshold, score_threshold, fn):
     return _nms(b, s, n, *thresholds)
 
 
-@dispatch
+@dispatch("boxes, scores:any, max_output_size:any, iou_threshold:any=0.5, score_threshold:any=-inf")
 def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score_threshold=float("-inf"),
                         name=None):
     """Indices (int32) of up to ``max_output_size`` boxes, by decreasing score, each overlapping no box
@@ -37,7 +37,8 @@ def non_max_suppression(boxes, scores, max_output_size, iou_threshold=0.5, score
     return _select(boxes, scores, max_output_size, iou_threshold, score_threshold, "non_max_suppression")
 
 
-@dispatch
+@dispatch("boxes, scores:any, max_output_size:any, iou_threshold:any=0.5, score_threshold:any=-inf, "
+          "soft_nms_sigma:any=0.0")
 def non_max_suppression_with_scores(boxes, scores, max_output_size, iou_threshold=0.5,
                                     score_threshold=float("-inf"), soft_nms_sigma=0.0, name=None):
     """(indices, their scores) as non_max_suppression; only hard suppression (soft_nms_sigma=0)."""

@@ -77,10 +77,9 @@ def _std(x, axes):
     return _raw.Sqrt(reduce_mean(centered * centered, axis=axes, keepdims=True))
 
 
-@dispatch
+@dispatch("images")
 def rgb_to_grayscale(images, name=None):
     """The luma of RGB ``images`` ([..., 3]) as [..., 1], in the images' dtype."""
-    images = as_image(images, "rgb_to_grayscale", "images")
     if images.shape.rank < 1 or images.shape[-1] != 3:
         raise _core.InvalidArgumentError(f"rgb_to_grayscale: the last dimension of 'images' must be 3, got shape "
                                          f"{tuple(images.shape)}")
@@ -89,10 +88,9 @@ def rgb_to_grayscale(images, name=None):
     return convert_image(gray, pixel_dtype(images))
 
 
-@dispatch
+@dispatch("images")
 def grayscale_to_rgb(images, name=None):
     """Grayscale ``images`` ([..., 1]) with the channel repeated three times: [..., 3]."""
-    images = as_image(images, "grayscale_to_rgb", "images")
     if images.shape.rank < 2:
         raise ValueError(f"grayscale_to_rgb: A grayscale image (shape {tuple(images.shape)}) must be at least "
                          "two-dimensional.")

@@ -16,19 +16,18 @@ A uint8 / uint16 result wraps into its range (0..M_out) as TF's unsigned casts d
 with ``saturate``.
 """
 from tapegrad._ops._dispatch import dispatch
-from tapegrad._ops.image._common import as_image, convert_image
+from tapegrad._ops.image._common import convert_image
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.image.pixels import as_pixel_type
 
 __all__ = ["convert_image_dtype"]
 
 
-@dispatch
+@dispatch("image, dtype:any, saturate:bool=False")
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """``image`` converted to ``dtype`` with its values rescaled (Note [Image dtype scaling]); the same
     dtype gives the image back. Only float and integer dtypes are images (AttributeError otherwise).
     uint8 / uint16 pixels are int32 tensors (Note [Pixel tensors] in _ops/image/pixels.py)."""
-    image = as_image(image, "convert_image_dtype")
     out = as_pixel_type(dtype) or convert_arg(dtype, "dtype", "convert_image_dtype", "dtype")
     if not (out.is_floating or out.is_integer):
         raise AttributeError("convert_image_dtype: dtype must be either floating point or integer")

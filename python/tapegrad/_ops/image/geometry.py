@@ -46,10 +46,9 @@ def _swap_hw(image):
     return _raw.Transpose(image, perm=[1, 0, 2] if image.shape.rank == 3 else [0, 2, 1, 3])
 
 
-@dispatch
+@dispatch("image")
 def transpose(image, name=None):
     """``image`` with its height and width axes swapped."""
-    image = as_image(image, "transpose")
     check_rank(image, "transpose")
     return _swap_hw(image)
 
@@ -80,11 +79,10 @@ def _turns(k):
     return int(k)
 
 
-@dispatch
+@dispatch("image, k:any=1")
 def rot90(image, k=1, name=None):
     """``image`` rotated counter-clockwise by ``k`` quarter turns (k may be negative, or an int32 scalar
     tensor; a traced one chooses among the four turns when the graph runs)."""
-    image = as_image(image, "rot90")
     check_rank(image, "rot90")
     k = _turns(k)
     if isinstance(k, Tensor):
@@ -220,8 +218,7 @@ def resize_with_pad(image, target_height, target_width, method=ResizeMethod.BILI
     return pad_to_bounding_box(resized, max(0, int(np.floor(pad_h))), max(0, int(np.floor(pad_w))), th, tw)
 
 
-def _window_arg(value, fn, arg, what):
-    values = convert_arg(value, "ints", fn, arg)
+def _window_arg(values, fn, arg, what):
     if len(values) != 4:
         raise errors.InvalidArgumentError(None, None, f"{fn}: '{arg}' must have 4 entries, got {values}")
     if values[0] != 1 or values[3] != 1:
@@ -241,14 +238,13 @@ def _patch_axis(size, k, stride, rate, padding):
     return out, total // 2, total - total // 2
 
 
-@dispatch
+@dispatch("images, sizes:ints, strides:ints, rates:ints, padding:any")
 def extract_patches(images, sizes, strides, rates, padding, name=None):
     """Every ``sizes[1]`` x ``sizes[2]`` patch of ``images`` ([batch, height, width, depth]) taken
     ``strides`` apart, its pixels ``rates`` apart, flattened (rows, then columns, then depth) into the
     last axis: [batch, out_rows, out_cols, rows * cols * depth]. ``padding`` is "VALID" or "SAME"
     (zeros around the image)."""
     fn = "extract_patches"
-    images = as_image(images, fn, "images")
     kh, kw = _window_arg(sizes, fn, "sizes", "ksizes")
     sh, sw = _window_arg(strides, fn, "strides", "strides")
     rh, rw = _window_arg(rates, fn, "rates", "rates")

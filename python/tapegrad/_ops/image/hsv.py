@@ -16,45 +16,41 @@ from tapegrad._ops._dispatch import dispatch
 from tapegrad import errors
 from tapegrad._ops._lib.arrays import stack
 from tapegrad._ops.image._adjust import channels, hue, saturation, to_hsv, to_rgb
-from tapegrad._ops.image._common import as_image, check_channels, check_float, known_value
+from tapegrad._ops.image._common import check_channels, check_float, known_value
 from tapegrad._ops._wrap import convert_arg
 
 __all__ = ["rgb_to_hsv", "hsv_to_rgb", "adjust_saturation", "adjust_hue"]
 
 
-@dispatch
+@dispatch("images")
 def rgb_to_hsv(images, name=None):
     """RGB ``images`` ([..., 3], float, values in [0, 1]) as hue, saturation and value in [0, 1]
     (Note [HSV formulas])."""
-    images = as_image(images, "rgb_to_hsv", "images")
     check_float(images, "rgb_to_hsv", "images")
     check_channels(images, "rgb_to_hsv", lambda message: errors.FailedPreconditionError(None, None, message))
     return stack(list(to_hsv(images)), axis=-1)
 
 
-@dispatch
+@dispatch("images")
 def hsv_to_rgb(images, name=None):
     """HSV ``images`` ([..., 3], float, values in [0, 1]) as RGB (Note [HSV formulas])."""
-    images = as_image(images, "hsv_to_rgb", "images")
     check_float(images, "hsv_to_rgb", "images")
     check_channels(images, "hsv_to_rgb")
     return to_rgb(*channels(images))
 
 
-@dispatch
+@dispatch("image, saturation_factor:any")
 def adjust_saturation(image, saturation_factor, name=None):
     """``image`` (RGB, [..., 3]) with its saturation multiplied by ``saturation_factor`` and clipped to
     [0, 1], in the image's dtype."""
-    image = as_image(image, "adjust_saturation")
     check_channels(image, "adjust_saturation", arg="image")
     return saturation(image, saturation_factor)
 
 
-@dispatch
+@dispatch("image, delta:any")
 def adjust_hue(image, delta, name=None):
     """``image`` (RGB, [..., 3]) with ``delta`` (in [-1, 1]) added to its hue, which wraps around
     [0, 1), in the image's dtype."""
-    image = as_image(image, "adjust_hue")
     delta = convert_arg(delta, "tensor", "adjust_hue", "delta", "float32")
     d = known_value(delta)
     if d is not None and np.any((d < -1.0) | (d > 1.0)):  # a NaN delta passes, as in TF

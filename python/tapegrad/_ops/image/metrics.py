@@ -21,11 +21,10 @@ def _invalid(message):
     return errors.InvalidArgumentError(None, None, message)
 
 
-@dispatch
+@dispatch("images")
 def total_variation(images, name=None):
     """The sum of absolute differences between neighbouring pixels (down and across), per image:
     a scalar for [h, w, c], one value per image for [batch, h, w, c]; in the images' dtype."""
-    images = as_image(images, "total_variation", "images")
     rank = images.shape.rank
     if rank not in (3, 4):
         raise ValueError("total_variation: 'images' must be either 3 or 4-dimensional.")
@@ -76,8 +75,7 @@ def sobel_edges(image):
     return stack([_filter3x3(padded, _SOBEL_Y, h, w), _filter3x3(padded, _SOBEL_X, h, w)], axis=-1)
 
 
-def _compared_pair(a, b, fn, names):
-    a, b = as_image(a, fn, names[0]), as_image(b, fn, names[1])
+def _compared_pair(a, b, fn):
     for t in (a, b):
         if t.shape.rank < 3:
             raise _invalid(f"{fn}: images must be at least 3-D [..., h, w, c], got shape {tuple(t.shape)}")
@@ -98,20 +96,19 @@ def _compatible(a, b):
     return True
 
 
-def _max_val_float(max_val, dtype, fn):
-    """max_val in the images' dtype, then on the [0, 1] float32 scale the images are compared on."""
-    peak = as_image(max_val, fn, "max_val")
+def _max_val_float(peak, dtype):
+    """max_val (a tensor) in the images' dtype, then on the [0, 1] float32 scale the images are compared on."""
     if isinstance(dtype, PixelType):  # uint8 / uint16 pixels (Note [Pixel tensors] in _ops/image/pixels.py)
         return convert_image(mark(cast(peak, dtypes.int32), dtype), dtypes.float32)
     return convert_image(peak if peak.dtype == dtype else cast(peak, dtype), dtypes.float32)
 
 
-@dispatch
+@dispatch("a, b:tensor_own_dtype, max_val:tensor_own_dtype")
 def psnr(a, b, max_val, name=None):
     """Peak signal-to-noise ratio (dB) between images ``a`` and ``b`` whose values span [0, max_val],
     per image: 20 log10(max_val) - 10 log10(mean squared error); float32."""
-    a, b = _compared_pair(a, b, "psnr", ("a", "b"))
-    peak = _max_val_float(max_val, pixel_dtype(a), "psnr")
+    a, b = _compared_pair(a, b, "psnr")
+    peak = _max_val_float(max_val, pixel_dtype(a))
     a, b = convert_image(a, dtypes.float32), convert_image(b, dtypes.float32)
     mse = reduce_mean((a - b) * (a - b), axis=[-3, -2, -1])
     return 20.0 * log(peak) / np.float32(np.log(np.float32(10.0))) - np.float32(10 / np.log(10)) * log(mse)
@@ -147,7 +144,7 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
     for t in (img1, img2):
         if min(static_sizes(t, "ssim")[-3:-1]) < filter_size:
             raise _invalid(f"ssim: images of shape {tuple(t.shape)} are smaller than filter_size={filter_size}")
-    peak = _max_val_float(max_val, pixel_dtype(img1), "ssim")
+    peak = _max_val_float(as_image(max_val, "ssim", "max_val"), pixel_dtype(img1))
     x, y = convert_image(img1, dtypes.float32), convert_image(img2, dtypes.float32)
     window = constant(np.tile(_gaussian_window(int(filter_size), filter_sigma), [1, 1, x.shape[-1], 1]))
     c1, c2 = (k1 * peak) * (k1 * peak), (k2 * peak) * (k2 * peak)

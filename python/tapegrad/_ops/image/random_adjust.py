@@ -40,10 +40,9 @@ def random_flip_up_down(image, seed=None):
     return _random_flip(image, seed, -3, "random_flip_up_down")
 
 
-@dispatch
+@dispatch("value, size:any, seed:any=None")
 def random_crop(value, size, seed=None, name=None):
     """A ``size`` slice of ``value`` (any rank) at an offset drawn uniformly along each dimension."""
-    value = as_image(value, "random_crop", "value")
     size, shape = crop_size(size, value)
     limits = [d - s + 1 for s, d in zip(size, shape)]
     # one int32 draw per dimension, reduced modulo the number of possible offsets along it

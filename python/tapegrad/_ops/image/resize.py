@@ -10,13 +10,12 @@ scale = in_h / out_h computed in float32 as TF's kernels do:
 Columns likewise. Bilinear interpolates along the width first, then along the height, in float32.
 """
 from tapegrad._ops._dispatch import dispatch
-from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.image._resize import ResizeMethod, resize_images
 
 __all__ = ["resize", "ResizeMethod"]
 
 
-@dispatch
+@dispatch("images, size:any, method:any='bilinear', preserve_aspect_ratio:bool=False, antialias:bool=False")
 def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=False, antialias=False, name=None):
     """``images`` ([batch, height, width, channels] or [height, width, channels]) resized to ``size``
     ([new_height, new_width]), as TF 2's tf.image.resize: bilinear (the default; the result is
@@ -24,5 +23,4 @@ def resize(images, size, method=ResizeMethod.BILINEAR, preserve_aspect_ratio=Fal
     pixels (Note [Resize coordinates]). With ``preserve_aspect_ratio`` the image is scaled by one
     factor to fit within ``size``. Other methods, and ``antialias`` when an axis shrinks, raise
     UnimplementedError."""
-    images = convert_arg(images, "tensor", "resize", "images")
     return resize_images(images, size, method, preserve_aspect_ratio, antialias)

@@ -91,11 +91,10 @@ def stateless_random_hue(image, max_delta, seed):
     return hue(image, _uniform(seed, fn, [], -max_delta, max_delta))
 
 
-@dispatch
+@dispatch("value, size:any, seed:any")
 def stateless_random_crop(value, size, seed, name=None):
     """A ``size`` slice of ``value`` (any rank) at an offset drawn uniformly along each dimension."""
     fn = "stateless_random_crop"
-    value = as_image(value, fn, "value")
     size, shape = crop_size(size, value, fn)
     limits = [d - s + 1 for s, d in zip(size, shape)]
     # one int32 draw per dimension, reduced modulo the number of possible offsets along it

@@ -102,11 +102,11 @@ def _no_bool(x, fn, arg):
         raise _InvalidArgument(f"{fn}: {arg} of dtype bool is not supported")
 
 
-@dispatch
-def tensor_diag(diagonal, name=None):
+@dispatch("diagonal")
+def tensor_diag(diagonal, *, name=None):
     """The tensor of shape s + s (s the diagonal's shape, rank >= 1) with out[i, i] = diagonal[i]
     for every multi-index i, zero elsewhere."""
-    d = convert_arg(diagonal, "tensor", "tensor_diag", "diagonal")
+    d = diagonal
     _no_bool(d, "tensor_diag", "diagonal")
     refuse_varying(d, "tensor_diag", "the mask of the diagonal would keep the traced sizes")
     if d.ndim < 1:
@@ -116,10 +116,10 @@ def tensor_diag(diagonal, name=None):
     return _reshape(flat, shape=list(d.shape) * 2)
 
 
-@dispatch
-def tensor_diag_part(input, name=None):
+@dispatch("input")
+def tensor_diag_part(input, *, name=None):
     """The inverse of tensor_diag: from a tensor of shape s + s, the entries at [i, i], of shape s."""
-    x = convert_arg(input, "tensor", "tensor_diag_part", "input")
+    x = input
     _no_bool(x, "tensor_diag_part", "input")
     refuse_varying(x, "tensor_diag_part", "the flattened diagonal would keep the traced sizes")
     half = x.ndim // 2
@@ -129,10 +129,11 @@ def tensor_diag_part(input, name=None):
     return _reshape(diag_last_two(_reshape(x, shape=[size, size])), shape=list(x.shape[:half]))
 
 
-@dispatch
-def normalize(tensor, ord="euclidean", axis=None, name=None):
+# ord is a string or a number; axis an int or a list of ints, converted as it is given (as norm takes it)
+@dispatch("tensor, ord:any='euclidean', axis:any=None")
+def normalize(tensor, ord="euclidean", axis=None, *, name=None):
     """(tensor / norm, norm): the norm as tf.linalg.norm computes it, its axes kept."""
-    x = convert_arg(tensor, "tensor", "normalize", "tensor")
+    x = tensor
     if not x.dtype.is_floating:
         raise _InvalidArgument(f"normalize: tensor must be float32 or float64, got {x.dtype.name}")
     if axis is not None:
@@ -143,10 +144,10 @@ def normalize(tensor, ord="euclidean", axis=None, name=None):
     return x / n, n
 
 
-@dispatch
-def cross(a, b, name=None):
+# a keeps its own dtype and b takes it (the binder would give a Python a the dtype of a tensor b)
+@dispatch("a, b:any")
+def cross(a, b, *, name=None):
     """The cross product over the last axis (of size 3) of two tensors of one shape and dtype."""
-    a = convert_arg(a, "tensor", "cross", "a")
     b = convert_arg(b, "tensor", "cross", "b", a.dtype)
     if a.dtype != b.dtype:
         raise _InvalidArgument(f"cross: a and b must have the same dtype, got {a.dtype.name} and {b.dtype.name}")

@@ -153,15 +153,15 @@ def global_norm(t_list, name=None):
     return safe_sqrt(total)
 
 
-@dispatch
-def clip_by_norm(t, clip_norm, axes=None, name=None):
+# clip_norm takes t's dtype (the binder would give a Python t clip_norm's); axes go to reduce_sum as given
+@dispatch("t, clip_norm:any, axes:any=None")
+def clip_by_norm(t, clip_norm, axes=None, *, name=None):
     """Scales t so that its L2 norm over ``axes`` is at most clip_norm.
 
     Formula:
         c = max(clip_norm, 0)     # a negative clip_norm gives zeros, as in TF (not a flipped sign)
         t * c / max(norm(t), c)
     """
-    t = convert_arg(t, "tensor", "clip_by_norm", "t")
     n = safe_sqrt(reduce_sum(t * t, axes, keepdims=True))
     clip = convert_arg(clip_norm, "tensor", "clip_by_norm", "clip_norm", t.dtype)
     clip = maximum(clip, zeros_like(clip))
@@ -176,8 +176,9 @@ def _scale(t, scale):
     return t * cast(scale, t.dtype)
 
 
-@dispatch
-def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
+# t_list may hold None and IndexedSlices; clip_norm takes the norm's dtype
+@dispatch("t_list:any, clip_norm:any, use_norm:tensor_own_dtype=None")
+def clip_by_global_norm(t_list, clip_norm, use_norm=None, *, name=None):
     """Scales every tensor by clip_norm / max(global_norm, clip_norm); returns (clipped list, global norm).
 
     None entries stay None. If the global norm is infinite, every entry becomes NaN, as in TF.
@@ -187,7 +188,6 @@ def clip_by_global_norm(t_list, clip_norm, use_norm=None, name=None):
     t_list = list(t_list)
     if use_norm is None:
         use_norm = global_norm(t_list)
-    use_norm = convert_arg(use_norm, "tensor", "clip_by_global_norm", "use_norm")
     clip = convert_arg(clip_norm, "tensor", "clip_by_global_norm", "clip_norm", use_norm.dtype)
     # the (n - n) term turns an infinite norm into NaN; it adds 0 otherwise
     scale = clip / maximum(use_norm, clip) + (use_norm - use_norm)

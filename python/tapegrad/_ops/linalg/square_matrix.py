@@ -3,7 +3,7 @@ slogdet, logdet, solve, triangular_solve, cholesky and cholesky_solve, batched o
 from tapegrad._ops import _raw
 from tapegrad._ops._dispatch import dispatch
 from tapegrad._ops._lib.shapes import diag_last_two
-from tapegrad._ops._wrap import convert_arg, public_op
+from tapegrad._ops._wrap import public_op
 from tapegrad._ops.linalg import _common
 from tapegrad._ops.math.elementwise import log
 from tapegrad._ops.math.reduction import reduce_sum
@@ -32,11 +32,10 @@ def slogdet(input, name=None):
     return _det_sign(input), _log_abs_det(input)
 
 
-@dispatch
-def logdet(matrix, name=None):
+@dispatch("matrix")
+def logdet(matrix, *, name=None):
     """log(det(matrix)) of symmetric positive definite matrices, through their Cholesky factor."""
-    m = convert_arg(matrix, "tensor", "logdet", "matrix")
-    return 2.0 * reduce_sum(log(diag_last_two(cholesky(m))), axis=-1)
+    return 2.0 * reduce_sum(log(diag_last_two(cholesky(matrix))), axis=-1)
 
 
 @dispatch

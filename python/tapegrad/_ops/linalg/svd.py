@@ -21,15 +21,14 @@ _matmul = _raw.MatMul
 _cholesky = _raw.Cholesky
 
 
-def _matrix(tensor, fn, arg):
-    t = convert_arg(tensor, "tensor", fn, arg)
+def _matrix(t, fn, arg):
     if t.ndim < 2:
         raise errors.InvalidArgumentError(None, None, f"{fn}: argument '{arg}' must have rank >= 2, got shape {t.shape}")
     return t
 
 
-@dispatch
-def svd(tensor, full_matrices=False, compute_uv=True, name=None):
+@dispatch("tensor, full_matrices:bool=False, compute_uv:bool=True")
+def svd(tensor, full_matrices=False, compute_uv=True, *, name=None):
     """Singular values (descending) of the matrices in the last two axes, and with ``compute_uv`` the
     (s, u, v) with tensor = u diag(s) v^T; each column of u has its largest component positive."""
     t = _matrix(tensor, "svd", "tensor")
@@ -57,8 +56,8 @@ def _cutoff(s, m, n, given, dtype):
     return reduce_max(s, axis=-1, keepdims=True) * (max(m, n) * eps)
 
 
-@dispatch
-def pinv(a, rcond=None, validate_args=False, name=None):
+@dispatch("a, rcond:any=None, validate_args:any=False")
+def pinv(a, rcond=None, validate_args=False, *, name=None):
     """The Moore-Penrose pseudo-inverse: v diag(1/s) u^T over the singular values above rcond * the largest."""
     t = _matrix(a, "pinv", "a")
     s, u, v = svd(t)
@@ -70,8 +69,8 @@ def pinv(a, rcond=None, validate_args=False, name=None):
     return _matmul(v * inv_s[..., None, :], u, transpose_a=False, transpose_b=True)
 
 
-@dispatch
-def matrix_rank(a, tol=None, validate_args=False, name=None):
+@dispatch("a, tol:any=None, validate_args:any=False")
+def matrix_rank(a, tol=None, validate_args=False, *, name=None):
     """The number of singular values above ``tol`` (default: max(m, n) * eps * the largest), int32."""
     t = _matrix(a, "matrix_rank", "a")
     s = svd(t, compute_uv=False)
@@ -79,8 +78,10 @@ def matrix_rank(a, tol=None, validate_args=False, name=None):
     return reduce_sum(cast(s > cut, dtypes.int32), axis=-1)
 
 
-@dispatch
-def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, name=None):
+# rhs keeps its own dtype (not matrix's); l2_regularizer=None is refused naming the op (a declared float
+# would let None through)
+@dispatch("matrix, rhs:tensor_own_dtype, l2_regularizer:any=0.0, fast:bool=True")
+def lstsq(matrix, rhs, l2_regularizer=0.0, fast=True, *, name=None):
     """The least-squares solution of matrix @ x = rhs, by the regularized normal equations through a
     Cholesky factor (TF's fast path): (A^T A + l2 I) x = A^T b when rows >= columns, else
     x = A^T (A A^T + l2 I)^-1 b."""

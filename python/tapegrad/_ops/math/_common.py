@@ -77,10 +77,17 @@ def is_inf(t):
     return abs(t) == _INF
 
 
-def sorted_segments(data, segment_ids, fn):
-    """data, the ids and the number of segments, checked as TF's sorted segment kernels check them."""
-    data = convert_arg(data, "tensor", fn, "data")
-    ids = convert_arg(segment_ids, "tensor", fn, "segment_ids")
+def dtype_arg(value, default, fn):
+    """An op's `dtype` argument declared `any` with ``default``'s name as its default (so that dtype=None is
+    refused naming fn, as a declared dtype would let None through): the default taken as it is, without
+    converting its name at every call."""
+    if type(value) is str and value == default.name:
+        return default
+    return convert_arg(value, "dtype", fn, "dtype")
+
+
+def sorted_segments(data, ids, fn):
+    """data, the ids (tensors) and the number of segments, checked as TF's sorted segment kernels check them."""
     if data.dtype == dtypes.bool:
         raise _core.InvalidArgumentError(f"{fn}: data of dtype bool is not supported")
     if ids.dtype not in (dtypes.int32, dtypes.int64):

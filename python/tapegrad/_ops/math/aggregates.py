@@ -17,7 +17,7 @@ from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops._lib.arrays import concat, ones_like, zeros_like
 from tapegrad._ops._lib.shapes import refuse_varying, segment_op, slice_along
 from tapegrad._ops._lib.tensors import select
-from tapegrad._ops.math._common import sorted_segments
+from tapegrad._ops.math._common import dtype_arg, sorted_segments
 from tapegrad._ops.math.elementwise import abs, equal, floordiv, less, less_equal, log, log1p, maximum, not_equal, sign
 from tapegrad._ops.math.reduction import reduce_all, reduce_mean, reduce_sum
 from tapegrad._tensor.tensor import Tensor, cast, constant, stop_gradient
@@ -37,22 +37,19 @@ def _zero_of(x):
     return constant(False if x.dtype == dtypes.bool else 0, dtype=x.dtype)
 
 
-@dispatch
-def reciprocal_no_nan(x, name=None):
+@dispatch("x")
+def reciprocal_no_nan(x, *, name=None):
     """1 / x, 0 where x == 0; float inputs only (an integer is InvalidArgumentError, as in TF)."""
-    x = convert_arg(x, "tensor", "reciprocal_no_nan", "x")
     if not x.dtype.is_floating:
         raise _InvalidArgument(f"reciprocal_no_nan: x must be float32 or float64, got {x.dtype.name}")
     return _raw.DivNoNan(constant(1, dtype=x.dtype), x)
 
 
-@dispatch
-def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, name=None):
+@dispatch("input, axis:axes=None, keepdims:bool=False, dtype:any='int64'")  # (dtype: see dtype_arg)
+def count_nonzero(input, axis=None, keepdims=None, dtype=dtypes.int64, *, name=None):
     """The number of non-zero entries (NaN counts) over ``axis``, as ``dtype``."""
-    x = convert_arg(input, "tensor", "count_nonzero", "input")
-    dtype = convert_arg(dtype, "dtype", "count_nonzero", "dtype")
-    axes = None if axis is None else convert_arg(axis, "axes", "count_nonzero", "axis")
-    counts = reduce_sum(cast(not_equal(x, _zero_of(x)), dtypes.int64), axes, keepdims=bool(keepdims))
+    dtype = dtype_arg(dtype, dtypes.int64, "count_nonzero")
+    counts = reduce_sum(cast(not_equal(input, _zero_of(input)), dtypes.int64), axis, keepdims=keepdims)
     return cast(counts, dtype)
 
 
@@ -98,11 +95,10 @@ def _shape_list(shape):
     return [None if d is None else convert_arg(d, "int", "accumulate_n", "shape") for d in list(shape)]
 
 
-@dispatch
-def invert_permutation(x, name=None):
+@dispatch("x")
+def invert_permutation(x, *, name=None):
     """y with y[x[i]] = i for a permutation x of 0..n-1 (int32 or int64, 1-D): its argsort. Eager
     inputs are checked to be permutations (InvalidArgumentError); a traced one cannot be."""
-    x = convert_arg(x, "tensor", "invert_permutation", "x")
     if x.dtype not in (dtypes.int32, dtypes.int64):
         raise _InvalidArgument(f"invert_permutation: x must be int32 or int64, got {x.dtype.name}")
     if x.ndim != 1:
@@ -117,7 +113,6 @@ def invert_permutation(x, name=None):
 
 def _steps(x, fn):
     """x flattened and its consecutive differences, as TF computes them (so integer overflow agrees)."""
-    x = convert_arg(x, "tensor", fn, "x")
     if x.dtype == dtypes.bool:
         raise TypeError(f"{fn}: expected x to be numeric, got bool")
     flat = _reshape(x, shape=[-1])
@@ -125,27 +120,23 @@ def _steps(x, fn):
     return slice_along(flat, 0, min(n, 1), n) - slice_along(flat, 0, 0, max(n - 1, 0))
 
 
-@dispatch
-def is_non_decreasing(x, name=None):
+@dispatch("x")
+def is_non_decreasing(x, *, name=None):
     """True if x (flattened) never decreases; a NaN makes it False; fewer than 2 entries: True."""
     d = _steps(x, "is_non_decreasing")
     return reduce_all(less_equal(_zero_of(d), d))
 
 
-@dispatch
-def is_strictly_increasing(x, name=None):
+@dispatch("x")
+def is_strictly_increasing(x, *, name=None):
     """True if x (flattened) always increases; a NaN makes it False; fewer than 2 entries: True."""
     d = _steps(x, "is_strictly_increasing")
     return reduce_all(less(_zero_of(d), d))
 
 
-@dispatch
-def xlog1py(x, y, name=None):
+@dispatch("x, y")
+def xlog1py(x, y, *, name=None):
     """x * log1p(y), 0 where x == 0 (even for a NaN y); the gradients there are 0 too, as TF's."""
-    if not isinstance(x, Tensor) and isinstance(y, Tensor):
-        x = convert_arg(x, "tensor", "xlog1py", "x", y.dtype)
-    x = convert_arg(x, "tensor", "xlog1py", "x")
-    y = convert_arg(y, "tensor", "xlog1py", "y", x.dtype)
     if x.dtype != y.dtype:
         raise _InvalidArgument(f"xlog1py: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}")
     zero = equal(x, _zero_of(x))
@@ -153,20 +144,19 @@ def xlog1py(x, y, name=None):
     return select(zero, _zero_of(x), x * log1p(safe_y))
 
 
-@dispatch
-def zero_fraction(value, name=None):
+@dispatch("value")
+def zero_fraction(value, *, name=None):
     """The fraction of entries equal to zero, as a float32 scalar (NaN for an empty tensor)."""
-    x = convert_arg(value, "tensor", "zero_fraction", "value")
-    return reduce_mean(cast(equal(x, _zero_of(x)), dtypes.float32))
+    return reduce_mean(cast(equal(value, _zero_of(value)), dtypes.float32))
 
 
-@dispatch
-def polyval(coeffs, x, name=None):
+# coeffs: a list whose entries keep their own dtypes (not x's)
+@dispatch("coeffs:any, x")
+def polyval(coeffs, x, *, name=None):
     """coeffs[0] * x^(n-1) + ... + coeffs[n-1] by Horner's rule; ``coeffs`` is a list (zeros like x if
     empty); each coefficient broadcasts against x."""
     if not isinstance(coeffs, (list, tuple)):
         raise ValueError(f"polyval: argument coeffs must be list type, got {type(coeffs).__name__}")
-    x = convert_arg(x, "tensor", "polyval", "x")
     if not coeffs:
         return zeros_like(x)
     cs = [convert_arg(c, "tensor", "polyval", "coeffs") for c in coeffs]
@@ -191,13 +181,13 @@ def _shifted(x, axis, shift, n):
     return concat([pad, slice_along(x, axis, 0, max(n - shift, 0))], axis)
 
 
-@dispatch
-def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, name=None):
+# axis=None is refused naming the op, after the dtype check (a declared int would let None through)
+@dispatch("x, axis:any=0, exclusive:bool=False, reverse:bool=False")
+def cumulative_logsumexp(x, axis=0, exclusive=False, reverse=False, *, name=None):
     """log(cumsum(exp(x))) along ``axis``, without overflow or underflow (Note [Cumulative logsumexp]).
 
     ``exclusive`` leaves each entry out of its own sum (the first is -inf); ``reverse`` sums from the end.
     """
-    x = convert_arg(x, "tensor", "cumulative_logsumexp", "x")
     if not x.dtype.is_floating:
         raise _InvalidArgument(f"cumulative_logsumexp: x must be float32 or float64, got {x.dtype.name}")
     axis = convert_arg(axis, "int", "cumulative_logsumexp", "axis")
@@ -220,16 +210,16 @@ def _reversed(x, axis, n):
     return _raw.ReverseV2(x, axis=[axis]) if n else x
 
 
-@dispatch
-def segment_sum(data, segment_ids, name=None):
+@dispatch("data, segment_ids:tensor_own_dtype")
+def segment_sum(data, segment_ids, *, name=None):
     """out[s] = sum of data[i] over segment_ids[i] == s, for sorted non-negative ids; the output has
     segment_ids[-1] + 1 rows (a missing id's row is 0)."""
     data, ids, n = sorted_segments(data, segment_ids, "segment_sum")
     return segment_op(_segment_sum, data, ids, n)
 
 
-@dispatch
-def segment_mean(data, segment_ids, name=None):
+@dispatch("data, segment_ids:tensor_own_dtype")
+def segment_mean(data, segment_ids, *, name=None):
     """The mean of each segment (see segment_sum; an empty segment's row is 0). Integer data gives
     the mean rounded toward zero, as TF."""
     data, ids, n = sorted_segments(data, segment_ids, "segment_mean")

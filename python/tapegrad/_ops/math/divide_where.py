@@ -15,12 +15,8 @@ _where_true = _raw.Where  # value-shaped: its length is read at every call of a 
 
 
 def _operands(x, y, fn):
-    """x and y as tensors of one dtype: a Python value takes the other's dtype; two tensors of different
-    dtypes are a TypeError, as in TF."""
-    if not isinstance(x, Tensor):
-        x = convert_arg(x, "tensor", fn, "x", y.dtype if isinstance(y, Tensor) else None)
-    if not isinstance(y, Tensor):
-        y = convert_arg(y, "tensor", fn, "y", x.dtype)
+    """x and y, tensors (a Python value took the other's dtype in the binder), of one dtype: two tensors of
+    different dtypes are a TypeError, as in TF."""
     if x._dtype != y._dtype:
         raise TypeError(f"{fn}: x and y must have the same dtype, got {x.dtype.name} and {y.dtype.name}")
     return x, y
@@ -31,20 +27,20 @@ def _divide(x, y, fn):
     return x / y
 
 
-@dispatch
-def truediv(x, y, name=None):
+@dispatch("x, y")
+def truediv(x, y, *, name=None):
     """x / y; integer inputs are divided as float64, as in TF."""
     return _divide(x, y, "truediv")
 
 
-@dispatch
-def divide(x, y, name=None):
+@dispatch("x, y")
+def divide(x, y, *, name=None):
     """x / y (TF's tf.divide); integer inputs are divided as float64."""
     return _divide(x, y, "divide")
 
 
-@dispatch
-def divide_no_nan(x, y, name=None):
+@dispatch("x, y")
+def divide_no_nan(x, y, *, name=None):
     """x / y, 0 where y == 0 (even for a NaN x); integer inputs are divided as float64, as in TF."""
     return _divide_no_nan(*_operands(x, y, "divide_no_nan"))
 
@@ -76,11 +72,11 @@ def where(condition, x=None, y=None, name=None):
     return _select(c, x, y)
 
 
-@dispatch
-def clip_by_value(t, clip_value_min, clip_value_max, name=None):
+# t keeps its own dtype and the bounds take it, clip_value_max first (the binder would give t a bound's dtype)
+@dispatch("t, clip_value_min:any, clip_value_max:any")
+def clip_by_value(t, clip_value_min, clip_value_max, *, name=None):
     """max(min(t, clip_value_max), clip_value_min), in TF's order (so clip_value_min wins when it
     exceeds clip_value_max); NaN stays NaN; the gradient is zero where t was clipped."""
-    t = convert_arg(t, "tensor", "clip_by_value", "t")
     hi = convert_arg(clip_value_max, "tensor", "clip_by_value", "clip_value_max", t.dtype)
     lo = convert_arg(clip_value_min, "tensor", "clip_by_value", "clip_value_min", t.dtype)
     return _raw.Maximum(_raw.Minimum(t, hi), lo)

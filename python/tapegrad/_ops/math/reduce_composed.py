@@ -20,7 +20,7 @@ def _float_input(x, op):
 
 
 @dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
-def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_logsumexp(input_tensor, axis=None, keepdims=False, *, name=None):
     """log(sum(exp(x))) over ``axis``, computed without overflow.
 
     Formula:
@@ -41,7 +41,7 @@ def reduce_logsumexp(input_tensor, axis=None, keepdims=False, name=None):
 
 
 @dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
-def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_variance(input_tensor, axis=None, keepdims=False, *, name=None):
     """Population variance over ``axis``: mean((x - mean(x))^2)."""
     x = _float_input(input_tensor, "reduce_variance")
     centered = x - _ops["Mean"](x, axis=axis, keepdims=True)
@@ -49,26 +49,26 @@ def reduce_variance(input_tensor, axis=None, keepdims=False, name=None):
 
 
 @dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
-def reduce_std(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_std(input_tensor, axis=None, keepdims=False, *, name=None):
     """Population standard deviation over ``axis``: sqrt(reduce_variance)."""
     return _sqrt(reduce_variance(_float_input(input_tensor, "reduce_std"), axis, keepdims))
 
 
 @dispatch("input_tensor, axis:axes=None, keepdims:bool=False")
-def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, name=None):
+def reduce_euclidean_norm(input_tensor, axis=None, keepdims=False, *, name=None):
     """sqrt(sum(x^2)) over ``axis``; the gradient at an all-zero slice is 0."""
     x = input_tensor
     return safe_sqrt(_ops["Sum"](x * x, axis=axis, keepdims=keepdims))
 
 
 @dispatch("input:any, axis:int=None, output_type:dtype='int64'")
-def argmax(input, axis=None, output_type=dtypes.int64, name=None):
+def argmax(input, axis=None, output_type=dtypes.int64, *, name=None):
     """Index of the largest entry along ``axis`` (0 if None); the first one on ties."""
     return _argmax(input, axis=0 if axis is None else axis, output_type=output_type.code)
 
 
 @dispatch("input:any, axis:int=None, output_type:dtype='int64'")
-def argmin(input, axis=None, output_type=dtypes.int64, name=None):
+def argmin(input, axis=None, output_type=dtypes.int64, *, name=None):
     """Index of the smallest entry along ``axis`` (0 if None); the first one on ties."""
     return _argmin(input, axis=0 if axis is None else axis, output_type=output_type.code)
 

@@ -32,26 +32,25 @@ _reshape, _segment_sum = _raw.Reshape, _raw.UnsortedSegmentSum
 
 
 def _float_input(x, fn):
-    x = convert_arg(x, "tensor", fn, "x")
     if not x.dtype.is_floating:
         raise _InvalidArgument(f"{fn}: x must be float32 or float64, got {x.dtype.name}")
     return x
 
 
-@dispatch
-def rint(x, name=None):
+@dispatch("x")
+def rint(x, *, name=None):
     """The nearest integer, halves to even (rint(0.5) = 0, rint(1.5) = 2), as a float."""
     return round(_float_input(x, "rint"))
 
 
-@dispatch
-def erfc(x, name=None):
+@dispatch("x")
+def erfc(x, *, name=None):
     """1 - erf(x), accurate where erf(x) is near 1 (Note [Normal tails])."""
     return _common.erfc(_float_input(x, "erfc"))
 
 
-@dispatch
-def ndtri(x, name=None):
+@dispatch("x")
+def ndtri(x, *, name=None):
     """The inverse of the standard normal CDF: -inf at 0, inf at 1, NaN outside [0, 1]."""
     return _common.ndtri(_float_input(x, "ndtri"))
 
@@ -61,18 +60,20 @@ def _known(t):
     return not (_core._tracing() and (_core._is_traced(t) or t._is_variable))
 
 
-def _as_int64(x, fn, arg):
-    x = convert_arg(x, "tensor", fn, arg)
+def _as_int64(x):
     return x if x.dtype == dtypes.int64 else cast(x, dtypes.int64)
 
 
-@dispatch
-def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, name=None):
+# Each tensor keeps its own dtype; num_classes is whatever int() takes (a float, a tensor); dtype: see
+# _common.dtype_arg.
+@dispatch("labels:tensor_own_dtype, predictions:tensor_own_dtype, num_classes:any=None, "
+          "weights:tensor_own_dtype=None, dtype:any='int32'")
+def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=dtypes.int32, *, name=None):
     """m[i, j] = the number (or total ``weights``) of entries with label i predicted as j; the size is
     ``num_classes``, or the largest label or prediction + 1 (which needs their values: eager only)."""
     fn = "confusion_matrix"
-    dtype = convert_arg(dtype, "dtype", fn, "dtype")
-    labels, predictions = _as_int64(labels, fn, "labels"), _as_int64(predictions, fn, "predictions")
+    dtype = _common.dtype_arg(dtype, dtypes.int32, fn)
+    labels, predictions = _as_int64(labels), _as_int64(predictions)
     if tuple(labels.shape) != tuple(predictions.shape):
         raise _InvalidArgument(f"{fn}: labels and predictions must have the same shape, got "
                                f"{tuple(labels.shape)} and {tuple(predictions.shape)}")
@@ -103,10 +104,10 @@ def confusion_matrix(labels, predictions, num_classes=None, weights=None, dtype=
     if weights is None:
         values = cast(equal(flat_l, flat_l), dtypes.int64)
     else:
-        w = convert_arg(weights, "tensor", fn, "weights")
-        if tuple(w.shape) != tuple(labels.shape):
-            raise ValueError(f"{fn}: Shapes {tuple(labels.shape)} and {tuple(w.shape)} are incompatible (weights)")
-        values = _reshape(cast(w, dtype), shape=[-1])  # TF casts weights to dtype before summing
+        if tuple(weights.shape) != tuple(labels.shape):
+            raise ValueError(f"{fn}: Shapes {tuple(labels.shape)} and {tuple(weights.shape)} are incompatible "
+                             "(weights)")
+        values = _reshape(cast(weights, dtype), shape=[-1])  # TF casts weights to dtype before summing
         if dtype == dtypes.bool:
             values = cast(values, dtypes.int64)
     counts = segment_op(_segment_sum, values, flat_l * n + flat_p, n * n)

@@ -1,6 +1,7 @@
 """Pieces of public ops that the tf.nn modules compose, on tensors already converted: squeezing reduced
 axes and clip_by_norm. Each does what the public op does for the arguments the nn ops pass (its own
 checks on them included)."""
+from tapegrad import errors
 from tapegrad._ops import _raw
 from tapegrad._ops._lib.arrays import zeros_like
 from tapegrad._ops._lib.tensors import safe_sqrt
@@ -10,12 +11,17 @@ from tapegrad._ops.math.reduction import reduce_sum
 
 
 def squeeze(x, axes):
-    """tf.squeeze(x, axes): the listed axes (negative ones counted from the end) removed, or every
-    size-1 axis when axes is None or empty."""
-    rank = x.ndim
+    """tf.squeeze(x, axes) of a tensor and a list of ints (or None): the listed axes (negative ones
+    counted from the end) removed, or every size-1 axis when axes is None or empty. An axis out of range
+    or of a size other than 1 is tf.squeeze's InvalidArgumentError, with its message."""
+    shape = list(x._shape)
     if not axes:
-        return _raw.Squeeze(x, axis=[d for d, n in enumerate(x._shape) if n == 1])
-    return _raw.Squeeze(x, axis=sorted({a + rank if a < 0 else a for a in axes}))
+        return _raw.Squeeze(x, axis=[d for d, n in enumerate(shape) if n == 1])
+    drop = {a + len(shape) if a < 0 else a for a in axes}
+    for a in drop:  # tf.squeeze's check, in its order, so the same axis is named
+        if not 0 <= a < len(shape) or shape[a] != 1:
+            raise errors.InvalidArgumentError(f"Squeeze: cannot squeeze axis {a} of shape {tuple(shape)}")
+    return _raw.Squeeze(x, axis=sorted(drop))
 
 
 def clip_by_norm(t, clip_norm, axes):

@@ -56,20 +56,20 @@ def silu(features, beta=1.0):
 swish = silu
 
 
-@dispatch
+@dispatch("logits, axis:int=None")
 def softmax(logits, axis=None, name=None):
     """``exp(x) / sum(exp(x))`` along ``axis`` (default -1), computed from ``x - max(x)``.
 
     >>> tf.nn.softmax([1000., 0.]).numpy()
     array([1., 0.], dtype=float32)
     """
-    return _ops["Softmax"](logits, axis=-1 if axis is None else convert_arg(axis, "int", "softmax", "axis"))
+    return _ops["Softmax"](logits, axis=-1 if axis is None else axis)
 
 
-@dispatch
+@dispatch("logits, axis:int=None")
 def log_softmax(logits, axis=None, name=None):
     """``x - log(sum(exp(x)))`` along ``axis`` (default -1); finite for any finite logits."""
-    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else convert_arg(axis, "int", "log_softmax", "axis"))
+    return _ops["LogSoftmax"](logits, axis=-1 if axis is None else axis)
 
 
 @dispatch
@@ -116,17 +116,16 @@ def _as_list(v):
     return list(v)
 
 
-@dispatch
+@dispatch("t")
 def l2_loss(t, name=None):
     """``sum(t ** 2) / 2``."""
-    t = convert_to_tensor(t)
     if not t.dtype.is_floating:
         raise _core.InvalidArgumentError(f"l2_loss: t must be a float32 or float64 tensor, got {t.dtype.name}"
                                          f"{tuple(t.shape)}")
     return reduce_sum(t * t) * 0.5
 
 
-@dispatch
+@dispatch("labels:tensor_own_dtype, logits")
 def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     """Per-example ``logsumexp(logits) - logits[label]`` for integer class ``labels``.
 
@@ -134,20 +133,17 @@ def sparse_softmax_cross_entropy_with_logits(labels, logits, name=None):
     ``[0, num_classes)`` (otherwise ``InvalidArgumentError``). The gradient with respect to
     ``logits`` is ``softmax(logits) - one_hot(labels)``.
     """
-    logits = convert_to_tensor(logits)
-    labels = convert_to_tensor(labels)
     return _ops["SparseSoftmaxCrossEntropyWithLogits"](logits, labels)
 
 
-@dispatch
+@dispatch("labels:any, logits, axis:int=-1")
 def softmax_cross_entropy_with_logits(labels, logits, axis=-1, name=None):
     """``-sum(labels * log_softmax(logits), axis)``; differentiable in both arguments.
 
     ``axis=None`` is the last axis, as in TF.
     """
-    axis = -1 if axis is None else convert_arg(axis, "int", "softmax_cross_entropy_with_logits", "axis")
-    logits = convert_to_tensor(logits)
-    labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
+    axis = -1 if axis is None else axis
+    labels = convert_to_tensor(labels, dtype_hint=logits.dtype)  # a preference, as TF's: not the binder's hint
     if tuple(labels._shape) != tuple(logits._shape):
         return _broadcast_cross_entropy(labels, logits, axis)
     return -reduce_sum(labels * log_softmax(logits, axis=axis), axis=axis)
@@ -181,12 +177,11 @@ def _broadcast_cross_entropy(labels, logits, axis):
     return _raw.Reshape(-reduce_sum(z * log_softmax(g, axis=-1), axis=-1), shape=batch)
 
 
-@dispatch
+@dispatch("labels:any=None, logits=None")
 def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     """Elementwise ``max(x, 0) - x * z + log(1 + exp(-|x|))`` for logits ``x`` and labels ``z``."""
     if labels is None or logits is None:
         raise ValueError("sigmoid_cross_entropy_with_logits: both labels and logits must be given")
-    logits = convert_to_tensor(logits)
     labels = convert_to_tensor(labels, dtype_hint=logits.dtype)
     if tuple(labels.shape) != tuple(logits.shape):
         raise _core.InvalidArgumentError(
@@ -195,32 +190,30 @@ def sigmoid_cross_entropy_with_logits(labels=None, logits=None, name=None):
     return _ops["SigmoidCrossEntropyWithLogits"](logits, labels)
 
 
-@dispatch
+@dispatch("x")
 def log_sigmoid(x, name=None):
     """log(sigmoid(x)) = -softplus(-x), finite for any finite x (tf.math only)."""
-    return -softplus(-convert_arg(x, "tensor", "log_sigmoid", "x"))
+    return -softplus(-x)
 
 
-@dispatch
+@dispatch("x, axis:axes=None, epsilon:any=1e-12, *, dim:any=None")
 def l2_normalize(x, axis=None, epsilon=1e-12, name=None, dim=None):
     """x / sqrt(max(sum(x^2, axis), epsilon)) over ``axis`` (all axes if None; ``dim`` is its old name)."""
-    x = convert_arg(x, "tensor", "l2_normalize", "x")
-    axis = dim if axis is None else axis
-    axes = None if axis is None else convert_arg(axis, "axes", "l2_normalize", "axis")
-    square_sum = reduce_sum(x * x, axes, keepdims=True)
-    epsilon = convert_arg(epsilon, "float", "l2_normalize", "epsilon")
+    if axis is None and dim is not None:  # the old name, read only when axis is not given
+        axis = convert_arg(dim, "axes", "l2_normalize", "axis")
+    square_sum = reduce_sum(x * x, axis, keepdims=True)
+    epsilon = convert_arg(epsilon, "float", "l2_normalize", "epsilon")  # None refused (a float kind passes it on)
     return x * _ops["Rsqrt"](_ops["Maximum"](square_sum, epsilon))
 
 
-@dispatch
+@dispatch("x, axes:any, shift:any=None, keepdims:bool=False")
 def moments(x, axes, shift=None, keepdims=False, name=None):
     """Mean and (biased) variance of ``x`` over ``axes``, as ``(mean, variance)``."""
-    y = convert_arg(x, "tensor", "moments", "x")
-    axes = None if axes is None else convert_arg(axes, "axes", "moments", "axes")
-    mean = reduce_mean(y, axis=axes, keepdims=True)
+    axes = None if axes is None else convert_arg(axes, "axes", "moments", "axes")  # None: every axis
+    mean = reduce_mean(x, axis=axes, keepdims=True)
     # The mean is not cut out of the variance's tape (as TF does): its first-order contribution
     # is zero, but second derivatives need it.
-    d = y - mean
+    d = x - mean
     variance = reduce_mean(d * d, axis=axes, keepdims=True)
     if not keepdims:
         mean, variance = squeeze(mean, axes), squeeze(variance, axes)

@@ -82,7 +82,6 @@ def _attrs(fn, strides, padding, dilations=None, n=2, explicit=True):
 
 
 def _rank(x, rank, fn, what):
-    x = convert_to_tensor(x)
     if x.ndim != rank:
         raise errors.InvalidArgumentError(f"{fn}: {what} must be {rank}-D, got shape {tuple(x.shape)}")
     return x
@@ -101,7 +100,7 @@ def conv2d(input, filters, strides, padding, data_format="NHWC", dilations=None,
     return _ops["Conv2D"](input, filters, **_attrs("Conv2D", strides, padding, dilations))
 
 
-@dispatch
+@dispatch("input, filters:tensor_own_dtype, stride:any, padding:any, data_format:any='NWC', dilations:any=None")
 def conv1d(input, filters, stride, padding, data_format="NWC", dilations=None, name=None):
     """1-D convolution of ``input`` [batch, width, in] with ``filters`` [fw, in, out] (a 2-D one of height 1)."""
     _check_format("conv1d", data_format, ("NWC",))
@@ -120,7 +119,8 @@ def _output_shape(output_shape, rank, fn):
     return shape
 
 
-@dispatch
+@dispatch("input, filters:tensor_own_dtype, output_shape:any, strides:any, padding:any='SAME', data_format:any='NHWC', "
+          "dilations:any=None")
 def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NHWC", dilations=None,
                      name=None):
     """The gradient of conv2d with respect to its input: ``input`` [batch, h, w, out] and ``filters``
@@ -128,12 +128,12 @@ def conv2d_transpose(input, filters, output_shape, strides, padding="SAME", data
     arguments has the shape of ``input``."""
     _check_format("conv2d_transpose", data_format, ("NHWC",))
     a = _attrs("conv2d_transpose", strides, padding, dilations)
-    input, filters = (convert_arg(v, "tensor", "conv2d_transpose", arg) for v, arg in ((input, "input"), (filters, "filters")))
     return _ops["Conv2DBackpropInput"](filters, input, input_sizes=_output_shape(output_shape, 4, "conv2d_transpose"),
                                        **a)
 
 
-@dispatch
+@dispatch("input, filters:tensor_own_dtype, output_shape:any, strides:any, padding:any='SAME', data_format:any='NWC', "
+          "dilations:any=None")
 def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data_format="NWC", dilations=None,
                      name=None):
     """The gradient of conv1d with respect to its input (``filters`` [fw, in, out])."""
@@ -145,11 +145,12 @@ def conv1d_transpose(input, filters, output_shape, strides, padding="SAME", data
     return _raw.Squeeze(_ops["Conv2DBackpropInput"](w, x, input_sizes=[b, 1, width, c], **a), axis=[1])
 
 
-@dispatch
+@dispatch("input:any, filters:tensor_own_dtype, output_shape:any, strides:any, padding:any='SAME', "
+          "data_format:any=None, dilations:any=None")
 def conv_transpose(input, filters, output_shape, strides, padding="SAME", data_format=None, dilations=None,
                    name=None):
     """conv1d_transpose or conv2d_transpose, chosen by the rank of ``input``."""
-    rank = convert_to_tensor(input).ndim
+    rank = convert_to_tensor(input).ndim  # a string's rank too (UnimplementedError below)
     if rank == 3:
         return conv1d_transpose(input, filters, output_shape, strides, padding, data_format or "NWC", dilations)
     if rank == 4:
@@ -177,20 +178,18 @@ def depthwise_conv2d(input, filter, strides, padding, data_format=None, dilation
     return _ops["DepthwiseConv2dNative"](input, filter, **_attrs("DepthwiseConv2dNative", strides, padding, dilations))
 
 
-@dispatch
+@dispatch("input, depthwise_filter:tensor_own_dtype, pointwise_filter:tensor_own_dtype, strides:any, padding:any, "
+          "data_format:any=None, dilations:any=None")
 def separable_conv2d(input, depthwise_filter, pointwise_filter, strides, padding, data_format=None, dilations=None,
                      name=None):
     """depthwise_conv2d followed by a 1x1 conv2d with ``pointwise_filter`` [1, 1, in * multiplier, out]."""
     _check_format("separable_conv2d", data_format, ("NHWC",))
     _attrs("separable_conv2d", strides, padding, dilations)  # bad values are refused under this op's name
-    input, depthwise_filter, pointwise_filter = (convert_arg(v, "tensor", "separable_conv2d", arg) for v, arg in (
-        (input, "input"), (depthwise_filter, "depthwise_filter"), (pointwise_filter, "pointwise_filter")))
     y = depthwise_conv2d(input, depthwise_filter, strides, padding, dilations=dilations)
     return _ops["Conv2D"](y, pointwise_filter, strides=[1, 1], padding="VALID", dilations=[1, 1])
 
 
 def _pool(op, fn, input, ksize, strides, padding, n, explicit):
-    input = convert_arg(input, "tensor", fn, "input")
     a = _attrs(fn, strides, padding, None, n=n, explicit=explicit)
     del a["dilations"]
     k = _window(ksize, n, fn, "ksize")
@@ -200,7 +199,7 @@ def _pool(op, fn, input, ksize, strides, padding, n, explicit):
     return _ops[op](input, **a)
 
 
-@dispatch
+@dispatch("input, ksize:any, strides:any, padding:any, data_format:any='NHWC'")
 def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """The maximum of each ``ksize`` window of ``input`` [batch, h, w, channels] (padding is never the
     maximum; a NaN in a window is its maximum)."""
@@ -208,7 +207,7 @@ def max_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return _pool("MaxPool", "max_pool2d", input, ksize, strides, padding, 2, True)
 
 
-@dispatch
+@dispatch("input, ksize:any, strides:any, padding:any, data_format:any='NHWC'")
 def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     """The mean of each ``ksize`` window of ``input`` [batch, h, w, channels]; with ``"SAME"`` padding
     a window's padding is not counted."""
@@ -216,14 +215,14 @@ def avg_pool2d(input, ksize, strides, padding, data_format="NHWC", name=None):
     return _pool("AvgPool", "avg_pool2d", input, ksize, strides, padding, 2, False)
 
 
-@dispatch
+@dispatch("input, ksize:any, strides:any, padding:any, data_format:any='NWC'")
 def max_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     """max_pool2d over [batch, width, channels]."""
     _check_format("max_pool1d", data_format, ("NWC",))
     return _pool("MaxPool", "max_pool1d", input, ksize, strides, padding, 1, True)
 
 
-@dispatch
+@dispatch("input, ksize:any, strides:any, padding:any, data_format:any='NWC'")
 def avg_pool1d(input, ksize, strides, padding, data_format="NWC", name=None):
     """avg_pool2d over [batch, width, channels]."""
     _check_format("avg_pool1d", data_format, ("NWC",))
@@ -251,11 +250,10 @@ def avg_pool(input, ksize, strides, padding, data_format=None, name=None):
     return _pool_nd("avg_pool", input, ksize, strides, padding, data_format)
 
 
-@dispatch
+@dispatch("value, bias:tensor_own_dtype, data_format:any=None")
 def bias_add(value, bias, data_format=None, name=None):
     """``value + bias`` with the 1-D ``bias`` added along the channel axis: the last one (``"N...C"``,
     the default) or axis 1 (``"NC..."``); ``value`` must be at least 2-D."""
-    value, bias = convert_to_tensor(value), convert_to_tensor(bias)
     channels_first = data_format is not None and str(data_format).startswith("NC")
     if data_format is not None and not channels_first and not (str(data_format).startswith("N")
                                                                and str(data_format).endswith("C")):

@@ -46,16 +46,14 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
     return clip_by_norm(result, max_norm, axes=list(range(ids_rank, result.shape.rank)))
 
 
-@dispatch
+@dispatch("x, mean:any, variance:any, offset:any, scale:any, variance_epsilon:any")
 def batch_normalization(x, mean, variance, offset, scale, variance_epsilon, name=None):
     """``scale * (x - mean) / sqrt(variance + variance_epsilon) + offset``, broadcasting ``mean``,
     ``variance``, ``offset`` and ``scale`` against ``x``; ``offset`` and ``scale`` may be None.
 
     Computed as ``x * inv + (offset - mean * inv)`` with ``inv = scale * rsqrt(variance + eps)``.
     """
-    x = convert_arg(x, "tensor", "batch_normalization", "x")
-
-    def arg(value, arg_name):
+    def arg(value, arg_name):  # x's dtype a preference (TF's), then checked
         t = convert_to_tensor(value, dtype_hint=x.dtype)
         if t.dtype != x.dtype:
             raise _core.InvalidArgumentError(

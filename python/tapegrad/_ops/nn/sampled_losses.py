@@ -83,8 +83,6 @@ def _classes(value, fn, arg):
 
 def _candidate_sampler(kind, true_classes, num_true, num_sampled, unique, range_max, seed, fn):
     true_classes = _classes(true_classes, fn, "true_classes")
-    num_true = convert_arg(num_true, "int", fn, "num_true")
-    num_sampled, range_max = convert_arg(num_sampled, "int", fn, "num_sampled"), convert_arg(range_max, "int", fn, "range_max")
     if true_classes.ndim != 2 or true_classes.shape[1] != num_true:
         raise errors.InvalidArgumentError(None, None, f"{fn}: true_classes must be an int64 matrix [batch, num_true="
                                                       f"{num_true}], got {true_classes.dtype.name}{tuple(true_classes.shape)}")
@@ -99,7 +97,7 @@ def _candidate_sampler(kind, true_classes, num_true, num_sampled, unique, range_
     return sampled, true_expected, sampled_expected
 
 
-@dispatch
+@dispatch("true_classes:any, num_true:int, num_sampled:int, unique:any, range_max:int, seed:any=None")
 def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
     """num_sampled classes drawn uniformly from [0, range_max); (sampled, true expected count, sampled
     expected count) as tf.random.uniform_candidate_sampler."""
@@ -107,18 +105,18 @@ def uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range
                               "uniform_candidate_sampler")
 
 
-@dispatch
+@dispatch("true_classes:any, num_true:int, num_sampled:int, unique:any, range_max:int, seed:any=None")
 def log_uniform_candidate_sampler(true_classes, num_true, num_sampled, unique, range_max, seed=None, name=None):
     """num_sampled classes drawn from the log-uniform (Zipfian) distribution over [0, range_max)."""
     return _candidate_sampler("log_uniform", true_classes, num_true, num_sampled, unique, range_max, seed,
                               "log_uniform_candidate_sampler")
 
 
-@dispatch
+@dispatch("true_classes:any, num_true:any, num_sampled:int, unique:any, seed:any=None")
 def all_candidate_sampler(true_classes, num_true, num_sampled, unique, seed=None, name=None):
     """Every class 0 .. num_sampled - 1, each with expected count 1 (a test sampler, as TF's)."""
     true_classes = _classes(true_classes, "all_candidate_sampler", "true_classes")
-    n = convert_arg(num_sampled, "int", "all_candidate_sampler", "num_sampled")
+    n = num_sampled
     if n < 0:
         raise errors.InvalidArgumentError(None, None, f"all_candidate_sampler: num_sampled must be >= 0, got {n}")
     sampled = convert_to_tensor(np.arange(n, dtype=np.int64))
@@ -154,11 +152,10 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
             raise errors.UnimplementedError(None, None, f"{fn}: weights split into {len(weights)} shards is not "
                                                         "supported; pass one [num_classes, dim] tensor")
         weights = weights[0]
-    weights, inputs = convert_arg(weights, "tensor", fn, "weights"), convert_arg(inputs, "tensor", fn, "inputs")
+    weights = convert_arg(weights, "tensor", fn, "weights")
     biases = convert_arg(biases, "tensor", fn, "biases", weights.dtype)
     labels = _classes(labels, fn, "labels")
-    num_true = convert_arg(num_true, "int", fn, "num_true")
-    num_sampled, num_classes = convert_arg(num_sampled, "int", fn, "num_sampled"), convert_arg(num_classes, "int", fn, "num_classes")
+    num_true = convert_arg(num_true, "int", fn, "num_true")  # None refused (an int kind would pass it on)
     if labels.ndim == 1:
         labels = expand_dims(labels, 1)
     if not (weights.dtype.is_floating and inputs.dtype == weights.dtype == biases.dtype):
@@ -192,7 +189,8 @@ def _sampled_logits(weights, biases, labels, inputs, num_sampled, num_classes, n
     return logits, stop_gradient(targets)
 
 
-@dispatch
+@dispatch("weights:any, biases:any, labels:any, inputs, num_sampled:int, num_classes:int, num_true:any=1, "
+          "sampled_values:any=None, remove_accidental_hits:bool=False")
 def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
              remove_accidental_hits=False, name="nce_loss"):
     """Noise-contrastive estimation loss per example [batch]: sigmoid cross-entropy of the true classes
@@ -202,7 +200,8 @@ def nce_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true
     return reduce_sum(_raw.SigmoidCrossEntropyWithLogits(logits, targets), 1)  # targets: logits' shape
 
 
-@dispatch
+@dispatch("weights:any, biases:any, labels:any, inputs, num_sampled:int, num_classes:int, num_true:any=1, "
+          "sampled_values:any=None, remove_accidental_hits:bool=True, seed:any=None")
 def sampled_softmax_loss(weights, biases, labels, inputs, num_sampled, num_classes, num_true=1, sampled_values=None,
                          remove_accidental_hits=True, seed=None, name="sampled_softmax_loss"):
     """Softmax cross-entropy per example [batch] over the true classes and num_sampled sampled ones,

@@ -30,11 +30,11 @@ _relu, _reshape, _matmul = _raw.Relu, _raw.Reshape, _raw.MatMul
 _NUM_REPLICAS = 1
 
 
-@dispatch
+@dispatch("counts, mean_ss:any, variance_ss:any, shift:any")
 def normalize_moments(counts, mean_ss, variance_ss, shift, name=None):
     """(mean, variance) from sufficient statistics: mean_ss / counts (+ shift), and
     variance_ss / counts - (mean_ss / counts)^2."""
-    divisor = reciprocal(convert_arg(counts, "tensor", "normalize_moments", "counts"))
+    divisor = reciprocal(counts)  # the others take its dtype below (declared, they would lend counts theirs)
     shifted_mean = convert_arg(mean_ss, "tensor", "normalize_moments", "mean_ss", divisor.dtype) * divisor
     if shift is not None:
         shift = convert_arg(shift, "tensor", "normalize_moments", "shift", shifted_mean.dtype)
@@ -61,11 +61,10 @@ def _int_attr(value, fn, arg):
     return convert_arg(value, "int", fn, arg)
 
 
-@dispatch
+@dispatch("x, axes:any, shift:tensor_own_dtype=None, keepdims:bool=False")
 def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     """(count, sum(x - shift), sum((x - shift)^2), shift) over ``axes``; the count has x's dtype and
     the shift is returned as given (a tensor, or None)."""
-    x = convert_arg(x, "tensor", "sufficient_statistics", "x")
     if x.dtype == dtypes.bool:
         raise TypeError("sufficient_statistics: x must be numeric, got bool")
     axes = _axis_list(axes, x.ndim, "sufficient_statistics")
@@ -73,20 +72,15 @@ def sufficient_statistics(x, axes, shift=None, keepdims=False, name=None):
     if shift is None:
         m_ss, v_ss = x, square(x)
     else:
-        shift = convert_arg(shift, "tensor", "sufficient_statistics", "shift")
         m_ss, v_ss = x - shift, squared_difference(x, shift)
-    keepdims = bool(keepdims)
     return count, reduce_sum(m_ss, axes, keepdims=keepdims), reduce_sum(v_ss, axes, keepdims=keepdims), shift
 
 
-@dispatch
+@dispatch("x, axes:axes, frequency_weights:tensor_own_dtype, keepdims:bool=False")
 def weighted_moments(x, axes, frequency_weights, keepdims=False, name=None):
     """(mean, variance) of x over ``axes`` with each entry counted ``frequency_weights`` times (the
     weights broadcast against x and are cast to its dtype); 0 where the weights sum to 0."""
-    x = convert_arg(x, "tensor", "weighted_moments", "x")
-    w = convert_arg(frequency_weights, "tensor", "weighted_moments", "frequency_weights")
-    w = w if w.dtype == x.dtype else cast(w, x.dtype)
-    axes = convert_arg(axes, "axes", "weighted_moments", "axes")
+    w = frequency_weights if frequency_weights.dtype == x.dtype else cast(frequency_weights, x.dtype)
     # sums keep their axes, so that they broadcast against x below
     total_weight = reduce_sum(w + zeros_like(x), axes, keepdims=True)
     mean = divide_no_nan(reduce_sum(w * x, axes, keepdims=True), total_weight)
@@ -146,12 +140,10 @@ def _same_shape(a, b, names, fn):
                          f"{tuple(a.shape)} and {tuple(b.shape)}")
 
 
-@dispatch
+@dispatch("targets:tensor_own_dtype, log_input, compute_full_loss:bool=False")
 def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     """exp(log_input) - log_input * targets, plus with ``compute_full_loss`` the Stirling term
     t log t - t + log(2 pi t) / 2 for targets outside [0, 1]."""
-    log_input = convert_arg(log_input, "tensor", "log_poisson_loss", "log_input")
-    targets = convert_arg(targets, "tensor", "log_poisson_loss", "targets")
     _same_shape(log_input, targets, ("log_input", "targets"), "log_poisson_loss")
     result = exp(log_input) - log_input * targets
     if not compute_full_loss:
@@ -162,28 +154,24 @@ def log_poisson_loss(targets, log_input, compute_full_loss=False, name=None):
     return result + select(in_unit, zero, stirling)
 
 
-@dispatch
+@dispatch("labels:tensor_own_dtype, logits, pos_weight:any")
 def weighted_cross_entropy_with_logits(labels, logits, pos_weight, name=None):
     """Sigmoid cross-entropy with the positive term weighted by ``pos_weight``, computed as
     (1 - z) x + (1 + (q - 1) z) (log(1 + exp(-|x|)) + max(-x, 0)) so that it never overflows."""
-    logits = convert_arg(logits, "tensor", "weighted_cross_entropy_with_logits", "logits")
-    labels = convert_arg(labels, "tensor", "weighted_cross_entropy_with_logits", "labels")
     _same_shape(logits, labels, ("logits", "labels"), "weighted_cross_entropy_with_logits")
     log_weight = 1 + (pos_weight - 1) * labels
     return (1 - labels) * logits + log_weight * (log1p(exp(-abs(logits))) + _relu(-logits))
 
 
-@dispatch
+@dispatch("features, axis:any=-1")
 def crelu(features, axis=-1, name=None):
     """Concatenated ReLU: [relu(x), relu(-x)] joined along ``axis`` (which doubles)."""
-    x = convert_arg(features, "tensor", "crelu", "features")
-    axis = convert_arg(axis, "int", "crelu", "axis")
-    return concat([_relu(x), _relu(-x)], axis)
+    axis = convert_arg(axis, "int", "crelu", "axis")  # None refused (an int kind would pass it on)
+    return concat([_relu(features), _relu(-features)], axis)
 
 
-def _blocks(input, block_size, data_format, fn):
+def _blocks(x, block_size, data_format, fn):
     """The NHWC input and the block size, with TF's errors."""
-    x = convert_arg(input, "tensor", fn, "input")
     b = _int_attr(block_size, fn, "block_size")
     if b < 2:
         raise _InvalidArgument(f"{fn}: block_size must be at least 2, got {block_size}")
@@ -196,7 +184,7 @@ def _blocks(input, block_size, data_format, fn):
     return x, b
 
 
-@dispatch
+@dispatch("input, block_size:any, data_format:any='NHWC'")
 def space_to_depth(input, block_size, data_format="NHWC", name=None):
     """Moves each block_size x block_size block of pixels into the channels:
     [n, h, w, c] -> [n, h / b, w / b, b * b * c], channels ordered (block row, block column, c)."""
@@ -209,7 +197,7 @@ def space_to_depth(input, block_size, data_format="NHWC", name=None):
     return _reshape(y, shape=[n, h // b, w // b, b * b * c])
 
 
-@dispatch
+@dispatch("input, block_size:any, data_format:any='NHWC'")
 def depth_to_space(input, block_size, data_format="NHWC", name=None):
     """The inverse of space_to_depth: [n, h, w, b * b * c] -> [n, h * b, w * b, c]."""
     x, b = _blocks(input, block_size, data_format, "depth_to_space")
@@ -220,11 +208,11 @@ def depth_to_space(input, block_size, data_format="NHWC", name=None):
     return _reshape(y, shape=[n, h * b, w * b, c // (b * b)])
 
 
-@dispatch
+@dispatch("input, depth_radius:any=5, bias:any=1, alpha:any=1, beta:any=0.5")
 def local_response_normalization(input, depth_radius=5, bias=1, alpha=1, beta=0.5, name=None):
     """x / (bias + alpha * s)^beta, s the sum of x^2 over the channels within ``depth_radius`` of
     each channel (last axis of a 4-D float32 input). The window sum is one matmul with a band matrix."""
-    x = convert_arg(input, "tensor", "local_response_normalization", "input")
+    x = input
     if x.dtype != dtypes.float32:
         raise _InvalidArgument(f"local_response_normalization: input must be float32, got {x.dtype.name}")
     if x.ndim != 4:
