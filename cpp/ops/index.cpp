@@ -464,7 +464,7 @@ Tensor one_hot_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutM
 
 void register_index_ops() {
   // d slice / dx: g scattered into zeros at the sliced positions
-  def_op("StridedSlice").shape(slice_infer).forward(slice_kernel)
+  def_op("StridedSlice").also_types(kAllTypes).shape(slice_infer).forward(slice_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {
         return {call("StridedSliceGrad", {ctx.g}, slice_attrs(ctx.attrs).set("shape", ctx.x[0]->shape))};
       })
@@ -473,7 +473,7 @@ void register_index_ops() {
   def_op("StridedSliceGrad").shape(slice_grad_infer).forward(slice_grad_kernel)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("StridedSlice", {ctx.g}, slice_attrs(ctx.attrs))}; })
       .jvp(linear_jvp("StridedSliceGrad"));
-  def_op("GatherV2").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
+  def_op("GatherV2").also_types(kAllTypes).inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
       .jvp(linear_jvp("GatherV2"));
   // d segment_sum / d data: each row receives its segment's gradient
   def_op("UnsortedSegmentSum").inputs(-1).shape(segment_infer).shape_from_values(num_segments_from_input).forward(segment_kernel)

@@ -53,7 +53,7 @@ def _broadcast_to():
 
 
 def _cast():
-    return _named("Cast", BadCall(op("Cast"), _x(), dtype=9), BadCall(op("Cast"), _x()))
+    return _named("Cast", BadCall(op("Cast"), _x(), dtype=13), BadCall(op("Cast"), _x(), dtype=5), BadCall(op("Cast"), _x()))
 
 
 def _strided_slice():
