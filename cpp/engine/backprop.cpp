@@ -324,7 +324,7 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
   std::vector<bool>& needs = scratch.needs;
   needs.assign(e.inputs.size(), false);
   for (size_t i = 0; i < needs.size(); ++i)
-    needs[i] = p.from_sources.contains(e.inputs[i]->id) && is_floating(e.inputs[i]->dtype);
+    needs[i] = p.from_sources.contains(e.inputs[i]->id) && any_floating(e.inputs[i]->dtype);
   Tensors in_grads;
   if (g_check_numerics) {
     const std::string context = cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
@@ -430,7 +430,7 @@ void run_sweep(Tape& tape, TensorSpan targets, TensorSpan sources, const Gradien
   for (size_t i = 0; i < sources.size(); ++i) {
     const Tensor& s = sources[i];
     Tensor* g = grads.find(s->id);
-    bool integral = !is_floating(s->dtype);
+    bool integral = !any_floating(s->dtype);
     if (g && *g && !integral) result[i] = req.batch ? *g : full_shape_of(*g, s);
     else if (req.unconnected_zero && !integral) {
       Shape shape = s->shape;

@@ -68,17 +68,10 @@ static void fill_strides(EwArgs& a, const Tensors& x, const Shape& out, const ch
 // holds more than twice float16's precision, so the double rounding cannot differ).
 static Tensor run_in_float32(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m) {
   Tensors wide(x.size());
-  for (size_t i = 0; i < x.size(); ++i) {
-    if (x[i]->dtype != DType::Float16) { wide[i] = x[i]; continue; }
-    wide[i] = empty(x[i]->shape, DType::Float32);
-    floats_from_halves(x[i]->data_as<uint16_t>(), wide[i]->data_as<float>(), x[i]->size);
-  }
+  for (size_t i = 0; i < x.size(); ++i) wide[i] = x[i]->dtype == DType::Float16 ? widened_half(x[i]) : x[i];
   const bool half_out = m.dtype == DType::Float16;
   Tensor r = run_elementwise(op, wide, attrs, {m.shape, half_out ? DType::Float32 : m.dtype});
-  if (!half_out) return r;
-  Tensor out = empty(m.shape, DType::Float16);
-  halves_from_floats(r->data_as<float>(), out->data_as<uint16_t>(), out->size);
-  return out;
+  return half_out ? rounded_half(r) : r;
 }
 
 Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m) {

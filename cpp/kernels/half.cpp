@@ -44,4 +44,16 @@ void doubles_from_halves(const uint16_t* h, double* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = float_of_half_bits(h[i]);
 }
 
+Tensor widened_half(const Tensor& h) {
+  Tensor f = empty(h->shape, DType::Float32);
+  floats_from_halves(h->data_as<uint16_t>(), f->data_as<float>(), h->size);
+  return f;
+}
+
+Tensor rounded_half(const Tensor& f) {
+  Tensor h = empty(f->shape, DType::Float16);
+  halves_from_floats(f->data_as<float>(), h->data_as<uint16_t>(), f->size);
+  return h;
+}
+
 }  // namespace tg

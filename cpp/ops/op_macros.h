@@ -37,6 +37,7 @@
 #include <cmath>
 #include <cstdint>
 #include "kernels/ew_loops.h"
+#include "kernels/int_wrap.h"
 #include "kernels/fused_program.h"
 #include "kernels/vmath.h"
 namespace vm = tg::vmath;
@@ -45,8 +46,7 @@ namespace vm = tg::vmath;
 
 namespace tg {
 namespace {
-// Integer arithmetic wraps (two's complement, as TF) instead of overflowing into undefined
-// behaviour: done in the unsigned type; floats are untouched.
+// Integer arithmetic wraps (kernels/int_wrap.h).
 // An op's float attribute (alpha) in the kernel's type: an integer kernel saturates it (NaN is 0),
 // since converting a float out of the integer's range is undefined behaviour.
 template <class T> T attr_as(double v) {
@@ -57,30 +57,10 @@ template <class T> T attr_as(double v) {
   }
   return (T)v;
 }
-// The unsigned type integer arithmetic wraps in: at least unsigned int, since narrower operands
-// promote to (signed) int, where uint16 * uint16 can overflow.
-template <class T> using WrapType =
-    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 // y == -1 for a signed integer (INT_MIN / -1 traps); never for an unsigned one.
 template <class T> bool is_minus_one(T y) {
   if constexpr (std::is_signed_v<T>) return y == T(-1);
   else return false;
-}
-template <class T> T wrap_add(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return (T)((WrapType<T>)(std::make_unsigned_t<T>)x + (WrapType<T>)(std::make_unsigned_t<T>)y);
-  else return x + y;
-}
-template <class T> T wrap_sub(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return (T)((WrapType<T>)(std::make_unsigned_t<T>)x - (WrapType<T>)(std::make_unsigned_t<T>)y);
-  else return x - y;
-}
-template <class T> T wrap_mul(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return (T)((WrapType<T>)(std::make_unsigned_t<T>)x * (WrapType<T>)(std::make_unsigned_t<T>)y);
-  else return x * y;
-}
-template <class T> T wrap_neg(T x) {
-  if constexpr (std::is_integral_v<T>) return (T)(0u - (WrapType<T>)(std::make_unsigned_t<T>)x);
-  else return -x;
 }
 // Python/TF floor semantics; integer division by 0 gives 0 and INT_MIN / -1 wraps, never a trap
 // (run_int_div refuses a zero divisor before the kernel runs).

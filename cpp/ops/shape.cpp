@@ -112,9 +112,7 @@ Tensor cast_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& 
   const int64_t n = out->size;
   if (in->dtype == DType::Float16) {
     if (m.dtype == DType::Float16) return copy(in);
-    Tensor wide = empty(in->shape, DType::Float32);
-    floats_from_halves(in->data_as<uint16_t>(), wide->data_as<float>(), n);
-    in = wide;
+    in = widened_half(in);
   }
   if (m.dtype == DType::Float16) {
     uint16_t* h = out->data_as<uint16_t>();

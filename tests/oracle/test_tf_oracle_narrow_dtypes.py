@@ -175,3 +175,28 @@ def test_ops_that_move_elements(name):
     _both(lambda tf: tf.shape(tf.constant(x)).numpy())
     _both(lambda tf: tf.where(tf.constant(x) > 5, tf.constant(x), tf.constant(x[::-1])).numpy() if name != "float16"
           else tf.where(tf.constant([True, False]), tf.constant(x[0, 0, :2]), tf.constant(x[1, 0, :2])).numpy())
+
+
+MORE = {
+    "zeros_like": lambda tf, x: tf.zeros_like(x), "ones_like": lambda tf, x: tf.ones_like(x),
+    "zeros": lambda tf, x: tf.zeros([2, 1], x.dtype), "ones": lambda tf, x: tf.ones([3], x.dtype),
+    "fill": lambda tf, x: tf.fill([2], x[0, 0]), "split": lambda tf, x: tf.split(x, 2)[1],
+    "unstack": lambda tf, x: tf.unstack(x, axis=1)[0], "gather_nd": lambda tf, x: tf.gather_nd(x, [[0, 1], [1, 0]]),
+    "one_hot": lambda tf, x: tf.one_hot([1, 0, 3], 3, dtype=x.dtype),
+    "sum": lambda tf, x: tf.reduce_sum(x, 0), "sum_all": lambda tf, x: tf.reduce_sum(x * x * x),
+    "max": lambda tf, x: tf.reduce_max(x, 1), "min": lambda tf, x: tf.reduce_min(x),
+    "mean": lambda tf, x: tf.reduce_mean(x * x, 0), "prod": lambda tf, x: tf.reduce_prod(x + x, 1),
+    "argmax": lambda tf, x: tf.argmax(x, 1), "argmin": lambda tf, x: tf.argmin(x, 0),
+    "cumsum": lambda tf, x: tf.cumsum(x * x, 1), "cumprod": lambda tf, x: tf.math.cumprod(x + x, 0),
+    "sort": lambda tf, x: tf.sort(x, direction="DESCENDING"), "top_k": lambda tf, x: tf.math.top_k(x, 1).values,
+    "clip": lambda tf, x: tf.clip_by_value(x, x[0, 0], x[1, 0]), "where1": lambda tf, x: tf.where(x > x[0, 1]),
+    "boolean_mask": lambda tf, x: tf.boolean_mask(x, [True, False]), "variable": lambda tf, x: tf.Variable(x) + x,
+    "traced": lambda tf, x: tf.function(lambda a: tf.concat([a * a, a + a], 0))(x),
+}
+
+
+@pytest.mark.parametrize("op", sorted(MORE))
+@pytest.mark.parametrize("name", TYPES)
+def test_more_ops(op, name):
+    x = np.array([[1, 200], [3, 100]], "float64").astype(name)
+    _both(lambda tf: MORE[op](tf, tf.constant(x)).numpy())
