@@ -168,10 +168,16 @@ void match_slots(const Signature& s, PyObject* const* names, PyObject* const* ar
                  PyObject* kwnames, PyObject** slot) {
   const size_t n = s.args.size();
   const size_t max_positional = std::min(n, s.positional);
-  if ((size_t)nargs > max_positional)
+  // TF's `name` follows the positional arguments (tf.expand_dims(x, 0, "e")): one more positional
+  // string (or None) is it, and is ignored as a `name=` keyword is. Keyword-only lists (raw ops) take none.
+  Py_ssize_t npos = nargs;  // (keyword values follow all nargs positional ones in args)
+  if ((size_t)npos == max_positional + 1 && max_positional > 0 &&
+      (PyUnicode_Check(args[npos - 1]) || args[npos - 1] == Py_None))
+    --npos;
+  if ((size_t)npos > max_positional)
     throw py::type_error(cat(s.fn, "() takes ", max_positional, " positional argument", max_positional == 1 ? "" : "s",
                              " but ", nargs, " were given"));
-  for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
+  for (Py_ssize_t i = 0; i < npos; ++i) slot[i] = args[i];
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* kw = PyTuple_GET_ITEM(kwnames, k);
