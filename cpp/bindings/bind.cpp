@@ -6,6 +6,8 @@
 
 namespace tg {
 
+PyObject* g_list_packer = nullptr;  // a strong reference (bind.h)
+
 [[noreturn]] void arg_error(bool type_error, const Signature& s, const ArgSpec& a, const std::string& what) {
   std::string msg = cat(s.fn, "(): argument '", a.name, "' ", what);
   if (type_error) throw py::type_error(msg);
@@ -85,12 +87,21 @@ double float_of(const Signature& s, const ArgSpec& a, py::handle v) {
   return d;
 }
 
+// A list holding tensors computed in the trace, packed into one tensor; null when v is none.
+Tensor packed_list(py::handle v) {
+  if (!g_list_packer || !graph::tracing() || !(PyList_Check(v.ptr()) || PyTuple_Check(v.ptr()))) return nullptr;
+  py::object t = py::reinterpret_borrow<py::object>(g_list_packer)(v);
+  return is_tensor(t) ? tensor_of(t) : nullptr;
+}
+
 Tensor input_of(const Signature& s, const ArgSpec& a, py::handle v, int hint) {
   try {
     return to_tensor(v, hint);
   } catch (const InvalidArgument& e) {
+    if (Tensor t = packed_list(v)) return t;
     arg_error(false, s, a, e.what());
   } catch (const py::type_error& e) {
+    if (Tensor t = packed_list(v)) return t;
     // A Python float for an integer input is TF's TypeError, but add and add_n pass it on to the
     // kernel, which refuses the mixed dtypes with InvalidArgumentError.
     arg_error(s.fn != "add" && s.fn != "add_n", s, a, e.what());
@@ -98,11 +109,14 @@ Tensor input_of(const Signature& s, const ArgSpec& a, py::handle v, int hint) {
 }
 
 py::object dtype_of(const Signature& s, const ArgSpec& a, py::handle v) {
+  static PyObject* const as_dtype = py::object(py::module_::import("tapegrad.dtypes").attr("as_dtype")).release().ptr();
+  static PyObject* const dtype_type = py::object(py::module_::import("tapegrad.dtypes").attr("DType")).release().ptr();
+  if ((PyObject*)Py_TYPE(v.ptr()) == dtype_type) return py::reinterpret_borrow<py::object>(v);  // the common case
   try {
-    return py::module_::import("tapegrad.dtypes").attr("as_dtype")(v);
+    return py::reinterpret_borrow<py::object>(as_dtype)(v);
   } catch (py::error_already_set& e) {
     if (!e.matches(PyExc_TypeError) && !e.matches(PyExc_ValueError)) throw;
-    arg_error(true, s, a, cat("must be a dtype (float32, float64, int32, int64, bool), got ", describe(v)));
+    arg_error(true, s, a, cat("must be a dtype (float32, float64, int32, int64, bool, ...), got ", describe(v)));
   }
 }
 
@@ -154,10 +168,16 @@ void match_slots(const Signature& s, PyObject* const* names, PyObject* const* ar
                  PyObject* kwnames, PyObject** slot) {
   const size_t n = s.args.size();
   const size_t max_positional = std::min(n, s.positional);
-  if ((size_t)nargs > max_positional)
+  // TF's `name` follows the positional arguments (tf.expand_dims(x, 0, "e")): one more positional
+  // string (or None) is it, and is ignored as a `name=` keyword is. Keyword-only lists (raw ops) take none.
+  Py_ssize_t npos = nargs;  // (keyword values follow all nargs positional ones in args)
+  if ((size_t)npos == max_positional + 1 && max_positional > 0 &&
+      (PyUnicode_Check(args[npos - 1]) || args[npos - 1] == Py_None))
+    --npos;
+  if ((size_t)npos > max_positional)
     throw py::type_error(cat(s.fn, "() takes ", max_positional, " positional argument", max_positional == 1 ? "" : "s",
                              " but ", nargs, " were given"));
-  for (Py_ssize_t i = 0; i < nargs; ++i) slot[i] = args[i];
+  for (Py_ssize_t i = 0; i < npos; ++i) slot[i] = args[i];
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   for (Py_ssize_t k = 0; k < nkw; ++k) {
     PyObject* kw = PyTuple_GET_ITEM(kwnames, k);

@@ -30,4 +30,9 @@ py::object python_arg(const Signature& s, const ArgSpec& a, PyObject* v, int hin
 // (name, positional, required, default) per argument: what inspect.signature() is built from.
 py::object signature_args(const Signature& s);
 
+// TF's packing of a list that holds tensors computed inside a tf.function (tf.expand_dims([v[0], v[1]],
+// 0) in a trace): value -> a Tensor, or None when the list holds none. Set by _set_list_packer
+// (tapegrad/_install.py); input arguments call it when a list does not convert.
+extern PyObject* g_list_packer;
+
 }  // namespace tg

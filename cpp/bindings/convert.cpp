@@ -12,17 +12,38 @@ static py::dtype np_dtype(DType d) {
     case DType::Float64: return py::dtype::of<double>();
     case DType::Int32: return py::dtype::of<int32_t>();
     case DType::Int64: return py::dtype::of<int64_t>();
-    default: return py::dtype::of<bool>();
+    case DType::Bool: return py::dtype::of<bool>();
+    case DType::UInt8: return py::dtype::of<uint8_t>();
+    case DType::Int8: return py::dtype::of<int8_t>();
+    case DType::Int16: return py::dtype::of<int16_t>();
+    case DType::UInt16: return py::dtype::of<uint16_t>();
+    case DType::UInt32: return py::dtype::of<uint32_t>();
+    case DType::UInt64: return py::dtype::of<uint64_t>();
+    case DType::Float16: return py::dtype("float16");
   }
+  throw InvalidArgument(cat("no NumPy dtype for dtype code ", (int)d));
 }
 
+// A NumPy array keeps its dtype, as TF's conversion does (uint8 images stay uint8).
 static int dtype_from_numpy(const py::dtype& dt) {
-  char k = dt.kind();
-  size_t sz = dt.itemsize();
-  if (k == 'f') return sz == 8 ? (int)DType::Float64 : (int)DType::Float32;
-  if (k == 'i' || k == 'u') return sz == 8 || (k == 'u' && sz == 4) ? (int)DType::Int64 : (int)DType::Int32;
+  const char k = dt.kind();
+  const size_t sz = dt.itemsize();
+  if (k == 'f' && (sz == 2 || sz == 4 || sz == 8))
+    return sz == 8 ? (int)DType::Float64 : sz == 4 ? (int)DType::Float32 : (int)DType::Float16;
+  static const DType ints[2][4] = {{DType::Int8, DType::Int16, DType::Int32, DType::Int64},
+                                   {DType::UInt8, DType::UInt16, DType::UInt32, DType::UInt64}};
+  if ((k == 'i' || k == 'u') && (sz == 1 || sz == 2 || sz == 4 || sz == 8))
+    return (int)ints[k == 'u'][sz == 1 ? 0 : sz == 2 ? 1 : sz == 4 ? 2 : 3];
   if (k == 'b') return (int)DType::Bool;
   throw InvalidArgument(cat("cannot convert a NumPy array of dtype ", std::string(py::str(dt)), " to a tensor"));
+}
+
+// A Python int given for an integer dtype other than int32/int64 wraps to the type's width, as
+// TF's conversion does (-1 as uint8 is 255).
+static Tensor wrapped_int_scalar(unsigned long long bits, DType d) {
+  Tensor t = empty({}, d);
+  dispatch_real(d, [&](auto v) { *t->data_as<decltype(v)>() = (decltype(v))bits; return 0; });
+  return t;
 }
 
 Tensor from_array(py::handle obj, int dtype) {
@@ -33,7 +54,8 @@ Tensor from_array(py::handle obj, int dtype) {
     throw InvalidArgument(cat("cannot convert ", std::string(py::repr(obj)), " (NumPy dtype ",
                               std::string(py::str(arr.dtype())), ") to a tensor"));
   if (dtype < 0) dtype = dtype_from_numpy(arr.dtype());
-  if (is_floating((DType)dtype) == false && arr.dtype().kind() == 'f' && arr.size() > 0) {  // [] is float64 in NumPy
+  else if (!is_valid_dtype(dtype)) throw InvalidArgument(cat("invalid dtype code ", dtype));
+  if (!any_floating((DType)dtype) && arr.dtype().kind() == 'f' && arr.size() > 0) {  // [] is float64 in NumPy
     // TF refuses to silently truncate floats into integer tensors.
     throw InvalidArgument(cat("cannot convert float values to a tensor of dtype ", dtype_name((DType)dtype)));
   }
@@ -58,14 +80,20 @@ int default_dtype_of(py::handle obj) {
 
 Tensor to_tensor(py::handle obj, int hint) {
   if (is_tensor(obj)) return tensor_of(obj);
+  if (hint >= 0 && !is_valid_dtype(hint)) throw InvalidArgument(cat("invalid dtype code ", hint));
   // Fast path for Python scalars.
   if (PyFloat_CheckExact(obj.ptr()) || PyLong_CheckExact(obj.ptr()) || PyBool_Check(obj.ptr())) {
     int d = hint >= 0 ? hint : default_dtype_of(obj);
-    if (PyFloat_CheckExact(obj.ptr()) && !is_floating((DType)d))  // TF: a TypeError, 2.0 included
+    if (PyFloat_CheckExact(obj.ptr()) && !any_floating((DType)d))  // TF: a TypeError, 2.0 included
       throw py::type_error(cat("Cannot convert ", std::string(py::repr(obj)), " to EagerTensor of dtype ", dtype_name((DType)d)));
     if (PyLong_CheckExact(obj.ptr())) {
       if (d == (int)DType::Bool)  // TF converts no int to bool, 0 and 1 included
         throw py::type_error(cat("Cannot convert ", std::string(py::repr(obj)), " to EagerTensor of dtype bool"));
+      if (dtype_bit((DType)d) & kNarrowInts) {
+        unsigned long long bits = PyLong_AsUnsignedLongLongMask(obj.ptr());
+        if (bits == (unsigned long long)-1 && PyErr_Occurred()) throw py::error_already_set();
+        return wrapped_int_scalar(bits, (DType)d);
+      }
       int overflow = 0;
       long long v = PyLong_AsLongLongAndOverflow(obj.ptr(), &overflow);
       if (overflow || (d == (int)DType::Int32 && (v > INT32_MAX || v < INT32_MIN))) {
@@ -97,7 +125,7 @@ Tensor to_tensor(py::handle obj, int hint) {
                               Py_TYPE(obj.ptr())->tp_name, ") to a tensor"));
   }
   int d = hint;
-  if (d >= 0 && kind == 'f' && !is_floating((DType)d) && arr.size() > 0) {  // Python floats, as above
+  if (d >= 0 && kind == 'f' && !any_floating((DType)d) && arr.size() > 0) {  // Python floats, as above
     std::string r = py::repr(obj);
     throw py::type_error(cat("Cannot convert ", r.size() > 60 ? r.substr(0, 57) + "..." : r, " to EagerTensor of dtype ",
                              dtype_name((DType)d)));

@@ -245,6 +245,11 @@ void bind_dispatch(py::module_& m) {
           g_symbolic_type = reinterpret_cast<PyTypeObject*>(cls.inc_ref().ptr());
           g_symbolic_hook = hook.inc_ref().ptr();
         }, "Registers the type whose instances send a PythonOp's call to hook(op, args, kwargs).");
+  m.def("_set_list_packer", [](py::object fn) {
+          if (!PyCallable_Check(fn.ptr())) throw py::type_error("_set_list_packer(fn): a callable");
+          Py_XDECREF(g_list_packer);
+          g_list_packer = fn.inc_ref().ptr();
+        }, "Registers fn(list) -> Tensor or None, which packs a list holding tensors computed in a trace.");
 }
 
 }  // namespace tg

@@ -230,7 +230,7 @@ void bind_ops(py::module_& m) {
   // For filling a new tensor in place (a receive buffer of tapegrad.distribute): the view must
   // be dropped before the tensor is handed to anyone, since tensors are otherwise immutable.
   m.def("_empty_with_view", [](std::vector<int64_t> shape, int dtype) {
-    if (dtype < 0 || dtype > 4) throw InvalidArgument(cat("_empty_with_view: invalid dtype code ", dtype));
+    if (!is_valid_dtype(dtype)) throw InvalidArgument(cat("_empty_with_view: invalid dtype code ", dtype));
     for (int64_t d : shape)
       if (d < 0) throw InvalidArgument(cat("_empty_with_view: negative dimension ", d));
     Tensor t = empty(Shape(shape.begin(), shape.end()), (DType)dtype);
@@ -254,7 +254,7 @@ void bind_ops(py::module_& m) {
     else f32 ? floats_from_halves((const uint16_t*)in, (float*)out, n) : doubles_from_halves((const uint16_t*)in, (double*)out, n);
   }, "float16 conversions for Compression.fp16 (cpp/kernels/half.h).");
   m.def("fill", [](std::vector<int64_t> shape, double v, int dtype) {
-    if (dtype < 0 || dtype > 4) throw InvalidArgument(cat("Fill: invalid dtype code ", dtype));
+    if (!is_valid_dtype(dtype)) throw InvalidArgument(cat("Fill: invalid dtype code ", dtype));
     return full(shape, (DType)dtype, v);
   });
   m.def("active_isa", [] { return std::string(isa_name(active_isa())); });

@@ -252,7 +252,8 @@ py::object item(const Tensor& s) {
     throw InvalidArgument(cat("only a tensor with one element can be converted to a Python scalar, got ", meta_str(s)));
   double v = scalar_value(s);
   if (s->dtype == DType::Bool) return py::bool_(v != 0);
-  if (is_integer(s->dtype)) return py::int_(s->dtype == DType::Int64 ? *s->data_as<int64_t>() : (int64_t)v);
+  if (s->dtype == DType::UInt64) return py::int_(*s->data_as<uint64_t>());
+  if (any_integer(s->dtype)) return py::int_(s->dtype == DType::Int64 ? *s->data_as<int64_t>() : (int64_t)v);
   return py::float_(v);
 }
 

@@ -1,6 +1,8 @@
 // tensor.cpp -- storage allocation and basic tensor constructors.
 #include "core/tensor.h"
+#include "core/half_bits.h"
 #include <algorithm>
+#include <type_traits>
 #include <cstdlib>
 #include <new>
 #include "core/allocator.h"
@@ -51,9 +53,18 @@ const char* dtype_name(DType d) {
     case DType::Int32: return "int32";
     case DType::Int64: return "int64";
     case DType::Bool: return "bool";
+    case DType::UInt8: return "uint8";
+    case DType::Int8: return "int8";
+    case DType::Int16: return "int16";
+    case DType::UInt16: return "uint16";
+    case DType::UInt32: return "uint32";
+    case DType::UInt64: return "uint64";
+    case DType::Float16: return "float16";
   }
   return "?";
 }
+
+void refuse_dtype(DType d) { throw InvalidArgument(cat("no kernel for dtype ", dtype_name(d))); }
 
 int64_t num_elements(const Shape& s) {
   int64_t n = 1;
@@ -109,10 +120,20 @@ Tensor zeros(const Shape& shape, DType dtype) {
 
 Tensor full(const Shape& shape, DType dtype, double value) {
   Tensor t = empty(shape, dtype);
-  dispatch_dtype(dtype, [&](auto v) {
+  if (dtype == DType::Float16) {
+    uint16_t* p = t->data_as<uint16_t>();
+    const uint16_t x = half_bits_of(value);
+    for (int64_t i = 0; i < t->size; ++i) p[i] = x;
+    return t;
+  }
+  dispatch_real(dtype, [&](auto v) {
     using T = decltype(v);
     T* p = t->data_as<T>();
-    T x = static_cast<T>(value);
+    T x;
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)  // wraps to the width, never UB
+      x = value > -9.2e18 && value < 9.2e18 ? (T)(int64_t)value : value >= 0 && value < 1.8e19 ? (T)(uint64_t)value : T(0);
+    else
+      x = static_cast<T>(value);
     for (int64_t i = 0; i < t->size; ++i) p[i] = x;
     return 0;
   });
@@ -138,7 +159,8 @@ Tensor copy(const Tensor& t) {
 }
 
 double scalar_value(const Tensor& t, int64_t i) {
-  return dispatch_dtype(t->dtype, [&](auto v) { return (double)t->data_as<decltype(v)>()[i]; });
+  if (t->dtype == DType::Float16) return float_of_half_bits(t->data_as<uint16_t>()[i]);
+  return dispatch_real(t->dtype, [&](auto v) { return (double)t->data_as<decltype(v)>()[i]; });
 }
 
 std::string meta_str(const Tensor& t) { return std::string(dtype_name(t->dtype)) + shape_str(t->shape); }

@@ -29,6 +29,7 @@
 // that stands for that value everywhere in its output, and may use it: the gradient of
 // reduce_sum(A @ B) with respect to A is every row equal to the row sums of B (times g), one
 // reduction instead of a matrix product with a matrix of ones.
+#include <array>
 #include <algorithm>
 #include "core/error.h"
 #include "engine/math.h"
@@ -174,9 +175,13 @@ void accumulate(GradMap& grads, const Tensor& like, Tensor g, const Shape& batch
 // gradient is the seed itself, so no two results share a tensor id. Traced and recorded sweeps make
 // a fresh seed: a trace tells its own constants from captured ones by id (grad_graph.cpp).
 const Tensor& shared_seed(DType dtype) {
-  static const Tensor seeds[] = {scalar(1, DType::Float32), scalar(1, DType::Float64), scalar(1, DType::Int32),
-                                 scalar(1, DType::Int64), scalar(1, DType::Bool)};
-  return seeds[(int)dtype];
+  static const std::array<Tensor, kNumDTypes> seeds = [] {
+    std::array<Tensor, kNumDTypes> s;
+    for (int c = 0; c < kNumDTypes; ++c)
+      if (is_valid_dtype(c)) s[(size_t)c] = scalar(1, (DType)c);
+    return s;
+  }();
+  return seeds[(size_t)dtype];
 }
 
 bool is_shared_seed(const Tensor& g) { return g && g->ndim() == 0 && g == shared_seed(g->dtype); }
@@ -319,7 +324,7 @@ void sweep_entry(TapeEntry& e, const Pruned& p, GradMap& grads, const IdSet& kee
   std::vector<bool>& needs = scratch.needs;
   needs.assign(e.inputs.size(), false);
   for (size_t i = 0; i < needs.size(); ++i)
-    needs[i] = p.from_sources.contains(e.inputs[i]->id) && is_floating(e.inputs[i]->dtype);
+    needs[i] = p.from_sources.contains(e.inputs[i]->id) && any_floating(e.inputs[i]->dtype);
   Tensors in_grads;
   if (g_check_numerics) {
     const std::string context = cat("the gradient of ", e.op ? e.op->name : std::string("a custom_gradient function"),
@@ -425,7 +430,7 @@ void run_sweep(Tape& tape, TensorSpan targets, TensorSpan sources, const Gradien
   for (size_t i = 0; i < sources.size(); ++i) {
     const Tensor& s = sources[i];
     Tensor* g = grads.find(s->id);
-    bool integral = !is_floating(s->dtype);
+    bool integral = !any_floating(s->dtype);
     if (g && *g && !integral) result[i] = req.batch ? *g : full_shape_of(*g, s);
     else if (req.unconnected_zero && !integral) {
       Shape shape = s->shape;

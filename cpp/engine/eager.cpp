@@ -90,11 +90,19 @@ int set_sizes_at_run_time(int mode) {
   return was;
 }
 
+// An input of a type the op's row does not list (Note [Element types]): TF's error for a type its op
+// definition does not allow.
+[[noreturn, gnu::noinline]] static void refuse_input_dtype(const OpDef& op, DType d) {
+  throw InvalidArgument(cat(op.name, ": Value for attr 'T' of ", dtype_name(d), " is not in the list of allowed values"));
+}
+
 Tensor apply(const OpDef& op, const Tensors& x, const Attrs& attrs) {
   if (op.num_inputs >= 0 && (int)x.size() != op.num_inputs)
     throw InvalidArgument(cat(op.name, ": expected ", op.num_inputs, " inputs, got ", x.size()));
-  for (auto& xi : x)
+  for (auto& xi : x) {
     if (!xi) throw InvalidArgument(cat(op.name, ": an input is None"));
+    if (__builtin_expect(!(op.dtypes & dtype_bit(xi->dtype)), 0)) refuse_input_dtype(op, xi->dtype);
+  }
   Tensor out;
   try {  // Note [One set of error classes]: every failure of an op names it
     OutMeta m = op.infer(op, x, attrs);

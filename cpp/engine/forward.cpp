@@ -25,7 +25,7 @@ void push_accumulator(Accumulator* a) { push_observed(active_accumulators(), a, 
 void pop_accumulator(Accumulator* a) { pop_observed(active_accumulators(), a, &g_accumulators_observer); }
 
 void Accumulator::watch(const Tensor& primal, const Tensor& t) {
-  if (!is_floating(primal->dtype))
+  if (!any_floating(primal->dtype))
     throw InvalidArgument(cat("ForwardAccumulator: primals must be float32 or float64, got ", meta_str(primal)));
   if (t->shape != primal->shape || t->dtype != primal->dtype)
     throw InvalidArgument(cat("ForwardAccumulator: the tangent ", meta_str(t), " does not match its primal ",
@@ -141,12 +141,12 @@ static bool input_tangents(Accumulator& a, const Tensors& x, Tensors& tx) {
   tx.assign(x.size(), nullptr);
   bool any = false;
   for (size_t i = 0; i < x.size(); ++i)
-    if (is_floating(x[i]->dtype) && (tx[i] = a.tangent(x[i]))) any = true;
+    if (any_floating(x[i]->dtype) && (tx[i] = a.tangent(x[i]))) any = true;
   return any;
 }
 
 void forward_op(const OpDef& op, const Tensors& x, const Attrs& attrs, const Tensor& out) {
-  if (!op.differentiable || !is_floating(out->dtype)) return;
+  if (!op.differentiable || !any_floating(out->dtype)) return;
   const std::vector<Accumulator*> stack = active_accumulators();  // a rule may push or pop
   for (size_t k = stack.size(); k-- > 0;) {
     Accumulator* a = stack[k];
@@ -178,7 +178,7 @@ void forward_custom(const Tensors& x, const Tensors& outs, const CustomGradFn& f
         if (t[j]) t[j] = fit(t[j], outs[j]);
     }
     for (size_t j = 0; j < t.size() && j < outs.size(); ++j)
-      if (t[j] && is_floating(outs[j]->dtype)) a->set(outs[j], t[j]);
+      if (t[j] && any_floating(outs[j]->dtype)) a->set(outs[j], t[j]);
   }
 }
 

@@ -15,13 +15,14 @@ Tensor identity_rows(int64_t r0, int64_t rows, const Shape& shape, DType dtype, 
   s.insert(s.begin(), rows);
   Tensor seed = zeros(s, dtype);
   const int64_t per_row = num_elements(shape), cols = repeat > 0 ? per_row / repeat : 0;  // repeat 0: an empty batch
-  dispatch_dtype(dtype, [&](auto v) {
-    using T = decltype(v);
-    T* p = seed->data_as<T>();
+  auto fill_ones = [&](auto one) {
+    auto* p = seed->data_as<decltype(one)>();
     for (int64_t k = 0; k < rows; ++k)
-      for (int64_t rep = 0; rep < repeat; ++rep) p[k * per_row + rep * cols + r0 + k] = T(1);
+      for (int64_t rep = 0; rep < repeat; ++rep) p[k * per_row + rep * cols + r0 + k] = one;
     return 0;
-  });
+  };
+  if (dtype == DType::Float16) fill_ones(uint16_t{0x3c00});  // 1.0 in float16's bits
+  else dispatch_dtype(dtype, [&](auto v) { return fill_ones(decltype(v)(1)); });
   return seed;
 }
 
@@ -77,7 +78,7 @@ Tensors jacobian_rows(Tape& tape, const JacobianRequest& req, int64_t n_rows, in
   Tensors out(req.sources.size());
   for (size_t i = 0; i < out.size(); ++i) {
     const Tensor& s = req.sources[i];
-    if (!is_floating(s->dtype) || !(connected[i] || req.unconnected_zero)) continue;
+    if (!any_floating(s->dtype) || !(connected[i] || req.unconnected_zero)) continue;
     int64_t r0 = 0;
     for (auto& p : parts[i]) {  // a chunk without a gradient is zero
       const int64_t rows = std::min(chunk, n_rows - r0);

@@ -102,6 +102,9 @@ struct OpDef {
   // read every input. A graph loop keeps no per-iteration history of a loop variable whose only
   // readers are inputs a rule does not read (Note [Histories a backward reads] in control_flow.cpp).
   bool (*grad_reads_input)(int i, const Attrs&) = nullptr;
+  // The element types its inputs may have (Note [Element types] in core/dtype.h): apply() refuses
+  // any other before the shape rule runs. The shape rule still says which combinations it takes.
+  DTypeMask dtypes = kClassicTypes;
 
   // Builder used by the op table rows.
   OpDef& inputs(int n) { num_inputs = n; return *this; }
@@ -121,6 +124,7 @@ struct OpDef {
   }
   OpDef& writes_into_input(KernelFn f) { in_place = f; return *this; }
   OpDef& grad_reads(bool (*f)(int i, const Attrs&)) { grad_reads_input = f; return *this; }
+  OpDef& also_types(DTypeMask m) { dtypes |= m; return *this; }
   OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }
 };
 

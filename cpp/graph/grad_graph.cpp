@@ -23,7 +23,7 @@ bool suitable(const Graph& g) {
   for (auto& n : g.nodes)
     if (n.side_effect()) return false;
   for (int o : g.outputs)
-    if (g.nodes[o].kind != NodeKind::Op || !is_floating(g.nodes[o].meta.dtype)) return false;
+    if (g.nodes[o].kind != NodeKind::Op || !any_floating(g.nodes[o].meta.dtype)) return false;
   return true;
 }
 
@@ -78,12 +78,12 @@ namespace {
 Tensors plan_sources(BackwardPlan& plan, const Graph& g, const Tensors& args) {
   Tensors sources;
   for (size_t i = 0; i < args.size(); ++i)
-    if (is_floating(args[i]->dtype)) {
+    if (any_floating(args[i]->dtype)) {
       plan.source_arg.push_back((int)i);
       sources.push_back(args[i]);
     }
   for (auto& v : g.variables)
-    if (v->trainable && is_floating(v->dtype)) {
+    if (v->trainable && any_floating(v->dtype)) {
       plan.source_arg.push_back(-1 - (int)plan.variables.size());
       plan.variables.push_back(v);
       sources.push_back(v);

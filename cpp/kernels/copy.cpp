@@ -2,6 +2,7 @@
 // StridedSliceGrad, Pad, ConcatV2 (scatter).
 #include "kernels/copy.h"
 #include <cstring>
+#include "core/error.h"
 
 namespace tg {
 
@@ -73,8 +74,10 @@ static void walk(const void* src, void* dst, size_t elem_size, const std::vector
   compact(shape, strides, cs, cst);
   switch (elem_size) {
     case 1: walk_rows<Scatter>((const uint8_t*)src, (uint8_t*)dst, cs, cst); break;
+    case 2: walk_rows<Scatter>((const uint16_t*)src, (uint16_t*)dst, cs, cst); break;
     case 4: walk_rows<Scatter>((const uint32_t*)src, (uint32_t*)dst, cs, cst); break;
-    default: walk_rows<Scatter>((const uint64_t*)src, (uint64_t*)dst, cs, cst); break;
+    case 8: walk_rows<Scatter>((const uint64_t*)src, (uint64_t*)dst, cs, cst); break;
+    default: throw Internal(cat("strided copy of ", elem_size, "-byte elements"));
   }
 }
 

@@ -5,6 +5,7 @@
 // conversion takes a slow path for results that are float16 subnormals (25x slower here on
 // gradient-sized values), which is why these exist.
 #include "kernels/half.h"
+#include "core/half_bits.h"
 #include <immintrin.h>
 #include <cstring>
 #include "kernels/elementwise.h"
@@ -12,58 +13,6 @@
 namespace tg {
 
 namespace {
-
-// A double (a float widens to it exactly) rounded once to the nearest float16, ties to even.
-uint16_t half_of(double d) {
-  uint64_t bits;
-  std::memcpy(&bits, &d, sizeof bits);
-  const uint16_t sign = (uint16_t)((bits >> 48) & 0x8000);
-  const uint64_t mag = bits & 0x7fffffffffffffffULL;
-  if (mag >= 0x7ff0000000000000ULL) return sign | (mag == 0x7ff0000000000000ULL ? 0x7c00 : 0x7e00);
-  const int e = (int)(mag >> 52) - 1023;
-  if (e >= 16) return sign | 0x7c00;  // beyond float16's range even before rounding
-  const uint64_t mant = mag & ((1ULL << 52) - 1);
-  uint64_t kept, rest;
-  int shift;
-  uint16_t h;
-  if (e >= -14) {  // a normal float16: keep the top 10 bits of the mantissa
-    shift = 42;
-    kept = mant >> shift;
-    rest = mant & ((1ULL << shift) - 1);
-    h = (uint16_t)(((uint64_t)(e + 15) << 10) | kept);
-  } else {  // a subnormal float16 (or zero): the value in units of 2^-24
-    shift = 28 - e;
-    if (shift >= 64) return sign;
-    const uint64_t m = mant | (1ULL << 52);
-    kept = m >> shift;
-    rest = m & ((1ULL << shift) - 1);
-    h = (uint16_t)kept;
-  }
-  const uint64_t halfway = 1ULL << (shift - 1);
-  if (rest > halfway || (rest == halfway && (h & 1))) ++h;  // a carry moves into the exponent, up to inf
-  return sign | h;
-}
-
-float float_of(uint16_t h) {
-  const uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-  const uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff;
-  uint32_t bits;
-  if (e == 31) {
-    bits = sign | 0x7f800000u | (m << 13);
-  } else if (e != 0) {
-    bits = sign | ((e + 112) << 23) | (m << 13);
-  } else if (m == 0) {
-    bits = sign;
-  } else {  // subnormal float16: normalise (every float16 is a normal float)
-    int shift = 0;
-    uint32_t mm = m;
-    while (!(mm & 0x400)) mm <<= 1, ++shift;
-    bits = sign | ((uint32_t)(113 - shift) << 23) | ((mm & 0x3ff) << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, sizeof f);
-  return f;
-}
 
 bool use_f16c() { return active_isa() >= 1; }  // x86-64-v3 has F16C
 
@@ -83,16 +32,28 @@ __attribute__((target("avx,f16c"))) int64_t floats_f16c(const uint16_t* h, float
 }  // namespace
 
 void halves_from_floats(const float* x, uint16_t* out, int64_t n) {
-  for (int64_t i = use_f16c() ? halves_f16c(x, out, n) : 0; i < n; ++i) out[i] = half_of(x[i]);
+  for (int64_t i = use_f16c() ? halves_f16c(x, out, n) : 0; i < n; ++i) out[i] = half_bits_of(x[i]);
 }
 void halves_from_doubles(const double* x, uint16_t* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = half_of(x[i]);
+  for (int64_t i = 0; i < n; ++i) out[i] = half_bits_of(x[i]);
 }
 void floats_from_halves(const uint16_t* h, float* out, int64_t n) {
-  for (int64_t i = use_f16c() ? floats_f16c(h, out, n) : 0; i < n; ++i) out[i] = float_of(h[i]);
+  for (int64_t i = use_f16c() ? floats_f16c(h, out, n) : 0; i < n; ++i) out[i] = float_of_half_bits(h[i]);
 }
 void doubles_from_halves(const uint16_t* h, double* out, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) out[i] = float_of(h[i]);
+  for (int64_t i = 0; i < n; ++i) out[i] = float_of_half_bits(h[i]);
+}
+
+Tensor widened_half(const Tensor& h) {
+  Tensor f = empty(h->shape, DType::Float32);
+  floats_from_halves(h->data_as<uint16_t>(), f->data_as<float>(), h->size);
+  return f;
+}
+
+Tensor rounded_half(const Tensor& f) {
+  Tensor h = empty(f->shape, DType::Float16);
+  halves_from_floats(f->data_as<float>(), h->data_as<uint16_t>(), f->size);
+  return h;
 }
 
 }  // namespace tg

@@ -16,7 +16,7 @@ struct EwArgs;
 using EwKernel = void (*)(const EwArgs&);
 
 struct OpKernels {
-  EwKernel ew[kIsaLevels][5] = {};  // per ISA level and input DType
+  EwKernel ew[kIsaLevels][kNumDTypes] = {};  // per ISA level and input DType
   // Block kernels of fused programs per ISA level, float32/float64 (fused_program.h); set for
   // exactly the elementwise rows, which makes them fusable (Note [Fused nodes]).
   FusedBlockFn block[kIsaLevels][2] = {};

@@ -1,6 +1,8 @@
 // reduce.cpp -- reductions as [outer, reduced, inner] passes; sums use 8 partial accumulators
 // per block and pairwise combination of blocks (accurate and vectorizable).
 #include "kernels/reduce.h"
+#include "kernels/half.h"
+#include "kernels/int_wrap.h"
 #include <cmath>
 #include <algorithm>
 #include <limits>
@@ -10,43 +12,35 @@ namespace tg {
 
 namespace {
 
-// Accumulator type: float sums stay float (pairwise blocks keep the error small), ints widen.
-template <class T> using Acc = std::conditional_t<std::is_floating_point_v<T>, T, int64_t>;
+// Sums and products accumulate floats in their own type (pairwise blocks keep a sum's error small)
+// and integers in uint64, where they wrap by definition (two's complement, as TF), stored back in
+// the integer's width at the end. (Accumulating in int64 through casts back from uint64 was
+// miscompiled by GCC 12's loop vectorizer for 8-bit inputs: a sum of 16 uint8 came out wrong.)
+// Max and min compare in the element type itself.
+template <class T> using Acc = std::conditional_t<std::is_floating_point_v<T>, T, uint64_t>;
 
-// Integer sums and products wrap (two's complement, as TF) instead of overflowing into undefined
-// behaviour; floats are untouched.
-template <class A> inline A add(A a, A b) {
-  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>)
-    return (A)((std::make_unsigned_t<A>)a + (std::make_unsigned_t<A>)b);
-  else return a + b;
-}
-template <class A> inline A mul(A a, A b) {
-  if constexpr (std::is_integral_v<A> && !std::is_same_v<A, bool>)
-    return (A)((std::make_unsigned_t<A>)a * (std::make_unsigned_t<A>)b);
-  else return a * b;
+template <class T> inline Acc<T> widen(T v) {
+  if constexpr (std::is_floating_point_v<T>) return v;
+  else return (uint64_t)(int64_t)v;  // sign-extended: the sum's low bits are the same
 }
 
-template <class T> Acc<T> identity(ReduceKind k) {
+// The value of a reduction over nothing.
+template <class T> T identity(ReduceKind k) {
   switch (k) {
-    case ReduceKind::Sum: return 0;
-    case ReduceKind::Prod: return 1;
+    case ReduceKind::Sum: return T(0);
+    case ReduceKind::Prod: return T(1);
     case ReduceKind::Max:
       return std::numeric_limits<T>::has_infinity ? -std::numeric_limits<T>::infinity() : std::numeric_limits<T>::lowest();
     case ReduceKind::Min:
       return std::numeric_limits<T>::has_infinity ? std::numeric_limits<T>::infinity() : std::numeric_limits<T>::max();
   }
-  return 0;
+  return T(0);
 }
 
-template <class T> inline Acc<T> combine(ReduceKind k, Acc<T> a, Acc<T> b) {
-  switch (k) {
-    case ReduceKind::Sum: return add(a, b);
-    case ReduceKind::Prod: return mul(a, b);
-    // NaN propagates, as in TF and NumPy.
-    case ReduceKind::Max: return (a > b || a != a) ? a : b;
-    case ReduceKind::Min: return (a < b || a != a) ? a : b;
-  }
-  return a;
+// NaN propagates, as in TF and NumPy.
+template <class T> inline T pick(ReduceKind k, T a, T b) {
+  if (k == ReduceKind::Max) return (a > b || a != a) ? a : b;
+  return (a < b || a != a) ? a : b;
 }
 
 // Pairwise sum of a contiguous run.
@@ -55,36 +49,48 @@ template <class T> Acc<T> sum_run(const T* x, int64_t n) {
     Acc<T> acc[8] = {0, 0, 0, 0, 0, 0, 0, 0};
     int64_t i = 0;
     for (; i + 8 <= n; i += 8)
-      for (int j = 0; j < 8; ++j) acc[j] = add(acc[j], (Acc<T>)x[i + j]);
-    Acc<T> s = add(add(add(acc[0], acc[1]), add(acc[2], acc[3])), add(add(acc[4], acc[5]), add(acc[6], acc[7])));
-    for (; i < n; ++i) s = add(s, (Acc<T>)x[i]);
+      for (int j = 0; j < 8; ++j) acc[j] += widen(x[i + j]);
+    Acc<T> s = ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]));
+    for (; i < n; ++i) s += widen(x[i]);
     return s;
   }
   int64_t h = (n / 2 + 7) / 8 * 8;
-  return add(sum_run(x, h), sum_run(x + h, n - h));
+  return sum_run(x, h) + sum_run(x + h, n - h);
 }
 
 template <class T>
 void reduce_block(const T* x, T* out, int64_t outer, int64_t r, int64_t inner, ReduceKind k) {
+  const bool folds = k == ReduceKind::Sum || k == ReduceKind::Prod;
   for (int64_t o = 0; o < outer; ++o) {
     const T* xo = x + o * r * inner;
     T* oo = out + o * inner;
     if (inner == 1) {
-      Acc<T> a;
-      if (k == ReduceKind::Sum) a = sum_run(xo, r);
-      else {
-        a = identity<T>(k);
-        for (int64_t i = 0; i < r; ++i) a = combine<T>(k, a, (Acc<T>)xo[i]);
+      if (k == ReduceKind::Sum) {
+        oo[0] = (T)sum_run(xo, r);
+      } else if (folds) {
+        Acc<T> a = 1;
+        for (int64_t i = 0; i < r; ++i) a *= widen(xo[i]);
+        oo[0] = (T)a;
+      } else {
+        T a = identity<T>(k);
+        for (int64_t i = 0; i < r; ++i) a = pick(k, a, xo[i]);
+        oo[0] = a;
       }
-      oo[0] = (T)a;
-    } else {
-      std::vector<Acc<T>> acc(inner, identity<T>(k));
+    } else if (folds) {
+      std::vector<Acc<T>> acc(inner, k == ReduceKind::Sum ? Acc<T>(0) : Acc<T>(1));
       for (int64_t i = 0; i < r; ++i) {
         const T* row = xo + i * inner;
-        if (k == ReduceKind::Sum) for (int64_t j = 0; j < inner; ++j) acc[j] = add(acc[j], (Acc<T>)row[j]);
-        else for (int64_t j = 0; j < inner; ++j) acc[j] = combine<T>(k, acc[j], (Acc<T>)row[j]);
+        if (k == ReduceKind::Sum) for (int64_t j = 0; j < inner; ++j) acc[j] += widen(row[j]);
+        else for (int64_t j = 0; j < inner; ++j) acc[j] *= widen(row[j]);
       }
       for (int64_t j = 0; j < inner; ++j) oo[j] = (T)acc[j];
+    } else {
+      std::vector<T> acc(inner, identity<T>(k));
+      for (int64_t i = 0; i < r; ++i) {
+        const T* row = xo + i * inner;
+        for (int64_t j = 0; j < inner; ++j) acc[j] = pick<T>(k, acc[j], row[j]);
+      }
+      for (int64_t j = 0; j < inner; ++j) oo[j] = acc[j];
     }
   }
 }
@@ -92,6 +98,9 @@ void reduce_block(const T* x, T* out, int64_t outer, int64_t r, int64_t inner, R
 }  // namespace
 
 Tensor reduce(const Tensor& x, const std::vector<bool>& mask, ReduceKind kind) {
+  // float16 accumulates in float32 and rounds once. (TF's CPU kernels accumulate in float16 along
+  // an outer axis and in float32 blocks along the innermost: its sums depend on the layout.)
+  if (x->dtype == DType::Float16) return rounded_half(reduce(widened_half(x), mask, kind));
   Tensor cur = x;
   Shape shape = x->shape;
   const int nd = (int)shape.size();
@@ -112,14 +121,14 @@ Tensor reduce(const Tensor& x, const std::vector<bool>& mask, ReduceKind kind) {
     Tensor out = empty(next, x->dtype);
     if (out->size > 0) {
       if (r == 0) {
-        dispatch_dtype(x->dtype, [&](auto v) {
+        dispatch_real(x->dtype, [&](auto v) {
           using T = decltype(v);
-          T id = (T)identity<T>(kind);
+          T id = identity<T>(kind);
           for (int64_t i = 0; i < out->size; ++i) out->data_as<T>()[i] = id;
           return 0;
         });
       } else {
-        dispatch_dtype(x->dtype, [&](auto v) {
+        dispatch_real(x->dtype, [&](auto v) {
           using T = decltype(v);
           reduce_block<T>(cur->data_as<T>(), out->data_as<T>(), outer, r, inner, kind);
           return 0;
@@ -134,6 +143,7 @@ Tensor reduce(const Tensor& x, const std::vector<bool>& mask, ReduceKind kind) {
 }
 
 Tensor arg_reduce(const Tensor& x, int axis, bool is_max, DType out_dtype) {
+  if (x->dtype == DType::Float16) return arg_reduce(widened_half(x), axis, is_max, out_dtype);  // same order
   Shape out_shape;
   int64_t outer = 1, r = x->shape[axis], inner = 1;
   for (int i = 0; i < x->ndim(); ++i) {
@@ -142,7 +152,7 @@ Tensor arg_reduce(const Tensor& x, int axis, bool is_max, DType out_dtype) {
     if (i != axis) out_shape.push_back(x->shape[i]);
   }
   Tensor out = empty(out_shape, out_dtype);
-  dispatch_dtype(x->dtype, [&](auto v) {
+  dispatch_real(x->dtype, [&](auto v) {
     using T = decltype(v);
     const T* p = x->data_as<T>();
     for (int64_t o = 0; o < outer; ++o)
@@ -176,24 +186,26 @@ static void split_at(const Tensor& x, int axis, int64_t& outer, int64_t& r, int6
 // Running sums (Product = false) or products along `axis`.
 template <bool Product>
 static Tensor running(const Tensor& x, int axis, bool exclusive, bool reverse) {
+  // float16: running sums and products in float32, each rounded once (TF's round at every step)
+  if (x->dtype == DType::Float16) return rounded_half(running<Product>(widened_half(x), axis, exclusive, reverse));
   Tensor out = empty(x->shape, x->dtype);
   int64_t outer, r, inner;
   split_at(x, axis, outer, r, inner);
-  dispatch_dtype(x->dtype, [&](auto v) {
+  dispatch_real(x->dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (!std::is_same_v<T, bool>) {
       const T* p = x->data_as<T>();
       T* q = out->data_as<T>();
-      std::vector<T> acc(inner);
+      std::vector<Acc<T>> acc(inner);
       for (int64_t o = 0; o < outer; ++o) {
-        std::fill(acc.begin(), acc.end(), T(Product ? 1 : 0));
+        std::fill(acc.begin(), acc.end(), Acc<T>(Product ? 1 : 0));
         for (int64_t s = 0; s < r; ++s) {
           const int64_t i = reverse ? r - 1 - s : s;
           const T* row = p + (o * r + i) * inner;
           T* dst = q + (o * r + i) * inner;
           for (int64_t j = 0; j < inner; ++j) {
-            const T next = Product ? mul(acc[j], row[j]) : add(acc[j], row[j]);
-            dst[j] = exclusive ? acc[j] : next;
+            const Acc<T> next = Product ? acc[j] * widen(row[j]) : acc[j] + widen(row[j]);
+            dst[j] = (T)(exclusive ? acc[j] : next);
             acc[j] = next;
           }
         }
@@ -218,8 +230,8 @@ Tensor prod_others(const Tensor& x) {
         const T* p = x->data_as<T>() + o * n;
         T* q = out->data_as<T>() + o * n;
         T left = 1, right = 1;
-        for (int64_t i = 0; i < n; ++i) { q[i] = left; left = mul(left, p[i]); }                // exclusive prefix
-        for (int64_t i = n - 1; i >= 0; --i) { q[i] = mul(q[i], right); right = mul(right, p[i]); }  // times exclusive suffix
+        for (int64_t i = 0; i < n; ++i) { q[i] = left; left = wrap_mul(left, p[i]); }                     // exclusive prefix
+        for (int64_t i = n - 1; i >= 0; --i) { q[i] = wrap_mul(q[i], right); right = wrap_mul(right, p[i]); }  // times exclusive suffix
       }
     }
     return 0;

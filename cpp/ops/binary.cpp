@@ -59,6 +59,22 @@ TG_FAMILY(binary) {
   TG_LOGICAL(LogicalAnd,   x && y)
   TG_LOGICAL(LogicalOr,    x || y)
   TG_SELECT()   // Select(c, x, y) = c ? x : y; d/dx = where(c, g, 0), d/dy = where(c, 0, g)
+  // The rows whose TF kernels also take the narrow and unsigned integers (Note [Element types]).
+  TG_NARROW_BINARY(Add,         wrap_add(x, y))
+  TG_NARROW_BINARY(Sub,         wrap_sub(x, y))
+  TG_NARROW_BINARY(Mul,         wrap_mul(x, y))
+  TG_NARROW_BINARY(Maximum,     x < y ? y : x)
+  TG_NARROW_BINARY(Minimum,     y < x ? y : x)
+  TG_NARROW_BINARY(FloorDiv,    floor_div(x, y))
+  TG_NARROW_BINARY(FloorMod,    floor_mod(x, y))
+  TG_NARROW_BINARY(TruncateDiv, truncate_div(x, y))
+  TG_NARROW_COMPARE(Less,         x < y)
+  TG_NARROW_COMPARE(LessEqual,    x <= y)
+  TG_NARROW_COMPARE(Greater,      x > y)
+  TG_NARROW_COMPARE(GreaterEqual, x >= y)
+  TG_NARROW_COMPARE(Equal,        x == y)
+  TG_NARROW_COMPARE(NotEqual,     x != y)
+  TG_NARROW_SELECT()
 }
 
 }  // namespace tg

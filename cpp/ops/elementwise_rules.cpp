@@ -32,7 +32,7 @@ static void require_same_dtype(const Tensors& x, size_t from, const char* op) {
 }
 
 OutMeta infer_unary_float(const OpDef& d, const Tensors& x, const Attrs&) {
-  if (!is_floating(x[0]->dtype))
+  if (!any_floating(x[0]->dtype))
     throw InvalidArgument(cat(d.name.c_str(), ": expected a float32 or float64 tensor, got ", describe(x)));
   return {x[0]->shape, x[0]->dtype};
 }
@@ -53,7 +53,7 @@ OutMeta infer_binary_numeric(const OpDef& d, const Tensors& x, const Attrs&) {
 OutMeta infer_binary_float(const OpDef& d, const Tensors& x, const Attrs&) {
   const char* op = d.name.c_str();
   require_same_dtype(x, 0, op);
-  if (!is_floating(x[0]->dtype))
+  if (!any_floating(x[0]->dtype))
     throw InvalidArgument(cat(op, ": expected float32 or float64 tensors, got ", describe(x)));
   return {broadcast_all(x, op), x[0]->dtype};
 }
@@ -75,7 +75,8 @@ template <class T> static bool holds_zero(const Tensor& t) {
 // (an empty result divides nothing: TF raises no error then)
 static bool zero_int_divisor(const Tensor& y, const OutMeta& m) {
   if (num_elements(m.shape) == 0) return false;
-  return y->dtype == DType::Int32 ? holds_zero<int32_t>(y) : y->dtype == DType::Int64 && holds_zero<int64_t>(y);
+  if (!any_integer(y->dtype)) return false;
+  return dispatch_real(y->dtype, [&](auto v) { return holds_zero<decltype(v)>(y); });
 }
 
 Tensor run_int_div(const OpDef& d, const Tensors& x, const Attrs& a, const OutMeta& m) {

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <limits>
 #include "core/error.h"
+#include "kernels/half.h"
 #include "engine/forward.h"
 #include "engine/math.h"
 #include "engine/observer.h"
@@ -431,22 +432,32 @@ OutMeta one_hot_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   if (depth < 0) throw InvalidArgument(cat(op.name, ": depth must be given and >= 0, got ", depth));
   if (axis < -1 || axis > x[0]->ndim())
     throw InvalidArgument(cat(op.name, ": axis ", axis, " is out of range for indices ", meta_str(x[0])));
-  if (dt < 0 || dt > 4) throw InvalidArgument(cat(op.name, ": invalid dtype code ", dt));
+  if (!is_valid_dtype((int)dt) || dt != (int64_t)(int)dt) throw InvalidArgument(cat(op.name, ": invalid dtype code ", dt));
   Shape s = x[0]->shape;
   s.insert(s.begin() + (axis < 0 ? s.size() : (size_t)axis), depth);
   return {s, (DType)dt};
 }
 
+// An attribute's value in T: integers wrap to the width (never undefined behaviour), NaN is 0.
+template <class T> T value_as(double v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    return v > -9.2e18 && v < 9.2e18 ? (T)(int64_t)v : T(0);
+  else return (T)v;
+}
+
 // out[o, d, i] = on if indices[o, i] == d else off (indices out of [0, depth) give a row of off).
-Tensor one_hot_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta& m) {
+Tensor one_hot_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  if (m.dtype == DType::Float16) {  // the float32 result rounded (on and off values are rounded once)
+    return rounded_half(one_hot_kernel(op, x, a, {m.shape, DType::Float32}));
+  }
   Tensor out = empty(m.shape, m.dtype);
   const int64_t depth = a.i("depth"), ax = a.i("axis", -1), axis = ax < 0 ? x[0]->ndim() : ax;
   int64_t inner = 1;
   for (int d = (int)axis; d < x[0]->ndim(); ++d) inner *= x[0]->shape[d];
   const int64_t outer = inner ? x[0]->size / inner : 0;
-  dispatch_dtype(m.dtype, [&](auto v) {
+  dispatch_real(m.dtype, [&](auto v) {
     using T = decltype(v);
-    const T on = (T)a.f("on_value", 1.0), off = (T)a.f("off_value", 0.0);
+    const T on = value_as<T>(a.f("on_value", 1.0)), off = value_as<T>(a.f("off_value", 0.0));
     T* p = out->data_as<T>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t d = 0; d < depth; ++d)
@@ -464,7 +475,7 @@ Tensor one_hot_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutM
 
 void register_index_ops() {
   // d slice / dx: g scattered into zeros at the sliced positions
-  def_op("StridedSlice").shape(slice_infer).forward(slice_kernel)
+  def_op("StridedSlice").also_types(kAllTypes).shape(slice_infer).forward(slice_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {
         return {call("StridedSliceGrad", {ctx.g}, slice_attrs(ctx.attrs).set("shape", ctx.x[0]->shape))};
       })
@@ -473,7 +484,7 @@ void register_index_ops() {
   def_op("StridedSliceGrad").shape(slice_grad_infer).forward(slice_grad_kernel)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("StridedSlice", {ctx.g}, slice_attrs(ctx.attrs))}; })
       .jvp(linear_jvp("StridedSliceGrad"));
-  def_op("GatherV2").inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
+  def_op("GatherV2").also_types(kAllTypes).inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
       .jvp(linear_jvp("GatherV2"));
   // d segment_sum / d data: each row receives its segment's gradient
   def_op("UnsortedSegmentSum").inputs(-1).shape(segment_infer).shape_from_values(num_segments_from_input).forward(segment_kernel)

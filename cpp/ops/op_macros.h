@@ -6,6 +6,9 @@
 //
 // Rows:
 //   TG_UNARY(Name, forward_expr_in_x, grad_expr)                  float32/float64
+//   TG_NARROW_BINARY / TG_NARROW_COMPARE / TG_NARROW_UNARY / TG_SIGNED_NARROW_UNARY(Name, expr), and
+//     TG_NARROW_SELECT(): kernels of a row above for the narrow and unsigned integers (int8, int16 only
+//     for the signed form), which its OpDef then also takes (Note [Element types] in core/dtype.h)
 //   TG_UNARY_NUMERIC(Name, forward_expr_in_x, grad_expr)          also int32/int64
 //   (unary forward expressions may use T, the element type, and alpha, the op's "alpha" attribute)
 //   TG_UNARY_RUN(Name, run, grad_expr)                            float32/float64; the forward is a loop
@@ -34,6 +37,7 @@
 #include <cmath>
 #include <cstdint>
 #include "kernels/ew_loops.h"
+#include "kernels/int_wrap.h"
 #include "kernels/fused_program.h"
 #include "kernels/vmath.h"
 namespace vm = tg::vmath;
@@ -42,8 +46,7 @@ namespace vm = tg::vmath;
 
 namespace tg {
 namespace {
-// Integer arithmetic wraps (two's complement, as TF) instead of overflowing into undefined
-// behaviour: done in the unsigned type; floats are untouched.
+// Integer arithmetic wraps (kernels/int_wrap.h).
 // An op's float attribute (alpha) in the kernel's type: an integer kernel saturates it (NaN is 0),
 // since converting a float out of the integer's range is undefined behaviour.
 template <class T> T attr_as(double v) {
@@ -54,21 +57,10 @@ template <class T> T attr_as(double v) {
   }
   return (T)v;
 }
-template <class T> T wrap_add(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return (T)((std::make_unsigned_t<T>)x + (std::make_unsigned_t<T>)y);
-  else return x + y;
-}
-template <class T> T wrap_sub(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return (T)((std::make_unsigned_t<T>)x - (std::make_unsigned_t<T>)y);
-  else return x - y;
-}
-template <class T> T wrap_mul(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return (T)((std::make_unsigned_t<T>)x * (std::make_unsigned_t<T>)y);
-  else return x * y;
-}
-template <class T> T wrap_neg(T x) {
-  if constexpr (std::is_integral_v<T>) return (T)(0 - (std::make_unsigned_t<T>)x);
-  else return -x;
+// y == -1 for a signed integer (INT_MIN / -1 traps); never for an unsigned one.
+template <class T> bool is_minus_one(T y) {
+  if constexpr (std::is_signed_v<T>) return y == T(-1);
+  else return false;
 }
 // Python/TF floor semantics; integer division by 0 gives 0 and INT_MIN / -1 wraps, never a trap
 // (run_int_div refuses a zero divisor before the kernel runs).
@@ -77,7 +69,7 @@ template <class T> T floor_div(T x, T y) {
     return std::floor(x / y);
   } else {
     if (y == 0) return 0;
-    if (y == -1) return (T)(0 - (std::make_unsigned_t<T>)x);
+    if (is_minus_one(y)) return wrap_neg(x);
     T q = x / y;
     return (x % y != 0 && ((x < 0) != (y < 0))) ? q - 1 : q;
   }
@@ -89,20 +81,20 @@ template <class T> T truncate_div(T x, T y) {
     return std::trunc(x / y);
   } else {
     if (y == 0) return 0;
-    if (y == -1) return (T)(0 - (std::make_unsigned_t<T>)x);
+    if (is_minus_one(y)) return wrap_neg(x);
     return x / y;
   }
 }
 template <class T> T truncate_mod(T x, T y) {
   if constexpr (std::is_floating_point_v<T>) return std::fmod(x, y);
-  else return y == 0 || y == -1 ? 0 : x % y;
+  else return y == 0 || is_minus_one(y) ? 0 : x % y;
 }
 // x^y; integers by repeated squaring (negative exponents are rejected by infer_pow).
 template <class T> T pow_any(T x, T y) {
   if constexpr (std::is_floating_point_v<T>) {
     return std::pow(x, y);
   } else {
-    using U = std::make_unsigned_t<T>;  // wrap on overflow instead of undefined behaviour
+    using U = WrapType<T>;  // wrap on overflow instead of undefined behaviour
     U r = 1, b = (U)x;
     for (T e = y; e > 0; e >>= 1) {
       if (e & 1) r *= b;
@@ -116,7 +108,7 @@ template <class T> T floor_mod(T x, T y) {
     T r = std::fmod(x, y);
     return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
   } else {
-    if (y == 0 || y == -1) return 0;
+    if (y == 0 || is_minus_one(y)) return 0;
     T r = x % y;
     return (r != 0 && ((r < 0) != (y < 0))) ? r + y : r;
   }
@@ -210,6 +202,25 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_LOGICAL_NOT()                                                                                \
   TG_EW_SET(LogicalNot, bool, 4, unary_loop<bool, bool>(a, [](bool x) -> bool { return TG_LOGICAL_NOT_EXPR; })) \
   TG_UNARY_BLOCKS(LogicalNot, TG_LOGICAL_NOT_EXPR)
+// Kernels for the narrow and unsigned integers (dtype codes 6-11, Note [Element types]); the
+// signed ones only (int8, int16) where TF's kernel takes no unsigned type.
+#define TG_NARROW_KERNELS(K, Name, R, expr) \
+  K(Name, uint8_t, R(uint8_t), 6, expr) K(Name, int8_t, R(int8_t), 7, expr) K(Name, int16_t, R(int16_t), 8, expr) \
+  K(Name, uint16_t, R(uint16_t), 9, expr) K(Name, uint32_t, R(uint32_t), 10, expr) \
+  K(Name, uint64_t, R(uint64_t), 11, expr)
+#define TG_SAME(T) T
+#define TG_BOOL(T) bool
+#define TG_UNARY_KERNEL_R(Name, Ty, R, dt, expr) TG_UNARY_KERNEL(Name, Ty, dt, expr)
+#define TG_NARROW_BINARY(Name, expr) TG_NARROW_KERNELS(TG_BINARY_KERNEL, Name, TG_SAME, expr)
+#define TG_NARROW_COMPARE(Name, expr) TG_NARROW_KERNELS(TG_BINARY_KERNEL, Name, TG_BOOL, expr)
+#define TG_NARROW_UNARY(Name, expr) TG_NARROW_KERNELS(TG_UNARY_KERNEL_R, Name, TG_SAME, expr)
+#define TG_SIGNED_NARROW_UNARY(Name, expr) \
+  TG_UNARY_KERNEL(Name, int8_t, 7, expr) TG_UNARY_KERNEL(Name, int16_t, 8, expr)
+// Select moves elements: float16 (code 12) is moved as its bits.
+#define TG_NARROW_SELECT() \
+  TG_SELECT_KERNEL(uint8_t, 6) TG_SELECT_KERNEL(int8_t, 7) TG_SELECT_KERNEL(int16_t, 8) \
+  TG_SELECT_KERNEL(uint16_t, 9) TG_SELECT_KERNEL(uint32_t, 10) TG_SELECT_KERNEL(uint64_t, 11) \
+  TG_SELECT_KERNEL(uint16_t, 12)
 // Rows outside the elementwise macros exist only in the register pass.
 #define TG_REGISTER_ONLY(...)
 
@@ -229,14 +240,14 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
     return elementwise_jvp(d, x, out, tx, a);                                               \
   })
 #define TG_UNARY_ROW(Name, infer_fn, rule)                                              \
-  def_op(#Name).inputs(1).shape(infer_fn).forward(run_elementwise).batched().elementwise_grad().gradient( \
+  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(1).shape(infer_fn).forward(run_elementwise).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors { TG_RULE_LOCALS return {rule}; }) TG_EW_JVP(Name);
 #define TG_UNARY(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
 #define TG_UNARY_RUN(Name, run, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
 #define TG_UNARY_NUMERIC(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_numeric, rule)
 #define TG_BINARY_ROW(Name, infer_fn, gx, gy) TG_BINARY_ROW_FWD(Name, infer_fn, run_elementwise, gx, gy)
 #define TG_BINARY_ROW_FWD(Name, infer_fn, fwd, gx, gy)                                  \
-  def_op(#Name).inputs(2).shape(infer_fn).forward(fwd).batched().elementwise_grad().gradient( \
+  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_fn).forward(fwd).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                      \
         TG_RULE_LOCALS const Tensor& y = ctx.x[1]; (void)y;                              \
         Tensors r(2);                                                                    \
@@ -248,14 +259,14 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_BINARY_ROW_WITH(Name, infer_fn, fwd, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_fn, fwd, gx, gy)
 #define TG_INT_DIV(Name, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_binary_numeric, run_int_div, gx, gy)
 #define TG_BINARY_NO_GRAD(Name, infer_fn, fwd, expr) \
-  def_op(#Name).inputs(2).shape(infer_fn).forward(fwd).not_differentiable();
+  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_fn).forward(fwd).not_differentiable();
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
 #define TG_COMPARE(Name, expr) \
-  def_op(#Name).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
+  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
 #define TG_LOGICAL(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_logical).forward(run_elementwise).not_differentiable();
 #define TG_FUSED_FORM(Name, expr) \
-  def_op(#Name).inputs(2).shape(infer_binary_float).forward(run_elementwise).not_differentiable();
+  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_binary_float).forward(run_elementwise).not_differentiable();
 #define TG_SELECT()                                                                        \
   def_op("Select").inputs(3).shape(infer_select).forward(run_elementwise).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                         \
@@ -271,6 +282,12 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_LOGICAL_NOT() \
   def_op("LogicalNot").inputs(1).shape(infer_logical).forward(run_elementwise).not_differentiable();
 #define TG_REGISTER_ONLY(...) __VA_ARGS__
+#define TG_NARROW_BINARY(Name, expr) mutable_op(#Name).also_types(kNarrowInts);
+#define TG_NARROW_COMPARE(Name, expr) mutable_op(#Name).also_types(kNarrowInts);
+#define TG_NARROW_UNARY(Name, expr) mutable_op(#Name).also_types(kNarrowInts);
+#define TG_SIGNED_NARROW_UNARY(Name, expr) \
+  mutable_op(#Name).also_types(dtype_bit(DType::Int8) | dtype_bit(DType::Int16));
+#define TG_NARROW_SELECT() mutable_op("Select").also_types(kNarrowInts | dtype_bit(DType::Float16));
 
 namespace tg {
 // Rule helpers for ops singular at a finite input: exactly zero where the upstream gradient

@@ -6,6 +6,7 @@
 #include "engine/observer.h"
 #include "engine/math.h"
 #include "kernels/reduce.h"
+#include "kernels/half.h"
 
 namespace tg {
 
@@ -114,23 +115,28 @@ Tensor reduce_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const Ou
   return view(r, m.shape);
 }
 
-// x as int64 (an int32 mean sums without overflow, as TF; int64 sums wrap, as TF)
+// x as int64 (an int32 or narrower integer mean sums without overflow, as TF; int64 and uint64 sums
+// wrap, as TF).
 Tensor widened(const Tensor& x) {
-  if (x->dtype != DType::Int32) return x;
+  if (!any_integer(x->dtype) || x->dtype == DType::Int64 || x->dtype == DType::UInt64) return x;
   Tensor w = empty(x->shape, DType::Int64);
-  const int32_t* s = x->data_as<int32_t>();
   int64_t* d = w->data_as<int64_t>();
-  for (int64_t i = 0; i < x->size; ++i) d[i] = s[i];
+  dispatch_real(x->dtype, [&](auto v) {
+    const auto* s = x->data_as<decltype(v)>();
+    for (int64_t i = 0; i < x->size; ++i) d[i] = (int64_t)s[i];
+    return 0;
+  });
   return w;
 }
 
 Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   auto mask = reduce_mask(op, x[0], a);
   Tensor r = reduce(widened(x[0]), mask, ReduceKind::Sum);
+  if (r->dtype == DType::Float16) r = widened_half(r);  // the float16 sum divided, rounded again (as TF)
   int64_t n = 1;
   for (int i = 0; i < x[0]->ndim(); ++i)
     if (mask[i]) n *= x[0]->shape[i];
-  dispatch_dtype(r->dtype, [&](auto v) {
+  dispatch_real(r->dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (!std::is_same_v<T, bool>) {
       T* p = r->data_as<T>();
@@ -140,9 +146,18 @@ Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutM
     }
     return 0;
   });
-  if (r->dtype != m.dtype) {  // back from the widened sum: the mean fits
+  if (r->dtype != m.dtype) {  // back from the widened sum: an integer mean fits its type
     Tensor narrow = empty(r->shape, m.dtype);
-    for (int64_t i = 0; i < r->size; ++i) narrow->data_as<int32_t>()[i] = (int32_t)r->data_as<int64_t>()[i];
+    if (m.dtype == DType::Float16) {
+      narrow = rounded_half(r);
+    } else {
+      const int64_t* src = r->data_as<int64_t>();
+      dispatch_real(m.dtype, [&](auto v) {
+        auto* d = narrow->data_as<decltype(v)>();
+        for (int64_t i = 0; i < r->size; ++i) d[i] = (decltype(v))src[i];
+        return 0;
+      });
+    }
     r = narrow;
   }
   return view(r, m.shape);
@@ -251,10 +266,10 @@ Tensor extremum_jvp(const OpDef& op, const Tensors& x, const Tensor& out, const 
 }  // namespace
 
 void register_reduce_ops() {
-  def_op("Sum").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>).batched()
+  def_op("Sum").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {keep_dims(ctx, op_def("Sum"), ctx.g)}; })  // d/dx sum = 1
       .jvp(linear_jvp("Sum"));
-  def_op("Mean").shape(reduce_infer).forward(mean_kernel).batched()
+  def_op("Mean").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(mean_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                                                  // 1/n
         const OpDef& op = op_def("Mean");
         if (sizes_at_run_time() && ctx.x[0]->ndim() > 0)  // Note [Sizes in traced rules]
@@ -262,19 +277,19 @@ void register_reduce_ops() {
         return {keep_dims(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
       })
       .jvp(linear_jvp("Mean"));
-  def_op("Max").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>).batched()
+  def_op("Max").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>).batched()
       .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Max")); })
       .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& a) {
         return extremum_jvp(op_def("Max"), x, out, tx, a);
       });
-  def_op("Min").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>).batched()
+  def_op("Min").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>).batched()
       .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Min")); })
       .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& a) {
         return extremum_jvp(op_def("Min"), x, out, tx, a);
       });
-  def_op("Prod").shape(reduce_infer).forward(reduce_kernel<ReduceKind::Prod>).gradient(prod_grad);
+  def_op("Prod").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Prod>).gradient(prod_grad);
   def_op("ProdOthers").shape(prod_others_infer).forward(prod_others_kernel).gradient(prod_others_grad);
-  def_op("Cumsum").shape(cumsum_infer).forward(cumsum_kernel)
+  def_op("Cumsum").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(cumsum_infer).forward(cumsum_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {          // d/dx cumsum = cumsum of g run the other way
         Attrs a = ctx.attrs;
         return {call("Cumsum", {ctx.g}, a.set("reverse", !ctx.attrs.b("reverse")))};
@@ -282,7 +297,7 @@ void register_reduce_ops() {
       .jvp(linear_jvp("Cumsum"));
   // TF's rule: the running sum, run the other way, of out * g, over x, and 0 where x is 0 (TF's
   // div_no_nan; the exact value there is the product of the others, which this rule does not give)
-  def_op("Cumprod").shape(cumsum_infer).forward(cumprod_kernel)
+  def_op("Cumprod").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(cumsum_infer).forward(cumprod_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {
         Attrs a = ctx.attrs;
         return {call("DivNoNan", {call("Cumsum", {ctx.out * ctx.g}, a.set("reverse", !ctx.attrs.b("reverse"))), ctx.x[0]})};
@@ -290,8 +305,8 @@ void register_reduce_ops() {
   // no gradient
   def_op("Any").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Max>).not_differentiable();
   def_op("All").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Min>).not_differentiable();
-  def_op("ArgMax").shape(arg_infer).forward(arg_kernel<true>).not_differentiable();
-  def_op("ArgMin").shape(arg_infer).forward(arg_kernel<false>).not_differentiable();
+  def_op("ArgMax").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(arg_infer).forward(arg_kernel<true>).not_differentiable();
+  def_op("ArgMin").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(arg_infer).forward(arg_kernel<false>).not_differentiable();
 }
 
 }  // namespace tg

@@ -5,6 +5,8 @@
 #include "engine/math.h"
 #include "engine/observer.h"
 #include "kernels/copy.h"
+#include "kernels/half.h"
+#include <vector>
 #include <limits>
 
 namespace tg {
@@ -61,36 +63,74 @@ OutMeta reshape_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
 
 OutMeta cast_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   int64_t d = a.i("dtype", -1);
-  if (d < 0 || d > 4) throw InvalidArgument(cat(op.name, ": invalid target dtype code ", d));
+  if (!is_valid_dtype((int)d) || d != (int64_t)(int)d) throw InvalidArgument(cat(op.name, ": invalid target dtype code ", d));
   return {x[0]->shape, (DType)d};
 }
 
-// float -> int truncates toward zero; NaN, +-inf and values outside the target's range (undefined
-// behaviour in C++) give the lowest value, as TF on x86 (the "integer indefinite" of cvtt*).
+// Note [Casts from floats to integers]: truncation toward zero; a value outside the target's range
+// (undefined behaviour in C++) gives what TF's conversion on x86 gives element by element (its
+// scalar path; TF's vectorized loop differs for some unsigned targets, by position in the array):
+//   int32, int64: NaN, +-inf and out-of-range values give the lowest value (cvtt*'s "integer indefinite");
+//   8- and 16-bit types: the int32 conversion's low bits (300.7 -> uint8 44, -1.0 -> 255);
+//   uint32: the int64 conversion's low 32 bits;
+//   uint64: values in [2^63, 2^64) exactly, others the int64 conversion's bits (-1.0 -> 2^64 - 1),
+//   NaN, +-inf and values beyond 2^64 give 2^63.
 // hi = 2^(bits-1) is exact in float and double; in range means -hi - 1 < v < hi (for float
 // -hi - 1 rounds to -hi, which maps to the lowest value either way).
 template <class D, class S> D float_to_int(S v) {
-  const S hi = -(S)std::numeric_limits<D>::lowest();
-  return v < hi && v > -hi - S(1) ? (D)v : std::numeric_limits<D>::lowest();
+  if constexpr (sizeof(D) < 4) {
+    return (D)float_to_int<int32_t>(v);
+  } else if constexpr (std::is_same_v<D, uint32_t>) {
+    return (D)float_to_int<int64_t>(v);
+  } else if constexpr (std::is_same_v<D, uint64_t>) {
+    const S two63 = (S)9223372036854775808.0;
+    if (v >= two63 && v < two63 * 2) return (uint64_t)(v - two63) + (uint64_t{1} << 63);
+    return (uint64_t)float_to_int<int64_t>(v);
+  } else {
+    const S hi = -(S)std::numeric_limits<D>::lowest();
+    return v < hi && v > -hi - S(1) ? (D)v : std::numeric_limits<D>::lowest();
+  }
 }
 
+template <class D, class S> void cast_values(const S* s, D* d, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    if constexpr (std::is_same_v<D, bool>) {
+      d[i] = s[i] != S(0);  // NaN -> true, as TF
+    } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
+      d[i] = float_to_int<D>(s[i]);
+    } else {
+      d[i] = (D)s[i];  // integers wrap to the target's width (modulo 2^bits), as TF
+    }
+  }
+}
+
+// float16 is held as bits: a float16 input is widened to float32 first (exactly), and a float16
+// result is rounded once from the source's value (float32, float64, or an integer through double).
 Tensor cast_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
-  dispatch_dtype(x[0]->dtype, [&](auto a) {
+  Tensor in = x[0];
+  const int64_t n = out->size;
+  if (in->dtype == DType::Float16) {
+    if (m.dtype == DType::Float16) return copy(in);
+    in = widened_half(in);
+  }
+  if (m.dtype == DType::Float16) {
+    uint16_t* h = out->data_as<uint16_t>();
+    if (in->dtype == DType::Float32) {
+      halves_from_floats(in->data_as<float>(), h, n);
+    } else if (in->dtype == DType::Float64) {
+      halves_from_doubles(in->data_as<double>(), h, n);
+    } else {
+      std::vector<double> v((size_t)n);
+      dispatch_real(in->dtype, [&](auto a) { cast_values(in->data_as<decltype(a)>(), v.data(), n); return 0; });
+      halves_from_doubles(v.data(), h, n);
+    }
+    return out;
+  }
+  dispatch_real(in->dtype, [&](auto a) {
     using S = decltype(a);
-    return dispatch_dtype(m.dtype, [&](auto b) {
-      using D = decltype(b);
-      const S* s = x[0]->data_as<S>();
-      D* d = out->data_as<D>();
-      for (int64_t i = 0; i < out->size; ++i) {
-        if constexpr (std::is_same_v<D, bool>) {
-          d[i] = s[i] != S(0);  // NaN -> true, as TF
-        } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
-          d[i] = float_to_int<D>(s[i]);
-        } else {
-          d[i] = (D)s[i];
-        }
-      }
+    return dispatch_real(m.dtype, [&](auto b) {
+      cast_values(in->data_as<S>(), out->data_as<decltype(b)>(), n);
       return 0;
     });
   });
@@ -321,6 +361,8 @@ Tensor pad_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMeta&
 // Tile(x; multiples): out[i] = x[i mod shape], copied from x seen as [m0, d0, m1, d1, ...] with zero
 // strides on the m axes.
 OutMeta tile_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (x[0]->dtype == DType::UInt16)  // TF's Tile kernel has no uint16 (a hole in its type list, kept)
+    throw Unimplemented(cat(op.name, ": TileOp : The input data type is not supported, DataType : uint16"));
   auto m = a.ints("multiples");
   if (m.size() != (size_t)x[0]->ndim())
     throw InvalidArgument(cat(op.name, ": multiples has ", m.size(), " entries for input ", meta_str(x[0])));
@@ -362,19 +404,19 @@ Tensors tile_grad(GradCtx& ctx) {
 }  // namespace
 
 void register_shape_ops() {
-  def_op("Reshape").shape(reshape_infer).forward(view_kernel).batched()
+  def_op("Reshape").also_types(kAllTypes).shape(reshape_infer).forward(view_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {
         if (sizes_vary_with_values() && !ctx.batch) return {call("ReshapeLike", {ctx.g, ctx.x[0]})};  // (see there)
         return {reshape(ctx.g, traced_shape(batched_shape(ctx, ctx.x[0]->shape)))};
       })
       .jvp(linear_jvp("Reshape"));
-  def_op("Cast").shape(cast_infer).forward(cast_kernel).batched()
+  def_op("Cast").shape(cast_infer).forward(cast_kernel).batched().also_types(kAllTypes)
       .gradient([](GradCtx& ctx) -> Tensors {                       // float -> float only
-        bool ok = is_floating(ctx.x[0]->dtype) && is_floating(ctx.out->dtype);
+        bool ok = any_floating(ctx.x[0]->dtype) && any_floating(ctx.out->dtype);
         return {ok ? cast(ctx.g, ctx.x[0]->dtype) : nullptr};
       })
       .jvp(linear_jvp("Cast"));  // only float outputs carry tangents
-  def_op("BroadcastTo").shape(broadcast_infer).forward(broadcast_kernel).batched()
+  def_op("BroadcastTo").also_types(kAllTypes).shape(broadcast_infer).forward(broadcast_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; })  // summed back by the engine
       .jvp(linear_jvp("BroadcastTo"));
   def_op("BroadcastLike").inputs(2).shape(broadcast_like_infer).forward(broadcast_kernel)
@@ -387,7 +429,7 @@ void register_shape_ops() {
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
         return tx[0] ? call("SumToLike", {tx[0], x[1]}) : nullptr;
       });
-  def_op("Transpose").shape(transpose_infer).forward(transpose_kernel).batched()
+  def_op("Transpose").also_types(kAllTypes).shape(transpose_infer).forward(transpose_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                       // transpose by the inverse perm
         auto perm = full_perm(ctx.x[0], ctx.attrs);
         std::vector<int64_t> inv(ctx.batch + perm.size());
@@ -396,18 +438,18 @@ void register_shape_ops() {
         return {transpose(ctx.g, inv)};
       })
       .jvp(linear_jvp("Transpose"));
-  def_op("Identity").shape(same_meta).forward(view_kernel).batched()
+  def_op("Identity").also_types(kAllTypes).shape(same_meta).forward(view_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; })
       .jvp([](const Tensors&, const Tensor&, const Tensors& tx, const Attrs&) { return tx[0]; });
   def_op("StopGradient").shape(same_meta).forward(view_kernel).not_differentiable();
-  def_op("Shape").shape(shape_infer).forward(shape_kernel).not_differentiable();
-  def_op("ConcatV2").inputs(-1).shape(concat_infer).forward(concat_kernel).gradient(concat_grad)
+  def_op("Shape").also_types(kAllTypes).shape(shape_infer).forward(shape_kernel).not_differentiable();
+  def_op("ConcatV2").also_types(kAllTypes).inputs(-1).shape(concat_infer).forward(concat_kernel).gradient(concat_grad)
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) {  // concat of the tangents
         Tensors t(x.size());
         for (size_t i = 0; i < x.size(); ++i) t[i] = tx[i] ? tx[i] : zeros_like(x[i]);
         return call("ConcatV2", t, a);
       });
-  def_op("Pad").shape(pad_infer).forward(pad_kernel)
+  def_op("Pad").also_types(kAllTypes).shape(pad_infer).forward(pad_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {                       // the interior of g
         if (sizes_vary_with_values() && !ctx.batch) return {pad_grad_at_run_time(ctx.g, ctx.x[0], ctx.attrs.ints("paddings"))};
         return {slice_of(ctx.g, pad_before(ctx.x[0], ctx.attrs), ctx.x[0]->shape)};
@@ -416,7 +458,7 @@ void register_shape_ops() {
         Attrs z = a;
         return call("Pad", {tx[0]}, z.set("constant_values", 0.0));
       });
-  def_op("Tile").shape(tile_infer).forward(tile_kernel).gradient(tile_grad).jvp(linear_jvp("Tile"));
+  def_op("Tile").also_types(kAllTypes).shape(tile_infer).forward(tile_kernel).gradient(tile_grad).jvp(linear_jvp("Tile"));
 }
 
 }  // namespace tg

@@ -332,9 +332,9 @@ void register_sized_by_values_ops() {
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
         return tx[1] ? call("Fill", {x[0], tx[1]}) : nullptr;
       });
-  def_op("ReverseV2").shape(reverse_infer).forward(reverse_kernel).batched().gradient(reverse_grad)
+  def_op("ReverseV2").also_types(kAllTypes).shape(reverse_infer).forward(reverse_kernel).batched().gradient(reverse_grad)
       .jvp(linear_jvp("ReverseV2"));
-  def_op("ExpandDims").shape(expand_dims_infer).forward(as_view).batched().gradient(expand_dims_grad)
+  def_op("ExpandDims").also_types(kAllTypes).shape(expand_dims_infer).forward(as_view).batched().gradient(expand_dims_grad)
       .jvp(linear_jvp("ExpandDims"));
   def_op("DynamicReshape").inputs(2).shape(dynamic_reshape_infer).forward(as_view).shape_from_values(always, 1)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("ReshapeLike", {ctx.g, ctx.x[0]}), nullptr}; })
@@ -352,7 +352,7 @@ void register_sized_by_values_ops() {
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {
         return tx[0] ? call("ReshapeLike", {tx[0], x[1]}) : nullptr;
       });
-  def_op("Squeeze").shape(squeeze_infer).forward(as_view).batched().gradient(squeeze_grad).jvp(linear_jvp("Squeeze"));
+  def_op("Squeeze").also_types(kAllTypes).shape(squeeze_infer).forward(as_view).batched().gradient(squeeze_grad).jvp(linear_jvp("Squeeze"));
 }
 
 }  // namespace tg

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <numeric>
 #include "core/error.h"
+#include "kernels/half.h"
 #include "engine/registry.h"
 
 namespace tg {
@@ -73,13 +74,13 @@ void argsort_lines(const T* x, int32_t* out, int64_t outer, int64_t n, int64_t i
 }
 
 Tensor argsort_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  const Tensor& t = x[0];
+  const Tensor t = x[0]->dtype == DType::Float16 ? widened_half(x[0]) : x[0];  // the same order
   const int axis = sort_axis(op, t, a);
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= t->shape[i];
   for (int i = axis + 1; i < t->ndim(); ++i) inner *= t->shape[i];
   Tensor out = empty(m.shape, DType::Int32);
-  dispatch_dtype(t->dtype, [&](auto v) {
+  dispatch_real(t->dtype, [&](auto v) {
     using T = decltype(v);
     if constexpr (!std::is_same_v<T, bool>)
       argsort_lines(t->data_as<T>(), out->data_as<int32_t>(), outer, t->shape[axis], inner, a.b("descending"),
@@ -142,7 +143,7 @@ Tensor search_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMe
 
 void register_sort_ops() {
   def_op("SearchSorted").inputs(2).shape(search_infer).forward(search_kernel).not_differentiable();
-  def_op("ArgSort").inputs(1).shape(argsort_infer).forward(argsort_kernel).not_differentiable();
+  def_op("ArgSort").also_types(kNarrowInts | dtype_bit(DType::Float16)).inputs(1).shape(argsort_infer).forward(argsort_kernel).not_differentiable();
 }
 
 }  // namespace tg

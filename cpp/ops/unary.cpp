@@ -51,6 +51,11 @@ TG_FAMILY(unary) {
   TG_UNARY(Ceil,    std::ceil(x),                zeros_like(x))
   TG_LOGICAL_NOT()
   TG_UNARY(Round,   std::nearbyint(x),           zeros_like(x))                // half to even, as TF
+  // The rows whose TF kernels also take narrow integers (Note [Element types]).
+  TG_SIGNED_NARROW_UNARY(Neg,  wrap_neg(x))
+  TG_SIGNED_NARROW_UNARY(Abs,  x < T(0) ? wrap_neg(x) : x)
+  TG_SIGNED_NARROW_UNARY(Sign, T((x > T(0)) - (x < T(0))))
+  TG_NARROW_UNARY(Square,      wrap_mul(x, x))
 }
 
 }  // namespace tg

@@ -13,6 +13,7 @@ import sys
 
 from tapegrad import _core
 from tapegrad._ops import _dispatch
+from tapegrad._ops.array import computed_attrs
 from tapegrad._tensor.tensor import install_tensor_surface
 
 __all__ = ["install", "lazy_module"]
@@ -22,6 +23,7 @@ def install(package):
     _core._set_package_dir(os.path.dirname(os.path.abspath(package.__file__)) + os.sep)
     install_tensor_surface()
     _core._set_failure_hook(_dispatch.on_failure)
+    _core._set_list_packer(computed_attrs.pack_if_traced)
 
 
 class _LoadedMeanwhile:

@@ -4,7 +4,8 @@ import warnings
 
 import numpy as np
 
-__all__ = ["DType", "float32", "float64", "int32", "int64", "bool", "string", "as_dtype", "double"]
+__all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+           "uint32", "uint64", "bool", "string", "as_dtype", "double", "half"]
 
 
 class DType:
@@ -20,27 +21,79 @@ class DType:
 
     @property
     def is_floating(self):
-        return self.code in (0, 1)
+        return self.code in _FLOAT_CODES
 
     @property
     def is_integer(self):
-        return self.code in (2, 3)
+        return self.code in _INT_CODES
+
+    @property
+    def is_unsigned(self):
+        return self.code in _UNSIGNED_CODES
 
     @property
     def is_bool(self):
         return self.code == 4
 
     @property
+    def is_complex(self):
+        return False
+
+    @property
+    def is_quantized(self):
+        return False
+
+    @property
+    def is_numeric(self):
+        return self.code in _FLOAT_CODES or self.code in _INT_CODES
+
+    @property
+    def is_numpy_compatible(self):
+        return True
+
+    @property
     def base_dtype(self):
         return self
 
     @property
+    def real_dtype(self):
+        return self
+
+    @property
+    def as_datatype_enum(self):
+        """TF's DataType number (types.proto)."""
+        return _DATATYPE_ENUMS[self.name]
+
+    @property
     def min(self):
-        return np.finfo(self.as_numpy_dtype).min if self.is_floating else np.iinfo(self.as_numpy_dtype).min
+        if self.is_floating:
+            return np.finfo(self.as_numpy_dtype).min
+        if self.is_integer:
+            return int(np.iinfo(self.as_numpy_dtype).min)
+        raise TypeError(f"Cannot find minimum value of {self} with type {self}.")
 
     @property
     def max(self):
-        return np.finfo(self.as_numpy_dtype).max if self.is_floating else np.iinfo(self.as_numpy_dtype).max
+        if self.is_floating:
+            return np.finfo(self.as_numpy_dtype).max
+        if self.is_integer:
+            return int(np.iinfo(self.as_numpy_dtype).max)
+        raise TypeError(f"Cannot find maximum value of {self} with type {self}.")
+
+    @property
+    def limits(self):
+        """TF's image-range limits with the lower bound clipped to 0: (0, max) of an integer type, (0, 1)
+        of float32/float64, (0, True) of bool; float16 has none (ValueError)."""
+        if self.is_integer:
+            return 0, self.max
+        if self.code in (0, 1):
+            return 0, 1
+        if self.code == 4:
+            return 0, True
+        raise ValueError(f"{self} does not have defined limits.")
+
+    def is_compatible_with(self, other):
+        return self == other
 
     def __repr__(self):
         return "tf." + self.name
@@ -60,16 +113,30 @@ class DType:
         return hash(self.name)
 
 
+# The codes are the C++ DType's (Note [Element types] in cpp/core/dtype.h); 5 is the string type.
 float32 = DType("float32", 0, np.float32)
 float64 = DType("float64", 1, np.float64)
 int32 = DType("int32", 2, np.int32)
 int64 = DType("int64", 3, np.int64)
 bool = DType("bool", 4, np.bool_)  # noqa: A001 -- TF's name
-double = float64  # TF's alias (tf.double, tf.dtypes.double)
 string = DType("string", 5, np.object_)  # byte strings; in Python only (tapegrad._tensor.string_tensor)
-_BY_CODE = (float32, float64, int32, int64, bool, string)
+uint8 = DType("uint8", 6, np.uint8)
+int8 = DType("int8", 7, np.int8)
+int16 = DType("int16", 8, np.int16)
+uint16 = DType("uint16", 9, np.uint16)
+uint32 = DType("uint32", 10, np.uint32)
+uint64 = DType("uint64", 11, np.uint64)
+float16 = DType("float16", 12, np.float16)
+double = float64  # TF's aliases (tf.double, tf.half)
+half = float16
+_BY_CODE = (float32, float64, int32, int64, bool, string, uint8, int8, int16, uint16, uint32, uint64, float16)
+_FLOAT_CODES = frozenset((0, 1, 12))
+_INT_CODES = frozenset((2, 3, 6, 7, 8, 9, 10, 11))
+_UNSIGNED_CODES = frozenset((6, 9, 10, 11))
+_DATATYPE_ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,
+                   "int64": 9, "bool": 10, "uint16": 17, "float16": 19, "uint32": 22, "uint64": 23}
 _BY_NAME = {d.name: d for d in _BY_CODE}
-_BY_NAME.update(double=float64, float=float32, half=None)
+_BY_NAME.update(double=float64, float=float32, half=float16)
 
 
 def as_dtype(type_value):
@@ -99,7 +166,7 @@ def as_dtype(type_value):
             return d
     text = repr(type_value)
     raise TypeError(f"as_dtype: cannot convert the argument `type_value`: {text[:57] + '...' if len(text) > 60 else text} "
-                    f"({type(type_value).__name__}) to a DType (float32, float64, int32, int64 or bool)")
+                    f"({type(type_value).__name__}) to a DType")
 
 
 def from_code(code):

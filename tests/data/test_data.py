@@ -37,7 +37,7 @@ UNKNOWN = D.range(5).filter(lambda x: True)
     ([1.0, 2.0], (), tf.float32),
     (np.zeros((3, 2)), (2,), tf.float64),
     ([np.zeros(2), np.ones(2)], (2,), tf.float64),  # a list is a tensor, not a structure
-    (np.zeros((3, 2), np.uint8), (2,), tf.int32),    # no uint8 tensors: widened as tf.constant does
+    (np.zeros((3, 2), np.uint8), (2,), tf.uint8),    # a NumPy array keeps its dtype, as in TF
 ])
 def test_from_tensor_slices_spec(value, shape, dtype):
     spec = D.from_tensor_slices(value).element_spec

@@ -10,8 +10,9 @@ import tapegrad as tf
 
 def test_double_aliases_float64_and_unknown_dtypes_are_named():
     assert tf.double is tf.float64 and tf.dtypes.double is tf.float64
-    with pytest.raises(TypeError, match="float16"):
-        tf.as_dtype("float16")
+    assert tf.half is tf.float16 and tf.as_dtype("half") is tf.float16
+    with pytest.raises(TypeError, match="bfloat16"):
+        tf.as_dtype("bfloat16")
 
 
 def test_get_logger():

@@ -46,6 +46,12 @@ def holds_traced(value):
     return traced(value)
 
 
+def pack_if_traced(value):
+    """``pack(value)`` when the list holds a tensor computed inside the tf.function, else None: what an
+    op's declared input argument does with a list that does not convert (cpp/bindings/bind.cpp)."""
+    return pack(value) if holds_traced(value) else None
+
+
 def pack(value, dtype=None):
     """A nested list holding tensors computed inside the tf.function as one tensor (TF's auto-packing:
     a Pack node in the graph); elements take the dtype of the first tensor, or ``dtype``."""

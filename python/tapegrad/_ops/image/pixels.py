@@ -14,6 +14,8 @@ import weakref
 
 import numpy as np
 
+from tapegrad import dtypes
+
 __all__ = ["PixelType", "UINT8", "UINT16", "mark", "pixel_type_of", "pixel_dtype", "as_pixel_type"]
 
 
@@ -62,6 +64,8 @@ def as_pixel_type(dtype):
     name), or None for any other dtype."""
     if isinstance(dtype, PixelType):
         return dtype
+    if isinstance(dtype, dtypes.DType):
+        return _BY_NAME.get(dtype.name)
     if isinstance(dtype, str):
         return _BY_NAME.get(dtype)
     if isinstance(dtype, (type, np.dtype)):
