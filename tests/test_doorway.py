@@ -184,3 +184,19 @@ def test_a_declared_op_refuses_bad_arguments_naming_the_op(call, error, words):
 def test_a_malformed_declaration_is_refused(signature, error):
     with pytest.raises(error):
         declared(signature)
+
+
+def test_declared_ops_take_a_positional_name_and_pack_traced_lists():
+    x = tf.constant([[1.0, 2.0], [3.0, 4.0]])
+    assert tf.expand_dims(x, 0, "e").shape == (1, 2, 2)  # TF's name follows the positional arguments
+    assert tf.math.divide(x, x, "div").numpy().tolist() == [[1.0, 1.0], [1.0, 1.0]]
+    with pytest.raises(TypeError, match="positional"):
+        tf.expand_dims(x, 0, 3)  # a name is a string
+    assert float(tf.function(tf.math.reduce_logsumexp)(x)) == pytest.approx(np.log(np.exp([1, 2, 3, 4]).sum()))
+
+    @tf.function
+    def packed(v):
+        return tf.expand_dims([v[0], v[1]], 0), tf.transpose([v[1], v[0]])  # lists of traced tensors, packed
+    a, b = packed(x)
+    np.testing.assert_array_equal(a.numpy(), x.numpy()[None])
+    np.testing.assert_array_equal(b.numpy(), x.numpy()[::-1].T)

@@ -433,6 +433,10 @@ def _set_failure_hook(arg0: typing.Any) -> None:
     """
     hook(error, op, args, kwargs), called when a public op fails (Note [When an op call fails]).
     """
+def _set_list_packer(arg0: typing.Any) -> None:
+    """
+    Registers fn(list) -> Tensor or None, which packs a list holding tensors computed in a trace.
+    """
 def _set_num_threads(n: typing.SupportsInt | typing.SupportsIndex) -> None:
     """
     Caps the kernels' OpenMP and OpenBLAS threads at n (n <= 0: the count at load time).

@@ -7,8 +7,16 @@ class DType:
 def as_dtype(type_value) -> Any: ...
 bool: Any
 double: Any
+float16: Any
 float32: Any
 float64: Any
+half: Any
+int16: Any
 int32: Any
 int64: Any
+int8: Any
 string: Any
+uint16: Any
+uint32: Any
+uint64: Any
+uint8: Any
