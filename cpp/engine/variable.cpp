@@ -34,10 +34,12 @@ void assign(const Tensor& var, const Tensor& value, AssignMode mode) {
   std::memcpy(var->data(), v->data(), var->nbytes());
 }
 
+// Python's / of integers, as TF's truediv: 8- and 16-bit integers divide as float32, wider ones as float64.
 Tensor true_divide(Tensor x, Tensor y) {
-  if (is_integer(x->dtype) && x->dtype == y->dtype) {
-    x = cast(x, DType::Float64);
-    y = cast(y, DType::Float64);
+  if (any_integer(x->dtype) && x->dtype == y->dtype) {
+    const DType f = dtype_size(x->dtype) <= 2 ? DType::Float32 : DType::Float64;
+    x = cast(x, f);
+    y = cast(y, f);
   }
   return call("RealDiv", {x, y});
 }

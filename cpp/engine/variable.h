@@ -15,7 +15,7 @@ enum class AssignMode { kSet, kAdd, kSub };
 // views may hold the old storage: it is written in place only when nobody else holds it.
 void assign(const Tensor& var, const Tensor& value, AssignMode mode);
 
-// x / y as Python's / on tensors: integer operands are divided as float64, as in TF.
+// x / y as Python's / on tensors: integer operands are divided as float32 (8 and 16 bits) or float64, as in TF.
 Tensor true_divide(Tensor x, Tensor y);
 
 }  // namespace tg

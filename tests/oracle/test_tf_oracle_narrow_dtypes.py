@@ -192,6 +192,8 @@ MORE = {
     "clip": lambda tf, x: tf.clip_by_value(x, x[0, 0], x[1, 0]), "where1": lambda tf, x: tf.where(x > x[0, 1]),
     "boolean_mask": lambda tf, x: tf.boolean_mask(x, [True, False]), "variable": lambda tf, x: tf.Variable(x) + x,
     "traced": lambda tf, x: tf.function(lambda a: tf.concat([a * a, a + a], 0))(x),
+    "truediv": lambda tf, x: x / x[0], "divide": lambda tf, x: tf.divide(x, x),
+    "divide_no_nan": lambda tf, x: tf.math.divide_no_nan(x, x - x[0]),
 }
 
 
@@ -200,3 +202,44 @@ MORE = {
 def test_more_ops(op, name):
     x = np.array([[1, 200], [3, 100]], "float64").astype(name)
     _both(lambda tf: MORE[op](tf, tf.constant(x)).numpy())
+
+
+@pytest.mark.parametrize("name", TYPES)
+def test_tensor_protos_both_ways(name):
+    x = np.array([[0, 1, 7], [100, 3, 2]], name)
+    ours = tg.io.serialize_tensor(tg.constant(x)).numpy()
+    back = ref.io.parse_tensor(ours, getattr(ref, name)).numpy()
+    _same(back, x)
+    theirs = ref.io.serialize_tensor(ref.constant(x)).numpy()
+    _same(tg.io.parse_tensor(theirs, getattr(tg, name)).numpy(), x)
+    proto = ref.make_tensor_proto([3, 1], getattr(ref, name))
+    _same(tg.io.parse_tensor(proto.SerializeToString(), getattr(tg, name)).numpy(), ref.make_ndarray(proto))
+    listed = type(proto)()  # the typed value lists, not tensor_content; the last value fills the rest
+    listed.CopyFrom(proto)
+    listed.ClearField("tensor_content")
+    field = {"float16": "half_val", "uint32": "uint32_val", "uint64": "uint64_val"}.get(name, "int_val")
+    listed.ClearField(field)
+    getattr(listed, field).extend([15360, 9] if name == "float16" else [3, 1])  # 15360: 1.0's bits
+    _same(tg.io.parse_tensor(listed.SerializeToString(), getattr(tg, name)).numpy(), ref.make_ndarray(listed))
+
+
+def test_decoded_images_are_uint8_and_convert_as_tf():
+    pil = pytest.importorskip("PIL.Image")
+    import io
+    a = (np.arange(4 * 5 * 3) * 7 % 256).astype(np.uint8).reshape(4, 5, 3)
+    buf = io.BytesIO()
+    pil.fromarray(a).save(buf, format="PNG")
+    data = buf.getvalue()
+    for dtype in (None, "uint16"):
+        kw = {} if dtype is None else {"dtype": dtype}
+        _both(lambda tf: tf.io.decode_png(data, **{k: getattr(tf, v) for k, v in kw.items()}).numpy())
+    for out in ("float32", "uint16", "int32", "int8"):
+        for saturate in (False, True):
+            _both(lambda tf: tf.image.convert_image_dtype(tf.io.decode_png(data), getattr(tf, out), saturate).numpy())
+    f = np.array([[-0.5, 0.0, 0.25], [0.999, 1.0, 1.5]], np.float32)
+    for out in ("uint8", "uint16", "int8"):
+        for saturate in (False, True):
+            _both(lambda tf: tf.image.convert_image_dtype(tf.constant(f), getattr(tf, out), saturate).numpy())
+    _both(lambda tf: tf.image.adjust_brightness(tf.io.decode_png(data), 0.1).numpy())
+    _both(lambda tf: tf.image.rgb_to_grayscale(tf.io.decode_png(data)).numpy())
+    _both(lambda tf: tf.io.decode_png(tf.io.encode_png(tf.io.decode_png(data))).numpy())

@@ -85,16 +85,14 @@ class _TracedElementFunction:
         if not callable(func):
             raise TypeError(f"{op}: the function must be callable, got {type(func).__name__}")
         pack, structure = dataset._pack, dataset.element_spec
-        marker = elements.pixel_marker(dataset)  # Note [Pixel marks in pipelines]
         self._traces, recording = [], [True]
 
         def on_flat(*flat):
-            flat = list(flat) if marker is None else marker(flat)
+            flat = list(flat)
             result = st.map_structure(lambda v: _as_tensor(v, op), _call(func, pack(flat), structure), lists_nest=True)
             outputs = st.flatten(result)
             if recording[0]:  # the traces and sample calls only: an eager function runs per element
-                self._traces.append((result, [_spec_of(t) for t in outputs],
-                                     elements.output_pixel_types(outputs)))
+                self._traces.append((result, [_spec_of(t) for t in outputs]))
             return tuple(outputs)
 
         on_flat.__name__ = getattr(func, "__name__", "element_function")
@@ -119,8 +117,8 @@ class _TracedElementFunction:
             for flat in inputs or [[example(s, fill) for s in dataset._specs] for fill in (np.zeros, np.ones)]:
                 on_flat(*flat)
         recording[0] = False
-        first, specs, self.pixel_types = self._traces[0]
-        for _, other, _ in self._traces[1:]:
+        first, specs = self._traces[0]
+        for _, other in self._traces[1:]:
             specs = [_merged(a, b) for a, b in zip(specs, other)]
         self._traces = None
         self.output_spec = st.structure_of(first, specs)
@@ -138,7 +136,6 @@ class Map(Dataset):
     def __init__(self, dataset, map_func):
         self._input = dataset
         self._func = _TracedElementFunction(map_func, dataset, "Dataset.map")
-        self._pixel_types = self._func.pixel_types  # Note [Pixel marks in pipelines]
         super().__init__(self._func.output_spec)
 
     def _card(self):
@@ -181,8 +178,6 @@ class Filter(_Predicated):
 class FlatMap(Dataset):
     """The function returns a dataset per element, so it runs in Python; its element_spec comes from
     one call on a zero-filled element when the dataset is built."""
-    _pixel_types = None  # its elements are not its input's (Note [Pixel marks in pipelines])
-
     def __init__(self, dataset, map_func):
         if not callable(map_func):
             raise TypeError(f"Dataset.flat_map: the function must be callable, got {type(map_func).__name__}")

@@ -3,11 +3,10 @@
 tf.train.Example parsing (parse_single_example, parse_example, FixedLenFeature, ...), decode_csv, and
 serialize_tensor / parse_tensor.
 
-    image = tf.io.decode_png(tf.io.read_file(path), channels=3)        # int32, uint8 pixel values
+    image = tf.io.decode_png(tf.io.read_file(path), channels=3)        # uint8
     image = tf.image.convert_image_dtype(image, tf.float32)             # [0, 1]
 
-The image codecs need Pillow (``pip install "tapegrad[image]"``); decoded pixels are int32 tensors, as
-tapegrad has no uint8 (Note [Pixel tensors] in _ops/image/pixels.py).
+The image codecs need Pillow (``pip install "tapegrad[image]"``).
 """
 from tapegrad.io import gfile
 from tapegrad.io._csv import decode_csv

@@ -1,8 +1,7 @@
 """tf.io's image decoders (decode_png, decode_jpeg, decode_bmp, decode_gif, decode_image) on Pillow, with
 TF's rules for which op takes which format and channel count.
 
-Pixels come back as int32 tensors marked as uint8 (or uint16) pixels (Note [Pixel tensors] in
-_ops/image/pixels.py). As in TF every decoder reads any format it can tell by its first bytes, except
+Pixels come back as uint8 (or uint16) tensors. As in TF every decoder reads any format it can tell by its first bytes, except
 that only decode_bmp / decode_image read BMP and decode_bmp reads only BMP; GIF and WebP give a 4-D
 [frames, height, width, channels] tensor except through decode_png / decode_jpeg / decode_bmp (one
 frame) and decode_image(expand_animations=False).
@@ -13,7 +12,7 @@ import numpy as np
 
 from tapegrad import errors
 from tapegrad._ops.image.convert_dtype import convert_image_dtype
-from tapegrad._ops.image.pixels import UINT8, UINT16, as_pixel_type, mark
+from tapegrad._ops.image.pixels import UINT8, UINT16, as_pixel_type
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._tensor.tensor import constant
 from tapegrad.io._args import scalar_bytes
@@ -151,14 +150,14 @@ def decoded_frames(contents, op, channels=0, ratio=1):
 
 
 def pixel_tensor(a, pixel_type, fmt="PNG"):
-    """An int32 tensor of the uint8 / uint16 array ``a`` as ``pixel_type`` holds it, marked with it. As in
+    """A ``pixel_type`` (uint8 / uint16) tensor of the uint8 / uint16 array ``a``. As in
     TF, 16 -> 8 bits keeps the high byte; 8 -> 16 bits multiplies by 257 for PNG (libpng's expansion)
     and by 256 for the other formats (convert_image_dtype of their uint8)."""
     if pixel_type is UINT8 and a.dtype == np.uint16:
         a = a >> 8
     elif pixel_type is UINT16 and a.dtype == np.uint8:
         a = a.astype(np.uint16) * np.uint16(257 if fmt == "PNG" else 256)
-    return mark(constant(a.astype(np.int32)), pixel_type)
+    return constant(a.astype(pixel_type.as_numpy_dtype))
 
 
 def _decode(contents, op, channels, pixel_type=UINT8, frames="one", ratio=1):
@@ -188,7 +187,7 @@ def _channels(channels, op):
 
 def decode_png(contents, channels=0, dtype="uint8", name=None):
     """The PNG (or JPEG, one-frame GIF) image in the scalar string ``contents`` as a [height, width,
-    channels] int32 tensor of uint8 pixels (uint16 with ``dtype="uint16"``); ``channels`` 1, 3 or 4
+    channels] uint8 tensor (uint16 with ``dtype=tf.uint16``); ``channels`` 1, 3 or 4
     converts, 0 keeps the file's."""
     pixel_type = as_pixel_type(dtype)
     if pixel_type is None:
@@ -199,28 +198,28 @@ def decode_png(contents, channels=0, dtype="uint8", name=None):
 
 def decode_jpeg(contents, channels=0, ratio=1, fancy_upscaling=True, try_recover_truncated=False,
                 acceptable_fraction=1, dct_method="", name=None):
-    """The JPEG (or PNG, one-frame GIF) image in ``contents`` as [height, width, channels] uint8 pixels in
-    int32; ``ratio`` (2, 4, 8) downscales while decoding. libjpeg's accurate integer IDCT decodes always
+    """The JPEG (or PNG, one-frame GIF) image in ``contents`` as [height, width, channels] uint8 pixels;
+    ``ratio`` (2, 4, 8) downscales while decoding. libjpeg's accurate integer IDCT decodes always
     (TF's default fast one differs by a few levels); the other options are accepted and not used."""
     check_jpeg_options(ratio, dct_method, "decode_jpeg")
     return _decode(contents, "decode_jpeg", _channels(channels, "decode_jpeg"), ratio=ratio)
 
 
 def decode_bmp(contents, channels=0, name=None):
-    """The BMP image in ``contents`` as [height, width, channels] uint8 pixels in int32 (channels 0, 3, 4)."""
+    """The BMP image in ``contents`` as [height, width, channels] uint8 pixels (channels 0, 3, 4)."""
     return _decode(contents, "decode_bmp", _channels(channels, "decode_bmp"))
 
 
 def decode_gif(contents, name=None):
     """The frames of the GIF (or PNG, JPEG) image in ``contents`` as [frames, height, width, 3] uint8
-    pixels in int32."""
+    pixels."""
     return _decode(contents, "decode_gif", 3, frames="all")  # always RGB, as TF
 
 
 def decode_image(contents, channels=None, dtype="uint8", name=None, expand_animations=True):
     """Any of JPEG, PNG, GIF, BMP, WebP in ``contents``: [height, width, channels], or [frames, height,
     width, channels] for GIF / WebP unless ``expand_animations`` is False (then the first frame). uint8
-    pixels in int32 by default; ``dtype`` float32 gives [0, 1] (convert_image_dtype)."""
+    pixels by default; ``dtype`` float32 gives [0, 1] (convert_image_dtype)."""
     op = "decode_image"
     channels = 0 if channels is None else _channels(channels, op)
     frames = "animations" if expand_animations else "first"

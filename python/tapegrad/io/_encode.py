@@ -1,14 +1,13 @@
 """tf.io.encode_png (written here with zlib: Pillow cannot write 16-bit color PNGs) and encode_jpeg
-(Pillow); images are uint8 pixels held in int32, or NumPy uint8 / uint16 arrays (Note [Pixel tensors])."""
+(Pillow); images are uint8 or uint16 tensors or NumPy arrays."""
 import io
 import struct
 import zlib
 
 import numpy as np
 
-from tapegrad import errors
+from tapegrad import dtypes, errors
 from tapegrad._ops._wrap import convert_arg
-from tapegrad._ops.image.pixels import UINT16, pixel_type_of
 from tapegrad._tensor.string_tensor import StringTensor
 from tapegrad._function.trace_context import is_symbolic_tensor
 from tapegrad.io._args import strings
@@ -27,7 +26,7 @@ def _values(image, op):
     if is_symbolic_tensor(t):  # the result is a string, which lives in Python, outside graphs
         raise errors.OperatorNotAllowedInGraphError(f"{op}: cannot encode a tensor traced into a graph: its "
                                                     f"string result is computed in Python from known values")
-    return np.asarray(t), pixel_type_of(t) is UINT16
+    return np.asarray(t), t.dtype == dtypes.uint16
 
 
 def _chunk(tag, data):

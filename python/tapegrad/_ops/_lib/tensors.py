@@ -49,7 +49,9 @@ def sum_of(inputs):
 
 
 def divide_no_nan(x, y):
-    """x / y for two tensors of one dtype, 0 where y == 0; integers are divided as float64, as TF's."""
+    """x / y for two tensors of one dtype, 0 where y == 0; integers are divided as float32 (8 and 16
+    bits) or float64, as TF's."""
     if x.dtype.is_integer:
-        x, y = cast(x, dtypes.float64), cast(y, dtypes.float64)
+        wide = dtypes.float32 if x.dtype.size <= 2 else dtypes.float64
+        x, y = cast(x, wide), cast(y, wide)
     return _raw.DivNoNan(x, y)

@@ -8,7 +8,6 @@ from tapegrad._ops._lib.shapes import refuse_varying
 from tapegrad._ops._lib.tensors import select
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.image._common import from_working_float, to_working_float
-from tapegrad._ops.image.pixels import pixel_dtype
 from tapegrad._ops.math.elementwise import abs as _abs, floor, maximum, minimum
 from tapegrad._ops.math.reduction import reduce_mean
 from tapegrad._tensor.tensor import cast
@@ -23,7 +22,7 @@ def brightness(image, delta):
     """``image + delta`` (delta on the [0, 1] scale for integer images)."""
     flt = to_working_float(image)
     delta = scalar_as(delta, flt.dtype, "adjust_brightness", "delta")
-    return from_working_float(flt + delta, pixel_dtype(image), True)
+    return from_working_float(flt + delta, image.dtype, True)
 
 
 def contrast(images, contrast_factor):
@@ -31,7 +30,7 @@ def contrast(images, contrast_factor):
     flt = to_working_float(images)
     factor = scalar_as(contrast_factor, flt.dtype, "adjust_contrast", "contrast_factor")
     mean = reduce_mean(flt, axis=[-3, -2], keepdims=True)
-    return from_working_float((flt - mean) * factor + mean, pixel_dtype(images), True)
+    return from_working_float((flt - mean) * factor + mean, images.dtype, True)
 
 
 def channels(images):
@@ -75,7 +74,7 @@ def saturation(image, saturation_factor):
     factor = convert_arg(saturation_factor, "tensor", "adjust_saturation", "saturation_factor", flt.dtype)
     factor = factor if factor.dtype == flt.dtype else cast(factor, flt.dtype)
     h, s, v = to_hsv(flt)
-    return from_working_float(to_rgb(h, _clip01(s * factor), v), pixel_dtype(image), False)
+    return from_working_float(to_rgb(h, _clip01(s * factor), v), image.dtype, False)
 
 
 def hue(image, delta):
@@ -83,4 +82,4 @@ def hue(image, delta):
     flt = to_working_float(image)
     h, s, v = to_hsv(flt)
     shifted = h + (delta if delta.dtype == flt.dtype else cast(delta, flt.dtype))
-    return from_working_float(to_rgb(shifted - floor(shifted), s, v), pixel_dtype(image), False)
+    return from_working_float(to_rgb(shifted - floor(shifted), s, v), image.dtype, False)

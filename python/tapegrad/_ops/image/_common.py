@@ -9,7 +9,6 @@ from tapegrad._ops import _raw
 from tapegrad._ops._lib.arrays import arange, zeros
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops.array._common import mirror_along
-from tapegrad._ops.image.pixels import PixelType, mark, pixel_dtype
 from tapegrad._ops.math.elementwise import floordiv, floormod, maximum, minimum
 from tapegrad._tensor.string_tensor import string_constant
 from tapegrad._tensor.tensor import Tensor, cast, constant, identity
@@ -95,44 +94,39 @@ def _saturate_to_int(x, out):
 
 
 def _max(dtype):
-    return dtype.max if isinstance(dtype, PixelType) else int(np.iinfo(dtype.as_numpy_dtype).max)
+    return int(np.iinfo(dtype.as_numpy_dtype).max)
 
 
 def _stored(x, out, saturate):
-    """An integer result as ``out`` stores it: a pixel type's values wrap into its range as TF's uint casts
-    do (clamped with ``saturate``), in an int32 tensor marked with it (Note [Pixel tensors])."""
-    if not isinstance(out, PixelType):
-        return x
+    """An integer result x (in the input's integer dtype) as ``out``: cast, so values outside out's range
+    wrap as TF's casts do, or clamped to that range first with ``saturate``."""
     if saturate:
-        x = minimum(maximum(x, constant(0, x.dtype)), constant(out.max, x.dtype))
-    else:
-        x = floormod(x, constant(out.max + 1, x.dtype))
-    return mark(x, out)
+        info = np.iinfo(out.as_numpy_dtype)
+        lo, hi = max(int(info.min), x.dtype.min), min(int(info.max), x.dtype.max)
+        x = minimum(maximum(x, constant(lo, x.dtype)), constant(hi, x.dtype))
+    return cast(x, out)
 
 
 def convert_image(image, out, saturate=False):
-    """tf.image.convert_image_dtype of a tensor to ``out``, a float or integer DType or a PixelType
-    (Note [Image dtype scaling] in _ops/image/convert_dtype.py); AttributeError for an image of another
-    dtype."""
-    src = pixel_dtype(image)
+    """tf.image.convert_image_dtype of a tensor to ``out``, a float or integer DType (Note [Image dtype
+    scaling] in _ops/image/convert_dtype.py); AttributeError for an image of another dtype."""
+    src = image.dtype
     if not (src.is_floating or src.is_integer):
         raise AttributeError("convert_image_dtype: image dtype must be either floating point or integer")
-    store = dtypes.int32 if isinstance(out, PixelType) else out  # the tensor dtype of the result
     if out is src or out == src:
-        return mark(identity(image), out) if isinstance(out, PixelType) else identity(image)
+        return identity(image)
     if src.is_floating and out.is_floating:
         return cast(image, out)
     if src.is_integer and out.is_integer:
         max_in, max_out = _max(src), _max(out)
         if max_in > max_out:
-            return _stored(cast(floordiv(image, constant((max_in + 1) // (max_out + 1), image.dtype)), store), out,
-                           saturate)
-        return _stored(cast(image, store) * constant((max_out + 1) // (max_in + 1), store), out, saturate)
+            return _stored(floordiv(image, constant((max_in + 1) // (max_out + 1), image.dtype)), out, saturate)
+        return cast(image, out) * constant((max_out + 1) // (max_in + 1), out)
     if src.is_integer:
         scale = np.array(1.0 / _max(src), dtype=out.as_numpy_dtype)
         return cast(image, out) * constant(scale)
     scaled = image * constant(np.array(_max(out) + 0.5, dtype=src.as_numpy_dtype))
-    return _stored(cast(_saturate_to_int(scaled, out) if saturate else scaled, store), out, False)
+    return cast(_saturate_to_int(scaled, out) if saturate else scaled, out)
 
 
 def known_value(value):

@@ -12,7 +12,6 @@ from tapegrad._ops.image._adjust import brightness, contrast, scalar_as
 from tapegrad._ops.image._common import (as_image, check_rank, convert_image, from_working_float, known_value,
                                          static_sizes, to_working_float)
 from tapegrad._ops.math.elementwise import maximum
-from tapegrad._ops.image.pixels import pixel_dtype
 from tapegrad._ops.math.reduction import reduce_mean, reduce_sum
 from tapegrad._tensor.tensor import cast, constant
 
@@ -54,7 +53,7 @@ def adjust_gamma(image, gamma=1, gain=1):
     _check_gamma(gamma)
     g = scalar_as(gamma, flt.dtype, "adjust_gamma", "gamma")
     adjusted = scalar_as(gain, flt.dtype, "adjust_gamma", "gain") * flt ** g
-    return from_working_float(adjusted, pixel_dtype(image), True)
+    return from_working_float(adjusted, image.dtype, True)
 
 
 @dispatch
@@ -85,7 +84,7 @@ def rgb_to_grayscale(images, name=None):
                                          f"{tuple(images.shape)}")
     flt = convert_image(images, dtypes.float32)
     gray = reduce_sum(flt * constant(_LUMA), axis=-1, keepdims=True)
-    return convert_image(gray, pixel_dtype(images))
+    return convert_image(gray, images.dtype)
 
 
 @dispatch("images")

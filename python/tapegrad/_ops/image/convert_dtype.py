@@ -1,6 +1,5 @@
 """tf.image.convert_image_dtype: images move between dtypes with their value range rescaled (floats
-span [0, 1], integers [0, dtype max]), as TF 2 does for the dtypes tapegrad has and for uint8 / uint16
-pixels, which int32 tensors hold (Note [Pixel tensors] in _ops/image/pixels.py).
+span [0, 1], integers [0, dtype max]), as TF 2 does.
 
 Note [Image dtype scaling]: with M_in, M_out the largest values of integer dtypes,
   int -> int    narrowing floor-divides by (M_in + 1) // (M_out + 1), widening multiplies by
@@ -26,8 +25,7 @@ __all__ = ["convert_image_dtype"]
 @dispatch("image, dtype:any, saturate:bool=False")
 def convert_image_dtype(image, dtype, saturate=False, name=None):
     """``image`` converted to ``dtype`` with its values rescaled (Note [Image dtype scaling]); the same
-    dtype gives the image back. Only float and integer dtypes are images (AttributeError otherwise).
-    uint8 / uint16 pixels are int32 tensors (Note [Pixel tensors] in _ops/image/pixels.py)."""
+    dtype gives the image back. Only float and integer dtypes are images (AttributeError otherwise)."""
     out = as_pixel_type(dtype) or convert_arg(dtype, "dtype", "convert_image_dtype", "dtype")
     if not (out.is_floating or out.is_integer):
         raise AttributeError("convert_image_dtype: dtype must be either floating point or integer")

@@ -10,7 +10,6 @@ from tapegrad._ops import _raw
 from tapegrad._ops._lib.arrays import concat, stack
 from tapegrad._ops.image._common import as_image, check_float, convert_image, reflect_pad, sized_zeros, static_sizes
 from tapegrad._ops.math.elementwise import abs as _abs, log
-from tapegrad._ops.image.pixels import PixelType, mark, pixel_dtype
 from tapegrad._ops.math.reduction import reduce_mean, reduce_sum
 from tapegrad._tensor.tensor import cast, constant
 
@@ -98,8 +97,6 @@ def _compatible(a, b):
 
 def _max_val_float(peak, dtype):
     """max_val (a tensor) in the images' dtype, then on the [0, 1] float32 scale the images are compared on."""
-    if isinstance(dtype, PixelType):  # uint8 / uint16 pixels (Note [Pixel tensors] in _ops/image/pixels.py)
-        return convert_image(mark(cast(peak, dtypes.int32), dtype), dtypes.float32)
     return convert_image(peak if peak.dtype == dtype else cast(peak, dtype), dtypes.float32)
 
 
@@ -108,7 +105,7 @@ def psnr(a, b, max_val, name=None):
     """Peak signal-to-noise ratio (dB) between images ``a`` and ``b`` whose values span [0, max_val],
     per image: 20 log10(max_val) - 10 log10(mean squared error); float32."""
     a, b = _compared_pair(a, b, "psnr")
-    peak = _max_val_float(max_val, pixel_dtype(a))
+    peak = _max_val_float(max_val, a.dtype)
     a, b = convert_image(a, dtypes.float32), convert_image(b, dtypes.float32)
     mse = reduce_mean((a - b) * (a - b), axis=[-3, -2, -1])
     return 20.0 * log(peak) / np.float32(np.log(np.float32(10.0))) - np.float32(10 / np.log(10)) * log(mse)
@@ -144,7 +141,7 @@ def ssim(img1, img2, max_val, filter_size=11, filter_sigma=1.5, k1=0.01, k2=0.03
     for t in (img1, img2):
         if min(static_sizes(t, "ssim")[-3:-1]) < filter_size:
             raise _invalid(f"ssim: images of shape {tuple(t.shape)} are smaller than filter_size={filter_size}")
-    peak = _max_val_float(as_image(max_val, "ssim", "max_val"), pixel_dtype(img1))
+    peak = _max_val_float(as_image(max_val, "ssim", "max_val"), img1.dtype)
     x, y = convert_image(img1, dtypes.float32), convert_image(img2, dtypes.float32)
     window = constant(np.tile(_gaussian_window(int(filter_size), filter_sigma), [1, 1, x.shape[-1], 1]))
     c1, c2 = (k1 * peak) * (k1 * peak), (k2 * peak) * (k2 * peak)

@@ -29,19 +29,20 @@ def _divide(x, y, fn):
 
 @dispatch("x, y")
 def truediv(x, y, *, name=None):
-    """x / y; integer inputs are divided as float64, as in TF."""
+    """x / y; integer inputs are divided as float32 (8 and 16 bits) or float64, as in TF."""
     return _divide(x, y, "truediv")
 
 
 @dispatch("x, y")
 def divide(x, y, *, name=None):
-    """x / y (TF's tf.divide); integer inputs are divided as float64."""
+    """x / y (TF's tf.divide); integer inputs are divided as float32 (8 and 16 bits) or float64."""
     return _divide(x, y, "divide")
 
 
 @dispatch("x, y")
 def divide_no_nan(x, y, *, name=None):
-    """x / y, 0 where y == 0 (even for a NaN x); integer inputs are divided as float64, as in TF."""
+    """x / y, 0 where y == 0 (even for a NaN x); integer inputs are divided as float32 (8 and 16 bits) or
+    float64, as in TF."""
     return _divide_no_nan(*_operands(x, y, "divide_no_nan"))
 
 
