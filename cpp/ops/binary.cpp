@@ -68,12 +68,6 @@ TG_FAMILY(binary) {
   TG_NARROW_BINARY(FloorDiv,    floor_div(x, y))
   TG_NARROW_BINARY(FloorMod,    floor_mod(x, y))
   TG_NARROW_BINARY(TruncateDiv, truncate_div(x, y))
-  TG_NARROW_COMPARE(Less,         x < y)
-  TG_NARROW_COMPARE(LessEqual,    x <= y)
-  TG_NARROW_COMPARE(Greater,      x > y)
-  TG_NARROW_COMPARE(GreaterEqual, x >= y)
-  TG_NARROW_COMPARE(Equal,        x == y)
-  TG_NARROW_COMPARE(NotEqual,     x != y)
   TG_NARROW_SELECT()
 }
 

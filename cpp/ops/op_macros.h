@@ -6,7 +6,7 @@
 //
 // Rows:
 //   TG_UNARY(Name, forward_expr_in_x, grad_expr)                  float32/float64
-//   TG_NARROW_BINARY / TG_NARROW_COMPARE / TG_NARROW_UNARY / TG_SIGNED_NARROW_UNARY(Name, expr), and
+//   TG_NARROW_BINARY / TG_NARROW_UNARY / TG_SIGNED_NARROW_UNARY(Name, expr), and
 //     TG_NARROW_SELECT(): kernels of a row above for the narrow and unsigned integers (int8, int16 only
 //     for the signed form), which its OpDef then also takes (Note [Element types] in core/dtype.h)
 //   TG_UNARY_NUMERIC(Name, forward_expr_in_x, grad_expr)          also int32/int64
@@ -19,7 +19,7 @@
 //   TG_BINARY_FLOAT(Name, forward_expr_in_x_y, grad_x, grad_y)    float32/float64
 //   TG_BINARY_NO_GRAD(Name, infer_fn, fwd, forward_expr_in_x_y)    all numeric dtypes, no gradient; the
 //     forward is `fwd` (run_elementwise plus checks, as run_truncate_div)
-//   TG_COMPARE(Name, bool_expr_in_x_y)                            numeric -> bool, no gradient
+//   TG_COMPARE(Name, bool_expr_in_x_y)                            every numeric dtype -> bool, no gradient
 //   TG_LOGICAL(Name, bool_expr_in_x_y)                            bool -> bool, no gradient
 //   TG_FUSED_FORM(Name, forward_expr_in_x_y)                      float32/float64, no gradient: an op's
 //     form given an intermediate computed once for several ops (Note [Shared exponentials])
@@ -186,7 +186,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_COMPARE(Name, expr) \
   TG_BINARY_KERNEL(Name, float, bool, 0, expr) TG_BINARY_KERNEL(Name, double, bool, 1, expr) \
   TG_BINARY_KERNEL(Name, int32_t, bool, 2, expr) TG_BINARY_KERNEL(Name, int64_t, bool, 3, expr) \
-  TG_BINARY_KERNEL(Name, bool, bool, 4, expr) TG_BINARY_BLOCKS(Name, expr)
+  TG_BINARY_KERNEL(Name, bool, bool, 4, expr) TG_BINARY_BLOCKS(Name, expr) TG_NARROW_COMPARE(Name, expr)
 #define TG_LOGICAL(Name, expr) TG_BINARY_KERNEL(Name, bool, bool, 4, expr) TG_BINARY_BLOCKS(Name, expr)
 #define TG_FUSED_FORM(Name, expr) TG_BINARY_FLOAT(Name, expr, , )
 // Select(c, x, y) = c ? x : y
@@ -262,7 +262,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
   def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_fn).forward(fwd).not_differentiable();
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
 #define TG_COMPARE(Name, expr) \
-  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
+  def_op(#Name).also_types(kNarrowInts | dtype_bit(DType::Float16)).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
 #define TG_LOGICAL(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_logical).forward(run_elementwise).not_differentiable();
 #define TG_FUSED_FORM(Name, expr) \
@@ -283,7 +283,6 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
   def_op("LogicalNot").inputs(1).shape(infer_logical).forward(run_elementwise).not_differentiable();
 #define TG_REGISTER_ONLY(...) __VA_ARGS__
 #define TG_NARROW_BINARY(Name, expr) mutable_op(#Name).also_types(kNarrowInts);
-#define TG_NARROW_COMPARE(Name, expr) mutable_op(#Name).also_types(kNarrowInts);
 #define TG_NARROW_UNARY(Name, expr) mutable_op(#Name).also_types(kNarrowInts);
 #define TG_SIGNED_NARROW_UNARY(Name, expr) \
   mutable_op(#Name).also_types(dtype_bit(DType::Int8) | dtype_bit(DType::Int16));
