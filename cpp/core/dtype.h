@@ -23,6 +23,7 @@ constexpr DTypeMask kClassicTypes = kFloatTypes | dtype_bit(DType::Int32) | dtyp
                                     dtype_bit(DType::Bool);
 constexpr DTypeMask kNarrowInts = dtype_bit(DType::UInt8) | dtype_bit(DType::Int8) | dtype_bit(DType::Int16) |
                                   dtype_bit(DType::UInt16) | dtype_bit(DType::UInt32) | dtype_bit(DType::UInt64);
+constexpr DTypeMask kIntTypes = kNarrowInts | dtype_bit(DType::Int32) | dtype_bit(DType::Int64);
 constexpr DTypeMask kAllTypes = kClassicTypes | kNarrowInts | dtype_bit(DType::Float16);
 
 inline size_t dtype_size(DType d) {

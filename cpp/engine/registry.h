@@ -125,6 +125,7 @@ struct OpDef {
   OpDef& writes_into_input(KernelFn f) { in_place = f; return *this; }
   OpDef& grad_reads(bool (*f)(int i, const Attrs&)) { grad_reads_input = f; return *this; }
   OpDef& also_types(DTypeMask m) { dtypes |= m; return *this; }
+  OpDef& only_types(DTypeMask m) { dtypes = m; return *this; }
   OpDef& has_side_effects() { stateful = true; differentiable = false; return *this; }
 };
 

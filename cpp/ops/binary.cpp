@@ -69,6 +69,12 @@ TG_FAMILY(binary) {
   TG_NARROW_BINARY(FloorMod,    floor_mod(x, y))
   TG_NARROW_BINARY(TruncateDiv, truncate_div(x, y))
   TG_NARROW_SELECT()
+  // tf.bitwise
+  TG_BITWISE(BitwiseAnd, x & y)
+  TG_BITWISE(BitwiseOr,  x | y)
+  TG_BITWISE(BitwiseXor, x ^ y)
+  TG_BITWISE(LeftShift,  shift_left(x, y))
+  TG_BITWISE(RightShift, shift_right(x, y))
 }
 
 }  // namespace tg

@@ -6,6 +6,7 @@
 //
 // Rows:
 //   TG_UNARY(Name, forward_expr_in_x, grad_expr)                  float32/float64
+//   TG_BITWISE(Name, expr_in_x_y), TG_BITWISE_UNARY(Name, expr)    integers only (int32, int64, narrow), no gradient
 //   TG_NARROW_BINARY / TG_NARROW_UNARY / TG_SIGNED_NARROW_UNARY(Name, expr), and
 //     TG_NARROW_SELECT(): kernels of a row above for the narrow and unsigned integers (int8, int16 only
 //     for the signed form), which its OpDef then also takes (Note [Element types] in core/dtype.h)
@@ -62,6 +63,14 @@ template <class T> bool is_minus_one(T y) {
   if constexpr (std::is_signed_v<T>) return y == T(-1);
   else return false;
 }
+// A shift's amount clamped to [0, bits - 1], as TF's LeftShift / RightShift (1 << 40 in int32 is 1 << 31).
+template <class T> int shift_amount(T y) {
+  constexpr int top = (int)sizeof(T) * 8 - 1;
+  if constexpr (std::is_signed_v<T>) { if (y < 0) return 0; }
+  return y > (T)top ? top : (int)y;
+}
+template <class T> T shift_left(T x, T y) { return (T)((WrapType<T>)(std::make_unsigned_t<T>)x << shift_amount(y)); }
+template <class T> T shift_right(T x, T y) { return (T)(x >> shift_amount(y)); }  // arithmetic for signed T
 // Python/TF floor semantics; integer division by 0 gives 0 and INT_MIN / -1 wraps, never a trap
 // (run_int_div refuses a zero divisor before the kernel runs).
 template <class T> T floor_div(T x, T y) {
@@ -216,6 +225,13 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_NARROW_UNARY(Name, expr) TG_NARROW_KERNELS(TG_UNARY_KERNEL_R, Name, TG_SAME, expr)
 #define TG_SIGNED_NARROW_UNARY(Name, expr) \
   TG_UNARY_KERNEL(Name, int8_t, 7, expr) TG_UNARY_KERNEL(Name, int16_t, 8, expr)
+// Integer-only rows (tf.bitwise): int32, int64 and the narrow integers.
+#define TG_BITWISE(Name, expr) \
+  TG_BINARY_KERNEL(Name, int32_t, int32_t, 2, expr) TG_BINARY_KERNEL(Name, int64_t, int64_t, 3, expr) \
+  TG_NARROW_KERNELS(TG_BINARY_KERNEL, Name, TG_SAME, expr)
+#define TG_BITWISE_UNARY(Name, expr) \
+  TG_UNARY_KERNEL(Name, int32_t, 2, expr) TG_UNARY_KERNEL(Name, int64_t, 3, expr) \
+  TG_NARROW_KERNELS(TG_UNARY_KERNEL_R, Name, TG_SAME, expr)
 // Select moves elements: float16 (code 12) is moved as its bits.
 #define TG_NARROW_SELECT() \
   TG_SELECT_KERNEL(uint8_t, 6) TG_SELECT_KERNEL(int8_t, 7) TG_SELECT_KERNEL(int16_t, 8) \
@@ -287,6 +303,10 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_SIGNED_NARROW_UNARY(Name, expr) \
   mutable_op(#Name).also_types(dtype_bit(DType::Int8) | dtype_bit(DType::Int16));
 #define TG_NARROW_SELECT() mutable_op("Select").also_types(kNarrowInts | dtype_bit(DType::Float16));
+#define TG_BITWISE(Name, expr) \
+  def_op(#Name).only_types(kIntTypes).inputs(2).shape(infer_binary_numeric).forward(run_elementwise).not_differentiable();
+#define TG_BITWISE_UNARY(Name, expr) \
+  def_op(#Name).only_types(kIntTypes).inputs(1).shape(infer_unary_numeric).forward(run_elementwise).not_differentiable();
 
 namespace tg {
 // Rule helpers for ops singular at a finite input: exactly zero where the upstream gradient

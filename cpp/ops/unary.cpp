@@ -56,6 +56,7 @@ TG_FAMILY(unary) {
   TG_SIGNED_NARROW_UNARY(Abs,  x < T(0) ? wrap_neg(x) : x)
   TG_SIGNED_NARROW_UNARY(Sign, T((x > T(0)) - (x < T(0))))
   TG_NARROW_UNARY(Square,      wrap_mul(x, x))
+  TG_BITWISE_UNARY(Invert,     (T)~x)  // tf.bitwise.invert
 }
 
 }  // namespace tg

@@ -53,7 +53,7 @@ from tapegrad._ops.math.aggregates import scalar_mul  # noqa: E402,F401
 from tapegrad._function.control_flow import case, cond, switch_case, while_loop  # noqa: E402
 from tapegrad._function.functional_ops import foldl, foldr, map_fn, scan, vectorized_map  # noqa: E402
 from tapegrad import math, nn, linalg, random, debugging, nest, image  # noqa: E402,F401
-from tapegrad import raw_ops  # noqa: E402,F401
+from tapegrad import bitwise, raw_ops  # noqa: E402,F401
 from tapegrad import autodiff  # noqa: E402
 from tapegrad import config, strings, summary, test  # noqa: E402
 from tapegrad.config._devices import device  # noqa: E402

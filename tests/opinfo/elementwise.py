@@ -94,6 +94,30 @@ def _bools(rng, dtype):
         yield SampleInput([rng.uniform(size=sx) > 0.5, rng.uniform(size=sy) > 0.5])
 
 
+_INTS = ("int32", "int64", "uint8", "int8", "int16", "uint16", "uint32", "uint64")
+
+
+def _ints(rng, dtype):
+    if np.dtype(dtype).kind not in "iu":  # (asked for float samples: there are none)
+        return
+    info = np.iinfo(dtype)
+    for sx, sy in [((2, 3), (2, 3)), ((2, 3), (3,))]:
+        yield SampleInput([rng.integers(info.min, info.max, sx, dtype=dtype, endpoint=True),
+                           rng.integers(info.min, info.max, sy, dtype=dtype, endpoint=True)])
+
+
+def _shifts(rng, dtype):
+    if np.dtype(dtype).kind not in "iu":
+        return
+    bits = np.dtype(dtype).itemsize * 8
+    x = rng.integers(np.iinfo(dtype).min, np.iinfo(dtype).max, (2, 4), dtype=dtype, endpoint=True)
+    yield SampleInput([x, np.array([0, 1, bits - 1, bits // 2], dtype)])  # in range: as NumPy's shifts
+
+
+def _np_shift(fn):
+    return lambda x, y: fn(x, y.astype(x.dtype))
+
+
 def _tanh_grad(t, g):
     return g * (1 - t * t)
 
@@ -271,6 +295,15 @@ rows = [
     _cmp("NotEqual", tf.not_equal, np.not_equal),
     OpInfo("LogicalAnd", tf.logical_and, np.logical_and, samples=_bools, differentiable=False, dtypes=("bool",)),
     OpInfo("LogicalOr", tf.logical_or, np.logical_or, samples=_bools, differentiable=False, dtypes=("bool",)),
+    OpInfo("BitwiseAnd", tf.bitwise.bitwise_and, np.bitwise_and, samples=_ints, differentiable=False, dtypes=_INTS),
+    OpInfo("BitwiseOr", tf.bitwise.bitwise_or, np.bitwise_or, samples=_ints, differentiable=False, dtypes=_INTS),
+    OpInfo("BitwiseXor", tf.bitwise.bitwise_xor, np.bitwise_xor, samples=_ints, differentiable=False, dtypes=_INTS),
+    OpInfo("LeftShift", tf.bitwise.left_shift, _np_shift(np.left_shift), samples=_shifts, differentiable=False,
+           dtypes=_INTS),
+    OpInfo("RightShift", tf.bitwise.right_shift, _np_shift(np.right_shift), samples=_shifts, differentiable=False,
+           dtypes=_INTS),
+    OpInfo("Invert", tf.bitwise.invert, np.invert, differentiable=False, dtypes=_INTS,
+           samples=lambda rng, dt: [SampleInput([s.args[0]]) for s in _ints(rng, dt)]),
     OpInfo("LogicalNot", tf.logical_not, np.logical_not, differentiable=False, dtypes=("bool",),
            samples=lambda rng, dt: [SampleInput([rng.uniform(size=(2, 3)) > 0.5])]),
     # activations

@@ -243,3 +243,24 @@ def test_decoded_images_are_uint8_and_convert_as_tf():
     _both(lambda tf: tf.image.adjust_brightness(tf.io.decode_png(data), 0.1).numpy())
     _both(lambda tf: tf.image.rgb_to_grayscale(tf.io.decode_png(data)).numpy())
     _both(lambda tf: tf.io.decode_png(tf.io.encode_png(tf.io.decode_png(data))).numpy())
+
+
+BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
+
+
+@pytest.mark.parametrize("op", BITWISE + ("invert",))
+@pytest.mark.parametrize("name", NARROW + ("int32", "int64", "float32", "bool"))
+def test_bitwise(op, name):
+    if name in ("float32", "bool"):
+        x = y = np.array([1, 0], name)
+    else:
+        info = np.iinfo(name)
+        x = np.array([0, 1, 7, int(info.max), int(info.min), 100, 5, 3], object).astype(name)
+        y = np.array([3, 40, 1, 2, 7, 0, 255 if info.max >= 255 else 9, int(info.max)], object).astype(name)
+        if info.min < 0:
+            y[0] = -1  # a negative shift: clamped to 0
+    if op == "invert":
+        _both(lambda tf: tf.bitwise.invert(tf.constant(x)).numpy())
+    else:
+        _both(lambda tf: getattr(tf.bitwise, op)(tf.constant(x), tf.constant(y)).numpy())
+        _both(lambda tf: getattr(tf.bitwise, op)(tf.constant(x.reshape(2, 4)), tf.constant(y[:4])).numpy())

@@ -22,7 +22,7 @@ import os
 
 import numpy as np
 
-from tapegrad import _core, dtypes, errors
+from tapegrad import dtypes, errors
 from tapegrad._function.function import function
 from tapegrad._tensor.string_tensor import StringTensor
 from tapegrad._tensor.tensor import Tensor, TensorSpec, convert_to_tensor
