@@ -1,6 +1,6 @@
 """tf.io's image codecs (decode_png/jpeg/bmp/gif/image, encode_png/jpeg, is_jpeg, extract_jpeg_shape,
 decode_and_crop_jpeg) and decode_raw: round trips, channel conversions, TF's errors naming the function,
-int32 pixels read as uint8 by tf.image (Note [Pixel tensors]), tf.data pipelines of image files, and
+decoded uint8 pixels read by tf.image, tf.data pipelines of image files, and
 (with TensorFlow) the same pixels and error classes as TF. Tests that decode need Pillow."""
 import io
 import sys
@@ -47,7 +47,7 @@ def test_png_round_trip_keeps_pixels(pil, channels):
     data = tf.io.encode_png(image)
     assert data.dtype == tf.string and data.shape == ()
     decoded = tf.io.decode_png(data)
-    assert decoded.dtype == tf.int32 and decoded.shape == image.shape
+    assert decoded.dtype == tf.uint8 and decoded.shape == image.shape
     np.testing.assert_array_equal(_np(decoded), image)
     np.testing.assert_array_equal(np.asarray(pil.open(io.BytesIO(data.numpy()))).reshape(image.shape), image)
     for level in (0, 9):  # each of the five row filters gets chosen on some row of these images
@@ -218,7 +218,7 @@ def test_decoded_pixels_read_as_uint8_by_tf_image(pil):
     np.testing.assert_array_equal(_np(back), RGB)
     np.testing.assert_array_equal(_np(tf.io.decode_png(tf.io.encode_png(back))), RGB)  # encodable again
     brighter = _np(tf.image.adjust_brightness(image, 0.1))
-    assert brighter.dtype == np.int32 and brighter.max() == 255 and (brighter >= RGB).all()
+    assert brighter.dtype == np.uint8 and brighter.max() == 255 and (brighter >= RGB).all()
     np.testing.assert_allclose(float(tf.image.psnr(image, image, 255)), np.inf)
     plain = tf.constant(RGB.astype(np.int32))  # an int32 tensor made otherwise keeps TF's int32 range
     assert float(tf.reduce_max(tf.image.convert_image_dtype(plain, tf.float32))) < 1e-6
@@ -232,7 +232,7 @@ def test_png_pipeline_in_tf_data(pil, tmp_path):
         tf.io.write_file(str(tmp_path / f"img{i}.png"), tf.io.encode_png(image))
     files = tf.data.Dataset.list_files(str(tmp_path / "*.png"), shuffle=False)
     decoded = files.map(lambda p: tf.io.decode_png(tf.io.read_file(p), channels=3))
-    assert decoded.element_spec == tf.TensorSpec([6, 5, 3], tf.int32)
+    assert decoded.element_spec == tf.TensorSpec([6, 5, 3], tf.uint8)
     for got, want in zip(decoded, images):
         np.testing.assert_array_equal(_np(got), want)
     scaled = decoded.batch(2).map(lambda x: tf.image.convert_image_dtype(x, tf.float32))  # Note [Pixel marks ...]
