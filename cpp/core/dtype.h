@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <cstddef>
+#include <type_traits>
 
 namespace tg {
 
@@ -42,10 +43,18 @@ inline bool is_floating(DType d) { return d == DType::Float32 || d == DType::Flo
 inline bool is_integer(DType d) { return d == DType::Int32 || d == DType::Int64; }
 inline bool any_floating(DType d) { return is_floating(d) || d == DType::Float16; }
 inline bool any_integer(DType d) { return is_integer(d) || (dtype_bit(d) & kNarrowInts) != 0; }
-inline bool is_unsigned(DType d) {
-  return d == DType::UInt8 || d == DType::UInt16 || d == DType::UInt32 || d == DType::UInt64;
-}
 const char* dtype_name(DType d);  // "float32", ...
+
+// A double as element type T: an integer type takes the value's integer part wrapped to its width
+// (300.0 as uint8 is 44; NaN and values beyond 64 bits are 0) instead of C++'s undefined behaviour.
+template <class T> T value_in(double v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    if (v > -9.2e18 && v < 9.2e18) return (T)(int64_t)v;
+    return v >= 0 && v < 1.8e19 ? (T)(uint64_t)v : T(0);
+  } else {
+    return static_cast<T>(v);
+  }
+}
 
 // Calls f with a value of the C++ type of d (used as decltype(v)), for the five classic types; any
 // other type is refused (InvalidArgument), never read as one of them.

@@ -2,7 +2,6 @@
 #include "core/tensor.h"
 #include "core/half_bits.h"
 #include <algorithm>
-#include <type_traits>
 #include <cstdlib>
 #include <new>
 #include "core/allocator.h"
@@ -129,11 +128,7 @@ Tensor full(const Shape& shape, DType dtype, double value) {
   dispatch_real(dtype, [&](auto v) {
     using T = decltype(v);
     T* p = t->data_as<T>();
-    T x;
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)  // wraps to the width, never UB
-      x = value > -9.2e18 && value < 9.2e18 ? (T)(int64_t)value : value >= 0 && value < 1.8e19 ? (T)(uint64_t)value : T(0);
-    else
-      x = static_cast<T>(value);
+    const T x = value_in<T>(value);
     for (int64_t i = 0; i < t->size; ++i) p[i] = x;
     return 0;
   });

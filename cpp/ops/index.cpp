@@ -438,13 +438,6 @@ OutMeta one_hot_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   return {s, (DType)dt};
 }
 
-// An attribute's value in T: integers wrap to the width (never undefined behaviour), NaN is 0.
-template <class T> T value_as(double v) {
-  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
-    return v > -9.2e18 && v < 9.2e18 ? (T)(int64_t)v : T(0);
-  else return (T)v;
-}
-
 // out[o, d, i] = on if indices[o, i] == d else off (indices out of [0, depth) give a row of off).
 Tensor one_hot_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   if (m.dtype == DType::Float16) {  // the float32 result rounded (on and off values are rounded once)
@@ -457,7 +450,7 @@ Tensor one_hot_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const O
   const int64_t outer = inner ? x[0]->size / inner : 0;
   dispatch_real(m.dtype, [&](auto v) {
     using T = decltype(v);
-    const T on = value_as<T>(a.f("on_value", 1.0)), off = value_as<T>(a.f("off_value", 0.0));
+    const T on = value_in<T>(a.f("on_value", 1.0)), off = value_in<T>(a.f("off_value", 0.0));
     T* p = out->data_as<T>();
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t d = 0; d < depth; ++d)

@@ -37,8 +37,22 @@ def _exp():
             BadCall(tf._core.op("Exp"), tf.constant(1.0), tf.constant(2.0)).raises(E, "Exp.*expected 1 inputs")]
 
 
+def _bitwise(fn, name, arity=2):
+    """A float or bool operand is refused (the op's row lists the integers only), and two integer dtypes."""
+    def calls():
+        bad = [BadCall(fn, *[tf.constant(v)] * arity).raises(E, f"{name}: Value for attr 'T' of {t}")
+               for v, t in (([1.0], "float32"), ([True], "bool"))]
+        if arity == 2:
+            bad.append(BadCall(fn, tf.constant([1], tf.uint8), tf.constant([1], tf.int32)).raises(E, name))
+        return bad
+    return calls
+
+
 ERROR_INPUTS = {
     "Add": _add, "Exp": _exp,
+    "BitwiseAnd": _bitwise(tf.bitwise.bitwise_and, "BitwiseAnd"), "BitwiseOr": _bitwise(tf.bitwise.bitwise_or, "BitwiseOr"),
+    "BitwiseXor": _bitwise(tf.bitwise.bitwise_xor, "BitwiseXor"), "LeftShift": _bitwise(tf.bitwise.left_shift, "LeftShift"),
+    "RightShift": _bitwise(tf.bitwise.right_shift, "RightShift"), "Invert": _bitwise(tf.bitwise.invert, "Invert", 1),
     "LogicalAnd": lambda: [BadCall(tf.logical_and, tf.constant([1.0]), tf.constant([0.0])).raises(E, "LogicalAnd"),
                            _py_float(operator.and_, tf.constant(True), 1.5)],
     "Select": lambda: [BadCall(tf._core.op("Select"), tf.constant([1.0]), tf.constant([1.0]), tf.constant([2.0]))
