@@ -84,8 +84,8 @@ def test_defaults_and_sequences_as_tf():
      r"Could not parse example input, value: 'garbage'"),
     (example(a=[1.0]), {}, ValueError, r"features cannot be empty"),
     ([example(a=[1.0])], {"a": tf.io.FixedLenFeature([], tf.float32)}, ValueError, r"Input serialized must be a scalar"),
-    (example(a=[1.0]), {"a": tf.io.SparseFeature("i", "v", tf.float32, 3)}, tf.errors.UnimplementedError,
-     r"'a' is a SparseFeature"),
+    (example(i=[5], v=[1.0]), {"a": tf.io.SparseFeature("i", "v", tf.float32, 3)}, tf.errors.InvalidArgumentError,
+     r"index \[5\] is outside the dense shape \[3\]"),
     (example(a=[1.0]), {"z": tf.io.FixedLenFeature([2], tf.float32, default_value=1.5)},
      tf.errors.InvalidArgumentError, r"Input to reshape is a tensor with 1 values, but the requested shape has 2"),
 ])

@@ -8,6 +8,7 @@ from tapegrad.data import experimental
 from tapegrad.data._dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset, Iterator, Options
 from tapegrad.data._structure import DatasetSpec
 from tapegrad.data._file_datasets import TextLineDataset, TFRecordDataset
+from tapegrad.data import _save_load  # noqa: F401 -- attaches Dataset.save and Dataset.load
 
 __all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
            "experimental", "TFRecordDataset", "TextLineDataset"]

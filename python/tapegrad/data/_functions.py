@@ -40,7 +40,7 @@ def _call(func, element, structure):
 
 
 def _as_tensor(value, op):
-    if isinstance(value, (Tensor, Dataset)):
+    if isinstance(value, (Tensor, StringTensor, Dataset)):  # (converting a string tensor would copy it)
         return value
     if value is None:
         raise TypeError(f"{op}: the function returned None; it must return a tensor or a (nested) structure "
