@@ -11,6 +11,8 @@ from tapegrad.keras.models import Model, Sequential  # noqa: F401
 
 __version__ = "3.15.1"  # the Keras release whose API this keras follows (keras.__version__ there)
 
+from tapegrad.keras import applications  # noqa: F401  (last: its networks are made of layers and models)
+
 
 def version():
     """The Keras version this keras follows, as ``keras.version()`` gives it."""
