@@ -105,8 +105,6 @@ def test_argument_errors(recording):
         call(grad_ys=tf.constant(1))
     with pytest.raises(ValueError, match="grad_ys\\[0\\] has shape"):
         call(grad_ys=tf.constant([1.0, 2.0]))
-    with pytest.raises(tf.errors.UnimplementedError, match="stop_gradients"):
-        call(stop_gradients=[tf.constant(1.0)])
     with pytest.raises(TypeError, match="no_such_argument"):
         call(no_such_argument=1)
     assert _values(call(gate_gradients=True, aggregation_method=0)) == [2.0]

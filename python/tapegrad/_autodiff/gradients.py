@@ -89,13 +89,62 @@ def _checked_grad_y(g, y, i):
     return g
 
 
+def _stops(stop_gradients):
+    """The float tensors of stop_gradients, newest first (a tensor's id grows with its creation, so a
+    stop tensor computed from another comes before it), without repeats."""
+    found = {}
+    for t in _as_list(stop_gradients) if stop_gradients is not None else []:
+        if _differentiable(t):
+            found.setdefault(t._id, t)
+    return [found[i] for i in sorted(found, reverse=True)]
+
+
+def _cut_gradients(tape, pairs, sources, stops, mode):
+    """The gradients of the weighted ys with respect to sources, no gradient flowing through a stop
+    tensor (a stop tensor that is a source still gets its own).
+
+    Note [Cutting at stop tensors]: the tape cannot skip entries, so the cut is computed from full
+    gradients. Split each path from a y to a node v at the first stop tensor s on it (seen from the
+    y): the full gradient a_v is the cut one c_v plus, over the stops s, c_s times the full
+    derivative of s with respect to v. So c_v = the full gradient of (sum of weighted ys - sum of
+    <c_s, s>) at v, the c_s held constant; and c_s itself needs only the stops made after s (the ones
+    that can depend on it), so the stops are solved newest first, one sweep each. A source no stop
+    lies behind keeps the plain sweep's result; for the others the subtraction is exact up to
+    rounding, and where every path to the ys passes a stop the result is zeros (TF gives None).
+    """
+    ys, seeds = [y for y, _ in pairs], [g for _, g in pairs]
+    if not stops:
+        return tape.gradient(ys, sources, output_gradients=seeds, unconnected_gradients=mode)
+    cut = {}  # stop id -> (stop, its cut gradient)
+    for s in stops:
+        done = list(cut.values())
+        g = tape.gradient(ys + [t for t, _ in done], [s], output_gradients=seeds + [-c for _, c in done])[0]
+        if g is not None:
+            cut[s._id] = (s, g)
+    plain = tape.gradient(ys, sources, output_gradients=seeds)
+    if not cut:  # no stop lies between a y and the sources
+        return plain
+    through = tape.gradient([s for s, _ in cut.values()], sources, output_gradients=[c for _, c in cut.values()])
+    out = []
+    for x, g, t in zip(sources, plain, through):
+        if x._id in cut:
+            out.append(cut[x._id][1])
+        elif any(x._id == s._id for s in stops):
+            out.append(None)  # a stop tensor the ys do not reach past other stops
+        else:
+            out.append(g if t is None else g - t)
+    return out
+
+
 def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggregation_method=None,
               stop_gradients=None, unconnected_gradients=UnconnectedGradients.NONE):
     """The gradients of ``sum(ys)`` (each y weighted by its ``grad_ys`` entry, ones by default) with
     respect to each of ``xs``: a list as long as xs, None (or zeros, with
     ``unconnected_gradients="zero"``) for an x the ys do not depend on. Only inside a tf.function.
-    ``gate_gradients`` and ``aggregation_method`` choose how TF schedules and sums the gradient ops;
-    here they have no effect on the values.
+    ``stop_gradients`` (a tensor or a list) are held constant: no gradient flows through them, though
+    one that is among xs gets its own (Note [Cutting at stop tensors]). ``gate_gradients`` and
+    ``aggregation_method`` choose how TF schedules and sums the gradient ops; here they have no
+    effect on the values.
 
     >>> @tf.function
     ... def f(x):
@@ -116,9 +165,6 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
             "tf.gradients: this trace keeps no record of its ops to differentiate. tapegrad records them only "
             "for a tf.function whose own code names `gradients` (a call from a helper defined elsewhere is not "
             "seen); call tf.gradients in the tf.function's body, or use tf.GradientTape.")
-    if stop_gradients:
-        raise UnimplementedError("tf.gradients: stop_gradients is not supported (the trace's tape cannot cut "
-                                 "paths at given tensors); apply tf.stop_gradient where those tensors are made.")
     ys, xs = _as_list(ys), _as_list(xs)
     if any(x is None for x in xs):
         raise AttributeError("tf.gradients: xs must be tensors or variables, got None")
@@ -133,10 +179,9 @@ def gradients(ys, xs, grad_ys=None, name="gradients", gate_gradients=False, aggr
     sources = [i for i, x in enumerate(xs) if _differentiable(x)]
     result = [None] * len(xs)
     if pairs and sources:
-        grads = tape.gradient([y for y, _ in pairs], [xs[i] for i in sources],
-                              output_gradients=[g for _, g in pairs], unconnected_gradients=mode)
+        grads = _cut_gradients(tape, pairs, [xs[i] for i in sources], _stops(stop_gradients), mode)
         for i, g in zip(sources, grads):
-            result[i] = g
+            result[i] = zeros_like(xs[i]) if g is None and mode is UnconnectedGradients.ZERO else g
     elif mode is UnconnectedGradients.ZERO:
         for i in sources:
             result[i] = zeros_like(xs[i])

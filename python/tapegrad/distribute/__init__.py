@@ -21,6 +21,7 @@ from tapegrad.distribute._runtime import (cross_rank, cross_size, fusion_thresho
                                           local_size, mpi_built, mpi_enabled, mpi_threads_supported, rank,
                                           set_fusion_threshold, set_timeout, shutdown, size)
 from tapegrad.distribute._tape import DistributedGradientTape
+from tapegrad.distribute._multi_worker import MultiWorkerMirroredStrategy
 from tapegrad.distribute._strategy import (InputContext, MirroredStrategy, OneDeviceStrategy, ReduceOp,  # noqa: F401
                                            ReplicaContext, Strategy, experimental_set_strategy, get_replica_context,
                                            get_strategy, has_strategy, in_cross_replica_context)
@@ -46,7 +47,9 @@ __all__ = ["init", "shutdown", "is_initialized", "rank", "size", "local_rank", "
            "DistributedGradientTape", "DistributedOptimizer",
            "Average", "Sum", "Min", "Max", "Product", "Adasum", "Compression", "callbacks", "set_timeout",
            "fusion_threshold", "set_fusion_threshold", "stats",
-           # tf.distribute's strategies (one replica on a CPU, Note [One-replica strategies])
-           "Strategy", "MirroredStrategy", "OneDeviceStrategy", "ReduceOp", "InputContext", "ReplicaContext",
+           # tf.distribute's strategies (one replica on a CPU, Note [One-replica strategies]; one per MPI
+           # rank for MultiWorkerMirroredStrategy, Note [Ranks as workers])
+           "Strategy", "MirroredStrategy", "OneDeviceStrategy", "MultiWorkerMirroredStrategy", "ReduceOp",
+           "InputContext", "ReplicaContext",
            "get_strategy", "has_strategy", "in_cross_replica_context", "get_replica_context",
            "experimental_set_strategy"]

@@ -1,5 +1,6 @@
-"""keras.utils: Progbar (a console progress bar like Keras's), set_random_seed, array helpers and the
-image helpers of keras.preprocessing.image."""
+"""keras.utils: Progbar (a console progress bar like Keras's), set_random_seed, array helpers, the
+image helpers of keras.preprocessing.image, the dataset builders (from directories, arrays of time
+steps) and split_dataset."""
 import random as _random
 import sys
 import time
@@ -11,11 +12,14 @@ from tapegrad.keras.backend import clear_session
 from tapegrad.keras.datasets._files import get_file
 from tapegrad.keras.random import seed_generator as _seed_generator
 
-from tapegrad.keras._timeseries import timeseries_dataset_from_array  # noqa: E402
+from tapegrad.keras._dataset_from_directory import image_dataset_from_directory, text_dataset_from_directory
+from tapegrad.keras._split_dataset import split_dataset
+from tapegrad.keras._timeseries import timeseries_dataset_from_array
 
 __all__ = ["Progbar", "clear_session", "pack_x_y_sample_weight", "unpack_x_y_sample_weight", "get_file", "normalize",
            "pad_sequences", "set_random_seed", "timeseries_dataset_from_array", "to_categorical", "array_to_img",
-           "img_to_array", "load_img", "save_img"]
+           "img_to_array", "load_img", "save_img", "image_dataset_from_directory", "text_dataset_from_directory",
+           "split_dataset"]
 
 
 def set_random_seed(seed):
@@ -29,9 +33,22 @@ def set_random_seed(seed):
 
 
 def to_categorical(x, num_classes=None):
+    """Class indices as one-hot rows: a NumPy float64 array for array-like x (``num_classes``
+    defaulting to max(x) + 1), a float32 tensor (tf.one_hot) for a tensor; a trailing axis of 1 is
+    dropped first, as Keras (labels of shape [n, 1] give [n, num_classes])."""
+    if isinstance(x, tf.Tensor):
+        if num_classes is None:
+            raise ValueError("to_categorical: num_classes must be given for a tensor x")
+        if len(x.shape) > 1 and x.shape[-1] == 1:
+            x = tf.squeeze(x, -1)
+        return tf.one_hot(x, num_classes)
     x = np.asarray(x, dtype="int64")
-    num_classes = int(x.max()) + 1 if num_classes is None else num_classes
-    return np.eye(num_classes, dtype="float32")[x.reshape(-1)].reshape(x.shape + (num_classes,))
+    shape = x.shape[:-1] if len(x.shape) > 1 and x.shape[-1] == 1 else x.shape
+    x = x.reshape(-1)
+    num_classes = int(np.max(x)) + 1 if not num_classes else int(num_classes)
+    out = np.zeros((len(x), num_classes))
+    out[np.arange(len(x)), x] = 1  # a negative index counts from the end, as in Keras
+    return out.reshape(shape + (num_classes,))
 
 
 def _value(v):

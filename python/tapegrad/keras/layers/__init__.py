@@ -29,8 +29,8 @@ __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer",
            "Dot", "TimeDistributed", "MultiHeadAttention", "Masking", "TFSMLayer"] + _conv.__all__ + _pooling.__all__ + \
     _reshaping.__all__ + \
     ["Rescaling", "Normalization", "CategoryEncoding", "Discretization", "Hashing", "Resizing", "CenterCrop",
-     "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness", "StringLookup", "IntegerLookup",
-     "TextVectorization"]
+     "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness", "RandomRotation", "RandomZoom",
+     "RandomTranslation", "StringLookup", "IntegerLookup", "TextVectorization"]
 from tapegrad.keras.layers.recurrent import (GRU, LSTM, RNN, Bidirectional, GRUCell, LSTMCell, SimpleRNN,  # noqa: E402
                                              SimpleRNNCell)
 

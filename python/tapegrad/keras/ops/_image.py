@@ -1,5 +1,6 @@
 """keras.ops.image over tapegrad's tf.image (images channels_last unless data_format says otherwise)."""
 import tapegrad as tf
+from tapegrad.keras import _image_transform as _affine
 from tapegrad.keras import backend
 from tapegrad.keras.ops._dtypes import as_tensor, to_float
 
@@ -128,7 +129,29 @@ def _gaussian_blur(images, kernel_size=(3, 3), sigma=(1.0, 1.0), data_format=Non
     return out[0] if single else out
 
 
+def _affine_transform(images, transform, interpolation="bilinear", fill_mode="constant", fill_value=0,
+                      data_format=None):
+    """Keras's affine_transform: each image sampled through its row [a0 .. a7] of ``transform`` (TF's
+    ImageProjectiveTransformV3; keras/_image_transform.py)."""
+    if interpolation not in _affine.INTERPOLATIONS:
+        raise ValueError(f"Invalid value for argument `interpolation`. Expected of one {_affine.INTERPOLATIONS}. "
+                         f"Received: interpolation={interpolation}")
+    if fill_mode not in _affine.FILL_MODES:
+        raise ValueError(f"Invalid value for argument `fill_mode`. Expected of one {_affine.FILL_MODES}. "
+                         f"Received: fill_mode={fill_mode}")
+    x = _to_last(images, data_format)
+    transform = as_tensor(transform)
+    single = len(x.shape) == 3
+    if len(x.shape) not in (3, 4) or len(transform.shape) not in (1, 2):
+        raise ValueError("Invalid images rank or transform rank: expected images of rank 3 or 4 and transform of "
+                         f"rank 1 or 2. Received: images.shape={tuple(x.shape)}, transform.shape="
+                         f"{tuple(transform.shape)}")
+    out = _affine.projective_transform(x[None] if single else x, transform, interpolation, fill_mode, fill_value)
+    return _from_last(out[0] if single else out, data_format)
+
+
 IMAGE = {
+    "affine_transform": _affine_transform,
     "gaussian_blur": _gaussian_blur,
     "sobel_edges": _sobel_edges, "ssim": _ssim,
     "resize": _resize, "extract_patches": _extract_patches, "pad_images": _pad_images, "crop_images": _crop_images,

@@ -21,7 +21,7 @@ UNIMPLEMENTED = {
     "adaptive_average_pool": "no adaptive pooling op", "adaptive_max_pool": "no adaptive pooling op",
     "ctc_loss": "no CTC op", "ctc_decode": "no CTC op", "fold": "no col2im op", "unfold": "no im2col op",
     "rearrange": "no einops pattern parser",
-    "affine_transform": "no projective transform op", "perspective_transform": "no projective transform op",
+    "perspective_transform": "no projective transform op",
     "elastic_transform": "no projective transform op", "map_coordinates": "no coordinate interpolation op",
     "scale_and_translate": "no scale-and-translate op",
     "extract_patches_3d": "no 3-D patch extraction op",

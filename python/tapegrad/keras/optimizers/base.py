@@ -47,6 +47,10 @@ class Optimizer(AutoConfig):
       name: the optimizer's name.
     """
 
+    # Set by tf.distribute.MultiWorkerMirroredStrategy: sums the gradients over the ranks inside its replica
+    # context (distribute/_multi_worker.py), as Keras aggregates under a strategy; None: no strategy did.
+    _cross_replica_sum = None
+
     def __init__(self, learning_rate=0.001, weight_decay=None, clipnorm=None, clipvalue=None, global_clipnorm=None,
                  use_ema=False, ema_momentum=0.99, ema_overwrite_frequency=None, loss_scale_factor=None,
                  gradient_accumulation_steps=None, name=None, **kwargs):
@@ -234,6 +238,8 @@ class Optimizer(AutoConfig):
 
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""
+        if self._cross_replica_sum is not None and not skip_gradients_aggregation:
+            grads_and_vars = self._cross_replica_sum(grads_and_vars)
         grads, variables, missing, given = [], [], [], []
         for g, v in grads_and_vars:  # one pass: every step goes through here
             given.append(v)

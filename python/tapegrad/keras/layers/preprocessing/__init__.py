@@ -9,9 +9,10 @@ from tapegrad.keras.layers.preprocessing.image_augmentation import RandomBrightn
 from tapegrad.keras.layers.preprocessing.image_resizing import CenterCrop, Resizing
 from tapegrad.keras.layers.preprocessing.lookup import IntegerLookup, StringLookup
 from tapegrad.keras.layers.preprocessing.normalization import Normalization
+from tapegrad.keras.layers.preprocessing.random_affine import RandomRotation, RandomTranslation, RandomZoom
 from tapegrad.keras.layers.preprocessing.rescaling import Rescaling
 from tapegrad.keras.layers.preprocessing.text_vectorization import TextVectorization
 
 __all__ = ["Rescaling", "Normalization", "CategoryEncoding", "Discretization", "Hashing", "Resizing", "CenterCrop",
-           "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness", "StringLookup", "IntegerLookup",
-           "TextVectorization"]
+           "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness", "RandomRotation", "RandomZoom",
+           "RandomTranslation", "StringLookup", "IntegerLookup", "TextVectorization"]
