@@ -12,8 +12,8 @@ import sys
 try:
     from . import _harness as h
     from . import (bench_autodiff, bench_cnn, bench_data, bench_dispatch, bench_elementwise, bench_function,
-                   bench_loops, bench_lstm, bench_matmul, bench_parse, bench_pinn, bench_recurrence, bench_text,
-                   bench_training, bench_transformer)
+                   bench_loops, bench_lstm, bench_matmul, bench_mixed_precision, bench_parse, bench_pinn,
+                   bench_recurrence, bench_text, bench_training, bench_transformer)
 except ImportError:          # run as a script
     import _harness as h
     import bench_autodiff
@@ -25,6 +25,7 @@ except ImportError:          # run as a script
     import bench_loops
     import bench_lstm
     import bench_matmul
+    import bench_mixed_precision
     import bench_parse
     import bench_pinn
     import bench_recurrence
@@ -33,7 +34,8 @@ except ImportError:          # run as a script
     import bench_transformer
 
 SUITES = (bench_dispatch, bench_elementwise, bench_matmul, bench_function, bench_autodiff, bench_training, bench_data,
-          bench_cnn, bench_lstm, bench_text, bench_transformer, bench_pinn, bench_recurrence, bench_loops, bench_parse)
+          bench_cnn, bench_lstm, bench_text, bench_transformer, bench_pinn, bench_recurrence, bench_loops, bench_parse,
+          bench_mixed_precision)
 
 
 def main(argv=None):

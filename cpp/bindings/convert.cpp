@@ -3,8 +3,24 @@
 #include <cmath>
 #include <pybind11/stl.h>
 #include "core/error.h"
+#include "core/half_bits.h"
 
 namespace tg {
+
+// bfloat16 is ml_dtypes' NumPy dtype (kind 'V', 2 bytes), as TF's is: imported at its first use.
+static const py::dtype& bf16_dtype() {
+  static const py::dtype* dt = new py::dtype(py::dtype::from_args(py::module_::import("ml_dtypes").attr("bfloat16")));
+  return *dt;
+}
+static bool is_bf16(const py::dtype& dt) {
+  return dt.kind() == 'V' && dt.itemsize() == 2 && py::str(dt).cast<std::string>() == "bfloat16" &&
+         py::detail::npy_api::get().PyArray_EquivTypes_(dt.ptr(), bf16_dtype().ptr());
+}
+// The kinds a tensor is made of: floats (bfloat16 included), integers, bools.
+static char value_kind(const py::dtype& dt) {
+  const char k = dt.kind();
+  return k == 'V' && is_bf16(dt) ? 'f' : k;
+}
 
 static py::dtype np_dtype(DType d) {
   switch (d) {
@@ -20,6 +36,7 @@ static py::dtype np_dtype(DType d) {
     case DType::UInt32: return py::dtype::of<uint32_t>();
     case DType::UInt64: return py::dtype::of<uint64_t>();
     case DType::Float16: return py::dtype("float16");
+    case DType::BFloat16: return bf16_dtype();
   }
   throw InvalidArgument(cat("no NumPy dtype for dtype code ", (int)d));
 }
@@ -28,6 +45,7 @@ static py::dtype np_dtype(DType d) {
 static int dtype_from_numpy(const py::dtype& dt) {
   const char k = dt.kind();
   const size_t sz = dt.itemsize();
+  if (k == 'V' && is_bf16(dt)) return (int)DType::BFloat16;
   if (k == 'f' && (sz == 2 || sz == 4 || sz == 8))
     return sz == 8 ? (int)DType::Float64 : sz == 4 ? (int)DType::Float32 : (int)DType::Float16;
   static const DType ints[2][4] = {{DType::Int8, DType::Int16, DType::Int32, DType::Int64},
@@ -36,6 +54,14 @@ static int dtype_from_numpy(const py::dtype& dt) {
     return (int)ints[k == 'u'][sz == 1 ? 0 : sz == 2 ? 1 : sz == 4 ? 2 : 3];
   if (k == 'b') return (int)DType::Bool;
   throw InvalidArgument(cat("cannot convert a NumPy array of dtype ", std::string(py::str(dt)), " to a tensor"));
+}
+
+// Python floats become bfloat16 as TF converts them: through float32 (two roundings), a float32 subnormal
+// flushed to a zero of its sign first (1e-40 is 0; a NumPy array is cast by NumPy instead: one rounding,
+// subnormals kept, as in TF).
+static uint16_t bf16_of_python_float(float f) {
+  if (std::fpclassify(f) == FP_SUBNORMAL) f = std::copysign(0.0f, f);
+  return bf16_bits_of(f);
 }
 
 // A Python int given for an integer dtype other than int32/int64 wraps to the type's width, as
@@ -49,13 +75,13 @@ static Tensor wrapped_int_scalar(unsigned long long bits, DType d) {
 Tensor from_array(py::handle obj, int dtype) {
   py::array arr = py::array::ensure(obj);
   if (!arr) throw InvalidArgument("cannot convert value to a tensor");
-  char kind = arr.dtype().kind();
+  char kind = value_kind(arr.dtype());
   if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b')
     throw InvalidArgument(cat("cannot convert ", std::string(py::repr(obj)), " (NumPy dtype ",
                               std::string(py::str(arr.dtype())), ") to a tensor"));
   if (dtype < 0) dtype = dtype_from_numpy(arr.dtype());
   else if (!is_valid_dtype(dtype)) throw InvalidArgument(cat("invalid dtype code ", dtype));
-  if (!any_floating((DType)dtype) && arr.dtype().kind() == 'f' && arr.size() > 0) {  // [] is float64 in NumPy
+  if (!any_floating((DType)dtype) && kind == 'f' && arr.size() > 0) {  // [] is float64 in NumPy
     // TF refuses to silently truncate floats into integer tensors.
     throw InvalidArgument(cat("cannot convert float values to a tensor of dtype ", dtype_name((DType)dtype)));
   }
@@ -103,7 +129,13 @@ Tensor to_tensor(py::handle obj, int hint) {
       if (d == (int)DType::Int64) { Tensor t = empty({}, DType::Int64); *t->data_as<int64_t>() = v; return t; }
       return scalar((double)v, (DType)d);
     }
-    return scalar(PyFloat_Check(obj.ptr()) ? PyFloat_AsDouble(obj.ptr()) : (double)(obj.ptr() == Py_True), (DType)d);
+    const double v = PyFloat_Check(obj.ptr()) ? PyFloat_AsDouble(obj.ptr()) : (double)(obj.ptr() == Py_True);
+    if (d == (int)DType::BFloat16) {
+      Tensor t = empty({}, DType::BFloat16);
+      *t->data_as<uint16_t>() = bf16_of_python_float((float)v);
+      return t;
+    }
+    return scalar(v, (DType)d);
   }
   if (py::isinstance<py::array>(obj)) return from_array(obj, hint);
   // A NumPy scalar (np.float64(1.0), np.int64(3)) keeps its dtype, as an array does (TF's rule).
@@ -118,7 +150,7 @@ Tensor to_tensor(py::handle obj, int hint) {
   }
   // Nested lists: NumPy infers the structure; Python floats mean float32, ints int32.
   py::array arr = py::array::ensure(obj);
-  const char kind = arr ? arr.dtype().kind() : 'O';
+  const char kind = arr ? value_kind(arr.dtype()) : 'O';
   if (kind != 'f' && kind != 'i' && kind != 'u' && kind != 'b') {  // None, a string, a dict, ragged lists
     std::string r = py::repr(obj);
     throw InvalidArgument(cat("cannot convert ", r.size() > 60 ? r.substr(0, 57) + "..." : r, " (",
@@ -131,13 +163,19 @@ Tensor to_tensor(py::handle obj, int hint) {
                              dtype_name((DType)d)));
   }
   if (d < 0) {
-    char k = arr.dtype().kind();
-    d = k == 'f' ? (int)DType::Float32 : k == 'b' ? (int)DType::Bool : (k == 'i' || k == 'u') ? (int)DType::Int32 : -1;
+    const char k = kind;
+    d = k == 'f' && is_bf16(arr.dtype()) ? (int)DType::BFloat16 : k == 'f' ? (int)DType::Float32 : k == 'b' ? (int)DType::Bool : (k == 'i' || k == 'u') ? (int)DType::Int32 : -1;
     if (d == (int)DType::Int32) {
       // Promote to int64 only when values do not fit, as TF does.
       py::object mx = arr.attr("max")(), mn = arr.attr("min")();
       if (arr.size() && (mx.cast<long long>() > INT32_MAX || mn.cast<long long>() < INT32_MIN)) d = (int)DType::Int64;
     }
+  }
+  if (d == (int)DType::BFloat16 && kind == 'f' && !is_bf16(arr.dtype())) {
+    py::array_t<float, py::array::c_style | py::array::forcecast> f(arr);
+    Tensor t = empty(Shape(f.shape(), f.shape() + f.ndim()), DType::BFloat16);
+    for (int64_t i = 0; i < t->size; ++i) t->data_as<uint16_t>()[i] = bf16_of_python_float(f.data()[i]);
+    return t;
   }
   return from_array(arr, d);
 }

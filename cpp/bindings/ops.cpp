@@ -223,6 +223,8 @@ void bind_ops(py::module_& m) {
   m.def("fusable_ops", &graph::fusable_ops, "Registry ops that tf.function's fusion pass can fuse.");
   m.def("registered_ops", &registered_ops, "Names of every op in the C++ registry.");
   m.def("is_differentiable", [](const std::string& n) { return op_def(n.c_str()).differentiable; });
+  m.def("op_dtypes", [](const std::string& n) { return (uint32_t)op_def(n.c_str()).dtypes; },
+        "The element types an op's inputs may have, a bit (1 << code) per dtype (Note [Element types]).");
   m.def("convert", [](py::handle v, int dtype) { return to_tensor_dtype(v, dtype); },
         py::arg("value"), py::arg("dtype") = -1);
   m.def("convert_hint", [](py::handle v, int hint) { return to_tensor(v, hint); });

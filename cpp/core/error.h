@@ -35,6 +35,7 @@ struct InvalidArgument : Failure<ErrorCode::InvalidArgument> { using Failure::Fa
 // A tensor too large to allocate (Python: ResourceExhaustedError, "OOM when allocating ...").
 using ResourceExhausted = Failure<ErrorCode::ResourceExhausted>;
 using OutOfRange = Failure<ErrorCode::OutOfRange>;
+using NotFound = Failure<ErrorCode::NotFound>;  // no kernel for a type the op takes (as TF's)
 using Unimplemented = Failure<ErrorCode::Unimplemented>;
 using FailedPrecondition = Failure<ErrorCode::FailedPrecondition>;
 using Internal = Failure<ErrorCode::Internal>;

@@ -1,4 +1,4 @@
-// half_bits.cpp -- one value at a time between float16's bits and float/double (kernels/half.cpp
+// half_bits.cpp -- one value at a time between the 16-bit floats' bits and float/double (kernels/half.cpp
 // converts arrays, with F16C where the CPU has it).
 #include "core/half_bits.h"
 #include <cstring>
@@ -56,5 +56,18 @@ float float_of_half_bits(uint16_t h) {
   std::memcpy(&f, &bits, sizeof f);
   return f;
 }
+
+// bfloat16 keeps a float's sign, exponent and top 7 mantissa bits: the low 16 bits are rounded away,
+// ties to even; a carry moves into the exponent (up to infinity), which is the right rounding there too.
+uint16_t bf16_bits_of(float f) {
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((bits >> 16) | 0x40);  // NaN: quiet, same sign
+  return (uint16_t)((bits + 0x7fffu + ((bits >> 16) & 1)) >> 16);
+}
+
+// From a double through float, two roundings, as TF's casts and constants convert (1 + 2^-8 + 2^-30 is
+// 1.0, where one rounding would give 1 + 2^-7).
+uint16_t bf16_bits_of(double d) { return bf16_bits_of((float)d); }
 
 }  // namespace tg

@@ -59,6 +59,7 @@ const char* dtype_name(DType d) {
     case DType::UInt32: return "uint32";
     case DType::UInt64: return "uint64";
     case DType::Float16: return "float16";
+    case DType::BFloat16: return "bfloat16";
   }
   return "?";
 }
@@ -119,9 +120,9 @@ Tensor zeros(const Shape& shape, DType dtype) {
 
 Tensor full(const Shape& shape, DType dtype, double value) {
   Tensor t = empty(shape, dtype);
-  if (dtype == DType::Float16) {
+  if (is_half(dtype)) {
     uint16_t* p = t->data_as<uint16_t>();
-    const uint16_t x = half_bits_of(value);
+    const uint16_t x = dtype == DType::Float16 ? half_bits_of(value) : bf16_bits_of(value);
     for (int64_t i = 0; i < t->size; ++i) p[i] = x;
     return t;
   }
@@ -155,6 +156,7 @@ Tensor copy(const Tensor& t) {
 
 double scalar_value(const Tensor& t, int64_t i) {
   if (t->dtype == DType::Float16) return float_of_half_bits(t->data_as<uint16_t>()[i]);
+  if (t->dtype == DType::BFloat16) return float_of_bf16_bits(t->data_as<uint16_t>()[i]);
   return dispatch_real(t->dtype, [&](auto v) { return (double)t->data_as<decltype(v)>()[i]; });
 }
 

@@ -93,6 +93,8 @@ int set_sizes_at_run_time(int mode) {
 // An input of a type the op's row does not list (Note [Element types]): TF's error for a type its op
 // definition does not allow.
 [[noreturn, gnu::noinline]] static void refuse_input_dtype(const OpDef& op, DType d) {
+  if (op.no_cpu_kernel & dtype_bit(d))  // TF's op takes the type, its CPU kernels do not
+    throw NotFound(cat(op.name, ": could not find a CPU kernel for T=", dtype_name(d)));
   throw InvalidArgument(cat(op.name, ": Value for attr 'T' of ", dtype_name(d), " is not in the list of allowed values"));
 }
 

@@ -22,6 +22,7 @@ Tensor identity_rows(int64_t r0, int64_t rows, const Shape& shape, DType dtype, 
     return 0;
   };
   if (dtype == DType::Float16) fill_ones(uint16_t{0x3c00});  // 1.0 in float16's bits
+  else if (dtype == DType::BFloat16) fill_ones(uint16_t{0x3f80});  // 1.0 in bfloat16's
   else dispatch_dtype(dtype, [&](auto v) { return fill_ones(decltype(v)(1)); });
   return seed;
 }

@@ -105,6 +105,7 @@ struct OpDef {
   // The element types its inputs may have (Note [Element types] in core/dtype.h): apply() refuses
   // any other before the shape rule runs. The shape rule still says which combinations it takes.
   DTypeMask dtypes = kClassicTypes;
+  DTypeMask no_cpu_kernel = 0;  // of the types refused, those TF's op takes but no CPU kernel does (NotFound)
 
   // Builder used by the op table rows.
   OpDef& inputs(int n) { num_inputs = n; return *this; }

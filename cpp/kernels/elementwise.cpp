@@ -62,23 +62,23 @@ static void fill_strides(EwArgs& a, const Tensors& x, const Shape& out, const ch
 // set-up. A kernel reads the shape and strides of the first `ndim` dimensions and the strides of
 // its own inputs only, and those are always written (fill_strides or the one-run path); the rest
 // is set here.
-// Note [float16 in float32]: an elementwise op on float16 inputs widens them to float32 (exactly),
-// runs the float32 kernel and rounds a float16 result once, as TF's CPU kernels compute half
+// Note [float16 in float32]: an elementwise op on float16 (or bfloat16) inputs widens them to float32
+// (exactly), runs the float32 kernel and rounds a half result once, as TF's CPU kernels compute half
 // values in float. For +, -, *, / and sqrt that is the correctly rounded float16 result (float32
 // holds more than twice float16's precision, so the double rounding cannot differ).
 static Tensor run_in_float32(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m) {
   Tensors wide(x.size());
-  for (size_t i = 0; i < x.size(); ++i) wide[i] = x[i]->dtype == DType::Float16 ? widened_half(x[i]) : x[i];
-  const bool half_out = m.dtype == DType::Float16;
+  for (size_t i = 0; i < x.size(); ++i) wide[i] = widened_if_half(x[i]);
+  const bool half_out = is_half(m.dtype);
   Tensor r = run_elementwise(op, wide, attrs, {m.shape, half_out ? DType::Float32 : m.dtype});
-  return half_out ? rounded_half(r) : r;
+  return half_out ? rounded_half(r, m.dtype) : r;
 }
 
 Tensor run_elementwise(const OpDef& op, const Tensors& x, const Attrs& attrs, const OutMeta& m) {
   // The kernel is chosen by the dtype of the last input (Select's condition is first).
   DType dt = x.back()->dtype;
   EwKernel k = ew_kernel(op, dt, active_isa());
-  if (!k && dt == DType::Float16) return run_in_float32(op, x, attrs, m);
+  if (!k && is_half(dt)) return run_in_float32(op, x, attrs, m);
   if (!k) throw InvalidArgument(cat(op.name, ": no kernel for dtype ", dtype_name(dt)));
   Tensor out = empty(m.shape, m.dtype);
   if (out->size == 0) return out;

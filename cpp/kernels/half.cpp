@@ -1,4 +1,5 @@
-// half.cpp -- float16 conversions. float32 goes through the F16C instructions at the x86-64-v3 kernel
+// half.cpp -- float16 and bfloat16 conversions. bfloat16 is integer arithmetic on a float's bits (the
+// loops vectorize as they are). For float16, float32 goes through the F16C instructions at the x86-64-v3 kernel
 // level and above (Note [ISA dispatch]: TAPEGRAD_ISA=baseline tests the other path; IEEE rounding, subnormals included: the rounding mode is given, and a float32 subnormal input,
 // which DAZ would read as 0, rounds to a float16 zero either way); otherwise, and for float64 (one
 // rounding, not two), on the bits with integer arithmetic. NumPy's own float32 -> float16
@@ -44,15 +45,39 @@ void doubles_from_halves(const uint16_t* h, double* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = float_of_half_bits(h[i]);
 }
 
+void bf16s_from_floats(const float* x, uint16_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = bf16_bits_of(x[i]);
+}
+void bf16s_from_doubles(const double* x, uint16_t* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = bf16_bits_of(x[i]);
+}
+void floats_from_bf16s(const uint16_t* h, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = float_of_bf16_bits(h[i]);
+}
+
+void half_bits_from_floats(DType half, const float* x, uint16_t* out, int64_t n) {
+  half == DType::BFloat16 ? bf16s_from_floats(x, out, n) : halves_from_floats(x, out, n);
+}
+void half_bits_from_doubles(DType half, const double* x, uint16_t* out, int64_t n) {
+  half == DType::BFloat16 ? bf16s_from_doubles(x, out, n) : halves_from_doubles(x, out, n);
+}
+void floats_from_half_bits(DType half, const uint16_t* h, float* out, int64_t n) {
+  half == DType::BFloat16 ? floats_from_bf16s(h, out, n) : floats_from_halves(h, out, n);
+}
+void doubles_from_half_bits(DType half, const uint16_t* h, double* out, int64_t n) {
+  if (half != DType::BFloat16) return doubles_from_halves(h, out, n);
+  for (int64_t i = 0; i < n; ++i) out[i] = float_of_bf16_bits(h[i]);
+}
+
 Tensor widened_half(const Tensor& h) {
   Tensor f = empty(h->shape, DType::Float32);
-  floats_from_halves(h->data_as<uint16_t>(), f->data_as<float>(), h->size);
+  floats_from_half_bits(h->dtype, h->data_as<uint16_t>(), f->data_as<float>(), h->size);
   return f;
 }
 
-Tensor rounded_half(const Tensor& f) {
-  Tensor h = empty(f->shape, DType::Float16);
-  halves_from_floats(f->data_as<float>(), h->data_as<uint16_t>(), f->size);
+Tensor rounded_half(const Tensor& f, DType half) {
+  Tensor h = empty(f->shape, half);
+  half_bits_from_floats(half, f->data_as<float>(), h->data_as<uint16_t>(), f->size);
   return h;
 }
 

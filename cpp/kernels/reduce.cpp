@@ -100,7 +100,7 @@ void reduce_block(const T* x, T* out, int64_t outer, int64_t r, int64_t inner, R
 Tensor reduce(const Tensor& x, const std::vector<bool>& mask, ReduceKind kind) {
   // float16 accumulates in float32 and rounds once. (TF's CPU kernels accumulate in float16 along
   // an outer axis and in float32 blocks along the innermost: its sums depend on the layout.)
-  if (x->dtype == DType::Float16) return rounded_half(reduce(widened_half(x), mask, kind));
+  if (is_half(x->dtype)) return rounded_half(reduce(widened_half(x), mask, kind), x->dtype);
   Tensor cur = x;
   Shape shape = x->shape;
   const int nd = (int)shape.size();
@@ -143,7 +143,7 @@ Tensor reduce(const Tensor& x, const std::vector<bool>& mask, ReduceKind kind) {
 }
 
 Tensor arg_reduce(const Tensor& x, int axis, bool is_max, DType out_dtype) {
-  if (x->dtype == DType::Float16) return arg_reduce(widened_half(x), axis, is_max, out_dtype);  // same order
+  if (is_half(x->dtype)) return arg_reduce(widened_half(x), axis, is_max, out_dtype);  // same order
   Shape out_shape;
   int64_t outer = 1, r = x->shape[axis], inner = 1;
   for (int i = 0; i < x->ndim(); ++i) {
@@ -187,7 +187,7 @@ static void split_at(const Tensor& x, int axis, int64_t& outer, int64_t& r, int6
 template <bool Product>
 static Tensor running(const Tensor& x, int axis, bool exclusive, bool reverse) {
   // float16: running sums and products in float32, each rounded once (TF's round at every step)
-  if (x->dtype == DType::Float16) return rounded_half(running<Product>(widened_half(x), axis, exclusive, reverse));
+  if (is_half(x->dtype)) return rounded_half(running<Product>(widened_half(x), axis, exclusive, reverse), x->dtype);
   Tensor out = empty(x->shape, x->dtype);
   int64_t outer, r, inner;
   split_at(x, axis, outer, r, inner);

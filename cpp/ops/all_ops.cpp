@@ -23,6 +23,7 @@ void register_rows_ops();
 void register_set_ops();
 void register_sized_by_values_ops();
 void register_nms_ops();
+void drop_refused_half_types();
 
 void register_all_ops() {
   static bool done = false;
@@ -47,6 +48,7 @@ void register_all_ops() {
   register_set_ops();
   register_sized_by_values_ops();
   register_nms_ops();
+  drop_refused_half_types();
 }
 
 }  // namespace tg

@@ -10,6 +10,7 @@
 #include "engine/math.h"
 #include "ops/conv_epilogue.h"
 #include "ops/window.h"
+#include "ops/half_rows.h"
 
 namespace tg {
 
@@ -175,11 +176,11 @@ JvpFn bilinear_jvp(const char* name) {
 }
 
 template <const ConvFamily& F> void register_family() {
-  def_op(F.fwd).inputs(2).shape(forward_infer<F>).forward(forward_kernel<F>).gradient(forward_grad<F>)
+  def_op(F.fwd).inputs(2).shape(half_infer<forward_infer<F>>).forward(half_kernel<forward_kernel<F>>).also_types(kHalfTypes).gradient(forward_grad<F>)
       .jvp(bilinear_jvp(F.fwd));
-  def_op(F.input).inputs(2).shape(input_infer<F>).forward(input_kernel<F>).gradient(input_grad<F>)
+  def_op(F.input).inputs(2).shape(half_infer<input_infer<F>>).forward(half_kernel<input_kernel<F>>).also_types(kHalfTypes).gradient(input_grad<F>)
       .jvp(bilinear_jvp(F.input));
-  def_op(F.filter).inputs(2).shape(filter_infer<F>).forward(filter_kernel<F>).gradient(filter_grad<F>)
+  def_op(F.filter).inputs(2).shape(half_infer<filter_infer<F>>).forward(half_kernel<filter_kernel<F>>).also_types(kHalfTypes).gradient(filter_grad<F>)
       .jvp(bilinear_jvp(F.filter));
 }
 

@@ -8,6 +8,7 @@
 #include "engine/math.h"
 #include "engine/observer.h"
 #include "kernels/copy.h"
+#include "ops/half_rows.h"
 
 namespace tg {
 
@@ -440,8 +441,8 @@ OutMeta one_hot_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
 
 // out[o, d, i] = on if indices[o, i] == d else off (indices out of [0, depth) give a row of off).
 Tensor one_hot_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  if (m.dtype == DType::Float16) {  // the float32 result rounded (on and off values are rounded once)
-    return rounded_half(one_hot_kernel(op, x, a, {m.shape, DType::Float32}));
+  if (is_half(m.dtype)) {  // the float32 result rounded (on and off values are rounded once)
+    return rounded_half(one_hot_kernel(op, x, a, {m.shape, DType::Float32}), m.dtype);
   }
   Tensor out = empty(m.shape, m.dtype);
   const int64_t depth = a.i("depth"), ax = a.i("axis", -1), axis = ax < 0 ? x[0]->ndim() : ax;
@@ -474,16 +475,16 @@ void register_index_ops() {
       })
       .jvp(linear_jvp("StridedSlice"));
   // linear in g: its gradient is the slice again
-  def_op("StridedSliceGrad").shape(slice_grad_infer).forward(slice_grad_kernel)
+  def_op("StridedSliceGrad").shape(half_infer<slice_grad_infer>).forward(half_kernel<slice_grad_kernel>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("StridedSlice", {ctx.g}, slice_attrs(ctx.attrs))}; })
       .jvp(linear_jvp("StridedSliceGrad"));
   def_op("GatherV2").also_types(kAllTypes).inputs(2).shape(gather_infer).forward(gather_kernel).gradient(gather_grad)
       .jvp(linear_jvp("GatherV2"));
   // d segment_sum / d data: each row receives its segment's gradient
-  def_op("UnsortedSegmentSum").inputs(-1).shape(segment_infer).shape_from_values(num_segments_from_input).forward(segment_kernel)
+  def_op("UnsortedSegmentSum").inputs(-1).shape(half_infer<segment_infer>).shape_from_values(num_segments_from_input).forward(half_kernel<segment_kernel>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {segment_rows(ctx.g, ctx.x[1]), nullptr}; })
       .jvp(linear_jvp("UnsortedSegmentSum"));
-  def_op("UnsortedSegmentSumLike").inputs(3).shape(segment_like_infer).forward(segment_kernel)
+  def_op("UnsortedSegmentSumLike").inputs(3).shape(half_infer<segment_like_infer>).forward(half_kernel<segment_kernel>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {segment_rows(ctx.g, ctx.x[1]), nullptr, nullptr}; })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) -> Tensor {
         return tx[0] ? call("UnsortedSegmentSumLike", {tx[0], x[1], x[2]}, a) : nullptr;

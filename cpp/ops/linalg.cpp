@@ -5,6 +5,7 @@
 #include "engine/math.h"
 #include "engine/observer.h"
 #include "kernels/matmul.h"
+#include "ops/half_rows.h"
 
 namespace tg {
 
@@ -134,7 +135,7 @@ Tensor matmul_jvp(const Tensors& x, const Tensor&, const Tensors& tx, const Attr
 
 void register_linalg_ops() {
   // Batch axes of g broadcast as matmul batch dimensions.
-  def_op("MatMul").inputs(2).shape(matmul_infer).forward(matmul_kernel).batched().takes_uniform_grad()
+  def_op("MatMul").inputs(2).shape(half_infer<matmul_infer>).forward(half_kernel<matmul_kernel>).also_types(kHalfTypes).batched().takes_uniform_grad()
       .gradient(matmul_grad).jvp(matmul_jvp);
 }
 

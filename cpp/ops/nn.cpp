@@ -6,6 +6,7 @@
 #include "kernels/elementwise.h"
 #include "kernels/ew_args.h"
 #include "kernels/kernel_table.h"
+#include "ops/half_rows.h"
 
 namespace tg {
 
@@ -105,11 +106,11 @@ Tensor softmax_last(const Tensor& x) { return call("Softmax", {x}, Attrs().set("
 }  // namespace
 
 void register_nn_ops() {
-  def_op("Softmax").inputs(1).shape(softmax_infer).forward(softmax_kernel<false>)
+  def_op("Softmax").inputs(1).shape(half_infer<softmax_infer>).forward(half_kernel<softmax_kernel<false>>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {softmax_grad(ctx.out, ctx.g, ctx.attrs.i("axis", -1))}; })
       .jvp(softmax_jvp);
   // d/dx log_softmax(x)^T g = g - softmax(x) * sum(g) along the axis, softmax(x) = exp(out).
-  def_op("LogSoftmax").inputs(1).shape(softmax_infer).forward(softmax_kernel<true>)
+  def_op("LogSoftmax").inputs(1).shape(half_infer<softmax_infer>).forward(half_kernel<softmax_kernel<true>>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors {
         return {ctx.g - exp(ctx.out) * reduce_sum(ctx.g, {ctx.attrs.i("axis", -1)}, true)};
       })
@@ -117,7 +118,7 @@ void register_nn_ops() {
   // loss = logsumexp(logits) - logits[label]; d loss / d logits = softmax(logits) - onehot(label).
   // g is one loss gradient per row, or one value for every row (Note [Uniform gradients]); it is
   // reshaped with -1 leading so that a traced graph serves every batch size (Note [Sizes in traced rules]).
-  def_op("SparseSoftmaxCrossEntropyWithLogits").inputs(2).shape(sparse_xent_infer).forward(sparse_xent_kernel<false>)
+  def_op("SparseSoftmaxCrossEntropyWithLogits").inputs(2).shape(half_infer<sparse_xent_infer>).forward(half_kernel<sparse_xent_kernel<false>>).also_types(kHalfTypes)
       .takes_uniform_grad()
       .gradient([](GradCtx& ctx) -> Tensors {
         Shape gs = ctx.g->shape;
@@ -129,7 +130,7 @@ void register_nn_ops() {
         return reduce_sum(call("SparseSoftmaxCrossEntropyWithLogitsGrad", {x[0], x[1]}) * tx[0], {-1}, false);
       });
   // The fused backward op softmax(logits) - onehot(label); the onehot is constant in logits.
-  def_op("SparseSoftmaxCrossEntropyWithLogitsGrad").inputs(2).shape(sparse_xent_infer).forward(sparse_xent_kernel<true>)
+  def_op("SparseSoftmaxCrossEntropyWithLogitsGrad").inputs(2).shape(half_infer<sparse_xent_infer>).forward(half_kernel<sparse_xent_kernel<true>>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {softmax_grad(softmax_last(ctx.x[0]), ctx.g, -1), nullptr}; })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) {  // the softmax JVP
         return softmax_grad(softmax_last(x[0]), tx[0], -1);

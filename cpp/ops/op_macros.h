@@ -232,11 +232,11 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_BITWISE_UNARY(Name, expr) \
   TG_UNARY_KERNEL(Name, int32_t, 2, expr) TG_UNARY_KERNEL(Name, int64_t, 3, expr) \
   TG_NARROW_KERNELS(TG_UNARY_KERNEL_R, Name, TG_SAME, expr)
-// Select moves elements: float16 (code 12) is moved as its bits.
+// Select moves elements: the half types (codes 12, 13) are moved as their bits.
 #define TG_NARROW_SELECT() \
   TG_SELECT_KERNEL(uint8_t, 6) TG_SELECT_KERNEL(int8_t, 7) TG_SELECT_KERNEL(int16_t, 8) \
   TG_SELECT_KERNEL(uint16_t, 9) TG_SELECT_KERNEL(uint32_t, 10) TG_SELECT_KERNEL(uint64_t, 11) \
-  TG_SELECT_KERNEL(uint16_t, 12)
+  TG_SELECT_KERNEL(uint16_t, 12) TG_SELECT_KERNEL(uint16_t, 13)
 // Rows outside the elementwise macros exist only in the register pass.
 #define TG_REGISTER_ONLY(...)
 
@@ -256,14 +256,14 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
     return elementwise_jvp(d, x, out, tx, a);                                               \
   })
 #define TG_UNARY_ROW(Name, infer_fn, rule)                                              \
-  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(1).shape(infer_fn).forward(run_elementwise).batched().elementwise_grad().gradient( \
+  def_op(#Name).also_types(kHalfTypes).inputs(1).shape(infer_fn).forward(run_elementwise).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors { TG_RULE_LOCALS return {rule}; }) TG_EW_JVP(Name);
 #define TG_UNARY(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
 #define TG_UNARY_RUN(Name, run, rule) TG_UNARY_ROW(Name, infer_unary_float, rule)
 #define TG_UNARY_NUMERIC(Name, expr, rule) TG_UNARY_ROW(Name, infer_unary_numeric, rule)
 #define TG_BINARY_ROW(Name, infer_fn, gx, gy) TG_BINARY_ROW_FWD(Name, infer_fn, run_elementwise, gx, gy)
 #define TG_BINARY_ROW_FWD(Name, infer_fn, fwd, gx, gy)                                  \
-  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_fn).forward(fwd).batched().elementwise_grad().gradient( \
+  def_op(#Name).also_types(kHalfTypes).inputs(2).shape(infer_fn).forward(fwd).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                      \
         TG_RULE_LOCALS const Tensor& y = ctx.x[1]; (void)y;                              \
         Tensors r(2);                                                                    \
@@ -275,14 +275,14 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_BINARY_ROW_WITH(Name, infer_fn, fwd, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_fn, fwd, gx, gy)
 #define TG_INT_DIV(Name, expr, gx, gy) TG_BINARY_ROW_FWD(Name, infer_binary_numeric, run_int_div, gx, gy)
 #define TG_BINARY_NO_GRAD(Name, infer_fn, fwd, expr) \
-  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_fn).forward(fwd).not_differentiable();
+  def_op(#Name).also_types(kHalfTypes).inputs(2).shape(infer_fn).forward(fwd).not_differentiable();
 #define TG_BINARY_FLOAT(Name, expr, gx, gy) TG_BINARY_ROW(Name, infer_binary_float, gx, gy)
 #define TG_COMPARE(Name, expr) \
-  def_op(#Name).also_types(kNarrowInts | dtype_bit(DType::Float16)).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
+  def_op(#Name).also_types(kNarrowInts | kHalfTypes).inputs(2).shape(infer_compare).forward(run_elementwise).not_differentiable();
 #define TG_LOGICAL(Name, expr) \
   def_op(#Name).inputs(2).shape(infer_logical).forward(run_elementwise).not_differentiable();
 #define TG_FUSED_FORM(Name, expr) \
-  def_op(#Name).also_types(dtype_bit(DType::Float16)).inputs(2).shape(infer_binary_float).forward(run_elementwise).not_differentiable();
+  def_op(#Name).also_types(kHalfTypes).inputs(2).shape(infer_binary_float).forward(run_elementwise).not_differentiable();
 #define TG_SELECT()                                                                        \
   def_op("Select").inputs(3).shape(infer_select).forward(run_elementwise).batched().elementwise_grad().gradient( \
       [](GradCtx& ctx) -> Tensors {                                                         \
@@ -302,7 +302,7 @@ void set_block_kernel(const char* op, int isa, int dtype_index, FusedBlockFn k);
 #define TG_NARROW_UNARY(Name, expr) mutable_op(#Name).also_types(kNarrowInts);
 #define TG_SIGNED_NARROW_UNARY(Name, expr) \
   mutable_op(#Name).also_types(dtype_bit(DType::Int8) | dtype_bit(DType::Int16));
-#define TG_NARROW_SELECT() mutable_op("Select").also_types(kNarrowInts | dtype_bit(DType::Float16));
+#define TG_NARROW_SELECT() mutable_op("Select").also_types(kNarrowInts | kHalfTypes);
 #define TG_BITWISE(Name, expr) \
   def_op(#Name).only_types(kIntTypes).inputs(2).shape(infer_binary_numeric).forward(run_elementwise).not_differentiable();
 #define TG_BITWISE_UNARY(Name, expr) \

@@ -9,6 +9,7 @@
 #include "engine/math.h"
 #include "engine/observer.h"
 #include "ops/window.h"
+#include "ops/half_rows.h"
 
 namespace tg {
 
@@ -118,26 +119,26 @@ GradFn routed_grad(const char* adjoint) {
 
 void register_pooling_ops() {
   // d max_pool / dx: g routed to each window's maximum; the tangent is read from there.
-  def_op("MaxPool").inputs(1).shape(pool_infer).forward(window_kernel<max_pool>)
+  def_op("MaxPool").inputs(1).shape(half_infer<pool_infer>).forward(half_kernel<window_kernel<max_pool>>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("MaxPoolGrad", {ctx.x[0], ctx.g}, ctx.attrs)}; })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) {
         return call("MaxPoolGradGrad", {x[0], tx[0]}, a);
       });
-  def_op("MaxPoolGrad").inputs(2).shape(scatter_infer).forward(routed_kernel<max_pool_scatter>).gradient(routed_grad("MaxPoolGradGrad"))
+  def_op("MaxPoolGrad").inputs(2).shape(half_infer<scatter_infer>).forward(half_kernel<routed_kernel<max_pool_scatter>>).also_types(kHalfTypes).gradient(routed_grad("MaxPoolGradGrad"))
       .jvp(routed_jvp("MaxPoolGrad"));
-  def_op("MaxPoolGradGrad").inputs(2).shape(gather_infer).forward(routed_kernel<max_pool_gather>).gradient(routed_grad("MaxPoolGrad"))
+  def_op("MaxPoolGradGrad").inputs(2).shape(half_infer<gather_infer>).forward(half_kernel<routed_kernel<max_pool_gather>>).also_types(kHalfTypes).gradient(routed_grad("MaxPoolGrad"))
       .jvp(routed_jvp("MaxPoolGradGrad"));
   // avg_pool is linear: its gradient is the adjoint map, whose gradient is avg_pool again.
-  def_op("AvgPool").inputs(1).shape(pool_infer).forward(window_kernel<avg_pool>)
+  def_op("AvgPool").inputs(1).shape(half_infer<pool_infer>).forward(half_kernel<window_kernel<avg_pool>>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors {
         if (sizes_vary_with_values()) return {call("AvgPoolGradLike", {ctx.g, ctx.x[0]}, ctx.attrs)};
         return {call("AvgPoolGrad", {ctx.g}, Attrs(ctx.attrs).set("orig_input_shape", ctx.x[0]->shape))};
       })
       .jvp(linear_jvp("AvgPool"));
-  def_op("AvgPoolGrad").inputs(1).shape(avg_grad_infer).forward(avg_grad_kernel)
+  def_op("AvgPoolGrad").inputs(1).shape(half_infer<avg_grad_infer>).forward(half_kernel<avg_grad_kernel>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("AvgPool", {ctx.g}, without(ctx.attrs, "orig_input_shape"))}; })
       .jvp(linear_jvp("AvgPoolGrad"));
-  def_op("AvgPoolGradLike").inputs(2).shape(avg_grad_like_infer).forward(avg_grad_like_kernel)
+  def_op("AvgPoolGradLike").inputs(2).shape(half_infer<avg_grad_like_infer>).forward(half_kernel<avg_grad_like_kernel>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {call("AvgPool", {ctx.g}, ctx.attrs), nullptr}; })
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) -> Tensor {
         return tx[0] ? call("AvgPoolGradLike", {tx[0], x[1]}, a) : nullptr;

@@ -13,6 +13,7 @@
 #include <unordered_map>
 #include "core/error.h"
 #include "engine/registry.h"
+#include "kernels/half.h"
 
 namespace tg {
 
@@ -71,8 +72,8 @@ OutMeta random_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
   for (int64_t d : s)
     if (d < 0) throw InvalidArgument(cat(op.name, ": shape ", shape_str(s), " has a negative dimension"));
   int64_t d = a.i("dtype", (int64_t)DType::Float32);
-  if (d != (int64_t)DType::Float32 && d != (int64_t)DType::Float64)
-    throw InvalidArgument(cat(op.name, ": dtype must be float32 or float64, got dtype code ", d));
+  if (d != (int64_t)DType::Float32 && d != (int64_t)DType::Float64 && !(is_valid_dtype((int)d) && is_half((DType)d)))
+    throw InvalidArgument(cat(op.name, ": dtype must be float16, bfloat16, float32 or float64, got dtype code ", d));
   return {s, (DType)d};
 }
 
@@ -92,7 +93,13 @@ Tensor uniform_kernel(const OpDef&, const Tensors&, const Attrs& a, const OutMet
     for (int64_t i = 0; i < n; ++i) p[i] = unit<T>(bits(stream, i));
   };
   if (m.dtype == DType::Float32) fill(out->data_as<float>());
-  else fill(out->data_as<double>());
+  else if (m.dtype == DType::Float64) fill(out->data_as<double>());
+  else {  // a half type: its own mantissa's worth of bits (10 or 7), so no value rounds up to 1
+    const int mantissa = m.dtype == DType::Float16 ? 10 : 7;
+    std::vector<float> f((size_t)n);
+    for (int64_t i = 0; i < n; ++i) f[(size_t)i] = std::ldexp((float)(bits(stream, i) >> (64 - mantissa)), -mantissa);
+    half_bits_from_floats(m.dtype, f.data(), out->data_as<uint16_t>(), n);
+  }
   return out;
 }
 
@@ -114,7 +121,12 @@ Tensor normal_kernel(const OpDef&, const Tensors&, const Attrs& a, const OutMeta
     }
   };
   if (m.dtype == DType::Float32) fill(out->data_as<float>());
-  else fill(out->data_as<double>());
+  else if (m.dtype == DType::Float64) fill(out->data_as<double>());
+  else {  // a half type: the double draws rounded once
+    std::vector<double> d((size_t)n);
+    fill(d.data());
+    half_bits_from_doubles(m.dtype, d.data(), out->data_as<uint16_t>(), n);
+  }
   return out;
 }
 

@@ -132,7 +132,7 @@ Tensor widened(const Tensor& x) {
 Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
   auto mask = reduce_mask(op, x[0], a);
   Tensor r = reduce(widened(x[0]), mask, ReduceKind::Sum);
-  if (r->dtype == DType::Float16) r = widened_half(r);  // the float16 sum divided, rounded again (as TF)
+  if (is_half(r->dtype)) r = widened_half(r);  // the half sum divided, rounded again (as TF)
   int64_t n = 1;
   for (int i = 0; i < x[0]->ndim(); ++i)
     if (mask[i]) n *= x[0]->shape[i];
@@ -148,8 +148,8 @@ Tensor mean_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutM
   });
   if (r->dtype != m.dtype) {  // back from the widened sum: an integer mean fits its type
     Tensor narrow = empty(r->shape, m.dtype);
-    if (m.dtype == DType::Float16) {
-      narrow = rounded_half(r);
+    if (is_half(m.dtype)) {
+      narrow = rounded_half(r, m.dtype);
     } else {
       const int64_t* src = r->data_as<int64_t>();
       dispatch_real(m.dtype, [&](auto v) {
@@ -266,10 +266,10 @@ Tensor extremum_jvp(const OpDef& op, const Tensors& x, const Tensor& out, const 
 }  // namespace
 
 void register_reduce_ops() {
-  def_op("Sum").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>).batched()
+  def_op("Sum").also_types(kNarrowInts | kHalfTypes).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Sum>).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {keep_dims(ctx, op_def("Sum"), ctx.g)}; })  // d/dx sum = 1
       .jvp(linear_jvp("Sum"));
-  def_op("Mean").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(mean_kernel).batched()
+  def_op("Mean").also_types(kNarrowInts | kHalfTypes).shape(reduce_infer).forward(mean_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors {                                                  // 1/n
         const OpDef& op = op_def("Mean");
         if (sizes_at_run_time() && ctx.x[0]->ndim() > 0)  // Note [Sizes in traced rules]
@@ -277,19 +277,19 @@ void register_reduce_ops() {
         return {keep_dims(ctx, op, ctx.g) / (double)reduced_count(ctx, op)};
       })
       .jvp(linear_jvp("Mean"));
-  def_op("Max").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>).batched()
+  def_op("Max").also_types(kNarrowInts | kHalfTypes).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Max>).batched()
       .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Max")); })
       .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& a) {
         return extremum_jvp(op_def("Max"), x, out, tx, a);
       });
-  def_op("Min").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>).batched()
+  def_op("Min").also_types(kNarrowInts | kHalfTypes).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Min>).batched()
       .gradient([](GradCtx& ctx) { return extremum_grad(ctx, op_def("Min")); })
       .jvp([](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs& a) {
         return extremum_jvp(op_def("Min"), x, out, tx, a);
       });
-  def_op("Prod").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Prod>).gradient(prod_grad);
+  def_op("Prod").also_types(kNarrowInts | kHalfTypes).shape(reduce_infer).forward(reduce_kernel<ReduceKind::Prod>).gradient(prod_grad);
   def_op("ProdOthers").shape(prod_others_infer).forward(prod_others_kernel).gradient(prod_others_grad);
-  def_op("Cumsum").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(cumsum_infer).forward(cumsum_kernel)
+  def_op("Cumsum").also_types(kNarrowInts | kHalfTypes).shape(cumsum_infer).forward(cumsum_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {          // d/dx cumsum = cumsum of g run the other way
         Attrs a = ctx.attrs;
         return {call("Cumsum", {ctx.g}, a.set("reverse", !ctx.attrs.b("reverse")))};
@@ -297,7 +297,7 @@ void register_reduce_ops() {
       .jvp(linear_jvp("Cumsum"));
   // TF's rule: the running sum, run the other way, of out * g, over x, and 0 where x is 0 (TF's
   // div_no_nan; the exact value there is the product of the others, which this rule does not give)
-  def_op("Cumprod").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(cumsum_infer).forward(cumprod_kernel)
+  def_op("Cumprod").also_types(kNarrowInts | kHalfTypes).shape(cumsum_infer).forward(cumprod_kernel)
       .gradient([](GradCtx& ctx) -> Tensors {
         Attrs a = ctx.attrs;
         return {call("DivNoNan", {call("Cumsum", {ctx.out * ctx.g}, a.set("reverse", !ctx.attrs.b("reverse"))), ctx.x[0]})};
@@ -305,8 +305,8 @@ void register_reduce_ops() {
   // no gradient
   def_op("Any").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Max>).not_differentiable();
   def_op("All").shape(bool_reduce_infer).forward(reduce_kernel<ReduceKind::Min>).not_differentiable();
-  def_op("ArgMax").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(arg_infer).forward(arg_kernel<true>).not_differentiable();
-  def_op("ArgMin").also_types(kNarrowInts | dtype_bit(DType::Float16)).shape(arg_infer).forward(arg_kernel<false>).not_differentiable();
+  def_op("ArgMax").also_types(kNarrowInts | kHalfTypes).shape(arg_infer).forward(arg_kernel<true>).not_differentiable();
+  def_op("ArgMin").also_types(kNarrowInts | kHalfTypes).shape(arg_infer).forward(arg_kernel<false>).not_differentiable();
 }
 
 }  // namespace tg

@@ -104,26 +104,27 @@ template <class D, class S> void cast_values(const S* s, D* d, int64_t n) {
   }
 }
 
-// float16 is held as bits: a float16 input is widened to float32 first (exactly), and a float16
+// The half types are held as bits: a half input is widened to float32 first (exactly), and a half
 // result is rounded once from the source's value (float32, float64, or an integer through double).
+// float16 <-> bfloat16 goes through float32, which holds both exactly.
 Tensor cast_kernel(const OpDef&, const Tensors& x, const Attrs&, const OutMeta& m) {
   Tensor out = empty(m.shape, m.dtype);
   Tensor in = x[0];
   const int64_t n = out->size;
-  if (in->dtype == DType::Float16) {
-    if (m.dtype == DType::Float16) return copy(in);
+  if (is_half(in->dtype)) {
+    if (m.dtype == in->dtype) return copy(in);
     in = widened_half(in);
   }
-  if (m.dtype == DType::Float16) {
+  if (is_half(m.dtype)) {
     uint16_t* h = out->data_as<uint16_t>();
     if (in->dtype == DType::Float32) {
-      halves_from_floats(in->data_as<float>(), h, n);
+      half_bits_from_floats(m.dtype, in->data_as<float>(), h, n);
     } else if (in->dtype == DType::Float64) {
-      halves_from_doubles(in->data_as<double>(), h, n);
+      half_bits_from_doubles(m.dtype, in->data_as<double>(), h, n);
     } else {
       std::vector<double> v((size_t)n);
       dispatch_real(in->dtype, [&](auto a) { cast_values(in->data_as<decltype(a)>(), v.data(), n); return 0; });
-      halves_from_doubles(v.data(), h, n);
+      half_bits_from_doubles(m.dtype, v.data(), h, n);
     }
     return out;
   }
@@ -441,7 +442,7 @@ void register_shape_ops() {
   def_op("Identity").also_types(kAllTypes).shape(same_meta).forward(view_kernel).batched()
       .gradient([](GradCtx& ctx) -> Tensors { return {ctx.g}; })
       .jvp([](const Tensors&, const Tensor&, const Tensors& tx, const Attrs&) { return tx[0]; });
-  def_op("StopGradient").shape(same_meta).forward(view_kernel).not_differentiable();
+  def_op("StopGradient").also_types(kAllTypes).shape(same_meta).forward(view_kernel).not_differentiable();
   def_op("Shape").also_types(kAllTypes).shape(shape_infer).forward(shape_kernel).not_differentiable();
   def_op("ConcatV2").also_types(kAllTypes).inputs(-1).shape(concat_infer).forward(concat_kernel).gradient(concat_grad)
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) {  // concat of the tangents

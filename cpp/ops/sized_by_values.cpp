@@ -20,6 +20,7 @@
 #include "engine/math.h"
 #include "engine/registry.h"
 #include "kernels/copy.h"
+#include "ops/half_rows.h"
 
 namespace tg {
 
@@ -44,6 +45,12 @@ int64_t true_entries(const Tensor& c) {
 OutMeta where_infer(const OpDef& op, const Tensors& x, const Attrs&) {
   if (x[0]->ndim() == 0) throw InvalidArgument(cat(op.name, ": condition must have rank 1 or more, got ", meta_str(x[0])));
   return {{true_entries(x[0]), (int64_t)x[0]->ndim()}, DType::Int64};
+}
+
+// TF's CPU Where takes bfloat16 but not float16 (UnimplementedError, as TF's "No WhereOp available").
+OutMeta where_half_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (x[0]->dtype == DType::Float16) throw Unimplemented("Where: no WhereOp available for float16/half type on CPU");
+  return half_infer<where_infer>(op, x, a);
 }
 
 Tensor where_kernel(const OpDef& op, const Tensors& x, const Attrs&, const OutMeta& m) {
@@ -326,7 +333,7 @@ Tensor tile_grad_at_run_time(const Tensor& g, const Tensor& x, const std::vector
 }
 
 void register_sized_by_values_ops() {
-  def_op("Where").inputs(1).shape(where_infer).forward(where_kernel).shape_from_values(always, -1, true).not_differentiable();
+  def_op("Where").inputs(1).shape(where_half_infer).forward(half_kernel<where_kernel>).also_types(kHalfTypes).shape_from_values(always, -1, true).not_differentiable();
   def_op("Range").inputs(3).shape(range_infer).forward(range_kernel).shape_from_values(always).not_differentiable();
   def_op("Fill").inputs(2).shape(fill_infer).forward(fill_kernel).shape_from_values(always, 0).gradient(fill_grad)
       .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs&) -> Tensor {

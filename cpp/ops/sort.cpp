@@ -74,7 +74,7 @@ void argsort_lines(const T* x, int32_t* out, int64_t outer, int64_t n, int64_t i
 }
 
 Tensor argsort_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
-  const Tensor t = x[0]->dtype == DType::Float16 ? widened_half(x[0]) : x[0];  // the same order
+  const Tensor t = widened_if_half(x[0]);  // the same order
   const int axis = sort_axis(op, t, a);
   int64_t outer = 1, inner = 1;
   for (int i = 0; i < axis; ++i) outer *= t->shape[i];
@@ -143,7 +143,7 @@ Tensor search_kernel(const OpDef&, const Tensors& x, const Attrs& a, const OutMe
 
 void register_sort_ops() {
   def_op("SearchSorted").inputs(2).shape(search_infer).forward(search_kernel).not_differentiable();
-  def_op("ArgSort").also_types(kNarrowInts | dtype_bit(DType::Float16)).inputs(1).shape(argsort_infer).forward(argsort_kernel).not_differentiable();
+  def_op("ArgSort").also_types(kNarrowInts | kHalfTypes).inputs(1).shape(argsort_infer).forward(argsort_kernel).not_differentiable();
 }
 
 }  // namespace tg

@@ -15,7 +15,7 @@ _os.environ.setdefault("GOMP_SPINCOUNT", "10000")
 from tapegrad import _core  # noqa: E402
 
 from tapegrad import dtypes, errors  # noqa: E402
-from tapegrad.dtypes import (DType, as_dtype, bool, double, float16, float32, float64, half, int8, int16, int32,  # noqa: E402,A004
+from tapegrad.dtypes import (DType, as_dtype, bfloat16, bool, double, float16, float32, float64, half, int8, int16, int32,  # noqa: E402,A004
                              int64, string, uint8, uint16, uint32, uint64)
 from tapegrad._tensor.tensor import *  # noqa: E402,F401,F403
 from tapegrad._ops.array.creation import *  # noqa: E402,F401,F403

@@ -8,7 +8,7 @@ from tapegrad import GradientTape
 from tapegrad.errors import InvalidArgumentError
 from tapegrad.errors import TapeError
 import typing
-__all__: list[str] = ['GradientTape', 'Graph', 'InvalidArgumentError', 'OpHandle', 'PythonOp', 'TapeError', 'Tensor', 'Variable', 'accumulators_active', 'active_isa', 'any_tape_recording', 'apply', 'best_isa', 'convert', 'convert_hint', 'fill', 'forward_custom', 'from_numpy', 'fusable_ops', 'is_differentiable', 'op', 'record_custom', 'registered_ops', 'set_gradient', 'set_isa', 'should_record']
+__all__: list[str] = ['GradientTape', 'Graph', 'InvalidArgumentError', 'OpHandle', 'PythonOp', 'TapeError', 'Tensor', 'Variable', 'accumulators_active', 'active_isa', 'any_tape_recording', 'apply', 'best_isa', 'convert', 'convert_hint', 'fill', 'forward_custom', 'from_numpy', 'fusable_ops', 'is_differentiable', 'op', 'op_dtypes', 'record_custom', 'registered_ops', 'set_gradient', 'set_isa', 'should_record']
 class Tensor:
     """
     An immutable n-dimensional array.
@@ -510,6 +510,10 @@ def is_differentiable(arg0: str) -> bool:
 def op(name: str, fn: typing.Any = None, signature: typing.Any = None) -> OpHandle:
     """
     op(name): an internal handle (inputs positional, attributes by keyword); op(name, fn, signature): the public op fn with TF's arguments (Note [Op signatures] in cpp/bindings/signature.h).
+    """
+def op_dtypes(arg0: str) -> int:
+    """
+    The element types an op's inputs may have, a bit (1 << code) per dtype (Note [Element types]).
     """
 def record_custom(arg0: collections.abc.Sequence, arg1: collections.abc.Sequence, arg2: collections.abc.Callable) -> None:
     """

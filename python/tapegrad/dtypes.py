@@ -2,9 +2,10 @@
 import builtins
 import warnings
 
+import ml_dtypes
 import numpy as np
 
-__all__ = ["DType", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
+__all__ = ["DType", "bfloat16", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8", "uint16",
            "uint32", "uint64", "bool", "string", "as_dtype", "double", "half"]
 
 
@@ -127,14 +128,16 @@ uint16 = DType("uint16", 9, np.uint16)
 uint32 = DType("uint32", 10, np.uint32)
 uint64 = DType("uint64", 11, np.uint64)
 float16 = DType("float16", 12, np.float16)
+bfloat16 = DType("bfloat16", 13, ml_dtypes.bfloat16)  # NumPy's bfloat16 is ml_dtypes', as TF's
 double = float64  # TF's aliases (tf.double, tf.half)
 half = float16
-_BY_CODE = (float32, float64, int32, int64, bool, string, uint8, int8, int16, uint16, uint32, uint64, float16)
-_FLOAT_CODES = frozenset((0, 1, 12))
+_BY_CODE = (float32, float64, int32, int64, bool, string, uint8, int8, int16, uint16, uint32, uint64, float16,
+            bfloat16)
+_FLOAT_CODES = frozenset((0, 1, 12, 13))
 _INT_CODES = frozenset((2, 3, 6, 7, 8, 9, 10, 11))
 _UNSIGNED_CODES = frozenset((6, 9, 10, 11))
 _DATATYPE_ENUMS = {"float32": 1, "float64": 2, "int32": 3, "uint8": 4, "int16": 5, "int8": 6, "string": 7,
-                   "int64": 9, "bool": 10, "uint16": 17, "float16": 19, "uint32": 22, "uint64": 23}
+                   "int64": 9, "bool": 10, "bfloat16": 14, "uint16": 17, "float16": 19, "uint32": 22, "uint64": 23}
 _BY_NAME = {d.name: d for d in _BY_CODE}
 _BY_NAME.update(double=float64, float=float32, half=float16)
 

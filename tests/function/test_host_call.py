@@ -109,7 +109,7 @@ def test_fewer_results_than_traced_raise():
 
 def test_empty_with_view_checks_its_arguments():
     from tapegrad import _core
-    with pytest.raises(tf.errors.InvalidArgumentError, match="invalid dtype code 13"):
-        _core._empty_with_view([2], 13)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="invalid dtype code 14"):
+        _core._empty_with_view([2], 14)
     with pytest.raises(tf.errors.InvalidArgumentError, match="negative dimension -1"):
         _core._empty_with_view([2, -1], 0)

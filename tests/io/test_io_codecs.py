@@ -261,9 +261,13 @@ def test_decode_raw():
                                   [1])
     floats = tf.io.decode_raw([np.float32([1.5, 2]).tobytes(), np.float32([3, 4]).tobytes()], tf.float32)
     assert floats.shape == (2, 2) and floats.dtype == tf.float32
-    small = tf.io.decode_raw(b"\x01\xff", "uint8")  # narrow types come back as int32 of the same values
-    assert small.dtype == tf.int32 and _np(small).tolist() == [1, 255]
+    small = tf.io.decode_raw(b"\x01\xff", "uint8")  # narrow types come back in their own dtype, as TF
+    assert small.dtype == tf.uint8 and _np(small).tolist() == [1, 255]
+    assert tf.io.decode_raw(b"\xff\xff", np.int16).dtype == tf.int16
     assert _np(tf.io.decode_raw(b"\xff\xff", np.int16)).tolist() == [-1]
+    assert tf.io.decode_raw(b"\x00\x3c", tf.float16).numpy().tolist() == [1.0]
+    with pytest.raises(tf.errors.InvalidArgumentError, match="uint32 is not in the list"):
+        tf.io.decode_raw(b"\x00\x00\x00\x00", tf.uint32)
     assert _np(tf.io.decode_raw(b"\x01\x00\x02", tf.bool)).tolist() == [True, False, True]
     padded = tf.io.decode_raw([b"\x01\x00\x00\x00\x05", b"\x02"], np.int16, fixed_length=4)
     assert _np(padded).tolist() == [[1, 0], [2, 0]]

@@ -59,6 +59,8 @@ ARGS = {
     "layers.TimeDistributed": dict(layer=keras.layers.Dense(2, kernel_initializer="ones")),
     "optimizers.SGD": dict(learning_rate=0.05, momentum=0.9, nesterov=True, clipnorm=1.0),
     "optimizers.Adam": dict(learning_rate=keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5), amsgrad=True),
+    "optimizers.LossScaleOptimizer": dict(inner_optimizer=keras.optimizers.SGD(0.1), initial_scale=64.0,
+                                          dynamic_growth_steps=10),
     "optimizers.schedules.ExponentialDecay": dict(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.5),
     "optimizers.schedules.InverseTimeDecay": dict(initial_learning_rate=0.1, decay_steps=10, decay_rate=0.5),
     "optimizers.schedules.PiecewiseConstantDecay": dict(boundaries=[2, 4], values=[0.3, 0.2, 0.1]),

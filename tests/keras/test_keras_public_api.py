@@ -21,6 +21,9 @@ ALLOWED = {("_functional.py", "", "from tapegrad._ops import"):
            **{(f, "", "from tapegrad.io._atomic import"):
               "the package's one atomic file replacement (io/_atomic.py), which TF has no public name for"
               for f in ("saving/_weights_file.py", "saving/_h5_file.py", "saving/_model_file.py", "saving/_legacy_h5.py")},
+           ("__init__.py", "", "from tapegrad._install import"):
+           "keras.mixed_precision loads at its first use with the package's lazy loader, as tf.keras does in "
+           "tapegrad/__init__.py (it holds LossScaleOptimizer, and the optimizers import the layers' policies)",
            ("initializers.py", "_rng", "tf.random._numpy_generator"):
            "initializers draw from the NumPy generator tf.random.set_seed seeds (TF's public "
            "get_global_generator is a tf.random.Generator)"}

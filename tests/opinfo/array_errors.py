@@ -53,7 +53,7 @@ def _broadcast_to():
 
 
 def _cast():
-    return _named("Cast", BadCall(op("Cast"), _x(), dtype=13), BadCall(op("Cast"), _x(), dtype=5), BadCall(op("Cast"), _x()))
+    return _named("Cast", BadCall(op("Cast"), _x(), dtype=14), BadCall(op("Cast"), _x(), dtype=5), BadCall(op("Cast"), _x()))
 
 
 def _strided_slice():
@@ -158,7 +158,7 @@ def _unsorted_segment_sum():
 def _one_hot():
     return _named("OneHot", BadCall(tf.one_hot, [1.0], 3), BadCall(tf.one_hot, [1], -1),
                   BadCall(tf.one_hot, [1], 3, axis=2), BadCall(tf.one_hot, [1], 3, axis=-2),
-                  BadCall(op("OneHot"), _idx(), depth=3, dtype=13), BadCall(op("OneHot"), _idx(), depth=3, dtype=5))
+                  BadCall(op("OneHot"), _idx(), depth=3, dtype=14), BadCall(op("OneHot"), _idx(), depth=3, dtype=5))
 
 
 def _broadcast_like():

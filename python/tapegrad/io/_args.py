@@ -8,7 +8,7 @@ from tapegrad._tensor.string_tensor import StringTensor, is_text, string_constan
 
 __all__ = ["string_array", "scalar_bytes", "filename", "strings", "kernel_dtype_name"]
 
-_KERNEL_NAMES = {"float16": "half", "float32": "float", "float64": "double"}
+_KERNEL_NAMES = {"float16": "half", "bfloat16": "bfloat16", "float32": "float", "float64": "double"}
 
 
 def kernel_dtype_name(dtype):

@@ -1,5 +1,4 @@
-"""tf.io.decode_raw: the bytes of strings read as numbers; narrow integer types come back widened to int32
-(tapegrad's smallest integer dtype) and float16 to float32, with the same values."""
+"""tf.io.decode_raw: the bytes of strings read as numbers of one of TF's DecodeRaw types."""
 import numpy as np
 
 from tapegrad import dtypes, errors
@@ -8,33 +7,21 @@ from tapegrad.io._args import string_array
 
 __all__ = ["decode_raw"]
 
-_ALLOWED = "half, float, double, int32, uint16, uint8, int16, int8, int64, bool"
-# types tapegrad has no tensors of: read as themselves, held as the dtype on the right
-_WIDENED = {"uint8": np.int32, "int8": np.int32, "int16": np.int32, "uint16": np.int32, "float16": np.float32}
+_ALLOWED = "half, float, double, int32, uint16, uint8, int16, int8, int64, complex64, complex128, bool, bfloat16"
+_TYPES = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint16, dtypes.uint8, dtypes.int16,
+          dtypes.int8, dtypes.int64, dtypes.bool, dtypes.bfloat16)
 
 
 def _out_type(out_type):
-    """(the NumPy type of the stored numbers, the NumPy dtype of the result)."""
-    if isinstance(out_type, dtypes.DType):
-        if out_type is dtypes.string:
-            raise errors.InvalidArgumentError(f"decode_raw: Value for attr 'out_type' of string is not in the list "
-                                              f"of allowed values: {_ALLOWED}")
-        return out_type.as_numpy_dtype, out_type.as_numpy_dtype
-    name = out_type if isinstance(out_type, str) else getattr(out_type, "name", None)
-    if name == "half":
-        name = "float16"
-    if isinstance(out_type, (type, np.dtype)):
-        try:
-            name = np.dtype(out_type).name
-        except TypeError:
-            name = None
-    if name in _WIDENED:
-        return np.dtype(name).type, _WIDENED[name]
+    """The NumPy type of the stored numbers (the result's dtype)."""
     try:
         d = dtypes.as_dtype(out_type)
     except TypeError:
         raise errors.InvalidArgumentError(f"decode_raw: out_type {out_type!r} is not one of: {_ALLOWED}") from None
-    return _out_type(d)
+    if d not in _TYPES:
+        raise errors.InvalidArgumentError(f"decode_raw: Value for attr 'out_type' of {d.name} is not in the list "
+                                          f"of allowed values: {_ALLOWED}")
+    return d.as_numpy_dtype
 
 
 def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, name=None):
@@ -42,7 +29,7 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     ``little_endian``): shape ``input_bytes.shape + [n]``. The strings must have the same length, a
     multiple of the type's size; with ``fixed_length`` each is cut or zero-padded to that many bytes."""
     values = string_array(input_bytes, "decode_raw", "input_bytes")
-    stored, result = _out_type(out_type)
+    stored = _out_type(out_type)
     item = np.dtype(stored).newbyteorder("<" if little_endian else ">")
     flat = list(values.reshape(-1))
     if fixed_length is not None:
@@ -63,4 +50,4 @@ def decode_raw(input_bytes, out_type, little_endian=True, fixed_length=None, nam
     if item.kind == "b":
         numbers = numbers != 0
     count = size // item.itemsize
-    return constant(numbers.astype(result).reshape(values.shape + (count,)))
+    return constant(numbers.astype(stored).reshape(values.shape + (count,)))

@@ -20,13 +20,14 @@ __all__ = ["serialize_tensor", "parse_tensor", "make_tensor_proto", "make_ndarra
 _ENUMS = {dtypes.float32: "DT_FLOAT", dtypes.float64: "DT_DOUBLE", dtypes.int32: "DT_INT32",
           dtypes.int64: "DT_INT64", dtypes.bool: "DT_BOOL", dtypes.string: "DT_STRING", dtypes.uint8: "DT_UINT8",
           dtypes.int8: "DT_INT8", dtypes.int16: "DT_INT16", dtypes.uint16: "DT_UINT16", dtypes.uint32: "DT_UINT32",
-          dtypes.uint64: "DT_UINT64", dtypes.float16: "DT_HALF"}
+          dtypes.uint64: "DT_UINT64", dtypes.float16: "DT_HALF", dtypes.bfloat16: "DT_BFLOAT16"}
 _BY_ENUM = {_protos.DataType.Value(name): dt for dt, name in _ENUMS.items()}
-# the typed list each dtype's values may come in (tensor.proto); float16 as its bits in half_val
+# the typed list each dtype's values may come in (tensor.proto); float16 and bfloat16 as their bits in half_val
 _LISTS = {dtypes.float32: "float_val", dtypes.float64: "double_val", dtypes.int32: "int_val",
           dtypes.int64: "int64_val", dtypes.bool: "bool_val", dtypes.string: "string_val", dtypes.uint8: "int_val",
           dtypes.int8: "int_val", dtypes.int16: "int_val", dtypes.uint16: "int_val", dtypes.uint32: "uint32_val",
-          dtypes.uint64: "uint64_val", dtypes.float16: "half_val"}
+          dtypes.uint64: "uint64_val", dtypes.float16: "half_val",
+          dtypes.bfloat16: "half_val"}
 
 
 def datatype_enum(dtype):
@@ -135,8 +136,8 @@ def _values(proto, where):
         return np.frombuffer(proto.tensor_content, np_dtype).astype(np_dtype.newbyteorder("="), copy=True) \
             .reshape(shape)
     listed = list(getattr(proto, _LISTS[dtype]))
-    if dtype is dtypes.float16:  # half_val holds the bits
-        listed = np.array(listed, np.uint16).view(np.float16).tolist()
+    if dtype in (dtypes.float16, dtypes.bfloat16):  # half_val holds the bits
+        listed = list(np.array(listed, np.uint16).view(dtype.as_numpy_dtype))
     np_dtype = object if dtype is dtypes.string else dtype.as_numpy_dtype
     if len(listed) > count:
         raise errors.InvalidArgumentError(None, None, f"{where}: Cannot parse tensor from proto: {len(listed)} "

@@ -40,15 +40,13 @@ def _as_array(x, what):
 
 
 def _show(bar, current, logs, finalize=False):
-    """Progress with the logs shown as the step returned them: they are running means already (the
-    metrics' results), so the bar does not average them again, as in Keras."""
+    """Progress with the logs as the step returned them (running means already: not averaged again, as Keras)."""
     bar.stateful_metrics.update(logs)
     bar.update(current, list(logs.items()), finalize=finalize)
 
 
 def _samples(x, y, what):
-    """The number of samples in x, checked against y's; y may be None (a model with add_loss, or a
-    train_step of its own, trains on x alone)."""
+    """The number of samples in x, checked against y's; y may be None (add_loss, or an own train_step)."""
     if x is None:
         raise ValueError(f"{what}: x must be given (arrays, tensors or a tf.data.Dataset)")
     n_x = _multi_output.batch_size(x)
@@ -155,9 +153,10 @@ class TrainingMixin:
     # ---- compile
     def compile(self, optimizer="rmsprop", loss=None, loss_weights=None, metrics=None, weighted_metrics=None,
                 run_eagerly=False, steps_per_execution=1, jit_compile="auto", **kwargs):
-        """Configures training: an optimizer (name or instance), a loss (name, function or Loss), metrics
+        """Configures training: an optimizer (name or instance; loss-scaled under mixed_float16), a loss, metrics
         (unweighted) and weighted_metrics (weighted by sample_weight / class_weight)."""
-        self.optimizer = optimizers_mod.get(optimizer)
+        self.optimizer = optimizers_mod.loss_scale_optimizer.scaled_for_policy(self, optimizers_mod.get(optimizer),
+                                                                              kwargs.get("auto_scale_loss", True))
         self._outputs_compiled = _multi_output.for_model(self, loss, loss_weights, metrics)
         if self._outputs_compiled is not None:  # several outputs: a loss and metrics per output
             self.loss = loss
@@ -217,8 +216,9 @@ class TrainingMixin:
         with tf.GradientTape() as tape:
             y_pred = self(x, training=True)
             loss = self.compute_loss(x, y, y_pred, sample_weight)
+            scaled = self.optimizer.scale_loss(loss)  # the loss itself unless a loss scale is set
         variables = self.trainable_variables
-        grads = tape.gradient(loss, variables)
+        grads = tape.gradient(scaled, variables)
         self.optimizer.apply_gradients(zip(grads, variables))
         return self._update_metrics(loss, y, y_pred, sample_weight, _multi_output.batch_size(x))
 

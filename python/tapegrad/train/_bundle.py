@@ -22,6 +22,7 @@ DataLossError naming the file, as a damaged block is.
 import os
 import struct
 
+import ml_dtypes
 import numpy as np
 from google.protobuf.message import DecodeError
 
@@ -37,7 +38,8 @@ INDEX_SUFFIX = ".index"
 DTYPES = {_protos.DataType.Value(name): t for name, t in (
     ("DT_FLOAT", np.float32), ("DT_DOUBLE", np.float64), ("DT_INT32", np.int32), ("DT_UINT8", np.uint8),
     ("DT_INT16", np.int16), ("DT_INT8", np.int8), ("DT_INT64", np.int64), ("DT_BOOL", np.bool_),
-    ("DT_UINT16", np.uint16), ("DT_HALF", np.float16), ("DT_UINT32", np.uint32), ("DT_UINT64", np.uint64))}
+    ("DT_UINT16", np.uint16), ("DT_HALF", np.float16), ("DT_UINT32", np.uint32), ("DT_UINT64", np.uint64),
+    ("DT_BFLOAT16", ml_dtypes.bfloat16))}
 DT_STRING = _protos.DataType.Value("DT_STRING")
 _ENUM = {np.dtype(t): e for e, t in DTYPES.items()}
 

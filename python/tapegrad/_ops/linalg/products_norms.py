@@ -1,6 +1,6 @@
 """Linear algebra: matmul, matvec, tensordot, norms and norm clipping (einsum is in einsum.py)."""
 from tapegrad._ops._dispatch import dispatch
-from tapegrad import _core, errors
+from tapegrad import _core, dtypes, errors
 from tapegrad._ops._wrap import convert_arg
 from tapegrad._ops._lib.arrays import expand_dims, zeros_like
 from tapegrad._ops._lib.shapes import diag_last_two, size_product, reshape_to, size_or_run_time
@@ -31,7 +31,17 @@ def matmul(a, b, transpose_a=False, transpose_b=False, adjoint_a=False, adjoint_
     if output_type is not None:
         raise TypeError(f"matmul: output_type={output_type!r} is not supported (it is for int8 inputs, which "
                         "tapegrad does not have)")
+    a, b = _bfloat16_with_float32(a, b)
     return _matmul(a, b, transpose_a=bool(transpose_a or adjoint_a), transpose_b=bool(transpose_b or adjoint_b))
+
+
+def _bfloat16_with_float32(a, b):
+    """TF multiplies a bfloat16 matrix by a float32 one (rank 2, either order) in float32 (its sparse matmul
+    kernel's mixed case), giving float32; every other mixed pair is refused by MatMul."""
+    if isinstance(a, Tensor) and isinstance(b, Tensor) and {a.dtype, b.dtype} == {dtypes.bfloat16, dtypes.float32} \
+            and a.ndim == 2 and b.ndim == 2:
+        return cast(a, dtypes.float32), cast(b, dtypes.float32)
+    return a, b
 
 
 @dispatch

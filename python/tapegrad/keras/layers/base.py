@@ -16,6 +16,7 @@ import numpy as np
 import tapegrad as tf
 
 from tapegrad.keras import _masking, backend, constraints, initializers, regularizers
+from tapegrad.keras.layers import _autocast
 from tapegrad.keras.saving._serialization import AutoConfig
 
 __all__ = ["Layer", "InputSpec"]
@@ -75,7 +76,7 @@ def _to_input(x, dtype):
     return tf.constant(arr)
 
 
-class Layer(tf.Module, AutoConfig):
+class Layer(_autocast.PolicyProperties, tf.Module, AutoConfig):
     """Base layer: subclass and define ``build(input_shape)`` (create weights) and ``call(inputs)``.
 
     A layer is a ``tf.Module``: ``name_scope``, ``submodules`` and checkpoint tracking come from there;
@@ -84,7 +85,7 @@ class Layer(tf.Module, AutoConfig):
     Args:
       trainable: whether the layer's weights are trained.
       name: the layer's name (unique default from the class name).
-      dtype: the dtype of weights and float inputs (keras.backend.floatx(), float32, by default).
+      dtype: a dtype or dtype policy ("mixed_float16"); the global policy or floatx() (float32) by default.
       input_shape: (Keras 2 style) the input shape without the batch axis, for a model's first layer.
 
     >>> class Scale(keras.layers.Layer):
@@ -101,12 +102,11 @@ class Layer(tf.Module, AutoConfig):
     def __init__(self, trainable=True, name=None, dtype=None, input_shape=None, batch_input_shape=None,
                  input_dim=None, **kwargs):
         self._tracking = False
-        kwargs.pop("autocast", None)
+        _autocast.init_policy(self, dtype, kwargs.pop("autocast", True))
         if kwargs:
             raise TypeError(f"{type(self).__name__}: unexpected keyword argument(s) {sorted(kwargs)}")
         self._init_module_name(name or unique_name(_snake(type(self).__name__)))
         self._weight_keys = []  # (checkpoint key, variable) per add_weight; see train/_graph.py
-        self._dtype = tf.as_dtype(dtype or backend.floatx())
         self._trainable = trainable
         self._trainable_variables, self._non_trainable_variables = [], []
         self._layers = []
@@ -159,6 +159,7 @@ class Layer(tf.Module, AutoConfig):
                           constraint=constraints.get(constraint))
         var.regularizer = regularizers.get(regularizer)
         var.path = f"{self.name}/{name or 'variable'}"
+        var.autocast = autocast  # read in the compute dtype during call (Note [Mixed precision])
         (self._trainable_variables if trainable else self._non_trainable_variables).append(var)
         _STRUCTURE[0] += 1
         key, taken = name or "variable", {k for k, _ in self._weight_keys}
@@ -305,8 +306,8 @@ class Layer(tf.Module, AutoConfig):
         context.append(training)
         in_mask = _masking.mask_of(inputs) if _masking.masks_in_use() else None  # Note [Keras masks]
         try:
-            if type(inputs) is not _Tensor or inputs.dtype is not self._dtype:  # DTypes are unique objects
-                inputs = _to_input(inputs, self._dtype)
+            if type(inputs) is not _Tensor or inputs.dtype is not self._compute_dtype:  # DTypes are unique
+                inputs = _to_input(inputs, self._compute_dtype)
             if not self.built:
                 self._maybe_build(inputs)
             if self._call_takes_training:
@@ -315,7 +316,8 @@ class Layer(tf.Module, AutoConfig):
                 kwargs["mask"] = in_mask
             if self._mask_args and _masking.masks_in_use():
                 self._fill_mask_args((inputs,) + args, kwargs)
-            out = self.call(inputs, *args, **kwargs)
+            with _autocast.NO_CAST if self._compute_dtype is self._dtype else _autocast.weights_cast(self):
+                out = self.call(inputs, *args, **kwargs)
         finally:
             context.pop()
         if in_mask is not None or self._computes_mask:
@@ -391,7 +393,7 @@ class Layer(tf.Module, AutoConfig):
 
     def get_config(self):
         """The constructor's arguments with the current name, trainable and dtype; Note [Keras object configs]."""
-        return {**self._constructor_config(), "name": self.name, "trainable": self.trainable, "dtype": self._dtype.name}
+        return {**self._constructor_config(), "name": self.name, "trainable": self.trainable, "dtype": self._dtype_policy.name}
 
     def __repr__(self):
         return f"<{type(self).__name__} name={self.name}, built={self.built}>"

@@ -3,6 +3,7 @@
 import tapegrad as tf
 
 from tapegrad.keras import constraints, initializers, regularizers
+from tapegrad.keras.layers import _autocast
 from tapegrad.keras.layers.base import Layer
 
 __all__ = ["BatchNormalization", "LayerNormalization", "GroupNormalization"]
@@ -22,6 +23,7 @@ class BatchNormalization(Layer):
                  beta_regularizer=None, gamma_regularizer=None, beta_constraint=None, gamma_constraint=None,
                  **kwargs):
         super().__init__(**kwargs)
+        self.autocast = False  # statistics and weights float32 (Note [Mixed precision])
         self.axis, self.momentum, self.epsilon, self.center, self.scale = axis, momentum, epsilon, center, scale
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
@@ -49,6 +51,7 @@ class BatchNormalization(Layer):
                                                trainable=False, name="moving_variance")
         self.built = True
 
+    @_autocast.in_float32
     def call(self, inputs, training=False):
         if training and self.trainable:
             mean = tf.reduce_mean(inputs, axis=self._reduce_axes, keepdims=True)
@@ -82,6 +85,7 @@ class LayerNormalization(Layer):
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        self.autocast = False  # statistics and weights float32 (Note [Mixed precision])
         self.axis = list(axis) if isinstance(axis, (list, tuple)) else axis
         self.epsilon, self.center, self.scale, self.rms_scaling = epsilon, center, scale, rms_scaling
         self.beta_initializer = initializers.get(beta_initializer)
@@ -104,6 +108,7 @@ class LayerNormalization(Layer):
                                     constraint=self.beta_constraint, name="beta") if self.center else None
         self.built = True
 
+    @_autocast.in_float32
     def call(self, inputs):
         if self.rms_scaling:
             out = inputs * tf.math.rsqrt(tf.reduce_mean(tf.square(inputs), axis=self._axes, keepdims=True) + self.epsilon)
@@ -127,6 +132,7 @@ class GroupNormalization(Layer):
                  gamma_initializer="ones", beta_regularizer=None, gamma_regularizer=None, beta_constraint=None,
                  gamma_constraint=None, **kwargs):
         super().__init__(**kwargs)
+        self.autocast = False  # statistics and weights float32 (Note [Mixed precision])
         self.groups, self.axis, self.epsilon, self.center, self.scale = groups, axis, epsilon, center, scale
         self.beta_initializer = initializers.get(beta_initializer)
         self.gamma_initializer = initializers.get(gamma_initializer)
@@ -151,6 +157,7 @@ class GroupNormalization(Layer):
                                     name="beta") if self.center else None
         self.built = True
 
+    @_autocast.in_float32
     def call(self, inputs):
         shape = list(inputs.shape)
         ndim, axis, channels = len(shape), self._axis, shape[self._axis]

@@ -8,12 +8,13 @@ from tapegrad.keras.optimizers.adamax import Adamax
 from tapegrad.keras.optimizers.base import Optimizer
 from tapegrad.keras.optimizers.ftrl import Ftrl
 from tapegrad.keras.optimizers.lion import Lion
+from tapegrad.keras.optimizers.loss_scale_optimizer import LossScaleOptimizer
 from tapegrad.keras.optimizers.nadam import Nadam
 from tapegrad.keras.optimizers.rmsprop import RMSprop
 from tapegrad.keras.optimizers.sgd import SGD
 
 __all__ = ["Optimizer", "SGD", "Adam", "AdamW", "Nadam", "RMSprop", "Adagrad", "Adamax", "Ftrl", "Lion", "Adafactor",
-           "schedules", "get"]
+           "LossScaleOptimizer", "schedules", "get"]
 
 _BY_NAME = {"sgd": SGD, "adam": Adam, "adamw": AdamW, "nadam": Nadam, "rmsprop": RMSprop, "adagrad": Adagrad,
             "adamax": Adamax, "ftrl": Ftrl, "lion": Lion, "adafactor": Adafactor}

@@ -27,6 +27,16 @@ class Terms:
         return tf.math.unsorted_segment_sum(f(self._values), self._indices, self._rows)
 
 
+def divided(g, factor):
+    """A gradient (a tensor, an IndexedSlices or None) divided by a loss scale."""
+    if g is None:
+        return None
+    if isinstance(g, tf.IndexedSlices):
+        return tf.IndexedSlices(g.values / tf.cast(factor, g.values.dtype), g.indices, g.dense_shape)
+    g = tf.convert_to_tensor(g)
+    return g / tf.cast(factor, g.dtype)
+
+
 def _keras_float(value, dtype):
     """A Python hyperparameter as Keras's ops see it: through a float32 constant, in the variable's dtype."""
     return tf.cast(tf.constant(value, tf.float32), dtype)

@@ -79,6 +79,7 @@ class Optimizer(AutoConfig):
         self._lr_var = tf.Variable(0.0, trainable=False, name="learning_rate", dtype=backend.floatx())
         self.learning_rate = learning_rate
         self.weight_decay = weight_decay
+        self.loss_scale_factor = loss_scale_factor
         self.clipnorm, self.clipvalue, self.global_clipnorm = clipnorm, clipvalue, global_clipnorm
         self._iterations = tf.Variable(np.int64(0), trainable=False, name="iteration")
         self._slots = {}          # id(var) -> tuple of slot Variables
@@ -236,10 +237,16 @@ class Optimizer(AutoConfig):
         t = self._step()
         return tf.convert_to_tensor(t, tf.float64) if isinstance(t, float) else t
 
+    def scale_loss(self, loss):
+        """The loss times ``loss_scale_factor`` when one is set (apply_gradients divides the gradients by it)."""
+        return loss if self.loss_scale_factor is None else loss * self.loss_scale_factor
+
     def apply_gradients(self, grads_and_vars, name=None, skip_gradients_aggregation=False, **kwargs):
         """Applies one step: ``apply_gradients(zip(grads, vars))``. Returns ``iterations``."""
         if self._cross_replica_sum is not None and not skip_gradients_aggregation:
             grads_and_vars = self._cross_replica_sum(grads_and_vars)
+        if self.loss_scale_factor is not None:
+            grads_and_vars = [(_sparse.divided(g, self.loss_scale_factor), v) for g, v in grads_and_vars]
         grads, variables, missing, given = [], [], [], []
         for g, v in grads_and_vars:  # one pass: every step goes through here
             given.append(v)

@@ -1,0 +1,84 @@
+"""A layer's dtype policy: its variable and compute dtypes, and its weights read in the compute dtype while
+its ``call`` runs (Note [Mixed precision] in keras/_dtype_policy.py)."""
+import contextlib
+import functools
+
+import tapegrad as tf
+from tapegrad.keras import _dtype_policy as _policy
+from tapegrad.keras import backend
+
+__all__ = ["NO_CAST", "PolicyProperties", "in_float32", "init_policy", "weights_cast"]
+
+_set = object.__setattr__  # the instance dict itself: no sublayer tracking, no checkpoint bookkeeping
+NO_CAST = contextlib.nullcontext()  # a layer computing in its variables' dtype reads them as they are
+
+
+def init_policy(layer, dtype, autocast):
+    """Sets the layer's policy from its ``dtype`` argument: ``_dtype`` is the variable dtype (what weights
+    and ``layer.dtype`` use), ``_compute_dtype`` what its inputs are cast to. With no dtype and no global
+    policy set, floatx as it is now (so keras.backend.set_floatx affects layers made after it)."""
+    if dtype is None and _policy._GLOBAL[0] is None:
+        policy = _policy.DTypePolicy(backend.floatx())
+    else:
+        policy = _policy.policy_of(dtype)
+    _set(layer, "_dtype_policy", policy)
+    _set(layer, "_dtype", tf.as_dtype(policy.variable_dtype))
+    _set(layer, "_compute_dtype", tf.as_dtype(policy.compute_dtype))
+    _set(layer, "autocast", bool(autocast))
+
+
+class PolicyProperties:
+    """Keras's dtype properties of a layer."""
+
+    @property
+    def dtype_policy(self):
+        return self._dtype_policy
+
+    @dtype_policy.setter
+    def dtype_policy(self, value):
+        init_policy(self, value, self.autocast)
+
+    @property
+    def compute_dtype(self):
+        return self._compute_dtype.name
+
+    @property
+    def variable_dtype(self):
+        return self._dtype.name
+
+    @property
+    def input_dtype(self):
+        return self._compute_dtype.name
+
+
+def _cast_attributes(layer):
+    """(attribute, variable) of the layer's own floating weights made with autocast=True whose dtype is
+    not the compute dtype."""
+    compute = layer._compute_dtype
+    return [(k, v) for k, v in vars(layer).items() if isinstance(v, tf.Variable) and v.dtype.is_floating
+            and v.dtype is not compute and getattr(v, "autocast", True)]
+
+
+@contextlib.contextmanager
+def weights_cast(layer):
+    """While the block runs, the layer's autocast weights read as casts to its compute dtype (the tape
+    sees the variables read by Cast, so gradients reach them in their own dtype)."""
+    swapped = _cast_attributes(layer) if layer.autocast and layer._compute_dtype.is_floating else []
+    for k, v in swapped:
+        _set(layer, k, tf.cast(v, layer._compute_dtype))
+    try:
+        yield
+    finally:
+        for k, v in swapped:
+            _set(layer, k, v)
+
+
+def in_float32(call):
+    """A normalization layer's call computing in float32 on half inputs, its result cast back to the
+    inputs' dtype (Keras keeps its statistics and weights float32: the layer sets autocast = False)."""
+    @functools.wraps(call)
+    def wrapper(self, inputs, *args, **kwargs):
+        if isinstance(inputs, tf.Tensor) and inputs.dtype in (tf.float16, tf.bfloat16):
+            return tf.cast(call(self, tf.cast(inputs, tf.float32), *args, **kwargs), inputs.dtype)
+        return call(self, inputs, *args, **kwargs)
+    return wrapper
