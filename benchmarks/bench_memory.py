@@ -24,7 +24,9 @@ sys.path.insert(0, HERE)
 # (suite module, workload variable): the steps measured
 STEPS_MEASURED = [("bench_training", "wide"), ("bench_training", "wide_traced"),
                   ("bench_transformer", "eager"), ("bench_transformer", "traced"),
-                  ("bench_text", "traced"), ("bench_pinn", "traced")]
+                  ("bench_text", "traced"), ("bench_pinn", "traced"),
+                  ("bench_mixed_precision", "wide_float32_traced"), ("bench_mixed_precision", "wide_mixed_float16_traced"),
+                  ("bench_mixed_precision", "wide_mixed_bfloat16_traced")]
 FRAMEWORKS = ("tapegrad", "torch", "tensorflow", "jax")
 
 

@@ -8,8 +8,8 @@ weights under the policy, the last Dense in float32 as Keras's guide asks, and t
                              compile() does), plain Adam otherwise.
   wide step <policy> traced  the same step in tf.function.
 The first step's loss is compared across the frameworks (to 1e-2 under the half types). Each row's
-ratio to its own float32 row is the mixed step's cost (issue goal: at most 1.2x). Peak memory of the
-policies is measured by bench_memory.py's wide MLP suite with --policy.
+ratio to its own float32 row is the mixed step's cost (the goal: at most 1.2x). bench_memory.py measures
+the traced steps' peak memory under each policy (--filter mixed).
 Run: env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python benchmarks/bench_mixed_precision.py
 """
 
@@ -62,6 +62,7 @@ for _policy in POLICIES:
                         flops=WIDE_FLOPS, note=NOTE, rtol=2e-3 if _policy == "float32" else 1e-2)
         _w.case("tensorflow", "tapegrad")(lambda tf, p=_policy, t=_traced: wide_step(tf, p, t))
         WORKLOADS.append(_w)
+        globals()[f"wide_{_policy}{'_traced' if _traced else ''}"] = _w  # bench_memory.py names them
 
 
 def main(argv=None, print_env=True):

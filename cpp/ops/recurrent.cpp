@@ -11,6 +11,7 @@
 #include "engine/math.h"
 #include "engine/tape.h"
 #include "kernels/recurrent.h"
+#include "ops/half_rows.h"
 
 namespace tg {
 
@@ -220,29 +221,36 @@ Tensor one_state_jvp_kernel(const OpDef&, const Tensors& x, const Attrs&, const 
 
 // One recurrent family: the sequence op (n inputs), its fused backward `name`Grad (the inputs, the
 // output and g -> packed gradients) and tangent `name`Jvp (the inputs, the output and one tangent
-// per input -> the output's tangent); see Note [Second derivatives of LSTMSequence].
-void def_sequence(const std::string& name, int n, InferFn infer, KernelFn kernel, InferFn grad_infer,
-                  KernelFn grad_kernel, InferFn jvp_infer, KernelFn jvp_kernel) {
+// per input -> the output's tangent); see Note [Second derivatives of LSTMSequence]. The half types run
+// through the float32 kernels (Note [Half types through float32]): the packed steps and gradients are
+// rounded to the half type, as TF keeps a half LSTM's activations.
+template <InferFn infer, KernelFn kernel, InferFn grad_infer, KernelFn grad_kernel, InferFn jvp_infer,
+          KernelFn jvp_kernel>
+void def_sequence(const std::string& name, int n) {
   const std::string grad = name + "Grad", jvp = name + "Jvp";
-  def_op(name.c_str()).inputs(n).shape(infer).forward(kernel)
+  def_op(name.c_str()).inputs(n).shape(half_infer<infer>).forward(half_kernel<kernel>).also_types(kHalfTypes)
       .gradient([name, grad](GradCtx& ctx) { return sequence_grad(name.c_str(), grad.c_str(), ctx); })
       .jvp([name, jvp](const Tensors& x, const Tensor& out, const Tensors& tx, const Attrs&) {
         return sequence_jvp(name.c_str(), jvp.c_str(), x, out, tx);
       });
-  def_op(grad.c_str()).inputs(n + 2).shape(grad_infer).forward(grad_kernel).not_differentiable();
-  def_op(jvp.c_str()).inputs(2 * n + 1).shape(jvp_infer).forward(jvp_kernel).not_differentiable();
+  def_op(grad.c_str()).inputs(n + 2).shape(half_infer<grad_infer>).forward(half_kernel<grad_kernel>)
+      .also_types(kHalfTypes).not_differentiable();
+  def_op(jvp.c_str()).inputs(2 * n + 1).shape(half_infer<jvp_infer>).forward(half_kernel<jvp_kernel>)
+      .also_types(kHalfTypes).not_differentiable();
 }
 
 void register_recurrent_ops() {
   // (x, h0, c0, kernel, recurrent_kernel, bias) -> [h, c, i, f, c~, o] of every step, [B, T, 6U].
-  def_sequence("LSTMSequence", 6, lstm_infer, lstm_kernel, lstm_grad_infer, lstm_grad_kernel, lstm_jvp_infer,
-               lstm_jvp_kernel);
+  def_sequence<lstm_infer, lstm_kernel, lstm_grad_infer, lstm_grad_kernel, lstm_jvp_infer, lstm_jvp_kernel>(
+      "LSTMSequence", 6);
   // (x, h0, kernel, recurrent_kernel, bias [2, 3U]) -> h_t of every step [B, T, U] (GRU, reset_after).
-  def_sequence("GRUSequence", 5, one_state_infer, one_state_kernel<gru_sequence_forward>, one_state_grad_infer,
-               one_state_grad_kernel<gru_sequence_backward>, one_state_jvp_infer, one_state_jvp_kernel<gru_sequence_jvp>);
+  def_sequence<one_state_infer, one_state_kernel<gru_sequence_forward>, one_state_grad_infer,
+               one_state_grad_kernel<gru_sequence_backward>, one_state_jvp_infer,
+               one_state_jvp_kernel<gru_sequence_jvp>>("GRUSequence", 5);
   // (x, h0, kernel [F, U], recurrent_kernel [U, U], bias [U]) -> h_t = tanh(x_t W + h_{t-1} R + b), [B, T, U].
-  def_sequence("RNNSequence", 5, one_state_infer, one_state_kernel<rnn_sequence_forward>, one_state_grad_infer,
-               one_state_grad_kernel<rnn_sequence_backward>, one_state_jvp_infer, one_state_jvp_kernel<rnn_sequence_jvp>);
+  def_sequence<one_state_infer, one_state_kernel<rnn_sequence_forward>, one_state_grad_infer,
+               one_state_grad_kernel<rnn_sequence_backward>, one_state_jvp_infer,
+               one_state_jvp_kernel<rnn_sequence_jvp>>("RNNSequence", 5);
 }
 
 }  // namespace tg

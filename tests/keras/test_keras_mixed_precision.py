@@ -127,3 +127,28 @@ def test_fit_under_a_mixed_policy(policy):
     no_scale = keras.Sequential([keras.Input((8,)), keras.layers.Dense(2)])
     no_scale.compile("sgd", "mse", auto_scale_loss=False)
     assert not isinstance(no_scale.optimizer, keras.optimizers.LossScaleOptimizer)
+
+
+@pytest.mark.parametrize("make", [lambda k: k.layers.LSTM(4, return_sequences=True), lambda k: k.layers.GRU(4),
+                                  lambda k: k.layers.SimpleRNN(4)], ids=["lstm", "gru", "simple_rnn"])
+def test_recurrent_layers_in_float16(make):
+    x = np.random.default_rng(5).normal(size=(3, 6, 4)).astype(np.float32)
+    keras.mixed_precision.set_global_policy("mixed_float16")
+    mixed = make(keras)
+    keras.mixed_precision.set_global_policy("float32")
+    full = make(keras)
+    mixed(x[:1])
+    full(x[:1])
+    full.set_weights([w.astype(np.float16).astype(np.float32) for w in mixed.get_weights()])
+    with tf.GradientTape() as tape:
+        y = mixed(x)
+        loss = tf.reduce_sum(tf.cast(y, tf.float32))
+    assert y.dtype == tf.float16
+    grads = tape.gradient(loss, mixed.trainable_variables)
+    assert all(g.dtype == tf.float32 for g in grads)
+    with tf.GradientTape() as tape:
+        want = full(x.astype(np.float16).astype(np.float32))
+        loss = tf.reduce_sum(want)
+    np.testing.assert_allclose(y.numpy().astype(np.float32), want.numpy(), rtol=1e-2, atol=1e-2)
+    for g, w in zip(grads, tape.gradient(loss, full.trainable_variables)):
+        np.testing.assert_allclose(g.numpy(), w.numpy(), rtol=3e-2, atol=3e-2)

@@ -86,3 +86,37 @@ def test_loss_scale_optimizer_steps():
         scaled = float(np.asarray(opt.scale_loss(tf.constant(3.0))))
         seen.append((trace, scaled, opt.get_config()["initial_scale"], opt.get_config()["dynamic_growth_steps"]))
     assert seen[0] == seen[1]
+
+
+LAYERS = [("lstm", lambda k, x, img, ids: k.layers.LSTM(4)(x)), ("gru", lambda k, x, img, ids: k.layers.GRU(4)(x)),
+          ("simple_rnn", lambda k, x, img, ids: k.layers.SimpleRNN(4)(x)),
+          ("bidirectional", lambda k, x, img, ids: k.layers.Bidirectional(k.layers.LSTM(3))(x)),
+          ("conv2d", lambda k, x, img, ids: k.layers.Conv2D(4, 3)(img)),
+          ("depthwise", lambda k, x, img, ids: k.layers.DepthwiseConv2D(3)(img)),
+          ("separable", lambda k, x, img, ids: k.layers.SeparableConv2D(4, 3)(img)),
+          ("conv2d_transpose", lambda k, x, img, ids: k.layers.Conv2DTranspose(4, 3)(img)),
+          ("conv1d", lambda k, x, img, ids: k.layers.Conv1D(4, 3)(x)),
+          ("embedding", lambda k, x, img, ids: k.layers.Embedding(10, 4)(ids)),
+          ("attention", lambda k, x, img, ids: k.layers.MultiHeadAttention(2, 4)(x, x)),
+          ("layer_norm", lambda k, x, img, ids: k.layers.LayerNormalization()(x)),
+          ("group_norm", lambda k, x, img, ids: k.layers.GroupNormalization(groups=1)(img)),
+          ("batch_norm", lambda k, x, img, ids: k.layers.BatchNormalization()(img, training=True)),
+          ("dropout", lambda k, x, img, ids: k.layers.Dropout(0.5)(x, training=True)),
+          ("max_pool", lambda k, x, img, ids: k.layers.MaxPooling2D()(img)),
+          ("global_pool", lambda k, x, img, ids: k.layers.GlobalAveragePooling2D()(img)),
+          ("prelu", lambda k, x, img, ids: k.layers.PReLU()(x)), ("softmax", lambda k, x, img, ids: k.layers.Softmax()(x)),
+          ("rescaling", lambda k, x, img, ids: k.layers.Rescaling(0.5)(img))]
+
+
+@pytest.mark.parametrize("layer", LAYERS, ids=[n for n, _ in LAYERS])
+def test_layer_output_dtypes(layer):
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(2, 5, 8)).astype(np.float32)
+    img = rng.normal(size=(2, 8, 8, 3)).astype(np.float32)
+    ids = np.array([[1, 2, 3], [4, 5, 6]])
+    dtypes = []
+    for _, keras in SIDES:
+        keras.mixed_precision.set_global_policy("mixed_float16")
+        out = layer[1](keras, x, img, ids)
+        dtypes.append(out.dtype if isinstance(out.dtype, str) else out.dtype.name)
+    assert dtypes[0] == dtypes[1] == "float16"

@@ -52,25 +52,36 @@ class PolicyProperties:
 
 
 def _cast_attributes(layer):
-    """(attribute, variable) of the layer's own floating weights made with autocast=True whose dtype is
-    not the compute dtype."""
-    compute = layer._compute_dtype
-    return [(k, v) for k, v in vars(layer).items() if isinstance(v, tf.Variable) and v.dtype.is_floating
-            and v.dtype is not compute and getattr(v, "autocast", True)]
+    """(owner, attribute, variable) of the floating weights made with autocast=True that the layer and its
+    sublayers hold as attributes, where their dtype is not the owner's compute dtype (an RNN reads its
+    cell's weights without calling the cell)."""
+    found, stack, seen = [], [layer], set()
+    while stack:
+        owner = stack.pop()
+        if id(owner) in seen or not owner.__dict__.get("autocast", False):
+            continue
+        seen.add(id(owner))
+        compute = owner.__dict__.get("_compute_dtype")
+        if compute is None or not compute.is_floating:
+            continue
+        found += [(owner, k, v) for k, v in vars(owner).items() if isinstance(v, tf.Variable) and v.dtype.is_floating
+                  and v.dtype is not compute and getattr(v, "autocast", True)]
+        stack += owner.__dict__.get("_layers", [])
+    return found
 
 
 @contextlib.contextmanager
 def weights_cast(layer):
-    """While the block runs, the layer's autocast weights read as casts to its compute dtype (the tape
-    sees the variables read by Cast, so gradients reach them in their own dtype)."""
-    swapped = _cast_attributes(layer) if layer.autocast and layer._compute_dtype.is_floating else []
-    for k, v in swapped:
-        _set(layer, k, tf.cast(v, layer._compute_dtype))
+    """While the block runs, the autocast weights of the layer and its sublayers read as casts to their
+    compute dtype (the tape sees the variables read by Cast, so gradients reach them in their own dtype)."""
+    swapped = _cast_attributes(layer)
+    for owner, k, v in swapped:
+        _set(owner, k, tf.cast(v, owner._compute_dtype))
     try:
         yield
     finally:
-        for k, v in swapped:
-            _set(layer, k, v)
+        for owner, k, v in swapped:
+            _set(owner, k, v)
 
 
 def in_float32(call):

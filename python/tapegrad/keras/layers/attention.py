@@ -143,6 +143,8 @@ class MultiHeadAttention(Layer):
     def _project(self, x, kernel, bias):
         """x (..., d) @ kernel (d, heads, size) + bias: (..., heads, size)."""
         d, n, size = kernel.shape
+        if kernel.dtype != x.dtype:  # the heads' weights made in this call are not cast yet (Note [Mixed precision])
+            kernel, bias = tf.cast(kernel, x.dtype), None if bias is None else tf.cast(bias, x.dtype)
         shape = tf.shape(x)
         flat = tf.reshape(x, [-1, d]) @ tf.reshape(kernel, [d, n * size])
         y = tf.reshape(flat, tf.concat([shape[:-1], [n, size]], 0))
@@ -176,9 +178,9 @@ class MultiHeadAttention(Layer):
 
     def call(self, query, value, key=None, query_mask=None, value_mask=None, key_mask=None, attention_mask=None,
              return_attention_scores=False, training=None, use_causal_mask=False):
-        query = tf.convert_to_tensor(query, self._dtype)
-        value = tf.convert_to_tensor(value, self._dtype)
-        key = value if key is None else tf.convert_to_tensor(key, self._dtype)
+        query = tf.convert_to_tensor(query, self._compute_dtype)
+        value = tf.convert_to_tensor(value, self._compute_dtype)
+        key = value if key is None else tf.convert_to_tensor(key, self._compute_dtype)
         if not self._heads_built:
             self._build_heads(query.shape, value.shape, key.shape)
         q = self._project(query, self.query_kernel, self.query_bias) * (1.0 / math.sqrt(self.key_dim))
@@ -194,12 +196,15 @@ class MultiHeadAttention(Layer):
         if training and self.dropout > 0:
             dropped = tf.nn.dropout(probs, self.dropout, seed=self.seed)
         heads = tf.einsum(self._combine, dropped, v)  # (B, *T, heads, value_dim)
-        n, vd, out_dim = self.output_kernel.shape
+        kernel, bias = self.output_kernel, self.output_bias
+        if kernel.dtype != heads.dtype:  # made in this call, not cast yet (as in _project)
+            kernel, bias = tf.cast(kernel, heads.dtype), None if bias is None else tf.cast(bias, heads.dtype)
+        n, vd, out_dim = kernel.shape
         shape = tf.shape(heads)
-        out = tf.reshape(tf.reshape(heads, [-1, n * vd]) @ tf.reshape(self.output_kernel, [n * vd, out_dim]),
+        out = tf.reshape(tf.reshape(heads, [-1, n * vd]) @ tf.reshape(kernel, [n * vd, out_dim]),
                          tf.concat([shape[:-2], [out_dim]], 0))
-        if self.output_bias is not None:
-            out = out + self.output_bias
+        if bias is not None:
+            out = out + bias
         return (out, probs) if return_attention_scores else out
 
     def _softmax(self, scores, mask, fused):

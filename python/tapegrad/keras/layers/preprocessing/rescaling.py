@@ -9,7 +9,7 @@ __all__ = ["Rescaling"]
 class Rescaling(Layer):
     """Multiplies by ``scale`` and adds ``offset`` (scalars or arrays broadcast against the input).
 
-    Integer images come out in the layer's dtype (float32): ``Rescaling(1 / 255)`` maps [0, 255] to [0, 1].
+    Integer images come out in the layer's compute dtype (float32): ``Rescaling(1 / 255)`` maps [0, 255] to [0, 1].
     """
 
     def __init__(self, scale, offset=0.0, **kwargs):
@@ -17,5 +17,6 @@ class Rescaling(Layer):
         self.scale, self.offset = scale, offset
 
     def call(self, inputs):
-        x = tf.cast(inputs, self.dtype) if inputs.dtype != self.dtype else inputs
-        return x * tf.cast(self.scale, self.dtype) + tf.cast(self.offset, self.dtype)
+        dtype = self._compute_dtype
+        x = tf.cast(inputs, dtype) if inputs.dtype != dtype else inputs
+        return x * tf.cast(self.scale, dtype) + tf.cast(self.offset, dtype)
