@@ -90,4 +90,9 @@ ERROR_INPUTS = {
     "Silu": lambda: [_naming(BadCall(tf.nn.silu, tf.constant([1, 2])), "Silu")],
     "ReluGrad": _activation_grad("ReluGrad"), "EluGrad": _activation_grad("EluGrad"),
     "dropout": _dropout,
+    # a NumPy int64 id beyond int32 stays int64 (it wrapped to a valid row), as TF
+    "embedding_lookup": lambda: [
+        _naming(BadCall(tf.nn.embedding_lookup, tf.ones((5, 2)), np.array([2 ** 32 + 1])), "embedding_lookup", "[0, 5)"),
+        _naming(BadCall(tf.nn.embedding_lookup, tf.ones((5, 2)), [2 ** 32 + 1]), "embedding_lookup"),
+        _naming(BadCall(tf.nn.embedding_lookup, tf.ones((5, 2)), [0.5]), "embedding_lookup", "float32")],
 }

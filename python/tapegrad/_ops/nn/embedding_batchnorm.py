@@ -28,7 +28,7 @@ def embedding_lookup(params, ids, max_norm=None, name=None):
         table = concat(shards, 0)
     else:
         table = convert_arg(params, "tensor", "embedding_lookup", "params")
-    ids = ids if isinstance(ids, Tensor) else convert_to_tensor(ids, dtype_hint="int32")
+    ids = ids if isinstance(ids, Tensor) else convert_to_tensor(ids)  # as TF: a NumPy int64 id stays int64
     if not ids.dtype.is_integer:
         raise _core.InvalidArgumentError(
             f"embedding_lookup: ids must be an int16, int32 or int64 tensor, got {ids.dtype.name}{tuple(ids.shape)}")
