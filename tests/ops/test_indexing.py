@@ -193,3 +193,12 @@ def test_a_traced_scalar_index_inside_a_tuple_key_is_read_at_every_call():
     assert tape.gradient(y, probs).numpy().tolist() == [[0.0, 0.0, 1.0]]
     with pytest.raises(tf.errors.InvalidArgumentError):
         f(tf.constant(3))
+
+
+def test_gather_params_keep_their_own_dtype():
+    # Python floats are float32 and NumPy arrays keep theirs, whatever the indices' dtype (as TF)
+    got = tf.gather([1.0, 2.0, 3.0], tf.constant([1, 0]))
+    assert got.dtype == tf.float32 and got.numpy().tolist() == [2.0, 1.0]
+    got = tf.gather(np.array([1.5, 2.5]), tf.constant([1], tf.int64))
+    assert got.dtype == tf.float64 and got.numpy().tolist() == [2.5]
+    assert tf.gather([[1, 2], [3, 4]], [1]).numpy().tolist() == [[3, 4]]

@@ -190,6 +190,8 @@ def gather(params, indices, validate_indices=None, axis=None, batch_dims=0, name
     if batch_dims is None:
         raise none_refused("gather", "batch_dims")
     idx = indices if isinstance(indices, Tensor) else convert_to_tensor(indices, dtype_hint=dtypes.int32)
+    if isinstance(params, (list, tuple, np.ndarray)):  # its own dtype (floats are float32), not the indices' (as TF)
+        params = convert_to_tensor(params)
     axis = batch_dims if axis is None else axis
     if batch_dims and isinstance(params, Tensor) and _core._varying_dims(params):
         return batched_gather_at_run_time(params, idx, axis, batch_dims)
