@@ -54,6 +54,7 @@ ARGS = {
     "layers.RepeatVector": dict(n=2),
     "layers.Embedding": dict(input_dim=10, output_dim=2, embeddings_initializer=keras.initializers.RandomNormal(seed=1)),
     "layers.Lambda": dict(function=tf.math.square),
+    "layers.Attention": dict(use_scale=True, score_mode="concat", dropout=0.1, seed=2),
     "layers.Concatenate": dict(axis=0),
     "layers.Dot": dict(axes=1, normalize=True),
     "layers.TimeDistributed": dict(layer=keras.layers.Dense(2, kernel_initializer="ones")),
@@ -119,6 +120,7 @@ CALL_ON = {**{f"layers.{name}": (lambda x: [x, x * 2.0]) for name in _MERGE},
            "layers.TimeDistributed": lambda x: tf.reshape(x, [3, 3, 1]),
            "layers.Embedding": lambda x: tf.cast(tf.abs(x), tf.int32),
            "layers.MultiHeadAttention": lambda x: (tf.reshape(x, [1, 3, 3]), tf.reshape(x, [1, 3, 3]) * 0.5),
+           "layers.Attention": lambda x: [tf.reshape(x, [1, 3, 3]), tf.reshape(x, [1, 3, 3]) * 0.5],
            # preprocessing layers: images, integer ids, strings; the random layers get inputs their draws
            # leave unchanged (a constant image; one at the top of value_range), so a clone computes the same
            **{f"layers.{name}": lambda x: tf.reshape(x, [1, 3, 3, 1])

@@ -98,6 +98,7 @@ LAYERS = [("lstm", lambda k, x, img, ids: k.layers.LSTM(4)(x)), ("gru", lambda k
           ("conv1d", lambda k, x, img, ids: k.layers.Conv1D(4, 3)(x)),
           ("embedding", lambda k, x, img, ids: k.layers.Embedding(10, 4)(ids)),
           ("attention", lambda k, x, img, ids: k.layers.MultiHeadAttention(2, 4)(x, x)),
+          ("dot_attention", lambda k, x, img, ids: k.layers.Attention(use_scale=True)([x, x], use_causal_mask=True)),
           ("layer_norm", lambda k, x, img, ids: k.layers.LayerNormalization()(x)),
           ("group_norm", lambda k, x, img, ids: k.layers.GroupNormalization(groups=1)(img)),
           ("batch_norm", lambda k, x, img, ids: k.layers.BatchNormalization()(img, training=True)),

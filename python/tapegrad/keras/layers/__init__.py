@@ -8,6 +8,7 @@ from tapegrad.keras.layers.activity_regularization import ActivityRegularization
 from tapegrad.keras.layers.normalization import BatchNormalization, GroupNormalization, LayerNormalization
 from tapegrad.keras.layers.activation import ELU, LeakyReLU, PReLU, ReLU, Softmax
 from tapegrad.keras.layers.attention import MultiHeadAttention
+from tapegrad.keras.layers.dot_attention import Attention
 from tapegrad.keras.layers.axes import Permute, RepeatVector
 from tapegrad.keras.layers.embedding import Embedding
 from tapegrad.keras.layers.lambda_layer import Lambda
@@ -26,7 +27,7 @@ __all__ = ["Layer", "InputSpec", "Dense", "Activation", "Flatten", "InputLayer",
            "SpatialDropout3D", "ActivityRegularization", "BatchNormalization", "LayerNormalization",
            "GroupNormalization", "ReLU", "LeakyReLU", "PReLU", "ELU", "Softmax", "Permute", "RepeatVector",
            "Embedding", "Lambda", "Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum", "Concatenate",
-           "Dot", "TimeDistributed", "MultiHeadAttention", "Masking", "TFSMLayer"] + _conv.__all__ + _pooling.__all__ + \
+           "Dot", "TimeDistributed", "MultiHeadAttention", "Attention", "Masking", "TFSMLayer"] + _conv.__all__ + _pooling.__all__ + \
     _reshaping.__all__ + \
     ["Rescaling", "Normalization", "CategoryEncoding", "Discretization", "Hashing", "Resizing", "CenterCrop",
      "RandomFlip", "RandomCrop", "RandomContrast", "RandomBrightness", "RandomRotation", "RandomZoom",
