@@ -11,8 +11,8 @@ from tapegrad.keras.datasets._files import get_file
 from tapegrad.keras.layers.base import unique_name
 from tapegrad.keras.models import Model
 
-__all__ = ["check_weights", "input_shape_of", "image_input", "source_inputs", "classify_or_pool", "finish",
-           "bn_axis", "pass_through", "is_file", "check_activation", "op"]
+__all__ = ["check_weights", "input_shape_of", "image_input", "source_inputs", "classify_or_pool", "released_file",
+           "finish", "bn_axis", "pass_through", "is_file", "check_activation", "op"]
 
 KERAS_APPLICATIONS = "https://storage.googleapis.com/tensorflow/keras-applications/"
 
@@ -120,6 +120,13 @@ def classify_or_pool(x, include_top, pooling, classes, classifier_activation, na
     if pooling == "max":
         return layers.GlobalMaxPooling2D(name=names[2])(x)
     return x
+
+
+def released_file(url, include_top, hashes):
+    """(file name, URL, hash) of Keras's released weights at ``url`` + ".h5" (with the top) or "_notop.h5";
+    hashes: (with the top, without)."""
+    origin = url + (".h5" if include_top else "_notop.h5")
+    return origin.rsplit("/", 1)[1], origin, hashes[0 if include_top else 1]
 
 
 def finish(input_tensor, img_input, x, name, weights, imagenet_file=None):

@@ -28,6 +28,4 @@ def build(convs_per_block, include_top, weights, input_tensor, input_shape, pool
         x = layers.GlobalAveragePooling2D()(x)
     elif pooling == "max":
         x = layers.GlobalMaxPooling2D()(x)
-    origin = url + (".h5" if include_top else "_notop.h5")
-    imagenet_file = (origin.rsplit("/", 1)[1], origin, hashes[0 if include_top else 1])
-    return _common.finish(input_tensor, img_input, x, name, weights, imagenet_file)
+    return _common.finish(input_tensor, img_input, x, name, weights, _common.released_file(url, include_top, hashes))

@@ -60,8 +60,7 @@ def Xception(include_top=True, weights="imagenet", input_tensor=None, input_shap
     x = _relu(_sepconv_bn(x, 2048, "block14_sepconv2"), "block14_sepconv2_act")
     x = _common.classify_or_pool(x, include_top, pooling, classes, classifier_activation,
                                  names=("avg_pool", None, None))
-    origin = _WEIGHTS_URL + (".h5" if include_top else "_notop.h5")
-    imagenet_file = (origin.rsplit("/", 1)[1], origin, _HASHES[0 if include_top else 1])
+    imagenet_file = _common.released_file(_WEIGHTS_URL, include_top, _HASHES)
     return _common.finish(input_tensor, img_input, x, name, weights, imagenet_file)
 
 
