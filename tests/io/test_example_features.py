@@ -6,23 +6,9 @@ import numpy as np
 import pytest
 
 import tapegrad as tf
+from example_records import example, feature  # noqa: F401
 
 F = tf.io.RaggedFeature
-
-
-def feature(values):
-    if not values:
-        return tf.train.Feature()
-    if isinstance(values[0], float):
-        return tf.train.Feature(float_list=tf.train.FloatList(value=values))
-    if isinstance(values[0], int):
-        return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
-    return tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
-
-
-def example(**features):
-    return tf.train.Example(features=tf.train.Features(feature={k: feature(v) for k, v in features.items()})
-                            ).SerializeToString()
 
 
 S1 = example(v=[1.0, 2.0, 3.0, 4.0, 5.0], l=[2, 3], sp=[0, 2, 5], ids=[0, 0, 2, 2, 2], l2=[1, 1], i=[3, 1],

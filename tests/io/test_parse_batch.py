@@ -9,20 +9,8 @@ import numpy as np
 import pytest
 
 import tapegrad as tf
+from example_records import example, feature  # noqa: F401
 from tapegrad.io import _example, _wire_batch
-
-
-def feature(values):
-    if isinstance(values[0], float):
-        return tf.train.Feature(float_list=tf.train.FloatList(value=values))
-    if isinstance(values[0], int):
-        return tf.train.Feature(int64_list=tf.train.Int64List(value=values))
-    return tf.train.Feature(bytes_list=tf.train.BytesList(value=values))
-
-
-def example(**features):
-    return tf.train.Example(features=tf.train.Features(feature={k: feature(v) for k, v in features.items()})
-                            ).SerializeToString()
 
 
 SPEC = {"x": tf.io.FixedLenFeature([2, 2], tf.float32), "y": tf.io.FixedLenFeature([], tf.int64),
