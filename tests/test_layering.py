@@ -65,7 +65,7 @@ RANKS = [
     ("ops written in Python over the registry ops", ["_ops"]),
     ("tf.function, autodiff, debugging, tf.Module", ["_function", "_autodiff", "_debugging", "_module"]),
     ("the public op namespaces", ["math", "nn", "linalg", "image", "random", "strings", "raw_ops", "nest",
-                                  "debugging", "autodiff", "config", "test", "version", "io", "sparse", "sets", "ragged", "bitwise",
+                                  "debugging", "autodiff", "config", "test", "version", "io", "sparse", "sets", "ragged", "bitwise", "types",
                                   "_utilities"]),
     ("the subsystems on the public API", ["autograph", "data", "summary", "train", "saved_model", "datasets"]),
     ("the package's namespace and its install step", ["tapegrad", "_install"]),

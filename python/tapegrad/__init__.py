@@ -71,6 +71,7 @@ from tapegrad._name_scope import name_scope  # noqa: E402
 from tapegrad._module import Module  # noqa: E402
 from tapegrad import train  # noqa: E402
 from tapegrad import saved_model  # noqa: E402
+from tapegrad import types  # noqa: E402
 from tapegrad._utilities import *  # noqa: E402,F401,F403
 
 from tapegrad._install import install as _install  # noqa: E402

@@ -4,7 +4,10 @@ import inspect
 import numpy as np
 
 from tapegrad import _core
+from tapegrad._function import graph_protos
 from tapegrad._function.func_graph import FuncGraph
+from tapegrad._function.function_type import FunctionType, InferenceFunction, VariableCapture, parameters_of
+from tapegrad._function.trace_type import PlaceholderContext, TraceType, trace_type_of
 from tapegrad._nest import sequence_like
 from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, constant
 from tapegrad._function.trace_context import graph_name
@@ -28,13 +31,17 @@ class ConcreteFunction:
         self._specs = [TensorSpec(t._shape, t.dtype, name=p) for t, p in zip(call.tensors, call.paths)]
         self._python_desc = {p: d for p, d in call.desc.items() if d[0] != "tensor"}
         self._shown = None  # the signature's shapes when it leaves dims unknown (_show_signature)
-        # The bound arguments with each tensor as its TensorSpec (no tensor kept alive); the specs
-        # are filled in from self._specs when asked for, as relaxing changes them.
-        it = iter(self._specs)
+        self._function_def = None
+        # The bound arguments with each tensor as its TensorSpec (no tensor kept alive) and each argument
+        # keyed by __tf_tracing_type__ as its TraceType; the specs are filled in from self._specs when
+        # asked for, as relaxing changes them.
+        it, types = iter(self._specs), call.trace_types
         if call.bound is None:
-            self._skeleton, self._py_signature = {f"arg{i}": _specs_like(s, it) for i, s in enumerate(self._specs)}, None
+            self._skeleton = {f"arg{i}": _specs_like(v, it, types) for i, v in enumerate(call.args)}
+            self._skeleton.update((k, _specs_like(call.kwargs[k], it, types)) for k in sorted(call.kwargs))
+            self._py_signature = None
         else:
-            self._skeleton = {n: _specs_like(v, it) for n, v in call.bound.arguments.items()}
+            self._skeleton = {n: _specs_like(v, it, types) for n, v in call.bound.arguments.items()}
             self._py_signature = call.bound.signature
 
     @property
@@ -54,17 +61,59 @@ class ConcreteFunction:
         args, kwargs, _ = self._structured_inputs()
         return args, kwargs
 
-    def _structured_inputs(self):
-        """(args, kwargs, [(parameter, kind, value)]) with each tensor argument as its TensorSpec."""
-        shown = self._specs if self._shown is None else [
+    def _shown_specs(self):
+        """Per placeholder, its TensorSpec with the dims the signature allows (None: any size)."""
+        return self._specs if self._shown is None else [
             TensorSpec(shape, s.dtype, name=s.name) for shape, s in zip(self._shown, self._specs)]
-        it = iter(shown)
-        values = {n: _specs_like(v, it) for n, v in self._skeleton.items()}
+
+    def _structured_inputs(self, specs=None):
+        """(args, kwargs, [(parameter, kind, value)]) with each tensor argument as its TensorSpec (from
+        ``specs``, in placeholder order; by default the signature's)."""
+        it = iter(self._shown_specs() if specs is None else specs)
+        values = {n: _specs_like(v, it, {}) for n, v in self._skeleton.items()}
         if self._py_signature is None:
-            return tuple(values.values()), {}, [(n, "POSITIONAL_ONLY", v) for n, v in values.items()]
+            kinds = ["POSITIONAL_ONLY" if n.startswith("arg") and n[3:].isdigit() else "KEYWORD_ONLY" for n in values]
+            args = tuple(v for v, k in zip(values.values(), kinds) if k == "POSITIONAL_ONLY")
+            kwargs = {n: v for (n, v), k in zip(values.items(), kinds) if k == "KEYWORD_ONLY"}
+            return args, kwargs, [(n, k, v) for (n, v), k in zip(values.items(), kinds)]
         bound = inspect.BoundArguments(self._py_signature, values)
         params = self._py_signature.parameters
         return bound.args, bound.kwargs, [(n, params[n].kind.name, v) for n, v in values.items()]
+
+    def _arguments_with(self, specs):
+        """(args, kwargs) that get_concrete_function traces this signature with, the tensors as ``specs``."""
+        args, kwargs, _ = self._structured_inputs(specs)
+        return tuple(_traced_value(a) for a in args), {k: _traced_value(v) for k, v in kwargs.items()}
+
+    @property
+    def function_type(self):
+        """TF's FunctionType: each parameter's TraceType (TensorSpec, Literal[...], List[...], ...),
+        the output's (``output``) and the captured variables (``captures``)."""
+        structured = [(n, kind, trace_type_of(v)) for n, kind, v in self._structured_inputs()[2]]
+        captures = {id(v): VariableCapture(v) for v in self._captured_variables()}
+        return FunctionType(parameters_of(structured), captures,
+                            return_annotation=trace_type_of(_output_specs(self.structured_outputs)))
+
+    def _captured_variables(self):
+        """The variables the graph reads or assigns, in the order it first meets them."""
+        seen = {}
+        for n in self._traced_graph.export_nodes():
+            if n["type"] == "ReadVariableOp" or n["type"].startswith("Assign"):
+                seen.setdefault(id(n["value"]), n["value"])
+        return list(seen.values())
+
+    @property
+    def function_def(self):
+        """The graph as TF's FunctionDef message (saved_model/_concrete_protos.py); raises
+        UnimplementedError naming an op TF has no counterpart for."""
+        if self._function_def is None:
+            self._function_def = graph_protos.function_def(self)
+        return self._function_def
+
+    @property
+    def inference_fn(self):
+        """The graph as a callable of every parameter of ``function_type`` (TF's AtomicFunction)."""
+        return InferenceFunction(self)
 
     @property
     def structured_outputs(self):
@@ -93,7 +142,7 @@ class ConcreteFunction:
         dims = [[-1 if d is None else d for d in s] for s in shapes]
         self._graph.relax(dims, other._graph)
         self._traced_graph.relax(dims, other._traced_graph)
-        self._func_graph = None
+        self._func_graph = self._function_def = None
 
     def _show_signature(self, shapes):
         """The shapes the signature allows (None: any size), as structured_input_signature shows them;
@@ -101,7 +150,7 @@ class ConcreteFunction:
         self._shown = [TensorShape(s) for s in shapes]
         dims = [[-1 if d is None else d for d in s] for s in shapes]
         self._traced_graph.relax(dims, self._traced_graph)
-        self._func_graph = None
+        self._func_graph = self._function_def = None
 
     def _run(self, tensors):
         return self._concrete.run(tensors)
@@ -122,17 +171,10 @@ class ConcreteFunction:
         return self._run(tensors)
 
     def pretty_printed_signature(self, verbose=True):
-        """TF's text: "Input Parameters:", one line per parameter, "Output Type:", "Captures:"."""
-        lines = ["Input Parameters:"]
-        lines.extend(f"  {name} ({kind}): {_spec_text(value)}" for name, kind, value in self._structured_inputs()[2])
-        lines.append("Output Type:")
-        lines.append(f"  {_spec_text(_output_specs(self.structured_outputs))}")
-        captures = [op for op in self.graph.get_operations() if op.type == "ReadVariableOp"]
-        lines.append("Captures:")
-        lines.extend(f"  {id(op)}: TensorSpec(shape=(), dtype=tf.resource, name=None)" for op in captures)
-        if not captures:
-            lines.append("  None")
-        return "\n".join(lines)
+        """TF's text: "Input Parameters:", one line per parameter, "Output Type:", "Captures:" (verbose);
+        else the one-line ``(x: TensorSpec(...)) -> TensorSpec(...)``."""
+        ft = self.function_type
+        return repr(ft) if verbose else str(ft)
 
     def pretty_printed_graph(self):
         return str(self._graph)
@@ -142,17 +184,35 @@ class ConcreteFunction:
         return f"<ConcreteFunction {self._function.__name__}({specs}) with {self._graph.num_nodes} nodes>"
 
 
-def _specs_like(value, it):
-    """A bound argument with each tensor replaced by its spec (in placeholder order)."""
+def _specs_like(value, it, trace_types):
+    """A bound argument with each tensor replaced by its spec (in placeholder order) and each argument
+    keyed by ``__tf_tracing_type__`` by its TraceType (trace_types: id -> TraceType); the traversal of
+    signature._key."""
     if isinstance(value, TensorSpec) or (isinstance(value, Tensor) and not value._is_variable):
         spec = next(it)
         return TensorSpec(spec.shape, spec.dtype, name=graph_name(spec.name))
     if isinstance(value, np.ndarray):
-        return _specs_like(constant(value), it)
+        return _specs_like(constant(value), it, trace_types)
+    if isinstance(value, TraceType):
+        return value
+    if id(value) in trace_types:
+        return trace_types[id(value)]
     if isinstance(value, (list, tuple)):
-        return sequence_like(value, [_specs_like(v, it) for v in value])
+        return sequence_like(value, [_specs_like(v, it, trace_types) for v in value])
     if isinstance(value, dict):
-        return {k: _specs_like(value[k], it) for k in _sorted(value)}
+        filled = {k: _specs_like(value[k], it, trace_types) for k in _sorted(value)}
+        return {k: filled[k] for k in value}  # the caller's order, as TF shows a dict
+    return value
+
+
+def _traced_value(value):
+    """A structured input as get_concrete_function takes it (a TraceType as a value of that type)."""
+    if isinstance(value, TraceType) and not isinstance(value, TensorSpec):
+        return value.placeholder_value(PlaceholderContext())
+    if isinstance(value, (list, tuple)):
+        return sequence_like(value, [_traced_value(v) for v in value])
+    if isinstance(value, dict):
+        return {k: _traced_value(v) for k, v in value.items()}
     return value
 
 
@@ -176,15 +236,3 @@ def _output_specs(value):
     if isinstance(value, dict):
         return {k: _output_specs(v) for k, v in value.items()}
     return value
-
-
-def _spec_text(value):
-    """As TF prints a parameter or the output type: TensorSpecs without their names."""
-    if isinstance(value, TensorSpec):
-        return repr(TensorSpec(value.shape, value.dtype))
-    if isinstance(value, (list, tuple)):
-        items = ", ".join(_spec_text(v) for v in value)
-        return f"{type(value).__name__.capitalize()}[{items}]"
-    if isinstance(value, dict):
-        return "Dict[" + ", ".join(f"[{k!r}, {_spec_text(v)}]" for k, v in value.items()) + "]"
-    return repr(value)

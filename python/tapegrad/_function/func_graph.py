@@ -2,14 +2,16 @@
 
 The operations are the graph as traced (before the optimizing passes, as TF's FuncGraph is
 before Grappler), named as TF names them (Note [Node names] in cpp/graph/trace.cpp): "x",
-"add", "add_1", one "Identity" per output. Everything else (``to_text``, ``to_dot``, ``ops``,
+"add", "add_1", one "Identity" per output; ``as_graph_def()`` gives them as TF's GraphDef message
+(saved_model/_concrete_protos.py). Everything else (``to_text``, ``to_dot``, ``ops``,
 ``num_nodes``, ``relaxed``) is the optimized graph that runs.
 """
 from tapegrad import dtypes
+from tapegrad._function import graph_protos
 from tapegrad._tensor.tensor import TensorShape
 from tapegrad._function.trace_context import graph_name
 
-__all__ = ["FuncGraph", "Operation", "GraphTensor", "GraphDef", "NodeDef"]
+__all__ = ["FuncGraph", "Operation", "GraphTensor"]
 
 
 class GraphTensor:
@@ -40,39 +42,18 @@ class GraphTensor:
 class Operation:
     """A node of the graph: ``name``, ``type`` (TF's op type), ``inputs``, ``outputs``."""
 
-    def __init__(self, graph, name, type_, inputs):
+    def __init__(self, graph, name, type_, inputs, row=None):
         self.graph, self.name, self.type, self.inputs = graph, name, type_, list(inputs)
         self.outputs = []
+        self._row = row  # the traced graph's node it shows (None for the output Identities)
 
     @property
     def node_def(self):
-        return NodeDef(self.name, self.type, [t.op.name for t in self.inputs])
+        """This node of ``graph.as_graph_def()`` (a NodeDef message)."""
+        return next(n for n in self.graph.as_graph_def().node if n.name == self.name)
 
     def __repr__(self):
         return f"<tf.Operation '{self.name}' type={self.type}>"
-
-
-class NodeDef:
-    """One node of ``as_graph_def()``: ``name``, ``op``, ``input`` (names of the input nodes)."""
-
-    def __init__(self, name, op, input):
-        self.name, self.op, self.input = name, op, list(input)
-
-    def __repr__(self):
-        return "".join([f'name: "{self.name}"\nop: "{self.op}"\n'] + [f'input: "{i}"\n' for i in self.input])
-
-    def __eq__(self, other):
-        return isinstance(other, NodeDef) and (self.name, self.op, self.input) == (other.name, other.op, other.input)
-
-
-class GraphDef:
-    """``as_graph_def()``: the nodes in execution order (``node``), as plain Python data."""
-
-    def __init__(self, nodes):
-        self.node = list(nodes)
-
-    def __repr__(self):
-        return "".join(f"node {{\n  {repr(n).rstrip().replace(chr(10), chr(10) + '  ')}\n}}\n" for n in self.node)
 
 
 class FuncGraph:
@@ -80,7 +61,7 @@ class FuncGraph:
 
     def __init__(self, name, traced, optimized):
         self.name = name
-        self._optimized = optimized
+        self._optimized, self._traced = optimized, traced
         self._ops, self._by_name, self._control = [], {}, {}
         rows = traced.nodes()
         value_of = []  # per node: the tensor it produces (None for assignments, prints, If, While)
@@ -93,7 +74,7 @@ class FuncGraph:
                 continue
             if type_ == "Placeholder":
                 name_ = self._unique(graph_name(name_))
-            op = Operation(self, name_, type_, [value_of[i] for i in inputs])
+            op = Operation(self, name_, type_, [value_of[i] for i in inputs], len(value_of))
             if has_value:
                 op.outputs.append(GraphTensor(op, TensorShape(shape), dtypes.from_code(dtype)))
             if type_ in ("If", "While"):
@@ -147,10 +128,11 @@ class FuncGraph:
         return op.outputs[int(index)]
 
     def as_graph_def(self):
-        return GraphDef(op.node_def for op in self._ops)
+        """The operations as a GraphDef message, TF's attributes on placeholders and constants."""
+        return graph_protos.graph_def(self)
 
     def __getattr__(self, attr):  # the optimized graph: to_text, to_dot, ops, num_nodes, relaxed, ...
-        if attr.startswith("__") or attr == "_optimized":
+        if attr.startswith("__") or attr in ("_optimized", "_traced"):
             raise AttributeError(attr)
         return getattr(self._optimized, attr)
 

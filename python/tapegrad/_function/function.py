@@ -14,7 +14,6 @@ from tapegrad import _core, errors
 from tapegrad._autodiff.gradients import recording_for_gradients
 from tapegrad._function import signature as sig
 from tapegrad._function.concrete_function import ConcreteFunction, _fill
-from tapegrad._ops.array.creation import ones, zeros
 from tapegrad._nest import map_structure
 from tapegrad._function.retracing import flush_calls, note_trace
 from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, constant
@@ -224,6 +223,7 @@ class Function(_core._FunctionBase):
             "Python value": f"pass {path} as a tensor (tf.constant) so that its value is not part of the signature",
             "shape": "use reduce_retracing=True or an input_signature with None dimensions",
             "rank": "use an input_signature or keep the rank fixed",
+            "string value": "string tensors are traced by value (Note [String arguments]): map them to numbers first",
         }.get(category, "keep this argument's type and structure fixed between calls")
         return (f"{len(texts)} of tf.function {self.__name__!r}'s retraces came from the {category} of {path} "
                 f"changing (last: {texts[-1]}); {advice}.")
@@ -254,7 +254,7 @@ class Function(_core._FunctionBase):
     def pretty_printed_concrete_signatures(self, verbose=True):
         """Each traced signature as TF prints it: input parameters, output type, captures."""
         graphs = {id(cf): cf for cf in self._concrete.values()}  # one per graph, in the order first cached
-        return "\n\n".join(cf.pretty_printed_signature(verbose=verbose) for cf in graphs.values())
+        return ("\n\n" if verbose else "\n").join(cf.pretty_printed_signature(verbose) for cf in graphs.values())
 
     def experimental_get_tracing_count(self):
         """How many times the Python function was traced."""
@@ -334,7 +334,7 @@ def _example(x, specs_by_id):
     if not isinstance(x, TensorSpec):
         return x
     shape = [2 if d is None else d for d in (x.shape if x.shape.rank is not None else [])]
-    t = ones(shape, x.dtype) if x.dtype.is_floating else zeros(shape, x.dtype)
+    t = sig.example_tensor(shape, x)
     specs_by_id[id(t)] = x.shape if x.shape.rank is not None else TensorShape(shape)
     return t
 

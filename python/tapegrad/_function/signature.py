@@ -3,27 +3,39 @@ import inspect
 
 import numpy as np
 
-from tapegrad import _core, dtypes
+from tapegrad import _core, dtypes, errors
+from tapegrad._function.trace_type import PlaceholderContext, tracing_type
 from tapegrad._nest import sequence_like
+from tapegrad._ops.array.creation import ones, zeros
+from tapegrad._tensor.string_tensor import StringTensor
 from tapegrad._tensor.tensor import Tensor, TensorShape, convert_to_tensor
 
 _SIMPLE = (type(None), bool, int, float, str)
+
+# Note [String arguments]: TF makes a string tensor argument a graph input, so a new string does not
+# trace again. tapegrad's string tensors live in Python (_tensor/string_tensor.py) and the C++ tracer
+# records only C++ tensors: a placeholder cannot hold strings and the tf.strings ops are not graph
+# nodes, so a trace bakes the string in. The key therefore holds the string's value: an equal string
+# reuses the graph, another one traces again (the report names it), and no graph ever serves a string
+# it was not traced with.
 
 
 class Call:
     """One call, canonicalised: the arguments bound to parameter names and flattened.
 
     ``key`` identifies the graph to use (tensor dtypes and shapes, variables by identity,
-    Python values by value); ``erased`` is the key with tensor shapes reduced to ranks (calls
-    that could share a relaxed graph); ``tensors`` are the placeholders in order, ``paths``
-    their argument names; ``desc`` maps each argument path to a descriptor for reports.
+    Python values by value, an object whose class defines ``__tf_tracing_type__`` by the TraceType
+    it returns, string tensors by value: Note [String arguments]); ``erased`` is the key with tensor
+    shapes reduced to ranks (calls that could share a relaxed graph); ``tensors`` are the
+    placeholders in order, ``paths`` their argument names; ``desc`` maps each argument path to a
+    descriptor for reports; ``trace_types`` maps id(argument) to its TraceType.
     """
 
-    __slots__ = ("args", "kwargs", "bound", "key", "erased", "tensors", "paths", "desc", "simple")
+    __slots__ = ("args", "kwargs", "bound", "key", "erased", "tensors", "paths", "desc", "simple", "trace_types")
 
     def __init__(self, args, kwargs):
         self.args, self.kwargs = args, kwargs
-        self.tensors, self.paths, self.desc = [], [], {}
+        self.tensors, self.paths, self.desc, self.trace_types = [], [], {}, {}
         self.simple = not kwargs
 
 
@@ -69,6 +81,16 @@ def _key(value, path, call):
         call.paths.append(path)
         call.desc[path] = ("tensor", value.dtype.name, tuple(value._shape))
         return ("T", value._dtype, tuple(value._shape))
+    if isinstance(value, StringTensor):
+        call.simple = False
+        call.desc[path] = ("string", tuple(value._shape), _short_repr(value.numpy()))
+        return ("S", tuple(value._shape), tuple(value._value.reshape(-1).tolist()))
+    traced_as = tracing_type(value)
+    if traced_as is not None:
+        call.simple = False
+        call.trace_types[id(value)] = traced_as
+        call.desc[path] = ("traced type", type(value).__name__, _short_repr(traced_as))
+        return ("TT", traced_as)
     if isinstance(value, (list, tuple)):
         call.simple = False
         items = tuple(_key(v, f"{path}[{i}]", call) for i, v in enumerate(value))
@@ -108,6 +130,16 @@ def _erase(key):
             return ("T", key[1], len(key[2]))
         return tuple(_erase(k) for k in key)
     return key
+
+
+def example_tensor(shape, spec):
+    """What get_concrete_function traces a TensorSpec with: ones (zeros for integers) of shape. A string
+    spec is refused: a string is traced by its value (Note [String arguments]), so no graph serves them all."""
+    if spec.dtype == dtypes.string:
+        raise errors.UnimplementedError(None, None, f"get_concrete_function: {spec}: a string tensor argument is "
+                                                    "traced with its value, so no graph serves every string; pass "
+                                                    "the string itself")
+    return ones(shape, spec.dtype) if spec.dtype.is_floating else zeros(shape, spec.dtype)
 
 
 def _apply_input_signature(pyfunc_signature, specs, args, kwargs):
@@ -169,6 +201,10 @@ def _show(d):
         return f"variable {d[1]}"
     if kind == "python":
         return f"Python {d[1]} {d[2]}"
+    if kind == "string":
+        return f"string tensor {d[2]}"
+    if kind == "traced type":
+        return f"{d[1]} of TraceType {d[2]}"
     return f"{d[1]} object at {hex(d[2])}"
 
 
@@ -192,6 +228,10 @@ def differences(old, new):
                     out.append((path, cat, f"{path}: shape {_shape_text(a[2])} -> {_shape_text(b[2])}"))
             elif a[0] == b[0] == "python" and a[1] == b[1]:
                 out.append((path, "Python value", f"{path}: Python value {a[2]} -> {b[2]}"))
+            elif a[0] == b[0] == "string":
+                out.append((path, "string value", f"{path}: string value {a[2]} -> {b[2]}"))
+            elif a[0] == b[0] == "traced type" and a[1] == b[1]:
+                out.append((path, "TraceType", f"{path}: TraceType {a[2]} -> {b[2]}"))
             elif a[0] == b[0] == "variable":
                 out.append((path, "variable", f"{path}: a different variable ({a[1]} -> {b[1]})"))
             else:
@@ -224,30 +264,37 @@ def traced_arguments(call):
     Returns (args, kwargs, views) with views in placeholder order.
     """
     views = [_core._fresh_view(t) for t in call.tensors]
-    it = iter(views)
+    it, types = iter(views), call.trace_types
     if call.bound is None:
-        args = tuple(_subst(a, it) for a in call.args)
-        kwargs = {k: _subst(call.kwargs[k], it) for k in sorted(call.kwargs)}
+        args = tuple(_subst(a, it, types) for a in call.args)
+        kwargs = {k: _subst(call.kwargs[k], it, types) for k in sorted(call.kwargs)}
         return args, kwargs, views
     bound = call.bound
     params = bound.signature.parameters
     for name, value in list(bound.arguments.items()):
         kind = params[name].kind
         if kind is inspect.Parameter.VAR_POSITIONAL:
-            bound.arguments[name] = tuple(_subst(v, it) for v in value)
+            bound.arguments[name] = tuple(_subst(v, it, types) for v in value)
         elif kind is inspect.Parameter.VAR_KEYWORD:
-            bound.arguments[name] = {k: _subst(value[k], it) for k in sorted(value)}
+            bound.arguments[name] = {k: _subst(value[k], it, types) for k in sorted(value)}
         else:
-            bound.arguments[name] = _subst(value, it)
+            bound.arguments[name] = _subst(value, it, types)
     return bound.args, bound.kwargs, views
 
 
-def _subst(value, it):
-    """Mirrors _key's traversal order, handing out the next view for each tensor."""
+def _subst(value, it, trace_types):
+    """Mirrors _key's traversal order, handing out the next view for each tensor and the placeholder
+    value of its TraceType for an argument keyed by ``__tf_tracing_type__`` (what TF traces with)."""
     if isinstance(value, np.ndarray) or (isinstance(value, Tensor) and not value._is_variable):
         return next(it)
+    if id(value) in trace_types:
+        traced_as = trace_types[id(value)]
+        placeholder = traced_as.placeholder_value(PlaceholderContext())
+        if not isinstance(placeholder, (*_SIMPLE, bytes, tuple)):  # (shared objects: an id says nothing)
+            trace_types[id(placeholder)] = traced_as  # the concrete function shows the TraceType for it
+        return placeholder
     if isinstance(value, (list, tuple)):
-        return sequence_like(value, [_subst(v, it) for v in value])
+        return sequence_like(value, [_subst(v, it, trace_types) for v in value])
     if isinstance(value, dict):
-        return {k: _subst(value[k], it) for k in _sorted_keys(value)}
+        return {k: _subst(value[k], it, trace_types) for k in _sorted_keys(value)}
     return value
