@@ -33,7 +33,8 @@ def constant(pylist, dtype=None, ragged_rank=None, inner_shape=None, name=None, 
         return _flat(pylist, dtype)
     nested, level = [], list(pylist)
     for _ in builtins.range(rank):  # (this module's range is tf.ragged.range)
-        nested.append(np.concatenate([[0], np.cumsum([len(x) for x in level])]).astype(np.int64))
+        nested.append(np.concatenate([[0], np.cumsum([len(x) for x in level])]).astype(
+            _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype))
         level = [y for x in level for y in x]
     return RaggedTensor.from_nested_row_splits(_flat(level, dtype), nested)
 
@@ -70,7 +71,8 @@ def range(starts, limits=None, deltas=1, dtype=None, name=None, row_splits_dtype
     rows = [np.arange(a, b, c) for a, b, c in zip(s, l, d)]
     kind = dtype or (_dtypes.float32 if any(np.asarray(v).dtype.kind == "f" for v in (s, l, d)) else _dtypes.int32)
     flat = np.concatenate(rows) if rows else np.zeros(0)
-    return RaggedTensor.from_row_lengths(_constant(flat.astype(kind.as_numpy_dtype), dtype=kind), [len(r) for r in rows])
+    lengths = np.asarray([len(r) for r in rows], _dtypes.as_dtype(row_splits_dtype).as_numpy_dtype)
+    return RaggedTensor.from_row_lengths(_constant(flat.astype(kind.as_numpy_dtype), dtype=kind), lengths)
 
 
 def row_splits_to_segment_ids(splits, name=None, out_type=None):

@@ -13,13 +13,14 @@ from tapegrad._ops.array.creation import fill as _fill, zeros as _zeros
 from tapegrad._ops.math.elementwise import exp as _exp
 from tapegrad._ops.math.divide_where import where as _where
 from tapegrad._ops.composite.indexed_slices import IndexedSlices as _IndexedSlices
+from tapegrad._ops.composite.sparse_cross import cross, cross_hashed
 from tapegrad._ops.composite.sparse_tensor import SparseTensor
 from tapegrad._tensor.tensor import Tensor as _Tensor, cast as _cast, convert_to_tensor as _convert
 
 __all__ = ["SparseTensor", "to_dense", "from_dense", "reorder", "reshape", "slice", "concat", "add", "reduce_sum",
            "reduce_max", "sparse_dense_matmul", "retain", "fill_empty_rows", "transpose", "to_indicator", "expand_dims",
            "eye", "maximum", "minimum", "softmax", "split", "segment_sum", "segment_mean", "segment_sqrt_n", "mask",
-           "map_values", "reset_shape"]
+           "map_values", "reset_shape", "cross", "cross_hashed"]
 
 
 def _check(sp, fn, arg="sp_input"):

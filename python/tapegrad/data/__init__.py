@@ -9,6 +9,7 @@ from tapegrad.data._dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDI
 from tapegrad.data._structure import DatasetSpec
 from tapegrad.data._file_datasets import TextLineDataset, TFRecordDataset
 from tapegrad.data import _save_load  # noqa: F401 -- attaches Dataset.save and Dataset.load
+from tapegrad.data import _composite_batching  # noqa: F401 -- attaches Dataset.ragged_batch and sparse_batch
 
 __all__ = ["Dataset", "DatasetSpec", "Iterator", "Options", "AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY",
            "experimental", "TFRecordDataset", "TextLineDataset"]

@@ -6,7 +6,7 @@ import numpy as np
 from tapegrad import errors
 from tapegrad._ops.array.manipulation import concat, reshape
 from tapegrad._tensor.tensor import Tensor, TensorSpec
-from tapegrad.data import _structure as st
+from tapegrad.data import _composites as composites, _structure as st
 from tapegrad.data._dataset import UNKNOWN_CARDINALITY, Dataset, Mapped, check_count
 
 __all__ = ["Batch", "Unbatch", "PaddedBatch"]
@@ -61,8 +61,10 @@ class _groups:  # noqa: N801 -- used as the generator it replaces
         return group
 
 
-def _stack(group, component):
+def _stack(group, component, spec=None):
     leaves = [e[component] for e in group]
+    if composites.is_composite(spec):  # Note [Composite elements]
+        return composites.batch_values(leaves, spec, component)
     first = leaves[0]
     if isinstance(first, Tensor) and first._shape and all(
             isinstance(t, Tensor) and t._shape == first._shape for t in leaves):
@@ -93,8 +95,8 @@ class Batch(Dataset):
     def _flat(self):
         if self._input._columns is not None:
             return self._gathered(self._input._columns, self._input._chunks())
-        n = len(self._specs)
-        return Mapped(lambda group: tuple(_stack(group, i) for i in range(n)),
+        specs = self._input._specs
+        return Mapped(lambda group: tuple(_stack(group, i, s) for i, s in enumerate(specs)),
                       _groups(self._input._flat(), self._size, self._drop))
 
     def _batch_indices(self, chunks):
@@ -119,7 +121,8 @@ class Batch(Dataset):
 
     def _tensors(self):
         columns = self._input._columns
-        if columns is None or len(columns) > 2 or self._pack not in (tuple,) and len(columns) != 1:
+        if columns is None or len(columns) > 2 or self._pack not in (tuple,) and len(columns) != 1 or any(
+                st.passes_through(s) for s in self._specs):
             return Dataset._tensors(self)
         return self._gathered_tensors(columns)
 
@@ -165,6 +168,9 @@ class Unbatch(Dataset):
         return n * dims.pop() if n >= 0 else n
 
     def _flat(self):
+        if any(st.passes_through(s) for s in self._input._specs):
+            yield from self._composite_rows()
+            return
         for flat in self._input._flat():
             arrays = [np.asarray(a) for a in flat]
             lengths = {a.shape[0] if a.ndim else None for a in arrays}
@@ -173,6 +179,16 @@ class Unbatch(Dataset):
                                                   f"first dimensions {[list(a.shape) for a in arrays]}")
             for i in range(lengths.pop()):
                 yield tuple(a[i] for a in arrays)
+
+    def _composite_rows(self):
+        """Rows of elements that hold RaggedTensors or SparseTensors (Note [Composite elements])."""
+        kinds = [composites.is_composite(s) for s in self._input._specs]
+        for flat in self._input._flat():
+            columns = [composites.rows_of(a) if k else list(np.asarray(a)) for a, k in zip(flat, kinds)]
+            if len({len(c) for c in columns}) != 1:
+                raise errors.InvalidArgumentError(None, None, f"Dataset.unbatch: the components have different "
+                                                  f"first dimensions {[len(c) for c in columns]}")
+            yield from zip(*columns)
 
 
 def _padded_shape(padded, spec):
@@ -223,6 +239,11 @@ def _per_component(value, dataset, what):
 class PaddedBatch(Dataset):
     def __init__(self, dataset, batch_size, padded_shapes, padding_values, drop_remainder):
         st.require_tensors(dataset, "Dataset.padded_batch")
+        for spec in dataset._specs:
+            if composites.is_composite(spec):
+                raise TypeError(f"`padded_batch` is only supported for datasets that produce tensor elements but "
+                                f"type spec of elements in the input dataset is not a subclass of TensorSpec: "
+                                f"`{spec!r}`.")
         self._input = dataset
         self._size = _batch_size(batch_size, "Dataset.padded_batch")
         self._drop = bool(drop_remainder)

@@ -107,9 +107,9 @@ class Iterator:
         from tapegrad._function.host_call import fresh
         from tapegrad._function.trace_context import current_trace
         specs = st.flatten(self.element_spec)
-        if any(isinstance(s, st.DatasetSpec) for s in specs):
-            raise errors.UnimplementedError(None, None, "next() of an iterator over datasets of datasets inside a "
-                                                        "tf.function is not supported")
+        if any(st.passes_through(s) for s in specs):
+            raise errors.UnimplementedError(None, None, "next() of an iterator over elements holding datasets, "
+                                                        "RaggedTensors or SparseTensors in a tf.function: unsupported")
 
         def take(_):
             try:

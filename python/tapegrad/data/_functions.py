@@ -22,12 +22,12 @@ import os
 
 import numpy as np
 
-from tapegrad import dtypes, errors
+from tapegrad import _core, dtypes, errors
 from tapegrad._function.function import function
 from tapegrad._tensor.string_tensor import StringTensor
 from tapegrad._tensor.tensor import Tensor, TensorSpec, convert_to_tensor
 from tapegrad.data import _python_elements as elements
-from tapegrad.data import _structure as st
+from tapegrad.data import _composites as composites, _structure as st
 from tapegrad.data import _windowing
 from tapegrad.data._dataset import AUTOTUNE, UNKNOWN_CARDINALITY, Dataset, Mapped, check_positive_count
 
@@ -41,6 +41,10 @@ def _call(func, element, structure):
 
 def _as_tensor(value, op):
     if isinstance(value, (Tensor, StringTensor, Dataset)):  # (converting a string tensor would copy it)
+        return value
+    if composites.is_composite_value(value):
+        if _core._tracing():  # Note [Composite elements]: the function runs eagerly
+            raise errors.OperatorNotAllowedInGraphError("a graph holds no RaggedTensor or SparseTensor")
         return value
     if value is None:
         raise TypeError(f"{op}: the function returned None; it must return a tensor or a (nested) structure "
@@ -57,11 +61,15 @@ def _spec_of(value):
     tf.unique, tf.where, tf.fill([n], n): Note [Varying dimensions]) is None in its shape."""
     if isinstance(value, Dataset):
         return st.DatasetSpec(value.element_spec)
+    if composites.is_composite_value(value):
+        return composites.spec_of_value(value)
     return TensorSpec(tuple(value.shape), value.dtype)
 
 
 def _merged(a, b):
     """One spec for what two traces returned: dimensions that differ are None."""
+    if composites.is_composite(a) and type(a) is type(b):
+        return composites.merge(a, b)
     if not isinstance(a, TensorSpec) or a.shape.rank is None or b.shape.rank is None or a.shape.rank != b.shape.rank:
         return a if isinstance(a, st.DatasetSpec) else TensorSpec(None, a.dtype)
     return TensorSpec([x if x == y else None for x, y in zip(a.shape, b.shape)], a.dtype)
@@ -72,6 +80,8 @@ def example(spec, fill=np.zeros, unknown=1):
     for a DatasetSpec, a dataset of one such element."""
     if isinstance(spec, st.DatasetSpec):
         return _windowing.Elements([example(spec.element_spec, fill, unknown)], spec.element_spec)
+    if composites.is_composite(spec):
+        return composites.example(spec)
     shape = [unknown if d is None else d for d in (spec.shape if spec.shape.rank is not None else [])]
     if spec.dtype is dtypes.string:
         return StringTensor(np.full(shape, b"", dtype=object))
@@ -97,7 +107,7 @@ class _TracedElementFunction:
 
         on_flat.__name__ = getattr(func, "__name__", "element_function")
         self._function = function(on_flat)
-        strings = elements.has_strings(dataset._specs)
+        strings = elements.has_strings(dataset._specs) or any(composites.is_composite(s) for s in dataset._specs)
         try:
             if any(isinstance(s, st.DatasetSpec) for s in dataset._specs):
                 raise errors.OperatorNotAllowedInGraphError("a graph holds no datasets")
@@ -123,7 +133,7 @@ class _TracedElementFunction:
         self._traces = None
         self.output_spec = st.structure_of(first, specs)
         self.output_specs = specs
-        codes = [None if isinstance(s, st.DatasetSpec) else s.dtype.code for s in dataset._specs]
+        codes = st.leaf_codes(dataset._specs)
         convert, run = st.leaf_converter(dataset._specs), self._function
 
         def apply(flat):

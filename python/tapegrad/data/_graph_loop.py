@@ -25,6 +25,8 @@ import contextlib
 from tapegrad import _core
 from tapegrad._function import control_flow as _control_flow
 from tapegrad._ops import _raw
+from tapegrad._ops.composite.ragged_tensor import RaggedTensorSpec
+from tapegrad._ops.composite.sparse_tensor import SparseTensorSpec
 from tapegrad._function.host_call import fresh
 from tapegrad._function.tensor_array import TensorArray
 from tapegrad._function.trace_context import current_trace
@@ -108,6 +110,11 @@ def dataset_for_stmt(dataset, extra_test, body, get_state, set_state, names, opt
         raise UnimplementedError(None, None, located(
             where, f"`for ... in dataset` inside tf.function needs elements of known rank; this dataset's "
             f"element_spec is {dataset.element_spec}. Iterate outside the tf.function and call it once per batch."))
+    if any(isinstance(s, SparseTensorSpec) or isinstance(s, RaggedTensorSpec) and s.ragged_rank > 0
+           for s in loop.specs):  # (rows of ragged rank 0 or -1 are dense tensors, which a graph holds)
+        raise UnimplementedError(None, None, located(
+            where, f"`for ... in dataset` inside tf.function over RaggedTensor or SparseTensor elements is not "
+            f"supported ({dataset.element_spec}). Iterate outside the tf.function and call it once per batch."))
     _core._record_host_call(loop.restart, [], "MakeIterator")
     if not current_trace().dry:
         loop.restart([])

@@ -2,7 +2,7 @@
 import numpy as np
 
 from tapegrad import _core
-from tapegrad.data import _structure as st
+from tapegrad.data import _composites as composites, _structure as st
 
 __all__ = ["numpy_iterator"]
 
@@ -34,4 +34,14 @@ def numpy_iterator(dataset):
     if any(isinstance(s, st.DatasetSpec) for s in dataset._specs):
         raise TypeError(f"Dataset.as_numpy_iterator() is not supported for datasets that produce values of "
                         f"type DatasetSpec ({dataset.element_spec})")
+    if any(composites.is_composite(s) for s in dataset._specs):
+        return _NumpyIterator(_composite_values(dataset))
     return _NumpyIterator(_values(dataset, dataset._pack, [s.dtype.as_numpy_dtype for s in dataset._specs]))
+
+
+def _composite_values(dataset):
+    """As TF gives them: a RaggedTensor as its rows (an object array of arrays), a SparseTensor dense."""
+    np_dtypes = [s.dtype.as_numpy_dtype for s in dataset._specs]
+    for flat in dataset._flat():
+        yield dataset._pack([composites.as_numpy(a) if composites.is_composite_value(a) else np.asarray(a, dt)[()]
+                             for a, dt in zip(flat, np_dtypes)])

@@ -18,5 +18,5 @@ def samples(dataset, count=2):
     finally:
         getattr(elements, "close", lambda: None)()  # a prefetching input stops its thread
     convert = st.leaf_converter(dataset._specs)
-    codes = [None if isinstance(s, st.DatasetSpec) else s.dtype.code for s in dataset._specs]
+    codes = st.leaf_codes(dataset._specs)
     return [[a if c is None else convert(a, c) for a, c in zip(flat, codes)] for flat in flats]

@@ -7,7 +7,7 @@ import numpy as np
 from tapegrad import dtypes, errors
 from tapegrad._tensor.string_tensor import is_text, string_constant
 from tapegrad._tensor.tensor import Tensor, TensorSpec
-from tapegrad.data import _structure as st
+from tapegrad.data import _composites as composites, _structure as st
 from tapegrad.data._dataset import Dataset, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, check_count
 from tapegrad.io import matching_files
 
@@ -21,21 +21,29 @@ class TensorSlices(Dataset):
         structure = tensors
         if tensors is None:
             raise ValueError("from_tensor_slices: Invalid `element`. `element` should not be empty (got None).")
-        arrays = [st.as_array(v, what="from_tensor_slices") for v in st.flatten(structure)]
-        if not arrays:
+        leaves = st.flatten(structure)
+        if not leaves:
             raise ValueError("from_tensor_slices: Invalid `element`. `element` should not be empty.")
-        for a in arrays:
-            if a.ndim == 0:
-                raise ValueError("from_tensor_slices: Unbatching a tensor is only supported for rank >= 1, "
-                                 f"got a scalar {a.dtype.name}")
-        lengths = {a.shape[0] for a in arrays}
+        columns, specs = [], []
+        for v in leaves:
+            if composites.is_composite_value(v):  # Note [Composite elements]
+                column, spec = composites.slice_column(v)
+            else:
+                column = st.as_array(v, what="from_tensor_slices")
+                if column.ndim == 0:
+                    raise ValueError("from_tensor_slices: Unbatching a tensor is only supported for rank >= 1, "
+                                     f"got a scalar {column.dtype.name}")
+                spec = st.spec_of(column, batched=True)
+            columns.append(column)
+            specs.append(spec)
+        lengths = {len(c) for c in columns}
         if len(lengths) > 1:
             raise ValueError(f"from_tensor_slices: the components have different first dimensions "
-                             f"{[a.shape[0] for a in arrays]} (dimensions {' and '.join(map(str, sorted(lengths)))} "
+                             f"{[len(c) for c in columns]} (dimensions {' and '.join(map(str, sorted(lengths)))} "
                              f"are not compatible)")
-        self._columns = arrays
-        self._n = arrays[0].shape[0]
-        super().__init__(st.structure_of(structure, [st.spec_of(a, batched=True) for a in arrays]))
+        self._columns = columns
+        self._n = len(columns[0])
+        super().__init__(st.structure_of(structure, specs))
 
     def _card(self):
         return self._n
@@ -46,8 +54,10 @@ class TensorSlices(Dataset):
 
 class Tensors(Dataset):
     def __init__(self, tensors):
-        self._values = tuple(st.as_array(v, what="from_tensors") for v in st.flatten(tensors))
-        super().__init__(st.structure_of(tensors, [st.spec_of(a) for a in self._values]))
+        self._values = tuple(v if composites.is_composite_value(v) else st.as_array(v, what="from_tensors")
+                             for v in st.flatten(tensors))
+        super().__init__(st.structure_of(tensors, [composites.spec_of_value(v) if composites.is_composite_value(v)
+                                                   else st.spec_of(v) for v in self._values]))
 
     def _card(self):
         return 1
@@ -94,7 +104,7 @@ def _signature(output_types, output_shapes, output_signature):
             raise TypeError("from_generator: The `output_types` argument can not be used together with the "
                             "`output_signature` argument.")
         for spec in st.flatten(output_signature):
-            if not isinstance(spec, TensorSpec):
+            if not isinstance(spec, TensorSpec) and not composites.is_composite(spec):
                 raise TypeError(f"from_generator: `output_signature` must hold tf.TensorSpec objects, got "
                                 f"{type(spec).__name__}")
         return output_signature
@@ -151,6 +161,9 @@ class Generator(Dataset):
                        f"{value!r}.") from None
         out = []
         for leaf, spec, dt in zip(leaves, specs, dtypes_np):
+            if composites.is_composite(spec):  # Note [Composite elements]
+                out.append(composites.conformed(leaf, spec, fail))
+                continue
             try:
                 if spec.dtype is dtypes.string:  # str / bytes (and arrays of them) as a string tensor holds them
                     if not is_text(leaf):

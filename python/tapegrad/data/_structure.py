@@ -15,9 +15,11 @@ import numpy as np
 from tapegrad import _core, _nest as nest, dtypes
 from tapegrad._tensor.string_tensor import StringTensor
 from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, convert_to_tensor
+from tapegrad.data import _composites as composites
 
 __all__ = ["flatten", "structure_of", "make_packer", "as_array", "spec_of", "specs_compatible", "merge_specs",
-           "map_structure", "tensor_converter", "leaf_converter", "DatasetSpec", "require_tensors"]
+           "map_structure", "tensor_converter", "leaf_converter", "DatasetSpec", "require_tensors", "passes_through",
+           "leaf_codes"]
 
 _STRING_CODE = dtypes.string.code
 
@@ -99,8 +101,10 @@ def specs_compatible(a, b):
     """Same dtype and shapes that could describe the same tensor."""
     if isinstance(a, DatasetSpec) or isinstance(b, DatasetSpec):
         return a == b
-    if a.dtype != b.dtype:
+    if a.dtype != b.dtype or type(a) is not type(b):
         return False
+    if composites.is_composite(a):
+        return composites.compatible(a, b)
     sa, sb = _shape_list(a), _shape_list(b)
     if sa is None or sb is None:
         return True
@@ -111,6 +115,8 @@ def merge_specs(a, b):
     """The most specific spec describing both (dimensions that differ become None)."""
     if isinstance(a, DatasetSpec):
         return a
+    if composites.is_composite(a):
+        return composites.merge(a, b)
     sa, sb = _shape_list(a), _shape_list(b)
     if sa is None or sb is None or len(sa) != len(sb):
         return TensorSpec(None, a.dtype)
@@ -118,10 +124,14 @@ def merge_specs(a, b):
 
 
 def batched_spec(spec, size):
+    if composites.is_composite(spec):
+        return composites.batched_spec(spec, size)
     return TensorSpec(None if spec.shape.rank is None else [size] + list(spec.shape), spec.dtype)
 
 
 def unbatched_spec(spec):
+    if composites.is_composite(spec):
+        return composites.unbatched_spec(spec)
     return TensorSpec(None if spec.shape.rank is None else list(spec.shape)[1:], spec.dtype)
 
 
@@ -158,12 +168,23 @@ def leaf_converter(specs):
     return _core.convert
 
 
+def passes_through(spec):
+    """Whether a leaf of ``spec`` stays as it is in the element: a dataset (DatasetSpec), a RaggedTensor or a
+    SparseTensor (Note [Composite elements] in _composites.py)."""
+    return isinstance(spec, DatasetSpec) or composites.is_composite(spec)
+
+
+def leaf_codes(specs):
+    """The dtype code each leaf converts to; None for a leaf that passes through."""
+    return [None if passes_through(s) else s.dtype.code for s in specs]
+
+
 def tensor_converter(specs, packer):
-    """flat leaves -> the element as Tensors of the specs' dtypes, nested; one call per leaf (a dataset
-    leaf, of a DatasetSpec, stays as it is)."""
+    """flat leaves -> the element as Tensors of the specs' dtypes, nested; one call per leaf (a dataset,
+    RaggedTensor or SparseTensor leaf stays as it is)."""
     convert = leaf_converter(specs)
-    if any(isinstance(s, DatasetSpec) for s in specs):
-        codes = [None if isinstance(s, DatasetSpec) else s.dtype.code for s in specs]
+    if any(passes_through(s) for s in specs):
+        codes = leaf_codes(specs)
         return lambda flat: packer([a if c is None else convert(a, c) for a, c in zip(flat, codes)])
     codes = [s.dtype.code for s in specs]
     if packer is tuple and len(codes) == 2:

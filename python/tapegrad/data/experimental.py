@@ -1,15 +1,18 @@
 """tf.data.experimental: the names TF still keeps here (AUTOTUNE, cardinality and its constants, CSV files:
-CsvDataset and make_csv_dataset, and the older homes of sampling, choosing, get_single_element, save and load)."""
+CsvDataset and make_csv_dataset, and the older homes of sampling, choosing, get_single_element, save, load,
+ragged_batch and sparse_batch)."""
 import enum
 
 from tapegrad.data import _choosing
+from tapegrad.data._composite_batching import dense_to_ragged_batch, dense_to_sparse_batch
 from tapegrad.data._csv_datasets import CsvDataset, make_csv_dataset
 from tapegrad.data._dataset import AUTOTUNE, INFINITE_CARDINALITY, UNKNOWN_CARDINALITY, Dataset
 from tapegrad.data._save_load import load, save
 
 __all__ = ["AUTOTUNE", "INFINITE_CARDINALITY", "UNKNOWN_CARDINALITY", "cardinality", "assert_cardinality",
            "sample_from_datasets", "choose_from_datasets", "get_single_element", "AutoShardPolicy",
-           "enable_debug_mode", "CsvDataset", "make_csv_dataset", "save", "load"]
+           "enable_debug_mode", "CsvDataset", "make_csv_dataset", "save", "load", "dense_to_ragged_batch",
+           "dense_to_sparse_batch"]
 
 
 def cardinality(dataset):

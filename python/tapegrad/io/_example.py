@@ -20,6 +20,7 @@ import copy
 import numpy as np
 
 from tapegrad import _protos, dtypes, errors
+from tapegrad._ops.composite.ragged_tensor import RaggedTensor
 from tapegrad._tensor.string_tensor import StringTensor, string_constant
 from tapegrad._tensor.tensor import Tensor
 from tapegrad.io._args import kernel_dtype_name
@@ -152,6 +153,11 @@ def _parse_proto(data):
         raise errors.InvalidArgumentError(None, None, f"Could not parse example input, value: '{text}'") from None
 
 
+def _with_splits_dtype(value, dtype):
+    """A parsed ragged feature's row partitions as its config's row_splits_dtype (a dense one as it is)."""
+    return value.with_row_splits_dtype(dtype) if isinstance(value, RaggedTensor) else value
+
+
 _COLUMNS = {FixedLenFeature: fixed_column, FixedLenSequenceFeature: sequence_column, SparseFeature: sparse_column}
 
 
@@ -162,7 +168,7 @@ def parse_feature_maps(maps, configs, batched):
         if isinstance(config, VarLenFeature):
             out[key] = var_len_column(maps, key, dtype, batched)
         elif isinstance(config, RaggedFeature):
-            out[key] = ragged_column(maps, key, config, dtype, batched)
+            out[key] = _with_splits_dtype(ragged_column(maps, key, config, dtype, batched), config.row_splits_dtype)
         else:
             out[key] = _COLUMNS[type(config)](maps, key, config, dtype, dims, batched)
     return out

@@ -10,8 +10,8 @@ innermost become dense dimensions of the flat values (as in TF: one example with
 parses to a dense tensor). TF checks the partitions only with ``validate=True`` and otherwise may cut
 inconsistent ones silently; tapegrad always checks them (an InvalidArgumentError naming the key), as the
 partitions of an example must account for every value exactly once. A missing value or partition
-feature is empty. The row splits of tapegrad's RaggedTensor are int64 whatever ``row_splits_dtype`` is
-(the dtype is checked as TF's: int32 or int64).
+feature is empty. The parsed RaggedTensor's row splits have the config's ``row_splits_dtype`` (int32 by
+default, as TF's; int32 or int64).
 """
 import collections
 

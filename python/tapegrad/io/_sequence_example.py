@@ -155,7 +155,8 @@ def _parse(serialized, context_features, sequence_features, single):
         elif isinstance(config, VarLenFeature):
             feature_lists[key] = _var_len(all_lists, key, dtype, batched)
         else:
-            feature_lists[key] = _ragged(all_lists, key, config, dtype, batched)
+            ragged = _ragged(all_lists, key, config, dtype, batched)
+            feature_lists[key] = ragged.with_row_splits_dtype(config.row_splits_dtype)
     return context, feature_lists, lengths
 
 

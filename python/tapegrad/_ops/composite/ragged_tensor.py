@@ -1,8 +1,9 @@
 """tf.RaggedTensor: rows of different lengths, as flat values cut by row splits.
 
 Note [RaggedTensor]: ``values`` holds the rows one after another (a tensor, or a RaggedTensor for more
-ragged dimensions) and ``row_splits`` (int64, nrows + 1 entries, from 0 to len(values), never
-decreasing) where each row starts: row i is values[row_splits[i]:row_splits[i + 1]]. The splits are
+ragged dimensions) and ``row_splits`` (nrows + 1 entries, from 0 to len(values), never decreasing;
+held as int64 or int32, TF's row_splits_dtype, which follows the splits or lengths given) where each
+row starts: row i is values[row_splits[i]:row_splits[i + 1]]. The splits are
 positions, computed in NumPy; the values go through tapegrad's ops, so operations on the flat values
 differentiate. As in TF, a RaggedTensor is not converted to a dense tensor implicitly (``to_tensor``
 pads); arithmetic with a scalar or a RaggedTensor of the same row partition works on the flat values.
@@ -27,6 +28,12 @@ def _splits(value, what):
     return splits
 
 
+def _splits_dtype(value):
+    """TF's row_splits_dtype of given splits (or lengths): int32 when they are int32, else int64."""
+    kind = getattr(value, "dtype", None)
+    return dtypes.int32 if kind in (dtypes.int32, np.int32) else dtypes.int64
+
+
 def _as_values(values):
     if isinstance(values, (Tensor, StringTensor, RaggedTensor)):
         return values
@@ -46,6 +53,7 @@ class RaggedTensor:
             raise ValueError("RaggedTensor constructor is private; please use one of the factory methods "
                              "instead (e.g., RaggedTensor.from_row_lengths())")
         self._values, self._splits = values, row_splits
+        self._splits_dtype = dtypes.int64
         self._uniform = None  # the row length of every row, when the partition was made uniform (from_tensor)
 
     # -- constructors (TF's names and checks)
@@ -55,14 +63,29 @@ class RaggedTensor:
         if validate and splits[-1] != _length(values):
             raise errors.InvalidArgumentError(None, None, f"RaggedTensor: row_splits end at {splits[-1]}, but values "
                                                           f"has {_length(values)} rows")
-        return cls(values, splits, internal=True)
+        return cls(values, splits, internal=True)._with_splits_dtype(_splits_dtype(row_splits))
+
+    def _with_splits_dtype(self, dtype):
+        self._splits_dtype = dtypes.as_dtype(dtype)
+        return self
+
+    def with_row_splits_dtype(self, dtype):
+        """This RaggedTensor with its row partitions (at every ragged level) held as ``dtype``."""
+        dtype = dtypes.as_dtype(dtype)
+        if dtype not in (dtypes.int32, dtypes.int64):
+            raise ValueError(f"Argument `row_splits` dtype must be int32 or int64. Received {dtype!r}.")
+        values = self._values.with_row_splits_dtype(dtype) if isinstance(self._values, RaggedTensor) else self._values
+        result = RaggedTensor(values, self._splits, internal=True)._with_splits_dtype(dtype)
+        result._uniform = self._uniform
+        return result
 
     @classmethod
     def from_row_lengths(cls, values, row_lengths, name=None, validate=True):
         lengths = np.asarray(row_lengths, np.int64).reshape(-1)
         if (lengths < 0).any():
             raise errors.InvalidArgumentError(None, None, f"RaggedTensor: row_lengths must be >= 0, got {lengths}")
-        return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(lengths)]), validate=validate)
+        return cls.from_row_splits(values, np.concatenate([[0], np.cumsum(lengths)]),
+                                   validate=validate)._with_splits_dtype(_splits_dtype(row_lengths))
 
     @classmethod
     def from_value_rowids(cls, values, value_rowids, nrows=None, name=None, validate=True):
@@ -76,12 +99,13 @@ class RaggedTensor:
     @classmethod
     def from_row_starts(cls, values, row_starts, name=None, validate=True):
         starts = np.asarray(row_starts, np.int64).reshape(-1)
-        return cls.from_row_splits(values, np.concatenate([starts, [_length(_as_values(values))]]), validate=validate)
+        return cls.from_row_splits(values, np.concatenate([starts, [_length(_as_values(values))]]),
+                                   validate=validate)._with_splits_dtype(_splits_dtype(row_starts))
 
     @classmethod
     def from_row_limits(cls, values, row_limits, name=None, validate=True):
         return cls.from_row_splits(values, np.concatenate([[0], np.asarray(row_limits, np.int64).reshape(-1)]),
-                                   validate=validate)
+                                   validate=validate)._with_splits_dtype(_splits_dtype(row_limits))
 
     @classmethod
     def from_nested_row_splits(cls, flat_values, nested_row_splits, name=None, validate=True):
@@ -116,14 +140,16 @@ class RaggedTensor:
         positions = np.concatenate([i * width + np.arange(k) for i, k in enumerate(row_lengths)]).astype(np.int64) \
             if n else np.zeros(0, np.int64)
         rows = _reshape_rows(t, n * width)
-        result = cls.from_row_lengths(_take(rows, positions), row_lengths)
+        result = cls.from_row_lengths(_take(rows, positions), row_lengths)._with_splits_dtype(row_splits_dtype)
         if lengths is None and padding is None:  # TF keeps a uniform row length: the static shape knows it
             result._uniform = width
         return result
 
     # -- what it holds
     values = property(lambda self: self._values)
-    row_splits = property(lambda self: convert_to_tensor(self._splits, dtype=dtypes.int64))
+    row_splits = property(lambda self: convert_to_tensor(self._splits.astype(self._splits_dtype.as_numpy_dtype),
+                                                         dtype=self._splits_dtype))
+    row_splits_dtype = property(lambda self: self._splits_dtype)
     dtype = property(lambda self: self.flat_values.dtype)
     ragged_rank = property(lambda self: 1 + (self._values.ragged_rank if isinstance(self._values, RaggedTensor) else 0))
 
@@ -150,20 +176,23 @@ class RaggedTensor:
     def nrows(self, out_type=dtypes.int64, name=None):
         return len(self._splits) - 1
 
+    def _positions(self, array):
+        return convert_to_tensor(np.asarray(array).astype(self._splits_dtype.as_numpy_dtype), dtype=self._splits_dtype)
+
     def row_lengths(self, axis=1, name=None):
-        return convert_to_tensor(np.diff(self._splits), dtype=dtypes.int64)
+        return self._positions(np.diff(self._splits))
 
     def nested_row_lengths(self, name=None):
-        return tuple(convert_to_tensor(np.diff(np.asarray(s)), dtype=dtypes.int64) for s in self.nested_row_splits)
+        return tuple(self._positions(np.diff(np.asarray(s))) for s in self.nested_row_splits)
 
     def value_rowids(self, name=None):
-        return convert_to_tensor(np.repeat(np.arange(self.nrows()), np.diff(self._splits)), dtype=dtypes.int64)
+        return self._positions(np.repeat(np.arange(self.nrows()), np.diff(self._splits)))
 
     def row_starts(self, name=None):
-        return convert_to_tensor(self._splits[:-1], dtype=dtypes.int64)
+        return self._positions(self._splits[:-1])
 
     def row_limits(self, name=None):
-        return convert_to_tensor(self._splits[1:], dtype=dtypes.int64)
+        return self._positions(self._splits[1:])
 
     def bounding_shape(self, axis=None, name=None, out_type=dtypes.int64):
         shape = [self.nrows(), int(np.diff(self._splits).max()) if self.nrows() else 0]
@@ -172,7 +201,7 @@ class RaggedTensor:
         return convert_to_tensor(np.asarray(shape[:1] + [max(shape[1], 0)] + inner, np.int64))
 
     def with_values(self, new_values):
-        return RaggedTensor(_as_values(new_values), self._splits, internal=True)
+        return RaggedTensor(_as_values(new_values), self._splits, internal=True)._with_splits_dtype(self._splits_dtype)
 
     def with_flat_values(self, new_values):
         if isinstance(self._values, RaggedTensor):
@@ -186,10 +215,19 @@ class RaggedTensor:
         return [values[a:b] for a, b in zip(self._splits[:-1], self._splits[1:])]
 
     def numpy(self):
-        rows = self.to_list()
+        """The rows as NumPy, as TF gives them: an object array of row arrays, or one regular array when every
+        row has the same length."""
+        v = self._values
+        inner = v.numpy() if isinstance(v, RaggedTensor) else np.asarray(v._value, dtype=object) if isinstance(
+            v, StringTensor) else np.asarray(v)
+        rows = [inner[a:b] for a, b in zip(self._splits[:-1], self._splits[1:])]
+        if not rows:
+            return np.zeros((0, 0) + inner.shape[1:], dtype=inner.dtype)
+        if all(len(r) == len(rows[0]) for r in rows):
+            return np.array(rows)
         out = np.empty(len(rows), dtype=object)
         for i, r in enumerate(rows):
-            out[i] = np.asarray(r)
+            out[i] = r
         return out
 
     def to_tensor(self, default_value=None, name=None, shape=None):
@@ -230,7 +268,8 @@ class RaggedTensor:
             starts, limits = self._splits[:-1][list(rows)], self._splits[1:][list(rows)]
             positions = np.concatenate([np.arange(a, b) for a, b in zip(starts, limits)]).astype(np.int64) \
                 if len(rows) else np.zeros(0, np.int64)
-            return RaggedTensor.from_row_lengths(_take(self._values, positions), limits - starts)
+            return RaggedTensor.from_row_lengths(_take(self._values, positions),
+                                                 limits - starts)._with_splits_dtype(self._splits_dtype)
         raise errors.UnimplementedError(None, None, f"RaggedTensor indexing with {key!r} (an int or a slice of rows)")
 
     def _flat_op(self, other, op, symbol):
@@ -279,7 +318,8 @@ def _take(values, positions):
         starts, limits = values._splits[:-1][positions], values._splits[1:][positions]
         inner = np.concatenate([np.arange(a, b) for a, b in zip(starts, limits)]).astype(np.int64) \
             if len(positions) else np.zeros(0, np.int64)
-        return RaggedTensor.from_row_lengths(_take(values._values, inner), limits - starts)
+        return RaggedTensor.from_row_lengths(_take(values._values, inner),
+                                             limits - starts)._with_splits_dtype(values._splits_dtype)
     if isinstance(values, StringTensor):
         return string_constant(np.asarray(values._value, dtype=object)[positions])
     return _raw.GatherV2(values, convert_to_tensor(np.asarray(positions, np.int64)), axis=0, batch_dims=0)
@@ -296,8 +336,30 @@ class RaggedTensorSpec:
                  flat_values_spec=None):
         self.shape, self.dtype = TensorShape(shape), dtypes.as_dtype(dtype)
         self.ragged_rank = (len(self.shape) - 1 if ragged_rank is None and self.shape.rank is not None else ragged_rank)
+        self.row_splits_dtype = dtypes.as_dtype(row_splits_dtype)
+
+    @classmethod
+    def from_value(cls, value):
+        """The spec of a RaggedTensor (its dimensions as its static shape knows them)."""
+        return cls(value.shape, value.dtype, value.ragged_rank, value.row_splits_dtype)
+
+    def is_compatible_with(self, spec_or_value):
+        other = spec_or_value if isinstance(spec_or_value, RaggedTensorSpec) else (
+            RaggedTensorSpec.from_value(spec_or_value) if isinstance(spec_or_value, RaggedTensor) else None)
+        return other is not None and (other.dtype, other.ragged_rank, other.row_splits_dtype) == (
+            self.dtype, self.ragged_rank, self.row_splits_dtype) and self.shape.is_compatible_with(other.shape)
+
+    def _key(self):
+        return (self.shape.as_list() if self.shape.rank is not None else None, self.dtype, self.ragged_rank,
+                self.row_splits_dtype)
+
+    def __eq__(self, other):
+        return isinstance(other, RaggedTensorSpec) and self._key() == other._key()
+
+    def __hash__(self):
+        return hash(repr(self))
 
     def __repr__(self):
         return f"RaggedTensorSpec(TensorShape({self.shape.as_list() if self.shape.rank is not None else None}), " \
-               f"tf.{self.dtype.name}, {self.ragged_rank}, tf.int64)"
+               f"tf.{self.dtype.name}, {self.ragged_rank}, tf.{self.row_splits_dtype.name})"
 

@@ -97,6 +97,18 @@ class SparseTensorSpec:
     def __init__(self, shape=None, dtype=dtypes.float32):
         self.shape, self.dtype = TensorShape(shape), dtypes.as_dtype(dtype)
 
+    @classmethod
+    def from_value(cls, value):
+        return cls(value.shape, value.dtype)
+
+    def is_compatible_with(self, spec_or_value):
+        other = spec_or_value if isinstance(spec_or_value, SparseTensorSpec) else (
+            SparseTensorSpec.from_value(spec_or_value) if isinstance(spec_or_value, SparseTensor) else None)
+        return other is not None and other.dtype == self.dtype and self.shape.is_compatible_with(other.shape)
+
+    def __hash__(self):
+        return hash(repr(self))
+
     def __eq__(self, other):
         return isinstance(other, SparseTensorSpec) and (self.shape.as_list() if self.shape.rank is not None else None) \
             == (other.shape.as_list() if other.shape.rank is not None else None) and self.dtype == other.dtype
