@@ -55,9 +55,13 @@ ARGS = {
     "layers.Embedding": dict(input_dim=10, output_dim=2, embeddings_initializer=keras.initializers.RandomNormal(seed=1)),
     "layers.Lambda": dict(function=tf.math.square),
     "layers.Attention": dict(use_scale=True, score_mode="concat", dropout=0.1, seed=2),
+    "layers.AdditiveAttention": dict(use_scale=False, dropout=0.1, seed=2),
     "layers.Concatenate": dict(axis=0),
     "layers.Dot": dict(axes=1, normalize=True),
     "layers.TimeDistributed": dict(layer=keras.layers.Dense(2, kernel_initializer="ones")),
+    "layers.Wrapper": dict(layer=keras.layers.Dense(2, kernel_initializer="ones")),
+    "layers.RMSNormalization": dict(axis=-1, epsilon=1e-3),
+    "layers.UnitNormalization": dict(axis=[1]),
     "optimizers.SGD": dict(learning_rate=0.05, momentum=0.9, nesterov=True, clipnorm=1.0),
     "optimizers.Adam": dict(learning_rate=keras.optimizers.schedules.ExponentialDecay(0.1, 10, 0.5), amsgrad=True),
     "optimizers.LossScaleOptimizer": dict(inner_optimizer=keras.optimizers.SGD(0.1), initial_scale=64.0,
@@ -121,6 +125,7 @@ CALL_ON = {**{f"layers.{name}": (lambda x: [x, x * 2.0]) for name in _MERGE},
            "layers.Embedding": lambda x: tf.cast(tf.abs(x), tf.int32),
            "layers.MultiHeadAttention": lambda x: (tf.reshape(x, [1, 3, 3]), tf.reshape(x, [1, 3, 3]) * 0.5),
            "layers.Attention": lambda x: [tf.reshape(x, [1, 3, 3]), tf.reshape(x, [1, 3, 3]) * 0.5],
+           "layers.AdditiveAttention": lambda x: [tf.reshape(x, [1, 3, 3]), tf.reshape(x, [1, 3, 3]) * 0.5],
            # preprocessing layers: images, integer ids, strings; the random layers get inputs their draws
            # leave unchanged (a constant image; one at the top of value_range), so a clone computes the same
            **{f"layers.{name}": lambda x: tf.reshape(x, [1, 3, 3, 1])

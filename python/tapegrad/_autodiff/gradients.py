@@ -104,33 +104,43 @@ def _cut_gradients(tape, pairs, sources, stops, mode):
     tensor (a stop tensor that is a source still gets its own).
 
     Note [Cutting at stop tensors]: the tape cannot skip entries, so the cut is computed from full
-    gradients. Split each path from a y to a node v at the first stop tensor s on it (seen from the
-    y): the full gradient a_v is the cut one c_v plus, over the stops s, c_s times the full
-    derivative of s with respect to v. So c_v = the full gradient of (sum of weighted ys - sum of
-    <c_s, s>) at v, the c_s held constant; and c_s itself needs only the stops made after s (the ones
-    that can depend on it), so the stops are solved newest first, one sweep each. A source no stop
-    lies behind keeps the plain sweep's result; for the others the subtraction is exact up to
-    rounding, and where every path to the ys passes a stop the result is zeros (TF gives None).
+    gradients. A y that is a stop tensor passes nothing on (TF stops its op): it is left out of the
+    targets, and only its own gradient, if it is a source, starts with its weight. For the other ys,
+    split each path from a y to a node v at the first stop tensor s on it (seen from the y): the full
+    gradient a_v is the cut one c_v plus, over the stops s, c_s times the full derivative of s with
+    respect to v. So c_v = the full gradient of (sum of weighted ys - sum of <c_s, s>) at v, the c_s
+    held constant; and c_s itself needs only the stops made after s (the ones that can depend on it),
+    so the stops are solved newest first, one sweep each. A source no stop lies behind keeps the plain
+    sweep's result, and one only stop ys reach gets None, as TF; for the others the subtraction is
+    exact up to rounding, and where every path to the ys passes a stop between them the result is
+    zeros (TF gives None: telling the two apart needs the tape's paths, which it does not expose).
     """
+    stop_ids = {s._id for s in stops}
+    own = {}  # a stop y's weight, for its own gradient
+    for y, g in pairs:
+        if y._id in stop_ids:
+            own[y._id] = own[y._id] + g if y._id in own else g
+    pairs = [(y, g) for y, g in pairs if y._id not in stop_ids]
     ys, seeds = [y for y, _ in pairs], [g for _, g in pairs]
     if not stops:
         return tape.gradient(ys, sources, output_gradients=seeds, unconnected_gradients=mode)
-    cut = {}  # stop id -> (stop, its cut gradient)
+    cut = {}  # stop id -> (stop, its cut gradient from the other ys)
     for s in stops:
         done = list(cut.values())
-        g = tape.gradient(ys + [t for t, _ in done], [s], output_gradients=seeds + [-c for _, c in done])[0]
+        g = tape.gradient(ys + [t for t, _ in done], [s], output_gradients=seeds + [-c for _, c in done])[0] \
+            if ys else None
         if g is not None:
             cut[s._id] = (s, g)
-    plain = tape.gradient(ys, sources, output_gradients=seeds)
-    if not cut:  # no stop lies between a y and the sources
-        return plain
-    through = tape.gradient([s for s, _ in cut.values()], sources, output_gradients=[c for _, c in cut.values()])
+    plain = tape.gradient(ys, sources, output_gradients=seeds) if ys else [None] * len(sources)
+    through = tape.gradient([s for s, _ in cut.values()], sources, output_gradients=[c for _, c in cut.values()]) \
+        if cut else [None] * len(sources)
     out = []
     for x, g, t in zip(sources, plain, through):
-        if x._id in cut:
-            out.append(cut[x._id][1])
-        elif any(x._id == s._id for s in stops):
-            out.append(None)  # a stop tensor the ys do not reach past other stops
+        if x._id in stop_ids:  # its own weight as a y, and what reaches it from the other ys
+            c, w = cut.get(x._id, (None, None))[1], own.get(x._id)
+            out.append(w if c is None else c if w is None else c + w)
+        elif g is None:
+            out.append(None)  # only stop ys reach x, or none does
         else:
             out.append(g if t is None else g - t)
     return out

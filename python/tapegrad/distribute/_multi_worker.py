@@ -11,20 +11,23 @@ by the global batch size, tf.nn.compute_average_loss, trains as one process on t
 ``experimental_distribute_dataset`` gives each rank its slice of every global batch: the batch of B
 elements split in rank order into slices of ceil(B / n) or floor(B / n) elements (the first
 B mod n ranks get the larger), a short last batch filled rank by rank, so later ranks may get
-empty slices, as TF's rebatching. Keras's fit does not split its batches: under the scope each
-rank trains on all the data (the weights one process reaches, without a speed-up).
+empty slices, as TF's rebatching. Keras's fit and evaluate step on this rank's slice of each batch
+once the scope of a strategy of several ranks was opened (Note [Sharded Keras steps] in _keras_steps.py).
 """
+import contextlib
 import json
 import os
 
 import tapegrad as tf
-from tapegrad.distribute import _runtime, _strategy
+from tapegrad.distribute import _keras_steps, _runtime, _strategy
 from tapegrad.distribute._collectives import allgather, grouped_allreduce
+from tapegrad.distribute._keras_steps import slice_bounds
 from tapegrad.distribute._reduce import Average, Sum
 from tapegrad.errors import UnimplementedError
+from tapegrad.keras._training import TrainingMixin
 from tapegrad.keras.optimizers.base import Optimizer
 
-__all__ = ["MultiWorkerMirroredStrategy"]
+__all__ = ["MultiWorkerMirroredStrategy", "slice_bounds"]
 
 # set by MPI launchers (MPICH's and Intel's hydra, Open MPI, PMIx)
 _LAUNCHER_VARIABLES = ("PMI_SIZE", "PMI_RANK", "OMPI_COMM_WORLD_SIZE", "PMIX_RANK")
@@ -69,6 +72,13 @@ class MultiWorkerMirroredStrategy(_strategy.Strategy):
             _install_gradient_sum()
 
     num_replicas_in_sync = property(lambda self: self._size)
+
+    @contextlib.contextmanager
+    def scope(self):
+        if self._size > 1:
+            _keras_steps.ENTERED[0] = self
+        with super().scope() as strategy:
+            yield strategy
 
     def run(self, fn, args=(), kwargs=None, options=None):
         """fn(*args, **kwargs) as this rank's replica, in its replica context."""
@@ -131,14 +141,6 @@ class MultiWorkerMirroredStrategy(_strategy.Strategy):
         return value_fn(context)
 
 
-def slice_bounds(global_size, batch, rank, size):
-    """[start, stop) of rank's slice of a batch of ``batch`` elements from batches of ``global_size``."""
-    low, extra = divmod(global_size, size)
-    sizes = [low + (1 if r < extra else 0) for r in range(size)]
-    start = min(sum(sizes[:rank]), batch)
-    return start, min(start + sizes[rank], batch)
-
-
 class _RankSlices:
     """A dataset of global batches as this rank sees it: its slice of each (Note [Ranks as workers])."""
 
@@ -162,10 +164,15 @@ def _sum_over_ranks(grads_and_vars):
     """Keras's aggregation under a strategy: inside a multi-rank replica context the gradients are summed
     over the ranks before the optimizer applies them (Optimizer._cross_replica_sum; elsewhere unchanged)."""
     pairs = list(grads_and_vars)
-    if not isinstance(_strategy._state["replica"], _WorkerReplicaContext):
+    context = _strategy._state["replica"]
+    if not isinstance(context, (_WorkerReplicaContext, _keras_steps.ShardedReplicaContext)):
         return pairs
     present = [i for i, (g, _) in enumerate(pairs) if g is not None]
-    summed = grouped_allreduce([tf.convert_to_tensor(pairs[i][0]) for i in present], op=Sum)
+    grads = [tf.convert_to_tensor(pairs[i][0]) for i in present]
+    if isinstance(context, _keras_steps.ShardedReplicaContext):  # an empty slice's NaN means count 0
+        share = _keras_steps.SHARE[0]
+        grads = [tf.where(share > 0, g * tf.cast(share, g.dtype), tf.zeros_like(g)) for g in grads]
+    summed = grouped_allreduce(grads, op=Sum)
     for i, g in zip(present, summed):
         pairs[i] = (g, pairs[i][1])
     return pairs
@@ -173,3 +180,4 @@ def _sum_over_ranks(grads_and_vars):
 
 def _install_gradient_sum():
     Optimizer._cross_replica_sum = staticmethod(_sum_over_ranks)
+    TrainingMixin._replica_step = staticmethod(_keras_steps.replica_step)

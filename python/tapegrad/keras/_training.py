@@ -139,9 +139,9 @@ def _one_loss(loss, y, y_pred, sample_weight):
 
 
 class TrainingMixin:
+    _replica_step = staticmethod(lambda model, step, data: step(data))  # a multi-worker strategy's (distribute)
     def _init_training(self):
-        self.optimizer = None
-        self.loss = None
+        self.optimizer = self.loss = None
         self.compiled = False
         self.stop_training = False
         self.history = None
@@ -258,7 +258,7 @@ class TrainingMixin:
             data = (x,) if isinstance(x, (tuple, list)) else x
         else:
             data = (x, y) if sample_weight is None else (x, y, sample_weight)
-        return {k: float(v) for k, v in step(data).items()}
+        return {k: float(v) for k, v in self._replica_step(self, step, data).items()}
 
     # ---- loops
     def fit(self, x=None, y=None, batch_size=None, epochs=1, verbose="auto", callbacks=None, validation_split=0.0,

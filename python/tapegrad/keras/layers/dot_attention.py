@@ -4,7 +4,7 @@ scores = query @ key^T (score_mode "dot", times a trainable scalar ``scale`` wit
 concat_score_weight * sum(tanh(scale * (q + k)), -1) ("concat"); value positions where the value mask
 is False (and, with use_causal_mask, later positions) get the score less 1e9 (65504 in float16);
 weights = softmax(scores), dropped out in training; output = weights @ value, zero where the query
-mask is False.
+mask is False. AdditiveAttention (additive_attention.py) extends it with Bahdanau scores.
 """
 import tapegrad as tf
 
