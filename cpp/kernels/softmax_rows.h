@@ -3,6 +3,8 @@
 // Compiled once per ISA level with the activation family (see Note [ISA dispatch] in
 // cpu_dispatch.cpp), so everything here has internal linkage. The loops take an EwArgs:
 //   softmax_rows:    in[0] = x viewed as [outer, n, inner] = shape[0..2]; alpha != 0: log-softmax.
+//   softmax_grad_rows: in[0] = y = softmax(x), in[1] = g, both [outer, n, inner]; out = y (g - sum(g y))
+//                    along n, the gradient of softmax in one kernel.
 //   sparse_xent_rows: in[0] = logits [rows, n] = shape[0..1], in[1] = int64 labels (already
 //                    validated to lie in [0, n)); alpha == 0: loss per row, logsumexp - x[label];
 //                    alpha != 0: the [rows, n] gradient softmax - onehot(label).
@@ -92,6 +94,39 @@ template <class T> void softmax_rows(const EwArgs& a) {
   std::vector<T> m(inner), s(inner);
   for (int64_t o = 0; o < outer; ++o)
     softmax_block(x + o * n * inner, y + o * n * inner, n, inner, log, m.data(), s.data());
+}
+
+template <class T> void softmax_grad_rows(const EwArgs& a) {
+  const T* y = static_cast<const T*>(a.in[0]);
+  const T* g = static_cast<const T*>(a.in[1]);
+  T* out = static_cast<T*>(a.out);
+  const int64_t outer = a.shape[0], n = a.shape[1], inner = a.shape[2];
+  if (inner == 1) {
+#pragma omp parallel for schedule(static) if (a.n >= kParallelMin && outer > 1)
+    for (int64_t o = 0; o < outer; ++o) {
+      const T *yr = y + o * n, *gr = g + o * n;
+      T acc[16] = {};
+      int64_t k = 0;
+      for (; k + 16 <= n; k += 16)
+        for (int j = 0; j < 16; ++j) acc[j] += gr[k + j] * yr[k + j];
+      for (; k < n; ++k) acc[0] += gr[k] * yr[k];
+      for (int w = 8; w >= 1; w /= 2)
+        for (int j = 0; j < w; ++j) acc[j] += acc[j + w];
+      const T s = acc[0];
+      for (int64_t k2 = 0; k2 < n; ++k2) out[o * n + k2] = yr[k2] * (gr[k2] - s);
+    }
+    return;
+  }
+  std::vector<T> s(inner);
+  for (int64_t o = 0; o < outer; ++o) {
+    const int64_t base = o * n * inner;
+    for (int64_t i = 0; i < inner; ++i) s[i] = 0;
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t i = 0; i < inner; ++i) s[i] += g[base + k * inner + i] * y[base + k * inner + i];
+    for (int64_t k = 0; k < n; ++k)
+      for (int64_t i = 0; i < inner; ++i)
+        out[base + k * inner + i] = y[base + k * inner + i] * (g[base + k * inner + i] - s[i]);
+  }
 }
 
 template <class T> void sparse_xent_rows(const EwArgs& a) {

@@ -2,8 +2,9 @@
 // elementwise sigmoid cross-entropy.
 #include "ops/op_macros.h"
 #ifdef TG_KERNEL_PASS
+#include "kernels/layer_norm_rows.h"
 #include "kernels/softmax_rows.h"
-// Row loops of the nn ops (Softmax, LogSoftmax, sparse cross-entropy) ride along with this family
+// Row loops of the nn ops (Softmax and its gradient, LogSoftmax, sparse cross-entropy, LayerNorm) ride along with this family
 // to get one build per ISA level; their rows (shape and gradient rules) are in nn.cpp.
 #define TG_ROW_KERNELS(Name, loop) \
   set_ew_kernel(#Name, TG_ISA_INDEX, 0, loop<float>); set_ew_kernel(#Name, TG_ISA_INDEX, 1, loop<double>);
@@ -71,6 +72,9 @@ TG_FAMILY(activation) {
                   g * (sigmoid(x) - y), -(g * x))
   TG_ROW_KERNELS(Softmax, softmax_rows)
   TG_ROW_KERNELS(LogSoftmax, softmax_rows)
+  TG_ROW_KERNELS(SoftmaxGrad, softmax_grad_rows)
+  TG_ROW_KERNELS(LayerNorm, layer_norm_rows)
+  TG_ROW_KERNELS(LayerNormGrad, layer_norm_grad_rows)
   TG_ROW_KERNELS(SparseSoftmaxCrossEntropyWithLogits, sparse_xent_rows)
   TG_ROW_KERNELS(SparseSoftmaxCrossEntropyWithLogitsGrad, sparse_xent_rows)
 }

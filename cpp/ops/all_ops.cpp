@@ -10,6 +10,7 @@ void register_reduce_ops();
 void register_shape_ops();
 void register_linalg_ops();
 void register_nn_ops();
+void register_einsum_ops();
 void register_index_ops();
 void register_optim_ops();
 void register_random_ops();
@@ -35,6 +36,7 @@ void register_all_ops() {
   register_shape_ops();
   register_linalg_ops();
   register_nn_ops();
+  register_einsum_ops();
   register_index_ops();
   register_optim_ops();
   register_random_ops();

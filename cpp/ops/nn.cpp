@@ -1,5 +1,7 @@
-// nn.cpp -- softmax, log-softmax and the fused sparse softmax cross-entropy (attr axis; max-shifted kernels).
-// The row loops are compiled per ISA level with the activation family (kernels/softmax_rows.h).
+// nn.cpp -- softmax (and its fused gradient), log-softmax, the fused sparse softmax cross-entropy (attr
+// axis; max-shifted kernels) and LayerNorm over the last axis with its fused gradient (attr epsilon).
+// The row loops are compiled per ISA level with the activation family (kernels/softmax_rows.h,
+// kernels/layer_norm_rows.h).
 #include "core/error.h"
 #include "engine/forward.h"
 #include "engine/math.h"
@@ -86,9 +88,77 @@ Tensor sparse_xent_kernel(const OpDef& op, const Tensors& x, const Attrs&, const
   return out;
 }
 
-// softmax'(x)^T g = y * (g - sum(g * y)) along the axis, y = softmax(x).
+// (y, g) of one shape and floating dtype: SoftmaxGrad's operands.
+OutMeta softmax_grad_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (!is_floating(x[0]->dtype) || x[0]->ndim() < 1 || x[1]->dtype != x[0]->dtype || x[1]->shape != x[0]->shape)
+    throw InvalidArgument(cat(op.name, ": softmax and its gradient must be float tensors of one shape and dtype, got ",
+                              meta_str(x[0]), " and ", meta_str(x[1])));
+  softmax_axis(op, x[0], a);
+  return {x[0]->shape, x[0]->dtype};
+}
+
+Tensor softmax_grad_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  if (out->size == 0) return out;
+  const int axis = softmax_axis(op, x[0], a);
+  EwArgs e{};
+  e.in[0] = x[0]->data();
+  e.in[1] = x[1]->data();
+  e.out = out->data();
+  e.n = out->size;
+  e.shape[0] = e.shape[1] = e.shape[2] = 1;
+  for (int d = 0; d < x[0]->ndim(); ++d) e.shape[d < axis ? 0 : d == axis ? 1 : 2] *= x[0]->shape[d];
+  row_kernel(op, m.dtype)(e);
+  return out;
+}
+
+// softmax'(x)^T g = y * (g - sum(g * y)) along the axis, y = softmax(x): one SoftmaxGrad kernel when
+// the operands match (always, from Softmax's rule), else the composed ops.
 Tensor softmax_grad(const Tensor& y, const Tensor& g, int64_t axis) {
+  if (g->shape == y->shape && g->dtype == y->dtype && is_floating(y->dtype))
+    return call("SoftmaxGrad", {y, g}, Attrs().set("axis", axis));
   return y * (g - reduce_sum(g * y, {axis}, true));
+}
+
+// LayerNorm(x) = (x - mean) / sqrt(var + epsilon) over the last axis (x floating, rank >= 1);
+// LayerNormGrad(x, g) takes g of x's shape and dtype.
+OutMeta layer_norm_infer(const OpDef& op, const Tensors& x, const Attrs& a) {
+  if (!is_floating(x[0]->dtype) || x[0]->ndim() < 1)
+    throw InvalidArgument(cat(op.name, ": x must be a float tensor of rank >= 1, got ", meta_str(x[0])));
+  if (x.size() > 1 && (x[1]->dtype != x[0]->dtype || x[1]->shape != x[0]->shape))
+    throw InvalidArgument(cat(op.name, ": the gradient ", meta_str(x[1]), " must have the shape and dtype of x ",
+                              meta_str(x[0])));
+  const double eps = a.f("epsilon", 1e-3);
+  if (!(eps >= 0.0))
+    throw InvalidArgument(cat(op.name, ": epsilon must be >= 0, got ", eps));
+  return {x[0]->shape, x[0]->dtype};
+}
+
+Tensor layer_norm_kernel(const OpDef& op, const Tensors& x, const Attrs& a, const OutMeta& m) {
+  Tensor out = empty(m.shape, m.dtype);
+  if (out->size == 0) return out;
+  EwArgs e{};
+  for (size_t i = 0; i < x.size(); ++i) e.in[i] = x[i]->data();
+  e.out = out->data();
+  e.n = out->size;
+  e.shape[1] = x[0]->shape.back();
+  e.shape[0] = out->size / e.shape[1];
+  e.alpha = a.f("epsilon", 1e-3);
+  row_kernel(op, m.dtype)(e);
+  return out;
+}
+
+Attrs epsilon_of(const Attrs& a) { return Attrs().set("epsilon", a.f("epsilon", 1e-3)); }
+
+// The statistics of LayerNormGrad's second-order rule, as registered ops over the last axis.
+struct RowStats {
+  Tensor xh, r2;  // the normalized x and 1/(var + epsilon)
+};
+Tensor last_mean(const Tensor& t) { return call("Mean", {t}, Attrs().set("axis", std::vector<int64_t>{-1}).set("keepdims", true)); }
+RowStats row_stats(const Tensor& x, double eps) {
+  Tensor d = x - last_mean(x);
+  Tensor r2 = reciprocal(last_mean(square(d)) + eps);
+  return {d * sqrt(r2), r2};
 }
 
 // d softmax(x) = y * (t - sum(t * y)) along the axis (the Jacobian is symmetric: the rule applied to t).
@@ -109,6 +179,62 @@ void register_nn_ops() {
   def_op("Softmax").inputs(1).shape(half_infer<softmax_infer>).forward(half_kernel<softmax_kernel<false>>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors { return {softmax_grad(ctx.out, ctx.g, ctx.attrs.i("axis", -1))}; })
       .jvp(softmax_jvp);
+  // z = SoftmaxGrad(y, g) = y (g - S), S = sum(g y), with upstream h:
+  // dz/dy^T h = h (g - S) - g sum(h y); dz/dg^T h = y (h - sum(h y)) = SoftmaxGrad(y, h).
+  def_op("SoftmaxGrad").inputs(2).shape(half_infer<softmax_grad_infer>).forward(half_kernel<softmax_grad_kernel>).also_types(kHalfTypes)
+      .gradient([](GradCtx& ctx) -> Tensors {
+        const int64_t axis = ctx.attrs.i("axis", -1);
+        const Tensor &y = ctx.x[0], &g = ctx.x[1];
+        return {ctx.g * (g - reduce_sum(g * y, {axis}, true)) - g * reduce_sum(ctx.g * y, {axis}, true),
+                call("SoftmaxGrad", {y, ctx.g}, ctx.attrs)};
+      })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) -> Tensor {
+        const int64_t axis = a.i("axis", -1);
+        const Tensor &y = x[0], &g = x[1];
+        Tensor out;
+        if (tx[0]) out = tx[0] * (g - reduce_sum(g * y, {axis}, true)) - y * reduce_sum(g * tx[0], {axis}, true);
+        if (tx[1]) {
+          Tensor t = call("SoftmaxGrad", {y, tx[1]}, a);
+          out = out ? out + t : t;
+        }
+        return out;
+      });
+  // The Jacobian of LayerNorm is symmetric (r (I - 1/n - xh xh^T / n)): the VJP and the JVP are both
+  // LayerNormGrad(x, .).
+  def_op("LayerNorm").inputs(1).shape(half_infer<layer_norm_infer>).forward(half_kernel<layer_norm_kernel>).also_types(kHalfTypes)
+      .gradient([](GradCtx& ctx) -> Tensors { return {call("LayerNormGrad", {ctx.x[0], ctx.g}, epsilon_of(ctx.attrs))}; })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) {
+        return call("LayerNormGrad", {x[0], tx[0]}, epsilon_of(a));
+      });
+  // z = LayerNormGrad(x, g) = J(x) g. With upstream h, U = mean(g xh), W = mean(h xh),
+  // M = mean(h g) - mean(h) mean(g): dz/dx^T h = -r^2 ((M - 3 U W) xh + W (g - mean g) + U (h - mean h)),
+  // and dz/dg^T h = J h = LayerNormGrad(x, h). Means only, so no size is baked into a traced graph.
+  def_op("LayerNormGrad").inputs(2).shape(half_infer<layer_norm_infer>).forward(half_kernel<layer_norm_kernel>).also_types(kHalfTypes)
+      .gradient([](GradCtx& ctx) -> Tensors {
+        const Tensor &x = ctx.x[0], &g = ctx.x[1], &h = ctx.g;
+        RowStats st = row_stats(x, ctx.attrs.f("epsilon", 1e-3));
+        Tensor gm = last_mean(g), hm = last_mean(h);
+        Tensor U = last_mean(g * st.xh), W = last_mean(h * st.xh), M = last_mean(h * g) - hm * gm;
+        Tensor dx = -(st.r2 * ((M - 3.0 * U * W) * st.xh + W * (g - gm) + U * (h - hm)));
+        return {dx, call("LayerNormGrad", {x, h}, epsilon_of(ctx.attrs))};
+      })
+      .jvp([](const Tensors& x, const Tensor&, const Tensors& tx, const Attrs& a) -> Tensor {
+        // <h, J'(x)[t] g> is symmetric in (g, h, t) up to the roles above: J'(x)[t] g = dx rule with h := t
+        const Tensor &xx = x[0], &g = x[1];
+        Tensor out;
+        if (tx[0]) {
+          const Tensor& t = tx[0];
+          RowStats st = row_stats(xx, a.f("epsilon", 1e-3));
+          Tensor gm = last_mean(g), tm = last_mean(t);
+          Tensor U = last_mean(g * st.xh), W = last_mean(t * st.xh), M = last_mean(t * g) - tm * gm;
+          out = -(st.r2 * ((M - 3.0 * U * W) * st.xh + W * (g - gm) + U * (t - tm)));
+        }
+        if (tx[1]) {
+          Tensor t = call("LayerNormGrad", {xx, tx[1]}, epsilon_of(a));
+          out = out ? out + t : t;
+        }
+        return out;
+      });
   // d/dx log_softmax(x)^T g = g - softmax(x) * sum(g) along the axis, softmax(x) = exp(out).
   def_op("LogSoftmax").inputs(1).shape(half_infer<softmax_infer>).forward(half_kernel<softmax_kernel<true>>).also_types(kHalfTypes)
       .gradient([](GradCtx& ctx) -> Tensors {

@@ -24,6 +24,9 @@ ALLOWED = {("_functional.py", "", "from tapegrad._ops import"):
            ("__init__.py", "", "from tapegrad._install import"):
            "keras.mixed_precision loads at its first use with the package's lazy loader, as tf.keras does in "
            "tapegrad/__init__.py (it holds LossScaleOptimizer, and the optimizers import the layers' policies)",
+           ("layers/normalization.py", "", "from tapegrad._ops import"):
+           "LayerNormalization over the last axis runs the registry's fused LayerNorm op (one pass each way), "
+           "which TF has no public name for",
            ("initializers.py", "_rng", "tf.random._numpy_generator"):
            "initializers draw from the NumPy generator tf.random.set_seed seeds (TF's public "
            "get_global_generator is a tf.random.Generator)"}

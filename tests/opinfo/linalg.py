@@ -123,7 +123,24 @@ def _clip_global_samples(rng, dtype):
                            1.5])
 
 
+# The Einsum op's own equations: attention's head layouts, transposed operands and outputs, outer
+# products, dot products (the kernel folds, copies or writes through a buffer by layout)
+EINSUM_OP_CASES = [("bqhd,bkhd->bhqk", (2, 3, 2, 4), (2, 5, 2, 4)), ("bhqk,bkhd->bqhd", (2, 2, 3, 5), (2, 5, 2, 4)),
+                   ("ij,kj->ki", (3, 4), (5, 4)), ("abc,cd->dba", (2, 3, 4), (4, 2)), ("ab,cd->abcd", (2, 3), (2, 2)),
+                   ("abc,abc->ab", (2, 3, 4), (2, 3, 4)), ("ijk,jil->kl", (3, 2, 4), (2, 3, 2)),
+                   ("bqhd,hde->bqe", (2, 3, 2, 2), (2, 2, 3))]
+
+
+def _einsum_op_samples(rng, dtype):
+    for eq, sa, sb in EINSUM_OP_CASES:
+        yield SampleInput([_u(rng, sa, dtype), _u(rng, sb, dtype)], {"equation": eq})
+
+
+_einsum_op = tf._core.op("Einsum")
+
 rows = [
+    OpInfo("Einsum", _einsum_op, lambda a, b, equation: np.einsum(equation, a, b), samples=_einsum_op_samples,
+           order=2, public=(tf.einsum,)),
     OpInfo("MatMul", tf.matmul, _matmul_ref, samples=_matmul_samples, order=2,
            dtypes=("float32", "float64", "int32")),
     # composites

@@ -83,8 +83,23 @@ def _norm():
     ]
 
 
+def _einsum_op():
+    f, a = tf._core.op("Einsum"), _a()
+    return [
+        BadCall(f, a, tf.ones((4, 5)), equation="ij,jk->ik").raises(E, "Einsum: .*label 'j' the sizes 3 and 4"),
+        BadCall(f, tf.ones((2, 2)), a, equation="ii,ij->j").raises(E, "Einsum: .*repeats label 'i'"),
+        BadCall(f, a, tf.ones((3, 4)), equation="ij,jk->i").raises(E, "Einsum: .*sums label 'k' of one operand"),
+        BadCall(f, a, tf.ones((3, 4)), equation="ij,jk").raises(E, "Einsum: .*must have the form"),
+        BadCall(f, a, tf.ones((3, 4)), equation="ij,jk->iz").raises(E, "Einsum: .*output label 'z' in no operand"),
+        BadCall(f, a, tf.ones((3, 4)), equation="i...,jk->ik").raises(E, "Einsum: .*other than a letter"),
+        BadCall(f, a, tf.ones((3, 4)), equation="ijk,jk->ik").raises(E, "Einsum: .*every axis"),
+        BadCall(f, a, tf.ones((3, 4), tf.float64), equation="ij,jk->ik").raises(E, "Einsum: .*one dtype"),
+        BadCall(f, tf.constant([[1, 2]]), tf.constant([[1], [2]]), equation="ij,jk->ik").raises(E, "Einsum: .*float"),
+    ]
+
+
 ERROR_INPUTS = {
-    "MatMul": _matmul, "tensordot": _tensordot, "einsum": _einsum, "norm": _norm,
+    "MatMul": _matmul, "Einsum": _einsum_op, "tensordot": _tensordot, "einsum": _einsum, "norm": _norm,
     "matvec": lambda: [BadCall(tf.linalg.matvec, _a(), 1.0).raises(E, "MatVec: b must have rank >= 1"),
                        BadCall(tf.linalg.matvec, _a(), tf.ones((2,))).raises(E, "MatMul: inner dimensions differ")],
     "global_norm": lambda: [BadCall(tf.linalg.global_norm, _a())

@@ -129,6 +129,43 @@ def _seeded_dropout(x, rate, **kwargs):
     return tf.nn.dropout(x, rate, **kwargs)
 
 
+def _softmax_grad_samples(rng, dtype):
+    # (y = softmax(x) along axis, upstream g)
+    for shape, axis in [((5,), -1), ((2, 3), -1), ((2, 3, 4), 1), ((3, 2), 0)]:
+        y = _softmax(rng.uniform(-2, 2, shape), axis)
+        yield SampleInput([y.astype(dtype), rng.uniform(-2, 2, shape).astype(dtype)], {"axis": axis})
+
+
+def _softmax_grad_ref(y, g, axis=-1):
+    return y * (g - np.sum(g * y, axis=axis, keepdims=True))
+
+
+def _layer_norm_ref(x, epsilon=1e-3):
+    d = x - x.mean(-1, keepdims=True)
+    return d / np.sqrt((d * d).mean(-1, keepdims=True) + epsilon)
+
+
+def _layer_norm_grad_ref(x, g, epsilon=1e-3):
+    xh = _layer_norm_ref(x, epsilon)
+    d = x - x.mean(-1, keepdims=True)
+    r = 1 / np.sqrt((d * d).mean(-1, keepdims=True) + epsilon)
+    return r * (g - g.mean(-1, keepdims=True) - xh * (g * xh).mean(-1, keepdims=True))
+
+
+def _layer_norm_samples(rng, dtype):
+    # rows away from zero and of differing spread; one row of one element (normalized to 0)
+    for shape, eps in [((4, 5), 1e-3), ((2, 3, 6), 1e-5), ((1,), 1e-3), ((3, 1), 0.1)]:
+        yield SampleInput([(rng.uniform(-2, 2, shape) * 2 + 1).astype(dtype)], {"epsilon": eps})
+
+
+def _layer_norm_grad_samples(rng, dtype):
+    for shape, eps in [((4, 5), 1e-3), ((2, 3, 6), 1e-5), ((3, 1), 0.1)]:
+        yield SampleInput([(rng.uniform(-2, 2, shape) * 2 + 1).astype(dtype), rng.uniform(-2, 2, shape).astype(dtype)],
+                          {"epsilon": eps})
+
+
+_softmax_grad_op, _layer_norm_op = tf._core.op("SoftmaxGrad"), tf._core.op("LayerNorm")
+_layer_norm_grad_op = tf._core.op("LayerNormGrad")
 _sparse_grad_op = tf._core.op("SparseSoftmaxCrossEntropyWithLogitsGrad")
 _relu_grad_op, _elu_grad_op = tf._core.op("ReluGrad"), tf._core.op("EluGrad")
 
@@ -136,6 +173,10 @@ rows = [
     # registered ops
     OpInfo("Softmax", tf.nn.softmax, _softmax, samples=_softmax_samples, order=2),
     OpInfo("LogSoftmax", tf.nn.log_softmax, _log_softmax, samples=_softmax_samples, order=2),
+    # softmax's fused backward op (y, g), and LayerNorm over the last axis with its fused backward (x, g)
+    OpInfo("SoftmaxGrad", _softmax_grad_op, _softmax_grad_ref, samples=_softmax_grad_samples, order=2),
+    OpInfo("LayerNorm", _layer_norm_op, _layer_norm_ref, samples=_layer_norm_samples, order=2),
+    OpInfo("LayerNormGrad", _layer_norm_grad_op, _layer_norm_grad_ref, samples=_layer_norm_grad_samples, order=2),
     OpInfo("SparseSoftmaxCrossEntropyWithLogits", tf.nn.sparse_softmax_cross_entropy_with_logits,
            _sparse_xent, samples=_sparse_samples, order=2),
     OpInfo("SparseSoftmaxCrossEntropyWithLogitsGrad", lambda logits, labels: _sparse_grad_op(logits, tf.convert_to_tensor(labels)),

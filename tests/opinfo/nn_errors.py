@@ -75,7 +75,28 @@ def _activation_grad(op):
     ]
 
 
+def _fused_pair(op, **attrs):
+    """Bad calls of SoftmaxGrad and LayerNormGrad: (values, gradient) of one shape and float dtype."""
+    f = tf._core.op(op)
+    return lambda: [
+        _naming(BadCall(f, tf.ones((2, 3)), tf.ones((3, 2)), **attrs), op),                  # shapes differ
+        _naming(BadCall(f, tf.ones((2, 3)), tf.ones((2, 3), tf.float64), **attrs), op),      # dtypes differ
+        _naming(BadCall(f, tf.constant([1, 2]), tf.constant([1, 2]), **attrs), op),        # integers
+        _naming(BadCall(f, tf.constant(1.0), tf.constant(1.0), **attrs), op),              # scalars
+    ]
+
+
+def _layer_norm():
+    f = tf._core.op("LayerNorm")
+    return [_naming(BadCall(f, tf.constant([1, 2])), "LayerNorm"),
+            _naming(BadCall(f, tf.constant(1.0)), "LayerNorm", "rank >= 1"),
+            _naming(BadCall(f, tf.ones((2, 3)), epsilon=-1.0), "LayerNorm", "epsilon")]
+
+
 ERROR_INPUTS = {
+    "SoftmaxGrad": _fused_pair("SoftmaxGrad"),
+    "LayerNorm": _layer_norm,
+    "LayerNormGrad": _fused_pair("LayerNormGrad"),
     "Softmax": _softmax_family(tf.nn.softmax, "Softmax"),
     "LogSoftmax": _softmax_family(tf.nn.log_softmax, "LogSoftmax"),
     "SparseSoftmaxCrossEntropyWithLogits": _sparse_cross_entropy,

@@ -128,3 +128,16 @@ def test_slices_and_fills_of_the_batch_size_are_computed_in_tf(tmp_path):
     for batch in (1, 6):
         x = rng.normal(size=(batch, 4)).astype("float32")
         np.testing.assert_allclose(loaded.f(ref.constant(x)).numpy(), m.f(tg.constant(x)).numpy(), rtol=RTOL)
+
+
+def test_an_attention_block_serves_in_tf(tmp_path):
+    # MultiHeadAttention's einsums (Einsum nodes), its softmax and a LayerNormalization, for any batch
+    seq = tgk.Input((5, 8))
+    attended = tgk.layers.MultiHeadAttention(num_heads=2, key_dim=4)(seq, seq)
+    model = tgk.Model(seq, tgk.layers.LayerNormalization()(seq + attended))
+    model.export(str(tmp_path), verbose=False)
+    loaded = ref.saved_model.load(str(tmp_path))
+    for batch in (1, 3):
+        x = rng.normal(size=(batch, 5, 8)).astype("float32")
+        np.testing.assert_allclose(loaded.serve(ref.constant(x)).numpy(), model.predict(x, verbose=0), rtol=1e-5,
+                                   atol=1e-5)

@@ -88,10 +88,14 @@ def _keras_models():
     out = keras.layers.Dense(5, activation="softmax")(keras.layers.LayerNormalization()(h))
     cnn = keras.Model(inp, out)
     lstm = keras.Sequential([keras.Input((6, 3)), keras.layers.LSTM(4), keras.layers.Dense(2)])
-    return {"cnn": (cnn, (3, 8, 8, 3)), "lstm": (lstm, (2, 6, 3))}
+    # Keras's MultiHeadAttention exports Einsum nodes for its projections and scores
+    seq = keras.Input((5, 8))
+    attended = keras.layers.MultiHeadAttention(num_heads=2, key_dim=4)(seq, seq)
+    attention = keras.Model(seq, keras.layers.LayerNormalization()(seq + attended))
+    return {"cnn": (cnn, (3, 8, 8, 3)), "lstm": (lstm, (2, 6, 3)), "attention": (attention, (3, 5, 8))}
 
 
-@pytest.mark.parametrize("name", ["cnn", "lstm"])
+@pytest.mark.parametrize("name", ["cnn", "lstm", "attention"])
 def test_a_keras_export_serves_in_tapegrad(tmp_path, name):
     model, shape = _keras_models()[name]
     with warnings.catch_warnings():

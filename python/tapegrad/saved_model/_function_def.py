@@ -237,6 +237,11 @@ class FunctionWriter:
             if self.plan is not None and i in self.plan.fills:
                 shape, value = self.plan.fills[i]
                 self._refs[i] = self.emit("Fill", [self.ints(shape), self.const(value)])
+            elif self.plan is not None and i in self.plan.sized:
+                entries, dtype = self.plan.sized[i]
+                ref = self.ints(entries)
+                self._refs[i] = ref if dtype == np.int32 else self.emit(
+                    "Cast", [ref], DstT=datatype_enum(dtypes.as_dtype(dtype)), Truncate=False)
             elif n["type"] != "Placeholder":
                 self._refs[i] = self._write_node(n)
         for k, index in enumerate(outputs):

@@ -57,6 +57,11 @@ def _matmul(x, a, ctx):
     return [tf.matmul(x[0], x[1], transpose_a=a.get("transpose_a", False), transpose_b=a.get("transpose_b", False))]
 
 
+def _einsum(x, a, ctx):
+    equation = a["equation"]
+    return [tf.einsum(equation.decode() if isinstance(equation, bytes) else equation, *x)]
+
+
 def _batch_matmul(x, a, ctx):
     return [tf.matmul(x[0], x[1], adjoint_a=a.get("adj_x", False), adjoint_b=a.get("adj_y", False))]
 
@@ -255,7 +260,8 @@ RULES = {
     "NoOp": lambda x, a, ctx: [],
     "ReadVariableOp": _read, "AssignVariableOp": _assign("assign"), "AssignAddVariableOp": _assign("assign_add"),
     "AssignSubVariableOp": _assign("assign_sub"), "StatefulPartitionedCall": _call, "PartitionedCall": _call,
-    "MatMul": _matmul, "BatchMatMulV2": _batch_matmul, "BatchMatMulV3": _batch_matmul, "BiasAdd": _bias_add,
+    "MatMul": _matmul, "BatchMatMulV2": _batch_matmul, "BatchMatMulV3": _batch_matmul, "Einsum": _einsum,
+    "BiasAdd": _bias_add,
     "Softmax": _fn(tf.nn, "softmax"), "LogSoftmax": _fn(tf.nn, "log_softmax"),
     "LeakyRelu": lambda x, a, ctx: [tf.nn.leaky_relu(x[0], alpha=a.get("alpha", 0.2))],
     "Cast": _cast, "Reshape": lambda x, a, ctx: [tf.reshape(x[0], x[1])],

@@ -7,8 +7,9 @@ times, the k-th None dimension at 2 + 4k, 3 + 4k and 5 + 4k (the first dimension
 inputs at one size when the function needs their batches equal), and compares the traces node by node. The ops,
 edges and variables must be the same; an integer that differs must be a * size_k + b for one None
 dimension k, the same a and b in all three traces (the third checks the fit the first two make), and a
-constant that differs must be filled with one value, its shape such integers. In the FunctionDef such an
-integer is computed from ``tf.shape`` of the argument (Sym), and such a constant is a Fill; anything else
+constant that differs must be filled with one value, its shape such integers, or be a vector of such
+integers (a shape read while tracing). In the FunctionDef such an integer is computed from ``tf.shape``
+of the argument (Sym), such a constant is a Fill, and such a vector a Pack of them; anything else
 that differs (a constant holding the batch size's values, a float attribute) raises, naming the node,
 rather than write a graph that is right for one batch size only.
 """
@@ -78,7 +79,7 @@ class Plan:
 
     def __init__(self, traces, n_dims, function_name):
         self.n_dims, self._name = n_dims, function_name
-        self.attrs, self.fills, self.shapes = {}, {}, {}
+        self.attrs, self.fills, self.shapes, self.sized = {}, {}, {}, {}
         first = traces[0]
         if any(len(t) != len(first) for t in traces):
             self._refuse("its graph has another number of nodes at another size of a None dimension")
@@ -125,6 +126,12 @@ class Plan:
         arrays = [np.asarray(m["value"]) for m in nodes]
         if all(a.shape == arrays[0].shape and np.array_equal(a, arrays[0], equal_nan=True) for a in arrays):
             return
+        if all(a.ndim == 1 and a.shape == arrays[0].shape and a.dtype.kind in "iu" for a in arrays):
+            # a shape read at trace time ([batch, 5, 8]): each entry an int or a * size_k + b
+            entries = [_fit([int(a[j]) for a in arrays], self.n_dims) for j in range(arrays[0].size)]
+            if all(e is not None for e in entries):
+                self.sized[i] = (entries, arrays[0].dtype)
+                return
         flat = [a.reshape(-1) for a in arrays]
         if any(a.ndim != arrays[0].ndim for a in arrays) or any(
                 a.size == 0 or not (a == a[0]).all() or a[0] != flat[0][0] for a in flat):

@@ -56,6 +56,40 @@ def _softmax(node, ctx):
     return ctx.emit(node["type"], [ctx.input(0)])
 
 
+def _softmax_grad(node, ctx):  # y (g - sum(g y)) along the axis
+    y, g = ctx.input(0), ctx.input(1)
+    total = ctx.emit("Sum", [ctx.emit("Mul", [g, y]), ctx.ints([node["attrs"].get("axis", -1)])], keep_dims=True)
+    return ctx.emit("Mul", [y, ctx.emit("Sub", [g, total])])
+
+
+def _last_mean(ctx, x):
+    return ctx.emit("Mean", [x, ctx.ints([-1])], keep_dims=True)
+
+
+def _normalized(node, ctx):
+    """(x - mean) and 1/sqrt(var + epsilon) over the last axis, as LayerNorm computes them."""
+    x = ctx.input(0)
+    centered = ctx.emit("Sub", [x, _last_mean(ctx, x)])
+    var = _last_mean(ctx, ctx.emit("Mul", [centered, centered]))
+    return centered, ctx.emit("Rsqrt", [ctx.emit("AddV2", [var, _scalar(ctx, node["attrs"].get("epsilon", 1e-3))])])
+
+
+def _layer_norm(node, ctx):
+    centered, r = _normalized(node, ctx)
+    return ctx.emit("Mul", [centered, r])
+
+
+def _layer_norm_grad(node, ctx):  # r (g - mean(g) - xh mean(g xh))
+    centered, r = _normalized(node, ctx)
+    g, xh = ctx.input(1), ctx.emit("Mul", [centered, r])
+    spread = ctx.emit("Mul", [xh, _last_mean(ctx, ctx.emit("Mul", [g, xh]))])
+    return ctx.emit("Mul", [r, ctx.emit("Sub", [ctx.emit("Sub", [g, _last_mean(ctx, g)]), spread])])
+
+
+def _einsum(node, ctx):
+    return ctx.emit("Einsum", [ctx.input(0), ctx.input(1)], equation=node["attrs"]["equation"], N=2)
+
+
 def _with_const(tf_op, key, **extra):
     """A node whose integer attribute `key` is TF's second input."""
     def write(node, ctx):
@@ -182,7 +216,8 @@ RULES = {
     **{op: (lambda tf_op: lambda node, ctx: ctx.emit(tf_op, [ctx.input(i) for i in range(len(node["inputs"]))]))(tf_op)
        for op, tf_op in {**UNARY, **BINARY}.items()},
     **{op: _reduce for op in REDUCTIONS},
-    "MatMul": _matmul, "Softmax": _softmax, "LogSoftmax": _softmax, "Cast": _cast, "ConcatV2": _concat,
+    "MatMul": _matmul, "Softmax": _softmax, "LogSoftmax": _softmax, "SoftmaxGrad": _softmax_grad,
+    "LayerNorm": _layer_norm, "LayerNormGrad": _layer_norm_grad, "Einsum": _einsum, "Cast": _cast, "ConcatV2": _concat,
     "Reshape": _with_const("Reshape", "shape"), "Transpose": _with_const("Transpose", "perm"),
     "ExpandDims": _with_const("ExpandDims", "axis"), "Tile": _with_const("Tile", "multiples"),
     "ReverseV2": _with_const("ReverseV2", "axis"), "BroadcastTo": _with_const("BroadcastTo", "shape"),
@@ -201,7 +236,7 @@ TF_OPS = sorted(set(UNARY.values()) | set(BINARY.values()) | set(REDUCTIONS.valu
     "MatMul", "BatchMatMulV2", "Softmax", "LogSoftmax", "Cast", "ConcatV2", "Reshape", "Transpose", "ExpandDims",
     "Tile", "ReverseV2", "BroadcastTo", "Squeeze", "Pad", "PadV2", "GatherV2", "StridedSlice", "Conv2D",
     "DepthwiseConv2dNative", "MaxPool", "AvgPool", "LeakyRelu", "Shape", "ArgMax", "ArgMin", "Cumsum", "Cumprod",
-    "OneHot", "RandomUniform", "RandomStandardNormal", "Const", "Placeholder", "ReadVariableOp", "AssignVariableOp",
+    "OneHot", "RandomUniform", "RandomStandardNormal", "Einsum", "Const", "Placeholder", "ReadVariableOp", "AssignVariableOp",
     "AssignAddVariableOp", "AssignSubVariableOp", "NoOp", "StatefulPartitionedCall", "PartitionedCall",
     # the session graph's variables and saver (_session_graph)
     "VarHandleOp", "SaveV2", "RestoreV2", "StaticRegexFullMatch", "Select", "StringJoin", "ShardedFilename",

@@ -40,6 +40,7 @@ OP_DEFS = {
     'Digamma': ([('x', 'T', '', '')], [('y', 'T', '', '')], {'T': ('type', None)}, False),
     'Div': ([('x', 'T', '', ''), ('y', 'T', '', '')], [('z', 'T', '', '')], {'T': ('type', None)}, False),
     'DivNoNan': ([('x', 'T', '', ''), ('y', 'T', '', '')], [('z', 'T', '', '')], {'T': ('type', None)}, False),
+    'Einsum': ([('inputs', 'T', 'N', '')], [('output', 'T', '', '')], {'equation': ('string', None), 'N': ('int', None), 'T': ('type', None)}, False),
     'Elu': ([('features', 'T', '', '')], [('activations', 'T', '', '')], {'T': ('type', None)}, False),
     'Equal': ([('x', 'T', '', ''), ('y', 'T', '', '')], [('z', 'DT_BOOL', '', '')], {'T': ('type', None), 'incompatible_shape_error': ('bool', ('b', True))}, False),
     'Erf': ([('x', 'T', '', '')], [('y', 'T', '', '')], {'T': ('type', None)}, False),

@@ -23,6 +23,7 @@ __all__ = ["einsum"]
 _matmul = _raw.MatMul
 _transpose = _raw.Transpose
 _LETTERS = set(string.ascii_letters)
+_FLOATING = (dtypes.float16, dtypes.bfloat16, dtypes.float32, dtypes.float64)
 
 
 def _error(msg):
@@ -136,12 +137,37 @@ def _expand(x, ls, sizes, which):
     return dynamic_broadcast(x, stack([t if isinstance(t, Tensor) else constant(t, dtypes.int64) for t in target]))
 
 
-def _contract(a, la, b, lb, keep, sizes):
+def _einsum_op(a, la, b, lb, labels):
+    """The contraction as one Einsum op (batched GEMMs on strided views, no transposes copied) when it
+    fits: floating operands whose shared labels have one size in both (no broadcasting between them);
+    None otherwise. The labels are renamed to letters for the op's equation."""
+    # (tests/opinfo/linalg.py's Einsum row checks the op; its einsum row, this routing)
+    if a.dtype not in _FLOATING or any(a._shape[la.index(l)] != b._shape[lb.index(l)] for l in la if l in lb):
+        return None
+    # a broadcast ('...') axis whose size varies between calls may be 1 in one operand at run time
+    if any(l not in _LETTERS and axis_varies(x, ls.index(l)) for x, ls in ((a, la), (b, lb)) for l in ls):
+        return None
+    names = dict(zip(dict.fromkeys(la + lb), string.ascii_letters))
+    if len(names) < len(set(la + lb)):
+        return None
+    term = lambda ls: "".join(names[l] for l in ls)  # noqa: E731
+    return _raw.Einsum(a, b, equation=f"{term(la)},{term(lb)}->{term(labels)}")
+
+
+def _contract(a, la, b, lb, keep, sizes, order=None):
+    """(a with labels la) x (b with labels lb), summing the shared labels not in keep; returns the result
+    and its labels: batch labels, then a's own, then b's own, or ``order`` where it names exactly those."""
     shared = [l for l in la if l in lb]
     batch = [l for l in shared if l in keep]
     summed = [l for l in shared if l not in keep]
     a_only = [l for l in la if l not in lb]
     b_only = [l for l in lb if l not in la]
+    labels = batch + a_only + b_only
+    if order is not None and sorted(order) == sorted(labels):
+        labels = list(order)
+    fused = _einsum_op(a, la, b, lb, labels)
+    if fused is not None:
+        return fused, labels
     a, b = _expand(a, la, sizes, shared), _expand(b, lb, sizes, shared)
     size = lambda ls: size_product([sizes[l] for l in ls])  # noqa: E731 (an int64 tensor when a size varies)
     B, M, K, N = size(batch), size(a_only), size(summed), size(b_only)
@@ -210,6 +236,7 @@ def einsum(equation, *inputs, **kwargs):
     cur, cur_ls = ops[0]
     for j in range(1, len(ops)):
         keep = set(out).union(*(set(ls) for _, ls in ops[j + 1:]))
-        cur, cur_ls = _contract(cur, cur_ls, ops[j][0], ops[j][1], keep, sizes)
+        last = j == len(ops) - 1  # the last pair gives the output's order directly where it can
+        cur, cur_ls = _contract(cur, cur_ls, ops[j][0], ops[j][1], keep, sizes, order=out if last else None)
     cur, cur_ls = _sum_unused(cur, cur_ls, set(out))
     return _expand(_permuted(cur, cur_ls, out), out, sizes, set(out))

@@ -261,7 +261,10 @@ def bias_add(value, bias, data_format=None, name=None):
     if value.ndim < 2:
         raise errors.InvalidArgumentError(f"BiasAdd: value must be at least 2-D, got shape {tuple(value.shape)}")
     axis = 1 if channels_first else value.ndim - 1
-    if bias.ndim != 1 or bias.shape[0] != value.shape[axis]:
+    channels = value.shape[axis]
+    if channels is None:  # a traced size the static shape leaves open: the one this trace runs with
+        channels = value._shape[axis]
+    if bias.ndim != 1 or bias.shape[0] != channels:
         raise errors.InvalidArgumentError(f"BiasAdd: bias must be 1-D with {value.shape[axis]} entries (value's "
                                           f"channel axis {axis}), got shape {tuple(bias.shape)} for value of shape "
                                           f"{tuple(value.shape)}")
