@@ -151,6 +151,25 @@ def test_get_concrete_function_of_a_none_signature_traces_once_and_serves_calls(
     assert f.experimental_get_tracing_count() == 1
 
 
+def test_a_concrete_function_of_a_none_signature_takes_every_size_it_allows():
+    # TF: the concrete function itself serves every length [None] allows, nested specs included.
+    f = tf.function(lambda x, n, d: tf.reduce_sum(x) * n + d["a"])
+    cf = f.get_concrete_function(tf.TensorSpec([None]), 3.0, {"a": tf.TensorSpec([None, 2])})
+    assert cf(tf.constant([5.0]), tf.ones([1, 2])).numpy().tolist() == [[16.0, 16.0]]
+    out = cf(tf.constant([1.0, 2.0, 4.0]), tf.ones([4, 2]))
+    assert out.shape == (4, 2) and out.numpy()[0, 0] == 22.0
+    assert f(tf.constant([1.0, 2.0]), 3.0, {"a": tf.zeros([3, 2])}).numpy()[0, 0] == 9.0
+    assert f.experimental_get_tracing_count() == 1
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"argument x must be float32\(None,\)"):
+        cf(tf.ones([2, 2]), tf.ones([1, 2]))
+
+
+def test_a_concrete_function_whose_graph_depends_on_the_size_answers_each_size():
+    cf = tf.function(lambda x: x[-2:] * 2.0).get_concrete_function(tf.TensorSpec([None]))
+    assert cf(tf.constant([1.0, 2.0, 3.0, 4.0])).numpy().tolist() == [6.0, 8.0]
+    assert cf(tf.constant([7.0])).numpy().tolist() == [14.0]
+
+
 @pytest.mark.parametrize("call", [
     lambda f: f(tf.ones([2, 2])),                         # rank
     lambda f: f(tf.ones([2], tf.int32)),                  # dtype

@@ -5,6 +5,7 @@ import numpy as np
 
 from tapegrad import _core
 from tapegrad._function import graph_protos
+from tapegrad._function import signature as sig
 from tapegrad._function.func_graph import FuncGraph
 from tapegrad._function.function_type import FunctionType, InferenceFunction, VariableCapture, parameters_of
 from tapegrad._function.trace_type import PlaceholderContext, TraceType, trace_type_of
@@ -66,11 +67,11 @@ class ConcreteFunction:
         return self._specs if self._shown is None else [
             TensorSpec(shape, s.dtype, name=s.name) for shape, s in zip(self._shown, self._specs)]
 
-    def _structured_inputs(self, specs=None):
+    def _structured_inputs(self, specs=None, leaf=None):
         """(args, kwargs, [(parameter, kind, value)]) with each tensor argument as its TensorSpec (from
-        ``specs``, in placeholder order; by default the signature's)."""
+        ``specs``, in placeholder order; by default the signature's), or as ``leaf(spec)`` if given."""
         it = iter(self._shown_specs() if specs is None else specs)
-        values = {n: _specs_like(v, it, {}) for n, v in self._skeleton.items()}
+        values = {n: _specs_like(v, it, {}, leaf) for n, v in self._skeleton.items()}
         if self._py_signature is None:
             kinds = ["POSITIONAL_ONLY" if n.startswith("arg") and n[3:].isdigit() else "KEYWORD_ONLY" for n in values]
             args = tuple(v for v, k in zip(values.values(), kinds) if k == "POSITIONAL_ONLY")
@@ -160,15 +161,30 @@ class ConcreteFunction:
         if len(args) != len(self._specs):
             raise TypeError(f"this concrete function takes {len(self._specs)} tensor arguments "
                             f"({', '.join(self._paths)}), got {len(args)}")
-        tensors = []
-        for a, spec in zip(args, self._specs):
+        tensors, verified = [], True
+        for a, spec, allowed in zip(args, self._specs, self._shown_specs()):
             t = a if isinstance(a, Tensor) else constant(a, dtype=spec.dtype)
-            if t.dtype != spec.dtype or not spec.shape.is_compatible_with(t.shape):
+            if t.dtype != spec.dtype or not allowed.shape.is_compatible_with(t.shape):
                 raise _core.InvalidArgumentError(
                     f"concrete function of {self._function.__name__}: argument {spec.name} must be "
-                    f"{spec.dtype.name}{spec.shape}, got {t.dtype.name}{t.shape}")
+                    f"{spec.dtype.name}{allowed.shape}, got {t.dtype.name}{t.shape}")
+            verified = verified and spec.shape.is_compatible_with(t.shape)
             tensors.append(t)
-        return self._run(tensors)
+        return self._run(tensors) if verified else self._call_within_signature(tensors)
+
+    def _call_within_signature(self, tensors):
+        """A call the signature's unknown dims allow but no verified shape covers yet: the Function
+        verifies the graph for it (Note [Verified relaxation]) or, if the graph depends on the size,
+        serves it with the graph of these shapes."""
+        args, kwargs, _ = self._structured_inputs(tensors, leaf=lambda t: t)
+        args = tuple(_traced_value(a) for a in args)
+        kwargs = {k: _traced_value(v) for k, v in kwargs.items()}
+        function = self._function
+        call = sig.make_call(function._signature, args, kwargs, function.input_signature)
+        cf = function._find(call)
+        if cf is not None:
+            return cf._run(call.tensors)
+        return function._trace_for(call, dry=False)[1]
 
     def pretty_printed_signature(self, verbose=True):
         """TF's text: "Input Parameters:", one line per parameter, "Output Type:", "Captures:" (verbose);
@@ -184,23 +200,23 @@ class ConcreteFunction:
         return f"<ConcreteFunction {self._function.__name__}({specs}) with {self._graph.num_nodes} nodes>"
 
 
-def _specs_like(value, it, trace_types):
-    """A bound argument with each tensor replaced by its spec (in placeholder order) and each argument
-    keyed by ``__tf_tracing_type__`` by its TraceType (trace_types: id -> TraceType); the traversal of
-    signature._key."""
+def _specs_like(value, it, trace_types, leaf=None):
+    """A bound argument with each tensor replaced by its spec (in placeholder order; ``leaf(spec)`` if
+    given) and each argument keyed by ``__tf_tracing_type__`` by its TraceType (trace_types: id ->
+    TraceType); the traversal of signature._key."""
     if isinstance(value, TensorSpec) or (isinstance(value, Tensor) and not value._is_variable):
         spec = next(it)
-        return TensorSpec(spec.shape, spec.dtype, name=graph_name(spec.name))
+        return leaf(spec) if leaf is not None else TensorSpec(spec.shape, spec.dtype, name=graph_name(spec.name))
     if isinstance(value, np.ndarray):
-        return _specs_like(constant(value), it, trace_types)
+        return _specs_like(constant(value), it, trace_types, leaf)
     if isinstance(value, TraceType):
         return value
     if id(value) in trace_types:
         return trace_types[id(value)]
     if isinstance(value, (list, tuple)):
-        return sequence_like(value, [_specs_like(v, it, trace_types) for v in value])
+        return sequence_like(value, [_specs_like(v, it, trace_types, leaf) for v in value])
     if isinstance(value, dict):
-        filled = {k: _specs_like(value[k], it, trace_types) for k in _sorted(value)}
+        filled = {k: _specs_like(value[k], it, trace_types, leaf) for k in _sorted(value)}
         return {k: filled[k] for k in value}  # the caller's order, as TF shows a dict
     return value
 
