@@ -175,3 +175,64 @@ def test_actor_critic_episode_gradient_through_a_growing_array_in_a_function():
     np.testing.assert_allclose(g.numpy(), [[0.50485, -0.50485]] * 4, rtol=1e-4)
     loss, g = step(tf.constant(0))
     assert float(loss) == 0.0 and not g.numpy().any()
+
+
+# -- a size the trace computes (Note [Sizes a trace computes]) -------------------------------------------
+@tf.function
+def _squares(n):
+    ta = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+        ta = ta.write(i, tf.cast(i, tf.float32) ** 2)
+    return ta.stack(), ta.size()
+
+
+def test_an_array_sized_by_an_argument_serves_every_size_from_one_trace():
+    # TF's function guide: TensorArray(size=n) with n an argument (values from TF 2.21).
+    for n, want in [(4, [0.0, 1.0, 4.0, 9.0]), (1, [0.0]), (0, [])]:
+        stacked, size = _squares(tf.constant(n))
+        assert stacked.numpy().tolist() == want and size.numpy() == n
+    assert _squares.experimental_get_tracing_count() == 1
+
+
+def test_an_array_sized_by_a_shape_with_gradients():
+    @tf.function
+    def weighted(x):
+        n = tf.shape(x)[0]
+        ta = tf.TensorArray(tf.float32, size=n, element_shape=[2])
+        for i in tf.range(n):
+            ta = ta.write(i, x[i] * tf.cast(i + 1, tf.float32))
+        return tf.reduce_sum(ta.stack() ** 2)
+
+    x = tf.Variable(np.arange(6, dtype=np.float32).reshape(3, 2))
+    with tf.GradientTape() as tape:
+        y = weighted(x)
+    assert y.numpy() == 422.0  # TF 2.21
+    np.testing.assert_array_equal(tape.gradient(y, x).numpy(), [[0, 2], [16, 24], [72, 90]])
+
+
+def test_an_array_sized_by_an_argument_unwritten_or_grown():
+    @tf.function
+    def unwritten(n):
+        ta = tf.TensorArray(tf.float32, size=n, element_shape=[2])
+        return ta.stack(), ta.read(0)
+
+    stacked, row = unwritten(tf.constant(3))
+    assert stacked.shape == (3, 2) and not stacked.numpy().any() and row.shape == (2,)
+
+    @tf.function
+    def grown(n):
+        ta = tf.TensorArray(tf.float32, size=n, dynamic_size=True)
+        for i in tf.range(n + 2):
+            ta = ta.write(i, tf.fill([3], tf.cast(i, tf.float32)))
+        return ta.stack()
+
+    np.testing.assert_array_equal(grown(tf.constant(2)).numpy(), np.repeat(np.arange(4.0), 3).reshape(4, 3))
+
+
+@pytest.mark.parametrize("body, error, message", [
+    (lambda n: tf.TensorArray(tf.float32, size=n).stack(), tf.errors.InvalidArgumentError, "element shape is unknown"),
+    (lambda n: tf.TensorArray(tf.float32, size=tf.cast(n, tf.float32)).size(), TypeError, "scalar int32"),
+])
+def test_an_array_sized_by_an_argument_refuses_what_tf_refuses(body, error, message):
+    with pytest.raises(error, match=message):
+        tf.function(body)(tf.constant(2))

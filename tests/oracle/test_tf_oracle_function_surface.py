@@ -244,3 +244,34 @@ def test_concrete_signatures_of_a_function_and_a_relaxed_trace_are_tfs():
         return (f.pretty_printed_concrete_signatures(), f.pretty_printed_concrete_signatures(verbose=False),
                 str(g.get_concrete_function(lib.ones([5])).function_type))
     assert run(tg) == run(ref)
+
+
+def _array_of_squares(lib):
+    def squares(n):
+        ta = lib.TensorArray(lib.float32, size=n)
+        for i in lib.range(n):
+            ta = ta.write(i, lib.cast(i, lib.float32) ** 2)
+        return ta.stack(), ta.size()
+    return lib.function(squares)
+
+
+def test_an_array_sized_by_an_argument_gives_tfs_values_and_trace_count():
+    ours, theirs = _array_of_squares(tg), _array_of_squares(ref)
+    for n in [3, 1, 0, 5]:
+        for a, b in zip(ours(tg.constant(n)), theirs(ref.constant(n))):
+            np.testing.assert_array_equal(a.numpy(), b.numpy())
+            assert a.dtype.name == b.dtype.name
+    assert ours.experimental_get_tracing_count() == theirs.experimental_get_tracing_count() == 1
+
+
+def test_a_concrete_function_of_a_none_spec_takes_every_length_as_tf():
+    def make(lib):
+        return lib.function(lambda x, d: lib.reduce_sum(x) * 2.0 + d["a"])
+    ours, theirs = make(tg), make(ref)
+    cf_ours = ours.get_concrete_function(tg.TensorSpec([None]), {"a": tg.TensorSpec([None, 2])})
+    cf_theirs = theirs.get_concrete_function(ref.TensorSpec([None]), {"a": ref.TensorSpec([None, 2])})
+    for n, m in [(1, 1), (3, 4), (2, 2)]:
+        x, a = np.arange(n, dtype=np.float32), np.ones([m, 2], np.float32)
+        np.testing.assert_array_equal(cf_ours(tg.constant(x), tg.constant(a)).numpy(),
+                                      cf_theirs(ref.constant(x), ref.constant(a)).numpy())
+    assert ours.experimental_get_tracing_count() == theirs.experimental_get_tracing_count() == 1

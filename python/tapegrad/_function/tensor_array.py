@@ -7,13 +7,19 @@ in autograph/_loops.py) it is a buffer tensor ``[capacity, *element_shape]`` plu
 ``write`` at a traced index is the op SetRow (cpp/ops/rows.cpp), which the loop runs in place; a
 ``dynamic_size`` array's buffer doubles when a write passes its end, and ``stack`` cuts it to the
 size (ResizeRows).
+A size that a trace computes from its arguments (``size=n``) also takes the buffer form, from the
+start when the element shape is given, else at the first write: the trace has the value of its
+example, but the graph must serve every size, so the buffer is a Fill of a shape built from the
+size tensor (a value-shaped op, Note [Value-shaped ops] in cpp/engine/registry.h), never a Python
+list of the example's length.
 As in TF's eager mode, ``write`` returns a new TensorArray that shares the elements with the old.
 """
 import builtins
 
-from tapegrad import dtypes, errors
-from tapegrad._ops.array.creation import zeros
+from tapegrad import _core, dtypes, errors
+from tapegrad._ops.array.creation import fill, zeros
 from tapegrad._ops.array.manipulation import concat, gather, reshape, stack, unstack
+
 from tapegrad._ops.math.elementwise import maximum
 from tapegrad._tensor.tensor import Tensor, TensorShape, cast, convert_to_tensor, shape, _item
 from tapegrad._ops import _raw
@@ -55,17 +61,32 @@ class TensorArray:
         self._dtype = dtypes.as_dtype(dtype)
         if size is None:
             raise ValueError("Size must be declared for TensorArrays when eager execution is enabled.")
-        n = int(_item(size))
-        if n < 0:
-            raise errors.InvalidArgumentError(f"TensorArray: size must be non-negative, got {n}")
         self._dynamic_size = bool(dynamic_size)
         self._clear_after_read = True if clear_after_read is None else bool(clear_after_read)
         self._infer_shape = bool(infer_shape)
         if isinstance(element_shape, TensorShape) and element_shape.rank is None:
             element_shape = None  # TensorShape(None): unknown, as None
         shape = None if element_shape is None else tuple(TensorShape(_dims(element_shape)))
-        self._elements = _Elements(n, shape)
         self._buffer = self._size = None  # the graph-loop form (see the module docstring)
+        self._traced_size = None          # a size the trace computes, until the buffer exists
+        if _is_graph_value(size):
+            self._elements = _Elements(0, shape)
+            self._traced_size = _checked_size(size)
+            if shape is not None and None not in shape:
+                self._start_buffer(shape)
+            return
+        n = int(_item(size))
+        if n < 0:
+            raise errors.InvalidArgumentError(f"TensorArray: size must be non-negative, got {n}")
+        self._elements = _Elements(n, shape)
+
+    def _start_buffer(self, element_shape):
+        """The buffer form for a traced size: zeros of [size, *element_shape]."""
+        n = self._traced_size
+        self._buffer = fill(concat([reshape(n, [1]), convert_to_tensor(list(element_shape), dtypes.int32)], 0),
+                            zeros([], self._dtype))
+        self._size = n
+        self._traced_size = None
 
     # -- properties ---------------------------------------------------------------------------------
     @property
@@ -90,6 +111,8 @@ class TensorArray:
         return None
 
     def size(self, name=None):
+        if self._traced_size is not None:
+            return self._traced_size
         if self._buffer is not None:
             return self._size
         return convert_to_tensor(len(self._elements.items))
@@ -116,6 +139,10 @@ class TensorArray:
     def write(self, index, value, name=None):
         """Stores ``value`` at ``index``; returns the TensorArray to use from now on."""
         value = self._value(value, "write")
+        if self._traced_size is not None:  # the first write gives the element shape
+            out = self._like()
+            out._start_buffer(tuple(value.shape))
+            return out._dense_write(index, value)
         if self._buffer is not None:
             return self._dense_write(index, value)
         i = int(_item(index))
@@ -137,7 +164,8 @@ class TensorArray:
         if value.shape.rank == 0:
             raise ValueError(f"TensorArray.unstack: value must have rank >= 1, got a scalar {value.dtype.name}")
         rows = unstack(value)
-        if len(rows) > len(self._elements.items) and not self._dynamic_size and self._buffer is None:
+        if (len(rows) > len(self._elements.items) and not self._dynamic_size and self._buffer is None
+                and self._traced_size is None):
             raise ValueError(f"Cannot unstack {len(rows)} tensors into a TensorArray of static size "
                              f"{len(self._elements.items)}")
         out = self
@@ -177,6 +205,10 @@ class TensorArray:
 
     def _known_shape(self):
         shape = self._elements.element_shape
+        if self._traced_size is not None:
+            raise errors.InvalidArgumentError(
+                "TensorArray: the array's size is computed by the trace and nothing was written to it, so its "
+                "element shape is unknown; give element_shape")
         if shape is None or None in shape:
             raise ValueError(f"TensorArray: an element that was never written has an unknown shape "
                              f"({'unknown' if shape is None else shape}); give element_shape")
@@ -188,6 +220,8 @@ class TensorArray:
 
     def read(self, index, name=None):
         """The element at ``index`` (zeros of the element shape if never written)."""
+        if self._traced_size is not None:
+            self._known_shape()
         if self._buffer is not None:
             return gather(self._buffer, index)
         i = int(_item(index))
@@ -199,6 +233,8 @@ class TensorArray:
 
     def stack(self, name=None):
         """The elements joined along a new axis 0."""
+        if self._traced_size is not None:
+            self._known_shape()
         if self._buffer is not None:
             return self._rows()
         items = self._elements.items
@@ -211,12 +247,16 @@ class TensorArray:
 
     def gather(self, indices, name=None):
         """The elements at ``indices``, stacked."""
+        if self._traced_size is not None:
+            self._known_shape()
         if self._buffer is not None:
             return gather(self._rows(), indices)
         return stack([self._element(i) for i in _index_list(indices)])
 
     def concat(self, name=None):
         """The elements joined along their axis 0."""
+        if self._traced_size is not None:
+            self._known_shape()
         if self._buffer is not None:
             return reshape(self._rows(), [-1] + list(self._buffer.shape[2:]))
         return concat([self._element(i) for i in builtins.range(len(self._elements.items))], 0)
@@ -231,15 +271,15 @@ class TensorArray:
         return None
 
     def __repr__(self):
-        n = len(self._elements.items) if self._buffer is None else "traced"
+        n = len(self._elements.items) if self._buffer is None and self._traced_size is None else "traced"
         return f"<tf.TensorArray dtype={self._dtype.name} size={n} element_shape={self.element_shape}>"
 
     # -- the graph-loop form (autograph/_loops.py) ------------------------------------------------------
     def _loop_ready(self):
         """Whether a graph loop can carry it: its element shape is known (given, or from its writes)."""
         items = self._elements.items
-        return (self._buffer is not None or bool(items) and all(t is not None for t in items)
-                or self._elements.element_shape is not None)
+        return self._buffer is not None or self._traced_size is None and (
+            bool(items) and all(t is not None for t in items) or self._elements.element_shape is not None)
 
     def _to_loop_value(self):
         if self._buffer is not None:
@@ -269,6 +309,10 @@ class TensorArray:
     def _unwritten_loop_value(self, like):
         """The loop value of this array with nothing written (zeros for its elements), shaped as
         ``like``, the loop value of the array after an iteration (whose write gave the element shape)."""
+        if self._traced_size is not None:
+            out = self._like()
+            out._start_buffer(tuple(like[0].shape[1:]))
+            return out._buffer, out._size
         n = len(self._elements.items)
         return zeros([n] + list(like[0].shape[1:]), self._dtype), convert_to_tensor(n)
 
@@ -290,6 +334,18 @@ def grow_rows(loop_value, rows_ahead):
     buffer, size = loop_value
     rows = maximum(shape(buffer)[0], cast(size, dtypes.int32) + cast(rows_ahead, dtypes.int32))
     return _resize_rows(buffer, rows), size
+
+
+def _is_graph_value(size):
+    """Whether a size is computed by the trace from its arguments or variables (no value while tracing)."""
+    return isinstance(size, Tensor) and _core._tracing() and (_core._is_traced(size) or size._is_variable)
+
+
+def _checked_size(size):
+    size = convert_to_tensor(size)
+    if size.dtype not in (dtypes.int32, dtypes.int64) or size.shape.rank != 0:
+        raise TypeError(f"TensorArray: size must be a scalar int32, got {size.dtype.name}{tuple(size.shape)}")
+    return cast(size, dtypes.int32)
 
 
 def _dims(shape):
