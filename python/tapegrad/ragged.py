@@ -96,7 +96,7 @@ def stack(values, axis=0, name=None):
         flat[0], _StringTensor) else _concat(flat, 0)
     lengths = [l for p in parts for l in np.diff(np.asarray(p.row_splits))]
     inner = RaggedTensor.from_row_lengths(joined, lengths)
-    return RaggedTensor.from_row_lengths(inner, [p.nrows() for p in parts])
+    return RaggedTensor.from_row_lengths(inner, [p._nrows() for p in parts])
 
 
 def boolean_mask(data, mask, name=None):

@@ -152,7 +152,7 @@ def _scalar_to_1d(input, op, parts, as_tensor=None):
     rows = [list(parts(v)) for v in _np.asarray(x._value, dtype=object).reshape(-1)]
     result = _RaggedTensor.from_row_lengths(as_tensor([p for r in rows for p in r]), [len(r) for r in rows])
     for size in reversed(x.shape[1:]):  # the batch's own dimensions, each of uniform length
-        result = _RaggedTensor.from_row_lengths(result, [size] * (result.nrows() // size if size else 0))
+        result = _RaggedTensor.from_row_lengths(result, [size] * (result._nrows() // size if size else 0))
         result._uniform = size
     return result
 

@@ -105,3 +105,14 @@ def test_string_batches_give_tfs_ragged_tensors(name):
     assert ours[1] == theirs[1] and ours[3:] == theirs[3:]
     for a, b in zip(ours[2], theirs[2]):
         np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("make", [
+    lambda lib: lib.ragged.constant(ROWS).nrows(),
+    lambda lib: lib.ragged.constant(ROWS).nrows(out_type=lib.int32),
+    lambda lib: lib.ragged.constant([[1], [2, 3]], row_splits_dtype=lib.int32).nrows(),
+    lambda lib: lib.ragged.constant(NESTED).values.nrows(),
+])
+def test_nrows_is_a_tensor_of_tfs_dtype(make):
+    ours, theirs = make(tg), make(ref)
+    assert isinstance(ours, tg.Tensor) and ours.dtype.name == theirs.dtype.name and ours.numpy() == theirs.numpy()

@@ -107,7 +107,7 @@ class _RaggedRows:
         self._rt = rt
 
     def __len__(self):
-        return self._rt.nrows()
+        return self._rt._nrows()
 
     def __getitem__(self, index):
         if np.ndim(index) == 0:
@@ -143,7 +143,7 @@ def _joined(parts):
 
 
 def _row_count(value):
-    return value.nrows() if isinstance(value, RaggedTensor) else int(value.shape[0])
+    return value._nrows() if isinstance(value, RaggedTensor) else int(value.shape[0])
 
 
 def _batch_ragged(values, spec, component):

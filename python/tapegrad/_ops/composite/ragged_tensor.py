@@ -42,7 +42,7 @@ def _as_values(values):
 
 
 def _length(values):
-    return values.nrows() if isinstance(values, RaggedTensor) else int(values.shape[0])
+    return values._nrows() if isinstance(values, RaggedTensor) else int(values.shape[0])
 
 
 class RaggedTensor:
@@ -171,9 +171,16 @@ class RaggedTensor:
     @property
     def shape(self):
         inner = list(self.flat_values.shape[1:])
-        return TensorShape([self.nrows(), self._uniform] + [None] * (self.ragged_rank - 1) + inner)
+        return TensorShape([self._nrows(), self._uniform] + [None] * (self.ragged_rank - 1) + inner)
 
-    def nrows(self, out_type=dtypes.int64, name=None):
+    def nrows(self, out_type=None, name=None):
+        """The number of rows, a scalar tensor of ``out_type`` (default: the row_splits dtype), as TF."""
+        out_type = self._splits_dtype if out_type is None else dtypes.as_dtype(out_type)
+        if out_type not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"RaggedTensor.nrows: out_type must be int32 or int64, got {out_type.name}")
+        return convert_to_tensor(self._nrows(), dtype=out_type)
+
+    def _nrows(self):
         return len(self._splits) - 1
 
     def _positions(self, array):
@@ -186,7 +193,7 @@ class RaggedTensor:
         return tuple(self._positions(np.diff(np.asarray(s))) for s in self.nested_row_splits)
 
     def value_rowids(self, name=None):
-        return self._positions(np.repeat(np.arange(self.nrows()), np.diff(self._splits)))
+        return self._positions(np.repeat(np.arange(self._nrows()), np.diff(self._splits)))
 
     def row_starts(self, name=None):
         return self._positions(self._splits[:-1])
@@ -195,7 +202,7 @@ class RaggedTensor:
         return self._positions(self._splits[1:])
 
     def bounding_shape(self, axis=None, name=None, out_type=dtypes.int64):
-        shape = [self.nrows(), int(np.diff(self._splits).max()) if self.nrows() else 0]
+        shape = [self._nrows(), int(np.diff(self._splits).max()) if self._nrows() else 0]
         inner = self._values.bounding_shape().numpy().tolist()[1:] if isinstance(self._values, RaggedTensor) else \
             list(self._values.shape[1:])
         return convert_to_tensor(np.asarray(shape[:1] + [max(shape[1], 0)] + inner, np.int64))
@@ -237,7 +244,7 @@ class RaggedTensor:
             bound = [b if s is None or s == -1 else int(s) for b, s in zip(bound, list(shape))]
         flat = self._values.to_tensor(default_value, shape=bound[1:] if shape is not None else None) \
             if isinstance(self._values, RaggedTensor) else self._values
-        positions = [(i, j) for i in range(self.nrows()) for j in range(self._splits[i + 1] - self._splits[i])]
+        positions = [(i, j) for i in range(self._nrows()) for j in range(self._splits[i + 1] - self._splits[i])]
         keep = [k for k, (i, j) in enumerate(positions) if i < bound[0] and j < bound[1]]
         index = np.asarray([positions[k] for k in keep], np.int64).reshape(-1, 2)
         rows = _take(flat, np.asarray(keep, np.int64)) if len(keep) != len(positions) else flat
@@ -259,12 +266,12 @@ class RaggedTensor:
     # -- indexing and arithmetic
     def __getitem__(self, key):
         if isinstance(key, (int, np.integer)):
-            i = int(key) + (self.nrows() if key < 0 else 0)
-            if not 0 <= i < self.nrows():
-                raise errors.InvalidArgumentError(None, None, f"RaggedTensor: row {key} of {self.nrows()}")
+            i = int(key) + (self._nrows() if key < 0 else 0)
+            if not 0 <= i < self._nrows():
+                raise errors.InvalidArgumentError(None, None, f"RaggedTensor: row {key} of {self._nrows()}")
             return _row(self._values, int(self._splits[i]), int(self._splits[i + 1]))
         if isinstance(key, slice):
-            rows = range(*key.indices(self.nrows()))
+            rows = range(*key.indices(self._nrows()))
             starts, limits = self._splits[:-1][list(rows)], self._splits[1:][list(rows)]
             positions = np.concatenate([np.arange(a, b) for a, b in zip(starts, limits)]).astype(np.int64) \
                 if len(rows) else np.zeros(0, np.int64)
