@@ -14,7 +14,7 @@ from tapegrad import _core, errors
 from tapegrad._autodiff.gradients import recording_for_gradients
 from tapegrad._function import signature as sig
 from tapegrad._function.concrete_function import ConcreteFunction, _fill
-from tapegrad._nest import map_structure, sequence_like
+from tapegrad._nest import map_structure
 from tapegrad._function.retracing import flush_calls, note_trace
 from tapegrad._tensor.tensor import Tensor, TensorShape, TensorSpec, constant
 from tapegrad._function.trace_context import _Trace, _trace_stack, leaked_error, note_leaks
@@ -243,8 +243,7 @@ class Function(_core._FunctionBase):
         if not args and not kwargs and self.input_signature is not None:
             args = tuple(self.input_signature)
         specs_by_id = {}
-        a = tuple(_example(x, specs_by_id) for x in args)
-        k = {n: _example(x, specs_by_id) for n, x in kwargs.items()}
+        a, k = map_structure(lambda x: _example(x, specs_by_id), (args, kwargs))
         call = sig.make_call(self._signature, a, k, self.input_signature)
         cf = self._find(call)
         if cf is None:
@@ -330,12 +329,7 @@ def _spec_text(cf):
 
 
 def _example(x, specs_by_id):
-    """A value to trace with for a TensorSpec (None dims become 2), also inside lists, tuples and
-    dicts; records the spec's shape."""
-    if isinstance(x, (list, tuple)):
-        return sequence_like(x, [_example(v, specs_by_id) for v in x])
-    if isinstance(x, dict):
-        return {k: _example(v, specs_by_id) for k, v in x.items()}
+    """A value to trace with for a TensorSpec leaf (None dims become 2); records the spec's shape."""
     if not isinstance(x, TensorSpec):
         return x
     shape = [2 if d is None else d for d in (x.shape if x.shape.rank is not None else [])]
